@@ -1,0 +1,3 @@
+//! Handlers. `v1` is the public, versioned API under `/api/v1/`.
+
+pub mod v1;

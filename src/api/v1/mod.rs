@@ -1,0 +1,44 @@
+//! Handlers of the public API v1 (`../shared/spec/api-v1.md`). Each is short: read
+//! the request, call the domain, shape the answer with `types`.
+
+pub mod types;
+
+use types::{Health, JobStatus, System};
+
+use crate::error::Error;
+use crate::http::{Ctx, Reply};
+use crate::jobs::Task;
+use crate::library;
+
+/// Liveness: 200 when the database answers.
+pub fn health(c: &Ctx) -> Result<Reply, Error> {
+    c.db.query_row("SELECT 1", [], |_| Ok(()))?;
+    Reply::json(200, &Health { status: "ok" })
+}
+
+pub fn system(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(
+        200,
+        &System {
+            version: env!("CARGO_PKG_VERSION"),
+            api: "v1",
+            uptime_s: c.app.started.elapsed().as_secs(),
+            licence: env!("CARGO_PKG_LICENSE"),
+            library_ready: library::is_ready(c.db, &c.app.config.library)?,
+        },
+    )
+}
+
+pub fn job(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &JobStatus::from(&c.app.jobs.snapshot()))
+}
+
+/// 202 with the status of the task just started; 409 `busy` when one runs.
+fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
+    let snapshot = c.app.jobs.try_start(task)?;
+    Reply::json(202, &JobStatus::from(&snapshot))
+}
+
+pub fn scan(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Scan)
+}

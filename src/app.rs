@@ -1,0 +1,14 @@
+//! The state shared by every request worker: the configuration, the task slot, the
+//! rate limiters and the start time.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::jobs::Jobs;
+
+pub struct App {
+    pub config: Config,
+    pub jobs: Arc<Jobs>,
+    pub started: Instant,
+}

@@ -1,0 +1,99 @@
+//! One validated [`Config`], built from the command-line flags (which also read the
+//! `LUDOTHEQUE_*` environment variables) and passed explicitly: no globals.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::cli::{GlobalArgs, ServeArgs};
+use crate::error::Error;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The data folder (database, lock file). Absolute.
+    pub data: PathBuf,
+    /// The library root. Absolute and canonical.
+    pub library: PathBuf,
+    /// Address to bind, `host:port`.
+    pub listen: String,
+    /// Request worker threads.
+    pub workers: usize,
+    /// Requests waiting for a worker before new ones get 503.
+    pub queue: usize,
+    /// Largest request body accepted, in bytes.
+    pub max_body: usize,
+    /// The loopback rule: keyless requests from this machine get full access.
+    pub local_access: bool,
+    /// Requests per second allowed per API key, and the burst above it.
+    pub key_rate: f64,
+    pub key_burst: f64,
+    /// Failed authentications allowed per client address per minute.
+    pub auth_failures_per_minute: u32,
+    /// Test aid: every task waits this long before its body runs.
+    pub task_delay: Duration,
+    /// Test aid: mount the routes that exist only to test the server itself.
+    pub test_routes: bool,
+}
+
+impl Config {
+    /// Validate the flags and create the data and library folders when missing.
+    pub fn new(global: &GlobalArgs, serve: &ServeArgs) -> Result<Config, Error> {
+        let data = make_dir(&global.data, "data")?;
+        let library = make_dir(&global.library, "library")?;
+        let workers = serve.workers.unwrap_or_else(default_workers);
+        if workers == 0 || serve.queue == 0 {
+            return Err(Error::bad_request(
+                "--workers and --queue must be at least 1",
+            ));
+        }
+        if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
+            return Err(Error::bad_request(
+                "rate limits must be positive (--key-rate, --key-burst, --auth-failures-per-minute)",
+            ));
+        }
+        Ok(Config {
+            data,
+            library,
+            listen: serve.listen.clone(),
+            workers,
+            queue: serve.queue,
+            max_body: serve.max_body,
+            local_access: !serve.no_local_access,
+            key_rate: serve.key_rate,
+            key_burst: serve.key_burst,
+            auth_failures_per_minute: serve.auth_failures_per_minute,
+            task_delay: Duration::from_millis(serve.task_delay_ms),
+            test_routes: serve.test_routes,
+        })
+    }
+
+    /// A config rooted in `dir`, for unit tests.
+    #[cfg(test)]
+    pub fn for_tests(dir: &Path) -> Config {
+        use clap::Parser;
+        let args = crate::cli::Args::parse_from([
+            "ludotheque",
+            "--data",
+            dir.join("data").to_str().unwrap(),
+            "--library",
+            dir.join("library").to_str().unwrap(),
+        ]);
+        Config::new(&args.global, &ServeArgs::from_env()).unwrap()
+    }
+}
+
+/// Twice the cores, at least 4: workers mostly wait on SQLite and sockets.
+fn default_workers() -> usize {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    (cores * 2).max(4)
+}
+
+fn make_dir(path: &Path, what: &str) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(path)
+        .and_then(|_| path.canonicalize())
+        .map_err(|e| {
+            Error::bad_request(format!("the {what} folder cannot be created or opened"))
+                .with_cause(format!("{}: {e}", path.display()))
+        })
+}

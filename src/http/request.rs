@@ -1,0 +1,138 @@
+//! The request view handed to handlers: method, the raw path split on `/` *before*
+//! any percent-decoding (so a `%2F` inside a game key stays inside the key), decoded
+//! query pairs, lower-cased headers, the TCP peer and a body read under a cap.
+
+use std::io::Read;
+use std::net::SocketAddr;
+
+use percent_encoding::percent_decode_str;
+
+use crate::error::Error;
+
+#[derive(Debug)]
+pub struct Req {
+    pub method: String,
+    /// The raw path, without the query string.
+    pub path: String,
+    /// Raw segments of the path (still percent-encoded), without the leading empty one.
+    pub segments: Vec<String>,
+    pub query: Vec<(String, String)>,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub peer: Option<SocketAddr>,
+    pub body: Vec<u8>,
+}
+
+impl Req {
+    /// Build the view, reading at most `max_body` bytes of body (more: 413).
+    pub fn read(rq: &mut tiny_http::Request, max_body: usize) -> Result<Req, Error> {
+        if rq.body_length().is_some_and(|n| n > max_body) {
+            return Err(Error::payload_too_large(max_body));
+        }
+        let mut body = Vec::new();
+        rq.as_reader()
+            .take(max_body as u64 + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| Error::bad_request("The request body could not be read.").with_cause(e))?;
+        if body.len() > max_body {
+            return Err(Error::payload_too_large(max_body));
+        }
+        let (path, query) = split_url(rq.url());
+        Ok(Req {
+            method: rq.method().as_str().to_string(),
+            segments: split_path(path),
+            path: path.to_string(),
+            query: parse_query(query),
+            headers: rq
+                .headers()
+                .iter()
+                .map(|h| {
+                    (
+                        h.field.as_str().as_str().to_ascii_lowercase(),
+                        h.value.as_str().to_string(),
+                    )
+                })
+                .collect(),
+            peer: rq.remote_addr().copied(),
+            body,
+        })
+    }
+
+    /// The first header of that name (give it in lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first query parameter of that name, decoded.
+    pub fn query(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Path and query of a request target.
+pub fn split_url(url: &str) -> (&str, &str) {
+    url.split_once('?').unwrap_or((url, ""))
+}
+
+fn split_path(path: &str) -> Vec<String> {
+    path.strip_prefix('/')
+        .unwrap_or(path)
+        .split('/')
+        .map(str::to_string)
+        .collect()
+}
+
+/// `a=1&b=x+y` → pairs, `+` read as a space as HTML forms send it.
+fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode_form(k), decode_form(v))
+        })
+        .collect()
+}
+
+fn decode_form(s: &str) -> String {
+    percent_decode_str(&s.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// Percent-decode one path segment; `None` when the bytes are not UTF-8.
+pub fn decode_segment(raw: &str) -> Option<String> {
+    percent_decode_str(raw)
+        .decode_utf8()
+        .ok()
+        .map(|s| s.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoded_slash_stays_inside_its_segment() {
+        let segs = split_path("/api/v1/library/a%2Fb/c%20d.nsp");
+        assert_eq!(segs, ["api", "v1", "library", "a%2Fb", "c%20d.nsp"]);
+        assert_eq!(decode_segment("a%2Fb").unwrap(), "a/b");
+        assert_eq!(decode_segment("%5Bx%5D").unwrap(), "[x]");
+        assert!(decode_segment("%FF").is_none());
+    }
+
+    #[test]
+    fn query_pairs_are_decoded() {
+        let q = parse_query("q=mario+kart&page=2&x&&apikey=a%3Db");
+        assert_eq!(q[0], ("q".into(), "mario kart".into()));
+        assert_eq!(q[1], ("page".into(), "2".into()));
+        assert_eq!(q[2], ("x".into(), "".into()));
+        assert_eq!(q[3], ("apikey".into(), "a=b".into()));
+    }
+}

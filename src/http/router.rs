@@ -1,0 +1,183 @@
+//! THE route table: every route of the service in one list you can read in one
+//! screen, with the access class that says who may call it. `dispatch` runs the same
+//! steps for every request: find the route, check access, call the handler.
+
+use rusqlite::Connection;
+
+use super::request::decode_segment;
+use super::{Reply, Req};
+use crate::api::v1;
+use crate::app::App;
+use crate::error::Error;
+
+/// Everything a handler may look at.
+pub struct Ctx<'a> {
+    pub app: &'a App,
+    pub db: &'a Connection,
+    pub req: &'a Req,
+    /// Path parameters in pattern order, percent-decoded.
+    pub params: Vec<String>,
+}
+
+impl Ctx<'_> {
+    pub fn param(&self, i: usize) -> &str {
+        self.params.get(i).map(String::as_str).unwrap_or("")
+    }
+}
+
+pub type Handler = fn(&Ctx) -> Result<Reply, Error>;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone (liveness probes, the API description).
+    Public,
+    /// Public API, reading.
+    Read,
+    /// Public API, changing state: read-only keys and foreign origins are refused.
+    Write,
+    /// Mounted only with the hidden `--test-routes` flag.
+    Test,
+}
+
+#[derive(Debug)]
+pub struct Route {
+    pub method: &'static str,
+    /// `/a/b/{name}` matches one segment; `{name*}` the rest of the path (one or more
+    /// segments, each decoded, joined with `/`).
+    pub pattern: &'static str,
+    pub access: Access,
+    pub handler: Handler,
+}
+
+const fn route(
+    method: &'static str,
+    pattern: &'static str,
+    access: Access,
+    handler: Handler,
+) -> Route {
+    Route {
+        method,
+        pattern,
+        access,
+        handler,
+    }
+}
+
+use Access::*;
+
+pub const ROUTES: &[Route] = &[
+    route("GET", "/api/v1/health", Public, v1::health),
+    route("GET", "/api/v1/system", Read, v1::system),
+    route("GET", "/api/v1/job", Read, v1::job),
+    route("POST", "/api/v1/scan", Write, v1::scan),
+    route("GET", "/api/test/panic", Test, test_panic),
+];
+
+/// The route for a method and path, or the 404 / 405 (with `Allow`) to answer.
+pub fn find(
+    method: &str,
+    segments: &[String],
+    test_routes: bool,
+) -> Result<(&'static Route, Vec<String>), Error> {
+    let mut allow = Vec::new();
+    for r in ROUTES {
+        if r.access == Test && !test_routes {
+            continue;
+        }
+        if let Some(params) = match_pattern(r.pattern, segments) {
+            if r.method == method {
+                return Ok((r, params));
+            }
+            allow.push(r.method);
+        }
+    }
+    if allow.is_empty() {
+        Err(Error::not_found("There is no such route."))
+    } else {
+        Err(Error::method_not_allowed(&allow))
+    }
+}
+
+fn match_pattern(pattern: &str, segments: &[String]) -> Option<Vec<String>> {
+    let mut params = Vec::new();
+    let mut count = 0;
+    for (i, p) in pattern.trim_start_matches('/').split('/').enumerate() {
+        count += 1;
+        if p.starts_with('{') && p.ends_with("*}") {
+            let rest = segments.get(i..).filter(|r| !r.is_empty())?;
+            let decoded: Option<Vec<String>> = rest.iter().map(|s| decode_segment(s)).collect();
+            params.push(decoded?.join("/"));
+            return Some(params);
+        }
+        let seg = segments.get(i)?;
+        if p.starts_with('{') {
+            params.push(decode_segment(seg)?);
+        } else if p != seg {
+            return None;
+        }
+    }
+    (segments.len() == count).then_some(params)
+}
+
+/// Route a request and run its handler. Also returns who called, for the access log.
+pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>, Option<String>) {
+    let (route, params) = match find(&req.method, &req.segments, app.config.test_routes) {
+        Ok(found) => found,
+        Err(e) => return (Err(e), None),
+    };
+    let ctx = Ctx {
+        app,
+        db,
+        req,
+        params,
+    };
+    ((route.handler)(&ctx), None)
+}
+
+/// Lets the tests check that a panicking handler becomes a 500 and the pool survives.
+fn test_panic(_: &Ctx) -> Result<Reply, Error> {
+    panic!("deliberate panic from the test route")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs(path: &str) -> Vec<String> {
+        path.trim_start_matches('/')
+            .split('/')
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn tail_parameter_takes_the_rest_decoded() {
+        let p = match_pattern(
+            "/api/v1/library/{key*}",
+            &segs("/api/v1/library/a%2Fb/c%20d.nsp"),
+        );
+        assert_eq!(p.unwrap(), ["a/b/c d.nsp"]);
+        assert!(match_pattern("/api/v1/library/{key*}", &segs("/api/v1/library")).is_none());
+    }
+
+    #[test]
+    fn exact_patterns_need_every_segment() {
+        assert!(match_pattern("/api/v1/job", &segs("/api/v1/job")).is_some());
+        assert!(match_pattern("/api/v1/job", &segs("/api/v1/job/")).is_none());
+        assert!(match_pattern("/api/v1/job", &segs("/api/v1")).is_none());
+    }
+
+    #[test]
+    fn wrong_method_lists_the_allowed_ones() {
+        let e = find("DELETE", &segs("/api/v1/health"), false).unwrap_err();
+        assert_eq!(e.status, 405);
+        assert_eq!(e.headers, vec![("Allow", "GET".to_string())]);
+        assert_eq!(
+            find("GET", &segs("/api/test/panic"), false)
+                .unwrap_err()
+                .status,
+            404
+        );
+    }
+}

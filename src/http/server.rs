@@ -1,0 +1,166 @@
+//! Starting and stopping the service, and the life of a request.
+//!
+//! One acceptor thread takes each request from tiny_http and `try_send`s it over a
+//! bounded channel to a fixed pool of workers; when every worker is busy and the
+//! queue is full it answers 503 `overloaded` at once rather than let work pile up.
+//! Each worker owns one database connection and handles one request at a time under
+//! `catch_unwind`, so a panic becomes a 500 and never shrinks the pool.
+//!
+//! SIGTERM and SIGINT stop the acceptor; the workers finish what was handed to them,
+//! the running task is asked to stop at a safe point, and the process exits 0.
+
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, Receiver, TrySendError};
+use log::{debug, error, info, warn};
+use rusqlite::Connection;
+
+use super::{router, Reply, Req};
+use crate::app::App;
+use crate::config::Config;
+use crate::error::Error;
+use crate::jobs::{self, runner::panic_text, Jobs, Task};
+use crate::library;
+use crate::store::db;
+
+/// Run the service until SIGTERM or SIGINT.
+pub fn serve(config: Config) -> Result<(), Error> {
+    let _lock = db::lock_data(&config.data)?;
+    let conn = db::open_and_migrate(&config.data)?;
+    let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
+    let server = tiny_http::Server::http(config.listen.as_str()).map_err(|e| {
+        Error::bad_request(format!("cannot listen on {}", config.listen)).with_cause(e)
+    })?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| Error::internal("the listener has no IP address"))?;
+    println!("listening on http://{addr}");
+    std::io::stdout().flush()?;
+    info!(
+        "listening on http://{addr}, library {}",
+        config.library.display()
+    );
+
+    if !library::is_ready(&conn, &config.library)? {
+        info!("this library was never scanned: starting a scan");
+        let _ = jobs.try_start(Task::Scan);
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+
+    let app = Arc::new(App {
+        config,
+        jobs: Arc::clone(&jobs),
+        started: Instant::now(),
+    });
+    let workers = start_workers(&app)?;
+    accept(&server, &stop, workers.0);
+    info!("stopping: finishing requests in flight");
+    for w in workers.1 {
+        let _ = w.join();
+    }
+    jobs.stop();
+    let _ = job_thread.join();
+    info!("stopped");
+    Ok(())
+}
+
+type Pool = (
+    crossbeam_channel::Sender<tiny_http::Request>,
+    Vec<std::thread::JoinHandle<()>>,
+);
+
+fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
+    let (tx, rx) = bounded::<tiny_http::Request>(app.config.queue);
+    let mut handles = Vec::with_capacity(app.config.workers);
+    for i in 0..app.config.workers {
+        // Open every connection before serving, so a worker can never die for lack of one.
+        let conn = db::open(&app.config.data)?;
+        let app = Arc::clone(app);
+        let rx: Receiver<tiny_http::Request> = rx.clone();
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("worker-{i}"))
+                .spawn(move || {
+                    for rq in rx {
+                        handle(&app, &conn, rq);
+                    }
+                })?,
+        );
+    }
+    Ok((tx, handles))
+}
+
+/// The acceptor loop. It polls with a short timeout so that a signal is noticed
+/// promptly; dropping `tx` at the end lets the workers drain the queue and exit.
+fn accept(
+    server: &tiny_http::Server,
+    stop: &AtomicBool,
+    tx: crossbeam_channel::Sender<tiny_http::Request>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        match server.recv_timeout(Duration::from_millis(200)) {
+            Ok(Some(rq)) => match tx.try_send(rq) {
+                Ok(()) => {}
+                Err(TrySendError::Full(rq)) | Err(TrySendError::Disconnected(rq)) => {
+                    warn!("every worker is busy and the queue is full: 503");
+                    let _ = rq.respond(Reply::from_error(&Error::overloaded()).into_tiny());
+                }
+            },
+            Ok(None) => {}
+            Err(e) => {
+                error!("accepting a request failed: {e}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// One request, start to finish: view, route under `catch_unwind`, respond, log.
+fn handle(app: &App, db: &Connection, mut rq: tiny_http::Request) {
+    let started = Instant::now();
+    let method = rq.method().as_str().to_string();
+    let path = printable(super::request::split_url(rq.url()).0);
+    let (result, who) = match Req::read(&mut rq, app.config.max_body) {
+        Ok(req) => catch_unwind(AssertUnwindSafe(|| router::dispatch(app, db, &req)))
+            .unwrap_or_else(|p| {
+                let e = Error::internal(format!("handler panicked: {}", panic_text(&p)));
+                (Err(e), None)
+            }),
+        Err(e) => (Err(e), None),
+    };
+    let reply = result.unwrap_or_else(|e| {
+        if e.status >= 500 {
+            error!("{method} {path}: {e}");
+        } else {
+            warn!("{method} {path}: {} {}", e.status, e.slug);
+        }
+        Reply::from_error(&e)
+    });
+    let status = reply.status;
+    if let Err(e) = rq.respond(reply.into_tiny()) {
+        debug!("the client left before the response was written: {e}");
+    }
+    // The access log never carries the query string: API keys may travel in it.
+    info!(
+        "access {method} {path} {status} {}ms{}",
+        started.elapsed().as_millis(),
+        who.map(|p| format!(" key={p}")).unwrap_or_default()
+    );
+}
+
+/// Paths go into the log as given; control characters would let a client forge log
+/// lines, so they are replaced.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}

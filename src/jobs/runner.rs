@@ -1,0 +1,395 @@
+//! The single task slot and the job thread.
+//!
+//! The slot, not the channel, decides whether a task may start: `try_start` takes the
+//! slot lock, refuses with `busy` when a task runs, otherwise marks the slot running
+//! and only then sends the task to the job thread over a channel of capacity 1. A
+//! channel alone would let a second task queue up behind the first.
+//!
+//! The job thread runs each task under `catch_unwind` and a guard whose `Drop` returns
+//! the slot to idle, so neither an error nor a panic can leave the slot stuck. Tasks
+//! report through [`Progress`], which takes the lock only for a moment and never
+//! across I/O.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use log::{error, info, warn};
+use rusqlite::Connection;
+
+use super::{Outcome, Task, TaskCtx};
+use crate::config::Config;
+use crate::error::{Error, INTERNAL_MESSAGE};
+use crate::store::{db, job_runs, job_runs::JobRun};
+use crate::time;
+
+/// What a task body is: the production dispatcher is [`super::run_task`].
+pub type TaskFn = fn(Task, &TaskCtx) -> Result<Outcome, Error>;
+
+enum Msg {
+    Run(Task),
+    Stop,
+}
+
+#[derive(Default)]
+struct Slot {
+    task: Option<Task>,
+    done: u64,
+    total: u64,
+    detail: String,
+    started_at: Option<i64>,
+    last: Option<JobRun>,
+}
+
+/// A copy of the slot, taken under the lock.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub running: bool,
+    pub label: &'static str,
+    /// `files` or `bytes`.
+    pub unit: &'static str,
+    pub done: u64,
+    pub total: u64,
+    pub detail: String,
+    pub started_at: Option<i64>,
+    pub errors: u64,
+    pub last: Option<JobRun>,
+}
+
+/// The task slot, shared by the HTTP workers and the job thread.
+pub struct Jobs {
+    slot: Mutex<Slot>,
+    errors: AtomicU64,
+    tx: Sender<Msg>,
+    cancel: AtomicBool,
+    stopping: AtomicBool,
+}
+
+impl Jobs {
+    /// Mark runs left `running` by a dead process as interrupted, load the last result
+    /// and start the job thread.
+    pub fn start(config: &Config, exec: TaskFn) -> Result<(Arc<Jobs>, JoinHandle<()>), Error> {
+        let conn = db::open(&config.data)?;
+        let interrupted = job_runs::mark_interrupted(&conn, time::now())?;
+        if interrupted > 0 {
+            warn!("{interrupted} task run(s) were interrupted by the previous stop");
+        }
+        let (tx, rx) = bounded(1);
+        let jobs = Arc::new(Jobs {
+            slot: Mutex::new(Slot {
+                last: job_runs::last(&conn)?,
+                ..Slot::default()
+            }),
+            errors: AtomicU64::new(0),
+            tx,
+            cancel: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+        });
+        let thread_jobs = Arc::clone(&jobs);
+        let config = config.clone();
+        let handle = std::thread::Builder::new()
+            .name("job".into())
+            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, exec))?;
+        Ok((jobs, handle))
+    }
+
+    /// A poisoned lock only means a panic happened elsewhere while holding it; the
+    /// slot's fields are always left consistent, so keep going.
+    fn slot(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Claim the slot for `task`, or fail with `busy` when a task runs.
+    pub fn try_start(&self, task: Task) -> Result<Snapshot, Error> {
+        let mut slot = self.slot();
+        if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
+            return Err(Error::busy());
+        }
+        let last = slot.last.take();
+        *slot = Slot {
+            task: Some(task),
+            started_at: Some(time::now()),
+            last,
+            ..Slot::default()
+        };
+        self.errors.store(0, Ordering::SeqCst);
+        self.cancel.store(false, Ordering::SeqCst);
+        if self.tx.try_send(Msg::Run(task)).is_err() {
+            slot.task = None;
+            return Err(Error::internal("the job thread is not receiving tasks"));
+        }
+        Ok(self.snapshot_locked(&slot))
+    }
+
+    /// Ask the running task, if any, to stop at its next safe point.
+    pub fn cancel(&self) -> bool {
+        let running = self.slot().task.is_some();
+        if running {
+            self.cancel.store(true, Ordering::SeqCst);
+        }
+        running
+    }
+
+    /// Stop the job thread: cancel the running task (recorded as interrupted) and make
+    /// the thread exit once it has finished.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.cancel.store(true, Ordering::SeqCst);
+        let _ = self.tx.send(Msg::Stop);
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let slot = self.slot();
+        self.snapshot_locked(&slot)
+    }
+
+    fn snapshot_locked(&self, slot: &Slot) -> Snapshot {
+        Snapshot {
+            running: slot.task.is_some(),
+            label: slot.task.map(|t| t.label()).unwrap_or(""),
+            unit: slot.task.map(|t| t.unit()).unwrap_or("files"),
+            done: slot.done,
+            total: slot.total,
+            detail: slot.detail.clone(),
+            started_at: slot.started_at,
+            errors: self.errors.load(Ordering::SeqCst),
+            last: slot.last.clone(),
+        }
+    }
+}
+
+/// The handle a task reports its progress through.
+pub struct Progress<'a> {
+    jobs: &'a Jobs,
+}
+
+impl Progress<'_> {
+    pub fn set_total(&self, total: u64) {
+        self.jobs.slot().total = total;
+    }
+
+    /// `n` more units done; `detail` names the item (a library key, never a path).
+    pub fn advance(&self, n: u64, detail: &str) {
+        let mut slot = self.jobs.slot();
+        slot.done += n;
+        if slot.detail != detail {
+            slot.detail.clear();
+            slot.detail.push_str(detail);
+        }
+    }
+
+    /// One item failed; the task goes on.
+    pub fn error(&self) {
+        self.jobs.errors.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub fn errors(&self) -> u64 {
+        self.jobs.errors.load(Ordering::SeqCst)
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.jobs.cancel.load(Ordering::SeqCst)
+    }
+
+    /// `Err(cancelled)` once somebody asked the task to stop: call it at safe points.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.is_cancelled() {
+            Err(Error::cancelled())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Returns the slot to idle however the task ended, panics included.
+struct Release<'a>(&'a Jobs);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let mut slot = self.0.slot();
+        let last = slot.last.take();
+        *slot = Slot {
+            last,
+            ..Slot::default()
+        };
+    }
+}
+
+fn job_thread(jobs: &Jobs, rx: &Receiver<Msg>, conn: &Connection, config: &Config, exec: TaskFn) {
+    while let Ok(Msg::Run(task)) = rx.recv() {
+        let _release = Release(jobs);
+        run_one(jobs, conn, config, task, exec);
+    }
+}
+
+fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: TaskFn) {
+    let started_at = jobs.slot().started_at.unwrap_or_else(time::now);
+    let id = job_runs::start(conn, task.label(), started_at).unwrap_or_else(|e| {
+        error!("cannot record the start of task {}: {e}", task.label());
+        0
+    });
+    info!("task {} started", task.label());
+    let progress = Progress { jobs };
+    let ctx = TaskCtx {
+        db: conn,
+        config,
+        progress: &progress,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        hold(&progress, config.task_delay)?;
+        exec(task, &ctx)
+    }));
+    let (result, message) = match outcome {
+        Ok(Ok(o)) => ("ok", o.message),
+        Ok(Err(e)) if e.slug == "cancelled" => {
+            if jobs.stopping.load(Ordering::SeqCst) {
+                (
+                    "interrupted",
+                    "The service stopped while this task was running.".into(),
+                )
+            } else {
+                ("cancelled", e.message)
+            }
+        }
+        Ok(Err(e)) => {
+            error!("task {} failed: {e}", task.label());
+            ("failed", e.message)
+        }
+        Err(panic) => {
+            error!("task {} panicked: {}", task.label(), panic_text(&panic));
+            ("failed", INTERNAL_MESSAGE.to_string())
+        }
+    };
+    let snap = jobs.snapshot();
+    let run = JobRun {
+        id,
+        label: task.label().to_string(),
+        result: result.to_string(),
+        started_at,
+        finished_at: Some(time::now()),
+        done: snap.done,
+        total: snap.total,
+        errors: snap.errors,
+        message,
+    };
+    info!(
+        "task {} finished: {} ({} of {}, {} errors)",
+        run.label, run.result, run.done, run.total, run.errors
+    );
+    if let Err(e) = job_runs::finish(conn, &run) {
+        error!("cannot record the end of task {}: {e}", task.label());
+    }
+    jobs.slot().last = Some(run);
+}
+
+/// The test aid `--task-delay-ms`: keep the slot busy for a while before the task
+/// body runs, so tests can observe a running task. Zero in normal use.
+fn hold(progress: &Progress, delay: Duration) -> Result<(), Error> {
+    let until = Instant::now() + delay;
+    while Instant::now() < until {
+        progress.check()?;
+        std::thread::sleep(Duration::from_millis(10).min(until - Instant::now()));
+    }
+    progress.check()
+}
+
+/// The text of a panic payload, for the log.
+pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+
+    fn config(dir: &std::path::Path) -> Config {
+        let mut c = Config::for_tests(dir);
+        c.task_delay = Duration::from_millis(300);
+        c
+    }
+
+    fn noop(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
+        Ok(Outcome::default())
+    }
+
+    fn boom(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
+        panic!("deliberate")
+    }
+
+    fn wait_idle(jobs: &Jobs) -> Snapshot {
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = jobs.snapshot();
+            if !s.running || Instant::now() > until {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn sixty_four_threads_claiming_at_once_exactly_one_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config(dir.path());
+        db::open_and_migrate(&config.data).unwrap();
+        let (jobs, _h) = Jobs::start(&config, noop).unwrap();
+        let barrier = Arc::new(Barrier::new(64));
+        let handles: Vec<_> = (0..64)
+            .map(|_| {
+                let jobs = Arc::clone(&jobs);
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    jobs.try_start(Task::Scan).is_ok()
+                })
+            })
+            .collect();
+        let wins = handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|won| *won)
+            .count();
+        assert_eq!(wins, 1);
+        let last = wait_idle(&jobs).last.expect("a finished run");
+        assert_eq!(last.result, "ok");
+    }
+
+    #[test]
+    fn a_panicking_task_releases_the_slot_and_is_recorded_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        config.task_delay = Duration::ZERO;
+        db::open_and_migrate(&config.data).unwrap();
+        let (jobs, _h) = Jobs::start(&config, boom).unwrap();
+        jobs.try_start(Task::Scan).unwrap();
+        let snap = wait_idle(&jobs);
+        assert!(!snap.running);
+        assert_eq!(snap.last.unwrap().result, "failed");
+        // The slot is free again.
+        jobs.try_start(Task::Scan).unwrap();
+    }
+
+    #[test]
+    fn cancel_is_seen_by_the_task_and_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        config.task_delay = Duration::from_secs(30);
+        db::open_and_migrate(&config.data).unwrap();
+        let (jobs, _h) = Jobs::start(&config, noop).unwrap();
+        jobs.try_start(Task::Scan).unwrap();
+        assert!(jobs.try_start(Task::Scan).is_err());
+        assert!(jobs.cancel());
+        let snap = wait_idle(&jobs);
+        assert_eq!(snap.last.unwrap().result, "cancelled");
+    }
+}

@@ -1,0 +1,17 @@
+//! Ludothèque: a self-hosted service that manages a library of Nintendo Switch game
+//! files. It scans and identifies them, serves a small public HTTP API (`/api/v1/`)
+//! and runs one long task at a time.
+//!
+//! Dependencies point one way: `cli → http → api → library, jobs, store`. The domain
+//! modules never import `http`; only `api::v1::types` knows the public JSON.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod jobs;
+pub mod library;
+pub mod store;
+pub mod time;

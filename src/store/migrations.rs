@@ -1,0 +1,50 @@
+//! The schema, as an append-only list of migrations tracked by `PRAGMA user_version`.
+//!
+//! Never edit or reorder an entry that has shipped: add a new one at the end. All
+//! pending migrations run in one transaction at start, so a crash leaves the old
+//! schema whole. A database whose version is beyond this list was written by a newer
+//! program and is refused rather than misread.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::Error;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: settings and the task history.
+    "CREATE TABLE settings (
+         name  TEXT PRIMARY KEY,
+         value TEXT NOT NULL
+     );
+     CREATE TABLE job_runs (
+         id          INTEGER PRIMARY KEY,
+         label       TEXT NOT NULL,
+         result      TEXT NOT NULL,          -- running | ok | failed | cancelled | interrupted
+         started_at  INTEGER NOT NULL,
+         finished_at INTEGER,
+         done        INTEGER NOT NULL DEFAULT 0,
+         total       INTEGER NOT NULL DEFAULT 0,
+         errors      INTEGER NOT NULL DEFAULT 0,
+         message     TEXT NOT NULL DEFAULT ''
+     );",
+];
+
+/// How many migrations this build knows (the schema version it writes).
+pub fn latest() -> usize {
+    MIGRATIONS.len()
+}
+
+/// Apply every migration the database has not seen yet.
+pub fn apply(conn: &mut Connection) -> Result<(), Error> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > MIGRATIONS.len() as i64 {
+        return Err(Error::database_too_new(version, MIGRATIONS.len()));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        tx.execute_batch(sql)
+            .map_err(|e| Error::internal(format!("migration {}: {e}", i + 1)))?;
+    }
+    tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! The `settings` table: small named values the service keeps between runs.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::Error;
+
+pub fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
+    Ok(conn
+        .query_row("SELECT value FROM settings WHERE name = ?1", [name], |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+pub fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
+    conn.execute(
+        "INSERT INTO settings (name, value) VALUES (?1, ?2)
+         ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+        params![name, value],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,292 @@
+//! Foundation: the service starts, answers its core routes, survives panics, refuses
+//! what it must, and stops cleanly.
+
+use std::time::{Duration, Instant};
+
+use crate::harness::{assert_no_server_path, Folders, TestServer};
+
+#[test]
+fn serve_prints_the_bound_address_first() {
+    let s = TestServer::start(&[]);
+    assert!(s.addr.starts_with("127.0.0.1:"));
+    assert_ne!(s.addr, "127.0.0.1:0");
+}
+
+#[test]
+fn health_answers_ok() {
+    let s = TestServer::start(&[]);
+    let r = s.get("/api/v1/health");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.json(), serde_json::json!({"status": "ok"}));
+}
+
+#[test]
+fn system_reports_version_api_licence_uptime_and_readiness() {
+    let s = TestServer::start(&[]);
+    s.wait_idle();
+    let v = s.get("/api/v1/system").json();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["api"], "v1");
+    assert_eq!(v["licence"], "MIT");
+    assert!(v["uptime_s"].is_u64());
+    assert_eq!(
+        v["library_ready"], true,
+        "the first scan has completed: {v}"
+    );
+}
+
+#[test]
+fn library_is_not_ready_until_the_first_scan_completes() {
+    let s = TestServer::start(&["--task-delay-ms", "1500"]);
+    let v = s.get("/api/v1/system").json();
+    assert_eq!(v["library_ready"], false);
+    let job = s.get("/api/v1/job").json();
+    assert_eq!(job["running"], true, "a first scan starts by itself");
+    assert_eq!(job["label"], "scan");
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/system").json()["library_ready"], true);
+}
+
+#[test]
+fn job_while_idle_has_the_idle_shape_and_the_last_run() {
+    let s = TestServer::start(&[]);
+    let job = s.wait_idle();
+    assert_eq!(job["running"], false);
+    assert_eq!(job["label"], "");
+    assert_eq!(job["done"], 0);
+    assert_eq!(job["total"], 0);
+    assert_eq!(job["detail"], "");
+    assert_eq!(job["unit"], "files");
+    assert!(job["started_at"].is_null());
+    let last = &job["last"];
+    assert_eq!(last["label"], "scan");
+    assert_eq!(last["result"], "ok");
+    for field in ["started_at", "finished_at", "message"] {
+        assert!(last[field].is_string(), "{field} in {last}");
+    }
+    for field in ["done", "total", "errors"] {
+        assert!(last[field].is_u64(), "{field} in {last}");
+    }
+}
+
+#[test]
+fn job_while_running_shows_label_unit_and_start() {
+    let s = TestServer::start(&["--task-delay-ms", "30000"]);
+    let job = s.get("/api/v1/job").json();
+    assert_eq!(job["running"], true);
+    assert_eq!(job["label"], "scan");
+    assert_eq!(job["unit"], "files");
+    assert!(job["started_at"].is_string());
+}
+
+#[test]
+fn unknown_route_is_a_json_404() {
+    let s = TestServer::start(&[]);
+    for path in ["/api/v1/nope", "/nothing/here", "/api/v1/health/extra"] {
+        let r = s.get(path);
+        assert_eq!(r.status, 404, "{path}");
+        assert_eq!(r.slug(), "not_found");
+        assert!(r.json()["message"].is_string());
+        assert_no_server_path(&s, &r.body);
+    }
+}
+
+#[test]
+fn wrong_method_is_405_with_allow() {
+    let s = TestServer::start(&[]);
+    let r = s.send("DELETE", "/api/v1/health", &[], None);
+    assert_eq!(r.status, 405);
+    assert_eq!(r.slug(), "method_not_allowed");
+    assert_eq!(r.header("allow"), Some("GET"));
+    assert_eq!(s.post("/api/v1/health").header("allow"), Some("GET"));
+    let r = s.get("/api/v1/scan");
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("POST"));
+    assert_no_server_path(&s, &r.body);
+}
+
+#[test]
+fn body_over_the_cap_is_413() {
+    let s = TestServer::start(&["--max-body", "1024"]);
+    let r = s.send("POST", "/api/v1/scan", &[], Some(vec![b'x'; 4096]));
+    assert_eq!(r.status, 413);
+    assert_eq!(r.slug(), "payload_too_large");
+    assert_no_server_path(&s, &r.body);
+}
+
+#[test]
+fn a_panicking_handler_is_a_500_and_every_worker_keeps_serving() {
+    let s = TestServer::start(&["--test-routes", "--workers", "2"]);
+    for _ in 0..6 {
+        let r = s.get("/api/test/panic");
+        assert_eq!(r.status, 500);
+        assert_eq!(r.slug(), "internal_error");
+        assert!(
+            !r.body.contains("deliberate"),
+            "the cause stays in the log: {}",
+            r.body
+        );
+        assert_no_server_path(&s, &r.body);
+    }
+    // Two workers that had each panicked several times still answer, side by side.
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let base = s.base.clone();
+            std::thread::spawn(move || {
+                (0..20)
+                    .map(|_| {
+                        ureq::get(&format!("{base}/api/v1/health"))
+                            .call()
+                            .unwrap()
+                            .status()
+                            .as_u16()
+                    })
+                    .all(|st| st == 200)
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap());
+    }
+    assert!(
+        s.output().contains("deliberate panic"),
+        "the cause is logged"
+    );
+}
+
+#[test]
+fn sixty_four_concurrent_scan_requests_start_exactly_one_task() {
+    let s = TestServer::start(&["--task-delay-ms", "3000"]);
+    // Let the automatic first scan finish, then race.
+    let until = Instant::now() + Duration::from_secs(20);
+    while s.get("/api/v1/job").json()["running"] == true {
+        assert!(Instant::now() < until);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(64));
+    let handles: Vec<_> = (0..64)
+        .map(|_| {
+            let (base, barrier) = (s.base.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let agent: ureq::Agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .into();
+                barrier.wait();
+                let mut r = agent
+                    .post(&format!("{base}/api/v1/scan"))
+                    .send_empty()
+                    .unwrap();
+                (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let accepted = results.iter().filter(|(st, _)| *st == 202).count();
+    let busy = results
+        .iter()
+        .filter(|(st, body)| *st == 409 && body.contains("\"busy\""))
+        .count();
+    assert_eq!((accepted, busy), (1, 63), "{results:?}");
+    let started: serde_json::Value =
+        serde_json::from_str(&results.iter().find(|(st, _)| *st == 202).unwrap().1).unwrap();
+    assert_eq!(started["running"], true);
+    assert_eq!(started["label"], "scan");
+}
+
+#[test]
+fn a_database_newer_than_the_code_is_refused() {
+    let folders = Folders::new();
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let (status, stdout, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
+    assert!(!status.success());
+    assert!(!stdout.contains("listening"), "{stdout}");
+    assert!(stderr.contains("plus récente"), "French message: {stderr}");
+    assert!(stderr.contains("newer than"), "English log line: {stderr}");
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 999, "the database is left as it was");
+}
+
+#[test]
+fn sigterm_stops_cleanly_with_exit_zero_and_an_intact_database() {
+    let folders = Folders::new();
+    let mut s = TestServer::start_on(folders.clone(), &["--task-delay-ms", "60000"]);
+    assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    let t0 = Instant::now();
+    s.signal(libc::SIGTERM);
+    let status = s
+        .wait_exit(Duration::from_secs(5))
+        .expect("exit within 5 s");
+    assert!(status.success(), "{status:?}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let result: String = conn
+        .query_row(
+            "SELECT result FROM job_runs ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(result, "interrupted", "the stopped task is recorded");
+}
+
+#[test]
+fn sigint_also_stops_with_exit_zero() {
+    let mut s = TestServer::start(&[]);
+    s.wait_idle();
+    s.signal(libc::SIGINT);
+    let status = s
+        .wait_exit(Duration::from_secs(5))
+        .expect("exit within 5 s");
+    assert!(status.success());
+}
+
+#[test]
+fn a_task_killed_with_the_process_is_recorded_interrupted_at_next_start() {
+    let folders = Folders::new();
+    let mut s = TestServer::start_on(folders.clone(), &["--task-delay-ms", "60000"]);
+    assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    s.kill();
+    let s = TestServer::start_on(folders, &[]);
+    let job = s.wait_idle();
+    // The new start ran its own first scan; the history keeps the interrupted one.
+    let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
+    let results: Vec<String> = conn
+        .prepare("SELECT result FROM job_runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(results, ["interrupted", "ok"], "{job}");
+}
+
+#[test]
+fn a_second_server_on_the_same_data_folder_is_refused() {
+    let folders = Folders::new();
+    let _s = TestServer::start_on(folders.clone(), &[]);
+    let (status, _, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
+    assert!(!status.success());
+    assert!(stderr.contains("utilise déjà ce dossier"), "{stderr}");
+}
+
+#[test]
+fn the_access_log_never_contains_the_query_string() {
+    let s = TestServer::start(&[]);
+    s.get("/api/v1/health?apikey=ldq_secretsecretsecret&x=1");
+    std::thread::sleep(Duration::from_millis(100));
+    let log = s.folders.log();
+    assert!(log.contains("access GET /api/v1/health 200"), "{log}");
+    assert!(!log.contains("secretsecret"), "{log}");
+}

@@ -1,0 +1,292 @@
+//! The test harness: a `TestServer` that runs the real binary on port 0 with its own
+//! temporary library and data folders, speaks HTTP to it with ureq, and prints the
+//! server's log when a test fails.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ludotheque");
+
+/// A temporary library and data folder, kept across restarts of a server.
+pub struct Folders {
+    pub tmp: tempfile::TempDir,
+    pub data: PathBuf,
+    pub library: PathBuf,
+}
+
+impl Folders {
+    pub fn new() -> Arc<Folders> {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let library = tmp.path().join("library");
+        std::fs::create_dir_all(&library).unwrap();
+        Arc::new(Folders { tmp, data, library })
+    }
+
+    /// The log of every server started on these folders.
+    pub fn log_path(&self) -> PathBuf {
+        self.tmp.path().join("server.log")
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log_path()).unwrap_or_default()
+    }
+
+    /// Run a command of the binary on these folders; returns (status, stdout, stderr).
+    pub fn cli(&self, args: &[&str]) -> (ExitStatus, String, String) {
+        self.cli_with_input(args, "")
+    }
+
+    pub fn cli_with_input(&self, args: &[&str], input: &str) -> (ExitStatus, String, String) {
+        let mut child = Command::new(BIN)
+            .args(["--data", self.data.to_str().unwrap()])
+            .args(["--library", self.library.to_str().unwrap()])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        append(&self.log_path(), &stderr);
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr,
+        )
+    }
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+pub struct TestServer {
+    pub folders: Arc<Folders>,
+    pub base: String,
+    pub addr: String,
+    child: Option<Child>,
+    output: Arc<Mutex<String>>,
+    agent: ureq::Agent,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The error slug of an error body.
+    pub fn slug(&self) -> String {
+        self.json()["error"].as_str().unwrap_or("").to_string()
+    }
+}
+
+impl TestServer {
+    pub fn start(args: &[&str]) -> TestServer {
+        Self::start_on(Folders::new(), args)
+    }
+
+    /// Start the real binary on existing folders, on port 0, and wait for its address.
+    pub fn start_on(folders: Arc<Folders>, args: &[&str]) -> TestServer {
+        let mut child = Command::new(BIN)
+            .args(["--data", folders.data.to_str().unwrap()])
+            .args(["--library", folders.library.to_str().unwrap()])
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("LUDOTHEQUE_LOG_LEVEL", "debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the server");
+        let output = Arc::new(Mutex::new(String::new()));
+        let stderr = child.stderr.take().unwrap();
+        let (out2, log) = (Arc::clone(&output), folders.log_path());
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stderr);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 {
+                append(&log, &line);
+                out2.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = stdout.read_to_end(&mut sink);
+        });
+        let addr = match first.trim().strip_prefix("listening on http://") {
+            Some(a) => a.to_string(),
+            None => {
+                let _ = child.wait();
+                std::thread::sleep(Duration::from_millis(100));
+                panic!(
+                    "the server did not start; stdout {first:?}\n{}",
+                    output.lock().unwrap()
+                );
+            }
+        };
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .allow_non_standard_methods(true)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .build()
+            .into();
+        TestServer {
+            folders,
+            base: format!("http://{addr}"),
+            addr,
+            child: Some(child),
+            output,
+            agent,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Resp {
+        self.send("GET", path, &[], None)
+    }
+
+    pub fn post(&self, path: &str) -> Resp {
+        self.send("POST", path, &[], None)
+    }
+
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Resp {
+        let mut b = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("{}{}", self.base, path));
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        let result = match body {
+            Some(bytes) => self.agent.run(b.body(bytes).unwrap()),
+            None => self.agent.run(b.body(()).unwrap()),
+        };
+        let mut resp = result.unwrap_or_else(|e| panic!("{method} {path}: {e}\n{}", self.output()));
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect();
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_string()
+            .unwrap_or_default();
+        Resp {
+            status: resp.status().as_u16(),
+            headers,
+            body,
+        }
+    }
+
+    /// Wait until no task runs; returns the job status.
+    pub fn wait_idle(&self) -> Value {
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let job = self.get("/api/v1/job").json();
+            if job["running"] == false {
+                return job;
+            }
+            assert!(Instant::now() < until, "task still running: {job}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn output(&self) -> String {
+        self.output.lock().unwrap().clone()
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.as_ref().unwrap().id() as i32
+    }
+
+    pub fn signal(&self, sig: i32) {
+        unsafe { libc::kill(self.pid(), sig) };
+    }
+
+    /// Wait for the process to exit, at most `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + timeout;
+        let child = self.child.as_mut().unwrap();
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() > until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// SIGKILL, as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            eprintln!("---- server log ({}) ----\n{}", self.base, self.output());
+        }
+    }
+}
+
+/// Assert that no text the client saw contains a server path.
+pub fn assert_no_server_path(server: &TestServer, body: &str) {
+    let root = server.folders.tmp.path().to_str().unwrap();
+    assert!(!body.contains(root), "a body reveals a server path: {body}");
+    assert!(
+        !body.contains("/tmp/"),
+        "a body reveals a server path: {body}"
+    );
+}
