@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::config::Config;
+use crate::http::auth::Limits;
 use crate::jobs::Jobs;
 
 pub struct App {
     pub config: Config,
     pub jobs: Arc<Jobs>,
     pub started: Instant,
+    pub limits: Limits,
 }

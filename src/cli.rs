@@ -6,9 +6,12 @@ use std::path::PathBuf;
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use log::LevelFilter;
 
+use rusqlite::Connection;
+
 use crate::config::Config;
 use crate::error::Error;
-use crate::http;
+use crate::store::{api_keys, db};
+use crate::{http, keys, time};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -109,6 +112,30 @@ pub struct ServeArgs {
 pub enum Command {
     /// Run the service (the default when no command is named).
     Serve(ServeArgs),
+    /// Manage the API keys of the public API (/api/v1/).
+    Apikey {
+        #[command(subcommand)]
+        command: ApikeyCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApikeyCommand {
+    /// Create a key and print it, once: only its hash is kept.
+    Create {
+        /// What the key is for (e.g. nightly-scan).
+        name: String,
+        /// The key may read but not start tasks.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// List the keys: id, name, prefix, creation, last use, state.
+    List,
+    /// Revoke a key by its id; it stays listed as revoked.
+    Revoke {
+        /// The id shown by `apikey list`.
+        id: i64,
+    },
 }
 
 /// Logs go to standard error, in English; standard output is kept for the one
@@ -126,7 +153,95 @@ pub fn run(args: Args) -> Result<(), Error> {
     match &args.command {
         None => serve(&args.global, &ServeArgs::from_env()),
         Some(Command::Serve(serve_args)) => serve(&args.global, serve_args),
+        Some(Command::Apikey { command }) => apikey(&args.global, command),
     }
+}
+
+/// Open the database of the data folder for a command (creating and migrating it).
+fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
+    std::fs::create_dir_all(&global.data).map_err(|e| {
+        Error::bad_request("le dossier de données ne peut pas être créé").with_cause(e)
+    })?;
+    db::open_and_migrate(&global.data)
+}
+
+fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        ApikeyCommand::Create { name, read_only } => {
+            if name.trim().is_empty() {
+                return Err(Error::bad_request(
+                    "une clé a besoin d'un nom qui dit à quoi elle sert",
+                ));
+            }
+            let new = keys::create(&conn, name, *read_only)?;
+            let access = if *read_only {
+                "lecture seule"
+            } else {
+                "complet"
+            };
+            println!(
+                "Clé d'API créée : {} (id {}, accès {access})",
+                new.key.name, new.key.id
+            );
+            println!();
+            println!("    {}", new.secret);
+            println!();
+            println!(
+                "Cette clé n'est conservée que sous forme d'empreinte (SHA-256) : elle ne \
+                 pourra plus jamais être affichée. Copiez-la maintenant."
+            );
+        }
+        ApikeyCommand::List => {
+            let keys = api_keys::list(&conn)?;
+            if keys.is_empty() {
+                println!("Aucune clé d'API.");
+            }
+            for (i, k) in keys.iter().enumerate() {
+                if i == 0 {
+                    println!(
+                        "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} ÉTAT",
+                        "ID", "NOM", "PRÉFIXE", "ACCÈS", "CRÉÉE", "DERNIÈRE UTILISATION"
+                    );
+                }
+                println!(
+                    "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {}",
+                    k.id,
+                    k.name,
+                    k.prefix,
+                    if k.read_only {
+                        "lecture seule"
+                    } else {
+                        "complet"
+                    },
+                    time::rfc3339(k.created_at),
+                    k.last_used_at
+                        .map(time::rfc3339)
+                        .unwrap_or_else(|| "jamais".into()),
+                    match k.revoked_at {
+                        Some(t) => format!("révoquée le {}", time::rfc3339(t)),
+                        None => "active".into(),
+                    }
+                );
+            }
+        }
+        ApikeyCommand::Revoke { id } => {
+            let Some(key) = api_keys::get(&conn, *id)? else {
+                return Err(Error::not_found(format!(
+                    "aucune clé d'API n'a l'identifiant {id} (voir « ludotheque apikey list »)"
+                )));
+            };
+            if api_keys::revoke(&conn, *id, time::now())? {
+                println!(
+                    "Clé d'API révoquée : {} (id {id}, {})",
+                    key.name, key.prefix
+                );
+            } else {
+                println!("La clé d'API {} (id {id}) était déjà révoquée.", key.name);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {

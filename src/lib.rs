@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod http;
 pub mod jobs;
+pub mod keys;
 pub mod library;
 pub mod store;
 pub mod time;

@@ -2,6 +2,8 @@
 //! (`router`), the request view and the reply. It turns requests into handler calls
 //! and errors into `{error, message}` bodies; it holds no domain logic.
 
+pub mod auth;
+pub mod ratelimit;
 pub mod request;
 pub mod response;
 pub mod router;

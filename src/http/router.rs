@@ -4,6 +4,7 @@
 
 use rusqlite::Connection;
 
+use super::auth::{self, Principal};
 use super::request::decode_segment;
 use super::{Reply, Req};
 use crate::api::v1;
@@ -32,10 +33,8 @@ pub type Handler = fn(&Ctx) -> Result<Reply, Error>;
 pub enum Access {
     /// Anyone (liveness probes, the API description).
     Public,
-    /// Public API, reading.
-    Read,
-    /// Public API, changing state: read-only keys and foreign origins are refused.
-    Write,
+    /// Needs an API key, a session or the loopback rule (see `auth`).
+    Private,
     /// Mounted only with the hidden `--test-routes` flag.
     Test,
 }
@@ -68,9 +67,9 @@ use Access::*;
 
 pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/health", Public, v1::health),
-    route("GET", "/api/v1/system", Read, v1::system),
-    route("GET", "/api/v1/job", Read, v1::job),
-    route("POST", "/api/v1/scan", Write, v1::scan),
+    route("GET", "/api/v1/system", Private, v1::system),
+    route("GET", "/api/v1/job", Private, v1::job),
+    route("POST", "/api/v1/scan", Private, v1::scan),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 
@@ -121,10 +120,21 @@ fn match_pattern(pattern: &str, segments: &[String]) -> Option<Vec<String>> {
 }
 
 /// Route a request and run its handler. Also returns who called, for the access log.
+/// Authentication comes before 404 and 405, so that an anonymous caller learns
+/// nothing about which private routes exist.
 pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>, Option<String>) {
-    let (route, params) = match find(&req.method, &req.segments, app.config.test_routes) {
+    let found = find(&req.method, &req.segments, app.config.test_routes);
+    let mut who = None;
+    if !matches!(&found, Ok((r, _)) if r.access == Public) {
+        match auth::authorize(app, db, req) {
+            Ok(Principal::Key { prefix, .. }) => who = Some(prefix),
+            Ok(Principal::Local) => {}
+            Err(e) => return (Err(e), None),
+        }
+    }
+    let (route, params) = match found {
         Ok(found) => found,
-        Err(e) => return (Err(e), None),
+        Err(e) => return (Err(e), who),
     };
     let ctx = Ctx {
         app,
@@ -132,7 +142,7 @@ pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>,
         req,
         params,
     };
-    ((route.handler)(&ctx), None)
+    ((route.handler)(&ctx), who)
 }
 
 /// Lets the tests check that a panicking handler becomes a 500 and the pool survives.

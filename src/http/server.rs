@@ -19,6 +19,7 @@ use crossbeam_channel::{bounded, Receiver, TrySendError};
 use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
+use super::auth::Limits;
 use super::{router, Reply, Req};
 use crate::app::App;
 use crate::config::Config;
@@ -57,6 +58,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
     }
 
     let app = Arc::new(App {
+        limits: Limits::new(&config),
         config,
         jobs: Arc::clone(&jobs),
         started: Instant::now(),

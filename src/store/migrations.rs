@@ -26,6 +26,17 @@ const MIGRATIONS: &[&str] = &[
          errors      INTEGER NOT NULL DEFAULT 0,
          message     TEXT NOT NULL DEFAULT ''
      );",
+    // 2: API keys. Only the SHA-256 of a key is kept.
+    "CREATE TABLE api_keys (
+         id           INTEGER PRIMARY KEY,
+         name         TEXT NOT NULL,
+         hash         BLOB NOT NULL UNIQUE,
+         prefix       TEXT NOT NULL,
+         read_only    INTEGER NOT NULL DEFAULT 0,
+         created_at   INTEGER NOT NULL,
+         last_used_at INTEGER,
+         revoked_at   INTEGER
+     );",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -1,6 +1,7 @@
 //! The SQLite store: one file per table, each holding the SQL of the functions that
 //! read or write it. Nothing outside this module writes SQL.
 
+pub mod api_keys;
 pub mod db;
 pub mod job_runs;
 pub mod migrations;

@@ -236,6 +236,21 @@ impl TestServer {
         }
     }
 
+    /// `wait_idle` for a server that needs a key.
+    pub fn wait_idle_with(&self, key: &str) -> Value {
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let job = self
+                .send("GET", "/api/v1/job", &[("X-Api-Key", key)], None)
+                .json();
+            if job["running"] == false {
+                return job;
+            }
+            assert!(Instant::now() < until, "task still running: {job}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }

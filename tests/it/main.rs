@@ -1,4 +1,5 @@
 //! The one integration test binary: every test runs the real `ludotheque` binary.
 
+mod access;
 mod foundation;
 mod harness;

@@ -1,0 +1,169 @@
+//! Who is calling, and may they? Applied to every route but the public ones, before
+//! the handler runs.
+//!
+//! - A presented key (header `X-Api-Key` first, then query `apikey`) selects the key's
+//!   regime wherever the request comes from: unknown, malformed or revoked → 401; a
+//!   valid key outside `/api/v1/` → 403; a read-only key on a state change → 403.
+//! - Without a key, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
+//!   forwarding header and a loopback `Host`, gets full local access (unless
+//!   `--no-local-access`). Anything else is 401.
+//! - Failed authentications are limited per TCP peer address; valid keys per key.
+//! - State-changing requests that announce a foreign origin are 403 `cross_origin`.
+
+use std::net::IpAddr;
+
+use rusqlite::Connection;
+
+use super::ratelimit::Buckets;
+use super::Req;
+use crate::app::App;
+use crate::config::Config;
+use crate::error::Error;
+use crate::keys;
+
+/// The caller, once authenticated.
+#[derive(Debug, Clone)]
+pub enum Principal {
+    /// A keyless request from this machine, under the loopback rule.
+    Local,
+    /// An API key: its id and display prefix (for the access log).
+    Key { id: i64, prefix: String },
+}
+
+/// The rate limiters of the service.
+pub struct Limits {
+    pub keys: Buckets<i64>,
+    pub failures: Buckets<IpAddr>,
+}
+
+impl Limits {
+    pub fn new(config: &Config) -> Limits {
+        let per_minute = config.auth_failures_per_minute as f64;
+        Limits {
+            keys: Buckets::new(config.key_rate, config.key_burst, 10_000),
+            failures: Buckets::new(per_minute / 60.0, per_minute, 10_000),
+        }
+    }
+}
+
+/// Authenticate, rate-limit and check the origin of a request to a non-public route.
+pub fn authorize(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
+    let principal = authenticate(app, db, req)?;
+    if let Principal::Key { id, .. } = &principal {
+        if !req.path.starts_with("/api/v1/") {
+            return Err(Error::forbidden("An API key only reaches /api/v1/ routes."));
+        }
+        app.limits.keys.take(id).map_err(Error::rate_limited)?;
+    }
+    if changes_state(req) {
+        check_origin(req)?;
+    }
+    Ok(principal)
+}
+
+fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
+    let presented = req.header("x-api-key").or_else(|| req.query("apikey"));
+    let key = match presented {
+        Some(secret) => keys::check(db, secret)?,
+        None if app.config.local_access && is_local(req) => return Ok(Principal::Local),
+        None => None,
+    };
+    match key {
+        Some(k) => {
+            if k.read_only && changes_state(req) {
+                return Err(Error::forbidden("This API key is read-only."));
+            }
+            Ok(Principal::Key {
+                id: k.id,
+                prefix: k.prefix,
+            })
+        }
+        None => Err(failed_attempt(app, req)),
+    }
+}
+
+fn changes_state(req: &Req) -> bool {
+    !matches!(req.method.as_str(), "GET" | "HEAD" | "OPTIONS")
+}
+
+/// A failed authentication costs the peer address one token: 401 while it has some,
+/// 429 once it has none.
+fn failed_attempt(app: &App, req: &Req) -> Error {
+    let Some(peer) = req.peer else {
+        return Error::unauthorized();
+    };
+    match app.limits.failures.take(&peer.ip()) {
+        Ok(()) => Error::unauthorized(),
+        Err(wait) => Error::rate_limited(wait),
+    }
+}
+
+/// The loopback rule of product.md.
+fn is_local(req: &Req) -> bool {
+    let peer_local = req.peer.is_some_and(|p| match p.ip() {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    });
+    let forwarded = req.headers.iter().any(|(name, _)| {
+        name == "forwarded" || name == "x-real-ip" || name.starts_with("x-forwarded-")
+    });
+    let host_local = req
+        .header("host")
+        .is_some_and(|h| is_loopback_host(host_only(h)));
+    peer_local && !forwarded && host_local
+}
+
+/// `host[:port]` → `host` (IPv6 literals keep their brackets).
+fn host_only(authority: &str) -> &str {
+    if authority.starts_with('[') {
+        authority.split_inclusive(']').next().unwrap_or(authority)
+    } else {
+        authority.split(':').next().unwrap_or(authority)
+    }
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_end_matches('.');
+    host.eq_ignore_ascii_case("localhost")
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Refuse a state change that announces a foreign origin. A request with neither
+/// `Origin` nor `Sec-Fetch-Site` (curl, a script) is accepted.
+fn check_origin(req: &Req) -> Result<(), Error> {
+    if let Some(site) = req.header("sec-fetch-site") {
+        if site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site") {
+            return Err(Error::cross_origin());
+        }
+    }
+    if let Some(origin) = req.header("origin") {
+        let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
+        let host = req.header("host").unwrap_or("");
+        if authority.is_empty() || !authority.eq_ignore_ascii_case(host) {
+            return Err(Error::cross_origin());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "LOCALHOST"] {
+            assert!(is_loopback_host(host_only(h)), "{h}");
+        }
+        for h in ["example.org", "192.168.1.2", "localhost.evil.com", ""] {
+            assert!(!is_loopback_host(host_only(h)), "{h}");
+        }
+        assert_eq!(host_only("[::1]:8080"), "[::1]");
+        assert_eq!(host_only("localhost:8080"), "localhost");
+    }
+}

@@ -1,0 +1,362 @@
+//! API keys and access control (contract section 5, product.md "Authentication").
+
+use std::time::Duration;
+
+use crate::harness::{Folders, TestServer};
+
+/// Create a key with the command line; returns the secret.
+pub fn create_key(folders: &Folders, name: &str, extra: &[&str]) -> String {
+    let mut args = vec!["apikey", "create", name];
+    args.extend_from_slice(extra);
+    let (status, out, err) = folders.cli(&args);
+    assert!(status.success(), "{out}{err}");
+    out.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("ldq_"))
+        .unwrap_or_else(|| panic!("no key printed: {out}"))
+        .to_string()
+}
+
+/// A server without the loopback rule (so keys are required), many failures allowed.
+fn locked_server(extra: &[&str]) -> (TestServer, String) {
+    let folders = Folders::new();
+    let key = create_key(&folders, "tests", &[]);
+    let mut args = vec!["--no-local-access", "--auth-failures-per-minute", "1000"];
+    args.extend_from_slice(extra);
+    let s = TestServer::start_on(folders, &args);
+    (s, key)
+}
+
+fn get_with(s: &TestServer, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let r = s.send("GET", path, headers, None);
+    let slug = if r.status >= 400 {
+        r.slug()
+    } else {
+        String::new()
+    };
+    (r.status, slug)
+}
+
+const UNKNOWN_BUT_WELL_FORMED: &str = "ldq_abcdefghijklmnopqrstuvwxyz012345";
+
+#[test]
+fn no_key_is_401_on_every_private_route() {
+    let (s, _) = locked_server(&[]);
+    for path in ["/api/v1/system", "/api/v1/job", "/api/v1/nope"] {
+        assert_eq!(
+            get_with(&s, path, &[]),
+            (401, "unauthorized".into()),
+            "{path}"
+        );
+    }
+    let r = s.post("/api/v1/scan");
+    assert_eq!((r.status, r.slug()), (401, "unauthorized".into()));
+}
+
+#[test]
+fn health_needs_no_key() {
+    let (s, _) = locked_server(&[]);
+    assert_eq!(s.get("/api/v1/health").status, 200);
+}
+
+#[test]
+fn a_valid_key_works_in_the_header_and_in_the_query() {
+    let (s, key) = locked_server(&[]);
+    assert_eq!(
+        get_with(&s, "/api/v1/system", &[("X-Api-Key", &key)]).0,
+        200
+    );
+    assert_eq!(
+        get_with(&s, &format!("/api/v1/system?apikey={key}"), &[]).0,
+        200
+    );
+    let r = s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
+    assert!(r.status == 202 || r.status == 409, "{r:?}");
+}
+
+#[test]
+fn the_header_wins_over_the_query() {
+    let (s, key) = locked_server(&[]);
+    let path = format!("/api/v1/system?apikey={UNKNOWN_BUT_WELL_FORMED}");
+    assert_eq!(get_with(&s, &path, &[("X-Api-Key", &key)]).0, 200);
+    let path = format!("/api/v1/system?apikey={key}");
+    assert_eq!(
+        get_with(&s, &path, &[("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)]).0,
+        401
+    );
+}
+
+#[test]
+fn unknown_and_malformed_keys_are_401_in_header_and_query() {
+    let (s, key) = locked_server(&[]);
+    let mut corrupted = key.clone().into_bytes();
+    corrupted[12] = if corrupted[12] == b'A' { b'B' } else { b'A' };
+    let corrupted = String::from_utf8(corrupted).unwrap();
+    for bad in [
+        UNKNOWN_BUT_WELL_FORMED,
+        "nonsense",
+        "",
+        "ldq_",
+        corrupted.as_str(),
+    ] {
+        assert_eq!(
+            get_with(&s, "/api/v1/job", &[("X-Api-Key", bad)]),
+            (401, "unauthorized".into()),
+            "header {bad:?}"
+        );
+        assert_eq!(
+            get_with(&s, &format!("/api/v1/job?apikey={bad}"), &[]),
+            (401, "unauthorized".into()),
+            "query {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_revoked_key_is_401_even_from_loopback() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "to-revoke", &[]);
+    // Loopback rule on: a keyless request would pass, a revoked key must not.
+    let s = TestServer::start_on(folders.clone(), &[]);
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+    let (status, out, _) = folders.cli(&["apikey", "revoke", "1"]);
+    assert!(status.success());
+    assert!(out.contains("révoquée"), "{out}");
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]),
+        (401, "unauthorized".into())
+    );
+    assert_eq!(
+        get_with(&s, &format!("/api/v1/job?apikey={key}"), &[]).0,
+        401
+    );
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[]).0,
+        200,
+        "keyless loopback still works"
+    );
+}
+
+#[test]
+fn a_read_only_key_reads_but_cannot_start_a_task() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "dashboard", &["--read-only"]);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+    let r = s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
+    assert_eq!((r.status, r.slug()), (403, "forbidden".into()));
+}
+
+#[test]
+fn loopback_without_a_key_has_full_access_unless_turned_off() {
+    let s = TestServer::start(&[]);
+    assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 200);
+    let (locked, _) = locked_server(&[]);
+    assert_eq!(get_with(&locked, "/api/v1/job", &[]).0, 401);
+}
+
+#[test]
+fn a_forwarded_header_or_a_foreign_host_loses_the_loopback_rule() {
+    let s = TestServer::start(&["--auth-failures-per-minute", "1000"]);
+    for header in [
+        ("X-Forwarded-For", "203.0.113.9"),
+        ("Forwarded", "for=203.0.113.9"),
+        ("X-Real-IP", "203.0.113.9"),
+        ("X-Forwarded-Host", "example.org"),
+        ("Host", "example.org"),
+        ("Host", "localhost.example.org"),
+    ] {
+        assert_eq!(get_with(&s, "/api/v1/job", &[header]).0, 401, "{header:?}");
+    }
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[("Host", "localhost:1234")]).0,
+        200
+    );
+}
+
+#[test]
+fn a_key_narrows_loopback_access_to_its_scope() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "scoped", &[]);
+    let s = TestServer::start_on(folders, &["--test-routes"]);
+    // From loopback, a keyless request reaches the test route (500 from its panic)...
+    assert_eq!(s.get("/api/test/panic").status, 500);
+    // ...but once a key is presented, only /api/v1/ is in reach.
+    for path in ["/api/test/panic", "/", "/api/anything"] {
+        assert_eq!(
+            get_with(&s, path, &[("X-Api-Key", &key)]),
+            (403, "forbidden".into()),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_foreign_origin_on_a_post_is_403_and_no_origin_is_accepted() {
+    let (s, key) = locked_server(&["--task-delay-ms", "200"]);
+    let k = ("X-Api-Key", key.as_str());
+    for headers in [
+        vec![k, ("Origin", "http://evil.example")],
+        vec![k, ("Origin", "null")],
+        vec![k, ("Sec-Fetch-Site", "cross-site")],
+        vec![k, ("Sec-Fetch-Site", "same-site")],
+    ] {
+        let r = s.send("POST", "/api/v1/scan", &headers, None);
+        assert_eq!(
+            (r.status, r.slug()),
+            (403, "cross_origin".into()),
+            "{headers:?}"
+        );
+    }
+    s.wait_idle_with(&key);
+    let r = s.send("POST", "/api/v1/scan", &[k], None);
+    assert_eq!(r.status, 202, "no Origin (curl) is accepted: {r:?}");
+    s.wait_idle_with(&key);
+    let same = format!("http://{}", s.addr);
+    let r = s.send(
+        "POST",
+        "/api/v1/scan",
+        &[k, ("Origin", &same), ("Sec-Fetch-Site", "same-origin")],
+        None,
+    );
+    assert_eq!(r.status, 202, "same origin is accepted: {r:?}");
+}
+
+#[test]
+fn the_eleventh_failed_attempt_is_429_and_its_retry_after_is_honest() {
+    let s = TestServer::start(&["--no-local-access"]);
+    for i in 0..10 {
+        assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401, "attempt {}", i + 1);
+    }
+    let r = s.get("/api/v1/job");
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()));
+    let wait: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    std::thread::sleep(Duration::from_secs(wait));
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[]).0,
+        401,
+        "after Retry-After: 401 again, not 429"
+    );
+}
+
+#[test]
+fn a_valid_key_is_not_locked_out_by_failures_from_its_address() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "ok", &[]);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    for _ in 0..12 {
+        s.get("/api/v1/job");
+    }
+    assert_eq!(s.get("/api/v1/job").status, 429);
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+}
+
+#[test]
+fn each_key_has_its_own_rate_limit() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "busy", &[]);
+    let other = create_key(&folders, "other", &[]);
+    let s = TestServer::start_on(folders, &["--key-rate", "0.5", "--key-burst", "3"]);
+    for _ in 0..3 {
+        assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+    }
+    let r = s.send("GET", "/api/v1/job", &[("X-Api-Key", &key)], None);
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()));
+    assert_eq!(r.header("retry-after"), Some("2"));
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &other)]).0, 200);
+}
+
+#[test]
+fn apikey_create_prints_the_name_the_key_and_the_hash_note() {
+    let folders = Folders::new();
+    let (status, out, _) = folders.cli(&["apikey", "create", "nightly-scan"]);
+    assert!(status.success());
+    assert!(out.contains("nightly-scan"), "{out}");
+    assert!(out.contains("empreinte"), "{out}");
+    assert!(out.contains("plus jamais"), "{out}");
+    let key = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("ldq_"))
+        .unwrap();
+    assert_eq!(key.len(), 42);
+    // The key itself is not in the database, only its hash.
+    let raw = std::fs::read(folders.data.join("ludotheque.db")).unwrap();
+    let wal = std::fs::read(folders.data.join("ludotheque.db-wal")).unwrap_or_default();
+    for bytes in [raw, wal] {
+        assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()));
+    }
+}
+
+#[test]
+fn apikey_create_needs_a_name() {
+    let folders = Folders::new();
+    let (status, _, err) = folders.cli(&["apikey", "create", "  "]);
+    assert!(!status.success());
+    assert!(err.contains("nom"), "{err}");
+    let (status, _, _) = folders.cli(&["apikey", "create"]);
+    assert!(!status.success());
+}
+
+#[test]
+fn apikey_list_shows_id_name_prefix_dates_and_state() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "first", &[]);
+    create_key(&folders, "second", &["--read-only"]);
+    folders.cli(&["apikey", "revoke", "2"]);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+    let (status, out, _) = folders.cli(&["apikey", "list"]);
+    assert!(status.success());
+    let first = out.lines().find(|l| l.contains("first")).expect(&out);
+    assert!(first.starts_with("1 "), "{first}");
+    assert!(first.contains(&key[..8]), "prefix: {first}");
+    assert!(first.contains("active"), "{first}");
+    assert!(!first.contains("jamais"), "last use recorded: {first}");
+    let second = out.lines().find(|l| l.contains("second")).expect(&out);
+    assert!(second.contains("révoquée"), "{second}");
+    assert!(second.contains("lecture seule"), "{second}");
+    assert!(second.contains("jamais"), "{second}");
+    assert!(!out.contains(&key[8..]), "the secret is never listed");
+}
+
+#[test]
+fn apikey_revoke_of_an_unknown_id_fails_clearly() {
+    let folders = Folders::new();
+    let (status, _, err) = folders.cli(&["apikey", "revoke", "42"]);
+    assert!(!status.success());
+    assert!(err.contains("42"), "{err}");
+    let (status, _, _) = folders.cli(&["apikey", "revoke", "abc"]);
+    assert!(!status.success());
+}
+
+#[test]
+fn a_key_created_while_the_server_runs_works_at_once() {
+    let folders = Folders::new();
+    let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
+    let key = create_key(&folders, "live", &[]);
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+}
+
+#[test]
+fn no_key_ever_reaches_the_log() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "secretive", &[]);
+    let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
+    get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]);
+    get_with(&s, &format!("/api/v1/job?apikey={key}"), &[]);
+    get_with(&s, &format!("/api/v1/nope?apikey={key}&x=1"), &[]);
+    get_with(&s, "/api/v1/job", &[("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)]);
+    s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
+    std::thread::sleep(Duration::from_millis(200));
+    drop(s);
+    let log = folders.log();
+    assert!(log.contains("access GET /api/v1/job 200"), "{log}");
+    assert!(
+        log.contains(&format!("key={}", &key[..8])),
+        "the prefix identifies the caller"
+    );
+    assert!(!log.contains(&key[8..]), "{log}");
+    assert!(!log.contains(&UNKNOWN_BUT_WELL_FORMED[8..]), "{log}");
+}
