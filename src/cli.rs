@@ -1,7 +1,11 @@
 //! The command line: clap types and dispatch. What the commands print is French and
 //! is not translated (product decision); flags, commands and logs are English.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use log::LevelFilter;
@@ -10,7 +14,9 @@ use rusqlite::Connection;
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::store::{api_keys, db};
+use crate::jobs::{self, Jobs, Task};
+use crate::library::{self, demo, titledb};
+use crate::store::{api_keys, db, titles};
 use crate::{http, keys, time};
 
 #[derive(Parser, Debug)]
@@ -112,10 +118,32 @@ pub struct ServeArgs {
 pub enum Command {
     /// Run the service (the default when no command is named).
     Serve(ServeArgs),
+    /// Scan the library in the foreground (refused while a server uses the data folder).
+    Scan,
+    /// Import game names from a title database.
+    Titles {
+        #[command(subcommand)]
+        command: TitlesCommand,
+    },
+    /// Write a small synthetic library into DIR, to try the service.
+    DemoLibrary {
+        /// Where to write it (created when missing).
+        dir: PathBuf,
+    },
     /// Manage the API keys of the public API (/api/v1/).
     Apikey {
         #[command(subcommand)]
         command: ApikeyCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TitlesCommand {
+    /// Read a JSON title database (blawar/titledb layout: an object of entries with
+    /// `id` and `name`); imported names win over names taken from file names.
+    Import {
+        /// The JSON file.
+        file: PathBuf,
     },
 }
 
@@ -154,6 +182,22 @@ pub fn run(args: Args) -> Result<(), Error> {
         None => serve(&args.global, &ServeArgs::from_env()),
         Some(Command::Serve(serve_args)) => serve(&args.global, serve_args),
         Some(Command::Apikey { command }) => apikey(&args.global, command),
+        Some(Command::Scan) => foreground(&args.global, Task::Scan),
+        Some(Command::Titles {
+            command: TitlesCommand::Import { file },
+        }) => import_titles(&args.global, file),
+        Some(Command::DemoLibrary { dir }) => {
+            let n = demo::write(dir)?;
+            println!(
+                "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
+                dir.display()
+            );
+            println!(
+                "Lancez « ludotheque --library {} serve » pour l'essayer.",
+                dir.display()
+            );
+            Ok(())
+        }
     }
 }
 
@@ -163,6 +207,118 @@ fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
         Error::bad_request("le dossier de données ne peut pas être créé").with_cause(e)
     })?;
     db::open_and_migrate(&global.data)
+}
+
+/// Run one task in the foreground, with a progress bar on a terminal. Ctrl-C cancels
+/// the task at its next safe point.
+fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
+    let config = Config::new(global, &ServeArgs::from_env())?;
+    let _lock = db::lock_data(&config.data)?;
+    db::open_and_migrate(&config.data)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let (jobs, thread) = Jobs::start(&config, jobs::run_task)?;
+    jobs.try_start(task)?;
+    let tty = std::io::stderr().is_terminal();
+    while jobs.snapshot().running {
+        if stop.load(Ordering::SeqCst) {
+            jobs.cancel();
+        }
+        if tty {
+            eprint!("\r{}\x1b[K", progress_line(&jobs.snapshot()));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if tty {
+        eprintln!();
+    }
+    let last = jobs.snapshot().last;
+    jobs.stop();
+    let _ = thread.join();
+    let Some(run) = last else {
+        return Err(Error::internal("the task left no result"));
+    };
+    let unit = if task.unit() == "bytes" {
+        "octets"
+    } else {
+        "fichiers"
+    };
+    let errors = match run.errors {
+        0 => "aucune erreur".to_string(),
+        1 => "1 erreur (voir le journal)".to_string(),
+        n => format!("{n} erreurs (voir le journal)"),
+    };
+    match run.result.as_str() {
+        "ok" => {
+            println!(
+                "Tâche {} terminée : {} {unit} sur {}, {errors}.",
+                run.label, run.done, run.total
+            );
+            Ok(())
+        }
+        "cancelled" | "interrupted" => Err(Error::bad_request(format!(
+            "la tâche {} a été interrompue ({} {unit} sur {})",
+            run.label, run.done, run.total
+        ))),
+        _ => Err(Error::bad_request(format!(
+            "la tâche {} a échoué : {}",
+            run.label, run.message
+        ))),
+    }
+}
+
+fn progress_line(s: &jobs::Snapshot) -> String {
+    const WIDTH: u64 = 30;
+    let filled = (s.done * WIDTH)
+        .checked_div(s.total)
+        .unwrap_or(0)
+        .min(WIDTH) as usize;
+    let detail: String = s.detail.chars().take(50).collect();
+    format!(
+        "[{}{}] {}/{} {}",
+        "#".repeat(filled),
+        ".".repeat(WIDTH as usize - filled),
+        s.done,
+        s.total,
+        detail
+    )
+}
+
+fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    let input = std::fs::File::open(file).map_err(|e| {
+        Error::bad_request(format!(
+            "le fichier {} ne peut pas être ouvert",
+            file.display()
+        ))
+        .with_cause(e)
+    })?;
+    let tx = conn.unchecked_transaction()?;
+    let mut count = 0usize;
+    let mut failed = None;
+    titledb::read(std::io::BufReader::new(input), |id, name| {
+        if failed.is_none() {
+            match titles::upsert(&tx, &id, &name) {
+                Ok(()) => count += 1,
+                Err(e) => failed = Some(e),
+            }
+        }
+    })
+    .map_err(|e| {
+        Error::bad_request(format!(
+            "{} n'est pas une base de titres JSON lisible : {e}",
+            file.display()
+        ))
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let renamed = library::rename_from_titles(&tx)?;
+    tx.commit()?;
+    println!("{count} titres importés ; {renamed} jeux renommés.");
+    Ok(())
 }
 
 fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {

@@ -1,11 +1,71 @@
-//! The scan task.
+//! The scan task: walk the library, identify new and changed files, forget removed
+//! ones, then recompute what depends on the whole library (`playable`).
+//!
+//! Incremental: a file whose size and modification time match the database is not
+//! opened again. Writes are batched in transactions so that a cold scan of a large
+//! library is not bound by commits; a cancel commits what was done and stops.
+
+use log::warn;
 
 use super::{Outcome, TaskCtx};
 use crate::error::Error;
-use crate::library;
+use crate::library::{self, probe, walk};
+use crate::store::{games, platforms};
+
+/// Files written per transaction.
+const BATCH: usize = 512;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    ctx.progress.check()?;
-    library::mark_ready(ctx.db, &ctx.config.library)?;
-    Ok(Outcome::default())
+    let root = &ctx.config.library;
+    let walk = walk::walk(root, &platforms::list(ctx.db)?);
+    for problem in &walk.problems {
+        warn!("scan: {problem}");
+        ctx.progress.error();
+    }
+    ctx.progress.set_total(walk.files.len() as u64);
+    let mut known = games::fingerprints(ctx.db)?;
+    let (mut read, mut unchanged) = (0u64, 0u64);
+    let mut tx = ctx.db.unchecked_transaction()?;
+    for (i, found) in walk.files.iter().enumerate() {
+        if ctx.progress.is_cancelled() {
+            tx.commit()?;
+            return Err(Error::cancelled());
+        }
+        if known.remove(&found.key) == Some((found.size, found.mtime)) {
+            unchanged += 1;
+            ctx.progress.advance(1, &found.key);
+            continue;
+        }
+        let file_name = found.key.rsplit('/').next().unwrap_or(&found.key);
+        let probe = probe::probe(&found.path, file_name, &found.format);
+        if !probe.header_ok {
+            warn!(
+                "scan: {}: {}",
+                found.key,
+                probe.note.as_deref().unwrap_or("")
+            );
+            ctx.progress.error();
+        }
+        games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
+        read += 1;
+        ctx.progress.advance(1, &found.key);
+        if i % BATCH == BATCH - 1 {
+            tx.commit()?;
+            tx = ctx.db.unchecked_transaction()?;
+        }
+    }
+    // What is left of the known files was not found: forget it.
+    let removed = known.len();
+    for key in known.keys() {
+        games::delete(&tx, key)?;
+    }
+    games::refresh_playable(&tx)?;
+    library::mark_ready(&tx, root)?;
+    tx.commit()?;
+    Ok(Outcome {
+        message: format!(
+            "{} files: {read} read, {unchanged} unchanged, {removed} removed",
+            walk.files.len()
+        ),
+    })
 }

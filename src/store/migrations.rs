@@ -37,6 +37,42 @@ const MIGRATIONS: &[&str] = &[
          last_used_at INTEGER,
          revoked_at   INTEGER
      );",
+    // 3: the library: platforms, imported title names, games.
+    "CREATE TABLE platforms (
+         slug       TEXT PRIMARY KEY,
+         name       TEXT NOT NULL,
+         folder     TEXT NOT NULL DEFAULT '',   -- relative to the library root; '' = all of it
+         extensions TEXT NOT NULL               -- comma-separated, lower case, no dot
+     );
+     INSERT INTO platforms (slug, name, folder, extensions)
+         VALUES ('switch', 'Nintendo Switch', '', 'nsp,nsz,xci,xcz');
+     CREATE TABLE titles (
+         id   TEXT PRIMARY KEY,                 -- 16 upper-case hex digits
+         name TEXT NOT NULL
+     );
+     CREATE TABLE games (
+         key            TEXT PRIMARY KEY,       -- path relative to the library root
+         platform       TEXT NOT NULL REFERENCES platforms(slug) ON DELETE CASCADE,
+         name           TEXT NOT NULL,
+         file_name_name TEXT NOT NULL,
+         folded         TEXT NOT NULL,
+         type           TEXT NOT NULL,          -- BASE | UPDATE | DLC | INCONNU
+         subtype        TEXT,
+         title_id       TEXT,
+         base_title_id  TEXT,
+         version        INTEGER,
+         format         TEXT NOT NULL,
+         size           INTEGER NOT NULL,
+         mtime          INTEGER NOT NULL,       -- nanoseconds since the epoch
+         header_ok      INTEGER NOT NULL,
+         playable       INTEGER NOT NULL DEFAULT 0,
+         identified_by  TEXT NOT NULL,          -- filename | cnmt_xml | ticket | none
+         note           TEXT
+     );
+     CREATE INDEX games_by_name ON games (folded, key);
+     CREATE INDEX games_by_type_name ON games (type, folded, key);
+     CREATE INDEX games_by_title ON games (title_id);
+     CREATE INDEX games_by_base ON games (base_title_id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

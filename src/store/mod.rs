@@ -3,8 +3,11 @@
 
 pub mod api_keys;
 pub mod db;
+pub mod games;
 pub mod job_runs;
 pub mod migrations;
+pub mod platforms;
 pub mod settings;
+pub mod titles;
 
 pub use rusqlite::Connection;

@@ -3,3 +3,4 @@
 mod access;
 mod foundation;
 mod harness;
+mod library;

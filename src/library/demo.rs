@@ -1,0 +1,336 @@
+//! `ludotheque demo-library DIR`: a small synthetic library so that a newcomer sees
+//! the service work at once, and the tests have a known library. Deterministic: the
+//! same files every time. It holds bases, updates, DLC, DLC updates, unknown files,
+//! names with spaces, brackets and accents, nested folders, real `.nsz` and `.xcz`
+//! files and one corrupt file.
+
+use std::path::Path;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::synth::{self, Nca};
+use crate::error::Error;
+
+/// How a demo file is packed.
+#[derive(Clone, Copy)]
+enum Pack {
+    Nsp,
+    NszSolid,
+    NszBlock,
+    Xci,
+    XczBlock,
+}
+
+/// What the demo writes, for the README and the tests: (total, BASE, UPDATE, DLC, INCONNU).
+pub const COUNTS: (u64, u64, u64, u64, u64) = (60, 30, 13, 12, 5);
+
+/// The titled files: (folder, display name, title ID, version, pack).
+const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
+    (
+        "Nintendo/Mario",
+        "Super Mario Odyssey",
+        0x0100000000010000,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo/Mario",
+        "Super Mario Odyssey",
+        0x0100000000010800,
+        65536,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo/Mario",
+        "Super Mario Odyssey - Costumes",
+        0x0100000000011001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo/Zelda",
+        "The Legend of Zelda - Breath of the Wild",
+        0x01007EF00011E000,
+        0,
+        Pack::Xci,
+    ),
+    (
+        "Nintendo/Zelda",
+        "The Legend of Zelda - Breath of the Wild",
+        0x01007EF00011E800,
+        196608,
+        Pack::NszBlock,
+    ),
+    (
+        "Nintendo/Zelda",
+        "BOTW Expansion Pass",
+        0x01007EF00011F001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo/Zelda",
+        "BOTW Master Trials",
+        0x01007EF00011F002,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo/Zelda",
+        "BOTW Expansion Pass Update",
+        0x01007EF00011F801,
+        65536,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo",
+        "Pokémon Épée",
+        0x0100ABF008968000,
+        0,
+        Pack::NszSolid,
+    ),
+    (
+        "Nintendo",
+        "Pokémon Épée",
+        0x0100ABF008968800,
+        393216,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo",
+        "Pokémon Épée - Pass d'extension",
+        0x0100ABF008969001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo",
+        "Pokémon Épée - Pass d'extension",
+        0x0100ABF008969801,
+        65536,
+        Pack::Nsp,
+    ),
+    (
+        "Nintendo",
+        "Mario Kart 8 Deluxe",
+        0x0100152000022000,
+        0,
+        Pack::NszBlock,
+    ),
+    (
+        "Nintendo",
+        "Mario Kart 8 Deluxe",
+        0x0100152000022800,
+        1769472,
+        Pack::NszSolid,
+    ),
+    (
+        "Nintendo",
+        "Mario Kart 8 Deluxe - Booster Course Pass",
+        0x0100152000023001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Indies",
+        "Hollow Knight (Voidheart Edition)",
+        0x0100633007D48000,
+        0,
+        Pack::Nsp,
+    ),
+    ("Indies", "Celeste", 0x01002B30028F6000, 0, Pack::XczBlock),
+    ("Indies", "Hades", 0x0100535012974000, 0, Pack::Nsp),
+    ("Indies", "Hades", 0x0100535012974800, 131072, Pack::Nsp),
+    ("Indies", "Stardew Valley", 0x0100E65002BB8000, 0, Pack::Nsp),
+    (
+        "Indies",
+        "Stardew Valley",
+        0x0100E65002BB8800,
+        327680,
+        Pack::Nsp,
+    ),
+    (
+        "Indies/Été 2024",
+        "Dead Cells",
+        0x0100646009FBE000,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Indies/Été 2024",
+        "Dead Cells - The Bad Seed",
+        0x0100646009FBF001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Indies/Été 2024",
+        "Dead Cells - Fatal Falls",
+        0x0100646009FBF002,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "Indies/Été 2024",
+        "Dead Cells",
+        0x0100646009FBE800,
+        262144,
+        Pack::Nsp,
+    ),
+    (
+        "Indies/Petits jeux",
+        "Petit jeu n°01 - Bonus",
+        0x0100F00000003001,
+        0,
+        Pack::Nsp,
+    ),
+    ("", "Tetris 99", 0x010040600C5CE000, 0, Pack::Nsp),
+    (
+        "",
+        "Tetris 99 - Big Block",
+        0x010040600C5CF001,
+        0,
+        Pack::Nsp,
+    ),
+    (
+        "",
+        "Orphan DLC without its game",
+        0x0100AAAA00001001,
+        0,
+        Pack::Nsp,
+    ),
+    ("", "Orphan Update", 0x0100AAAA00002800, 65536, Pack::Nsp),
+    ("", "Astral Chain", 0x01007300020FA000, 0, Pack::Xci),
+    ("", "Metroid Dread", 0x010093801237C000, 65536, Pack::Nsp),
+];
+
+pub fn write(dir: &Path) -> Result<usize, Error> {
+    let mut rng = StdRng::seed_from_u64(0x1d0_7e9e);
+    let mut written = 0;
+    for &(folder, name, id, version, pack) in GAMES {
+        let file = format!("{name} [{id:016X}][v{version}].{}", extension(pack));
+        put(dir, folder, &file, &game_file(&mut rng, id, pack))?;
+        written += 1;
+    }
+    // Filler bases so that pages have something to page through, some with updates.
+    for i in 1..=16u64 {
+        let id = 0x0100F00000000000 + (i << 13);
+        put(
+            dir,
+            "Indies/Petits jeux",
+            &format!("Petit jeu n°{i:02} [{id:016X}][v0].nsp"),
+            &game_file(&mut rng, id, Pack::Nsp),
+        )?;
+        written += 1;
+        if i % 4 == 0 {
+            let upd = id + 0x800;
+            put(
+                dir,
+                "Indies/Petits jeux",
+                &format!("Petit jeu n°{i:02} [{upd:016X}][v65536].nsp"),
+                &game_file(&mut rng, upd, Pack::Nsp),
+            )?;
+            written += 1;
+        }
+    }
+    // Identified from inside the container only.
+    let id = 0x0100C0DE00000000;
+    put(
+        dir,
+        "Sans nom",
+        "game without tags.nsp",
+        &game_file(&mut rng, id, Pack::Nsp),
+    )?;
+    let xml = "<?xml version=\"1.0\"?><ContentMeta><Type>Patch</Type>\
+               <Id>0x0100c0de00000800</Id><Version>131072</Version></ContentMeta>";
+    let nca = synth::simple_nca(&mut rng, 0x4800);
+    let nsp = synth::pfs0(&[
+        (nca.name(), nca.bytes.clone()),
+        ("cnmt.cnmt.xml".into(), xml.as_bytes().to_vec()),
+    ]);
+    put(dir, "Sans nom", "update from xml.nsp", &nsp)?;
+    written += 2;
+    // Unknown: no ID anywhere, an ID that is not a Switch title, a delta.
+    let nca = synth::simple_nca(&mut rng, 0x4800);
+    put(
+        dir,
+        "homebrew",
+        "Some Homebrew Tool.nsp",
+        &synth::pfs0(&[(nca.name(), nca.bytes)]),
+    )?;
+    put(
+        dir,
+        "homebrew",
+        "Not A Title [0200000000000000].nsp",
+        &game_file(&mut rng, 0x0200000000000000, Pack::Nsp),
+    )?;
+    put(
+        dir,
+        "homebrew",
+        "Delta Fragment [01007EF00011EC00].nsp",
+        &game_file(&mut rng, 0x01007EF00011EC00, Pack::Nsp),
+    )?;
+    put(
+        dir,
+        "homebrew",
+        "Mystery cartridge.xci",
+        &synth::xci(&[("update", vec![]), ("normal", vec![]), ("secure", vec![])]),
+    )?;
+    put(dir, "", "[Archive] Untitled dump.nsp", &synth::pfs0(&[]))?;
+    written += 5;
+    // One corrupt file: named properly, but its header is garbage.
+    let mut garbage = vec![0u8; 4096];
+    rng.fill(&mut garbage[..]);
+    put(
+        dir,
+        "",
+        "Broken Download [0100BBBB00000000][v0].nsp",
+        &garbage,
+    )?;
+    written += 1;
+    Ok(written)
+}
+
+fn extension(pack: Pack) -> &'static str {
+    match pack {
+        Pack::Nsp => "nsp",
+        Pack::NszSolid | Pack::NszBlock => "nsz",
+        Pack::Xci => "xci",
+        Pack::XczBlock => "xcz",
+    }
+}
+
+/// A container for one title: its NCA (compressed for .nsz/.xcz), a CNMT NCA and a ticket.
+fn game_file(rng: &mut StdRng, id: u64, pack: Pack) -> Vec<u8> {
+    let size = rng.random_range(0x6000..0x30000);
+    let nca: Nca = synth::simple_nca(rng, size);
+    let cnmt = rng.random_range(0x400..0x800);
+    let cnmt = synth::filler(rng, cnmt);
+    let cnmt_name = format!("{}.cnmt.nca", synth::content_id(&cnmt));
+    let main = match pack {
+        Pack::Nsp | Pack::Xci => (nca.name(), nca.bytes.clone()),
+        Pack::NszSolid => (nca.ncz_name(), synth::ncz_solid(&nca)),
+        Pack::NszBlock | Pack::XczBlock => (nca.ncz_name(), synth::ncz_block(&nca, 14)),
+    };
+    match pack {
+        Pack::Nsp | Pack::NszSolid | Pack::NszBlock => {
+            synth::pfs0(&[main, (cnmt_name, cnmt), synth::ticket(rng, id)])
+        }
+        Pack::Xci | Pack::XczBlock => synth::xci(&[
+            ("update", vec![]),
+            ("normal", vec![]),
+            (
+                "secure",
+                vec![main, (cnmt_name, cnmt), synth::ticket(rng, id)],
+            ),
+        ]),
+    }
+}
+
+fn put(dir: &Path, folder: &str, file: &str, bytes: &[u8]) -> Result<(), Error> {
+    let folder = dir.join(folder);
+    std::fs::create_dir_all(&folder)?;
+    std::fs::write(folder.join(file), bytes)?;
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Walking the library root: which files are games, and their keys.
+//!
+//! Hidden entries (names starting with `.`) are skipped at every depth, which also
+//! skips the trash folder `.ludotheque-trash/`. A symlink to a file is followed only
+//! when its target lies inside the root; symlinks to folders are not followed at all
+//! (no loops, no escape from the root). Nothing here reads file contents.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use log::debug;
+
+use crate::store::platforms::Platform;
+
+/// A game file found by the walk.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Path relative to the root, `/`-separated.
+    pub key: String,
+    pub path: PathBuf,
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: i64,
+    pub platform: String,
+    /// The extension in lower case (`nsp`, `nsz`, `xci`, `xcz`, ...).
+    pub format: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Found>,
+    /// What could not be walked, as safe sentences (paths go to the debug log).
+    pub problems: Vec<String>,
+}
+
+/// Walk every platform's folder. A file belongs to the most specific platform whose
+/// folder holds it and whose extensions match.
+pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
+    let mut ordered: Vec<&Platform> = platforms.iter().collect();
+    ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
+    let mut out = Walk::default();
+    let mut seen = HashSet::new();
+    for platform in ordered {
+        let start = if platform.folder.is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(&platform.folder)
+        };
+        if start.is_dir() {
+            walk_dir(root, &start, platform, &mut seen, &mut out);
+        }
+    }
+    out
+}
+
+fn walk_dir(
+    root: &Path,
+    start: &Path,
+    platform: &Platform,
+    seen: &mut HashSet<String>,
+    out: &mut Walk,
+) {
+    let mut stack = vec![start.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                debug!("cannot read folder {}: {e}", dir.display());
+                out.problems
+                    .push("a folder of the library could not be read".into());
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                debug!("skipping a name that is not UTF-8 in {}", dir.display());
+                out.problems
+                    .push("a file name that is not valid UTF-8 was skipped".into());
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Some(format) = extension(name).filter(|e| platform.extensions.contains(e)) else {
+                continue;
+            };
+            if file_type.is_symlink() && !inside(root, &path) {
+                debug!("not following {} out of the library", path.display());
+                continue;
+            }
+            let Ok(meta) = std::fs::metadata(&path) else {
+                out.problems
+                    .push("a file of the library could not be examined".into());
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let Some(key) = key_of(root, &path) else {
+                continue;
+            };
+            if seen.insert(key.clone()) {
+                out.files.push(Found {
+                    key,
+                    path,
+                    size: meta.len(),
+                    mtime: mtime_ns(&meta),
+                    platform: platform.slug.clone(),
+                    format,
+                });
+            }
+        }
+    }
+}
+
+fn extension(name: &str) -> Option<String> {
+    name.rsplit_once('.')
+        .filter(|(stem, _)| !stem.is_empty())
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+}
+
+/// A symlink's target lies inside the root.
+fn inside(root: &Path, path: &Path) -> bool {
+    path.canonicalize()
+        .is_ok_and(|target| target.starts_with(root))
+}
+
+fn key_of(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}

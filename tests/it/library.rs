@@ -1,0 +1,357 @@
+//! Library: scanning and identifying games, through the real binary.
+
+use std::time::Duration;
+
+use crate::harness::{Folders, TestServer};
+
+/// Write the demo library into the folders' library root.
+pub fn demo(folders: &Folders) {
+    let (status, out, err) = folders.cli(&["demo-library", folders.library.to_str().unwrap()]);
+    assert!(status.success(), "{out}{err}");
+}
+
+fn db(folders: &Folders) -> rusqlite::Connection {
+    rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap()
+}
+
+fn count(folders: &Folders, sql: &str) -> i64 {
+    db(folders).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn game(folders: &Folders, key: &str) -> Option<(String, String, bool, bool, Option<String>)> {
+    db(folders)
+        .query_row(
+            "SELECT type, identified_by, header_ok, playable, note FROM games WHERE key = ?1",
+            [key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .ok()
+}
+
+fn keys(folders: &Folders) -> Vec<String> {
+    let conn = db(folders);
+    let mut stmt = conn.prepare("SELECT key FROM games ORDER BY key").unwrap();
+    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// Run a scan through the API and return the finished run (`last`).
+fn scan(s: &TestServer) -> serde_json::Value {
+    s.wait_idle();
+    let r = s.post("/api/v1/scan");
+    assert_eq!(r.status, 202, "{r:?}");
+    s.wait_idle()["last"].clone()
+}
+
+#[test]
+fn demo_library_writes_about_sixty_files() {
+    let folders = Folders::new();
+    demo(&folders);
+    let mut n = 0;
+    let mut stack = vec![folders.library.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, 60);
+}
+
+#[test]
+fn scanning_the_demo_library_gives_exact_counts_and_types() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["label"], "scan");
+    assert_eq!(last["result"], "ok", "{last}");
+    assert_eq!(last["errors"], 1, "one corrupt file: {last}");
+    assert_eq!(
+        (last["done"].as_u64(), last["total"].as_u64()),
+        (Some(60), Some(60))
+    );
+    let by_type = |t: &str| {
+        count(
+            &folders,
+            &format!("SELECT count(*) FROM games WHERE type = '{t}'"),
+        )
+    };
+    assert_eq!(count(&folders, "SELECT count(*) FROM games"), 60);
+    assert_eq!(
+        (
+            by_type("BASE"),
+            by_type("UPDATE"),
+            by_type("DLC"),
+            by_type("INCONNU")
+        ),
+        (30, 13, 12, 5)
+    );
+    assert_eq!(
+        count(
+            &folders,
+            "SELECT count(*) FROM games WHERE subtype = 'dlc_update'"
+        ),
+        2
+    );
+    assert_eq!(
+        count(
+            &folders,
+            "SELECT count(*) FROM games WHERE format IN ('nsz','xcz')"
+        ),
+        5
+    );
+    assert_eq!(s.get("/api/v1/system").json()["library_ready"], true);
+
+    // Identified by each route, and the reasons recorded.
+    let g = game(&folders, "Sans nom/game without tags.nsp").unwrap();
+    assert_eq!((g.0.as_str(), g.1.as_str(), g.3), ("BASE", "ticket", true));
+    let g = game(&folders, "Sans nom/update from xml.nsp").unwrap();
+    assert_eq!(
+        (g.0.as_str(), g.1.as_str(), g.3),
+        ("UPDATE", "cnmt_xml", true)
+    );
+    let g = game(&folders, "homebrew/Some Homebrew Tool.nsp").unwrap();
+    assert_eq!(
+        (g.0.as_str(), g.1.as_str(), g.3),
+        ("INCONNU", "none", false)
+    );
+    assert!(g.4.unwrap().contains("no title ID"));
+    let g = game(&folders, "homebrew/Delta Fragment [01007EF00011EC00].nsp").unwrap();
+    assert_eq!(g.0, "INCONNU");
+    // A DLC or update whose base is missing is not playable.
+    assert!(
+        !game(
+            &folders,
+            "Orphan DLC without its game [0100AAAA00001001][v0].nsp"
+        )
+        .unwrap()
+        .3
+    );
+    assert!(
+        game(&folders, "Tetris 99 - Big Block [010040600C5CF001][v0].nsp")
+            .unwrap()
+            .3
+    );
+}
+
+#[test]
+fn the_corrupt_file_is_recorded_with_its_reason_and_the_scan_goes_on() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let (kind, by, header_ok, playable, note) =
+        game(&folders, "Broken Download [0100BBBB00000000][v0].nsp").unwrap();
+    assert_eq!(
+        (kind.as_str(), by.as_str(), header_ok, playable),
+        ("BASE", "filename", false, false)
+    );
+    let note = note.unwrap();
+    assert!(note.contains("could not be read"), "{note}");
+    assert!(!note.contains('/'), "no path in the reason: {note}");
+}
+
+#[test]
+fn a_warm_rescan_opens_no_unchanged_file() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    // Replace a file's bytes with garbage of the same size and put its mtime back: a
+    // rescan that opened it would now find it corrupt.
+    let path = folders
+        .library
+        .join("Indies/Hades [0100535012974000][v0].nsp");
+    let meta = std::fs::metadata(&path).unwrap();
+    std::fs::write(&path, vec![0xAB; meta.len() as usize]).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(meta.modified().unwrap()).unwrap();
+    drop(f);
+    let last = scan(&s);
+    assert_eq!(last["result"], "ok");
+    assert_eq!(
+        last["message"], "60 files: 0 read, 60 unchanged, 0 removed",
+        "{last}"
+    );
+    assert_eq!(
+        last["errors"], 0,
+        "nothing was read, so nothing failed: {last}"
+    );
+    let g = game(&folders, "Indies/Hades [0100535012974000][v0].nsp").unwrap();
+    assert!(g.2, "the file was not opened again");
+}
+
+#[test]
+fn added_removed_and_renamed_files_are_reflected() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let lib = &folders.library;
+    std::fs::remove_file(lib.join("Tetris 99 [010040600C5CE000][v0].nsp")).unwrap();
+    std::fs::rename(
+        lib.join("Indies/Celeste [01002B30028F6000][v0].xcz"),
+        lib.join("Celeste renamed [01002B30028F6000][v0].xcz"),
+    )
+    .unwrap();
+    std::fs::copy(
+        lib.join("Indies/Hades [0100535012974000][v0].nsp"),
+        lib.join("Nintendo/Copy of Hades [0100535012974000][v0].nsp"),
+    )
+    .unwrap();
+    let last = scan(&s);
+    assert_eq!(
+        last["message"], "60 files: 2 read, 58 unchanged, 2 removed",
+        "{last}"
+    );
+    let keys = keys(&folders);
+    assert!(!keys.contains(&"Tetris 99 [010040600C5CE000][v0].nsp".to_string()));
+    assert!(!keys.contains(&"Indies/Celeste [01002B30028F6000][v0].xcz".to_string()));
+    assert!(keys.contains(&"Celeste renamed [01002B30028F6000][v0].xcz".to_string()));
+    assert!(keys.contains(&"Nintendo/Copy of Hades [0100535012974000][v0].nsp".to_string()));
+    // The DLC of the removed base is no longer playable.
+    assert!(
+        !game(&folders, "Tetris 99 - Big Block [010040600C5CF001][v0].nsp")
+            .unwrap()
+            .3
+    );
+}
+
+#[test]
+fn hidden_entries_the_trash_and_outside_symlinks_are_skipped() {
+    let folders = Folders::new();
+    let lib = &folders.library;
+    let nsp = |name: &str| lib.join(name);
+    std::fs::create_dir_all(lib.join(".ludotheque-trash/1")).unwrap();
+    std::fs::create_dir_all(lib.join(".hidden")).unwrap();
+    std::fs::create_dir_all(lib.join("real")).unwrap();
+    let outside = folders.tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    for p in [
+        nsp(".ludotheque-trash/1/Trashed [0100000000010000].nsp"),
+        nsp(".hidden/Hidden [0100000000010000].nsp"),
+        nsp(".dotfile [0100000000010000].nsp"),
+        nsp("real/Visible [0100000000010000].NSP"),
+        nsp("real/readme.txt"),
+        outside.join("Outside [0100000000020000].nsp"),
+    ] {
+        std::fs::write(p, b"PFS0\0\0\0\0\0\0\0\0\0\0\0\0").unwrap();
+    }
+    std::os::unix::fs::symlink(
+        outside.join("Outside [0100000000020000].nsp"),
+        nsp("link-out.nsp"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, nsp("dir-link")).unwrap();
+    std::os::unix::fs::symlink(
+        nsp("real/Visible [0100000000010000].NSP"),
+        nsp("link-in.nsp"),
+    )
+    .unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(
+        keys(&folders),
+        ["link-in.nsp", "real/Visible [0100000000010000].NSP"]
+    );
+}
+
+#[test]
+fn titles_import_names_win_over_file_names() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let json = folders.tmp.path().join("titles.json");
+    std::fs::write(
+        &json,
+        r#"{"1": {"id": "0100535012974000", "name": "HADES (official)", "region": "US"},
+            "2": {"id": "bad", "name": "ignored"},
+            "3": {"id": "0100FFFF00000000", "name": "Not in the library"}}"#,
+    )
+    .unwrap();
+    let (status, out, err) = folders.cli(&["titles", "import", json.to_str().unwrap()]);
+    assert!(status.success(), "{out}{err}");
+    assert!(out.contains("2 titres importés"), "{out}");
+    assert!(out.contains("1 jeux renommés"), "{out}");
+    let name = |key: &str| -> String {
+        db(&folders)
+            .query_row("SELECT name FROM games WHERE key = ?1", [key], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(
+        name("Indies/Hades [0100535012974000][v0].nsp"),
+        "HADES (official)"
+    );
+    assert_eq!(
+        name("Indies/Hades [0100535012974800][v131072].nsp"),
+        "Hades"
+    );
+    // A file scanned after the import takes the imported name too.
+    std::fs::copy(
+        folders
+            .library
+            .join("Indies/Hades [0100535012974000][v0].nsp"),
+        folders.library.join("Another [0100535012974000].nsp"),
+    )
+    .unwrap();
+    scan(&s);
+    assert_eq!(name("Another [0100535012974000].nsp"), "HADES (official)");
+    let (status, _, err) = folders.cli(&["titles", "import", "/nonexistent.json"]);
+    assert!(!status.success());
+    assert!(err.contains("ne peut pas être ouvert"), "{err}");
+}
+
+#[test]
+fn the_foreground_scan_works_and_refuses_while_a_server_runs() {
+    let folders = Folders::new();
+    demo(&folders);
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(out.contains("60 fichiers sur 60"), "{out}");
+    assert!(out.contains("1 erreur"), "{out}");
+    assert_eq!(count(&folders, "SELECT count(*) FROM games"), 60);
+    let _s = TestServer::start_on(folders.clone(), &[]);
+    let (status, _, err) = folders.cli(&["scan"]);
+    assert!(!status.success());
+    assert!(err.contains("utilise déjà ce dossier"), "{err}");
+}
+
+#[test]
+fn scan_progress_counts_files_and_names_the_key() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    // Touch every file so the rescan reads them all, and watch it.
+    for key in keys(&folders) {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(folders.library.join(&key))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() - Duration::from_secs(5))
+            .unwrap();
+    }
+    let r = s.post("/api/v1/scan");
+    assert_eq!(r.status, 202);
+    assert_eq!(r.json()["unit"], "files");
+    for _ in 0..200 {
+        let job = s.get("/api/v1/job").json();
+        if job["running"] == false {
+            break;
+        }
+        let detail = job["detail"].as_str().unwrap();
+        if !detail.is_empty() {
+            assert!(!detail.starts_with('/'), "a key, not a path: {detail}");
+            assert!(keys(&folders).contains(&detail.to_string()) || detail.contains('.'));
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["message"], "60 files: 60 read, 0 unchanged, 0 removed");
+}
