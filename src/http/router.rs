@@ -67,7 +67,13 @@ use Access::*;
 
 pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/health", Public, v1::health),
+    route("GET", "/api/v1/openapi.json", Public, v1::openapi),
     route("GET", "/api/v1/system", Private, v1::system),
+    route("GET", "/api/v1/stats", Private, v1::games::stats),
+    route("GET", "/api/v1/library", Private, v1::games::list),
+    route("GET", "/api/v1/library/{key*}", Private, v1::games::one),
+    route("GET", "/api/v1/search", Private, v1::games::search),
+    route("GET", "/api/v1/platforms", Private, v1::games::platforms),
     route("GET", "/api/v1/job", Private, v1::job),
     route("POST", "/api/v1/scan", Private, v1::scan),
     route("GET", "/api/test/panic", Test, test_panic),
@@ -176,6 +182,25 @@ mod tests {
         assert!(match_pattern("/api/v1/job", &segs("/api/v1/job")).is_some());
         assert!(match_pattern("/api/v1/job", &segs("/api/v1/job/")).is_none());
         assert!(match_pattern("/api/v1/job", &segs("/api/v1")).is_none());
+    }
+
+    #[test]
+    fn the_router_and_the_openapi_document_have_the_same_routes() {
+        let doc: serde_json::Value = serde_json::from_str(v1::OPENAPI).unwrap();
+        let mut documented: Vec<String> = Vec::new();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for method in ops.as_object().unwrap().keys() {
+                documented.push(format!("{} {path}", method.to_uppercase()));
+            }
+        }
+        let mut routed: Vec<String> = ROUTES
+            .iter()
+            .filter(|r| r.pattern.starts_with("/api/v1/"))
+            .map(|r| format!("{} {}", r.method, r.pattern.replace("*}", "}")))
+            .collect();
+        documented.sort();
+        routed.sort();
+        assert_eq!(routed, documented);
     }
 
     #[test]

@@ -33,9 +33,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
     let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
-    let server = tiny_http::Server::http(config.listen.as_str()).map_err(|e| {
-        Error::bad_request(format!("cannot listen on {}", config.listen)).with_cause(e)
-    })?;
+    let server = listen(&config.listen)?;
     let addr = server
         .server_addr()
         .to_ip()
@@ -73,6 +71,21 @@ pub fn serve(config: Config) -> Result<(), Error> {
     let _ = job_thread.join();
     info!("stopped");
     Ok(())
+}
+
+/// Bind with `TCP_NODELAY` on the listener, which accepted sockets inherit on Linux.
+/// tiny_http writes a response's head and body in separate writes; with Nagle's
+/// algorithm on, a body past the first segment waits for the client's delayed ACK
+/// (40 ms) on every keep-alive request.
+fn listen(address: &str) -> Result<tiny_http::Server, Error> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        Error::bad_request(format!("cannot listen on {address}")).with_cause(e.to_string())
+    };
+    let listener = std::net::TcpListener::bind(address).map_err(|e| cannot(&e))?;
+    socket2::SockRef::from(&listener)
+        .set_tcp_nodelay(true)
+        .map_err(|e| cannot(&e))?;
+    tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
 }
 
 type Pool = (

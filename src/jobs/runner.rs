@@ -62,6 +62,9 @@ pub struct Snapshot {
 /// The task slot, shared by the HTTP workers and the job thread.
 pub struct Jobs {
     slot: Mutex<Slot>,
+    /// Aborts the SQL statement the job thread is running, so that a stop is prompt
+    /// even in the middle of a long statement.
+    interrupt: rusqlite::InterruptHandle,
     errors: AtomicU64,
     tx: Sender<Msg>,
     cancel: AtomicBool,
@@ -79,6 +82,7 @@ impl Jobs {
         }
         let (tx, rx) = bounded(1);
         let jobs = Arc::new(Jobs {
+            interrupt: conn.get_interrupt_handle(),
             slot: Mutex::new(Slot {
                 last: job_runs::last(&conn)?,
                 ..Slot::default()
@@ -138,6 +142,9 @@ impl Jobs {
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         self.cancel.store(true, Ordering::SeqCst);
+        if self.slot().task.is_some() {
+            self.interrupt.interrupt();
+        }
         let _ = self.tx.send(Msg::Stop);
     }
 
@@ -244,16 +251,11 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: Ta
     }));
     let (result, message) = match outcome {
         Ok(Ok(o)) => ("ok", o.message),
-        Ok(Err(e)) if e.slug == "cancelled" => {
-            if jobs.stopping.load(Ordering::SeqCst) {
-                (
-                    "interrupted",
-                    "The service stopped while this task was running.".into(),
-                )
-            } else {
-                ("cancelled", e.message)
-            }
-        }
+        Ok(Err(_)) if jobs.stopping.load(Ordering::SeqCst) => (
+            "interrupted",
+            "The service stopped while this task was running.".into(),
+        ),
+        Ok(Err(e)) if e.slug == "cancelled" => ("cancelled", e.message),
         Ok(Err(e)) => {
             error!("task {} failed: {e}", task.label());
             ("failed", e.message)

@@ -2,7 +2,8 @@
 //! ones, then recompute what depends on the whole library (`playable`).
 //!
 //! Incremental: a file whose size and modification time match the database is not
-//! opened again. Writes are batched in transactions so that a cold scan of a large
+//! opened again. Ranks (the library order) are renumbered once, at the end, so files
+//! found by a scan appear in lists when it completes. Writes are batched in transactions so that a cold scan of a large
 //! library is not bound by commits; a cancel commits what was done and stops.
 
 use log::warn;
@@ -59,7 +60,10 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     for key in known.keys() {
         games::delete(&tx, key)?;
     }
-    games::refresh_playable(&tx)?;
+    if read > 0 || removed > 0 {
+        games::refresh_playable(&tx)?;
+        games::renumber(&tx)?;
+    }
     library::mark_ready(&tx, root)?;
     tx.commit()?;
     Ok(Outcome {

@@ -80,5 +80,49 @@ pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
             renamed += 1;
         }
     }
+    if renamed > 0 {
+        games::renumber(db)?;
+    }
     Ok(renamed)
+}
+
+/// A game key as clients may give it: relative, `/`-separated, with no empty, `.` or
+/// `..` segment and no NUL or backslash. Anything else names no game, whatever the
+/// filesystem would make of it.
+pub fn valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && !key.contains(['\0', '\\'])
+        && key
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_that_could_escape_the_library_are_invalid() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "./a",
+            "a/.",
+            "a\0b",
+            "a/",
+            "..",
+            "a\\..\\b",
+        ] {
+            assert!(!super::valid_key(bad), "{bad:?}");
+        }
+        for good in [
+            "a.nsp",
+            "dir/Game [0100000000010000].nsp",
+            "..a/b..",
+            "a b/c",
+        ] {
+            assert!(super::valid_key(good), "{good:?}");
+        }
+    }
 }

@@ -84,18 +84,17 @@ pub fn delete(conn: &Connection, key: &str) -> Result<(), Error> {
 
 /// Recompute `playable`: the header parsed, the type is known, and an update or DLC
 /// has its base game in the library. Only rows whose value changes are written.
+/// The index is named: without statistics the planner may pick the type index,
+/// which makes this quadratic.
 pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
-        "UPDATE games SET playable = p.value
-         FROM (SELECT g.key AS key,
-                      CASE WHEN g.header_ok = 0 OR g.type = 'INCONNU' THEN 0
-                           WHEN g.type = 'BASE' THEN 1
-                           WHEN EXISTS (SELECT 1 FROM games b
-                                        WHERE b.title_id = g.base_title_id AND b.type = 'BASE')
-                           THEN 1
-                           ELSE 0 END AS value
-               FROM games g) AS p
-         WHERE games.key = p.key AND games.playable <> p.value",
+        "UPDATE games SET playable = NOT playable
+         WHERE playable <> (CASE WHEN header_ok = 0 OR type = 'INCONNU' THEN 0
+                                 WHEN type = 'BASE' THEN 1
+                                 WHEN EXISTS (SELECT 1 FROM games b INDEXED BY games_by_title
+                                              WHERE b.title_id = games.base_title_id
+                                                AND b.type = 'BASE') THEN 1
+                                 ELSE 0 END)",
     )?;
     Ok(())
 }
@@ -114,4 +113,267 @@ pub fn rename(conn: &Connection, key: &str, name: &str, folded: &str) -> Result<
     conn.prepare_cached("UPDATE games SET name = ?2, folded = ?3 WHERE key = ?1")?
         .execute(params![key, name, folded])?;
     Ok(())
+}
+
+/// A game as lists show it.
+#[derive(Debug, Clone)]
+pub struct GameItem {
+    pub key: String,
+    pub name: String,
+    pub kind: String,
+    pub size: u64,
+    pub playable: bool,
+    pub title_id: Option<String>,
+}
+
+const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id";
+
+fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
+    Ok(GameItem {
+        key: r.get(0)?,
+        name: r.get(1)?,
+        kind: r.get(2)?,
+        size: r.get::<_, i64>(3)? as u64,
+        playable: r.get(4)?,
+        title_id: r.get(5)?,
+    })
+}
+
+/// One page of the library sorted by folded name then key (stable across pages),
+/// optionally of one type, with the total count. Ranks make both index lookups, however
+/// deep the page.
+pub fn page(
+    conn: &Connection,
+    kind: Option<&str>,
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<GameItem>), Error> {
+    let (count_sql, page_sql) = match kind {
+        Some(_) => (
+            "SELECT coalesce(max(type_ord) + 1, 0) FROM games WHERE type = ?1",
+            format!(
+                "SELECT {ITEM_COLUMNS} FROM games WHERE type = ?1 AND type_ord >= ?3
+                 ORDER BY type_ord LIMIT ?2"
+            ),
+        ),
+        None => (
+            "SELECT coalesce(max(ord) + 1, 0) FROM games WHERE ?1 IS NULL",
+            format!("SELECT {ITEM_COLUMNS} FROM games WHERE ?1 IS NULL AND ord >= ?3 ORDER BY ord LIMIT ?2"),
+        ),
+    };
+    let total: i64 = conn
+        .prepare_cached(count_sql)?
+        .query_row([kind], |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(&page_sql)?;
+    let rows = stmt.query_map(params![kind, clamp_i64(limit), clamp_i64(offset)], item)?;
+    Ok((total as u64, rows.collect::<Result<_, _>>()?))
+}
+
+/// Recompute every game's rank after a change of membership or of names. Only rows
+/// whose rank moves are written. Call it in the transaction that made the change.
+///
+/// The ranks go through a temporary table keyed by rowid: joining `games` to the
+/// window query directly has no index to join on, which is quadratic.
+pub fn renumber(conn: &Connection) -> Result<(), Error> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS ranks (
+             id INTEGER PRIMARY KEY, ord INTEGER NOT NULL, type_ord INTEGER NOT NULL
+         );
+         DELETE FROM temp.ranks;
+         INSERT INTO temp.ranks (id, ord, type_ord)
+             SELECT rowid,
+                    row_number() OVER (ORDER BY folded, key) - 1,
+                    row_number() OVER (PARTITION BY type ORDER BY folded, key) - 1
+             FROM games;
+         UPDATE games SET ord = r.ord, type_ord = r.type_ord
+         FROM temp.ranks AS r
+         WHERE r.id = games.rowid
+           AND (games.ord IS NOT r.ord OR games.type_ord IS NOT r.type_ord);
+         DELETE FROM temp.ranks;",
+    )?;
+    Ok(())
+}
+
+fn clamp_i64(n: u64) -> i64 {
+    n.min(i64::MAX as u64) as i64
+}
+
+/// What a search looks for: words that must all occur in the folded name, or a
+/// title-ID prefix (upper-case hex).
+pub struct SearchQuery {
+    pub words: Vec<String>,
+    pub id_prefix: Option<String>,
+}
+
+/// One page of the games matching `q`, sorted like the library, with the count.
+///
+/// Words of three characters or more go through the trigram index; shorter ones are
+/// checked with LIKE on what the index already narrowed (or on every name when no
+/// word is long enough). A title-ID prefix is a range on the title-ID index.
+pub fn search(
+    conn: &Connection,
+    q: &SearchQuery,
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<GameItem>), Error> {
+    let long: Vec<String> = q
+        .words
+        .iter()
+        .filter(|w| w.chars().count() >= 3)
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    let short: Vec<String> = q
+        .words
+        .iter()
+        .filter(|w| w.chars().count() < 3)
+        .map(|w| {
+            format!(
+                "%{}%",
+                w.replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_")
+            )
+        })
+        .collect();
+    let mut by_name = Vec::new();
+    let mut args: Vec<String> = Vec::new();
+    if !long.is_empty() {
+        args.push(long.join(" AND "));
+        by_name.push(format!(
+            "rowid IN (SELECT rowid FROM games_fts WHERE games_fts MATCH ?{})",
+            args.len()
+        ));
+    }
+    for pattern in short {
+        args.push(pattern);
+        by_name.push(format!("folded LIKE ?{} ESCAPE '\\'", args.len()));
+    }
+    let mut any = Vec::new();
+    if !by_name.is_empty() {
+        any.push(format!("({})", by_name.join(" AND ")));
+    }
+    if let Some(prefix) = &q.id_prefix {
+        args.push(prefix.clone());
+        args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
+        any.push(format!(
+            "rowid IN (SELECT rowid FROM games WHERE title_id >= ?{} AND title_id < ?{})",
+            args.len() - 1,
+            args.len()
+        ));
+    }
+    if any.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let filter = any.join(" OR ");
+    // Two statements: a window count in the page query makes SQLite drop the
+    // multi-index OR plan and scan the table.
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM games WHERE {filter}"))?
+        .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?;
+    let n = args.len();
+    let sql = format!(
+        "SELECT {ITEM_COLUMNS} FROM games WHERE {filter}
+         ORDER BY folded, key LIMIT ?{} OFFSET ?{}",
+        n + 1,
+        n + 2
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut values: Vec<rusqlite::types::Value> = args.into_iter().map(Into::into).collect();
+    values.push(clamp_i64(limit).into());
+    values.push(clamp_i64(offset).into());
+    let rows = stmt.query_map(rusqlite::params_from_iter(values), item)?;
+    Ok((total as u64, rows.collect::<Result<_, _>>()?))
+}
+
+/// Everything the single-game route shows.
+#[derive(Debug, Clone)]
+pub struct GameDetail {
+    pub item: GameItem,
+    pub version: Option<u32>,
+    pub format: String,
+    pub platform: String,
+    pub mtime: i64,
+    pub identified_by: String,
+    pub note: Option<String>,
+    pub subtype: Option<String>,
+    pub base_title_id: Option<String>,
+}
+
+pub fn get(conn: &Connection, key: &str) -> Result<Option<GameDetail>, Error> {
+    use rusqlite::OptionalExtension;
+    let sql = format!(
+        "SELECT {ITEM_COLUMNS}, version, format, platform, mtime, identified_by, note,
+                subtype, base_title_id
+         FROM games WHERE key = ?1"
+    );
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([key], |r| {
+            Ok(GameDetail {
+                item: item(r)?,
+                version: r.get(6)?,
+                format: r.get(7)?,
+                platform: r.get(8)?,
+                mtime: r.get(9)?,
+                identified_by: r.get(10)?,
+                note: r.get(11)?,
+                subtype: r.get(12)?,
+                base_title_id: r.get(13)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Keys of the games of one type that belong to a base title, sorted like the library.
+pub fn related(conn: &Connection, base_title_id: &str, kind: &str) -> Result<Vec<String>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT key FROM games INDEXED BY games_by_base
+         WHERE base_title_id = ?1 AND type = ?2 ORDER BY folded, key",
+    )?;
+    let rows = stmt.query_map([base_title_id, kind], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Counts of a set of games.
+#[derive(Debug, Clone, Default)]
+pub struct Counts {
+    pub total: u64,
+    pub base: u64,
+    pub update: u64,
+    pub dlc: u64,
+    pub unknown: u64,
+    pub bytes: u64,
+    pub to_convert: u64,
+}
+
+const COUNT_COLUMNS: &str = "count(*), count(*) FILTER (WHERE type = 'BASE'),
+     count(*) FILTER (WHERE type = 'UPDATE'), count(*) FILTER (WHERE type = 'DLC'),
+     count(*) FILTER (WHERE type = 'INCONNU'), coalesce(sum(size), 0),
+     count(*) FILTER (WHERE format IN ('nsz', 'xcz'))";
+
+fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
+    let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(at + i)? as u64) };
+    Ok(Counts {
+        total: n(0)?,
+        base: n(1)?,
+        update: n(2)?,
+        dlc: n(3)?,
+        unknown: n(4)?,
+        bytes: n(5)?,
+        to_convert: n(6)?,
+    })
+}
+
+/// Counts over the whole library.
+pub fn stats(conn: &Connection) -> Result<Counts, Error> {
+    let sql = format!("SELECT {COUNT_COLUMNS} FROM games");
+    Ok(conn.prepare_cached(&sql)?.query_row([], |r| counts(r, 0))?)
+}
+
+/// Counts per platform slug (platforms without games are absent).
+pub fn stats_by_platform(conn: &Connection) -> Result<HashMap<String, Counts>, Error> {
+    let sql = format!("SELECT platform, {COUNT_COLUMNS} FROM games GROUP BY platform");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, counts(r, 1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -73,6 +73,31 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX games_by_type_name ON games (type, folded, key);
      CREATE INDEX games_by_title ON games (title_id);
      CREATE INDEX games_by_base ON games (base_title_id);",
+    // 4: substring search on folded names, from an index (trigram FTS5), kept in step
+    //    with `games` by triggers.
+    "CREATE VIRTUAL TABLE games_fts USING fts5(
+         folded, content = 'games', content_rowid = 'rowid', tokenize = 'trigram'
+     );
+     CREATE TRIGGER games_fts_insert AFTER INSERT ON games BEGIN
+         INSERT INTO games_fts (rowid, folded) VALUES (new.rowid, new.folded);
+     END;
+     CREATE TRIGGER games_fts_delete AFTER DELETE ON games BEGIN
+         INSERT INTO games_fts (games_fts, rowid, folded) VALUES ('delete', old.rowid, old.folded);
+     END;
+     CREATE TRIGGER games_fts_update AFTER UPDATE OF folded ON games BEGIN
+         INSERT INTO games_fts (games_fts, rowid, folded) VALUES ('delete', old.rowid, old.folded);
+         INSERT INTO games_fts (rowid, folded) VALUES (new.rowid, new.folded);
+     END;
+     INSERT INTO games_fts (games_fts) VALUES ('rebuild');",
+    // 5: each game's rank in the library order, overall and within its type, so that
+    //    any page and any count are index lookups instead of OFFSET scans. Kept
+    //    current by `games::renumber` in the transaction of every change. The indexes
+    //    cover what a list shows, so a page never touches the table.
+    "ALTER TABLE games ADD COLUMN ord INTEGER;
+     ALTER TABLE games ADD COLUMN type_ord INTEGER;
+     CREATE INDEX games_by_ord ON games (ord, key, name, type, size, playable, title_id);
+     CREATE INDEX games_by_type_ord
+         ON games (type, type_ord, key, name, size, playable, title_id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -1,6 +1,7 @@
 //! The one integration test binary: every test runs the real `ludotheque` binary.
 
 mod access;
+mod api;
 mod foundation;
 mod harness;
 mod library;

@@ -1,6 +1,8 @@
 //! Handlers of the public API v1 (`../shared/spec/api-v1.md`). Each is short: read
 //! the request, call the domain, shape the answer with `types`.
 
+pub mod games;
+pub mod params;
 pub mod types;
 
 use types::{Health, JobStatus, System};
@@ -9,6 +11,18 @@ use crate::error::Error;
 use crate::http::{Ctx, Reply};
 use crate::jobs::Task;
 use crate::library;
+
+/// The OpenAPI 3.1 description of this API, checked in beside the handlers.
+pub const OPENAPI: &str = include_str!("openapi.json");
+
+pub fn openapi(_: &Ctx) -> Result<Reply, Error> {
+    Ok(Reply {
+        status: 200,
+        content_type: "application/json",
+        headers: Vec::new(),
+        body: OPENAPI.as_bytes().to_vec(),
+    })
+}
 
 /// Liveness: 200 when the database answers.
 pub fn health(c: &Ctx) -> Result<Reply, Error> {

@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use crate::jobs::Snapshot;
+use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
+use crate::store::platforms::Platform;
 use crate::time::rfc3339;
 
 #[derive(Serialize)]
@@ -74,6 +76,127 @@ impl From<&Snapshot> for JobStatus {
             unit: s.unit.to_string(),
             started_at: s.started_at.map(rfc3339),
             last: s.last.as_ref().map(LastRun::from),
+        }
+    }
+}
+
+/// 2.1: a game in a list.
+#[derive(Serialize)]
+pub struct Game {
+    pub key: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub size: u64,
+    pub playable: bool,
+}
+
+impl From<&GameItem> for Game {
+    fn from(g: &GameItem) -> Self {
+        Game {
+            key: g.key.clone(),
+            name: g.name.clone(),
+            kind: g.kind.clone(),
+            size: g.size,
+            playable: g.playable,
+        }
+    }
+}
+
+/// A search hit: a game and its title ID.
+#[derive(Serialize)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub game: Game,
+    pub title_id: Option<String>,
+}
+
+/// The single-game route: the list fields and what the scan learned.
+#[derive(Serialize)]
+pub struct GameDetails {
+    #[serde(flatten)]
+    pub game: Game,
+    pub title_id: Option<String>,
+    pub version: Option<u32>,
+    pub format: String,
+    pub platform: String,
+    pub modified: String,
+    pub identified_by: String,
+    /// Why the file is not (fully) identified or readable, when it is not.
+    pub note: Option<String>,
+    pub subtype: Option<String>,
+    pub base_title_id: Option<String>,
+    /// For a base game: keys of its updates and DLC in the library.
+    pub updates: Vec<String>,
+    pub dlc: Vec<String>,
+}
+
+/// 2.5
+#[derive(Serialize)]
+pub struct Page<T> {
+    pub page: u64,
+    pub limit: u64,
+    pub total: u64,
+    pub pages: u64,
+    pub items: Vec<T>,
+}
+
+/// 2.2
+#[derive(Serialize)]
+pub struct Stats {
+    pub total: u64,
+    pub base: u64,
+    pub update: u64,
+    pub dlc: u64,
+    pub bytes: u64,
+    pub to_convert: u64,
+}
+
+impl From<&Counts> for Stats {
+    fn from(c: &Counts) -> Self {
+        Stats {
+            total: c.total,
+            base: c.base,
+            update: c.update,
+            dlc: c.dlc,
+            bytes: c.bytes,
+            to_convert: c.to_convert,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct Platforms {
+    pub platforms: Vec<PlatformCounts>,
+}
+
+#[derive(Serialize)]
+pub struct PlatformCounts {
+    pub slug: String,
+    pub name: String,
+    pub folder: String,
+    pub extensions: Vec<String>,
+    pub games: u64,
+    pub bytes: u64,
+    pub base: u64,
+    pub update: u64,
+    pub dlc: u64,
+    pub unknown: u64,
+}
+
+impl PlatformCounts {
+    pub fn new(p: &Platform, c: &Counts) -> Self {
+        PlatformCounts {
+            slug: p.slug.clone(),
+            name: p.name.clone(),
+            folder: p.folder.clone(),
+            extensions: p.extensions.clone(),
+            games: c.total,
+            bytes: c.bytes,
+            base: c.base,
+            update: c.update,
+            dlc: c.dlc,
+            unknown: c.unknown,
         }
     }
 }

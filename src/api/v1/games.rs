@@ -1,0 +1,103 @@
+//! The library routes: stats, the paged library, one game, search, platforms.
+
+use super::params::{self, Paging};
+use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit, Stats};
+use crate::error::Error;
+use crate::http::{Ctx, Reply};
+use crate::library::{self, identify};
+use crate::store::games::{self, SearchQuery};
+use crate::store::platforms;
+use crate::time;
+
+pub fn stats(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &Stats::from(&games::stats(c.db)?))
+}
+
+pub fn list(c: &Ctx) -> Result<Reply, Error> {
+    let kind = params::game_type(c.req)?;
+    let paging = Paging::from_req(c.req);
+    let (total, items) = games::page(c.db, kind, paging.limit, paging.offset())?;
+    Reply::json(
+        200,
+        &envelope(paging, total, items.iter().map(Game::from).collect()),
+    )
+}
+
+fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
+    Page {
+        page: paging.page,
+        limit: paging.limit,
+        total,
+        pages: paging.pages(total),
+        items,
+    }
+}
+
+/// `GET /api/v1/library/{key}`: a key that fails validation is a 404 like an unknown
+/// one, and never reaches the filesystem (only the database is asked).
+pub fn one(c: &Ctx) -> Result<Reply, Error> {
+    let key = c.param(0);
+    let not_found = || Error::not_found("No game has that key.");
+    if !library::valid_key(key) {
+        return Err(not_found());
+    }
+    let g = games::get(c.db, key)?.ok_or_else(not_found)?;
+    let (updates, dlc) = match (&g.item.kind[..], &g.item.title_id) {
+        ("BASE", Some(id)) => (
+            games::related(c.db, id, "UPDATE")?,
+            games::related(c.db, id, "DLC")?,
+        ),
+        _ => (Vec::new(), Vec::new()),
+    };
+    Reply::json(
+        200,
+        &GameDetails {
+            game: Game::from(&g.item),
+            title_id: g.item.title_id.clone(),
+            version: g.version,
+            format: g.format,
+            platform: g.platform,
+            modified: time::rfc3339(g.mtime / 1_000_000_000),
+            identified_by: g.identified_by,
+            note: g.note,
+            subtype: g.subtype,
+            base_title_id: g.base_title_id,
+            updates,
+            dlc,
+        },
+    )
+}
+
+pub fn search(c: &Ctx) -> Result<Reply, Error> {
+    let q = c.req.query("q").map(str::trim).unwrap_or("");
+    if q.is_empty() {
+        return Err(Error::missing_parameter("q"));
+    }
+    let paging = Paging::from_req(c.req);
+    let query = SearchQuery {
+        words: identify::fold(q)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| q.to_ascii_uppercase()),
+    };
+    let (total, items) = games::search(c.db, &query, paging.limit, paging.offset())?;
+    let hits = items
+        .iter()
+        .map(|g| SearchHit {
+            game: Game::from(g),
+            title_id: g.title_id.clone(),
+        })
+        .collect();
+    Reply::json(200, &envelope(paging, total, hits))
+}
+
+pub fn platforms(c: &Ctx) -> Result<Reply, Error> {
+    let counts = games::stats_by_platform(c.db)?;
+    let platforms = platforms::list(c.db)?
+        .iter()
+        .map(|p| PlatformCounts::new(p, &counts.get(&p.slug).cloned().unwrap_or_default()))
+        .collect();
+    Reply::json(200, &Platforms { platforms })
+}

@@ -1,0 +1,90 @@
+//! Query parameters of the public API, read exactly as the contract's section 4.2
+//! says: a value that is not an integer (a word, empty, `1.5`, an overflow) means the
+//! default; an integer out of bounds is clamped; neither is an error.
+
+use crate::error::Error;
+use crate::http::Req;
+
+pub const DEFAULT_LIMIT: u64 = 50;
+pub const MAX_LIMIT: u64 = 200;
+
+/// The page in effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paging {
+    pub page: u64,
+    pub limit: u64,
+}
+
+impl Paging {
+    pub fn from_req(req: &Req) -> Paging {
+        Paging {
+            page: lenient(req.query("page"), 1, 1, u64::MAX),
+            limit: lenient(req.query("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT),
+        }
+    }
+
+    pub fn offset(&self) -> u64 {
+        (self.page - 1).saturating_mul(self.limit)
+    }
+
+    /// ceil(total / limit); 0 when there is nothing.
+    pub fn pages(&self, total: u64) -> u64 {
+        total.div_ceil(self.limit)
+    }
+}
+
+fn lenient(value: Option<&str>, default: u64, min: u64, max: u64) -> u64 {
+    match value.and_then(|v| v.parse::<i64>().ok()) {
+        None => default,
+        Some(n) if n < min as i64 => min,
+        Some(n) => (n as u64).min(max),
+    }
+}
+
+pub const TYPES: [&str; 4] = ["BASE", "UPDATE", "DLC", "INCONNU"];
+
+/// `type`, case-insensitive; an unknown value is a 400 that names the allowed ones.
+pub fn game_type(req: &Req) -> Result<Option<&'static str>, Error> {
+    let Some(value) = req.query("type") else {
+        return Ok(None);
+    };
+    TYPES
+        .iter()
+        .find(|t| t.eq_ignore_ascii_case(value))
+        .map(|t| Some(*t))
+        .ok_or_else(|| {
+            Error::bad_request("The parameter 'type' must be one of BASE, UPDATE, DLC, INCONNU.")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenient_integers() {
+        assert_eq!(lenient(None, 50, 1, 200), 50);
+        for word in ["abc", "", "1.5", "99999999999999999999", " 3", "0x10"] {
+            assert_eq!(lenient(Some(word), 50, 1, 200), 50, "{word:?}");
+        }
+        assert_eq!(lenient(Some("0"), 50, 1, 200), 1);
+        assert_eq!(lenient(Some("-7"), 50, 1, 200), 1);
+        assert_eq!(lenient(Some("1000"), 50, 1, 200), 200);
+        assert_eq!(lenient(Some("+20"), 50, 1, 200), 20);
+        assert_eq!(
+            lenient(Some("9223372036854775807"), 1, 1, u64::MAX),
+            i64::MAX as u64
+        );
+    }
+
+    #[test]
+    fn pages_and_offsets_never_overflow() {
+        let p = Paging {
+            page: u64::MAX,
+            limit: 200,
+        };
+        assert_eq!(p.offset(), u64::MAX);
+        assert_eq!(Paging { page: 1, limit: 50 }.pages(0), 0);
+        assert_eq!(Paging { page: 1, limit: 50 }.pages(101), 3);
+    }
+}

@@ -1,0 +1,173 @@
+//! API benchmark (not a test): loads a library of N games (default 100,000), then
+//! drives the API with wrk (64 keep-alive connections, 2 threads, 10 s per route) and
+//! prints requests per second and p50/p99 latency for a library page, a deep page, a
+//! search by words and by title ID, and the same for a bare tiny_http server that
+//! answers a constant JSON body with as many threads as the service has workers
+//! (the ceiling), measured in the same run. The ceiling's constant body is the bytes
+//! of library page 1, so that both send the same amount per response and the ratio
+//! measures what the service adds: routing, access checks, SQLite and JSON.
+//!
+//!     apt-get install wrk
+//!     cargo test --release --test bench_api -- [N] [SECONDS]
+//!
+//! Requests come from loopback without a key (the loopback rule), so the per-key rate
+//! limit does not cap the measurement.
+
+#[path = "gen.rs"]
+mod gen;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("ceiling") {
+        return ceiling(std::fs::read(&args[1]).unwrap());
+    }
+    let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let n = nums.first().copied().unwrap_or(100_000);
+    let seconds = nums.get(1).copied().unwrap_or(10);
+    if Command::new("wrk").arg("--version").output().is_err() {
+        eprintln!("wrk is needed: apt-get install wrk");
+        std::process::exit(2);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("library");
+    gen::generate(&lib, n);
+    let (mut server, base) = gen::start_server(&tmp.path().join("data"), &lib);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    gen::wait_idle(&agent, &base);
+    let page1 = agent
+        .get(&format!("{base}/api/v1/library"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    let body_file = tmp.path().join("page1.json");
+    std::fs::write(&body_file, &page1).unwrap();
+    let mut ceiling = Command::new(std::env::current_exe().unwrap())
+        .arg("ceiling")
+        .arg(&body_file)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(ceiling.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ceiling_base = line.trim().to_string();
+
+    let deep = n as u64 / 50 - 1;
+    let target = &gen::name(n / 2);
+    let words: Vec<&str> = target.split(' ').collect();
+    let id = format!("{:016X}", gen::title_id(n / 2));
+    let routes = [
+        ("ceiling (constant JSON)", format!("{ceiling_base}/")),
+        ("library page 1", format!("{base}/api/v1/library")),
+        (
+            "library deep page",
+            format!("{base}/api/v1/library?page={deep}"),
+        ),
+        (
+            "library page, type=DLC",
+            format!("{base}/api/v1/library?type=DLC&page=100"),
+        ),
+        (
+            "search by words",
+            format!("{base}/api/v1/search?q={}%20{}", words[0], words[1]),
+        ),
+        ("search by title ID", format!("{base}/api/v1/search?q={id}")),
+    ];
+    for (_, url) in &routes {
+        let r = agent.get(url).call().unwrap();
+        assert_eq!(r.status(), 200, "{url}");
+    }
+    println!(
+        "{n} games, wrk -t2 -c64 -d{seconds}s, ceiling body {} bytes",
+        page1.len()
+    );
+    println!(
+        "{:<26} {:>10} {:>9} {:>9} {:>8}",
+        "route", "req/s", "p50 ms", "p99 ms", "ceiling"
+    );
+    let mut ceiling_rps = 0.0;
+    for (label, url) in &routes {
+        let (rps, p50, p99) = wrk(url, seconds);
+        if ceiling_rps == 0.0 {
+            ceiling_rps = rps;
+        }
+        println!(
+            "{label:<26} {rps:>10.0} {p50:>9.2} {p99:>9.2} {:>7.0}%",
+            100.0 * rps / ceiling_rps
+        );
+    }
+    let _ = server.kill();
+    let _ = ceiling.kill();
+}
+
+/// Run wrk; returns requests/s and the 50th and 99th percentile latencies in ms.
+fn wrk(url: &str, seconds: usize) -> (f64, f64, f64) {
+    let out = Command::new("wrk")
+        .args(["-t2", "-c64", &format!("-d{seconds}s"), "--latency", url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rps = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0);
+    let pct = |p: &str| {
+        text.lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(p))
+            .map(|v| millis(v.trim()))
+            .unwrap_or(f64::NAN)
+    };
+    if text.contains("Non-2xx") {
+        eprintln!("warning: non-2xx answers from {url}");
+    }
+    (rps, pct("50%"), pct("99%"))
+}
+
+fn millis(v: &str) -> f64 {
+    let (num, unit) = v.split_at(v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len()));
+    let n: f64 = num.parse().unwrap_or(f64::NAN);
+    match unit {
+        "us" => n / 1000.0,
+        "s" => n * 1000.0,
+        _ => n,
+    }
+}
+
+/// The ceiling: tiny_http answering a constant JSON body from a fixed pool of threads.
+fn ceiling(body: Vec<u8>) {
+    let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    println!("http://{}", server.server_addr().to_ip().unwrap());
+    let workers = (std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        * 2)
+    .max(4);
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (server, body) = (server.clone(), body.clone());
+            std::thread::spawn(move || {
+                let header =
+                    tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+                while let Ok(rq) = server.recv() {
+                    let response =
+                        tiny_http::Response::from_data(body.clone()).with_header(header.clone());
+                    let _ = rq.respond(response);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        let _ = h.join();
+    }
+}

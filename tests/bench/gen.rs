@@ -1,0 +1,104 @@
+//! A generated library for the benchmarks: tiny but valid PFS0 files with a ticket
+//! inside, in folders of 500; bases, updates and DLC in turn; names from word lists so
+//! that searches match a realistic handful.
+
+const ADJECTIVES: [&str; 37] = [
+    "brave", "silent", "golden", "lost", "wild", "hidden", "crimson", "frozen", "ancient",
+    "little", "super", "mega", "final", "dark", "bright", "royal", "secret", "iron", "crystal",
+    "mystic", "rapid", "lucky", "cosmic", "savage", "noble", "shadow", "electric", "gentle",
+    "hollow", "epic", "tiny", "grand", "rusty", "sacred", "stormy", "sunny", "velvet",
+];
+const NOUNS: [&str; 41] = [
+    "dragon", "knight", "island", "kart", "quest", "legend", "forest", "castle", "planet", "racer",
+    "tower", "garden", "ninja", "robot", "pirate", "wizard", "kingdom", "ocean", "temple",
+    "galaxy", "farm", "city", "dungeon", "hero", "saga", "party", "arena", "voyage", "circus",
+    "mountain", "village", "empire", "odyssey", "station", "harbor", "desert", "jungle",
+    "carnival", "academy", "frontier", "valley",
+];
+
+pub fn name(i: usize) -> String {
+    format!("{} {} {i}", ADJECTIVES[i % 37], NOUNS[(i / 37) % 41])
+}
+
+pub fn title_id(i: usize) -> u64 {
+    let base = 0x0100_0000_0000_0000u64 + ((i as u64 / 3) << 13);
+    match i % 3 {
+        0 => base,
+        1 => base + 0x800,
+        _ => base + 0x1001,
+    }
+}
+
+pub fn generate(lib: &std::path::Path, n: usize) {
+    for i in 0..n {
+        let dir = lib.join(format!("folder {:03}", i / 500));
+        if i % 500 == 0 {
+            std::fs::create_dir_all(&dir).unwrap();
+        }
+        let id = title_id(i);
+        let ticket = format!("{id:016x}{:016x}.tik", 0);
+        let mut f = b"PFS0".to_vec();
+        f.extend_from_slice(&1u32.to_le_bytes());
+        f.extend_from_slice(&((ticket.len() + 1) as u32).to_le_bytes());
+        f.extend_from_slice(&[0; 4]);
+        f.extend_from_slice(&0u64.to_le_bytes());
+        f.extend_from_slice(&16u64.to_le_bytes());
+        f.extend_from_slice(&[0; 8]);
+        f.extend_from_slice(ticket.as_bytes());
+        f.push(0);
+        f.extend_from_slice(&[0x55; 16]);
+        std::fs::write(dir.join(format!("{} [{id:016X}][v0].nsp", name(i))), f).unwrap();
+    }
+}
+
+/// Start the release server on a library; returns the child and its base URL.
+pub fn start_server(
+    data: &std::path::Path,
+    lib: &std::path::Path,
+) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
+        .args([
+            "--data",
+            data.to_str().unwrap(),
+            "--library",
+            lib.to_str().unwrap(),
+        ])
+        .args(["--log-level", "warn", "serve", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = format!(
+        "http://{}",
+        line.trim().trim_start_matches("listening on http://")
+    );
+    (child, base)
+}
+
+/// GET a JSON document.
+pub fn get_json(agent: &ureq::Agent, url: &str) -> serde_json::Value {
+    let body = agent
+        .get(url)
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    serde_json::from_str(&body).unwrap()
+}
+
+/// Wait until no task runs.
+pub fn wait_idle(agent: &ureq::Agent, base: &str) -> serde_json::Value {
+    loop {
+        let job = get_json(agent, &format!("{base}/api/v1/job"));
+        if job["running"] == false {
+            return job;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
