@@ -16,8 +16,8 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::jobs::{self, Jobs, Task};
 use crate::library::{self, demo, titledb};
-use crate::store::{api_keys, db, titles};
-use crate::{http, keys, time};
+use crate::store::{self, api_keys, db, titles};
+use crate::{http, keys, time, trash};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -101,6 +101,9 @@ pub struct ServeArgs {
         default_value_t = 10
     )]
     pub auth_failures_per_minute: u32,
+    /// Days a trashed file is kept before it is purged (at start, then daily).
+    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", default_value_t = 30)]
+    pub trash_retention_days: u32,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -130,6 +133,11 @@ pub enum Command {
         /// Where to write it (created when missing).
         dir: PathBuf,
     },
+    /// List, restore or purge what is in the trash.
+    Trash {
+        #[command(subcommand)]
+        command: TrashCommand,
+    },
     /// Manage the API keys of the public API (/api/v1/).
     Apikey {
         #[command(subcommand)]
@@ -144,6 +152,29 @@ pub enum TitlesCommand {
     Import {
         /// The JSON file.
         file: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TrashCommand {
+    /// List the entries: id, key, reason, size, deleted and expiry dates.
+    List,
+    /// Put an entry back at its key (refused when the key is occupied).
+    Restore {
+        /// The id shown by `trash list`.
+        id: i64,
+    },
+    /// Delete for good: one entry, the expired ones, or all.
+    Purge {
+        /// The id shown by `trash list`.
+        #[arg(conflicts_with_all = ["expired", "all"], required_unless_present_any = ["expired", "all"])]
+        id: Option<i64>,
+        /// Every entry past its retention.
+        #[arg(long, conflicts_with = "all")]
+        expired: bool,
+        /// Every entry.
+        #[arg(long)]
+        all: bool,
     },
 }
 
@@ -183,6 +214,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Serve(serve_args)) => serve(&args.global, serve_args),
         Some(Command::Apikey { command }) => apikey(&args.global, command),
         Some(Command::Scan) => foreground(&args.global, Task::Scan),
+        Some(Command::Trash { command }) => trash_command(&args.global, command),
         Some(Command::Titles {
             command: TitlesCommand::Import { file },
         }) => import_titles(&args.global, file),
@@ -318,6 +350,63 @@ fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     let renamed = library::rename_from_titles(&tx)?;
     tx.commit()?;
     println!("{count} titres importés ; {renamed} jeux renommés.");
+    Ok(())
+}
+
+fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    let root = global.library.canonicalize().map_err(|e| {
+        Error::bad_request("le dossier de la bibliothèque est introuvable").with_cause(e)
+    })?;
+    let french = |e: Error| match e.slug {
+        "not_found" => Error::not_found(
+            "aucune entrée de la corbeille n'a cet identifiant (voir « ludotheque trash list »)",
+        ),
+        "conflict" => {
+            Error::conflict("un fichier occupe déjà cet emplacement ; rien n'a été déplacé")
+        }
+        _ => e,
+    };
+    match command {
+        TrashCommand::List => {
+            let rows = store::trash::list(&conn)?;
+            if rows.is_empty() {
+                println!("La corbeille est vide.");
+            }
+            for r in &rows {
+                println!(
+                    "{:<5} {:<10} {:>12} octets  supprimé le {}  expire le {}  {}",
+                    r.id,
+                    r.reason,
+                    r.size,
+                    time::rfc3339(r.deleted_at),
+                    time::rfc3339(r.expires_at),
+                    r.key
+                );
+            }
+            let bytes: u64 = rows.iter().map(|r| r.size).sum();
+            println!("{} entrée(s), {bytes} octets.", rows.len());
+        }
+        TrashCommand::Restore { id } => {
+            let row = trash::restore(&conn, &root, *id).map_err(french)?;
+            println!("Restauré : {}", row.key);
+        }
+        TrashCommand::Purge { id: Some(id), .. } => {
+            let row = trash::purge(&conn, &root, *id).map_err(french)?;
+            println!("Supprimé définitivement : {}", row.key);
+        }
+        TrashCommand::Purge { expired: true, .. } => {
+            let n = trash::purge_expired(&conn, &root, time::now())?;
+            println!("{n} entrée(s) expirée(s) supprimée(s) définitivement.");
+        }
+        TrashCommand::Purge { .. } => {
+            let rows = store::trash::list(&conn)?;
+            for r in &rows {
+                trash::purge(&conn, &root, r.id)?;
+            }
+            println!("{} entrée(s) supprimée(s) définitivement.", rows.len());
+        }
+    }
     Ok(())
 }
 

@@ -28,6 +28,8 @@ pub struct Config {
     pub key_burst: f64,
     /// Failed authentications allowed per client address per minute.
     pub auth_failures_per_minute: u32,
+    /// Days a trashed file is kept before it is purged.
+    pub trash_retention_days: u32,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -61,6 +63,7 @@ impl Config {
             key_rate: serve.key_rate,
             key_burst: serve.key_burst,
             auth_failures_per_minute: serve.auth_failures_per_minute,
+            trash_retention_days: serve.trash_retention_days,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

@@ -16,3 +16,5 @@ pub mod keys;
 pub mod library;
 pub mod store;
 pub mod time;
+pub mod trash;
+pub mod web;

@@ -10,6 +10,7 @@ use super::{Reply, Req};
 use crate::api::v1;
 use crate::app::App;
 use crate::error::Error;
+use crate::web;
 
 /// Everything a handler may look at.
 pub struct Ctx<'a> {
@@ -75,7 +76,24 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/search", Private, v1::games::search),
     route("GET", "/api/v1/platforms", Private, v1::games::platforms),
     route("GET", "/api/v1/job", Private, v1::job),
+    route("GET", "/api/v1/trash", Private, v1::trash),
     route("POST", "/api/v1/scan", Private, v1::scan),
+    // Internal routes of the web interface: not part of the public contract.
+    route(
+        "DELETE",
+        "/api/library/{key*}",
+        Private,
+        web::api::delete_game,
+    ),
+    route("GET", "/api/trash", Private, v1::trash),
+    route("POST", "/api/trash/purge", Private, web::api::purge_expired),
+    route(
+        "POST",
+        "/api/trash/{id}/restore",
+        Private,
+        web::api::restore,
+    ),
+    route("DELETE", "/api/trash/{id}", Private, web::api::purge),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

@@ -25,13 +25,17 @@ use crate::app::App;
 use crate::config::Config;
 use crate::error::Error;
 use crate::jobs::{self, runner::panic_text, Jobs, Task};
-use crate::library;
 use crate::store::db;
+use crate::{library, trash};
 
 /// Run the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<(), Error> {
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
+    let (adopted, dropped) = trash::recover(&conn, &config.library, config.trash_retention_days)?;
+    if adopted + dropped > 0 {
+        warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
+    }
     let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
     let server = listen(&config.listen)?;
     let addr = server
@@ -62,7 +66,9 @@ pub fn serve(config: Config) -> Result<(), Error> {
         started: Instant::now(),
     });
     let workers = start_workers(&app)?;
+    let maintenance = start_maintenance(&app, &stop)?;
     accept(&server, &stop, workers.0);
+    let _ = maintenance.join();
     info!("stopping: finishing requests in flight");
     for w in workers.1 {
         let _ = w.join();
@@ -86,6 +92,32 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
+}
+
+/// Housekeeping on its own thread and connection: purge the trash past its retention
+/// at start, then once a day.
+fn start_maintenance(
+    app: &Arc<App>,
+    stop: &Arc<AtomicBool>,
+) -> Result<std::thread::JoinHandle<()>, Error> {
+    let conn = db::open(&app.config.data)?;
+    let (app, stop) = (Arc::clone(app), Arc::clone(stop));
+    Ok(std::thread::Builder::new()
+        .name("maintenance".into())
+        .spawn(move || {
+            let mut next = Instant::now();
+            while !stop.load(Ordering::SeqCst) {
+                if Instant::now() >= next {
+                    match trash::purge_expired(&conn, &app.config.library, crate::time::now()) {
+                        Ok(0) => {}
+                        Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
+                        Err(e) => error!("trash: purging expired entries failed: {e}"),
+                    }
+                    next = Instant::now() + Duration::from_secs(24 * 60 * 60);
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })?)
 }
 
 type Pool = (

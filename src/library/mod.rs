@@ -86,6 +86,18 @@ pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
     Ok(renamed)
 }
 
+/// Put one file into the library at once (after a restore), as a scan would.
+pub fn index_one(db: &Connection, root: &Path, key: &str) -> Result<(), Error> {
+    let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
+        return Ok(()); // not a game file of any platform: the scan would skip it too
+    };
+    let file_name = key.rsplit('/').next().unwrap_or(key);
+    let probe = probe::probe(&found.path, file_name, &found.format);
+    games::upsert(db, &game_row(db, &found, probe)?)?;
+    games::refresh_playable(db)?;
+    games::renumber(db)
+}
+
 /// A game key as clients may give it: relative, `/`-separated, with no empty, `.` or
 /// `..` segment and no NUL or backslash. Anything else names no game, whatever the
 /// filesystem would make of it.

@@ -123,6 +123,27 @@ fn walk_dir(
     }
 }
 
+/// The one file at `key`, if it is a game file of a platform (the most specific).
+pub fn found(root: &Path, key: &str, platforms: &[Platform]) -> Option<Found> {
+    let path = root.join(key);
+    let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
+    let format = extension(key.rsplit('/').next()?)?;
+    let mut ordered: Vec<&Platform> = platforms.iter().collect();
+    ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
+    let platform = ordered.into_iter().find(|p| {
+        p.extensions.contains(&format)
+            && (p.folder.is_empty() || key.starts_with(&format!("{}/", p.folder)))
+    })?;
+    Some(Found {
+        key: key.to_string(),
+        path,
+        size: meta.len(),
+        mtime: mtime_ns(&meta),
+        platform: platform.slug.clone(),
+        format,
+    })
+}
+
 fn extension(name: &str) -> Option<String> {
     name.rsplit_once('.')
         .filter(|(stem, _)| !stem.is_empty())

@@ -98,6 +98,18 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX games_by_ord ON games (ord, key, name, type, size, playable, title_id);
      CREATE INDEX games_by_type_ord
          ON games (type, type_ord, key, name, size, playable, title_id);",
+    // 6: the trash. An entry's file lives in `.ludotheque-trash/<id>/<key>`.
+    "CREATE TABLE trash (
+         id         INTEGER PRIMARY KEY,
+         key        TEXT NOT NULL,          -- where the file was (and goes back to)
+         name       TEXT NOT NULL,
+         type       TEXT NOT NULL,
+         size       INTEGER NOT NULL,
+         reason     TEXT NOT NULL,          -- deleted | converted | recovered
+         deleted_at INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL
+     );
+     CREATE INDEX trash_by_expiry ON trash (expires_at);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

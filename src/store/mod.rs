@@ -9,5 +9,6 @@ pub mod migrations;
 pub mod platforms;
 pub mod settings;
 pub mod titles;
+pub mod trash;
 
 pub use rusqlite::Connection;

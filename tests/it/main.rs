@@ -5,3 +5,4 @@ mod api;
 mod foundation;
 mod harness;
 mod library;
+mod trash;

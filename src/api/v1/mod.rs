@@ -5,7 +5,7 @@ pub mod games;
 pub mod params;
 pub mod types;
 
-use types::{Health, JobStatus, System};
+use types::{Health, JobStatus, System, Trash};
 
 use crate::error::Error;
 use crate::http::{Ctx, Reply};
@@ -55,4 +55,9 @@ fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
 
 pub fn scan(c: &Ctx) -> Result<Reply, Error> {
     start(c, Task::Scan)
+}
+
+/// What the trash holds and can still be restored.
+pub fn trash(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &Trash::new(&crate::store::trash::list(c.db)?))
 }

@@ -8,6 +8,7 @@ use crate::jobs::Snapshot;
 use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
 use crate::store::platforms::Platform;
+use crate::store::trash::TrashRow;
 use crate::time::rfc3339;
 
 #[derive(Serialize)]
@@ -197,6 +198,53 @@ impl PlatformCounts {
             update: c.update,
             dlc: c.dlc,
             unknown: c.unknown,
+        }
+    }
+}
+
+/// A trash entry.
+#[derive(Serialize)]
+pub struct TrashEntry {
+    pub id: i64,
+    pub key: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub size: u64,
+    pub reason: String,
+    pub deleted_at: String,
+    pub expires_at: String,
+}
+
+impl From<&TrashRow> for TrashEntry {
+    fn from(r: &TrashRow) -> Self {
+        TrashEntry {
+            id: r.id,
+            key: r.key.clone(),
+            name: r.name.clone(),
+            kind: r.kind.clone(),
+            size: r.size,
+            reason: r.reason.clone(),
+            deleted_at: rfc3339(r.deleted_at),
+            expires_at: rfc3339(r.expires_at),
+        }
+    }
+}
+
+/// What the trash holds.
+#[derive(Serialize)]
+pub struct Trash {
+    pub items: Vec<TrashEntry>,
+    pub total: u64,
+    pub bytes: u64,
+}
+
+impl Trash {
+    pub fn new(rows: &[TrashRow]) -> Self {
+        Trash {
+            items: rows.iter().map(TrashEntry::from).collect(),
+            total: rows.len() as u64,
+            bytes: rows.iter().map(|r| r.size).sum(),
         }
     }
 }

@@ -1,0 +1,242 @@
+//! The trash: nothing deleted is lost until its time is up.
+//!
+//! Deleting a game, and converting a file, move it into `.ludotheque-trash/<id>/<key>`
+//! at the library root: a rename on the same filesystem, instant. The folder keeps the
+//! original key in its path, so the files alone say where each goes back.
+//!
+//! Order of work: the row is inserted in a transaction, the file is renamed, then the
+//! transaction commits. A process killed in between leaves a file in the trash without
+//! a row; [`recover`] adopts it at the next start (reason `recovered`), and drops rows
+//! whose file has vanished. Restoring never overwrites: an occupied key is a conflict.
+
+use std::path::{Path, PathBuf};
+
+use log::{info, warn};
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::library::{self, identify};
+use crate::store::games;
+use crate::store::trash::{self as store, TrashRow};
+use crate::time;
+
+/// The trash folder's name, at the library root.
+pub const FOLDER: &str = ".ludotheque-trash";
+const DAY_S: i64 = 24 * 60 * 60;
+
+pub fn dir(root: &Path) -> PathBuf {
+    root.join(FOLDER)
+}
+
+fn entry_dir(root: &Path, id: i64) -> PathBuf {
+    dir(root).join(id.to_string())
+}
+
+fn entry_file(root: &Path, id: i64, key: &str) -> PathBuf {
+    entry_dir(root, id).join(key)
+}
+
+fn no_such_game() -> Error {
+    Error::not_found("No game has that key.")
+}
+
+fn no_such_entry() -> Error {
+    Error::not_found("No trash entry has that id.")
+}
+
+/// Move the file at `key` into the trash, for `reason` (`deleted`, `converted`).
+pub fn move_in(
+    db: &Connection,
+    root: &Path,
+    key: &str,
+    reason: &str,
+    retention_days: u32,
+) -> Result<TrashRow, Error> {
+    if !library::valid_key(key) {
+        return Err(no_such_game());
+    }
+    let src = root.join(key);
+    let meta = std::fs::symlink_metadata(&src).map_err(|_| no_such_game())?;
+    if meta.is_dir() {
+        return Err(no_such_game());
+    }
+    let (name, kind) = match games::get(db, key)? {
+        Some(g) => (g.item.name, g.item.kind),
+        None => describe(key),
+    };
+    let now = time::now();
+    let mut row = TrashRow {
+        id: 0,
+        key: key.to_string(),
+        name,
+        kind,
+        size: meta.len(),
+        reason: reason.to_string(),
+        deleted_at: now,
+        expires_at: now + retention_days as i64 * DAY_S,
+    };
+    let tx = db.unchecked_transaction()?;
+    row.id = store::insert(&tx, None, &row)?;
+    let dst = entry_file(root, row.id, key);
+    let moved = dst
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| std::fs::rename(&src, &dst));
+    if let Err(e) = moved {
+        let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
+        return Err(Error::internal(format!("moving {key} into the trash: {e}")));
+    }
+    let finish = games::delete(&tx, key)
+        .and_then(|_| games::refresh_playable(&tx))
+        .and_then(|_| games::renumber(&tx))
+        .and_then(|_| Ok(tx.commit()?));
+    if let Err(e) = finish {
+        // Put the file back: the database does not know it moved.
+        let _ = std::fs::rename(&dst, &src);
+        let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
+        return Err(e);
+    }
+    info!("trash: {key} moved in as entry {} ({reason})", row.id);
+    Ok(row)
+}
+
+/// Name and type from the file name alone (for files the library did not know).
+fn describe(key: &str) -> (String, String) {
+    let tags = identify::parse_file_name(key.rsplit('/').next().unwrap_or(key));
+    let kind = tags
+        .title_id
+        .map_or("INCONNU", |id| identify::classify(id).kind);
+    (tags.name, kind.to_string())
+}
+
+/// Put an entry back at its key, and into the library at once. An occupied key is a
+/// conflict and nothing moves.
+pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+    let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    let src = entry_file(root, id, &row.key);
+    if !library::valid_key(&row.key) || std::fs::symlink_metadata(&src).is_err() {
+        warn!("trash: the file of entry {id} has vanished; dropping the entry");
+        store::delete(db, id)?;
+        return Err(Error::not_found(
+            "The file of this trash entry has vanished.",
+        ));
+    }
+    let dst = root.join(&row.key);
+    let occupied = || Error::conflict("A file already exists at that key; nothing was moved.");
+    if std::fs::symlink_metadata(&dst).is_ok() {
+        return Err(occupied());
+    }
+    if let Some(parent) = dst.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    // A hard link fails when the target exists, so a file that appeared meanwhile is
+    // never overwritten. Filesystems without hard links fall back to a rename.
+    match std::fs::hard_link(&src, &dst) {
+        Ok(()) => std::fs::remove_file(&src)?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(occupied()),
+        Err(_) if std::fs::symlink_metadata(&dst).is_ok() => return Err(occupied()),
+        Err(_) => std::fs::rename(&src, &dst)?,
+    }
+    let _ = std::fs::remove_dir_all(entry_dir(root, id));
+    store::delete(db, id)?;
+    library::index_one(db, root, &row.key)?;
+    info!("trash: entry {id} restored to {}", row.key);
+    Ok(row)
+}
+
+/// Delete an entry's file for good.
+pub fn purge(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+    let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    match std::fs::remove_dir_all(entry_dir(root, id)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
+    store::delete(db, id)?;
+    info!("trash: entry {id} ({}) purged", row.key);
+    Ok(row)
+}
+
+/// Purge every entry past its retention; returns how many.
+pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Error> {
+    let expired = store::expired(db, now)?;
+    for row in &expired {
+        purge(db, root, row.id)?;
+    }
+    Ok(expired.len())
+}
+
+/// Make the trash folder and the table agree after a crash: adopt files without a row
+/// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
+pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
+    let (mut adopted, mut dropped) = (0, 0);
+    for row in store::list(db)? {
+        if std::fs::symlink_metadata(entry_file(root, row.id, &row.key)).is_err() {
+            warn!(
+                "trash: entry {} ({}) has no file any more; dropping it",
+                row.id, row.key
+            );
+            store::delete(db, row.id)?;
+            dropped += 1;
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(dir(root)) else {
+        return Ok((adopted, dropped));
+    };
+    for entry in entries.flatten() {
+        let Some(id) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i64>().ok())
+        else {
+            continue;
+        };
+        if store::get(db, id)?.is_some() {
+            continue;
+        }
+        match first_file(&entry.path()) {
+            Some((key, size)) if library::valid_key(&key) => {
+                let (name, kind) = describe(&key);
+                let now = time::now();
+                let row = TrashRow {
+                    id,
+                    key,
+                    name,
+                    kind,
+                    size,
+                    reason: "recovered".into(),
+                    deleted_at: now,
+                    expires_at: now + retention_days as i64 * DAY_S,
+                };
+                store::insert(db, Some(id), &row)?;
+                warn!(
+                    "trash: adopted a file without an entry as entry {id} ({})",
+                    row.key
+                );
+                adopted += 1;
+            }
+            // An empty folder left by a crash before the rename.
+            None => {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+            Some(_) => warn!("trash: folder {id} holds a file with an unusable name; left alone"),
+        }
+    }
+    Ok((adopted, dropped))
+}
+
+/// The first file below `dir`, as a key relative to it, with its size.
+fn first_file(dir: &Path) -> Option<(String, u64)> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).ok()?.flatten() {
+            let meta = std::fs::symlink_metadata(e.path()).ok()?;
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else {
+                let rel = e.path().strip_prefix(dir).ok()?.to_str()?.to_string();
+                return Some((rel, meta.len()));
+            }
+        }
+    }
+    None
+}
