@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::jobs::{self, Jobs, Task};
 use crate::library::{self, demo, titledb};
 use crate::store::{self, api_keys, db, titles};
-use crate::{http, keys, time, trash};
+use crate::{convert, http, keys, time, trash};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -104,6 +104,9 @@ pub struct ServeArgs {
     /// Days a trashed file is kept before it is purged (at start, then daily).
     #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", default_value_t = 30)]
     pub trash_retention_days: u32,
+    /// Keep a converted file even when its NCAs do not match their content IDs.
+    #[arg(long, env = "LUDOTHEQUE_CONVERT_ACCEPT_UNVERIFIED")]
+    pub convert_accept_unverified: bool,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -123,6 +126,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Scan the library in the foreground (refused while a server uses the data folder).
     Scan,
+    /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
+    Convert,
     /// Import game names from a title database.
     Titles {
         #[command(subcommand)]
@@ -214,6 +219,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Serve(serve_args)) => serve(&args.global, serve_args),
         Some(Command::Apikey { command }) => apikey(&args.global, command),
         Some(Command::Scan) => foreground(&args.global, Task::Scan),
+        Some(Command::Convert) => foreground(&args.global, Task::Convert),
         Some(Command::Trash { command }) => trash_command(&args.global, command),
         Some(Command::Titles {
             command: TitlesCommand::Import { file },
@@ -246,7 +252,9 @@ fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
 fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let _lock = db::lock_data(&config.data)?;
-    db::open_and_migrate(&config.data)?;
+    let conn = db::open_and_migrate(&config.data)?;
+    convert::clean_leftover(&conn, &config.library)?;
+    http::server::catch_file_size_signal()?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;

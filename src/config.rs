@@ -30,6 +30,8 @@ pub struct Config {
     pub auth_failures_per_minute: u32,
     /// Days a trashed file is kept before it is purged.
     pub trash_retention_days: u32,
+    /// Keep converted files whose NCAs do not match their content IDs.
+    pub convert_accept_unverified: bool,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -64,6 +66,7 @@ impl Config {
             key_burst: serve.key_burst,
             auth_failures_per_minute: serve.auth_failures_per_minute,
             trash_retention_days: serve.trash_retention_days,
+            convert_accept_unverified: serve.convert_accept_unverified,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

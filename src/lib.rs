@@ -9,6 +9,7 @@ pub mod api;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod convert;
 pub mod error;
 pub mod http;
 pub mod jobs;

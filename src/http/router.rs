@@ -78,6 +78,7 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/job", Private, v1::job),
     route("GET", "/api/v1/trash", Private, v1::trash),
     route("POST", "/api/v1/scan", Private, v1::scan),
+    route("POST", "/api/v1/convert", Private, v1::convert),
     // Internal routes of the web interface: not part of the public contract.
     route(
         "DELETE",

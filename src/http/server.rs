@@ -26,7 +26,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::jobs::{self, runner::panic_text, Jobs, Task};
 use crate::store::db;
-use crate::{library, trash};
+use crate::{convert, library, trash};
 
 /// Run the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<(), Error> {
@@ -36,6 +36,8 @@ pub fn serve(config: Config) -> Result<(), Error> {
     if adopted + dropped > 0 {
         warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
     }
+    convert::clean_leftover(&conn, &config.library)?;
+    catch_file_size_signal()?;
     let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
     let server = listen(&config.listen)?;
     let addr = server
@@ -92,6 +94,17 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
+}
+
+/// A write past the file-size limit (RLIMIT_FSIZE) raises SIGXFSZ, which kills the
+/// process by default. Catch it so the write fails with an error instead, and the
+/// conversion that hit it can clean up and report.
+pub fn catch_file_size_signal() -> Result<(), Error> {
+    signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    )?;
+    Ok(())
 }
 
 /// Housekeeping on its own thread and connection: purge the trash past its retention

@@ -1,7 +1,8 @@
-//! Tasks: the long-running work (scan, and later convert and push) that runs one at a
+//! Tasks: the long-running work (scan, convert, and later push) that runs one at a
 //! time on the job thread. `runner` owns the slot; this file names the tasks and
 //! dispatches each to its module.
 
+pub mod convert;
 pub mod runner;
 pub mod scan;
 
@@ -15,12 +16,14 @@ pub use runner::{Jobs, Progress, Snapshot};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Task {
     Scan,
+    Convert,
 }
 
 impl Task {
     pub fn label(self) -> &'static str {
         match self {
             Task::Scan => "scan",
+            Task::Convert => "convert",
         }
     }
 
@@ -28,6 +31,7 @@ impl Task {
     pub fn unit(self) -> &'static str {
         match self {
             Task::Scan => "files",
+            Task::Convert => "bytes",
         }
     }
 }
@@ -50,5 +54,6 @@ pub struct Outcome {
 pub fn run_task(task: Task, ctx: &TaskCtx) -> Result<Outcome, Error> {
     match task {
         Task::Scan => scan::run(ctx),
+        Task::Convert => convert::run(ctx),
     }
 }

@@ -74,6 +74,11 @@ pub fn ctr_apply(key: &[u8; 16], counter: &[u8; 16], offset: u64, data: &mut [u8
 /// An NCA of `size` bytes with these sections (offsets at or after 0x4000).
 pub fn nca(rng: &mut impl Rng, size: usize, sections: &[SectionSpec]) -> Nca {
     let plain = filler(rng, size);
+    nca_with(rng, plain, sections)
+}
+
+/// An NCA whose clear bytes are `plain`, with these sections.
+pub fn nca_with(rng: &mut impl Rng, plain: Vec<u8>, sections: &[SectionSpec]) -> Nca {
     let mut bytes = plain.clone();
     let mut specs = Vec::new();
     for s in sections {

@@ -377,3 +377,11 @@ pub fn stats_by_platform(conn: &Connection) -> Result<HashMap<String, Counts>, E
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, counts(r, 1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// Keys of the compressed files (`.nsz`, `.xcz`), in key order.
+pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {
+    let mut stmt =
+        conn.prepare("SELECT key FROM games WHERE format IN ('nsz', 'xcz') ORDER BY key")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

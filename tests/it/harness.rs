@@ -121,7 +121,38 @@ impl TestServer {
 
     /// Start the real binary on existing folders, on port 0, and wait for its address.
     pub fn start_on(folders: Arc<Folders>, args: &[&str]) -> TestServer {
-        let mut child = Command::new(BIN)
+        Self::spawn(folders, args, None)
+    }
+
+    /// The same, with a limit on the size of any file the process writes
+    /// (RLIMIT_FSIZE): a disk that fills up, as far as the service can tell.
+    pub fn start_with_file_size_limit(
+        folders: Arc<Folders>,
+        args: &[&str],
+        bytes: u64,
+    ) -> TestServer {
+        Self::spawn(folders, args, Some(bytes))
+    }
+
+    fn spawn(folders: Arc<Folders>, args: &[&str], fsize: Option<u64>) -> TestServer {
+        use std::os::unix::process::CommandExt;
+        let mut command = Command::new(BIN);
+        if let Some(limit) = fsize {
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+            unsafe {
+                command.pre_exec(move || {
+                    let rl = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_FSIZE, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        let mut child = command
             .args(["--data", folders.data.to_str().unwrap()])
             .args(["--library", folders.library.to_str().unwrap()])
             .arg("serve")

@@ -2,6 +2,7 @@
 
 mod access;
 mod api;
+mod convert;
 mod foundation;
 mod harness;
 mod library;

@@ -57,6 +57,10 @@ pub fn scan(c: &Ctx) -> Result<Reply, Error> {
     start(c, Task::Scan)
 }
 
+pub fn convert(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Convert)
+}
+
 /// What the trash holds and can still be restored.
 pub fn trash(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &Trash::new(&crate::store::trash::list(c.db)?))

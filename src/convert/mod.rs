@@ -1,0 +1,746 @@
+//! Converting one compressed file: `.nsz` → `.nsp`, `.xcz` → `.xci`.
+//!
+//! The output is rebuilt exactly as `../shared/spec/nsz.md` says (so that it matches
+//! the reference tool byte for byte), written to `NAME.part` beside the original,
+//! checked NCA by NCA against the content IDs in their names, fsynced, and linked to
+//! its final name (never over an existing file). Only then does the original go to
+//! the trash (reason `converted`). On any failure the part file is removed and the
+//! original stays where it is. The one part file in progress is recorded in the
+//! database first, so a process killed mid-way leaves nothing behind after a restart.
+
+pub mod ncz;
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+use crate::library;
+use crate::library::containers::{self, Entry, FileSystem, FormatError, Ncz};
+use crate::store::settings;
+use crate::trash;
+use ncz::ConvertFail;
+
+const PART_SETTING: &str = "convert_part";
+const BUFFER: usize = 1 << 20;
+
+/// What a conversion needs to know besides the file.
+pub struct Options {
+    pub retention_days: u32,
+    /// Keep an output whose NCAs do not match their content IDs (off by default).
+    pub accept_unverified: bool,
+}
+
+/// One file of the output container and where its bytes come from.
+struct Part {
+    name: String,
+    size: u64,
+    src: Entry,
+    ncz: Option<Ncz>,
+}
+
+/// The output file's key for a compressed key: same folder, same base name.
+pub fn output_key(key: &str) -> Option<String> {
+    let (stem, ext) = key.rsplit_once('.')?;
+    match ext.to_ascii_lowercase().as_str() {
+        "nsz" => Some(format!("{stem}.nsp")),
+        "xcz" => Some(format!("{stem}.xci")),
+        _ => None,
+    }
+}
+
+/// The size the output of a compressed file will have (for progress totals); 0 when
+/// its headers cannot be read (the conversion will say why).
+pub fn planned_size(root: &Path, key: &str) -> u64 {
+    let Ok(mut f) = File::open(root.join(key)) else {
+        return 0;
+    };
+    let Ok(len) = f.metadata().map(|m| m.len()) else {
+        return 0;
+    };
+    let size = if key.to_ascii_lowercase().ends_with(".nsz") {
+        containers::read_pfs0(&mut f, 0, len)
+            .and_then(|fs| Ok(NspLayout::new(&fs, plan(&mut f, &fs)?).size()))
+    } else {
+        containers::read_xci(&mut f, len).and_then(|x| Ok(XciLayout::new(&mut f, &x)?.size()))
+    };
+    size.unwrap_or(0)
+}
+
+/// Where everything goes in a rebuilt .nsp (the spec's PFS0 rule).
+struct NspLayout {
+    parts: Vec<Part>,
+    strings: usize,
+    header_size: u64,
+    /// Where the first file's data starts (the input's first data offset).
+    first: u64,
+}
+
+impl NspLayout {
+    fn new(fs: &FileSystem, parts: Vec<Part>) -> NspLayout {
+        let names_len: usize = parts.iter().map(|p| p.name.len() + 1).sum();
+        let strings = (fs.string_table_size as usize).max(names_len);
+        let header_size = 0x10 + 0x18 * parts.len() as u64 + strings as u64;
+        let first = parts
+            .first()
+            .map_or(header_size, |p| p.src.offset)
+            .max(header_size);
+        NspLayout {
+            parts,
+            strings,
+            header_size,
+            first,
+        }
+    }
+
+    fn size(&self) -> u64 {
+        self.first + self.parts.iter().map(|p| p.size).sum::<u64>()
+    }
+
+    fn header(&self) -> Vec<u8> {
+        let mut header = Vec::with_capacity(self.header_size as usize);
+        header.extend_from_slice(b"PFS0");
+        header.extend_from_slice(&(self.parts.len() as u32).to_le_bytes());
+        header.extend_from_slice(&(self.strings as u32).to_le_bytes());
+        header.extend_from_slice(&[0; 4]);
+        let (mut data_at, mut name_at) = (self.first - self.header_size, 0u32);
+        for p in &self.parts {
+            header.extend_from_slice(&data_at.to_le_bytes());
+            header.extend_from_slice(&p.size.to_le_bytes());
+            header.extend_from_slice(&name_at.to_le_bytes());
+            header.extend_from_slice(&[0; 4]);
+            data_at += p.size;
+            name_at += p.name.len() as u32 + 1;
+        }
+        for p in &self.parts {
+            header.extend_from_slice(p.name.as_bytes());
+            header.push(0);
+        }
+        header.resize(self.header_size as usize, 0);
+        header
+    }
+}
+
+/// One partition of a rebuilt .xci.
+struct Partition {
+    name: String,
+    parts: Vec<Part>,
+    strtab: Vec<u8>,
+    hlen: u64,
+    size: u64,
+}
+
+/// Where everything goes in a rebuilt .xci (the spec's XCI rule): the root HFS0 at
+/// 0xF000, the first partition at 0xF000 + 0x8000, each partition's header 0x8000
+/// before its data, an empty partition as a bare header.
+struct XciLayout {
+    partitions: Vec<Partition>,
+}
+
+impl XciLayout {
+    fn new(input: &mut File, xci: &containers::Xci) -> Result<XciLayout, FormatError> {
+        let mut partitions = Vec::new();
+        for entry in &xci.root.entries {
+            let parts = match xci.partition(&entry.name) {
+                Some(fs) => plan(input, fs)?,
+                None => Vec::new(),
+            };
+            let strtab = hfs0_strings(parts.iter().map(|p| p.name.as_str()));
+            let hlen = 0x10 + 0x40 * parts.len() as u64 + strtab.len() as u64;
+            let data: u64 = parts.iter().map(|p| p.size).sum();
+            let size = if parts.is_empty() {
+                hlen
+            } else {
+                0x8000 + data
+            };
+            partitions.push(Partition {
+                name: entry.name.clone(),
+                parts,
+                strtab,
+                hlen,
+                size,
+            });
+        }
+        Ok(XciLayout { partitions })
+    }
+
+    fn size(&self) -> u64 {
+        0xF000 + 0x8000 + self.partitions.iter().map(|p| p.size).sum::<u64>()
+    }
+
+    fn root_header(&self) -> Vec<u8> {
+        let strtab = hfs0_strings(self.partitions.iter().map(|p| p.name.as_str()));
+        let hlen = 0x10 + 0x40 * self.partitions.len() as u64 + strtab.len() as u64;
+        let mut root = hfs0_header(self.partitions.len(), &strtab);
+        let (mut cursor, mut name_at) = (0x8000u64, 0u32);
+        for p in &self.partitions {
+            hfs0_entry(&mut root, cursor - hlen, p.size, name_at);
+            name_at += p.name.len() as u32 + 1;
+            cursor += p.size;
+        }
+        root.extend_from_slice(&strtab);
+        root
+    }
+}
+
+impl Partition {
+    fn header(&self) -> Vec<u8> {
+        let mut header = hfs0_header(self.parts.len(), &self.strtab);
+        let (mut at, mut name_at) = (0x8000 - self.hlen, 0u32);
+        for p in &self.parts {
+            hfs0_entry(&mut header, at, p.size, name_at);
+            at += p.size;
+            name_at += p.name.len() as u32 + 1;
+        }
+        header.extend_from_slice(&self.strtab);
+        header
+    }
+}
+
+/// Remove the part file a killed conversion left, if any.
+pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
+    if let Some(key) = settings::get(db, PART_SETTING)?.filter(|k| !k.is_empty()) {
+        if library::valid_key(&key) {
+            match std::fs::remove_file(root.join(&key)) {
+                Ok(()) => log::warn!("convert: removed {key}, left by an interrupted conversion"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        settings::set(db, PART_SETTING, "")?;
+    }
+    Ok(())
+}
+
+/// Convert the file at `key`; returns the key of the new file. `on_write` is told of
+/// every byte written and may stop the work (cancel) by returning an error.
+pub fn convert(
+    db: &Connection,
+    root: &Path,
+    key: &str,
+    opts: &Options,
+    on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
+) -> Result<String, Error> {
+    let fail = |reason: &str| Error::bad_request(format!("{key}: {reason}"));
+    let out_key = output_key(key)
+        .filter(|_| library::valid_key(key))
+        .ok_or_else(|| fail("not a compressed file"))?;
+    let target = root.join(&out_key);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(Error::conflict(format!(
+            "{key}: {out_key} already exists; skipped"
+        )));
+    }
+    let part_key = format!("{out_key}.part");
+    let part = root.join(&part_key);
+    settings::set(db, PART_SETTING, &part_key)?;
+    let result =
+        write_part(root, key, &part, opts, on_write).and_then(|()| publish(&part, &target));
+    let _ = std::fs::remove_file(&part);
+    settings::set(db, PART_SETTING, "")?;
+    match result {
+        Ok(()) => {}
+        Err(ConvertFail::Input(e)) => return Err(fail(&e.0)),
+        Err(ConvertFail::Write(e)) => return Err(fail(&write_reason(&e)).with_cause(e)),
+    }
+    trash::move_in(db, root, key, "converted", opts.retention_days)?;
+    library::index_one(db, root, &out_key)?;
+    Ok(out_key)
+}
+
+fn write_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        StorageFull => "the disk is full; the original was kept".into(),
+        FileTooLarge => "the file size limit was reached; the original was kept".into(),
+        Interrupted => "cancelled; the original was kept".into(),
+        _ => "the converted file could not be written; the original was kept".into(),
+    }
+}
+
+fn write_part(
+    root: &Path,
+    key: &str,
+    part: &Path,
+    opts: &Options,
+    on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
+) -> Result<(), ConvertFail> {
+    let mut input = File::open(root.join(key))
+        .map_err(|_| FormatError("the file could not be opened".into()))?;
+    let len = input.metadata().map_err(ConvertFail::Write)?.len();
+    let _ = std::fs::remove_file(part);
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(part)
+        .map_err(ConvertFail::Write)?;
+    let mut out = BufWriter::with_capacity(BUFFER, file);
+    let mut w = Writer {
+        out: &mut out,
+        on_write,
+        accept_unverified: opts.accept_unverified,
+    };
+    if key.to_ascii_lowercase().ends_with(".nsz") {
+        let fs = containers::read_pfs0(&mut input, 0, len)?;
+        w.nsp(&mut input, &fs)?;
+    } else {
+        let xci = containers::read_xci(&mut input, len)?;
+        if xci.header_base != 0 {
+            return Err(
+                FormatError("cartridge images with a key area are not supported".into()).into(),
+            );
+        }
+        w.xci(&mut input, &xci)?;
+    }
+    let file = out
+        .into_inner()
+        .map_err(|e| ConvertFail::Write(e.into_error()))?;
+    file.sync_all().map_err(ConvertFail::Write)?;
+    Ok(())
+}
+
+/// Give the part file its final name without ever replacing a file: a hard link fails
+/// when the name exists. Then make the new name durable.
+fn publish(part: &Path, target: &Path) -> Result<(), ConvertFail> {
+    std::fs::hard_link(part, target)
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists || target.exists() {
+                Err(e)
+            } else {
+                std::fs::rename(part, target) // a filesystem without hard links
+            }
+        })
+        .map_err(ConvertFail::Write)?;
+    if let Some(dir) = target.parent() {
+        let _ = File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// The files of a PFS0 or HFS0 as they will be in the output.
+fn plan(input: &mut File, fs: &FileSystem) -> Result<Vec<Part>, FormatError> {
+    fs.entries
+        .iter()
+        .map(|e| {
+            if let Some(stem) = e.name.strip_suffix(".ncz") {
+                let header = containers::read_ncz(input, e.offset, e.end())?;
+                Ok(Part {
+                    name: format!("{stem}.nca"),
+                    size: ncz::nca_size(&header),
+                    src: e.clone(),
+                    ncz: Some(header),
+                })
+            } else {
+                Ok(Part {
+                    name: e.name.clone(),
+                    size: e.size,
+                    src: e.clone(),
+                    ncz: None,
+                })
+            }
+        })
+        .collect()
+}
+
+struct Writer<'a, W: Write> {
+    out: &'a mut W,
+    on_write: &'a mut dyn FnMut(u64) -> std::io::Result<()>,
+    accept_unverified: bool,
+}
+
+impl<W: Write> Writer<'_, W> {
+    fn raw(&mut self, bytes: &[u8]) -> Result<(), ConvertFail> {
+        self.out.write_all(bytes).map_err(ConvertFail::Write)?;
+        (self.on_write)(bytes.len() as u64).map_err(ConvertFail::Write)
+    }
+
+    fn zeros(&mut self, mut n: u64) -> Result<(), ConvertFail> {
+        let zero = [0u8; 4096];
+        while n > 0 {
+            let k = n.min(4096) as usize;
+            self.raw(&zero[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// One file's bytes: decompressed when it is an NCZ, copied otherwise; NCAs are
+    /// checked against the content ID in their name.
+    fn file(&mut self, input: &mut File, part: &Part) -> Result<(), ConvertFail> {
+        let hash = match &part.ncz {
+            Some(header) => {
+                ncz::decompress(input, header, part.src.end(), self.out, self.on_write)?
+            }
+            None => self.copy(input, &part.src)?,
+        };
+        let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+        match expected_id(&part.name) {
+            Some(expected) if expected != id && !self.accept_unverified => {
+                Err(FormatError(format!(
+                    "{} does not match its content ID (corrupt or modified); the original was kept",
+                    part.name
+                ))
+                .into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn copy(&mut self, input: &mut File, e: &Entry) -> Result<[u8; 32], ConvertFail> {
+        input
+            .seek(SeekFrom::Start(e.offset))
+            .map_err(|_| FormatError("the file could not be read".into()))?;
+        let mut hash = Sha256::new();
+        let mut left = e.size;
+        let mut buf = vec![0u8; BUFFER.min(e.size as usize).max(1)];
+        while left > 0 {
+            let n = left.min(buf.len() as u64) as usize;
+            input
+                .read_exact(&mut buf[..n])
+                .map_err(|_| FormatError("the file is truncated".into()))?;
+            hash.update(&buf[..n]);
+            self.raw(&buf[..n])?;
+            left -= n as u64;
+        }
+        Ok(hash.finalize().into())
+    }
+
+    /// The PFS0 rule: header, zeros up to the input's first data offset, the files.
+    fn nsp(&mut self, input: &mut File, fs: &FileSystem) -> Result<(), ConvertFail> {
+        let layout = NspLayout::new(fs, plan(input, fs)?);
+        self.raw(&layout.header())?;
+        self.zeros(layout.first - layout.header_size)?;
+        for p in &layout.parts {
+            self.file(input, p)?;
+        }
+        Ok(())
+    }
+
+    /// The XCI rule: the signed header copied, the root HFS0, then each partition.
+    fn xci(&mut self, input: &mut File, xci: &containers::Xci) -> Result<(), ConvertFail> {
+        let layout = XciLayout::new(input, xci)?;
+        let root = layout.root_header();
+        self.raw(&containers::read_at(input, 0, 0x200)?)?;
+        self.zeros(0xF000 - 0x200)?;
+        self.raw(&root)?;
+        self.zeros(0x8000 - root.len() as u64)?;
+        for p in &layout.partitions {
+            let header = p.header();
+            self.raw(&header)?;
+            if !p.parts.is_empty() {
+                self.zeros(0x8000 - p.hlen)?;
+                for part in &p.parts {
+                    self.file(input, part)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn hfs0_strings<'a>(names: impl Iterator<Item = &'a str>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for n in names {
+        out.extend_from_slice(n.as_bytes());
+        out.push(0);
+    }
+    if out.is_empty() {
+        out.push(0);
+    }
+    out
+}
+
+fn hfs0_header(count: usize, strtab: &[u8]) -> Vec<u8> {
+    let mut h = b"HFS0".to_vec();
+    h.extend_from_slice(&(count as u32).to_le_bytes());
+    h.extend_from_slice(&(strtab.len() as u32).to_le_bytes());
+    h.extend_from_slice(&[0; 4]);
+    h
+}
+
+fn hfs0_entry(h: &mut Vec<u8>, offset: u64, size: u64, name_at: u32) {
+    h.extend_from_slice(&offset.to_le_bytes());
+    h.extend_from_slice(&size.to_le_bytes());
+    h.extend_from_slice(&name_at.to_le_bytes());
+    h.extend_from_slice(&[0; 4 + 8 + 32]);
+}
+
+/// The content ID a file's name claims: 32 hex digits before the first dot of an NCA.
+fn expected_id(name: &str) -> Option<String> {
+    let (id, rest) = name.split_once('.')?;
+    (rest.ends_with("nca") && id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| id.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convert_bytes(name: &str, bytes: &[u8]) -> Result<Vec<u8>, ConvertFail> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+        let part = dir.path().join("out.part");
+        let opts = Options {
+            retention_days: 30,
+            accept_unverified: false,
+        };
+        write_part(dir.path(), name, &part, &opts, &mut |_| Ok(()))?;
+        Ok(std::fs::read(part).unwrap())
+    }
+
+    use crate::library::synth::{self, Nca, SectionSpec};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn spec(offset: u64, size: u64, crypto_type: u64) -> SectionSpec {
+        SectionSpec {
+            offset,
+            size,
+            crypto_type,
+        }
+    }
+
+    /// Contiguous sections of the given sizes and types from `start`.
+    fn run(start: u64, parts: &[(u64, u64)]) -> Vec<SectionSpec> {
+        let mut at = start;
+        parts
+            .iter()
+            .map(|&(size, t)| {
+                let s = spec(at, size, t);
+                at += size;
+                s
+            })
+            .collect()
+    }
+
+    fn size_of(sections: &[SectionSpec]) -> usize {
+        sections
+            .last()
+            .map_or(0x4000, |s| (s.offset + s.size) as usize)
+    }
+
+    /// Convert an .nsz holding `nca` (compressed as asked) beside a ticket, and check
+    /// the output NCA is the original byte for byte.
+    fn roundtrip(nca: &Nca, block: Option<u8>) {
+        let ncz = match block {
+            Some(e) => synth::ncz_block(nca, e),
+            None => synth::ncz_solid(nca),
+        };
+        let nsz = synth::pfs0(&[(nca.ncz_name(), ncz), ("t.tik".into(), vec![9; 0x2C0])]);
+        let out = convert_bytes("x.nsz", &nsz).unwrap_or_else(|e| panic!("{e:?}"));
+        let fs =
+            containers::read_pfs0(&mut std::io::Cursor::new(&out), 0, out.len() as u64).unwrap();
+        assert_eq!(fs.entries[0].name, nca.name());
+        let e = &fs.entries[0];
+        assert!(
+            out[e.offset as usize..e.end() as usize] == nca.bytes[..],
+            "NCA bytes differ"
+        );
+        assert_eq!(
+            &out[fs.entries[1].offset as usize..fs.entries[1].end() as usize],
+            &[9; 0x2C0]
+        );
+    }
+
+    #[test]
+    fn solid_and_block_modes() {
+        let mut rng = StdRng::seed_from_u64(10);
+        let nca = synth::nca(
+            &mut rng,
+            0x40000,
+            &run(0x4000, &[(0x20000, 3), (0x1C000, 1)]),
+        );
+        roundtrip(&nca, None);
+        roundtrip(&nca, Some(14));
+        roundtrip(&nca, Some(16));
+    }
+
+    #[test]
+    fn a_stored_raw_last_block() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut plain = synth::filler(&mut rng, 0x4000 + 3 * 0x4000 + 0x1234);
+        let tail = plain.len() - 0x1234;
+        rng.fill(&mut plain[tail..]); // random bytes do not compress: stored raw
+        let nca = synth::nca_with(&mut rng, plain, &run(0x4000, &[(3 * 0x4000 + 0x1234, 3)]));
+        let ncz = synth::ncz_block(&nca, 14);
+        let body = containers::read_ncz(&mut std::io::Cursor::new(&ncz), 0, ncz.len() as u64)
+            .unwrap()
+            .body;
+        let containers::NczBody::Block { sizes, .. } = body else {
+            panic!()
+        };
+        assert_eq!(
+            *sizes.last().unwrap(),
+            0x1234,
+            "the last block is stored raw"
+        );
+        roundtrip(&nca, Some(14));
+    }
+
+    #[test]
+    fn a_size_that_is_an_exact_multiple_of_the_block_size() {
+        let mut rng = StdRng::seed_from_u64(12);
+        let nca = synth::nca(
+            &mut rng,
+            0x4000 + 4 * 0x4000,
+            &run(0x4000, &[(2 * 0x4000, 4), (2 * 0x4000, 3)]),
+        );
+        roundtrip(&nca, Some(14));
+        roundtrip(&nca, None);
+    }
+
+    #[test]
+    fn a_plaintext_gap_after_0x4000() {
+        let mut rng = StdRng::seed_from_u64(13);
+        let sections = run(0x5800, &[(0x8000, 3), (0x3000, 1)]);
+        let nca = synth::nca(&mut rng, size_of(&sections), &sections);
+        roundtrip(&nca, None);
+        roundtrip(&nca, Some(14));
+    }
+
+    #[test]
+    fn sections_starting_mid_aes_block() {
+        let mut rng = StdRng::seed_from_u64(14);
+        let sections = run(
+            0x4000,
+            &[(0x12345, 3), (0x777, 4), (0x10001, 3), (0x20003, 1)],
+        );
+        let nca = synth::nca(&mut rng, size_of(&sections), &sections);
+        roundtrip(&nca, None);
+        roundtrip(&nca, Some(15));
+    }
+
+    #[test]
+    fn many_small_sections_like_a_patch() {
+        let mut rng = StdRng::seed_from_u64(15);
+        let parts: Vec<(u64, u64)> = (0..300)
+            .map(|i| (0x100 + (i * 37) % 0x200, [3, 4, 1, 2][i as usize % 4]))
+            .collect();
+        let sections = run(0x4000, &parts);
+        let nca = synth::nca(&mut rng, size_of(&sections), &sections);
+        roundtrip(&nca, None);
+        roundtrip(&nca, Some(14));
+    }
+
+    #[test]
+    fn a_non_ctr_section_is_copied_as_is() {
+        let mut rng = StdRng::seed_from_u64(16);
+        let sections = run(0x4000, &[(0x6000, 2), (0x6000, 5)]);
+        let nca = synth::nca(&mut rng, size_of(&sections), &sections);
+        assert!(nca.bytes == nca.plain, "nothing encrypted");
+        roundtrip(&nca, Some(14));
+    }
+
+    #[test]
+    fn an_xcz_with_empty_partitions_and_files_in_secure() {
+        let mut rng = StdRng::seed_from_u64(17);
+        let nca = synth::simple_nca(&mut rng, 0x30000);
+        let xcz = synth::xci(&[
+            ("update", vec![]),
+            ("normal", vec![]),
+            (
+                "secure",
+                vec![
+                    (nca.ncz_name(), synth::ncz_block(&nca, 14)),
+                    ("opaque.bin".into(), vec![5; 1000]),
+                ],
+            ),
+            ("logo", vec![("logo.bin".into(), vec![6; 300])]),
+        ]);
+        let out = convert_bytes("x.xcz", &xcz).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(&out[..0x200], &xcz[..0x200], "the signed header is copied");
+        let xci = containers::read_xci(&mut std::io::Cursor::new(&out), out.len() as u64).unwrap();
+        let names: Vec<&str> = xci.root.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["update", "normal", "secure", "logo"]);
+        let secure = xci.partition("secure").unwrap();
+        let e = secure.find(&nca.name()).unwrap();
+        assert!(out[e.offset as usize..e.end() as usize] == nca.bytes[..]);
+        let o = secure.find("opaque.bin").unwrap();
+        assert_eq!(&out[o.offset as usize..o.end() as usize], &[5; 1000][..]);
+        assert_eq!(
+            out.len() as u64,
+            xci.root.entries.last().unwrap().end(),
+            "ends with the last partition"
+        );
+    }
+
+    #[test]
+    fn damaged_inputs_fail_with_a_reason() {
+        let mut rng = StdRng::seed_from_u64(18);
+        let nca = synth::nca(
+            &mut rng,
+            0x20000,
+            &run(0x4000, &[(0x10000, 3), (0xC000, 1)]),
+        );
+        let good = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&nca))]);
+        let ncz_at = containers::read_pfs0(&mut std::io::Cursor::new(&good), 0, good.len() as u64)
+            .unwrap()
+            .entries[0]
+            .offset as usize;
+        let sections_at = ncz_at + 0x4010;
+        let reason = |bytes: &[u8]| match convert_bytes("x.nsz", bytes) {
+            Err(ConvertFail::Input(e)) => e.0,
+            other => panic!("expected a failure, got {:?}", other.map(|v| v.len())),
+        };
+        assert!(reason(&good[..good.len() / 2]).contains("past the end"));
+        let mut magic = good.clone();
+        magic[..4].copy_from_slice(b"XXXX");
+        assert!(reason(&magic).contains("PFS0"));
+        let mut zstd = good.clone();
+        let stream = sections_at + 2 * 0x40;
+        for b in &mut zstd[stream + 4..stream + 40] {
+            *b ^= 0x5A;
+        }
+        let r = reason(&zstd);
+        assert!(r.contains("zstd") || r.contains("content ID"), "{r}");
+        let mut overlap = good.clone();
+        overlap[sections_at + 0x40..sections_at + 0x48].copy_from_slice(&0x5000u64.to_le_bytes());
+        assert!(reason(&overlap).contains("overlap"));
+        let mut count = good.clone();
+        count[ncz_at + 0x4008..ncz_at + 0x4010].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(reason(&count).contains("section count"));
+        let mut short = good.clone();
+        short[sections_at + 0x48..sections_at + 0x50].copy_from_slice(&0xD000u64.to_le_bytes());
+        assert!(reason(&short).contains("too short"), "{}", reason(&short));
+        // The stream says other bytes than the NCA the name was computed from.
+        let mut modified = nca.plain.clone();
+        modified[0x8000] ^= 1;
+        let lying = Nca {
+            bytes: nca.bytes.clone(),
+            plain: modified,
+            sections: nca.sections.clone(),
+        };
+        let renamed = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&lying))]);
+        assert!(reason(&renamed).contains("content ID"));
+    }
+
+    /// The reference tool's own outputs for the shared fixtures.
+    #[test]
+    fn outputs_match_the_reference_fixtures_byte_for_byte() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nsz");
+        if !dir.exists() {
+            return; // shared/ sits beside the checkout in CI and on developer machines
+        }
+        for (input, expected) in [
+            ("synth_solid.nsz", "synth.expected.nsp"),
+            ("synth_block.nsz", "synth.expected.nsp"),
+            ("stress_solid.nsz", "stress.expected.nsp"),
+            ("stress_block.nsz", "stress.expected.nsp"),
+            ("synth_block.xcz", "synth.expected.xci"),
+            ("stress_block.xcz", "stress.expected.xci"),
+        ] {
+            let out = convert_bytes(input, &std::fs::read(dir.join(input)).unwrap())
+                .unwrap_or_else(|e| panic!("{input}: {e:?}"));
+            let want = std::fs::read(dir.join(expected)).unwrap();
+            assert_eq!(out.len(), want.len(), "{input}: size");
+            assert!(
+                out == want,
+                "{input}: bytes differ at {:?}",
+                out.iter().zip(&want).position(|(a, b)| a != b)
+            );
+        }
+    }
+}

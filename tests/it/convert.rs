@@ -1,0 +1,288 @@
+//! Convert: .nsz → .nsp and .xcz → .xci through the service, and bad input that never
+//! loses data.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ludotheque::library::synth::{self, SectionSpec};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use sha2::{Digest, Sha256};
+
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+
+fn digest(path: &Path) -> Vec<u8> {
+    Sha256::digest(std::fs::read(path).unwrap()).to_vec()
+}
+
+fn convert(s: &TestServer) -> serde_json::Value {
+    s.wait_idle();
+    let r = s.post("/api/v1/convert");
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.json()["unit"], "bytes");
+    s.wait_idle()["last"].clone()
+}
+
+fn files_named(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if e.file_name().to_string_lossy().ends_with(suffix) {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// A good .nsz of about `size` bytes of NCA.
+fn good_nsz(seed: u64, size: usize) -> Vec<u8> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let nca = synth::simple_nca(&mut rng, size);
+    synth::pfs0(&[
+        (nca.ncz_name(), synth::ncz_block(&nca, 16)),
+        synth::ticket(&mut rng, 0x0100000000010000),
+    ])
+}
+
+#[test]
+fn converting_the_demo_library_replaces_every_compressed_file() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let compressed =
+        files_named(&folders.library, ".nsz").len() + files_named(&folders.library, ".xcz").len();
+    assert_eq!(compressed, 5);
+    let last = convert(&s);
+    assert_eq!(
+        (last["label"].as_str(), last["result"].as_str()),
+        (Some("convert"), Some("ok")),
+        "{last}"
+    );
+    assert_eq!(last["message"], "5 converted, 0 failed");
+    assert_eq!(last["done"], last["total"], "{last}");
+    assert!(last["total"].as_u64().unwrap() > 100_000);
+    let visible: Vec<_> = files_named(&folders.library, ".nsz")
+        .into_iter()
+        .chain(files_named(&folders.library, ".xcz"))
+        .filter(|p| !p.to_string_lossy().contains(".ludotheque-trash"))
+        .collect();
+    assert!(visible.is_empty(), "{visible:?}");
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    let g = s
+        .get("/api/v1/library/Indies%2FCeleste%20%5B01002B30028F6000%5D%5Bv0%5D.xci")
+        .json();
+    assert_eq!(
+        (
+            g["format"].as_str(),
+            g["type"].as_str(),
+            g["playable"].as_bool()
+        ),
+        (Some("xci"), Some("BASE"), Some(true))
+    );
+    let trash = s.get("/api/v1/trash").json();
+    assert_eq!(trash["total"], 5);
+    assert!(trash["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["reason"] == "converted"));
+}
+
+#[test]
+fn bad_inputs_keep_their_originals_and_give_reasons() {
+    let folders = Folders::new();
+    let lib = &folders.library;
+    let good = good_nsz(1, 0x40000);
+    let mut rng = StdRng::seed_from_u64(2);
+    let nca = synth::nca(
+        &mut rng,
+        0x20000,
+        &[
+            SectionSpec {
+                offset: 0x4000,
+                size: 0x10000,
+                crypto_type: 3,
+            },
+            SectionSpec {
+                offset: 0x14000,
+                size: 0xC000,
+                crypto_type: 1,
+            },
+        ],
+    );
+    let solid = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&nca))]);
+    let ncz_at = ludotheque::library::containers::read_pfs0(
+        &mut std::io::Cursor::new(&solid),
+        0,
+        solid.len() as u64,
+    )
+    .unwrap()
+    .entries[0]
+        .offset as usize;
+    let sections = ncz_at + 0x4010;
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![("truncated", good[..good.len() / 2].to_vec())];
+    let mut b = good.clone();
+    b[..4].copy_from_slice(b"JUNK");
+    cases.push(("magic", b));
+    let mut b = solid.clone();
+    for x in &mut b[sections + 0x80 + 8..sections + 0x80 + 64] {
+        *x ^= 0xA5;
+    }
+    cases.push(("zstd", b));
+    let mut b = solid.clone();
+    b[sections + 0x40..sections + 0x48].copy_from_slice(&0x5000u64.to_le_bytes());
+    cases.push(("overlap", b));
+    let mut b = solid.clone();
+    b[ncz_at + 0x4008..ncz_at + 0x4010].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    cases.push(("count", b));
+    let mut b = solid.clone();
+    b[sections + 0x48..sections + 0x50].copy_from_slice(&0xD000u64.to_le_bytes());
+    cases.push(("short", b));
+    let mut originals = Vec::new();
+    for (name, bytes) in &cases {
+        let path = lib.join(format!("bad {name} [0100000000010000].nsz"));
+        std::fs::write(&path, bytes).unwrap();
+        originals.push((
+            path,
+            digest(&lib.join(format!("bad {name} [0100000000010000].nsz"))),
+        ));
+    }
+    std::fs::write(lib.join("fine [0100000000020000].nsz"), &good).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let last = convert(&s);
+    assert_eq!(last["result"], "ok", "{last}");
+    assert_eq!(last["errors"], 6, "{last}");
+    let message = last["message"].as_str().unwrap();
+    assert!(message.starts_with("1 converted, 6 failed: "), "{message}");
+    assert!(!message.contains("/tmp"), "{message}");
+    for (path, before) in &originals {
+        assert_eq!(&digest(path), before, "{path:?} untouched");
+    }
+    assert!(lib.join("fine [0100000000020000].nsp").exists());
+    assert!(files_named(lib, ".part").is_empty());
+    assert_eq!(
+        s.get("/api/v1/stats").json()["to_convert"],
+        6,
+        "the originals stay in the library"
+    );
+    // Every reason is in the log, one per file.
+    let log = s.output();
+    for reason in ["truncated", "PFS0", "overlap", "section count", "too short"] {
+        assert!(log.contains(reason), "{reason} not in the log");
+    }
+}
+
+#[test]
+fn an_existing_target_is_a_conflict_for_that_file() {
+    let folders = Folders::new();
+    std::fs::write(
+        folders.library.join("game [0100000000010000].nsz"),
+        good_nsz(3, 0x20000),
+    )
+    .unwrap();
+    std::fs::write(
+        folders.library.join("game [0100000000010000].nsp"),
+        b"an older copy",
+    )
+    .unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let last = convert(&s);
+    assert_eq!(last["errors"], 1, "{last}");
+    assert!(
+        last["message"].as_str().unwrap().contains("already exists"),
+        "{last}"
+    );
+    assert_eq!(
+        std::fs::read(folders.library.join("game [0100000000010000].nsp")).unwrap(),
+        b"an older copy"
+    );
+    assert!(folders.library.join("game [0100000000010000].nsz").exists());
+}
+
+#[test]
+fn a_full_disk_keeps_the_original_and_leaves_no_part() {
+    let folders = Folders::new();
+    let nsz = folders.library.join("big [0100000000010000].nsz");
+    std::fs::write(&nsz, good_nsz(4, 8 << 20)).unwrap();
+    let before = digest(&nsz);
+    let s = TestServer::start_with_file_size_limit(folders.clone(), &[], 3 << 20);
+    let last = convert(&s);
+    assert_eq!(last["errors"], 1, "{last}");
+    assert!(
+        last["message"].as_str().unwrap().contains("size limit"),
+        "{last}"
+    );
+    assert_eq!(digest(&nsz), before);
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert!(!folders.library.join("big [0100000000010000].nsp").exists());
+    assert_eq!(s.get("/api/v1/health").status, 200, "the service lives on");
+}
+
+#[test]
+fn sigkill_mid_conversion_then_restart_leaves_no_part_and_the_original() {
+    let folders = Folders::new();
+    let nsz = folders.library.join("huge [0100000000010000].nsz");
+    std::fs::write(&nsz, good_nsz(5, 96 << 20)).unwrap();
+    let before = digest(&nsz);
+    let mut s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let job = s.get("/api/v1/job").json();
+        if job["done"].as_u64().unwrap_or(0) > 0 {
+            assert_eq!(job["running"], true, "caught mid-way: {job}");
+            break;
+        }
+        assert!(Instant::now() < until);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    s.kill();
+    assert_eq!(
+        files_named(&folders.library, ".part").len(),
+        1,
+        "killed mid-way"
+    );
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert_eq!(digest(&nsz), before);
+    assert!(!folders.library.join("huge [0100000000010000].nsp").exists());
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let result: String = conn
+        .query_row(
+            "SELECT result FROM job_runs WHERE label = 'convert'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(result, "interrupted");
+    assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 1);
+}
+
+#[test]
+fn the_convert_command_runs_in_the_foreground() {
+    let folders = Folders::new();
+    std::fs::write(
+        folders.library.join("a [0100000000010000].nsz"),
+        good_nsz(6, 0x30000),
+    )
+    .unwrap();
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    let (status, out, err) = folders.cli(&["convert"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        out.contains("Tâche convert terminée") && out.contains("octets"),
+        "{out}"
+    );
+    assert!(folders.library.join("a [0100000000010000].nsp").exists());
+}
