@@ -11,7 +11,7 @@
 pub mod ncz;
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use rusqlite::Connection;
@@ -277,7 +277,7 @@ fn write_part(
         .create_new(true)
         .open(part)
         .map_err(ConvertFail::Write)?;
-    let mut out = BufWriter::with_capacity(BUFFER, file);
+    let mut out = ThreadedWriter::new(file);
     let mut w = Writer {
         out: &mut out,
         on_write,
@@ -295,11 +295,101 @@ fn write_part(
         }
         w.xci(&mut input, &xci)?;
     }
-    let file = out
-        .into_inner()
-        .map_err(|e| ConvertFail::Write(e.into_error()))?;
+    let file = out.finish().map_err(ConvertFail::Write)?;
     file.sync_all().map_err(ConvertFail::Write)?;
     Ok(())
+}
+
+/// Writes a file on its own thread, so the disk is written while the next bytes are
+/// computed. Buffers of 1 MiB go over a channel four deep: memory stays bounded. An
+/// error on the writer's side (a full disk) surfaces at the next write or at the end.
+struct ThreadedWriter {
+    buf: Vec<u8>,
+    tx: Option<crossbeam_channel::Sender<Vec<u8>>>,
+    writer: Option<std::thread::JoinHandle<std::io::Result<File>>>,
+}
+
+impl ThreadedWriter {
+    fn new(mut file: File) -> ThreadedWriter {
+        let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(4);
+        let writer = std::thread::spawn(move || {
+            let (mut written, mut flushed) = (0u64, 0u64);
+            for buf in rx {
+                file.write_all(&buf)?;
+                written += buf.len() as u64;
+                if written - flushed >= WRITEBACK_EVERY {
+                    start_writeback(&file, flushed, written - flushed);
+                    flushed = written;
+                }
+            }
+            Ok(file)
+        });
+        ThreadedWriter {
+            buf: Vec::with_capacity(BUFFER),
+            tx: Some(tx),
+            writer: Some(writer),
+        }
+    }
+
+    fn send(&mut self) -> std::io::Result<()> {
+        let full = std::mem::replace(&mut self.buf, Vec::with_capacity(BUFFER));
+        match self.tx.as_ref().map(|tx| tx.send(full)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(self
+                .join()
+                .err()
+                .unwrap_or_else(|| std::io::Error::other("the writer stopped"))),
+        }
+    }
+
+    fn join(&mut self) -> std::io::Result<File> {
+        self.tx = None;
+        match self.writer.take().map(|w| w.join()) {
+            Some(Ok(result)) => result,
+            _ => Err(std::io::Error::other("the writer thread failed")),
+        }
+    }
+
+    /// Write what is left and hand the file back.
+    fn finish(mut self) -> std::io::Result<File> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        self.join()
+    }
+}
+
+impl Write for ThreadedWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= BUFFER {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// How often the writer asks the kernel to start writing back what it wrote.
+const WRITEBACK_EVERY: u64 = 16 << 20;
+
+/// Start writing a range back to disk without waiting for it, so the fsync at the
+/// end finds little left to do instead of the whole file.
+fn start_writeback(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on a file descriptor this function borrows; its result
+    // is advisory only.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            offset as i64,
+            len as i64,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
 }
 
 /// Give the part file its final name without ever replacing a file: a hard link fails

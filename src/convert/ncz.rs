@@ -236,25 +236,37 @@ fn blocks<R: Read + Seek, W: Write>(
         return large_blocks(input, offset, sizes, &expected, sink);
     }
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let batch = cores * 2;
-    let mut i = 0;
-    while i < sizes.len() {
-        let n = batch.min(sizes.len() - i);
-        let mut compressed = Vec::with_capacity(n);
-        for (j, &size) in sizes.iter().enumerate().skip(i).take(n) {
-            let (size, want) = (size as u64, expected(j));
-            if size > want {
-                return Err(bad("a compressed block is larger than its data (corrupt)").into());
+    let batch = cores * 4;
+    // Pipelined: the next batch decodes on other threads while this one is
+    // encrypted, hashed and written here.
+    let mut next = 0;
+    let read_batch =
+        |input: &mut R, next: &mut usize| -> Result<Vec<(Vec<u8>, u64)>, ConvertFail> {
+            let n = batch.min(sizes.len() - *next);
+            let mut compressed = Vec::with_capacity(n);
+            for (j, &size) in sizes.iter().enumerate().skip(*next).take(n) {
+                let (size, want) = (size as u64, expected(j));
+                if size > want {
+                    return Err(bad("a compressed block is larger than its data (corrupt)").into());
+                }
+                let mut buf = vec![0u8; size as usize];
+                input.read_exact(&mut buf).map_err(read_error)?;
+                compressed.push((buf, want));
             }
-            let mut buf = vec![0u8; size as usize];
-            input.read_exact(&mut buf).map_err(read_error)?;
-            compressed.push((buf, want));
+            *next += n;
+            Ok(compressed)
+        };
+    let mut pending = spawn_batch(read_batch(input, &mut next)?);
+    while !pending.is_empty() {
+        let ready = join_batch(pending)?;
+        pending = if next < sizes.len() {
+            spawn_batch(read_batch(input, &mut next)?)
+        } else {
+            Vec::new()
+        };
+        for mut plain in ready {
+            sink.put(&mut plain)?;
         }
-        let plain = decode_batch(compressed)?;
-        for mut p in plain {
-            sink.put(&mut p)?;
-        }
-        i += n;
     }
     Ok(())
 }
@@ -300,39 +312,39 @@ fn large_blocks<R: Read + Seek, W: Write>(
     Ok(())
 }
 
-fn decode_batch(blocks: Vec<(Vec<u8>, u64)>) -> Result<Vec<Vec<u8>>, ConvertFail> {
-    let decode = |(data, want): (Vec<u8>, u64)| -> Result<Vec<u8>, FormatError> {
-        if data.len() as u64 == want {
-            return Ok(data); // stored raw
-        }
-        let mut out = vec![0u8; want as usize];
-        let n = zstd::bulk::Decompressor::new()
-            .and_then(|mut d| d.decompress_to_buffer(&data, &mut out[..]))
-            .map_err(|_| bad("a zstd block is corrupt"))?;
-        if n as u64 != want {
-            return Err(bad("a zstd block decompressed to the wrong size"));
-        }
-        Ok(out)
-    };
-    let results: Vec<Result<Vec<u8>, FormatError>> = if blocks.len() == 1 {
-        blocks.into_iter().map(decode).collect()
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = blocks
-                .into_iter()
-                .map(|b| s.spawn(move || decode(b)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(bad("a block decoder failed")))
-                })
-                .collect()
-        })
-    };
-    results
+type Decoding = std::thread::JoinHandle<Result<Vec<u8>, FormatError>>;
+
+/// Start decoding each block of a batch on its own thread.
+fn spawn_batch(blocks: Vec<(Vec<u8>, u64)>) -> Vec<Decoding> {
+    blocks
         .into_iter()
-        .map(|r| r.map_err(ConvertFail::from))
+        .map(|b| std::thread::spawn(move || decode_block(b)))
         .collect()
+}
+
+fn join_batch(handles: Vec<Decoding>) -> Result<Vec<Vec<u8>>, ConvertFail> {
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(bad("a block decoder failed")))
+                .map_err(ConvertFail::from)
+        })
+        .collect()
+}
+
+/// One block: stored raw when its compressed size is its size, else one zstd frame
+/// that must decompress to exactly that size.
+fn decode_block((data, want): (Vec<u8>, u64)) -> Result<Vec<u8>, FormatError> {
+    if data.len() as u64 == want {
+        return Ok(data);
+    }
+    let mut out = vec![0u8; want as usize];
+    let n = zstd::bulk::Decompressor::new()
+        .and_then(|mut d| d.decompress_to_buffer(&data, &mut out[..]))
+        .map_err(|_| bad("a zstd block is corrupt"))?;
+    if n as u64 != want {
+        return Err(bad("a zstd block decompressed to the wrong size"));
+    }
+    Ok(out)
 }

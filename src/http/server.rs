@@ -44,17 +44,18 @@ pub fn serve(config: Config) -> Result<(), Error> {
         .server_addr()
         .to_ip()
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
+    // Claimed before the address is printed, so that whoever waits for that line sees
+    // the first scan already running.
+    if !library::is_ready(&conn, &config.library)? {
+        info!("this library was never scanned: starting a scan");
+        let _ = jobs.try_start(Task::Scan);
+    }
     println!("listening on http://{addr}");
     std::io::stdout().flush()?;
     info!(
         "listening on http://{addr}, library {}",
         config.library.display()
     );
-
-    if !library::is_ready(&conn, &config.library)? {
-        info!("this library was never scanned: starting a scan");
-        let _ = jobs.try_start(Task::Scan);
-    }
 
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
