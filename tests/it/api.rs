@@ -342,6 +342,9 @@ fn search_matches_folded_words_in_any_order() {
     assert_eq!(search(&s, "pass%20extension")["total"], 2);
     assert_eq!(search(&s, "mario%20kart")["total"], 3);
     assert_eq!(search(&s, "zz%20mario")["total"], 0);
+    // Control characters separate words (and never reach the index as syntax).
+    assert_eq!(search(&s, "mario%00kart")["total"], 3);
+    assert_eq!(search(&s, "%00%06%22")["total"], 0);
     // Short words match too (no index for them, but the same rule).
     assert_eq!(search(&s, "n%C2%B001")["total"], 2);
     let item = &search(&s, "hades")["items"][0];

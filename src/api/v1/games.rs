@@ -75,8 +75,10 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
     }
     let paging = Paging::from_req(c.req);
     let query = SearchQuery {
+        // Control characters (NUL included) are never in a name: they separate words.
         words: identify::fold(q)
-            .split_whitespace()
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
             .map(str::to_string)
             .collect(),
         id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
