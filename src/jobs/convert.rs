@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::store::games;
 
 /// How many failure reasons the task's message quotes.
-const REASONS: usize = 3;
+const REASONS: usize = 10;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;

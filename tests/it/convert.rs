@@ -173,11 +173,31 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
         6,
         "the originals stay in the library"
     );
-    // Every reason is in the log, one per file.
-    let log = s.output();
-    for reason in ["truncated", "PFS0", "overlap", "section count", "too short"] {
-        assert!(log.contains(reason), "{reason} not in the log");
+    // Each file's reason is in the task's result (and in the log).
+    for (name, reason) in [
+        ("truncated", "past the end"),
+        ("magic", "PFS0"),
+        ("overlap", "overlap"),
+        ("count", "section count"),
+        ("short", "too short"),
+    ] {
+        let said = message
+            .split("; ")
+            .find(|m| m.contains(&format!("bad {name} ")));
+        assert!(
+            said.is_some_and(|m| m.contains(reason)),
+            "{name}: {reason} not in {message}"
+        );
+        assert!(s.output().contains(reason), "{reason} not in the log");
     }
+    let zstd = message
+        .split("; ")
+        .find(|m| m.contains("bad zstd "))
+        .unwrap();
+    assert!(
+        zstd.contains("zstd") || zstd.contains("content ID"),
+        "{zstd}"
+    );
 }
 
 #[test]

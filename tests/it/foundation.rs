@@ -290,3 +290,56 @@ fn the_access_log_never_contains_the_query_string() {
     assert!(log.contains("access GET /api/v1/health 200"), "{log}");
     assert!(!log.contains("secretsecret"), "{log}");
 }
+
+#[test]
+fn every_flag_can_come_from_a_ludotheque_variable() {
+    use std::io::BufRead;
+    let folders = Folders::new();
+    let mut child = std::process::Command::new(crate::harness::BIN)
+        .env("LUDOTHEQUE_DATA", &folders.data)
+        .env("LUDOTHEQUE_LIBRARY", &folders.library)
+        .env("LUDOTHEQUE_LISTEN", "127.0.0.1:0")
+        .env("LUDOTHEQUE_WORKERS", "3")
+        .env("LUDOTHEQUE_NO_LOCAL_ACCESS", "true")
+        .env("LUDOTHEQUE_LOG_LEVEL", "debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line.trim().trim_start_matches("listening on ").to_string();
+    assert!(base.starts_with("http://127.0.0.1:"), "{line}");
+    let status = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent()
+        .get(&format!("{base}/api/v1/job"))
+        .call()
+        .unwrap()
+        .status()
+        .as_u16();
+    assert_eq!(status, 401, "LUDOTHEQUE_NO_LOCAL_ACCESS was read");
+    assert!(
+        folders.data.join("ludotheque.db").exists(),
+        "LUDOTHEQUE_DATA was read"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    // A flag wins over its variable.
+    let (status, out, _) = {
+        let out = std::process::Command::new(crate::harness::BIN)
+            .env("LUDOTHEQUE_DATA", "/nonexistent/never")
+            .args(["--data", folders.data.to_str().unwrap(), "apikey", "list"])
+            .output()
+            .unwrap();
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            (),
+        )
+    };
+    assert!(status.success(), "{out}");
+}
