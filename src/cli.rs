@@ -143,6 +143,16 @@ pub enum Command {
         #[command(subcommand)]
         command: TrashCommand,
     },
+    /// Copy the database to FILE while the service runs (SQLite online backup).
+    Backup {
+        /// Where to write the copy (must not exist yet).
+        file: PathBuf,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to write the script for.
+        shell: clap_complete::Shell,
+    },
     /// Manage the API keys of the public API (/api/v1/).
     Apikey {
         #[command(subcommand)]
@@ -221,6 +231,12 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Scan) => foreground(&args.global, Task::Scan),
         Some(Command::Convert) => foreground(&args.global, Task::Convert),
         Some(Command::Trash { command }) => trash_command(&args.global, command),
+        Some(Command::Backup { file }) => backup(&args.global, file),
+        Some(Command::Completions { shell }) => {
+            let mut command = <Args as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
+            Ok(())
+        }
         Some(Command::Titles {
             command: TitlesCommand::Import { file },
         }) => import_titles(&args.global, file),
@@ -358,6 +374,27 @@ fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     let renamed = library::rename_from_titles(&tx)?;
     tx.commit()?;
     println!("{count} titres importés ; {renamed} jeux renommés.");
+    Ok(())
+}
+
+/// An online backup: consistent even while a server writes, without stopping it.
+fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
+    if file.exists() {
+        return Err(Error::conflict(format!(
+            "{} existe déjà ; choisissez un autre fichier",
+            file.display()
+        )));
+    }
+    let conn = open_store(global)?;
+    conn.backup(
+        rusqlite::MAIN_DB,
+        file,
+        None::<fn(rusqlite::backup::Progress)>,
+    )
+    .map_err(|e| {
+        Error::bad_request(format!("la sauvegarde vers {} a échoué", file.display())).with_cause(e)
+    })?;
+    println!("Base de données sauvegardée dans {}.", file.display());
     Ok(())
 }
 

@@ -148,7 +148,9 @@ fn millis(v: &str) -> f64 {
 fn ceiling(body: Vec<u8>) {
     // The same socket setup as the service: TCP_NODELAY on the listener.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket2::SockRef::from(&listener).set_tcp_nodelay(true).unwrap();
+    socket2::SockRef::from(&listener)
+        .set_tcp_nodelay(true)
+        .unwrap();
     let server = std::sync::Arc::new(tiny_http::Server::from_listener(listener, None).unwrap());
     println!("http://{}", server.server_addr().to_ip().unwrap());
     let workers = (std::thread::available_parallelism()

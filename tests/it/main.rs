@@ -6,4 +6,6 @@ mod convert;
 mod foundation;
 mod harness;
 mod library;
+mod man;
+mod scripts;
 mod trash;

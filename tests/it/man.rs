@@ -1,0 +1,105 @@
+//! The man pages under `man/` are generated from the clap definitions plus written
+//! sections; this test fails when a checked-in page is out of date.
+//!
+//!     LUDOTHEQUE_UPDATE_MAN=1 cargo test --test it man   # rewrite them
+
+use std::path::Path;
+
+use clap::CommandFactory;
+
+/// The pages' date: that of the last change to the command line (kept fixed so that
+/// regenerating an unchanged page gives the same bytes).
+const DATE: &str = "2026-11-22";
+
+const WRITTEN: &str = r#".SH ENVIRONMENT
+Every flag can also be given as an environment variable, shown above beside the
+flag; the flag wins. The global ones:
+.TP
+.B LUDOTHEQUE_DATA
+The data folder (database, lock file).
+.TP
+.B LUDOTHEQUE_LIBRARY
+The library root.
+.TP
+.B LUDOTHEQUE_LOG_LEVEL
+off, error, warn, info, debug or trace. Logs go to standard error, in English.
+.SH FILES
+.TP
+.I DATA/ludotheque.db
+The SQLite database (WAL mode, with
+.I -wal
+and
+.I -shm
+beside it). Migrations run at start; a database written by a newer version is refused.
+.TP
+.I DATA/ludotheque.lock
+Locked by a running server; foreground tasks refuse to run while it is held.
+.TP
+.I LIBRARY/.ludotheque-trash/
+The trash: each entry's file under its id, at its original key.
+.SH EXIT STATUS
+0 on success (also after SIGTERM or SIGINT stopped the server cleanly); 1 on an
+error, printed in French on standard error; 2 on a usage error.
+.SH SEE ALSO
+.BR ludotheque-api (7),
+.BR ludotheque-apikey (1),
+.BR ludotheque-trash (1),
+.BR ludotheque-titles (1)
+"#;
+
+fn render(cmd: clap::Command, extra: &str) -> String {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .date(DATE)
+        .source(concat!("ludotheque ", env!("CARGO_PKG_VERSION")))
+        .manual("Ludothèque")
+        .render(&mut out)
+        .unwrap();
+    // clap_mangen puts a blank line (a paragraph break) between two line breaks
+    // before a list of possible values; mandoc warns about it.
+    let mut page = String::from_utf8(out)
+        .unwrap()
+        .replace(".br\n\n.br\n", ".br\n");
+    page.push_str(extra);
+    page
+}
+
+fn pages() -> Vec<(String, String)> {
+    let mut root = ludotheque::cli::Args::command();
+    root.build();
+    let mut pages = vec![("ludotheque.1".to_string(), render(root.clone(), WRITTEN))];
+    for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("ludotheque-{}", sub.get_name());
+        let see_also = ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n";
+        pages.push((
+            format!("{name}.1"),
+            render(
+                sub.clone().name(&*Box::leak(name.clone().into_boxed_str())),
+                see_also,
+            ),
+        ));
+    }
+    pages
+}
+
+#[test]
+fn the_checked_in_man_pages_are_up_to_date() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let update = std::env::var_os("LUDOTHEQUE_UPDATE_MAN").is_some();
+    for (file, page) in pages() {
+        let path = dir.join(&file);
+        if update {
+            std::fs::write(&path, &page).unwrap();
+            continue;
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            current == page,
+            "man/{file} is out of date: run LUDOTHEQUE_UPDATE_MAN=1 cargo test --test it man"
+        );
+    }
+    assert!(
+        dir.join("ludotheque-api.7").exists(),
+        "the written API page"
+    );
+}

@@ -1,0 +1,148 @@
+//! The curl maintenance scripts under scripts/, run against a spawned server.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use crate::access::create_key;
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+
+fn script(name: &str, s: &TestServer, env: &[(&str, &str)]) -> Output {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(name);
+    let mut cmd = Command::new(path);
+    cmd.env("LUDOTHEQUE_URL", &s.base)
+        .env("LDQ_POLL_SECONDS", "0.1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn locked_demo(extra: &[&str]) -> (TestServer, String) {
+    let folders = Folders::new();
+    demo(&folders);
+    let key = create_key(&folders, "scripts", &[]);
+    let mut args = vec!["--no-local-access"];
+    args.extend_from_slice(extra);
+    let s = TestServer::start_on(folders, &args);
+    s.wait_idle_with(&key);
+    (s, key)
+}
+
+#[test]
+fn ldq_scan_starts_a_scan_and_waits_for_its_result() {
+    let (s, key) = locked_demo(&[]);
+    let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("Tâche scan terminée : ok (60 files"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn ldq_scan_waits_through_a_running_task() {
+    let (s, key) = locked_demo(&[
+        "--task-delay-ms",
+        "1500",
+        "--key-rate",
+        "1000",
+        "--key-burst",
+        "1000",
+    ]);
+    let r = s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
+    assert_eq!(r.status, 202);
+    let t = Instant::now();
+    let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        t.elapsed() >= Duration::from_millis(2500),
+        "it waited for the first task, then its own"
+    );
+    let log = s.folders.log();
+    assert!(
+        log.contains("POST /api/v1/scan: 409 busy"),
+        "the script met a 409 and retried"
+    );
+}
+
+#[test]
+fn ldq_scan_honours_retry_after() {
+    let (s, key) = locked_demo(&[
+        "--key-rate",
+        "1",
+        "--key-burst",
+        "2",
+        "--task-delay-ms",
+        "300",
+    ]);
+    let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        s.output().contains("429 rate_limited"),
+        "the script was limited and waited it out"
+    );
+}
+
+#[test]
+fn ldq_scan_fails_with_a_bad_key_or_no_service() {
+    let (s, _) = locked_demo(&[]);
+    let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", "ldq_nonsense")]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("401"), "{}", text(&o));
+    let o = Command::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ldq-scan"))
+        .env("LUDOTHEQUE_URL", "http://127.0.0.1:9")
+        .env("LUDOTHEQUE_API_KEY", "x")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("injoignable"), "{}", text(&o));
+}
+
+#[test]
+fn ldq_convert_converts_and_reads_the_key_from_a_file() {
+    let (s, key) = locked_demo(&[]);
+    let file = s.folders.tmp.path().join("key");
+    std::fs::write(&file, format!("{key}\n")).unwrap();
+    let o = script(
+        "ldq-convert",
+        &s,
+        &[("LUDOTHEQUE_API_KEY_FILE", file.to_str().unwrap())],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("5 converted, 0 failed"), "{}", text(&o));
+}
+
+#[test]
+fn ldq_stats_prints_name_value_lines() {
+    let (s, key) = locked_demo(&[]);
+    let o = script("ldq-stats", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for line in ["total=60", "base=30", "update=13", "dlc=12", "to_convert=5"] {
+        assert!(out.lines().any(|l| l == line), "{line} in {out}");
+    }
+}
+
+#[test]
+fn ldq_health_is_ok_then_critical_when_the_service_is_gone() {
+    let (mut s, _) = locked_demo(&[]);
+    let o = script("ldq-health", &s, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).starts_with("OK"));
+    s.kill();
+    let o = script("ldq-health", &s, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).starts_with("CRITICAL"));
+}
