@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::jobs::{self, Jobs, Task};
 use crate::library::{self, demo, titledb};
 use crate::store::{self, api_keys, db, titles};
-use crate::{convert, http, keys, time, trash};
+use crate::{convert, device, http, keys, time, trash};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -104,6 +104,9 @@ pub struct ServeArgs {
     /// Days a trashed file is kept before it is purged (at start, then daily).
     #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", default_value_t = 30)]
     pub trash_retention_days: u32,
+    /// A push ends after this many seconds without a request from the console.
+    #[arg(long, env = "LUDOTHEQUE_PUSH_TIMEOUT_SECS", default_value_t = 600)]
+    pub push_timeout_secs: u64,
     /// Keep a converted file even when its NCAs do not match their content IDs.
     #[arg(long, env = "LUDOTHEQUE_CONVERT_ACCEPT_UNVERIFIED")]
     pub convert_accept_unverified: bool,
@@ -143,6 +146,17 @@ pub enum Command {
         #[command(subcommand)]
         command: TrashCommand,
     },
+    /// Configure the handheld (a Switch running a network installer).
+    Device {
+        #[command(subcommand)]
+        command: DeviceCommand,
+    },
+    /// The push list: games waiting to be offered to the handheld (POST /api/v1/push
+    /// offers them; the service must be running, the console downloads from it).
+    Push {
+        #[command(subcommand)]
+        command: PushCommand,
+    },
     /// Copy the database to FILE while the service runs (SQLite online backup).
     Backup {
         /// Where to write the copy (must not exist yet).
@@ -168,6 +182,41 @@ pub enum TitlesCommand {
         /// The JSON file.
         file: PathBuf,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeviceCommand {
+    /// Set the console's address (and optionally its port, name, and the address the
+    /// console should use to reach this service; detected when not given).
+    Set {
+        #[arg(long)]
+        host: String,
+        #[arg(long, default_value_t = 2000)]
+        port: u16,
+        #[arg(long, default_value = "Switch")]
+        name: String,
+        #[arg(long)]
+        offer_address: Option<String>,
+    },
+    /// Show the device and what waits to be pushed.
+    Show,
+    /// Forget the device.
+    Clear,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PushCommand {
+    /// Add a game by its key, or with --title a title ID: its base game, latest update
+    /// and all its DLC.
+    Add {
+        key: String,
+        #[arg(long)]
+        title: bool,
+    },
+    /// List the pending games.
+    List,
+    /// Remove a game from the list.
+    Remove { key: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -232,6 +281,8 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Convert) => foreground(&args.global, Task::Convert),
         Some(Command::Trash { command }) => trash_command(&args.global, command),
         Some(Command::Backup { file }) => backup(&args.global, file),
+        Some(Command::Device { command }) => device_command(&args.global, command),
+        Some(Command::Push { command }) => push_command(&args.global, command),
         Some(Command::Completions { shell }) => {
             let mut command = <Args as clap::CommandFactory>::command();
             clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
@@ -374,6 +425,93 @@ fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     let renamed = library::rename_from_titles(&tx)?;
     tx.commit()?;
     println!("{count} titres importés ; {renamed} jeux renommés.");
+    Ok(())
+}
+
+fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        DeviceCommand::Set {
+            host,
+            port,
+            name,
+            offer_address,
+        } => {
+            device::configure(&conn, name, host, *port, offer_address.as_deref())
+                .map_err(|e| Error::bad_request(format!("réglage refusé : {}", e.message)))?;
+            println!("Console « {name} » réglée sur {host}:{port}.");
+        }
+        DeviceCommand::Show => match store::device::get(&conn)? {
+            None => println!("Aucune console n'est réglée."),
+            Some(d) => {
+                let pending = store::push_list::list(&conn)?;
+                println!("Console : {} ({}:{})", d.name, d.host, d.port);
+                println!(
+                    "Adresse offerte : {}",
+                    d.offer_address
+                        .as_deref()
+                        .unwrap_or("détectée à chaque envoi")
+                );
+                println!(
+                    "Dernier envoi : {}",
+                    d.last_push
+                        .map(time::rfc3339)
+                        .unwrap_or_else(|| "jamais".into())
+                );
+                println!(
+                    "Dernier résultat : {}",
+                    d.last_result.as_deref().unwrap_or("aucun")
+                );
+                println!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
+                println!(
+                    "En attente : {} jeu(x), {} octets",
+                    pending.len(),
+                    pending.iter().map(|p| p.1).sum::<u64>()
+                );
+            }
+        },
+        DeviceCommand::Clear => {
+            store::device::clear(&conn)?;
+            println!("Console oubliée.");
+        }
+    }
+    Ok(())
+}
+
+fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        PushCommand::Add { key, title: false } => {
+            device::add_game(&conn, key)
+                .map_err(|_| Error::not_found(format!("aucun jeu n'a la clé « {key} »")))?;
+            println!("Ajouté à la liste d'envoi : {key}");
+        }
+        PushCommand::Add { key, title: true } => {
+            let keys = device::add_title(&conn, key).map_err(|_| {
+                Error::not_found(format!("la bibliothèque n'a rien du titre « {key} »"))
+            })?;
+            for k in keys {
+                println!("Ajouté à la liste d'envoi : {k}");
+            }
+        }
+        PushCommand::List => {
+            let items = store::push_list::list(&conn)?;
+            if items.is_empty() {
+                println!("La liste d'envoi est vide.");
+            }
+            for (key, size) in items {
+                println!("{size:>12} octets  {key}");
+            }
+        }
+        PushCommand::Remove { key } => {
+            if !store::push_list::remove(&conn, key)? {
+                return Err(Error::not_found(format!(
+                    "« {key} » n'est pas dans la liste d'envoi"
+                )));
+            }
+            println!("Retiré de la liste d'envoi : {key}");
+        }
+    }
     Ok(())
 }
 

@@ -30,6 +30,8 @@ pub struct Config {
     pub auth_failures_per_minute: u32,
     /// Days a trashed file is kept before it is purged.
     pub trash_retention_days: u32,
+    /// A push ends after this long without a request from the console.
+    pub push_timeout: Duration,
     /// Keep converted files whose NCAs do not match their content IDs.
     pub convert_accept_unverified: bool,
     /// Test aid: every task waits this long before its body runs.
@@ -67,6 +69,7 @@ impl Config {
             auth_failures_per_minute: serve.auth_failures_per_minute,
             trash_retention_days: serve.trash_retention_days,
             convert_accept_unverified: serve.convert_accept_unverified,
+            push_timeout: Duration::from_secs(serve.push_timeout_secs),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

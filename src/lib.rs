@@ -10,6 +10,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod convert;
+pub mod device;
 pub mod error;
 pub mod http;
 pub mod jobs;

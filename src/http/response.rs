@@ -1,17 +1,18 @@
 //! What a handler returns, and the one place an [`Error`] becomes a response body.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 
 use serde::Serialize;
 
 use crate::error::Error;
 
-#[derive(Debug)]
 pub struct Reply {
     pub status: u16,
     pub content_type: &'static str,
     pub headers: Vec<(&'static str, String)>,
     pub body: Vec<u8>,
+    /// A body streamed instead of `body` (a file range), with its length.
+    pub stream: Option<(Box<dyn Read + Send>, u64)>,
 }
 
 #[derive(Serialize)]
@@ -27,6 +28,7 @@ impl Reply {
             content_type: "application/json",
             headers: Vec::new(),
             body: serde_json::to_vec(value)?,
+            stream: None,
         })
     }
 
@@ -43,10 +45,11 @@ impl Reply {
             content_type: "application/json",
             headers: e.headers.clone(),
             body,
+            stream: None,
         }
     }
 
-    pub fn into_tiny(self) -> tiny_http::Response<Cursor<Vec<u8>>> {
+    pub fn into_tiny(self) -> tiny_http::Response<Box<dyn Read + Send>> {
         let mut headers = Vec::with_capacity(self.headers.len() + 1);
         headers.extend(tiny_http::Header::from_bytes(
             "Content-Type",
@@ -58,13 +61,22 @@ impl Reply {
                 value.as_bytes(),
             ));
         }
-        let len = self.body.len();
+        let (data, len): (Box<dyn Read + Send>, u64) = match self.stream {
+            Some((reader, len)) => (reader, len),
+            None => {
+                let len = self.body.len() as u64;
+                (Box::new(Cursor::new(self.body)), len)
+            }
+        };
+        // Always a Content-Length: tiny_http would switch to chunked encoding above
+        // 32 KiB, and the console's installers need the length of what they download.
         tiny_http::Response::new(
             tiny_http::StatusCode(self.status),
             headers,
-            Cursor::new(self.body),
-            Some(len),
+            data,
+            Some(len as usize),
             None,
         )
+        .with_chunked_threshold(usize::MAX)
     }
 }

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use super::auth::{self, Principal};
 use super::request::decode_segment;
 use super::{Reply, Req};
-use crate::api::v1;
+use crate::api::{download, v1};
 use crate::app::App;
 use crate::error::Error;
 use crate::web;
@@ -79,6 +79,12 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/trash", Private, v1::trash),
     route("POST", "/api/v1/scan", Private, v1::scan),
     route("POST", "/api/v1/convert", Private, v1::convert),
+    route("GET", "/api/v1/device", Private, v1::device),
+    route("POST", "/api/v1/push", Private, v1::push),
+    // The console's downloads during a push: gated by the push's token, not by a key.
+    route("GET", "/dl/{token}/{name}", Public, download::download),
+    route("HEAD", "/dl/{token}/{name}", Public, download::download),
+    route("DROP", "/dl/{token}/{name}", Public, download::download),
     // Internal routes of the web interface: not part of the public contract.
     route(
         "DELETE",
@@ -95,6 +101,19 @@ pub const ROUTES: &[Route] = &[
         web::api::restore,
     ),
     route("DELETE", "/api/trash/{id}", Private, web::api::purge),
+    route("POST", "/api/job/cancel", Private, web::api::cancel_job),
+    route("POST", "/api/device", Private, web::api::set_device),
+    route("DELETE", "/api/device", Private, web::api::clear_device),
+    route("GET", "/api/push", Private, web::api::push_list),
+    route("DELETE", "/api/push", Private, web::api::push_clear),
+    route(
+        "POST",
+        "/api/push-title/{id}",
+        Private,
+        web::api::push_add_title,
+    ),
+    route("POST", "/api/push/{key*}", Private, web::api::push_add),
+    route("DELETE", "/api/push/{key*}", Private, web::api::push_remove),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

@@ -50,6 +50,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
         info!("this library was never scanned: starting a scan");
         let _ = jobs.try_start(Task::Scan);
     }
+    jobs.push.set_listen(addr);
     println!("listening on http://{addr}");
     std::io::stdout().flush()?;
     info!(

@@ -1,8 +1,9 @@
-//! Tasks: the long-running work (scan, convert, and later push) that runs one at a
+//! Tasks: the long-running work (scan, convert, push) that runs one at a
 //! time on the job thread. `runner` owns the slot; this file names the tasks and
 //! dispatches each to its module.
 
 pub mod convert;
+pub mod push;
 pub mod runner;
 pub mod scan;
 
@@ -17,6 +18,7 @@ pub use runner::{Jobs, Progress, Snapshot};
 pub enum Task {
     Scan,
     Convert,
+    Push,
 }
 
 impl Task {
@@ -24,6 +26,7 @@ impl Task {
         match self {
             Task::Scan => "scan",
             Task::Convert => "convert",
+            Task::Push => "push",
         }
     }
 
@@ -31,7 +34,7 @@ impl Task {
     pub fn unit(self) -> &'static str {
         match self {
             Task::Scan => "files",
-            Task::Convert => "bytes",
+            Task::Convert | Task::Push => "bytes",
         }
     }
 }
@@ -41,6 +44,7 @@ pub struct TaskCtx<'a> {
     pub db: &'a Connection,
     pub config: &'a Config,
     pub progress: &'a Progress<'a>,
+    pub push: &'a crate::device::Sessions,
 }
 
 /// How a task that did not fail ended; errors on single items are counted by the
@@ -55,5 +59,6 @@ pub fn run_task(task: Task, ctx: &TaskCtx) -> Result<Outcome, Error> {
     match task {
         Task::Scan => scan::run(ctx),
         Task::Convert => convert::run(ctx),
+        Task::Push => push::run(ctx),
     }
 }

@@ -62,6 +62,8 @@ pub struct Snapshot {
 /// The task slot, shared by the HTTP workers and the job thread.
 pub struct Jobs {
     slot: Mutex<Slot>,
+    /// The push under way, shared with the HTTP workers that serve its files.
+    pub push: Arc<crate::device::Sessions>,
     /// Aborts the SQL statement the job thread is running, so that a stop is prompt
     /// even in the middle of a long statement.
     interrupt: rusqlite::InterruptHandle,
@@ -82,6 +84,7 @@ impl Jobs {
         }
         let (tx, rx) = bounded(1);
         let jobs = Arc::new(Jobs {
+            push: Arc::default(),
             interrupt: conn.get_interrupt_handle(),
             slot: Mutex::new(Slot {
                 last: job_runs::last(&conn)?,
@@ -244,6 +247,7 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: Ta
         db: conn,
         config,
         progress: &progress,
+        push: &jobs.push,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         hold(&progress, config.task_delay)?;

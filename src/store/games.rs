@@ -385,3 +385,19 @@ pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// A title's base game(s), its latest update and all its DLC (DLC updates included).
+pub fn title_family(conn: &Connection, base_title_id: &str) -> Result<Vec<String>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key FROM games INDEXED BY games_by_title WHERE title_id = ?1 AND type = 'BASE'
+         UNION ALL
+         SELECT key FROM (SELECT key FROM games INDEXED BY games_by_base
+                          WHERE base_title_id = ?1 AND type = 'UPDATE'
+                          ORDER BY coalesce(version, 0) DESC, key LIMIT 1)
+         UNION ALL
+         SELECT key FROM games INDEXED BY games_by_base
+         WHERE base_title_id = ?1 AND type = 'DLC'",
+    )?;
+    let rows = stmt.query_map([base_title_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

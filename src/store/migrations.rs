@@ -110,6 +110,22 @@ const MIGRATIONS: &[&str] = &[
          expires_at INTEGER NOT NULL
      );
      CREATE INDEX trash_by_expiry ON trash (expires_at);",
+    // 7: the handheld (one) and the push list.
+    "CREATE TABLE device (
+         id            INTEGER PRIMARY KEY CHECK (id = 1),
+         name          TEXT NOT NULL,
+         host          TEXT NOT NULL,
+         port          INTEGER NOT NULL,
+         offer_address TEXT,            -- the address offered to the console; NULL: detected
+         last_contact  INTEGER,
+         last_result   TEXT,
+         client        TEXT,            -- User-Agent last seen from the console
+         last_push     INTEGER
+     );
+     CREATE TABLE push_list (
+         key      TEXT PRIMARY KEY,
+         added_at INTEGER NOT NULL
+     );",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -3,10 +3,12 @@
 
 pub mod api_keys;
 pub mod db;
+pub mod device;
 pub mod games;
 pub mod job_runs;
 pub mod migrations;
 pub mod platforms;
+pub mod push_list;
 pub mod settings;
 pub mod titles;
 pub mod trash;

@@ -7,5 +7,6 @@ mod foundation;
 mod harness;
 mod library;
 mod man;
+mod push;
 mod scripts;
 mod trash;

@@ -103,3 +103,65 @@ fn the_checked_in_man_pages_are_up_to_date() {
         "the written API page"
     );
 }
+
+#[test]
+fn version_help_on_every_command_and_completions() {
+    let folders = crate::harness::Folders::new();
+    let (st, out, _) = folders.cli(&["--version"]);
+    assert!(
+        st.success() && out.contains(env!("CARGO_PKG_VERSION")),
+        "{out}"
+    );
+    let mut root = ludotheque::cli::Args::command();
+    root.build();
+    for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+        let (st, out, _) = folders.cli(&[sub.get_name(), "--help"]);
+        assert!(
+            st.success() && out.contains("Usage:"),
+            "{}: {out}",
+            sub.get_name()
+        );
+        for inner in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+            let (st, out, _) = folders.cli(&[sub.get_name(), inner.get_name(), "--help"]);
+            assert!(
+                st.success() && out.contains("Usage:"),
+                "{} {}: {out}",
+                sub.get_name(),
+                inner.get_name()
+            );
+        }
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        let (st, out, _) = folders.cli(&["completions", shell]);
+        assert!(
+            st.success() && out.contains("ludotheque") && out.contains("apikey"),
+            "{shell}"
+        );
+    }
+}
+
+#[test]
+fn backup_copies_the_database_while_a_server_runs() {
+    let folders = crate::harness::Folders::new();
+    let key = crate::access::create_key(&folders, "kept", &[]);
+    let _s = crate::harness::TestServer::start_on(folders.clone(), &[]);
+    let copy = folders.tmp.path().join("backup.db");
+    let (st, out, err) = folders.cli(&["backup", copy.to_str().unwrap()]);
+    assert!(st.success(), "{out}{err}");
+    assert!(out.contains("sauvegardée"), "{out}");
+    let conn = rusqlite::Connection::open(&copy).unwrap();
+    let name: String = conn
+        .query_row("SELECT name FROM api_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(name, "kept");
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let (st, _, err) = folders.cli(&["backup", copy.to_str().unwrap()]);
+    assert!(
+        !st.success() && err.contains("existe déjà"),
+        "an existing file is never overwritten: {err}"
+    );
+    let _ = key;
+}

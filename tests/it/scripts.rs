@@ -146,3 +146,40 @@ fn ldq_health_is_ok_then_critical_when_the_service_is_gone() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).starts_with("CRITICAL"));
 }
+
+#[test]
+fn ldq_push_offers_the_list_and_reports_the_result() {
+    let (s, key) = locked_demo(&[]);
+    // No device is configured: the push task fails at once, and so does the script.
+    let o = script("ldq-push", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("failed") && text(&o).contains("No handheld is configured"),
+        "{}",
+        text(&o)
+    );
+    // A console that takes the offer and acknowledges at once: the push ends ok.
+    let console = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = console.local_addr().unwrap().port().to_string();
+    s.folders
+        .cli(&["device", "set", "--host", "127.0.0.1", "--port", &port]);
+    s.folders
+        .cli(&["push", "add", "Indies/Hades [0100535012974000][v0].nsp"]);
+    let fake = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut socket, _) = console.accept().unwrap();
+        let mut len = [0u8; 4];
+        socket.read_exact(&mut len).unwrap();
+        let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+        socket.read_exact(&mut body).unwrap();
+        socket.write_all(&[1]).unwrap();
+    });
+    let o = script("ldq-push", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    fake.join().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("0 delivered, 0 partial, 1 untouched"),
+        "{}",
+        text(&o)
+    );
+}

@@ -21,6 +21,7 @@ pub fn openapi(_: &Ctx) -> Result<Reply, Error> {
         content_type: "application/json",
         headers: Vec::new(),
         body: OPENAPI.as_bytes().to_vec(),
+        stream: None,
     })
 }
 
@@ -59,6 +60,38 @@ pub fn scan(c: &Ctx) -> Result<Reply, Error> {
 
 pub fn convert(c: &Ctx) -> Result<Reply, Error> {
     start(c, Task::Convert)
+}
+
+pub fn push(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Push)
+}
+
+/// The handheld and what waits to be pushed to it.
+pub fn device(c: &Ctx) -> Result<Reply, Error> {
+    let d = crate::store::device::get(c.db)?;
+    let pending = crate::store::push_list::list(c.db)?;
+    Reply::json(
+        200,
+        &types::DeviceState {
+            configured: d.is_some(),
+            name: d.as_ref().map(|d| d.name.clone()),
+            transport: "lan",
+            host: d.as_ref().map(|d| d.host.clone()),
+            port: d.as_ref().map(|d| d.port),
+            last_contact: d
+                .as_ref()
+                .and_then(|d| d.last_contact)
+                .map(crate::time::rfc3339),
+            last_result: d.as_ref().and_then(|d| d.last_result.clone()),
+            client: d.as_ref().and_then(|d| d.client.clone()),
+            pending: pending.len() as u64,
+            pending_bytes: pending.iter().map(|(_, size)| size).sum(),
+            last_push: d
+                .as_ref()
+                .and_then(|d| d.last_push)
+                .map(crate::time::rfc3339),
+        },
+    )
 }
 
 /// What the trash holds and can still be restored.

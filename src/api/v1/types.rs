@@ -248,3 +248,19 @@ impl Trash {
         }
     }
 }
+
+/// The handheld, as the public API shows it. Unknown facts are null, never guessed.
+#[derive(Serialize)]
+pub struct DeviceState {
+    pub configured: bool,
+    pub name: Option<String>,
+    pub transport: &'static str,
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub last_contact: Option<String>,
+    pub last_result: Option<String>,
+    pub client: Option<String>,
+    pub pending: u64,
+    pub pending_bytes: u64,
+    pub last_push: Option<String>,
+}

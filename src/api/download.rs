@@ -1,0 +1,136 @@
+//! The console's download route, `/dl/{token}/{name}`: the bytes of the files of the
+//! push under way, reachable only with that push's token and only while it runs. No
+//! key and no session (the console has neither). HEAD, GET with one range (suffix and
+//! open-ended ranges included; 416 when unsatisfiable), GET of the whole file, and the
+//! installer's `DROP` (the session is over).
+
+use std::io::{Read, Seek, SeekFrom, Take};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::device::{self, Sessions};
+use crate::error::Error;
+use crate::http::{Ctx, Reply};
+
+fn no_such_download() -> Error {
+    Error::not_found("There is no such download.")
+}
+
+pub fn download(c: &Ctx) -> Result<Reply, Error> {
+    let (token, name) = (c.param(0), c.param(1));
+    let sessions = Arc::clone(&c.app.jobs.push);
+    let mut guard = sessions.lock();
+    let session = guard
+        .as_mut()
+        .filter(|s| !token.is_empty() && s.token == token)
+        .ok_or_else(no_such_download)?;
+    session.requests += 1;
+    session.last_activity = Instant::now();
+    session.first_contact.get_or_insert_with(crate::time::now);
+    if let Some(agent) = c.req.header("user-agent") {
+        session.client = Some(agent.chars().take(100).collect());
+    }
+    if c.req.method == "DROP" {
+        session.dropped = true;
+        return Ok(empty(200, Vec::new()));
+    }
+    let index = session
+        .files
+        .iter()
+        .position(|f| f.name == name)
+        .ok_or_else(no_such_download)?;
+    let file = &session.files[index];
+    session.current = file.key.clone();
+    let (path, size) = (file.path.clone(), file.size);
+    let range = match c.req.header("range").map(|h| device::parse_range(h, size)) {
+        Some(Err(())) => {
+            return Ok(empty(
+                416,
+                vec![("Content-Range", format!("bytes */{size}"))],
+            ));
+        }
+        Some(Ok(r)) => r,
+        None => None,
+    };
+    let (start, end) = range.unwrap_or((0, size.saturating_sub(1)));
+    let len = if size == 0 { 0 } else { end - start + 1 };
+    let mut headers = vec![("Accept-Ranges", "bytes".to_string())];
+    if range.is_some() {
+        headers.push(("Content-Range", format!("bytes {start}-{end}/{size}")));
+    }
+    let status = if range.is_some() { 206 } else { 200 };
+    if c.req.method == "HEAD" {
+        drop(guard);
+        let mut reply = empty(200, headers);
+        reply.stream = Some((Box::new(std::io::empty()), size));
+        return Ok(reply);
+    }
+    let mut f = std::fs::File::open(&path)?;
+    f.seek(SeekFrom::Start(start))?;
+    session.active += 1;
+    drop(guard);
+    let reader = Counting {
+        inner: f.take(len),
+        sessions,
+        token: token.to_string(),
+        index,
+        pos: start,
+    };
+    let mut reply = empty(status, headers);
+    reply.content_type = "application/octet-stream";
+    reply.stream = Some((Box::new(reader), len));
+    Ok(reply)
+}
+
+fn empty(status: u16, headers: Vec<(&'static str, String)>) -> Reply {
+    Reply {
+        status,
+        content_type: "application/octet-stream",
+        headers,
+        body: Vec::new(),
+        stream: None,
+    }
+}
+
+/// Streams a file range and notes, as bytes go out, which ranges were served.
+struct Counting {
+    inner: Take<std::fs::File>,
+    sessions: Arc<Sessions>,
+    token: String,
+    index: usize,
+    pos: u64,
+}
+
+impl Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            if let Some(s) = self
+                .sessions
+                .lock()
+                .as_mut()
+                .filter(|s| s.token == self.token)
+            {
+                s.files[self.index]
+                    .served
+                    .add(self.pos, self.pos + n as u64);
+                s.last_activity = Instant::now();
+            }
+            self.pos += n as u64;
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for Counting {
+    fn drop(&mut self) {
+        if let Some(s) = self
+            .sessions
+            .lock()
+            .as_mut()
+            .filter(|s| s.token == self.token)
+        {
+            s.active = s.active.saturating_sub(1);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The handheld and the LAN push (`../shared/spec/push.md`).
+//!
+//! A push offers files to the console's installer, which then downloads them over
+//! HTTP from this service under a random token. The [`Sessions`] slot is shared by the
+//! job thread (which runs the push) and the HTTP workers (which serve the bytes): it
+//! knows the token, the files, which byte ranges of each were served, and when the
+//! console was last heard from.
+//!
+//! "Served" means handed to the kernel for sending: when a connection breaks, the
+//! bytes still in the socket buffers (a few MiB at most) were counted but may not
+//! have arrived, so a file is only called delivered when every byte was served.
+
+use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+/// Byte ranges served of one file, merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Served(Vec<(u64, u64)>);
+
+impl Served {
+    /// Note that `[start, end)` was served.
+    pub fn add(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        self.0.push((start, end));
+        self.0.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.0.len());
+        for &(s, e) in &self.0 {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.0 = merged;
+    }
+
+    /// Distinct bytes served.
+    pub fn bytes(&self) -> u64 {
+        self.0.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// Every byte of a file of `size` bytes was served at least once.
+    pub fn covers(&self, size: u64) -> bool {
+        size == 0 || self.0.first().is_some_and(|&(s, e)| s == 0 && e >= size)
+    }
+}
+
+/// A file offered in a push.
+#[derive(Debug, Clone)]
+pub struct PushFile {
+    pub key: String,
+    /// The last path segment of its URL: the real file name.
+    pub name: String,
+    pub path: PathBuf,
+    pub size: u64,
+    pub served: Served,
+}
+
+/// The push under way.
+#[derive(Debug)]
+pub struct Session {
+    pub token: String,
+    pub files: Vec<PushFile>,
+    /// The console sent DROP: the session is over.
+    pub dropped: bool,
+    pub requests: u64,
+    pub last_activity: Instant,
+    pub first_contact: Option<i64>,
+    pub client: Option<String>,
+    /// Key of the file last requested, for the progress detail.
+    pub current: String,
+    /// Transfers still streaming.
+    pub active: u32,
+}
+
+/// The one push slot, and the address the service listens on.
+#[derive(Default)]
+pub struct Sessions {
+    current: Mutex<Option<Session>>,
+    listen: Mutex<Option<SocketAddr>>,
+}
+
+impl Sessions {
+    pub fn lock(&self) -> MutexGuard<'_, Option<Session>> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn set_listen(&self, addr: SocketAddr) {
+        *self.listen.lock().unwrap_or_else(|p| p.into_inner()) = Some(addr);
+    }
+
+    pub fn listen(&self) -> Option<SocketAddr> {
+        *self.listen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The local address of the route to the console: what the console can reach us at.
+/// A UDP "connect" sends no packet; it only asks the kernel for the route.
+pub fn route_address(host: &str, port: u16) -> Option<IpAddr> {
+    let socket = UdpSocket::bind(("0.0.0.0", 0)).ok()?;
+    socket.connect((host, port)).ok()?;
+    socket.local_addr().ok().map(|a| a.ip())
+}
+
+/// The offer: a big-endian u32 length, then the URLs separated by newlines.
+pub fn offer(urls: &[String]) -> Vec<u8> {
+    let body = urls.iter().map(|u| format!("{u}\n")).collect::<String>();
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+/// A single range of a `Range` header for a file of `size` bytes: `Ok(None)` when
+/// there is no usable range (serve the whole file), `Err(())` when unsatisfiable.
+#[allow(clippy::result_unit_err)]
+pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
+    let Some(spec) = header.trim().strip_prefix("bytes=") else {
+        return Ok(None);
+    };
+    let first = spec.split(',').next().unwrap_or("").trim();
+    let Some((a, b)) = first.split_once('-') else {
+        return Ok(None);
+    };
+    let (start, end) = match (a.trim(), b.trim()) {
+        ("", "") => return Ok(None),
+        ("", n) => {
+            let n: u64 = n.parse().map_err(|_| ())?;
+            if n == 0 || size == 0 {
+                return Err(());
+            }
+            (size.saturating_sub(n), size - 1)
+        }
+        (a, "") => (a.parse().map_err(|_| ())?, size.saturating_sub(1)),
+        (a, b) => {
+            let (a, b): (u64, u64) = (a.parse().map_err(|_| ())?, b.parse().map_err(|_| ())?);
+            if b < a {
+                return Err(());
+            }
+            (a, b.min(size.saturating_sub(1)))
+        }
+    };
+    if start >= size {
+        return Err(());
+    }
+    Ok(Some((start, end)))
+}
+
+/// Configure the handheld, after checking what was given.
+pub fn configure(
+    db: &rusqlite::Connection,
+    name: &str,
+    host: &str,
+    port: u16,
+    offer: Option<&str>,
+) -> Result<(), crate::error::Error> {
+    use crate::error::Error;
+    if host.parse::<IpAddr>().is_err() {
+        return Err(Error::bad_request(
+            "The console's address must be an IP address.",
+        ));
+    }
+    if port == 0 {
+        return Err(Error::bad_request(
+            "The console's port must be between 1 and 65535.",
+        ));
+    }
+    if offer.is_some_and(|a| a.parse::<IpAddr>().is_err()) {
+        return Err(Error::bad_request(
+            "The address offered to the console must be an IP address.",
+        ));
+    }
+    let name = if name.trim().is_empty() {
+        "Switch"
+    } else {
+        name.trim()
+    };
+    crate::store::device::set(db, name, host, port, offer)
+}
+
+/// Add a game to the push list; it must be in the library.
+pub fn add_game(db: &rusqlite::Connection, key: &str) -> Result<(), crate::error::Error> {
+    if !crate::library::valid_key(key) || crate::store::games::get(db, key)?.is_none() {
+        return Err(crate::error::Error::not_found("No game has that key."));
+    }
+    crate::store::push_list::add(db, key, crate::time::now())
+}
+
+/// Add a title: its base game, its latest update and all its DLC. Returns the keys.
+pub fn add_title(
+    db: &rusqlite::Connection,
+    title_id: &str,
+) -> Result<Vec<String>, crate::error::Error> {
+    let id = crate::library::identify::parse_title_id(title_id)
+        .map(crate::library::identify::format_title_id)
+        .ok_or_else(|| crate::error::Error::not_found("That is not a title ID."))?;
+    let keys = crate::store::games::title_family(db, &id)?;
+    if keys.is_empty() {
+        return Err(crate::error::Error::not_found(
+            "The library has nothing of that title.",
+        ));
+    }
+    for key in &keys {
+        crate::store::push_list::add(db, key, crate::time::now())?;
+    }
+    Ok(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("bytes=0-15", 100), Ok(Some((0, 15))));
+        assert_eq!(parse_range("bytes=90-", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-10", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-1000", 100), Ok(Some((0, 99))));
+        assert_eq!(parse_range("bytes=50-1000", 100), Ok(Some((50, 99))));
+        assert_eq!(parse_range("bytes=100-", 100), Err(()));
+        assert_eq!(parse_range("bytes=5-2", 100), Err(()));
+        assert_eq!(parse_range("bytes=-0", 100), Err(()));
+        assert_eq!(parse_range("items=1-2", 100), Ok(None));
+        assert_eq!(parse_range("bytes=x-y", 100), Err(()));
+    }
+
+    #[test]
+    fn served_ranges_merge_and_cover() {
+        let mut s = Served::default();
+        s.add(10, 20);
+        s.add(0, 10);
+        s.add(15, 30);
+        assert_eq!(s.bytes(), 30);
+        assert!(s.covers(30) && !s.covers(31));
+        s.add(40, 50);
+        assert_eq!(s.bytes(), 40);
+        assert!(!s.covers(50));
+    }
+
+    #[test]
+    fn the_offer_is_a_big_endian_length_then_lines() {
+        let o = offer(&[
+            "1.2.3.4:80/dl/t/a.nsp".into(),
+            "1.2.3.4:80/dl/t/b.nsp".into(),
+        ]);
+        assert_eq!(&o[..4], &(44u32).to_be_bytes());
+        assert_eq!(&o[4..], b"1.2.3.4:80/dl/t/a.nsp\n1.2.3.4:80/dl/t/b.nsp\n");
+    }
+}

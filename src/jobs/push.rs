@@ -1,0 +1,242 @@
+//! The push task: offer the pending games to the handheld, serve their bytes while
+//! the person at the console installs them, and see what was delivered.
+//!
+//! The session ends on a 1-byte ack on the offer socket, a `DROP` request, the console
+//! closing that socket, the inactivity timeout, or a cancel. Then each file is
+//! delivered (every byte served at least once), partial or untouched; delivered files
+//! leave the push list. No installer reports success: this is the best there is.
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use log::{info, warn};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use rand::distr::{Alphanumeric, SampleString};
+
+use super::{Outcome, TaskCtx};
+use crate::device::{self, PushFile, Session};
+use crate::error::Error;
+use crate::library;
+use crate::store::{device as devices, push_list};
+use crate::time;
+
+/// What a URL's last segment escapes: enough for installers to read the real name
+/// and extension back.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'|');
+
+pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let Some(dev) = devices::get(ctx.db)? else {
+        return Err(Error::bad_request(
+            "No handheld is configured: set one in the settings or with 'ludotheque device set'.",
+        ));
+    };
+    let files = pending_files(ctx)?;
+    if files.is_empty() {
+        return Ok(Outcome {
+            message: "The push list is empty; nothing was offered.".into(),
+        });
+    }
+    let listen = ctx
+        .push
+        .listen()
+        .ok_or_else(|| Error::internal("the listen address is unknown"))?;
+    let console = (dev.host.as_str(), dev.port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            Error::bad_request(format!("The console's address {} is not valid.", dev.host))
+        })?;
+    let offered: IpAddr = match &dev.offer_address {
+        Some(a) => a
+            .parse()
+            .map_err(|_| Error::bad_request("The offered address is not an IP address."))?,
+        None => device::route_address(&dev.host, dev.port)
+            .ok_or_else(|| Error::bad_request("No route to the console was found."))?,
+    };
+    if listen.ip().is_loopback() && !console.ip().is_loopback() {
+        return Err(Error::bad_request(format!(
+            "The service listens on {listen}, which the console cannot reach: listen on the network (--listen 0.0.0.0:{}).",
+            listen.port()
+        )));
+    }
+    let token = Alphanumeric.sample_string(&mut rand::rng(), 32);
+    let base = format!("{offered}:{}/dl/{token}", listen.port());
+    let urls: Vec<String> = files
+        .iter()
+        .map(|f| format!("{base}/{}", utf8_percent_encode(&f.name, SEGMENT)))
+        .collect();
+    ctx.progress.set_total(files.iter().map(|f| f.size).sum());
+    *ctx.push.lock() = Some(Session {
+        token,
+        files,
+        dropped: false,
+        requests: 0,
+        last_activity: Instant::now(),
+        first_contact: None,
+        client: None,
+        current: String::new(),
+        active: 0,
+    });
+    let ended = offer_and_wait(ctx, console, &urls);
+    finish(ctx, ended, &offered.to_string(), listen.port())
+}
+
+/// The games of the push list that are still in the library.
+fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
+    let mut files = Vec::new();
+    for (key, _) in push_list::list(ctx.db)? {
+        let path = ctx.config.library.join(&key);
+        match std::fs::metadata(&path) {
+            Ok(meta) if library::valid_key(&key) && meta.is_file() => files.push(PushFile {
+                name: key.rsplit('/').next().unwrap_or(&key).to_string(),
+                key,
+                path,
+                size: meta.len(),
+                served: device::Served::default(),
+            }),
+            _ => warn!("push: {key} is no longer in the library; skipped"),
+        }
+    }
+    Ok(files)
+}
+
+/// How the session ended.
+enum Ended {
+    Ack,
+    Drop,
+    Closed,
+    Timeout,
+    Cancelled,
+    Refused(String),
+}
+
+fn offer_and_wait(ctx: &TaskCtx, console: std::net::SocketAddr, urls: &[String]) -> Ended {
+    let mut socket = match TcpStream::connect_timeout(&console, Duration::from_secs(5)) {
+        Ok(s) => s,
+        Err(e) => return Ended::Refused(e.to_string()),
+    };
+    if let Err(e) = socket.write_all(&device::offer(urls)) {
+        return Ended::Refused(e.to_string());
+    }
+    info!("push: {} file(s) offered to {console}", urls.len());
+    let _ = socket.set_read_timeout(Some(Duration::from_millis(100)));
+    let timeout = ctx.config.push_timeout;
+    let mut reported = 0u64;
+    loop {
+        if ctx.progress.is_cancelled() {
+            return Ended::Cancelled;
+        }
+        let mut byte = [0u8; 1];
+        match socket.read(&mut byte) {
+            Ok(1) => return Ended::Ack,
+            Ok(_) => return Ended::Closed,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return Ended::Closed,
+        }
+        let guard = ctx.push.lock();
+        let Some(s) = guard.as_ref() else {
+            return Ended::Cancelled;
+        };
+        let served: u64 = s.files.iter().map(|f| f.served.bytes()).sum();
+        let current = s.current.clone();
+        let (dropped, idle) = (s.dropped, s.last_activity.elapsed());
+        drop(guard);
+        if served > reported {
+            ctx.progress.advance(served - reported, &current);
+            reported = served;
+        }
+        if dropped {
+            return Ended::Drop;
+        }
+        if idle > timeout {
+            return Ended::Timeout;
+        }
+    }
+}
+
+/// Take the session down (waiting a moment for transfers still running), account for
+/// each file, update the list and the device.
+fn finish(ctx: &TaskCtx, ended: Ended, offered: &str, port: u16) -> Result<Outcome, Error> {
+    let until = Instant::now() + Duration::from_secs(5);
+    while ctx.push.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let session = ctx
+        .push
+        .lock()
+        .take()
+        .ok_or_else(|| Error::internal("the push session vanished"))?;
+    let now = time::now();
+    let record = |result: &str| {
+        devices::record_push(
+            ctx.db,
+            result,
+            now,
+            session.first_contact,
+            session.client.as_deref(),
+        )
+    };
+    match ended {
+        Ended::Refused(cause) => {
+            record("failed")?;
+            return Err(Error::bad_request(
+                "The console is not waiting on its network install screen (the connection failed); nothing left the list.",
+            )
+            .with_cause(cause));
+        }
+        Ended::Timeout if session.requests == 0 => {
+            record("failed")?;
+            return Err(Error::bad_request(format!(
+                "No request reached the service: the console could not reach {offered}:{port} (firewall, wrong address, VPN?)."
+            )));
+        }
+        Ended::Cancelled => {
+            record("cancelled")?;
+            return Err(Error::cancelled());
+        }
+        _ => {}
+    }
+    let (mut delivered, mut partial, mut untouched) = (0, 0, 0);
+    for f in &session.files {
+        if f.served.covers(f.size) {
+            push_list::remove(ctx.db, &f.key)?;
+            delivered += 1;
+        } else if f.served.bytes() > 0 {
+            partial += 1;
+        } else {
+            untouched += 1;
+        }
+    }
+    let how = match ended {
+        Ended::Ack => "the console acknowledged",
+        Ended::Drop => "the console sent DROP",
+        Ended::Closed => "the console closed the connection",
+        _ => "nothing happened for too long",
+    };
+    record("ok")?;
+    Ok(Outcome {
+        message: format!("{delivered} delivered, {partial} partial, {untouched} untouched ({how})"),
+    })
+}

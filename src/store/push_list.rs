@@ -1,0 +1,34 @@
+//! The `push_list` table: the games waiting to be offered to the handheld.
+
+use rusqlite::{params, Connection};
+
+use crate::error::Error;
+
+/// The pending games in the order they were added: key and size (0 when the library
+/// no longer has it).
+pub fn list(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT p.key, coalesce(g.size, 0) FROM push_list p LEFT JOIN games g ON g.key = p.key
+         ORDER BY p.rowid",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn add(conn: &Connection, key: &str, now: i64) -> Result<(), Error> {
+    conn.execute(
+        "INSERT OR IGNORE INTO push_list (key, added_at) VALUES (?1, ?2)",
+        params![key, now],
+    )?;
+    Ok(())
+}
+
+/// False when the key was not in the list.
+pub fn remove(conn: &Connection, key: &str) -> Result<bool, Error> {
+    Ok(conn.execute("DELETE FROM push_list WHERE key = ?1", [key])? == 1)
+}
+
+pub fn clear(conn: &Connection) -> Result<(), Error> {
+    conn.execute("DELETE FROM push_list", [])?;
+    Ok(())
+}
