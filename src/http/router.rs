@@ -66,6 +66,7 @@ const fn route(
 
 use Access::*;
 
+#[rustfmt::skip]
 pub const ROUTES: &[Route] = &[
     route("GET", "/api/v1/health", Public, v1::health),
     route("GET", "/api/v1/openapi.json", Public, v1::openapi),
@@ -86,32 +87,17 @@ pub const ROUTES: &[Route] = &[
     route("HEAD", "/dl/{token}/{name}", Public, download::download),
     route("DROP", "/dl/{token}/{name}", Public, download::download),
     // Internal routes of the web interface: not part of the public contract.
-    route(
-        "DELETE",
-        "/api/library/{key*}",
-        Private,
-        web::api::delete_game,
-    ),
+    route("DELETE", "/api/library/{key*}", Private, web::api::delete_game),
     route("GET", "/api/trash", Private, v1::trash),
     route("POST", "/api/trash/purge", Private, web::api::purge_expired),
-    route(
-        "POST",
-        "/api/trash/{id}/restore",
-        Private,
-        web::api::restore,
-    ),
+    route("POST", "/api/trash/{id}/restore", Private, web::api::restore),
     route("DELETE", "/api/trash/{id}", Private, web::api::purge),
     route("POST", "/api/job/cancel", Private, web::api::cancel_job),
     route("POST", "/api/device", Private, web::api::set_device),
     route("DELETE", "/api/device", Private, web::api::clear_device),
     route("GET", "/api/push", Private, web::api::push_list),
     route("DELETE", "/api/push", Private, web::api::push_clear),
-    route(
-        "POST",
-        "/api/push-title/{id}",
-        Private,
-        web::api::push_add_title,
-    ),
+    route("POST", "/api/push-title/{id}", Private, web::api::push_add_title),
     route("POST", "/api/push/{key*}", Private, web::api::push_add),
     route("DELETE", "/api/push/{key*}", Private, web::api::push_remove),
     route("GET", "/api/test/panic", Test, test_panic),

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::harness::{assert_no_server_path, Folders, TestServer};
+use crate::harness::{assert_no_server_path, files_under, Folders, TestServer};
 use crate::library::demo;
 
 fn demo_server() -> TestServer {
@@ -39,19 +39,10 @@ fn names(v: &Value) -> Vec<String> {
 }
 
 fn library_bytes(folders: &Folders) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![folders.library.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                total += e.metadata().unwrap().len();
-            }
-        }
-    }
-    total
+    files_under(&folders.library)
+        .iter()
+        .map(|p| p.metadata().unwrap().len())
+        .sum()
 }
 
 #[test]

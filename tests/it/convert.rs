@@ -25,18 +25,10 @@ fn convert(s: &TestServer) -> serde_json::Value {
 }
 
 fn files_named(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else if e.file_name().to_string_lossy().ends_with(suffix) {
-                out.push(e.path());
-            }
-        }
-    }
-    out
+    crate::harness::files_under(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect()
 }
 
 /// A good .nsz of about `size` bytes of NCA.

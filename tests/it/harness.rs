@@ -235,23 +235,8 @@ impl TestServer {
             Some(bytes) => self.agent.run(b.body(bytes).unwrap()),
             None => self.agent.run(b.body(()).unwrap()),
         };
-        let mut resp = result.unwrap_or_else(|e| panic!("{method} {path}: {e}\n{}", self.output()));
-        let headers = resp
-            .headers()
-            .iter()
-            .map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(64 << 20)
-            .read_to_string()
-            .unwrap_or_default();
-        Resp {
-            status: resp.status().as_u16(),
-            headers,
-            body,
-        }
+        let resp = result.unwrap_or_else(|e| panic!("{method} {path}: {e}\n{}", self.output()));
+        read_resp(resp)
     }
 
     /// Wait until no task runs; returns the job status.
@@ -335,4 +320,40 @@ pub fn assert_no_server_path(server: &TestServer, body: &str) {
         !body.contains("/tmp/"),
         "a body reveals a server path: {body}"
     );
+}
+
+/// A ureq response, read whole.
+pub fn read_resp(mut resp: ureq::http::Response<ureq::Body>) -> Resp {
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(1 << 30)
+        .read_to_vec()
+        .unwrap_or_default();
+    Resp {
+        status: resp.status().as_u16(),
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// Every file below `dir`, at any depth.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
 }

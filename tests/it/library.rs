@@ -47,18 +47,7 @@ fn scan(s: &TestServer) -> serde_json::Value {
 fn demo_library_writes_about_sixty_files() {
     let folders = Folders::new();
     demo(&folders);
-    let mut n = 0;
-    let mut stack = vec![folders.library.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                n += 1;
-            }
-        }
-    }
+    let n = crate::harness::files_under(&folders.library).len();
     assert_eq!(n, 60);
 }
 

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
-use crate::harness::{Folders, Resp, TestServer};
+use crate::harness::{read_resp, Folders, Resp, TestServer};
 use crate::library::demo;
 
 const A: &str = "Indies/Hades [0100535012974000][v0].nsp";
@@ -58,23 +58,7 @@ fn request(url: &str, method: &str, range: Option<&str>) -> Resp {
     if let Some(r) = range {
         b = b.header("Range", r);
     }
-    let mut resp = agent.run(b.body(()).unwrap()).unwrap();
-    let headers = resp
-        .headers()
-        .iter()
-        .map(|(n, v)| (n.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
-        .collect();
-    let body = resp
-        .body_mut()
-        .with_config()
-        .limit(1 << 30)
-        .read_to_vec()
-        .unwrap_or_default();
-    Resp {
-        status: resp.status().as_u16(),
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
+    read_resp(agent.run(b.body(()).unwrap()).unwrap())
 }
 
 fn bytes(url: &str, range: &str) -> (u16, Vec<u8>) {
