@@ -102,20 +102,19 @@ struct Counting {
 }
 
 impl Read for Counting {
+    /// Once the push is over (ended, cancelled, the service stopping), its downloads
+    /// stop too: the token is valid only while the push runs.
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
+        let mut guard = self.sessions.lock();
+        let Some(s) = guard.as_mut().filter(|s| s.token == self.token) else {
+            return Err(std::io::Error::other("the push is over"));
+        };
         if n > 0 {
-            if let Some(s) = self
-                .sessions
-                .lock()
-                .as_mut()
-                .filter(|s| s.token == self.token)
-            {
-                s.files[self.index]
-                    .served
-                    .add(self.pos, self.pos + n as u64);
-                s.last_activity = Instant::now();
-            }
+            s.files[self.index]
+                .served
+                .add(self.pos, self.pos + n as u64);
+            s.last_activity = Instant::now();
             self.pos += n as u64;
         }
         Ok(n)

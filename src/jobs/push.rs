@@ -179,8 +179,11 @@ fn offer_and_wait(ctx: &TaskCtx, console: std::net::SocketAddr, urls: &[String])
 /// Take the session down (waiting a moment for transfers still running), account for
 /// each file, update the list and the device.
 fn finish(ctx: &TaskCtx, ended: Ended, offered: &str, port: u16) -> Result<Outcome, Error> {
+    // When the console ended the session, let transfers still going finish counting;
+    // a cancel ends them at once.
+    let wait = !matches!(ended, Ended::Cancelled | Ended::Refused(_));
     let until = Instant::now() + Duration::from_secs(5);
-    while ctx.push.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
+    while wait && ctx.push.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
     let session = ctx

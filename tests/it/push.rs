@@ -599,3 +599,36 @@ fn ranges_beyond_four_gib_are_served_from_a_sparse_file() {
         "{last}"
     );
 }
+
+#[test]
+fn a_download_in_flight_stops_when_the_push_is_over() {
+    let console = Console::new();
+    let s = setup(&console, &[]);
+    let big = "Big Game [0100000000010000][v0].nsp";
+    let mut content = ludotheque::library::synth::pfs0(&[]);
+    content.resize(64 << 20, 7);
+    std::fs::write(s.folders.library.join(big), &content).unwrap();
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    s.send("DELETE", "/api/push", &[], None);
+    s.post("/api/push/Big%20Game%20%5B0100000000010000%5D%5Bv0%5D.nsp");
+    s.post("/api/v1/push");
+    let (_socket, urls) = console.offer();
+    let (host, path) = urls[0].split_once('/').unwrap();
+    let mut raw = TcpStream::connect(host).unwrap();
+    write!(
+        raw,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut first = vec![0u8; 1 << 20];
+    raw.read_exact(&mut first).unwrap();
+    assert_eq!(s.post("/api/job/cancel").json()["cancelled"], true);
+    finish(&s);
+    let mut rest = Vec::new();
+    let _ = raw.read_to_end(&mut rest);
+    assert!(
+        first.len() + rest.len() < content.len(),
+        "the transfer was cut short"
+    );
+}
