@@ -27,7 +27,12 @@ impl Reply {
             status,
             content_type: "application/json",
             headers: Vec::new(),
-            body: serde_json::to_vec(value)?,
+            body: {
+                // A library page is a few KiB: start there rather than grow by doubling.
+                let mut body = Vec::with_capacity(8 * 1024);
+                serde_json::to_writer(&mut body, value)?;
+                body
+            },
             stream: None,
         })
     }

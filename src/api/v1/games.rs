@@ -89,7 +89,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         .iter()
         .map(|g| SearchHit {
             game: Game::from(g),
-            title_id: g.title_id.clone(),
+            title_id: g.title_id.as_deref(),
         })
         .collect();
     Reply::json(200, &envelope(paging, total, hits))
