@@ -321,6 +321,7 @@ fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
     convert::clean_leftover(&conn, &config.library)?;
+    store::games::ensure_search_index(&conn)?;
     http::server::catch_file_size_signal()?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {

@@ -37,6 +37,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
         warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
     }
     convert::clean_leftover(&conn, &config.library)?;
+    crate::store::games::ensure_search_index(&conn)?;
     catch_file_size_signal()?;
     let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
     let server = listen(&config.listen)?;

@@ -15,6 +15,8 @@ use crate::store::{games, platforms};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
+/// Above this many changes, indexes are rebuilt once rather than kept up row by row.
+const BULK: usize = 2000;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
@@ -27,8 +29,16 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let mut known = games::fingerprints(ctx.db)?;
     let (mut read, mut unchanged) = (0u64, 0u64);
     let mut tx = ctx.db.unchecked_transaction()?;
+    // Many new files (a first scan): index them for search once, at the end.
+    let bulk = walk.files.len().saturating_sub(known.len()) > BULK;
+    if bulk {
+        games::suspend_search_index(&tx)?;
+    }
     for (i, found) in walk.files.iter().enumerate() {
         if ctx.progress.is_cancelled() {
+            if bulk {
+                games::resume_search_index(&tx)?;
+            }
             tx.commit()?;
             return Err(Error::cancelled());
         }
@@ -60,9 +70,12 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     for key in known.keys() {
         games::delete(&tx, key)?;
     }
+    if bulk {
+        games::resume_search_index(&tx)?;
+    }
     if read > 0 || removed > 0 {
         games::refresh_playable(&tx)?;
-        games::renumber(&tx)?;
+        games::renumber(&tx, read + removed as u64 > BULK as u64)?;
     }
     library::mark_ready(&tx, root)?;
     tx.commit()?;

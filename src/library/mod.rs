@@ -81,7 +81,7 @@ pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
         }
     }
     if renamed > 0 {
-        games::renumber(db)?;
+        games::renumber(db, false)?;
     }
     Ok(renamed)
 }
@@ -95,7 +95,7 @@ pub fn index_one(db: &Connection, root: &Path, key: &str) -> Result<(), Error> {
     let probe = probe::probe(&found.path, file_name, &found.format);
     games::upsert(db, &game_row(db, &found, probe)?)?;
     games::refresh_playable(db)?;
-    games::renumber(db)
+    games::renumber(db, false)
 }
 
 /// A game key as clients may give it: relative, `/`-separated, with no empty, `.` or

@@ -169,12 +169,24 @@ pub fn page(
     Ok((total as u64, rows.collect::<Result<_, _>>()?))
 }
 
+/// The rank indexes, as migration 5 created them. A bulk renumber drops and rebuilds
+/// them (a test checks that the text here and the migration's agree).
+const RANK_INDEXES: &str = "
+     CREATE INDEX games_by_ord ON games (ord, key, name, type, size, playable, title_id);
+     CREATE INDEX games_by_type_ord
+         ON games (type, type_ord, key, name, size, playable, title_id);";
+
 /// Recompute every game's rank after a change of membership or of names. Only rows
 /// whose rank moves are written. Call it in the transaction that made the change.
 ///
 /// The ranks go through a temporary table keyed by rowid: joining `games` to the
-/// window query directly has no index to join on, which is quadratic.
-pub fn renumber(conn: &Connection) -> Result<(), Error> {
+/// window query directly has no index to join on, which is quadratic. With `bulk`
+/// (a scan that changed many rows), the rank indexes are dropped and built again
+/// afterwards: one sort instead of an index update per row.
+pub fn renumber(conn: &Connection, bulk: bool) -> Result<(), Error> {
+    if bulk {
+        conn.execute_batch("DROP INDEX games_by_ord; DROP INDEX games_by_type_ord;")?;
+    }
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS ranks (
              id INTEGER PRIMARY KEY, ord INTEGER NOT NULL, type_ord INTEGER NOT NULL
@@ -191,7 +203,102 @@ pub fn renumber(conn: &Connection) -> Result<(), Error> {
            AND (games.ord IS NOT r.ord OR games.type_ord IS NOT r.type_ord);
          DELETE FROM temp.ranks;",
     )?;
+    if bulk {
+        conn.execute_batch(RANK_INDEXES)?;
+    }
     Ok(())
+}
+
+/// The search index's insert trigger, as migration 4 created it.
+const FTS_INSERT_TRIGGER: &str = "CREATE TRIGGER games_fts_insert AFTER INSERT ON games BEGIN
+         INSERT INTO games_fts (rowid, folded) VALUES (new.rowid, new.folded);
+     END";
+
+/// For a scan that inserts many games: stop indexing them one by one (the trigger
+/// costs ten times a rebuild). [`resume_search_index`] must follow in the same scan;
+/// [`ensure_search_index`] repairs a scan killed in between.
+pub fn suspend_search_index(conn: &Connection) -> Result<(), Error> {
+    conn.execute_batch("DROP TRIGGER IF EXISTS games_fts_insert")?;
+    Ok(())
+}
+
+/// Put the insert trigger back and rebuild the search index from the table.
+pub fn resume_search_index(conn: &Connection) -> Result<(), Error> {
+    conn.execute_batch(FTS_INSERT_TRIGGER)?;
+    conn.execute_batch("INSERT INTO games_fts (games_fts) VALUES ('rebuild')")?;
+    Ok(())
+}
+
+/// At start: if a scan was killed while the index was suspended, repair it.
+pub fn ensure_search_index(conn: &Connection) -> Result<(), Error> {
+    let present: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'games_fts_insert'",
+        [],
+        |r| r.get(0),
+    )?;
+    if present == 0 {
+        log::warn!("the search index was left suspended by an interrupted scan; rebuilding it");
+        resume_search_index(conn)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index_sql(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT sql FROM sqlite_master WHERE name IN ('games_by_ord', 'games_by_type_ord') ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    fn trigger_sql(conn: &Connection) -> String {
+        conn.query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'games_fts_insert'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_search_index_suspended_and_resumed_is_the_migrations_and_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let before = trigger_sql(&conn);
+        suspend_search_index(&conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
+             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size, mtime,
+                                header_ok, identified_by)
+             VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
+        )
+        .unwrap();
+        // A scan killed here: the next start repairs the index.
+        ensure_search_index(&conn).unwrap();
+        assert_eq!(trigger_sql(&conn), before);
+        let hits: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM games_fts WHERE games_fts MATCH '\"zel\"'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(hits, 1, "the game inserted while suspended is found");
+    }
+
+    #[test]
+    fn a_bulk_renumber_rebuilds_the_indexes_the_migration_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let before = index_sql(&conn);
+        assert_eq!(before.len(), 2);
+        renumber(&conn, true).unwrap();
+        assert_eq!(index_sql(&conn), before);
+    }
 }
 
 fn clamp_i64(n: u64) -> i64 {
