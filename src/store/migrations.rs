@@ -126,6 +126,8 @@ const MIGRATIONS: &[&str] = &[
          key      TEXT PRIMARY KEY,
          added_at INTEGER NOT NULL
      );",
+    // 8: lists page by rank now; this index only cost every insert its upkeep.
+    "DROP INDEX games_by_type_name;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -214,11 +214,33 @@ fn a_database_newer_than_the_code_is_refused() {
     assert_eq!(v, 999, "the database is left as it was");
 }
 
+/// Wait until the job thread has recorded the run it is in (a kill before that leaves
+/// nothing to mark, as nothing ran).
+fn wait_for_running_row(folders: &Folders) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM job_runs WHERE result = 'running'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap_or(0);
+        if n > 0 {
+            return;
+        }
+        assert!(Instant::now() < until, "the run was never recorded");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn sigterm_stops_cleanly_with_exit_zero_and_an_intact_database() {
     let folders = Folders::new();
     let mut s = TestServer::start_on(folders.clone(), &["--task-delay-ms", "60000"]);
     assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    wait_for_running_row(&folders);
     let t0 = Instant::now();
     s.signal(libc::SIGTERM);
     let status = s
@@ -257,6 +279,7 @@ fn a_task_killed_with_the_process_is_recorded_interrupted_at_next_start() {
     let folders = Folders::new();
     let mut s = TestServer::start_on(folders.clone(), &["--task-delay-ms", "60000"]);
     assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    wait_for_running_row(&folders);
     s.kill();
     let s = TestServer::start_on(folders, &[]);
     let job = s.wait_idle();
