@@ -131,6 +131,16 @@ fn finish(s: &TestServer) -> serde_json::Value {
     s.wait_idle()["last"].clone()
 }
 
+/// Wait for the push to end and check how its message begins.
+fn ended_with(s: &TestServer, start: &str) -> serde_json::Value {
+    let last = finish(s);
+    assert!(
+        last["message"].as_str().unwrap_or("").starts_with(start),
+        "{last}"
+    );
+    last
+}
+
 fn pending(s: &TestServer) -> Vec<String> {
     s.get("/api/push").json()["items"]
         .as_array()
@@ -210,13 +220,9 @@ fn drop_alone_ends_the_session_with_everything_untouched() {
     s.post("/api/v1/push");
     let (_socket, urls) = console.offer();
     assert_eq!(request(&urls[0], "DROP", None).status, 200);
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 delivered, 0 partial, 2 untouched (the console sent DROP)"),
-        "{last}"
+    ended_with(
+        &s,
+        "0 delivered, 0 partial, 2 untouched (the console sent DROP)",
     );
     assert_eq!(pending(&s).len(), 2);
 }
@@ -230,14 +236,7 @@ fn only_the_files_the_person_selected_leave_the_list() {
     install(&s, &urls[1], B);
     socket.write_all(&[1]).unwrap();
     request(&urls[0], "DROP", None);
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("1 delivered, 0 partial, 1 untouched"),
-        "{last}"
-    );
+    ended_with(&s, "1 delivered, 0 partial, 1 untouched");
     assert_eq!(pending(&s), [A]);
 }
 
@@ -280,14 +279,7 @@ fn a_range_broken_half_way_leaves_the_file_pending() {
     drop(raw);
     std::thread::sleep(Duration::from_millis(300));
     request(&urls[0], "DROP", None);
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 delivered, 1 partial, 0 untouched"),
-        "{last}"
-    );
+    ended_with(&s, "0 delivered, 1 partial, 0 untouched");
     assert_eq!(pending(&s), [big]);
 }
 
@@ -299,14 +291,7 @@ fn backing_out_with_ack_and_drop_delivers_nothing() {
     let (mut socket, urls) = console.offer();
     socket.write_all(&[1]).unwrap();
     request(&urls[0], "DROP", None);
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 delivered, 0 partial, 2 untouched"),
-        "{last}"
-    );
+    ended_with(&s, "0 delivered, 0 partial, 2 untouched");
     assert_eq!(pending(&s).len(), 2);
 }
 
@@ -531,13 +516,9 @@ fn the_console_closing_its_socket_after_downloads_ends_the_session() {
     assert_eq!(job["detail"], A, "the detail names the key being served");
     assert!(job["done"].as_u64().unwrap() >= file(&s, A).len() as u64);
     drop(socket);
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("1 delivered, 0 partial, 1 untouched (the console closed"),
-        "{last}"
+    ended_with(
+        &s,
+        "1 delivered, 0 partial, 1 untouched (the console closed",
     );
     assert_eq!(pending(&s), [B]);
 }
@@ -590,14 +571,7 @@ fn ranges_beyond_four_gib_are_served_from_a_sparse_file() {
     );
     assert_eq!(r.body.as_bytes(), &[0u8; 16]);
     socket.write_all(&[1]).unwrap();
-    let last = finish(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 delivered, 1 partial"),
-        "{last}"
-    );
+    ended_with(&s, "0 delivered, 1 partial");
 }
 
 #[test]
