@@ -366,3 +366,43 @@ fn every_flag_can_come_from_a_ludotheque_variable() {
     };
     assert!(status.success(), "{out}");
 }
+
+#[test]
+fn a_hundred_concurrent_posts_across_scan_convert_and_push_start_exactly_one_task() {
+    let s = TestServer::start(&["--task-delay-ms", "3000"]);
+    let until = Instant::now() + Duration::from_secs(20);
+    while s.get("/api/v1/job").json()["running"] == true {
+        assert!(Instant::now() < until);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(100));
+    let handles: Vec<_> = (0..100)
+        .map(|i| {
+            let (base, barrier) = (s.base.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let agent: ureq::Agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .into();
+                let task = ["scan", "convert", "push"][i % 3];
+                barrier.wait();
+                agent
+                    .post(&format!("{base}/api/v1/{task}"))
+                    .send_empty()
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let accepted = statuses.iter().filter(|&&st| st == 202).count();
+    let busy = statuses.iter().filter(|&&st| st == 409).count();
+    assert_eq!((accepted, busy), (1, 99), "{statuses:?}");
+    s.wait_idle();
+    let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
+    let runs: i64 = conn
+        .query_row("SELECT count(*) FROM job_runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 2, "the first scan, then exactly one of the hundred");
+}

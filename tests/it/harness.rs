@@ -236,7 +236,13 @@ impl TestServer {
             None => self.agent.run(b.body(()).unwrap()),
         };
         let resp = result.unwrap_or_else(|e| panic!("{method} {path}: {e}\n{}", self.output()));
-        read_resp(resp)
+        let resp = read_resp(resp);
+        // Over every response the suite produces: no server path, in the body or a header.
+        let root = self.folders.tmp.path().to_string_lossy().into_owned();
+        let leaked =
+            resp.body.contains(&root) || resp.headers.iter().any(|(_, v)| v.contains(&root));
+        assert!(!leaked, "{method} {path} reveals a server path: {resp:?}");
+        resp
     }
 
     /// Wait until no task runs; returns the job status.
