@@ -155,40 +155,48 @@ fn a_panicking_handler_is_a_500_and_every_worker_keeps_serving() {
     );
 }
 
-#[test]
-fn sixty_four_concurrent_scan_requests_start_exactly_one_task() {
-    let s = TestServer::start(&["--task-delay-ms", "3000"]);
-    // Let the automatic first scan finish, then race.
+/// Let the automatic first scan finish, then send one POST per path, all at once
+/// (released together by a barrier). Returns each (status, body).
+fn race(s: &TestServer, paths: &[&str]) -> Vec<(u16, String)> {
     let until = Instant::now() + Duration::from_secs(20);
     while s.get("/api/v1/job").json()["running"] == true {
         assert!(Instant::now() < until);
         std::thread::sleep(Duration::from_millis(50));
     }
-    let barrier = std::sync::Arc::new(std::sync::Barrier::new(64));
-    let handles: Vec<_> = (0..64)
-        .map(|_| {
-            let (base, barrier) = (s.base.clone(), barrier.clone());
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(paths.len()));
+    let handles: Vec<_> = paths
+        .iter()
+        .map(|path| {
+            let (url, barrier) = (format!("{}{path}", s.base), barrier.clone());
             std::thread::spawn(move || {
                 let agent: ureq::Agent = ureq::Agent::config_builder()
                     .http_status_as_error(false)
                     .build()
                     .into();
                 barrier.wait();
-                let mut r = agent
-                    .post(&format!("{base}/api/v1/scan"))
-                    .send_empty()
-                    .unwrap();
+                let mut r = agent.post(&url).send_empty().unwrap();
                 (r.status().as_u16(), r.body_mut().read_to_string().unwrap())
             })
         })
         .collect();
-    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// (started, refused as busy)
+fn tally(results: &[(u16, String)]) -> (usize, usize) {
     let accepted = results.iter().filter(|(st, _)| *st == 202).count();
     let busy = results
         .iter()
         .filter(|(st, body)| *st == 409 && body.contains("\"busy\""))
         .count();
-    assert_eq!((accepted, busy), (1, 63), "{results:?}");
+    (accepted, busy)
+}
+
+#[test]
+fn sixty_four_concurrent_scan_requests_start_exactly_one_task() {
+    let s = TestServer::start(&["--task-delay-ms", "3000"]);
+    let results = race(&s, &["/api/v1/scan"; 64]);
+    assert_eq!(tally(&results), (1, 63), "{results:?}");
     let started: serde_json::Value =
         serde_json::from_str(&results.iter().find(|(st, _)| *st == 202).unwrap().1).unwrap();
     assert_eq!(started["running"], true);
@@ -370,35 +378,11 @@ fn every_flag_can_come_from_a_ludotheque_variable() {
 #[test]
 fn a_hundred_concurrent_posts_across_scan_convert_and_push_start_exactly_one_task() {
     let s = TestServer::start(&["--task-delay-ms", "3000"]);
-    let until = Instant::now() + Duration::from_secs(20);
-    while s.get("/api/v1/job").json()["running"] == true {
-        assert!(Instant::now() < until);
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let barrier = std::sync::Arc::new(std::sync::Barrier::new(100));
-    let handles: Vec<_> = (0..100)
-        .map(|i| {
-            let (base, barrier) = (s.base.clone(), barrier.clone());
-            std::thread::spawn(move || {
-                let agent: ureq::Agent = ureq::Agent::config_builder()
-                    .http_status_as_error(false)
-                    .build()
-                    .into();
-                let task = ["scan", "convert", "push"][i % 3];
-                barrier.wait();
-                agent
-                    .post(&format!("{base}/api/v1/{task}"))
-                    .send_empty()
-                    .unwrap()
-                    .status()
-                    .as_u16()
-            })
-        })
+    let paths: Vec<&str> = (0..100)
+        .map(|i| ["/api/v1/scan", "/api/v1/convert", "/api/v1/push"][i % 3])
         .collect();
-    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    let accepted = statuses.iter().filter(|&&st| st == 202).count();
-    let busy = statuses.iter().filter(|&&st| st == 409).count();
-    assert_eq!((accepted, busy), (1, 99), "{statuses:?}");
+    let results = race(&s, &paths);
+    assert_eq!(tally(&results), (1, 99), "{results:?}");
     s.wait_idle();
     let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
     let runs: i64 = conn
