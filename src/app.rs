@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::api::v1::cache::PageCache;
 use crate::config::Config;
 use crate::http::auth::Limits;
 use crate::jobs::Jobs;
@@ -13,4 +14,6 @@ pub struct App {
     pub jobs: Arc<Jobs>,
     pub started: Instant,
     pub limits: Limits,
+    /// Rendered library and search pages.
+    pub pages: PageCache,
 }

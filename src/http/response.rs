@@ -37,6 +37,17 @@ impl Reply {
         })
     }
 
+    /// A 200 whose JSON body is already rendered.
+    pub fn json_bytes(body: Vec<u8>) -> Reply {
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            headers: Vec::new(),
+            body,
+            stream: None,
+        }
+    }
+
     /// `{error, message}` with the error's status and headers. Only the safe message
     /// is used: the cause never reaches the client.
     pub fn from_error(e: &Error) -> Reply {

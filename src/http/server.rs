@@ -69,6 +69,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
         config,
         jobs: Arc::clone(&jobs),
         started: Instant::now(),
+        pages: Default::default(),
     });
     let workers = start_workers(&app)?;
     let maintenance = start_maintenance(&app, &stop)?;

@@ -226,7 +226,8 @@ pub fn suspend_search_index(conn: &Connection) -> Result<(), Error> {
 pub fn resume_search_index(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(FTS_INSERT_TRIGGER)?;
     conn.execute_batch("INSERT INTO games_fts (games_fts) VALUES ('rebuild')")?;
-    Ok(())
+    // Searches answered while the index was suspended missed the new games.
+    crate::store::library_generation::bump(conn)
 }
 
 /// At start: if a scan was killed while the index was suspended, repair it.
@@ -372,24 +373,35 @@ pub fn search(
         return Ok((0, Vec::new()));
     }
     let filter = any.join(" OR ");
-    // Two statements: a window count in the page query makes SQLite drop the
-    // multi-index OR plan and scan the table.
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM games WHERE {filter}"))?
-        .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?;
+    // The match runs once, materialized, for both the count and the page. (A window
+    // count in the page query made SQLite drop the multi-index OR plan.)
     let n = args.len();
     let sql = format!(
-        "SELECT {ITEM_COLUMNS} FROM games WHERE {filter}
+        "WITH hits AS MATERIALIZED (SELECT rowid AS id FROM games WHERE {filter})
+         SELECT {ITEM_COLUMNS}, (SELECT count(*) FROM hits) FROM games
+         WHERE rowid IN (SELECT id FROM hits)
          ORDER BY folded, key LIMIT ?{} OFFSET ?{}",
         n + 1,
         n + 2
     );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut values: Vec<rusqlite::types::Value> = args.into_iter().map(Into::into).collect();
+    let mut values: Vec<rusqlite::types::Value> = args.iter().cloned().map(Into::into).collect();
     values.push(clamp_i64(limit).into());
     values.push(clamp_i64(offset).into());
-    let rows = stmt.query_map(rusqlite::params_from_iter(values), item)?;
-    Ok((total as u64, rows.collect::<Result<_, _>>()?))
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
+    let (mut total, mut items) = (None, Vec::new());
+    while let Some(row) = rows.next()? {
+        total = Some(row.get::<_, i64>(6)?);
+        items.push(item(row)?);
+    }
+    let total = match total {
+        Some(total) => total,
+        // Past the end, no row carried the count.
+        None => conn
+            .prepare_cached(&format!("SELECT count(*) FROM games WHERE {filter}"))?
+            .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
+    };
+    Ok((total as u64, items))
 }
 
 /// Everything the single-game route shows.

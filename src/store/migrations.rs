@@ -128,6 +128,22 @@ const MIGRATIONS: &[&str] = &[
      );",
     // 8: lists page by rank now; this index only cost every insert its upkeep.
     "DROP INDEX games_by_type_name;",
+    // 9: a number that changes with every write to the games, so that rendered pages
+    // can be kept until the library changes (see api::v1::cache).
+    "CREATE TABLE library_generation (
+         id INTEGER PRIMARY KEY CHECK (id = 1),
+         n  INTEGER NOT NULL
+     );
+     INSERT INTO library_generation VALUES (1, 0);
+     CREATE TRIGGER games_generation_insert AFTER INSERT ON games BEGIN
+         UPDATE library_generation SET n = n + 1;
+     END;
+     CREATE TRIGGER games_generation_update AFTER UPDATE ON games BEGIN
+         UPDATE library_generation SET n = n + 1;
+     END;
+     CREATE TRIGGER games_generation_delete AFTER DELETE ON games BEGIN
+         UPDATE library_generation SET n = n + 1;
+     END;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -6,6 +6,7 @@ pub mod db;
 pub mod device;
 pub mod games;
 pub mod job_runs;
+pub mod library_generation;
 pub mod migrations;
 pub mod platforms;
 pub mod push_list;

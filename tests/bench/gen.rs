@@ -2,13 +2,13 @@
 //! inside, in folders of 500; bases, updates and DLC in turn; names from word lists so
 //! that searches match a realistic handful.
 
-const ADJECTIVES: [&str; 37] = [
+pub const ADJECTIVES: [&str; 37] = [
     "brave", "silent", "golden", "lost", "wild", "hidden", "crimson", "frozen", "ancient",
     "little", "super", "mega", "final", "dark", "bright", "royal", "secret", "iron", "crystal",
     "mystic", "rapid", "lucky", "cosmic", "savage", "noble", "shadow", "electric", "gentle",
     "hollow", "epic", "tiny", "grand", "rusty", "sacred", "stormy", "sunny", "velvet",
 ];
-const NOUNS: [&str; 41] = [
+pub const NOUNS: [&str; 41] = [
     "dragon", "knight", "island", "kart", "quest", "legend", "forest", "castle", "planet", "racer",
     "tower", "garden", "ninja", "robot", "pirate", "wizard", "kingdom", "ocean", "temple",
     "galaxy", "farm", "city", "dungeon", "hero", "saga", "party", "arena", "voyage", "circus",

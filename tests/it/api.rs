@@ -463,3 +463,53 @@ fn the_system_route_reports_api_v1() {
     let s = demo_server();
     assert_eq!(s.get("/api/v1/system").json()["api"], "v1");
 }
+
+#[test]
+fn pages_and_searches_follow_every_change_to_the_library() {
+    // The same URLs asked before and after each change: a kept answer must never
+    // outlive the library it was rendered from.
+    let s = demo_server();
+    let hades = "Indies%2FHades%20%5B0100535012974000%5D%5Bv0%5D.nsp";
+    let total = |s: &TestServer| page(s, "?limit=1")["total"].as_u64().unwrap();
+    let found = |s: &TestServer| search(s, "hades")["total"].as_u64().unwrap();
+    let (before, hades_found) = (total(&s), found(&s));
+    assert_eq!((total(&s), found(&s)), (before, hades_found), "asked twice");
+
+    let r = s.send("DELETE", &format!("/api/library/{hades}"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        (total(&s), found(&s)),
+        (before - 1, hades_found - 1),
+        "after a delete"
+    );
+
+    let id = s.get("/api/v1/trash").json()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+    assert_eq!(
+        (total(&s), found(&s)),
+        (before, hades_found),
+        "after a restore"
+    );
+
+    // A file added behind the service's back, then a scan.
+    let copy = s
+        .folders
+        .library
+        .join("Hadès bis [0100535012975000][v0].nsp");
+    std::fs::copy(
+        s.folders
+            .library
+            .join("Indies/Hades [0100535012974000][v0].nsp"),
+        &copy,
+    )
+    .unwrap();
+    assert_eq!(s.post("/api/v1/scan").status, 202);
+    s.wait_idle();
+    assert_eq!(
+        (total(&s), found(&s)),
+        (before + 1, hades_found + 1),
+        "after a scan"
+    );
+}

@@ -16,11 +16,14 @@ pub fn stats(c: &Ctx) -> Result<Reply, Error> {
 pub fn list(c: &Ctx) -> Result<Reply, Error> {
     let kind = params::game_type(c.req)?;
     let paging = Paging::from_req(c.req);
-    let (total, items) = games::page(c.db, kind, paging.limit, paging.offset())?;
-    Reply::json(
-        200,
-        &envelope(paging, total, items.iter().map(Game::from).collect()),
-    )
+    let key = format!("library {kind:?} {} {}", paging.page, paging.limit);
+    c.app.pages.json(c.db, key, || {
+        let (total, items) = games::page(c.db, kind, paging.limit, paging.offset())?;
+        Reply::json(
+            200,
+            &envelope(paging, total, items.iter().map(Game::from).collect()),
+        )
+    })
 }
 
 fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
@@ -84,15 +87,22 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| q.to_ascii_uppercase()),
     };
-    let (total, items) = games::search(c.db, &query, paging.limit, paging.offset())?;
-    let hits = items
-        .iter()
-        .map(|g| SearchHit {
-            game: Game::from(g),
-            title_id: g.title_id.as_deref(),
-        })
-        .collect();
-    Reply::json(200, &envelope(paging, total, hits))
+    // Keyed by what the query means, so `Zelda` and `zelda ` share an answer.
+    let key = format!(
+        "search {:?} {:?} {} {}",
+        query.words, query.id_prefix, paging.page, paging.limit
+    );
+    c.app.pages.json(c.db, key, || {
+        let (total, items) = games::search(c.db, &query, paging.limit, paging.offset())?;
+        let hits = items
+            .iter()
+            .map(|g| SearchHit {
+                game: Game::from(g),
+                title_id: g.title_id.as_deref(),
+            })
+            .collect();
+        Reply::json(200, &envelope(paging, total, hits))
+    })
 }
 
 pub fn platforms(c: &Ctx) -> Result<Reply, Error> {

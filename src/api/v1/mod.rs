@@ -1,6 +1,7 @@
 //! Handlers of the public API v1 (`../shared/spec/api-v1.md`). Each is short: read
 //! the request, call the domain, shape the answer with `types`.
 
+pub mod cache;
 pub mod games;
 pub mod params;
 pub mod types;

@@ -1,0 +1,106 @@
+//! Rendered library and search pages, kept until the library changes.
+//!
+//! Dashboards and scripts ask for the same few pages again and again, and a search
+//! costs a trigram match over every name. An answer is stored with the library's
+//! generation (`store::library_generation`), which SQLite triggers move on every
+//! write to the games, whoever makes it; an answer from an older generation is never
+//! served. The whole cache is dropped when the generation moves or when it would grow
+//! past its byte budget, so it needs no eviction order and stays small on a Pi.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::http::Reply;
+use crate::store::library_generation;
+
+/// What the rendered pages may take in memory, at most.
+const BUDGET_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Default)]
+pub struct PageCache {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    generation: i64,
+    bytes: usize,
+    pages: HashMap<String, Vec<u8>>,
+}
+
+impl PageCache {
+    /// The JSON answer for `key`: from the cache when the library has not changed
+    /// since it was rendered, else from `render`, then kept.
+    pub fn json(
+        &self,
+        db: &Connection,
+        key: String,
+        render: impl FnOnce() -> Result<Reply, Error>,
+    ) -> Result<Reply, Error> {
+        let generation = library_generation::current(db)?;
+        if let Some(body) = self.get(generation, &key) {
+            return Ok(Reply::json_bytes(body));
+        }
+        let reply = render()?;
+        if reply.status == 200 {
+            self.put(generation, key, reply.body.clone());
+        }
+        Ok(reply)
+    }
+
+    fn get(&self, generation: i64, key: &str) -> Option<Vec<u8>> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        (inner.generation == generation)
+            .then(|| inner.pages.get(key).cloned())
+            .flatten()
+    }
+
+    fn put(&self, generation: i64, key: String, body: Vec<u8>) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // A page rendered from an older generation than the cache holds is dropped;
+        // a newer one starts the cache afresh.
+        if generation < inner.generation {
+            return;
+        }
+        if generation > inner.generation || inner.bytes + body.len() > BUDGET_BYTES {
+            inner.pages.clear();
+            inner.bytes = 0;
+            inner.generation = generation;
+        }
+        inner.bytes += body.len() + key.len();
+        if let Some(old) = inner.pages.insert(key, body) {
+            inner.bytes -= old.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_from_another_generation_is_never_served() {
+        let cache = PageCache::default();
+        cache.put(3, "a".into(), b"three".to_vec());
+        assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
+        assert_eq!(cache.get(4, "a"), None);
+        cache.put(2, "a".into(), b"two".to_vec());
+        assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
+        cache.put(4, "b".into(), b"four".to_vec());
+        assert_eq!(cache.get(3, "a"), None, "a newer generation drops the rest");
+        assert_eq!(cache.get(4, "b").as_deref(), Some(&b"four"[..]));
+    }
+
+    #[test]
+    fn the_budget_is_never_exceeded() {
+        let cache = PageCache::default();
+        for i in 0..100 {
+            cache.put(1, format!("{i}"), vec![0; BUDGET_BYTES / 10]);
+            assert!(cache.inner.lock().unwrap().bytes <= BUDGET_BYTES);
+        }
+        assert!(cache.get(1, "99").is_some());
+    }
+}
