@@ -79,9 +79,20 @@ pub struct ServeArgs {
     /// Request worker threads [default: twice the cores, at least 4].
     #[arg(long, env = "LUDOTHEQUE_WORKERS")]
     pub workers: Option<usize>,
-    /// Requests that may wait for a worker; beyond that new requests get 503.
-    #[arg(long, env = "LUDOTHEQUE_QUEUE", default_value_t = 64)]
+    /// Requests that may wait for a worker; beyond that new requests get 503. As many
+    /// as connections by default: a client that waits for each answer never meets it.
+    #[arg(long, env = "LUDOTHEQUE_QUEUE", default_value_t = 1024)]
     pub queue: usize,
+    /// Open connections at most; past it the ones idle the longest are closed.
+    #[arg(long, env = "LUDOTHEQUE_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// A keep-alive connection with no byte either way for this many seconds is closed.
+    #[arg(long, env = "LUDOTHEQUE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
+    pub idle_timeout_secs: u64,
+    /// A request not complete (headers and body) this many seconds after its first byte
+    /// closes its connection.
+    #[arg(long, env = "LUDOTHEQUE_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
     /// Largest request body accepted, in bytes (larger: 413).
     #[arg(long, env = "LUDOTHEQUE_MAX_BODY", default_value_t = 1024 * 1024)]
     pub max_body: usize,

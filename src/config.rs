@@ -21,6 +21,10 @@ pub struct Config {
     pub queue: usize,
     /// Largest request body accepted, in bytes.
     pub max_body: usize,
+    /// Connection bounds, enforced by `http::warden`.
+    pub max_connections: usize,
+    pub idle_timeout: Duration,
+    pub request_timeout: Duration,
     /// The loopback rule: keyless requests from this machine get full access.
     pub local_access: bool,
     /// Requests per second allowed per API key, and the burst above it.
@@ -46,9 +50,14 @@ impl Config {
         let data = make_dir(&global.data, "data")?;
         let library = make_dir(&global.library, "library")?;
         let workers = serve.workers.unwrap_or_else(default_workers);
-        if workers == 0 || serve.queue == 0 {
+        if workers == 0 || serve.queue == 0 || serve.max_connections == 0 {
             return Err(Error::bad_request(
-                "--workers and --queue must be at least 1",
+                "--workers, --queue and --max-connections must be at least 1",
+            ));
+        }
+        if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
+            return Err(Error::bad_request(
+                "--idle-timeout-secs and --request-timeout-secs must be at least 1",
             ));
         }
         if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
@@ -63,6 +72,9 @@ impl Config {
             workers,
             queue: serve.queue,
             max_body: serve.max_body,
+            max_connections: serve.max_connections,
+            idle_timeout: Duration::from_secs(serve.idle_timeout_secs),
+            request_timeout: Duration::from_secs(serve.request_timeout_secs),
             local_access: !serve.no_local_access,
             key_rate: serve.key_rate,
             key_burst: serve.key_burst,

@@ -102,6 +102,31 @@ impl Error {
         )
     }
 
+    /// The library folder is missing, unreadable, or empty while games are known.
+    pub fn library_unavailable() -> Self {
+        Self::new(
+            503,
+            "library_unavailable",
+            "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.",
+        )
+    }
+
+    pub fn uri_too_long(limit: usize) -> Self {
+        Self::new(
+            414,
+            "uri_too_long",
+            format!("The request target is longer than the limit of {limit} bytes."),
+        )
+    }
+
+    pub fn headers_too_large(limit: usize) -> Self {
+        Self::new(
+            431,
+            "headers_too_large",
+            format!("The request headers are larger than the limit of {limit} bytes."),
+        )
+    }
+
     pub fn rate_limited(retry_after_s: u64) -> Self {
         let mut e = Self::new(
             429,

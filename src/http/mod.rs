@@ -8,6 +8,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod server;
+pub mod warden;
 
 pub use request::Req;
 pub use response::Reply;

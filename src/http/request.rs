@@ -23,9 +23,27 @@ pub struct Req {
     pub body: Vec<u8>,
 }
 
+/// The longest request target: a library key is at most 4 KiB, three times that
+/// once percent-encoded, plus the rest.
+pub const MAX_TARGET: usize = 16 * 1024;
+/// The most header bytes (names and values) a request may carry.
+pub const MAX_HEADERS: usize = 64 * 1024;
+
 impl Req {
-    /// Build the view, reading at most `max_body` bytes of body (more: 413).
+    /// Build the view, reading at most `max_body` bytes of body (more: 413). A target
+    /// or headers past their limits are refused before anything else is read.
     pub fn read(rq: &mut tiny_http::Request, max_body: usize) -> Result<Req, Error> {
+        if rq.url().len() > MAX_TARGET {
+            return Err(Error::uri_too_long(MAX_TARGET));
+        }
+        let header_bytes: usize = rq
+            .headers()
+            .iter()
+            .map(|h| h.field.as_str().len() + h.value.len() + 4)
+            .sum();
+        if header_bytes > MAX_HEADERS {
+            return Err(Error::headers_too_large(MAX_HEADERS));
+        }
         if rq.body_length().is_some_and(|n| n > max_body) {
             return Err(Error::payload_too_large(max_body));
         }

@@ -20,7 +20,7 @@ use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
 use super::auth::Limits;
-use super::{router, Reply, Req};
+use super::{router, warden, Reply, Req};
 use crate::app::App;
 use crate::config::Config;
 use crate::error::Error;
@@ -73,8 +73,10 @@ pub fn serve(config: Config) -> Result<(), Error> {
     });
     let workers = start_workers(&app)?;
     let maintenance = start_maintenance(&app, &stop)?;
+    let warden = warden::start(warden_bounds(&app.config, addr.port()), Arc::clone(&stop))?;
     accept(&server, &stop, workers.0);
     let _ = maintenance.join();
+    let _ = warden.join();
     info!("stopping: finishing requests in flight");
     for w in workers.1 {
         let _ = w.join();
@@ -98,6 +100,49 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
+}
+
+/// The connection bounds, within what the process may open: each connection is a
+/// descriptor, so the soft limit on descriptors is raised to the hard one, and the
+/// cap lowered if even that is too small (keeping 64 for files and the database).
+fn warden_bounds(config: &Config, port: u16) -> warden::Bounds {
+    let mut max_connections = config.max_connections;
+    if let Some(limit) = raise_open_files_limit() {
+        let room = limit.saturating_sub(64).max(1) as usize;
+        if room < max_connections {
+            warn!("only {limit} open files allowed: at most {room} connections");
+            max_connections = room;
+        }
+    }
+    warden::Bounds {
+        port,
+        max_connections,
+        idle_timeout: config.idle_timeout,
+        request_timeout: config.request_timeout,
+        // The largest request: the body cap plus 64 KiB of request line and headers.
+        max_unanswered: config.max_body as u64 + 64 * 1024,
+    }
+}
+
+/// Raise RLIMIT_NOFILE's soft limit to its hard limit; returns the limit in effect.
+fn raise_open_files_limit() -> Option<u64> {
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return None;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim = raised;
+            }
+        }
+        Some(lim.rlim_cur as u64)
+    }
 }
 
 /// A write past the file-size limit (RLIMIT_FSIZE) raises SIGXFSZ, which kills the

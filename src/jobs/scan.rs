@@ -1,6 +1,11 @@
 //! The scan task: walk the library, identify new and changed files, forget removed
 //! ones, then recompute what depends on the whole library (`playable`).
 //!
+//! A scan never forgets games it could not look for: a library folder that is missing
+//! or empty while games are known (an unplugged disk, an empty mount point) fails the
+//! scan with nothing changed, and a folder that cannot be read keeps every game not
+//! found.
+//!
 //! Incremental: a file whose size and modification time match the database is not
 //! opened again. Ranks (the library order) are renumbered once, at the end, so files
 //! found by a scan appear in lists when it completes. Writes are batched in transactions so that a cold scan of a large
@@ -20,6 +25,11 @@ const BULK: usize = 2000;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
+    // A library on a disk that is unplugged looks like an empty folder, or none: that
+    // must not make the scan forget every game.
+    let root_entries = std::fs::read_dir(root)
+        .map_err(|e| Error::library_unavailable().with_cause(e))?
+        .count();
     let walk = walk::walk(root, &platforms::list(ctx.db)?);
     for problem in &walk.problems {
         warn!("scan: {problem}");
@@ -27,6 +37,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     }
     ctx.progress.set_total(walk.files.len() as u64);
     let mut known = games::fingerprints(ctx.db)?;
+    if root_entries == 0 && !known.is_empty() {
+        return Err(Error::library_unavailable().with_cause("the library folder is empty"));
+    }
     let (mut read, mut unchanged) = (0u64, 0u64);
     let mut tx = ctx.db.unchecked_transaction()?;
     // Many new files (a first scan): index them for search once, at the end.
@@ -65,11 +78,16 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             tx = ctx.db.unchecked_transaction()?;
         }
     }
-    // What is left of the known files was not found: forget it.
-    let removed = known.len();
-    for key in known.keys() {
-        games::delete(&tx, key)?;
-    }
+    // What is left of the known files was not found: forget it, unless part of the
+    // library could not be read (they may be there).
+    let removed = if !walk.incomplete {
+        for key in known.keys() {
+            games::delete(&tx, key)?;
+        }
+        known.len()
+    } else {
+        0
+    };
     if bulk {
         games::resume_search_index(&tx)?;
     }
@@ -80,9 +98,17 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     library::mark_ready(&tx, root)?;
     tx.commit()?;
     Ok(Outcome {
-        message: format!(
-            "{} files: {read} read, {unchanged} unchanged, {removed} removed",
-            walk.files.len()
-        ),
+        message: if walk.incomplete {
+            format!(
+                "{} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
+                walk.files.len(),
+                known.len()
+            )
+        } else {
+            format!(
+                "{} files: {read} read, {unchanged} unchanged, {removed} removed",
+                walk.files.len()
+            )
+        },
     })
 }

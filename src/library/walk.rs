@@ -32,6 +32,8 @@ pub struct Walk {
     pub files: Vec<Found>,
     /// What could not be walked, as safe sentences (paths go to the debug log).
     pub problems: Vec<String>,
+    /// A folder could not be read or a file examined: games not found may be there.
+    pub incomplete: bool,
 }
 
 /// Walk every platform's folder. A file belongs to the most specific platform whose
@@ -69,6 +71,7 @@ fn walk_dir(
                 debug!("cannot read folder {}: {e}", dir.display());
                 out.problems
                     .push("a folder of the library could not be read".into());
+                out.incomplete = true;
                 continue;
             }
         };
@@ -101,6 +104,7 @@ fn walk_dir(
             let Ok(meta) = std::fs::metadata(&path) else {
                 out.problems
                     .push("a file of the library could not be examined".into());
+                out.incomplete = true;
                 continue;
             };
             if !meta.is_file() {

@@ -84,7 +84,7 @@ pub struct TestServer {
     pub addr: String,
     child: Option<Child>,
     output: Arc<Mutex<String>>,
-    agent: ureq::Agent,
+    pub agent: ureq::Agent,
 }
 
 /// A response, read whole.

@@ -8,5 +8,6 @@ mod harness;
 mod library;
 mod man;
 mod push;
+mod reliability;
 mod scripts;
 mod trash;

@@ -1,0 +1,246 @@
+//! The connection warden: how the service bounds its connections, since tiny_http
+//! does not.
+//!
+//! tiny_http accepts every connection on its own thread and gives each one a thread
+//! that reads requests with no time limit and no cap on their number. A read timeout
+//! on the listener would be inherited by accepted sockets, but it also makes
+//! `accept` time out, which ends tiny_http's accept loop for good. So the service
+//! leaves tiny_http alone and watches the sockets from beside it instead.
+//!
+//! Four times a second the warden lists the process's open sockets (`/proc/self/fd`),
+//! keeps those accepted on the service's port, and reads each one's byte counters
+//! from the kernel (`TCP_INFO`: bytes received, bytes of ours the client acknowledged).
+//! From them alone it tells, without touching the data:
+//! - a request not answered in time: the client sent bytes and nothing came back for
+//!   `request_timeout` (a client dripping its headers a byte at a time, or stalling
+//!   in its body);
+//! - too much unanswered input: more than the body cap plus 64 KiB of headers
+//!   without an answer;
+//! - an idle keep-alive connection: no byte either way for `idle_timeout`;
+//! - too many connections: past `max_connections`, the ones idle the longest go
+//!   first, so a newcomer is served and a flood of idle sockets pays.
+//!
+//! It closes such a connection with `shutdown`, and resets it when the client is in
+//! the middle of a request: the tiny_http thread blocked on it wakes up and ends, and
+//! the client sees the connection close. The
+//! socket is duplicated first and its inode compared with the one listed, so a
+//! descriptor reused in between is never touched.
+//!
+//! Limits of this design: a check runs every 250 ms, so the cap can be passed by
+//! what arrives in that time, and tiny_http buffers what a client sends between two
+//! checks (a header line has no length limit of its own). Linux only, like the rest
+//! of the service's file handling.
+
+use std::collections::HashMap;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use log::{info, warn};
+
+/// What the warden enforces.
+#[derive(Debug, Clone)]
+pub struct Bounds {
+    pub port: u16,
+    pub max_connections: usize,
+    pub idle_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Bytes a client may send without getting an answer.
+    pub max_unanswered: u64,
+}
+
+const TICK: Duration = Duration::from_millis(250);
+
+/// Start the warden's thread; it ends when `stop` is set.
+pub fn start(
+    bounds: Bounds,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("warden".into())
+        .spawn(move || {
+            let mut seen = HashMap::new();
+            while !stop.load(Ordering::SeqCst) {
+                watch(&bounds, &mut seen, Instant::now());
+                std::thread::sleep(TICK);
+            }
+        })
+}
+
+/// What the warden remembers of one connection between checks.
+struct Track {
+    received: u64,
+    acked: u64,
+    /// `received` when an answer last went out: what the client sent beyond it is
+    /// still unanswered.
+    answered: u64,
+    waiting_since: Option<Instant>,
+    last_activity: Instant,
+}
+
+/// One accepted connection as listed now.
+struct Conn {
+    inode: u64,
+    fd: OwnedFd,
+    peer: String,
+    received: u64,
+    acked: u64,
+}
+
+fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
+    let conns = connections(bounds.port);
+    seen.retain(|inode, _| conns.iter().any(|c| c.inode == *inode));
+    let mut open = Vec::with_capacity(conns.len());
+    for c in conns {
+        let t = seen.entry(c.inode).or_insert(Track {
+            received: 0,
+            acked: 0,
+            answered: 0,
+            waiting_since: None,
+            last_activity: now,
+        });
+        if c.received != t.received || c.acked != t.acked {
+            t.last_activity = now;
+        }
+        if c.acked > t.acked {
+            t.answered = c.received;
+            t.waiting_since = None;
+        } else if c.received > t.answered && t.waiting_since.is_none() {
+            t.waiting_since = Some(now);
+        }
+        (t.received, t.acked) = (c.received, c.acked);
+        let unanswered = c.received - t.answered;
+        let t_waiting = t.waiting_since.is_some();
+        let why = if unanswered > bounds.max_unanswered {
+            Some(format!(
+                "{unanswered} bytes sent without a complete request"
+            ))
+        } else if t
+            .waiting_since
+            .is_some_and(|s| now - s >= bounds.request_timeout)
+        {
+            Some(format!(
+                "request not complete after {} s",
+                bounds.request_timeout.as_secs()
+            ))
+        } else if t.waiting_since.is_none() && now - t.last_activity >= bounds.idle_timeout {
+            Some(format!("idle for {} s", bounds.idle_timeout.as_secs()))
+        } else {
+            None
+        };
+        match why {
+            Some(why) => close(&c, &why, t_waiting, seen),
+            None => open.push((t.last_activity, c)),
+        }
+    }
+    if open.len() > bounds.max_connections {
+        open.sort_by_key(|(last_activity, _)| *last_activity);
+        let excess = open.len() - bounds.max_connections;
+        for (_, c) in &open[..excess] {
+            let why = format!("over the limit of {} connections", bounds.max_connections);
+            close(c, &why, false, seen);
+        }
+    }
+}
+
+/// Shut the connection down; the tiny_http thread reading it wakes with end-of-file.
+/// A connection that is still sending is also reset: Linux goes on queueing what
+/// arrives after a shutdown, so its reader would never see the end.
+fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
+    let _ = socket2::SockRef::from(&c.fd).shutdown(std::net::Shutdown::Both);
+    if reset {
+        // connect() to an AF_UNSPEC address disconnects a TCP socket: it sends a
+        // reset and drops both queues.
+        // SAFETY: a zeroed sockaddr of the size given; the kernel only reads it.
+        unsafe {
+            let mut addr: libc::sockaddr = std::mem::zeroed();
+            addr.sa_family = libc::AF_UNSPEC as libc::sa_family_t;
+            libc::connect(
+                c.fd.as_raw_fd(),
+                &addr,
+                std::mem::size_of::<libc::sockaddr>() as libc::socklen_t,
+            );
+        }
+    }
+    info!("connection from {} closed: {why}", c.peer);
+    seen.remove(&c.inode);
+}
+
+/// The connections accepted on `port`, each with a duplicate of its descriptor.
+fn connections(port: u16) -> Vec<Conn> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        warn!("the connection warden cannot list /proc/self/fd");
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in dir.flatten() {
+        let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Some(inode) = socket_inode(&entry.path()) else {
+            continue;
+        };
+        if let Some(conn) = inspect(fd, inode, port) {
+            found.push(conn);
+        }
+    }
+    found
+}
+
+/// `socket:[12345]` → 12345.
+fn socket_inode(link: &std::path::Path) -> Option<u64> {
+    let target = std::fs::read_link(link).ok()?;
+    let target = target.to_str()?;
+    target
+        .strip_prefix("socket:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+fn inspect(fd: i32, inode: u64, port: u16) -> Option<Conn> {
+    // SAFETY: the descriptor is only borrowed for the duplication; if it was closed
+    // in between, `try_clone_to_owned` fails, and if it was reused, the inode check
+    // below rejects the duplicate.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) }
+        .try_clone_to_owned()
+        .ok()?;
+    let file = std::fs::File::from(fd);
+    if file.metadata().ok()?.ino() != inode {
+        return None;
+    }
+    let fd = OwnedFd::from(file);
+    let sock = socket2::SockRef::from(&fd);
+    if sock.local_addr().ok()?.as_socket()?.port() != port {
+        return None;
+    }
+    // The listener itself has no peer.
+    let peer = sock.peer_addr().ok()?.as_socket()?.to_string();
+    let (received, acked) = byte_counts(&fd)?;
+    Some(Conn {
+        inode,
+        fd,
+        peer,
+        received,
+        acked,
+    })
+}
+
+/// Bytes received from the client, and bytes of ours it acknowledged.
+fn byte_counts(fd: &OwnedFd) -> Option<(u64, u64)> {
+    // SAFETY: tcp_info is plain data, and the kernel writes at most `len` bytes.
+    unsafe {
+        let mut info: libc::tcp_info = std::mem::zeroed();
+        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        let r = libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        );
+        (r == 0).then_some((info.tcpi_bytes_received, info.tcpi_bytes_acked))
+    }
+}
