@@ -30,6 +30,7 @@ use crate::{convert, library, trash};
 
 /// Run the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<(), Error> {
+    limit_malloc_arenas();
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
     let (adopted, dropped) = trash::recover(&conn, &config.library, config.trash_retention_days)?;
@@ -100,6 +101,21 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
+}
+
+/// glibc gives each thread that allocates its own arena, up to eight per core, and
+/// each keeps the memory it once held: with a thread per connection, the service's
+/// memory would grow with the peak number of clients rather than with its work. Two
+/// arenas are plenty for a service whose threads mostly wait (what MALLOC_ARENA_MAX=2
+/// does). An explicit MALLOC_ARENA_MAX in the environment wins.
+fn limit_malloc_arenas() {
+    #[cfg(target_env = "gnu")]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only sets an allocator parameter; called before the threads.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+    }
 }
 
 /// The connection bounds, within what the process may open: each connection is a

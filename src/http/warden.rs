@@ -168,21 +168,24 @@ fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
     seen.remove(&c.inode);
 }
 
-/// The connections accepted on `port`, each with a duplicate of its descriptor.
+/// The connections accepted on `port`, once each, with a duplicate of a descriptor.
 fn connections(port: u16) -> Vec<Conn> {
     let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
         warn!("the connection warden cannot list /proc/self/fd");
         return Vec::new();
     };
-    let mut found = Vec::new();
+    let mut found: Vec<Conn> = Vec::new();
+    let mut inodes = std::collections::HashSet::new();
     for entry in dir.flatten() {
         let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
             continue;
         };
-        let Some(inode) = socket_inode(&entry.path()) else {
+        // tiny_http holds two descriptors of each socket (its read and write halves).
+        let Some(inode) = socket_inode(&entry.path()).filter(|i| !inodes.contains(i)) else {
             continue;
         };
         if let Some(conn) = inspect(fd, inode, port) {
+            inodes.insert(inode);
             found.push(conn);
         }
     }
