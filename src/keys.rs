@@ -92,6 +92,37 @@ pub fn check(conn: &Connection, secret: &str) -> Result<Option<ApiKey>, Error> {
 mod tests {
     use super::*;
 
+    /// Every key one character away from a real one is refused by its checksum alone
+    /// (CRC32 catches any change within one byte), and random input never panics.
+    #[test]
+    fn any_single_change_to_a_key_is_refused_and_garbage_never_panics() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        let random = "Zx81abcdefghijklmnopqrstuvwxyz09";
+        let good = format!("{PREFIX}{random}{}", checksum(random));
+        assert!(well_formed(&good));
+        let mut refused = 0;
+        for i in PREFIX.len()..good.len() {
+            for &c in BASE62 {
+                let mut bytes = good.clone().into_bytes();
+                if bytes[i] == c {
+                    continue;
+                }
+                bytes[i] = c;
+                assert!(!well_formed(std::str::from_utf8(&bytes).unwrap()));
+                refused += 1;
+            }
+        }
+        assert_eq!(refused, (good.len() - PREFIX.len()) * 61);
+        let mut rng = StdRng::seed_from_u64(7);
+        for _ in 0..100_000 {
+            let len = rng.random_range(0..60);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!well_formed(&text));
+            assert!(!well_formed(&format!("{PREFIX}{}", &text)));
+        }
+    }
+
     #[test]
     fn a_created_secret_is_well_formed_and_a_changed_one_is_not() {
         let random = "abcdefghijklmnopqrstuvwxyz012345";

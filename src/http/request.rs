@@ -107,7 +107,7 @@ fn split_path(path: &str) -> Vec<String> {
 }
 
 /// `a=1&b=x+y` → pairs, `+` read as a space as HTML forms send it.
-fn parse_query(query: &str) -> Vec<(String, String)> {
+pub fn parse_query(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
         .filter(|p| !p.is_empty())

@@ -137,4 +137,69 @@ mod tests {
             assert!(super::valid_key(good), "{good:?}");
         }
     }
+
+    /// Hostile keys, built at random from the pieces attacks are made of and decoded
+    /// as the router decodes a `{key*}` path: whatever passes `valid_key` names a
+    /// place inside the library, never above it, never absolute, never with a NUL.
+    #[test]
+    fn no_decoded_key_that_passes_validation_leaves_the_library() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        use std::path::{Component, Path};
+        const PIECES: [&str; 24] = [
+            "a",
+            "b.nsp",
+            "..",
+            ".",
+            "/",
+            "//",
+            "%2F",
+            "%2f",
+            "%2E",
+            "%2e%2e",
+            "%00",
+            "%5C",
+            "\\",
+            "%C0%AF",
+            "%E0%80%AF",
+            "%C0%AE",
+            "%FF",
+            "é",
+            "%C3%A9",
+            " ",
+            "%20",
+            "%",
+            "%2",
+            "~",
+        ];
+        let mut rng = StdRng::seed_from_u64(20261122);
+        let (mut tried, mut valid) = (0, 0);
+        for _ in 0..200_000 {
+            let n = rng.random_range(1..10);
+            let raw: String = (0..n)
+                .map(|_| PIECES[rng.random_range(0..PIECES.len())])
+                .collect();
+            tried += 1;
+            let decoded: Option<Vec<String>> = raw
+                .trim_start_matches('/')
+                .split('/')
+                .map(crate::http::request::decode_segment)
+                .collect();
+            let Some(key) = decoded.map(|segments| segments.join("/")) else {
+                continue;
+            };
+            if !super::valid_key(&key) {
+                continue;
+            }
+            valid += 1;
+            assert!(!key.contains('\0'), "{raw:?} -> {key:?}");
+            assert!(
+                Path::new(&key)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_))),
+                "{raw:?} -> {key:?}"
+            );
+            assert!(Path::new("/lib").join(&key).starts_with("/lib"));
+        }
+        assert!(valid > 1000 && valid < tried, "{valid} of {tried}");
+    }
 }

@@ -331,3 +331,58 @@ fn games_under_a_part_that_cannot_be_read_are_kept_until_it_can() {
         Some(before - 1)
     );
 }
+
+#[test]
+fn random_hostile_keys_over_http_never_reach_outside_the_library() {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    const PIECES: [&str; 22] = [
+        "..",
+        ".",
+        "/",
+        "%2F",
+        "%2e%2e",
+        "%00",
+        "%5C",
+        "%C0%AF",
+        "%E0%80%AF",
+        "%FF",
+        "outside.nsp",
+        "Indies",
+        "%20",
+        "%",
+        "%2",
+        "~",
+        "%252F",
+        "etc",
+        "passwd",
+        "%C3%A9",
+        "?",
+        "#",
+    ];
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders, &[]);
+    s.wait_idle();
+    let outside = s.folders.tmp.path().join("outside.nsp");
+    std::fs::write(&outside, b"keep me").unwrap();
+    let before = crate::harness::files_under(&s.folders.library);
+    let mut rng = StdRng::seed_from_u64(20261122);
+    let mut statuses = std::collections::BTreeMap::new();
+    for _ in 0..400 {
+        let n = rng.random_range(1..8);
+        let key: String = (0..n)
+            .map(|_| PIECES[rng.random_range(0..PIECES.len())])
+            .collect();
+        for (method, path) in [
+            ("GET", format!("/api/v1/library/{key}")),
+            ("DELETE", format!("/api/library/{key}")),
+        ] {
+            let r = s.send(method, &path, &[], None);
+            assert!(r.status < 500, "{method} {path}: {} {}", r.status, r.body);
+            *statuses.entry(r.status).or_insert(0) += 1;
+        }
+    }
+    assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
+    assert_eq!(crate::harness::files_under(&s.folders.library), before);
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 0, "{statuses:?}");
+}

@@ -88,3 +88,61 @@ mod tests {
         assert_eq!(Paging { page: 1, limit: 50 }.pages(101), 3);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    /// Query strings built at random from what clients get wrong: the page in effect
+    /// is always within the bounds, and nothing panics.
+    #[test]
+    fn random_queries_always_give_a_page_within_bounds() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        const PIECES: [&str; 20] = [
+            "page",
+            "limit",
+            "type",
+            "=",
+            "&",
+            "-1",
+            "0",
+            "1",
+            "1.5",
+            "200",
+            "201",
+            "99999999999999999999",
+            "%00",
+            "%FF",
+            "+",
+            "%2B5",
+            "abc",
+            "DLC",
+            "%3D",
+            " ",
+        ];
+        let mut rng = StdRng::seed_from_u64(11);
+        for _ in 0..100_000 {
+            let n = rng.random_range(0..12);
+            let query: String = (0..n)
+                .map(|_| PIECES[rng.random_range(0..PIECES.len())])
+                .collect();
+            let req = Req {
+                method: "GET".into(),
+                path: "/api/v1/library".into(),
+                segments: Vec::new(),
+                query: crate::http::request::parse_query(&query),
+                headers: Vec::new(),
+                peer: None,
+                body: Vec::new(),
+            };
+            let p = Paging::from_req(&req);
+            assert!(
+                p.page >= 1 && (1..=MAX_LIMIT).contains(&p.limit),
+                "{query:?}"
+            );
+            let _ = p.offset();
+            let _ = p.pages(u64::MAX);
+            let _ = game_type(&req);
+        }
+    }
+}
