@@ -2,6 +2,9 @@
 //! inside, in folders of 500; bases, updates and DLC in turn; names from word lists so
 //! that searches match a realistic handful.
 
+// Each benchmark and the stress run include this file and use part of it.
+#![allow(dead_code)]
+
 pub const ADJECTIVES: [&str; 37] = [
     "brave", "silent", "golden", "lost", "wild", "hidden", "crimson", "frozen", "ancient",
     "little", "super", "mega", "final", "dark", "bright", "royal", "secret", "iron", "crystal",
@@ -56,6 +59,15 @@ pub fn start_server(
     data: &std::path::Path,
     lib: &std::path::Path,
 ) -> (std::process::Child, String) {
+    start_server_with(data, lib, &[])
+}
+
+/// The same, with more `serve` flags.
+pub fn start_server_with(
+    data: &std::path::Path,
+    lib: &std::path::Path,
+    flags: &[&str],
+) -> (std::process::Child, String) {
     use std::io::{BufRead, BufReader};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args([
@@ -65,6 +77,7 @@ pub fn start_server(
             lib.to_str().unwrap(),
         ])
         .args(["--log-level", "warn", "serve", "--listen", "127.0.0.1:0"])
+        .args(flags)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
