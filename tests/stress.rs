@@ -1,12 +1,12 @@
 //! Bounded stress runs (each ends by itself; about 90 s in all). They print their
 //! figures and fail when a bound of issue #11 is not held:
 //!
-//!     cargo test --test stress                 # all three
-//!     cargo test --test stress -- abuse timing # what CI runs (see tests/RELIABILITY.md)
+//!     cargo test --test stress                 # all three, as CI runs them
+//!     cargo test --test stress -- abuse timing # some of them
 //!
 //! - **load**: 200 keep-alive clients for 60 s on library pages and searches: no
 //!   transport error, no status other than 200; p50/p99 printed; the server's RSS
-//!   after 100,000 requests within 10 % of its RSS after the first 1,000. The route
+//!   after 100,000 requests at most 10 % above its RSS after the first 1,000. The route
 //!   mix (20 pages of each listing, 20 searches) is all asked within the first 1,000
 //!   requests, so what grows after that is a leak, not a cache filling up.
 //! - **abuse**: 500 idle connections and 50 clients dripping one header byte a second

@@ -37,14 +37,15 @@ impl Reply {
         })
     }
 
-    /// A 200 whose JSON body is already rendered.
-    pub fn json_bytes(body: Vec<u8>) -> Reply {
+    /// A 200 whose JSON body is already rendered and shared.
+    pub fn json_shared(body: std::sync::Arc<[u8]>) -> Reply {
+        let len = body.len() as u64;
         Reply {
             status: 200,
             content_type: "application/json",
             headers: Vec::new(),
-            body,
-            stream: None,
+            body: Vec::new(),
+            stream: Some((Box::new(Cursor::new(body)), len)),
         }
     }
 

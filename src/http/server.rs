@@ -30,6 +30,7 @@ use crate::{convert, library, trash};
 
 /// Run the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<(), Error> {
+    without_thread_caches();
     limit_malloc_arenas();
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
@@ -74,7 +75,7 @@ pub fn serve(config: Config) -> Result<(), Error> {
     });
     let workers = start_workers(&app)?;
     let maintenance = start_maintenance(&app, &stop)?;
-    let warden = warden::start(warden_bounds(&app.config, addr.port()), Arc::clone(&stop))?;
+    let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(&stop))?;
     accept(&server, &stop, workers.0);
     let _ = maintenance.join();
     let _ = warden.join();
@@ -103,6 +104,36 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
 }
 
+/// glibc keeps a small cache of freed blocks in every thread (tcache). tiny_http runs
+/// a thread per connection, and under 200 clients those caches held ~4 MB that never
+/// went back (RSS 24 MB with them, 20 MB without, at the same throughput). They can
+/// only be turned off before the process starts, by GLIBC_TUNABLES: so the service
+/// starts itself again, once, with the tunable added. A tunable already set by the
+/// person running it is kept; if the restart fails, the service runs as it is.
+fn without_thread_caches() {
+    #[cfg(target_env = "gnu")]
+    {
+        use std::os::unix::process::CommandExt;
+        const TUNABLE: &str = "glibc.malloc.tcache_count=0";
+        let current = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+        if current.contains("glibc.malloc.tcache_count") {
+            return;
+        }
+        let tunables = match current.as_str() {
+            "" => TUNABLE.to_string(),
+            other => format!("{other}:{TUNABLE}"),
+        };
+        let Ok(exe) = std::env::current_exe() else {
+            return;
+        };
+        let e = std::process::Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .env("GLIBC_TUNABLES", tunables)
+            .exec();
+        warn!("running with glibc's thread caches: restarting without them failed: {e}");
+    }
+}
+
 /// glibc gives each thread that allocates its own arena, up to eight per core, and
 /// each keeps the memory it once held: with a thread per connection, the service's
 /// memory would grow with the peak number of clients rather than with its work. Two
@@ -121,7 +152,7 @@ fn limit_malloc_arenas() {
 /// The connection bounds, within what the process may open: each connection is a
 /// descriptor, so the soft limit on descriptors is raised to the hard one, and the
 /// cap lowered if even that is too small (keeping 64 for files and the database).
-fn warden_bounds(config: &Config, port: u16) -> warden::Bounds {
+fn warden_bounds(config: &Config, addr: std::net::SocketAddr) -> warden::Bounds {
     let mut max_connections = config.max_connections;
     if let Some(limit) = raise_open_files_limit() {
         let room = limit.saturating_sub(64).max(1) as usize;
@@ -130,8 +161,17 @@ fn warden_bounds(config: &Config, port: u16) -> warden::Bounds {
             max_connections = room;
         }
     }
+    // The warden reaches our own port on loopback when we listen on every address.
+    let mut listen = addr;
+    if listen.ip().is_unspecified() {
+        listen.set_ip(match addr {
+            std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
     warden::Bounds {
-        port,
+        port: addr.port(),
+        listen,
         max_connections,
         idle_timeout: config.idle_timeout,
         request_timeout: config.request_timeout,
@@ -172,8 +212,19 @@ pub fn catch_file_size_signal() -> Result<(), Error> {
     Ok(())
 }
 
-/// Housekeeping on its own thread and connection: purge the trash past its retention
-/// at start, then once a day.
+/// Freed memory stays with glibc's heaps, so the process's size would follow its
+/// busiest moment ever rather than what it holds now. Handing free pages back every
+/// few seconds costs a walk of the heaps (well under a millisecond here).
+fn return_free_memory() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: malloc_trim only releases memory the allocator holds free.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Housekeeping on its own thread and connection: give free memory back every ten
+/// seconds; purge the trash past its retention at start, then once a day.
 fn start_maintenance(
     app: &Arc<App>,
     stop: &Arc<AtomicBool>,
@@ -184,7 +235,12 @@ fn start_maintenance(
         .name("maintenance".into())
         .spawn(move || {
             let mut next = Instant::now();
+            let mut next_trim = Instant::now();
             while !stop.load(Ordering::SeqCst) {
+                if Instant::now() >= next_trim {
+                    return_free_memory();
+                    next_trim = Instant::now() + Duration::from_secs(10);
+                }
                 if Instant::now() >= next {
                     match trash::purge_expired(&conn, &app.config.library, crate::time::now()) {
                         Ok(0) => {}

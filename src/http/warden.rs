@@ -19,6 +19,7 @@
 //! - an idle keep-alive connection: no byte either way for `idle_timeout`;
 //! - too many connections: past `max_connections`, the ones idle the longest go
 //!   first, so a newcomer is served and a flood of idle sockets pays.
+//! - a request left without a thread by tiny_http's pool (see [`nudge`]).
 //!
 //! It closes such a connection with `shutdown`, and resets it when the client is in
 //! the middle of a request: the tiny_http thread blocked on it wakes up and ends, and
@@ -32,6 +33,7 @@
 //! of the service's file handling.
 
 use std::collections::HashMap;
+use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,9 +51,14 @@ pub struct Bounds {
     pub request_timeout: Duration,
     /// Bytes a client may send without getting an answer.
     pub max_unanswered: u64,
+    /// Where to connect to wake tiny_http's thread pool (see [`nudge`]).
+    pub listen: SocketAddr,
 }
 
 const TICK: Duration = Duration::from_millis(250);
+/// A request unanswered this long may be one tiny_http's pool has left without a
+/// thread (see [`nudge`]); answers normally take milliseconds.
+const STALLED: Duration = Duration::from_millis(500);
 
 /// Start the warden's thread; it ends when `stop` is set.
 pub fn start(
@@ -130,8 +137,13 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
         } else {
             None
         };
+        let stalled = t.waiting_since.is_some_and(|s| now - s >= STALLED);
         match why {
             Some(why) => close(&c, &why, t_waiting, seen),
+            None if stalled => {
+                nudge(bounds.listen, &c.peer);
+                open.push((t.last_activity, c));
+            }
             None => open.push((t.last_activity, c)),
         }
     }
@@ -142,6 +154,26 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
             let why = format!("over the limit of {} connections", bounds.max_connections);
             close(c, &why, false, seen);
         }
+    }
+}
+
+/// Work around a race in tiny_http 0.12's thread pool (`util/task_pool.rs`): a
+/// thread woken for one new connection still counts as waiting until it holds the
+/// pool's lock again, so a second connection accepted in that moment is queued
+/// instead of getting a thread of its own. The woken thread then serves the first
+/// connection for as long as it stays open, and the queued one waits until some other
+/// connection ends (seen under load: 1 request in ~200,000 waited until cut).
+///
+/// A connection to our own port that closes at once unblocks it: tiny_http gives it a
+/// thread (or queues it behind), that thread finds end-of-file at once and then takes
+/// the oldest queued connection, the stalled one.
+fn nudge(listen: SocketAddr, peer: &str) {
+    info!(
+        "a request from {peer} has waited {} ms: waking the connection pool",
+        STALLED.as_millis()
+    );
+    if let Err(e) = TcpStream::connect_timeout(&listen, Duration::from_secs(1)) {
+        warn!("cannot connect to our own port to wake the connection pool: {e}");
     }
 }
 

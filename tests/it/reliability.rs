@@ -386,3 +386,26 @@ fn random_hostile_keys_over_http_never_reach_outside_the_library() {
     assert_eq!(crate::harness::files_under(&s.folders.library), before);
     assert_eq!(s.get("/api/v1/trash").json()["total"], 0, "{statuses:?}");
 }
+
+#[test]
+fn a_new_connection_is_never_left_without_a_thread() {
+    // Two connections accepted back to back, the first held open: tiny_http's pool
+    // can queue the second behind the first's thread (see warden::nudge). Without the
+    // warden's nudge such a request waits until it is cut at the request timeout.
+    let s = TestServer::start(&[]);
+    let mut held = Vec::new();
+    let mut slowest = Duration::ZERO;
+    for _ in 0..60 {
+        held.push(connect(&s));
+        let mut c = connect(&s);
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let t = Instant::now();
+        c.write_all(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut buf = [0u8; 64];
+        let n = c.read(&mut buf).expect("an answer within 5 s");
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+        slowest = slowest.max(t.elapsed());
+    }
+    println!("slowest answer: {slowest:?}");
+}

@@ -8,7 +8,7 @@
 //! past its byte budget, so it needs no eviction order and stays small on a Pi.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
@@ -28,7 +28,7 @@ pub struct PageCache {
 struct Inner {
     generation: i64,
     bytes: usize,
-    pages: HashMap<String, Vec<u8>>,
+    pages: HashMap<String, Arc<[u8]>>,
 }
 
 impl PageCache {
@@ -42,23 +42,27 @@ impl PageCache {
     ) -> Result<Reply, Error> {
         let generation = library_generation::current(db)?;
         if let Some(body) = self.get(generation, &key) {
-            return Ok(Reply::json_bytes(body));
+            return Ok(Reply::json_shared(body));
         }
         let reply = render()?;
-        if reply.status == 200 {
-            self.put(generation, key, reply.body.clone());
+        if reply.status != 200 {
+            return Ok(reply);
         }
-        Ok(reply)
+        // Kept and sent from one shared copy: a page asked by many clients at once
+        // is not copied for each of them.
+        let body: Arc<[u8]> = reply.body.into();
+        self.put(generation, key, Arc::clone(&body));
+        Ok(Reply::json_shared(body))
     }
 
-    fn get(&self, generation: i64, key: &str) -> Option<Vec<u8>> {
+    fn get(&self, generation: i64, key: &str) -> Option<Arc<[u8]>> {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         (inner.generation == generation)
             .then(|| inner.pages.get(key).cloned())
             .flatten()
     }
 
-    fn put(&self, generation: i64, key: String, body: Vec<u8>) {
+    fn put(&self, generation: i64, key: String, body: Arc<[u8]>) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // A page rendered from an older generation than the cache holds is dropped;
         // a newer one starts the cache afresh.
@@ -84,12 +88,12 @@ mod tests {
     #[test]
     fn an_answer_from_another_generation_is_never_served() {
         let cache = PageCache::default();
-        cache.put(3, "a".into(), b"three".to_vec());
+        cache.put(3, "a".into(), b"three"[..].into());
         assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
         assert_eq!(cache.get(4, "a"), None);
-        cache.put(2, "a".into(), b"two".to_vec());
+        cache.put(2, "a".into(), b"two"[..].into());
         assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
-        cache.put(4, "b".into(), b"four".to_vec());
+        cache.put(4, "b".into(), b"four"[..].into());
         assert_eq!(cache.get(3, "a"), None, "a newer generation drops the rest");
         assert_eq!(cache.get(4, "b").as_deref(), Some(&b"four"[..]));
     }
@@ -98,7 +102,7 @@ mod tests {
     fn the_budget_is_never_exceeded() {
         let cache = PageCache::default();
         for i in 0..100 {
-            cache.put(1, format!("{i}"), vec![0; BUDGET_BYTES / 10]);
+            cache.put(1, format!("{i}"), vec![0; BUDGET_BYTES / 10].into());
             assert!(cache.inner.lock().unwrap().bytes <= BUDGET_BYTES);
         }
         assert!(cache.get(1, "99").is_some());
