@@ -606,3 +606,30 @@ fn a_download_in_flight_stops_when_the_push_is_over() {
         "the transfer was cut short"
     );
 }
+
+#[test]
+fn sigkill_mid_push_then_restart_keeps_the_list_the_files_and_records_the_run() {
+    let console = Console::new();
+    let mut s = setup(&console, &[]);
+    let before: Vec<Vec<u8>> = [A, B].iter().map(|k| file(&s, k)).collect();
+    assert_eq!(s.post("/api/v1/push").status, 202);
+    let (_socket, urls) = console.offer();
+    // Half of the first file, then the process is killed.
+    let (status, _) = bytes(&urls[0], "bytes=0-15");
+    assert_eq!(status, 206);
+    s.kill();
+
+    let s = TestServer::start_on(s.folders.clone(), &[]);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(
+        (last["label"].as_str(), last["result"].as_str()),
+        (Some("push"), Some("interrupted")),
+        "{last}"
+    );
+    assert_eq!(pending(&s), [A, B], "nothing left the list");
+    let after: Vec<Vec<u8>> = [A, B].iter().map(|k| file(&s, k)).collect();
+    assert!(after == before, "the files are untouched");
+    assert!(crate::harness::files_under(&s.folders.library)
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".part")));
+}
