@@ -16,6 +16,7 @@ pub mod http;
 pub mod jobs;
 pub mod keys;
 pub mod library;
+pub mod memory;
 pub mod store;
 pub mod time;
 pub mod trash;

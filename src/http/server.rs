@@ -26,12 +26,12 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::jobs::{self, runner::panic_text, Jobs, Task};
 use crate::store::db;
-use crate::{convert, library, trash};
+use crate::{convert, library, memory, trash};
 
 /// Run the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<(), Error> {
-    without_thread_caches();
-    limit_malloc_arenas();
+    memory::without_thread_caches();
+    memory::limit_malloc_arenas();
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
     let (adopted, dropped) = trash::recover(&conn, &config.library, config.trash_retention_days)?;
@@ -104,51 +104,6 @@ fn listen(address: &str) -> Result<tiny_http::Server, Error> {
     tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
 }
 
-/// glibc keeps a small cache of freed blocks in every thread (tcache). tiny_http runs
-/// a thread per connection, and under 200 clients those caches held ~4 MB that never
-/// went back (RSS 24 MB with them, 20 MB without, at the same throughput). They can
-/// only be turned off before the process starts, by GLIBC_TUNABLES: so the service
-/// starts itself again, once, with the tunable added. A tunable already set by the
-/// person running it is kept; if the restart fails, the service runs as it is.
-fn without_thread_caches() {
-    #[cfg(target_env = "gnu")]
-    {
-        use std::os::unix::process::CommandExt;
-        const TUNABLE: &str = "glibc.malloc.tcache_count=0";
-        let current = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
-        if current.contains("glibc.malloc.tcache_count") {
-            return;
-        }
-        let tunables = match current.as_str() {
-            "" => TUNABLE.to_string(),
-            other => format!("{other}:{TUNABLE}"),
-        };
-        let Ok(exe) = std::env::current_exe() else {
-            return;
-        };
-        let e = std::process::Command::new(exe)
-            .args(std::env::args_os().skip(1))
-            .env("GLIBC_TUNABLES", tunables)
-            .exec();
-        warn!("running with glibc's thread caches: restarting without them failed: {e}");
-    }
-}
-
-/// glibc gives each thread that allocates its own arena, up to eight per core, and
-/// each keeps the memory it once held: with a thread per connection, the service's
-/// memory would grow with the peak number of clients rather than with its work. Two
-/// arenas are plenty for a service whose threads mostly wait (what MALLOC_ARENA_MAX=2
-/// does). An explicit MALLOC_ARENA_MAX in the environment wins.
-fn limit_malloc_arenas() {
-    #[cfg(target_env = "gnu")]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-        // SAFETY: mallopt only sets an allocator parameter; called before the threads.
-        unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 2);
-        }
-    }
-}
-
 /// The connection bounds, within what the process may open: each connection is a
 /// descriptor, so the soft limit on descriptors is raised to the hard one, and the
 /// cap lowered if even that is too small (keeping 64 for files and the database).
@@ -212,17 +167,6 @@ pub fn catch_file_size_signal() -> Result<(), Error> {
     Ok(())
 }
 
-/// Freed memory stays with glibc's heaps, so the process's size would follow its
-/// busiest moment ever rather than what it holds now. Handing free pages back every
-/// few seconds costs a walk of the heaps (well under a millisecond here).
-fn return_free_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim only releases memory the allocator holds free.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
 /// Housekeeping on its own thread and connection: give free memory back every ten
 /// seconds; purge the trash past its retention at start, then once a day.
 fn start_maintenance(
@@ -238,7 +182,7 @@ fn start_maintenance(
             let mut next_trim = Instant::now();
             while !stop.load(Ordering::SeqCst) {
                 if Instant::now() >= next_trim {
-                    return_free_memory();
+                    memory::return_free_memory();
                     next_trim = Instant::now() + Duration::from_secs(10);
                 }
                 if Instant::now() >= next {
