@@ -452,3 +452,57 @@ fn a_full_disk_under_the_database_refuses_changes_clearly_and_keeps_serving_read
     let r = s.send("DELETE", &format!("/api/library/{hades}"), &[], None);
     assert_eq!(r.status, 200, "{}", r.body);
 }
+
+#[test]
+fn sigkill_mid_scan_then_restart_gives_a_whole_and_searchable_library() {
+    // Enough new files for the scan to suspend the search index (a bulk scan), so the
+    // kill leaves it suspended and half the games written.
+    let folders = Folders::new();
+    let pfs0 = ludotheque::library::synth::pfs0(&[]);
+    for i in 0..3000 {
+        let dir = folders.library.join(format!("batch {}", i / 500));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!(
+                "Game {i:04} [{:016X}][v0].nsp",
+                0x0100_0000_0001_0000u64 + ((i as u64) << 13)
+            )),
+            &pfs0,
+        )
+        .unwrap();
+    }
+    let mut s = TestServer::start_on(folders.clone(), &[]);
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let job = s.get("/api/v1/job").json();
+        let done = job["done"].as_u64().unwrap_or(0);
+        if done >= 600 {
+            break;
+        }
+        assert!(job["running"] == true && Instant::now() < until, "{job}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    s.kill();
+
+    let s = TestServer::start_on(folders, &[]);
+    wait_for_log(&s, "the search index was left suspended");
+    let job = s.wait_idle();
+    assert_eq!(job["last"]["result"], "ok", "{job}");
+    assert_eq!(s.get("/api/v1/library").json()["total"], 3000);
+    let hit = s.get("/api/v1/search?q=game%202999").json();
+    assert_eq!(hit["total"], 1, "{hit}");
+    assert_eq!(s.get("/api/v1/search?q=game").json()["total"], 3000);
+    let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
+    let runs: Vec<String> = conn
+        .prepare("SELECT result FROM job_runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(runs, ["interrupted", "ok"]);
+    let check: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}
