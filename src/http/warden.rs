@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use log::{info, warn};
+use log::{debug, info, warn};
 
 /// What the warden enforces.
 #[derive(Debug, Clone)]
@@ -56,9 +56,6 @@ pub struct Bounds {
 }
 
 const TICK: Duration = Duration::from_millis(250);
-/// A request unanswered this long may be one tiny_http's pool has left without a
-/// thread (see [`nudge`]); answers normally take milliseconds.
-const STALLED: Duration = Duration::from_millis(500);
 
 /// Start the warden's thread; it ends when `stop` is set.
 pub fn start(
@@ -94,6 +91,8 @@ struct Conn {
     peer: String,
     received: u64,
     acked: u64,
+    /// Bytes received that no one has read yet.
+    unread: u32,
 }
 
 fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
@@ -137,14 +136,21 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
         } else {
             None
         };
-        let stalled = t.waiting_since.is_some_and(|s| now - s >= STALLED);
         match why {
             Some(why) => close(&c, &why, t_waiting, seen),
-            None if stalled => {
-                nudge(bounds.listen, &c.peer);
-                open.push((t.last_activity, c));
-            }
             None => open.push((t.last_activity, c)),
+        }
+    }
+    // Bytes that nobody reads: tiny_http reads a connection as soon as it has a
+    // thread, so one whose bytes are still there a moment later has none.
+    if open.iter().any(|(_, c)| c.unread > 0) {
+        std::thread::sleep(Duration::from_millis(20));
+        let stalled = open
+            .iter()
+            .filter(|(_, c)| c.unread > 0 && byte_counts(&c.fd).is_some_and(|(.., n)| n > 0));
+        // One wake-up frees one of them: a burst of new connections can leave dozens.
+        for (_, c) in stalled {
+            nudge(bounds.listen, &c.peer);
         }
     }
     if open.len() > bounds.max_connections {
@@ -159,19 +165,20 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
 
 /// Work around a race in tiny_http 0.12's thread pool (`util/task_pool.rs`): a
 /// thread woken for one new connection still counts as waiting until it holds the
-/// pool's lock again, so a second connection accepted in that moment is queued
-/// instead of getting a thread of its own. The woken thread then serves the first
-/// connection for as long as it stays open, and the queued one waits until some other
-/// connection ends (seen under load: 1 request in ~200,000 waited until cut).
+/// pool's lock again, so connections accepted in that moment are queued instead of
+/// getting threads of their own. The woken thread then serves the first connection
+/// for as long as it stays open, and the queued ones wait until other connections
+/// end. Seen: 1 request in ~200,000 under steady load; most of a burst of 64 new
+/// connections after the pool had been idle.
 ///
-/// A connection to our own port that closes at once unblocks it: tiny_http gives it a
-/// thread (or queues it behind), that thread finds end-of-file at once and then takes
-/// the oldest queued connection, the stalled one.
+/// Such a connection is seen from here as bytes waiting unread in its socket (a
+/// connection with a thread is read as soon as bytes arrive). A connection to our
+/// own port that closes at once unblocks it: tiny_http gives it a thread (or queues
+/// it behind), that thread finds end-of-file at once and then takes the oldest queued
+/// connection, the stalled one. A wake-up that finds nothing queued costs one
+/// connection.
 fn nudge(listen: SocketAddr, peer: &str) {
-    info!(
-        "a request from {peer} has waited {} ms: waking the connection pool",
-        STALLED.as_millis()
-    );
+    debug!("bytes from {peer} wait unread: waking the connection pool");
     if let Err(e) = TcpStream::connect_timeout(&listen, Duration::from_secs(1)) {
         warn!("cannot connect to our own port to wake the connection pool: {e}");
     }
@@ -253,19 +260,22 @@ fn inspect(fd: i32, inode: u64, port: u16) -> Option<Conn> {
     }
     // The listener itself has no peer.
     let peer = sock.peer_addr().ok()?.as_socket()?.to_string();
-    let (received, acked) = byte_counts(&fd)?;
+    let (received, acked, unread) = byte_counts(&fd)?;
     Some(Conn {
         inode,
         fd,
         peer,
         received,
         acked,
+        unread,
     })
 }
 
-/// Bytes received from the client, and bytes of ours it acknowledged.
-fn byte_counts(fd: &OwnedFd) -> Option<(u64, u64)> {
-    // SAFETY: tcp_info is plain data, and the kernel writes at most `len` bytes.
+/// Bytes received from the client, bytes of ours it acknowledged, and bytes waiting
+/// in the socket unread.
+fn byte_counts(fd: &OwnedFd) -> Option<(u64, u64, u32)> {
+    // SAFETY: tcp_info is plain data, and the kernel writes at most `len` bytes;
+    // FIONREAD writes one int.
     unsafe {
         let mut info: libc::tcp_info = std::mem::zeroed();
         let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -276,6 +286,17 @@ fn byte_counts(fd: &OwnedFd) -> Option<(u64, u64)> {
             (&mut info as *mut libc::tcp_info).cast(),
             &mut len,
         );
-        (r == 0).then_some((info.tcpi_bytes_received, info.tcpi_bytes_acked))
+        if r != 0 {
+            return None;
+        }
+        let mut unread: libc::c_int = 0;
+        if libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut unread) != 0 {
+            unread = 0;
+        }
+        Some((
+            info.tcpi_bytes_received,
+            info.tcpi_bytes_acked,
+            unread.max(0) as u32,
+        ))
     }
 }
