@@ -292,15 +292,7 @@ fn a_task_killed_with_the_process_is_recorded_interrupted_at_next_start() {
     let s = TestServer::start_on(folders, &[]);
     let job = s.wait_idle();
     // The new start ran its own first scan; the history keeps the interrupted one.
-    let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
-    let results: Vec<String> = conn
-        .prepare("SELECT result FROM job_runs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert_eq!(results, ["interrupted", "ok"], "{job}");
+    assert_eq!(s.folders.run_results(), ["interrupted", "ok"], "{job}");
 }
 
 #[test]

@@ -29,6 +29,20 @@ impl Folders {
     }
 
     /// The log of every server started on these folders.
+    /// The result of every task run recorded in the database, oldest first.
+    pub fn run_results(&self) -> Vec<String> {
+        let conn = rusqlite::Connection::open(self.data.join("ludotheque.db")).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT result FROM job_runs ORDER BY id")
+            .unwrap();
+        let results = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        results
+    }
+
     pub fn log_path(&self) -> PathBuf {
         self.tmp.path().join("server.log")
     }

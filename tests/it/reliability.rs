@@ -492,15 +492,8 @@ fn sigkill_mid_scan_then_restart_gives_a_whole_and_searchable_library() {
     let hit = s.get("/api/v1/search?q=game%202999").json();
     assert_eq!(hit["total"], 1, "{hit}");
     assert_eq!(s.get("/api/v1/search?q=game").json()["total"], 3000);
+    assert_eq!(s.folders.run_results(), ["interrupted", "ok"]);
     let conn = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
-    let runs: Vec<String> = conn
-        .prepare("SELECT result FROM job_runs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert_eq!(runs, ["interrupted", "ok"]);
     let check: String = conn
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
