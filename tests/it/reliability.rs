@@ -52,8 +52,18 @@ fn raw_status(s: &TestServer, bytes: &[u8]) -> Option<u16> {
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
-    let line = String::from_utf8_lossy(&head);
-    line.split(' ').nth(1).and_then(|code| code.parse().ok())
+    // The rest of the answer, whatever arrives soon, is checked for server paths too.
+    c.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&head);
+    crate::harness::assert_no_server_path(s, &text);
+    text.split(' ').nth(1).and_then(|code| code.parse().ok())
 }
 
 /// The server's log holds `text` within a few seconds (it is read on another thread).
