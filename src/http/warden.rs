@@ -9,8 +9,9 @@
 //!
 //! Four times a second the warden lists the process's open sockets (`/proc/self/fd`),
 //! keeps those accepted on the service's port, and reads each one's byte counters
-//! from the kernel (`TCP_INFO`: bytes received, bytes of ours the client acknowledged).
-//! From them alone it tells, without touching the data:
+//! from the kernel (`TCP_INFO`: bytes received, bytes of ours the client acknowledged;
+//! `FIONREAD`: bytes not read yet). From them alone it tells, without touching the
+//! data:
 //! - a request not answered in time: the client sent bytes and nothing came back for
 //!   `request_timeout` (a client dripping its headers a byte at a time, or stalling
 //!   in its body);
@@ -18,14 +19,13 @@
 //!   without an answer;
 //! - an idle keep-alive connection: no byte either way for `idle_timeout`;
 //! - too many connections: past `max_connections`, the ones idle the longest go
-//!   first, so a newcomer is served and a flood of idle sockets pays.
-//! - a request left without a thread by tiny_http's pool (see [`nudge`]).
+//!   first, so a newcomer is served and a flood of idle sockets pays;
+//! - a connection left without a thread by tiny_http's pool (see [`nudge`]).
 //!
-//! It closes such a connection with `shutdown`, and resets it when the client is in
-//! the middle of a request: the tiny_http thread blocked on it wakes up and ends, and
-//! the client sees the connection close. The
-//! socket is duplicated first and its inode compared with the one listed, so a
-//! descriptor reused in between is never touched.
+//! It closes a connection with `shutdown`, and resets it when the client is in the
+//! middle of a request: the tiny_http thread blocked on it wakes up and ends, and the
+//! client sees the connection close. The socket is duplicated first and its inode
+//! compared with the one listed, so a descriptor reused in between is never touched.
 //!
 //! Limits of this design: a check runs every 250 ms, so the cap can be passed by
 //! what arrives in that time, and tiny_http buffers what a client sends between two
