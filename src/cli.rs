@@ -16,8 +16,8 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::jobs::{self, Jobs, Task};
 use crate::library::{self, demo, titledb};
-use crate::store::{self, api_keys, db, titles};
-use crate::{convert, device, http, keys, time, trash};
+use crate::store::{self, api_keys, db, titles, users};
+use crate::{accounts, convert, device, http, keys, time, trash};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -121,6 +121,15 @@ pub struct ServeArgs {
     /// Keep a converted file even when its NCAs do not match their content IDs.
     #[arg(long, env = "LUDOTHEQUE_CONVERT_ACCEPT_UNVERIFIED")]
     pub convert_accept_unverified: bool,
+    /// Proxies whose `X-Forwarded-Proto: https` is believed: the session cookie is then
+    /// marked `Secure` (comma-separated addresses).
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TRUSTED_PROXY",
+        value_delimiter = ',',
+        default_value = "127.0.0.1,::1"
+    )]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -183,6 +192,27 @@ pub enum Command {
         #[command(subcommand)]
         command: ApikeyCommand,
     },
+    /// Manage the accounts of the web interface (passwords are read from the terminal,
+    /// or from standard input when it is not one; never from the command line).
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create an account (a viewer unless --admin).
+    Add {
+        name: String,
+        /// The account may change things, not only look.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Set an account's password; its open sessions end.
+    Passwd { name: String },
+    /// List the accounts: name, role, language, creation.
+    List,
 }
 
 #[derive(Subcommand, Debug)]
@@ -288,6 +318,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         None => serve(&args.global, &ServeArgs::from_env()),
         Some(Command::Serve(serve_args)) => serve(&args.global, serve_args),
         Some(Command::Apikey { command }) => apikey(&args.global, command),
+        Some(Command::User { command }) => user_command(&args.global, command),
         Some(Command::Scan) => foreground(&args.global, Task::Scan),
         Some(Command::Convert) => foreground(&args.global, Task::Convert),
         Some(Command::Trash { command }) => trash_command(&args.global, command),
@@ -682,6 +713,69 @@ fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        UserCommand::Add { name, admin } => {
+            let password = read_password()?;
+            let role = if *admin { "admin" } else { "viewer" };
+            accounts::add(&conn, name, &password, role)?;
+            let role = if *admin { "administrateur" } else { "lecteur" };
+            println!("Compte créé : {name} ({role})");
+        }
+        UserCommand::Passwd { name } => {
+            if users::by_name(&conn, name)?.is_none() {
+                return Err(Error::not_found(format!(
+                    "aucun compte ne s'appelle {name} (voir « ludotheque user list »)"
+                )));
+            }
+            let password = read_password()?;
+            let ended = accounts::set_password(&conn, name, &password)?;
+            println!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
+        }
+        UserCommand::List => {
+            let list = users::list(&conn)?;
+            if list.is_empty() {
+                println!("Aucun compte.");
+            }
+            for (i, u) in list.iter().enumerate() {
+                if i == 0 {
+                    println!("{:<24} {:<7} {:<6} CRÉÉ", "NOM", "RÔLE", "LANGUE");
+                }
+                println!(
+                    "{:<24} {:<7} {:<6} {}",
+                    u.name,
+                    u.role,
+                    u.lang,
+                    time::rfc3339(u.created_at)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A new password: asked twice on a terminal (without echo), or the first line of
+/// standard input when it is not a terminal (for scripts).
+fn read_password() -> Result<String, Error> {
+    use std::io::BufRead;
+    let failed = |e: std::io::Error| Error::bad_request(format!("lecture du mot de passe : {e}"));
+    if std::io::stdin().is_terminal() {
+        let first = rpassword::prompt_password("Mot de passe : ").map_err(failed)?;
+        let again = rpassword::prompt_password("Encore une fois : ").map_err(failed)?;
+        if first != again {
+            return Err(Error::bad_request("les deux mots de passe diffèrent"));
+        }
+        return Ok(first);
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(failed)?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
 fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {

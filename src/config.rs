@@ -38,6 +38,8 @@ pub struct Config {
     pub push_timeout: Duration,
     /// Keep converted files whose NCAs do not match their content IDs.
     pub convert_accept_unverified: bool,
+    /// Proxies whose `X-Forwarded-Proto` is believed (for the cookie's `Secure`).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -82,6 +84,7 @@ impl Config {
             trash_retention_days: serve.trash_retention_days,
             convert_accept_unverified: serve.convert_accept_unverified,
             push_timeout: Duration::from_secs(serve.push_timeout_secs),
+            trusted_proxies: serve.trusted_proxy.clone(),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

@@ -56,6 +56,11 @@ impl Error {
         )
     }
 
+    /// A sign-in with a wrong name or password; which of the two is never said.
+    pub fn login_failed() -> Self {
+        Self::new(401, "unauthorized", "Wrong name or password.")
+    }
+
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self::new(403, "forbidden", message)
     }

@@ -5,6 +5,7 @@
 //! Dependencies point one way: `cli → http → api → library, jobs, store`. The domain
 //! modules never import `http`; only `api::v1::types` knows the public JSON.
 
+pub mod accounts;
 pub mod api;
 pub mod app;
 pub mod cli;

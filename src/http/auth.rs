@@ -4,7 +4,10 @@
 //! - A presented key (header `X-Api-Key` first, then query `apikey`) selects the key's
 //!   regime wherever the request comes from: unknown, malformed or revoked → 401; a
 //!   valid key outside `/api/v1/` → 403; a read-only key on a state change → 403.
-//! - Without a key, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
+//! - Without a key, a live session cookie (see `accounts`) selects its account: an
+//!   admin may do anything outside `/api/v1/`'s key regime, a viewer only looks (403
+//!   on every change but its own sign-out, language and password).
+//! - Without either, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
 //!   forwarding header and a loopback `Host`, gets full local access (unless
 //!   `--no-local-access`). Anything else is 401.
 //! - Failed authentications are limited per TCP peer address; valid keys per key.
@@ -16,10 +19,12 @@ use rusqlite::Connection;
 
 use super::ratelimit::Buckets;
 use super::Req;
+use crate::accounts;
 use crate::app::App;
 use crate::config::Config;
 use crate::error::Error;
 use crate::keys;
+use crate::store::users::User;
 
 /// The caller, once authenticated.
 #[derive(Debug, Clone)]
@@ -28,12 +33,38 @@ pub enum Principal {
     Local,
     /// An API key: its id and display prefix (for the access log).
     Key { id: i64, prefix: String },
+    /// A signed-in account of the web interface.
+    User(User),
+    /// Nobody yet: the caller of a public route.
+    Anonymous,
+}
+
+impl Principal {
+    /// May this caller change things outside the key regime (the web interface)?
+    pub fn is_admin(&self) -> bool {
+        match self {
+            Principal::Local => true,
+            Principal::User(u) => u.is_admin(),
+            Principal::Key { .. } | Principal::Anonymous => false,
+        }
+    }
+
+    /// What the access log says of the caller.
+    pub fn log_name(&self) -> Option<String> {
+        match self {
+            Principal::Key { prefix, .. } => Some(prefix.clone()),
+            Principal::User(u) => Some(format!("user:{}", u.name)),
+            Principal::Local | Principal::Anonymous => None,
+        }
+    }
 }
 
 /// The rate limiters of the service.
 pub struct Limits {
     pub keys: Buckets<i64>,
     pub failures: Buckets<IpAddr>,
+    /// Sign-in attempts per peer address, failed or not: each costs an Argon2 hash.
+    pub logins: Buckets<IpAddr>,
 }
 
 impl Limits {
@@ -42,18 +73,29 @@ impl Limits {
         Limits {
             keys: Buckets::new(config.key_rate, config.key_burst, 10_000),
             failures: Buckets::new(per_minute / 60.0, per_minute, 10_000),
+            logins: Buckets::new(per_minute / 60.0, per_minute, 10_000),
         }
     }
 }
 
 /// Authenticate, rate-limit and check the origin of a request to a non-public route.
-pub fn authorize(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
+/// `own` marks the routes a viewer may still change (its own sign-out, language and
+/// password).
+pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Principal, Error> {
     let principal = authenticate(app, db, req)?;
-    if let Principal::Key { id, .. } = &principal {
-        if !req.path.starts_with("/api/v1/") {
-            return Err(Error::forbidden("An API key only reaches /api/v1/ routes."));
+    match &principal {
+        Principal::Key { id, .. } => {
+            if !req.path.starts_with("/api/v1/") {
+                return Err(Error::forbidden("An API key only reaches /api/v1/ routes."));
+            }
+            app.limits.keys.take(id).map_err(Error::rate_limited)?;
         }
-        app.limits.keys.take(id).map_err(Error::rate_limited)?;
+        Principal::User(u) if !u.is_admin() && !own && changes_state(req) => {
+            return Err(Error::forbidden(
+                "A viewer account can look but not change anything.",
+            ));
+        }
+        _ => {}
     }
     if changes_state(req) {
         check_origin(req)?;
@@ -61,12 +103,40 @@ pub fn authorize(app: &App, db: &Connection, req: &Req) -> Result<Principal, Err
     Ok(principal)
 }
 
+/// The session token of the request's cookie, if it carries one.
+pub fn session_cookie(req: &Req) -> Option<&str> {
+    req.headers
+        .iter()
+        .filter(|(name, _)| name == "cookie")
+        .flat_map(|(_, value)| value.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.trim().split_once('=')?;
+            (name == accounts::COOKIE).then_some(value)
+        })
+}
+
+/// The account of the request's session cookie, if it is live. A stale or forged
+/// cookie is no error: the caller is simply not signed in.
+pub fn session_user(db: &Connection, req: &Req) -> Result<Option<User>, Error> {
+    match session_cookie(req) {
+        Some(token) => accounts::session_user(db, token),
+        None => Ok(None),
+    }
+}
+
 fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
     let presented = req.header("x-api-key").or_else(|| req.query("apikey"));
     let key = match presented {
         Some(secret) => keys::check(db, secret)?,
-        None if app.config.local_access && is_local(req) => return Ok(Principal::Local),
-        None => None,
+        None => {
+            if let Some(user) = session_user(db, req)? {
+                return Ok(Principal::User(user));
+            }
+            if app.config.local_access && is_local(req) {
+                return Ok(Principal::Local);
+            }
+            None
+        }
     };
     match key {
         Some(k) => {
@@ -82,7 +152,7 @@ fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Erro
     }
 }
 
-fn changes_state(req: &Req) -> bool {
+pub fn changes_state(req: &Req) -> bool {
     !matches!(req.method.as_str(), "GET" | "HEAD" | "OPTIONS")
 }
 
@@ -98,8 +168,8 @@ fn failed_attempt(app: &App, req: &Req) -> Error {
     }
 }
 
-/// The loopback rule of product.md.
-fn is_local(req: &Req) -> bool {
+/// The loopback rule of product.md (also what the first-run page asks of a caller).
+pub fn is_local(req: &Req) -> bool {
     let peer_local = req.peer.is_some_and(|p| match p.ip() {
         IpAddr::V4(v4) => v4.is_loopback(),
         IpAddr::V6(v6) => {
@@ -135,7 +205,7 @@ fn is_loopback_host(host: &str) -> bool {
 
 /// Refuse a state change that announces a foreign origin. A request with neither
 /// `Origin` nor `Sec-Fetch-Site` (curl, a script) is accepted.
-fn check_origin(req: &Req) -> Result<(), Error> {
+pub fn check_origin(req: &Req) -> Result<(), Error> {
     if let Some(site) = req.header("sec-fetch-site") {
         if site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site") {
             return Err(Error::cross_origin());

@@ -19,6 +19,8 @@ pub struct Ctx<'a> {
     pub req: &'a Req,
     /// Path parameters in pattern order, percent-decoded.
     pub params: Vec<String>,
+    /// Who called (`Anonymous` on public routes).
+    pub principal: Principal,
 }
 
 impl Ctx<'_> {
@@ -34,8 +36,14 @@ pub type Handler = fn(&Ctx) -> Result<Reply, Error>;
 pub enum Access {
     /// Anyone (liveness probes, the API description).
     Public,
-    /// Needs an API key, a session or the loopback rule (see `auth`).
+    /// Needs an API key, a session or the loopback rule (see `auth`); a viewer
+    /// session only reads.
     Private,
+    /// Like `Private`, but a viewer may call it too: the caller's own settings.
+    Own,
+    /// A web page: like `Private`, but a caller who is not signed in is sent to the
+    /// sign-in page instead of getting a 401.
+    Page,
     /// Mounted only with the hidden `--test-routes` flag.
     Test,
 }
@@ -86,7 +94,40 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/dl/{token}/{name}", Public, download::download),
     route("HEAD", "/dl/{token}/{name}", Public, download::download),
     route("DROP", "/dl/{token}/{name}", Public, download::download),
+    // The web interface's pages and assets.
+    route("GET", "/", Page, web::pages::dashboard),
+    route("GET", "/library", Page, web::pages::library_page),
+    route("GET", "/game/{key*}", Page, web::pages::game),
+    route("GET", "/tasks", Page, web::pages::tasks),
+    route("GET", "/device", Page, web::pages::device_page),
+    route("GET", "/trash", Page, web::pages::trash_page),
+    route("GET", "/platforms", Page, web::pages::platforms_page),
+    route("GET", "/settings", Page, web::pages::settings),
+    route("GET", "/settings/keys", Page, web::pages::keys),
+    route("GET", "/login", Public, web::pages::login),
+    route("GET", "/setup", Public, web::pages::setup),
+    route("GET", "/static/{name}", Public, web::assets::asset),
     // Internal routes of the web interface: not part of the public contract.
+    route("POST", "/api/login", Public, web::api::login),
+    route("POST", "/api/setup", Public, web::api::setup),
+    route("POST", "/api/logout", Own, web::api::logout),
+    route("GET", "/api/me", Own, web::api::me),
+    route("POST", "/api/me/lang", Own, web::api::set_lang),
+    route("POST", "/api/me/password", Own, web::api::set_password),
+    route("GET", "/api/users", Private, web::api::list_users),
+    route("GET", "/api/keys", Private, web::api::list_keys),
+    route("POST", "/api/keys", Private, web::api::create_key),
+    route("DELETE", "/api/keys/{id}", Private, web::api::revoke_key),
+    route("GET", "/api/stats", Private, v1::games::stats),
+    route("GET", "/api/job", Private, v1::job),
+    route("GET", "/api/tasks", Private, web::api::task_history),
+    route("POST", "/api/scan", Private, v1::scan),
+    route("POST", "/api/convert", Private, v1::convert),
+    route("POST", "/api/push", Private, v1::push),
+    route("GET", "/api/platforms", Private, v1::games::platforms),
+    route("POST", "/api/platforms", Private, web::api::add_platform),
+    route("DELETE", "/api/platforms/{slug}", Private, web::api::delete_platform),
+    route("GET", "/api/device", Private, v1::device),
     route("DELETE", "/api/library/{key*}", Private, web::api::delete_game),
     route("GET", "/api/trash", Private, v1::trash),
     route("POST", "/api/trash/purge", Private, web::api::purge_expired),
@@ -154,14 +195,18 @@ fn match_pattern(pattern: &str, segments: &[String]) -> Option<Vec<String>> {
 /// nothing about which private routes exist.
 pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>, Option<String>) {
     let found = find(&req.method, &req.segments, app.config.test_routes);
-    let mut who = None;
+    let mut principal = Principal::Anonymous;
     if !matches!(&found, Ok((r, _)) if r.access == Public) {
-        match auth::authorize(app, db, req) {
-            Ok(Principal::Key { prefix, .. }) => who = Some(prefix),
-            Ok(Principal::Local) => {}
+        let own = matches!(&found, Ok((r, _)) if r.access == Own);
+        match auth::authorize(app, db, req, own) {
+            Ok(p) => principal = p,
+            Err(e) if e.status == 401 && matches!(&found, Ok((r, _)) if r.access == Page) => {
+                return (Ok(web::pages::to_sign_in(db, req)), None);
+            }
             Err(e) => return (Err(e), None),
         }
     }
+    let who = principal.log_name();
     let (route, params) = match found {
         Ok(found) => found,
         Err(e) => return (Err(e), who),
@@ -171,6 +216,7 @@ pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>,
         db,
         req,
         params,
+        principal,
     };
     ((route.handler)(&ctx), who)
 }

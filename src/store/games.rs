@@ -308,9 +308,14 @@ fn clamp_i64(n: u64) -> i64 {
 
 /// What a search looks for: words that must all occur in the folded name, or a
 /// title-ID prefix (upper-case hex).
+#[derive(Default)]
 pub struct SearchQuery {
     pub words: Vec<String>,
     pub id_prefix: Option<String>,
+    /// Only games of this type (`BASE`…) and of this platform (the web interface's
+    /// filters); with no words and no prefix, these alone select.
+    pub kind: Option<String>,
+    pub platform: Option<String>,
 }
 
 /// One page of the games matching `q`, sorted like the library, with the count.
@@ -369,10 +374,17 @@ pub fn search(
             args.len()
         ));
     }
-    if any.is_empty() {
-        return Ok((0, Vec::new()));
+    let mut filter = match (any.is_empty(), &q.kind, &q.platform) {
+        (true, None, None) => return Ok((0, Vec::new())),
+        (true, _, _) => "1".to_string(),
+        (false, _, _) => format!("({})", any.join(" OR ")),
+    };
+    for (column, value) in [("type", &q.kind), ("platform", &q.platform)] {
+        if let Some(value) = value {
+            args.push(value.clone());
+            filter.push_str(&format!(" AND {column} = ?{}", args.len()));
+        }
     }
-    let filter = any.join(" OR ");
     // The match runs once, materialized, for both the count and the page. (A window
     // count in the page query made SQLite drop the multi-index OR plan.)
     let n = args.len();

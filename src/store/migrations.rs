@@ -144,6 +144,23 @@ const MIGRATIONS: &[&str] = &[
      CREATE TRIGGER games_generation_delete AFTER DELETE ON games BEGIN
          UPDATE library_generation SET n = n + 1;
      END;",
+    // 10: accounts of the web interface and their sessions. Only an Argon2id hash of a
+    // password and the SHA-256 of a session token are kept.
+    "CREATE TABLE users (
+         id         INTEGER PRIMARY KEY,
+         name       TEXT NOT NULL UNIQUE COLLATE NOCASE,
+         hash       TEXT NOT NULL,
+         role       TEXT NOT NULL CHECK (role IN ('admin', 'viewer')),
+         lang       TEXT NOT NULL DEFAULT 'fr' CHECK (lang IN ('fr', 'en')),
+         created_at INTEGER NOT NULL
+     );
+     CREATE TABLE sessions (
+         hash       BLOB PRIMARY KEY,
+         user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+         created_at INTEGER NOT NULL,
+         expires_at INTEGER NOT NULL
+     );
+     CREATE INDEX sessions_by_user ON sessions(user_id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

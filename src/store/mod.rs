@@ -10,8 +10,10 @@ pub mod library_generation;
 pub mod migrations;
 pub mod platforms;
 pub mod push_list;
+pub mod sessions;
 pub mod settings;
 pub mod titles;
 pub mod trash;
+pub mod users;
 
 pub use rusqlite::Connection;

@@ -31,3 +31,18 @@ pub fn list(conn: &Connection) -> Result<Vec<Platform>, Error> {
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// Add a platform; false when the slug is taken.
+pub fn insert(conn: &Connection, p: &Platform) -> Result<bool, Error> {
+    Ok(conn.execute(
+        "INSERT INTO platforms (slug, name, folder, extensions) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(slug) DO NOTHING",
+        rusqlite::params![p.slug, p.name, p.folder, p.extensions.join(",")],
+    )? == 1)
+}
+
+/// Remove a platform and forget its games (their files stay where they are); false
+/// when there was none.
+pub fn delete(conn: &Connection, slug: &str) -> Result<bool, Error> {
+    Ok(conn.execute("DELETE FROM platforms WHERE slug = ?1", [slug])? == 1)
+}

@@ -1,12 +1,19 @@
-//! Internal JSON routes for the web interface: delete a game into the trash, restore,
-//! purge.
+//! Internal JSON routes for the web interface (not `/api/v1/`): sign-in, the account,
+//! API keys, platforms, the trash, the device and push list, task control. A session,
+//! or the loopback rule, reaches them; an API key never does (403).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::accounts;
 use crate::api::v1::types::TrashEntry;
 use crate::error::Error;
+use crate::http::auth::{self, Principal};
 use crate::http::{Ctx, Reply};
-use crate::trash;
+use crate::store::api_keys::{self, ApiKey};
+use crate::store::job_runs;
+use crate::store::platforms::{self, Platform};
+use crate::store::users::{self, User};
+use crate::{keys, library, time, trash};
 
 fn id(c: &Ctx) -> Result<i64, Error> {
     c.param(0)
@@ -134,4 +141,412 @@ pub fn cancel_job(c: &Ctx) -> Result<Reply, Error> {
             cancelled: c.app.jobs.cancel(),
         },
     )
+}
+
+/// The JSON body of a request, or a 400 that says what was expected.
+fn body<T: for<'de> Deserialize<'de>>(c: &Ctx, expected: &str) -> Result<T, Error> {
+    serde_json::from_slice(&c.req.body)
+        .map_err(|_| Error::bad_request(format!("Expected a JSON object with {expected}.")))
+}
+
+#[derive(Deserialize)]
+struct Credentials {
+    name: String,
+    password: String,
+}
+
+#[derive(Serialize)]
+struct Me<'a> {
+    name: Option<&'a str>,
+    role: &'a str,
+    lang: &'a str,
+}
+
+fn me_of(p: &Principal) -> Me<'_> {
+    match p {
+        Principal::User(u) => Me {
+            name: Some(&u.name),
+            role: &u.role,
+            lang: &u.lang,
+        },
+        _ => Me {
+            name: None,
+            role: if p.is_admin() { "admin" } else { "viewer" },
+            lang: "fr",
+        },
+    }
+}
+
+/// The `Set-Cookie` of a session: `Secure` when the request came over HTTPS through a
+/// trusted proxy (the service itself speaks plain HTTP).
+fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static str, String) {
+    let proxied_https = c
+        .req
+        .peer
+        .is_some_and(|p| c.app.config.trusted_proxies.contains(&p.ip()))
+        && c.req
+            .header("x-forwarded-proto")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"));
+    let secure = if proxied_https { "; Secure" } else { "" };
+    (
+        "Set-Cookie",
+        format!(
+            "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}",
+            accounts::COOKIE
+        ),
+    )
+}
+
+fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {
+    let token = accounts::open_session(c.db, user)?;
+    let mut reply = Reply::json(
+        200,
+        &Me {
+            name: Some(&user.name),
+            role: &user.role,
+            lang: &user.lang,
+        },
+    )?;
+    reply
+        .headers
+        .push(session_cookie(c, &token, accounts::SESSION_DAYS * 86_400));
+    Ok(reply)
+}
+
+/// `POST /api/login` `{name, password}`: every attempt costs the peer address a token
+/// (an Argon2 check is expensive by design); a wrong name or password is 401.
+pub fn login(c: &Ctx) -> Result<Reply, Error> {
+    check_origin_always(c)?;
+    if let Some(peer) = c.req.peer {
+        c.app
+            .limits
+            .logins
+            .take(&peer.ip())
+            .map_err(Error::rate_limited)?;
+    }
+    let form: Credentials = body(c, "name and password")?;
+    let user = accounts::check_login(c.db, &form.name, &form.password)?;
+    log::info!("sign-in: {}", user.name);
+    signed_in(c, &user)
+}
+
+/// `POST /api/setup` `{name, password}`: the first admin, from this machine only, while
+/// no account exists.
+pub fn setup(c: &Ctx) -> Result<Reply, Error> {
+    check_origin_always(c)?;
+    if !auth::is_local(c.req) {
+        return Err(Error::forbidden(
+            "The first account can only be created from the service's own machine.",
+        ));
+    }
+    let form: Credentials = body(c, "name and password")?;
+    accounts::add_first(c.db, &form.name, &form.password)?;
+    let user = accounts::check_login(c.db, &form.name, &form.password)?;
+    log::info!("first admin created: {}", user.name);
+    signed_in(c, &user)
+}
+
+/// Public routes skip `authorize`, which checks the origin of changes: these two
+/// change things too (a session is opened), so they check it themselves.
+fn check_origin_always(c: &Ctx) -> Result<(), Error> {
+    auth::check_origin(c.req)
+}
+
+/// `POST /api/logout`: end this session (and drop the cookie).
+pub fn logout(c: &Ctx) -> Result<Reply, Error> {
+    if let Some(token) = auth::session_cookie(c.req) {
+        accounts::close_session(c.db, token)?;
+    }
+    let mut reply = Reply::json(200, &me_of(&Principal::Anonymous))?;
+    reply.headers.push(session_cookie(c, "", 0));
+    Ok(reply)
+}
+
+/// `GET /api/me`: who the interface is talking to.
+pub fn me(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &me_of(&c.principal))
+}
+
+fn account<'a>(c: &'a Ctx) -> Result<&'a User, Error> {
+    match &c.principal {
+        Principal::User(u) => Ok(u),
+        _ => Err(Error::bad_request(
+            "Only a signed-in account has a language and a password.",
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct LangForm {
+    lang: String,
+}
+
+/// `POST /api/me/lang` `{lang: "fr"|"en"}`.
+pub fn set_lang(c: &Ctx) -> Result<Reply, Error> {
+    let user = account(c)?;
+    let form: LangForm = body(c, "lang (fr or en)")?;
+    if !accounts::LANGS.contains(&form.lang.as_str()) {
+        return Err(Error::bad_request("The language is 'fr' or 'en'."));
+    }
+    users::set_lang(c.db, user.id, &form.lang)?;
+    Reply::json(
+        200,
+        &Me {
+            name: Some(&user.name),
+            role: &user.role,
+            lang: &form.lang,
+        },
+    )
+}
+
+#[derive(Deserialize)]
+struct PasswordForm {
+    current: String,
+    new: String,
+}
+
+/// `POST /api/me/password` `{current, new}`: every session of the account ends,
+/// this one included.
+pub fn set_password(c: &Ctx) -> Result<Reply, Error> {
+    let user = account(c)?;
+    let form: PasswordForm = body(c, "current and new")?;
+    if let Some(peer) = c.req.peer {
+        c.app
+            .limits
+            .logins
+            .take(&peer.ip())
+            .map_err(Error::rate_limited)?;
+    }
+    accounts::check_login(c.db, &user.name, &form.current)?;
+    accounts::set_password(c.db, &user.name, &form.new)?;
+    let mut reply = Reply::json(200, &me_of(&Principal::Anonymous))?;
+    reply.headers.push(session_cookie(c, "", 0));
+    Ok(reply)
+}
+
+#[derive(Serialize)]
+struct KeyView {
+    id: i64,
+    name: String,
+    prefix: String,
+    read_only: bool,
+    created_at: String,
+    last_used_at: Option<String>,
+    revoked_at: Option<String>,
+}
+
+impl From<&ApiKey> for KeyView {
+    fn from(k: &ApiKey) -> Self {
+        KeyView {
+            id: k.id,
+            name: k.name.clone(),
+            prefix: k.prefix.clone(),
+            read_only: k.read_only,
+            created_at: time::rfc3339(k.created_at),
+            last_used_at: k.last_used_at.map(time::rfc3339),
+            revoked_at: k.revoked_at.map(time::rfc3339),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct KeyList {
+    items: Vec<KeyView>,
+}
+
+/// `GET /api/keys`.
+pub fn list_keys(c: &Ctx) -> Result<Reply, Error> {
+    let items = api_keys::list(c.db)?.iter().map(KeyView::from).collect();
+    Reply::json(200, &KeyList { items })
+}
+
+#[derive(Deserialize)]
+struct KeyForm {
+    name: String,
+    #[serde(default)]
+    read_only: bool,
+}
+
+#[derive(Serialize)]
+struct CreatedKey {
+    /// The secret, shown this once.
+    key: String,
+    #[serde(flatten)]
+    view: KeyView,
+}
+
+/// `POST /api/keys` `{name, read_only?}`: 201 with the key, which is never shown again.
+pub fn create_key(c: &Ctx) -> Result<Reply, Error> {
+    let form: KeyForm = body(c, "name, and optionally read_only")?;
+    let new = keys::create(c.db, &form.name, form.read_only)?;
+    Reply::json(
+        201,
+        &CreatedKey {
+            key: new.secret,
+            view: KeyView::from(&new.key),
+        },
+    )
+}
+
+/// `DELETE /api/keys/{id}`: revoke (the key stays listed); revoking twice is fine.
+pub fn revoke_key(c: &Ctx) -> Result<Reply, Error> {
+    let not_found = || Error::not_found("No API key has that id.");
+    let id: i64 = c.param(0).parse().map_err(|_| not_found())?;
+    api_keys::get(c.db, id)?.ok_or_else(not_found)?;
+    api_keys::revoke(c.db, id, time::now())?;
+    let key = api_keys::get(c.db, id)?.ok_or_else(not_found)?;
+    Reply::json(200, &KeyView::from(&key))
+}
+
+#[derive(Serialize)]
+struct Run {
+    id: i64,
+    label: String,
+    result: String,
+    started_at: String,
+    finished_at: Option<String>,
+    done: u64,
+    total: u64,
+    errors: u64,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct Runs {
+    items: Vec<Run>,
+}
+
+/// `GET /api/tasks`: the last 50 task runs, newest first.
+pub fn task_history(c: &Ctx) -> Result<Reply, Error> {
+    let items = job_runs::recent(c.db, 50)?
+        .into_iter()
+        .map(|r| Run {
+            id: r.id,
+            label: r.label,
+            result: r.result,
+            started_at: time::rfc3339(r.started_at),
+            finished_at: r.finished_at.map(time::rfc3339),
+            done: r.done,
+            total: r.total,
+            errors: r.errors,
+            message: r.message,
+        })
+        .collect();
+    Reply::json(200, &Runs { items })
+}
+
+#[derive(Deserialize)]
+struct PlatformForm {
+    slug: String,
+    name: String,
+    folder: String,
+    /// A list, or one comma-separated string (as a form sends it).
+    extensions: serde_json::Value,
+}
+
+/// `POST /api/platforms` `{slug, name, folder, extensions}`: 201 with the platform
+/// list. The folder is relative to the library root and may not climb out of it.
+pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
+    let form: PlatformForm = body(c, "slug, name, folder and extensions")?;
+    let slug = form.slug.trim();
+    if slug.is_empty()
+        || slug.len() > 32
+        || !slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(Error::bad_request(
+            "A slug has 1 to 32 characters among a-z, 0-9 and '-'.",
+        ));
+    }
+    let name = form.name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(Error::bad_request(
+            "A platform needs a name (at most 100 characters).",
+        ));
+    }
+    let folder = form.folder.trim().trim_matches('/');
+    if !library::valid_key(folder) {
+        return Err(Error::bad_request(
+            "The folder is a path inside the library, like 'retro/gba', without '..'.",
+        ));
+    }
+    let words: Vec<String> = match &form.extensions {
+        serde_json::Value::String(s) => s.split([',', ' ']).map(str::to_string).collect(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").to_string())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let extensions: Vec<String> = words
+        .iter()
+        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if extensions.is_empty()
+        || extensions
+            .iter()
+            .any(|e| e.len() > 10 || !e.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
+        return Err(Error::bad_request(
+            "Extensions are short words of letters and digits, like 'gba, zip'.",
+        ));
+    }
+    let platform = Platform {
+        slug: slug.to_string(),
+        name: name.to_string(),
+        folder: folder.to_string(),
+        extensions,
+    };
+    if !platforms::insert(c.db, &platform)? {
+        return Err(Error::conflict("A platform with that slug already exists."));
+    }
+    let mut reply = crate::api::v1::games::platforms(c)?;
+    reply.status = 201;
+    Ok(reply)
+}
+
+/// `DELETE /api/platforms/{slug}`: the platform and its games leave the index; their
+/// files stay. The last platform cannot go (nothing would be scanned).
+pub fn delete_platform(c: &Ctx) -> Result<Reply, Error> {
+    let list = platforms::list(c.db)?;
+    if !list.iter().any(|p| p.slug == c.param(0)) {
+        return Err(Error::not_found("No platform has that slug."));
+    }
+    if list.len() == 1 {
+        return Err(Error::conflict("The last platform cannot be removed."));
+    }
+    platforms::delete(c.db, c.param(0))?;
+    crate::api::v1::games::platforms(c)
+}
+
+#[derive(Serialize)]
+struct UserView {
+    name: String,
+    role: String,
+    lang: String,
+    created_at: String,
+}
+
+#[derive(Serialize)]
+struct UserList {
+    items: Vec<UserView>,
+}
+
+/// `GET /api/users`: the accounts (admins only: names are not for viewers).
+pub fn list_users(c: &Ctx) -> Result<Reply, Error> {
+    if !c.principal.is_admin() {
+        return Err(Error::forbidden("Only an admin sees the accounts."));
+    }
+    let items = users::list(c.db)?
+        .into_iter()
+        .map(|u| UserView {
+            name: u.name,
+            role: u.role,
+            lang: u.lang,
+            created_at: time::rfc3339(u.created_at),
+        })
+        .collect();
+    Reply::json(200, &UserList { items })
 }

@@ -77,16 +77,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         return Err(Error::missing_parameter("q"));
     }
     let paging = Paging::from_req(c.req);
-    let query = SearchQuery {
-        // Control characters (NUL included) are never in a name: they separate words.
-        words: identify::fold(q)
-            .split(|c: char| c.is_whitespace() || c.is_control())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect(),
-        id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| q.to_ascii_uppercase()),
-    };
+    let query = search_query(q);
     // Keyed by what the query means, so `Zelda` and `zelda ` share an answer.
     let key = format!(
         "search {:?} {:?} {} {}",
@@ -103,6 +94,22 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
             .collect();
         Reply::json(200, &envelope(paging, total, hits))
     })
+}
+
+/// What a search text means: folded words that must all occur in a name, or a
+/// title-ID prefix (4 to 16 hex digits).
+pub fn search_query(q: &str) -> SearchQuery {
+    SearchQuery {
+        // Control characters (NUL included) are never in a name: they separate words.
+        words: identify::fold(q)
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect(),
+        id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| q.to_ascii_uppercase()),
+        ..SearchQuery::default()
+    }
 }
 
 pub fn platforms(c: &Ctx) -> Result<Reply, Error> {

@@ -1,0 +1,109 @@
+//! The `users` table: accounts of the web interface. A password is kept only as an
+//! Argon2id hash string (PHC format, salt and parameters included).
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::error::Error;
+
+#[derive(Debug, Clone)]
+pub struct User {
+    pub id: i64,
+    pub name: String,
+    /// `admin` or `viewer`.
+    pub role: String,
+    /// `fr` or `en`.
+    pub lang: String,
+    pub created_at: i64,
+}
+
+impl User {
+    pub fn is_admin(&self) -> bool {
+        self.role == "admin"
+    }
+}
+
+const COLUMNS: &str = "id, name, role, lang, created_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
+    Ok(User {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        role: r.get(2)?,
+        lang: r.get(3)?,
+        created_at: r.get(4)?,
+    })
+}
+
+pub fn count(conn: &Connection) -> Result<i64, Error> {
+    Ok(conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?)
+}
+
+/// Insert an account; `None` when the name is taken (names compare without case).
+pub fn insert(
+    conn: &Connection,
+    name: &str,
+    hash: &str,
+    role: &str,
+    now: i64,
+) -> Result<Option<i64>, Error> {
+    let n = conn.execute(
+        "INSERT INTO users (name, hash, role, created_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(name) DO NOTHING",
+        params![name, hash, role, now],
+    )?;
+    Ok((n == 1).then(|| conn.last_insert_rowid()))
+}
+
+/// Insert the first account only while there is none, in one statement, so two
+/// first-run forms sent at once cannot both create an admin.
+pub fn insert_first(conn: &Connection, name: &str, hash: &str, now: i64) -> Result<bool, Error> {
+    let n = conn.execute(
+        "INSERT INTO users (name, hash, role, created_at)
+         SELECT ?1, ?2, 'admin', ?3 WHERE NOT EXISTS (SELECT 1 FROM users)",
+        params![name, hash, now],
+    )?;
+    Ok(n == 1)
+}
+
+pub fn list(conn: &Connection) -> Result<Vec<User>, Error> {
+    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM users ORDER BY name"))?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, Error> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM users WHERE id = ?1"),
+            [id],
+            from_row,
+        )
+        .optional()?)
+}
+
+/// The account and its password hash, by name (without case).
+pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(User, String)>, Error> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS}, hash FROM users WHERE name = ?1"),
+            [name],
+            |r| Ok((from_row(r)?, r.get(5)?)),
+        )
+        .optional()?)
+}
+
+pub fn set_hash(conn: &Connection, id: i64, hash: &str) -> Result<(), Error> {
+    conn.execute(
+        "UPDATE users SET hash = ?2 WHERE id = ?1",
+        params![id, hash],
+    )?;
+    Ok(())
+}
+
+pub fn set_lang(conn: &Connection, id: i64, lang: &str) -> Result<(), Error> {
+    conn.execute(
+        "UPDATE users SET lang = ?2 WHERE id = ?1",
+        params![id, lang],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,229 @@
+//! The one table of the interface's messages, in French (the default, like the command
+//! line) and English. Each account picks its language; the loopback user without an
+//! account sees French. A message is an enum variant, so a missing translation does
+//! not compile.
+
+/// A language of the interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Fr,
+    En,
+}
+
+impl Lang {
+    pub fn from_code(code: &str) -> Lang {
+        if code == "en" {
+            Lang::En
+        } else {
+            Lang::Fr
+        }
+    }
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Fr => "fr",
+            Lang::En => "en",
+        }
+    }
+}
+
+macro_rules! messages {
+    ($($id:ident => $fr:literal, $en:literal;)*) => {
+        /// A message of the interface.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum M { $($id),* }
+
+        impl M {
+            pub fn get(self, lang: Lang) -> &'static str {
+                match (self, lang) {
+                    $((M::$id, Lang::Fr) => $fr, (M::$id, Lang::En) => $en,)*
+                }
+            }
+        }
+
+        #[cfg(test)]
+        pub const ALL: &[M] = &[$(M::$id),*];
+    };
+}
+
+messages! {
+    // Navigation and page titles.
+    Dashboard => "Tableau de bord", "Dashboard";
+    Library => "Bibliothèque", "Library";
+    Tasks => "Tâches", "Tasks";
+    Device => "Console et envoi", "Device and push";
+    Trash => "Corbeille", "Trash";
+    Platforms => "Plateformes", "Platforms";
+    Settings => "Réglages", "Settings";
+    ApiKeys => "Clés d'API", "API keys";
+    SignIn => "Connexion", "Sign in";
+    SignOut => "Se déconnecter", "Sign out";
+    FirstRun => "Premier lancement", "First run";
+    SkipToContent => "Aller au contenu", "Skip to content";
+    MainMenu => "Menu principal", "Main menu";
+    // Accounts.
+    Name => "Nom", "Name";
+    Password => "Mot de passe", "Password";
+    PasswordAgain => "Mot de passe (encore)", "Password (again)";
+    CurrentPassword => "Mot de passe actuel", "Current password";
+    NewPassword => "Nouveau mot de passe", "New password";
+    ChangePassword => "Changer le mot de passe", "Change password";
+    PasswordsDiffer => "Les deux mots de passe diffèrent.", "The two passwords differ.";
+    CreateAdmin => "Créer le compte administrateur", "Create the admin account";
+    FirstRunIntro => "Aucun compte n'existe encore. Créez le premier administrateur ; cette page n'est servie qu'à cette machine, et seulement tant qu'aucun compte n'existe.",
+        "No account exists yet. Create the first administrator; this page is served only to this machine, and only while no account exists.";
+    NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou ouvrez cette page depuis la machine du service.",
+        "No account exists yet: create one with “ludotheque user add NAME --admin”, or open this page on the service's own machine.";
+    SignedInAs => "Connecté en tant que", "Signed in as";
+    LocalAccess => "accès local", "local access";
+    Role => "Rôle", "Role";
+    RoleAdmin => "administrateur", "admin";
+    RoleViewer => "lecteur", "viewer";
+    Accounts => "Comptes", "Accounts";
+    AccountsHint => "Les comptes se créent avec « ludotheque user add NOM [--admin] ».",
+        "Accounts are created with “ludotheque user add NAME [--admin]”.";
+    Language => "Langue", "Language";
+    Save => "Enregistrer", "Save";
+    ViewerNote => "Compte lecteur : vous pouvez tout regarder, mais rien changer.",
+        "Viewer account: you can look at everything but change nothing.";
+    // Dashboard and tasks.
+    Games => "Jeux", "Games";
+    Base => "Jeux de base", "Base games";
+    Updates => "Mises à jour", "Updates";
+    Dlc => "DLC", "DLC";
+    Unknown => "Inconnus", "Unknown";
+    TotalSize => "Taille totale", "Total size";
+    ToConvert => "À décompresser", "To convert";
+    RunningTask => "Tâche en cours", "Running task";
+    NoTask => "Aucune tâche en cours.", "No task is running.";
+    LastResult => "Dernier résultat", "Last result";
+    StartScan => "Analyser la bibliothèque", "Scan the library";
+    StartConvert => "Décompresser .nsz/.xcz", "Convert .nsz/.xcz";
+    StartPush => "Envoyer à la console", "Push to the console";
+    Cancel => "Annuler la tâche", "Cancel the task";
+    History => "Historique", "History";
+    Task => "Tâche", "Task";
+    Result => "Résultat", "Result";
+    Started => "Début", "Started";
+    Finished => "Fin", "Finished";
+    Progress => "Avancement", "Progress";
+    Errors => "Erreurs", "Errors";
+    Message => "Message", "Message";
+    Never => "jamais", "never";
+    // Library and games.
+    Search => "Rechercher", "Search";
+    SearchHint => "Nom ou identifiant de titre", "Name or title ID";
+    Type => "Type", "Type";
+    Platform => "Plateforme", "Platform";
+    All => "Tous", "All";
+    Filter => "Filtrer", "Filter";
+    Size => "Taille", "Size";
+    TitleId => "Identifiant de titre", "Title ID";
+    NoGames => "Aucun jeu ne correspond.", "No game matches.";
+    Previous => "Précédente", "Previous";
+    Next => "Suivante", "Next";
+    PageOf => "Page", "Page";
+    Of => "sur", "of";
+    Results => "résultats", "results";
+    Version => "Version", "Version";
+    Key => "Clé", "Key";
+    Format => "Format", "Format";
+    Modified => "Modifié", "Modified";
+    Evidence => "Identification", "Identification";
+    IdentifiedBy => "Identifié par", "Identified by";
+    Note => "Remarque", "Note";
+    Subtype => "Sous-type", "Subtype";
+    BaseTitle => "Jeu de base", "Base game";
+    Playable => "Jouable", "Playable";
+    Yes => "oui", "yes";
+    No => "non", "no";
+    DeleteToTrash => "Mettre à la corbeille", "Move to the trash";
+    AddToPush => "Ajouter à la liste d'envoi", "Add to the push list";
+    AddTitleToPush => "Ajouter le titre complet (dernière mise à jour et DLC)", "Add the whole title (latest update and DLC)";
+    NotFound => "Introuvable", "Not found";
+    NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";
+    NoSuchPage => "Cette page n'existe pas.", "There is no such page.";
+    // Device and push.
+    Host => "Adresse IP", "Host (IP)";
+    Port => "Port", "Port";
+    OfferAddress => "Adresse du service vue par la console (facultatif)", "Service address as the console sees it (optional)";
+    DeviceNone => "Aucune console n'est configurée.", "No console is configured.";
+    LastContact => "Dernier contact", "Last contact";
+    Client => "Client", "Client";
+    LastPush => "Dernier envoi", "Last push";
+    Forget => "Oublier la console", "Forget the console";
+    PushList => "Liste d'envoi", "Push list";
+    PushEmpty => "La liste d'envoi est vide.", "The push list is empty.";
+    Remove => "Retirer", "Remove";
+    ClearList => "Vider la liste", "Clear the list";
+    Pending => "En attente", "Pending";
+    // Trash.
+    TrashEmpty => "La corbeille est vide.", "The trash is empty.";
+    Reason => "Raison", "Reason";
+    Deleted => "Supprimé", "Deleted";
+    Expires => "Expire", "Expires";
+    Restore => "Restaurer", "Restore";
+    Purge => "Supprimer définitivement", "Delete for good";
+    PurgeExpired => "Purger les entrées expirées", "Purge expired entries";
+    ConfirmAgain => "Confirmer ?", "Confirm?";
+    // Platforms.
+    Slug => "Identifiant", "Slug";
+    Folder => "Dossier", "Folder";
+    WholeLibrary => "toute la bibliothèque", "the whole library";
+    Extensions => "Extensions", "Extensions";
+    AddPlatform => "Ajouter une plateforme", "Add a platform";
+    Add => "Ajouter", "Add";
+    Delete => "Supprimer", "Delete";
+    // Settings.
+    LibrarySettings => "Bibliothèque", "Library";
+    LibraryFolder => "Dossier de la bibliothèque", "Library folder";
+    LibraryFolderNote => "choisi au lancement avec --library", "chosen at start with --library";
+    Ready => "Prête", "Ready";
+    Retention => "Conservation de la corbeille", "Trash retention";
+    Days => "jours", "days";
+    Limits => "Limites", "Limits";
+    SetByFlag => "Se règle au lancement avec", "Set at start with";
+    KeyRate => "Requêtes par seconde et par clé", "Requests per second per key";
+    KeyBurst => "Rafale par clé", "Burst per key";
+    AuthFailures => "Échecs d'authentification par minute et par adresse", "Authentication failures per minute per address";
+    MaxBody => "Taille maximale d'une requête", "Largest request body";
+    Workers => "Fils de traitement", "Worker threads";
+    MaxConnections => "Connexions simultanées", "Simultaneous connections";
+    // API keys.
+    CreateKey => "Créer une clé", "Create a key";
+    ReadOnly => "Lecture seule", "Read-only";
+    KeyShownOnce => "Copiez cette clé maintenant : elle ne sera plus jamais affichée.", "Copy this key now: it will never be shown again.";
+    Copy => "Copier", "Copy";
+    Copied => "Copiée", "Copied";
+    Prefix => "Préfixe", "Prefix";
+    Created => "Créée", "Created";
+    LastUsed => "Dernier usage", "Last used";
+    Revoked => "Révoquée", "Revoked";
+    Revoke => "Révoquer", "Revoke";
+    Active => "Active", "Active";
+    NoKeys => "Aucune clé.", "No keys.";
+    Access => "Accès", "Access";
+    // Error slugs, shown by the page's script.
+    ErrBadRequest => "Requête invalide", "Bad request";
+    ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";
+    ErrForbidden => "Interdit", "Forbidden";
+    ErrNotFound => "Introuvable", "Not found";
+    ErrConflict => "Conflit", "Conflict";
+    ErrBusy => "Une tâche est déjà en cours", "A task is already running";
+    ErrRateLimited => "Trop d'essais ; réessayez plus tard", "Too many attempts; try again later";
+    ErrInternal => "Erreur interne du service", "Internal error of the service";
+    ErrNetwork => "Le service ne répond pas", "The service does not answer";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_has_both_languages() {
+        for m in ALL {
+            assert!(!m.get(Lang::Fr).is_empty(), "{m:?}");
+            assert!(!m.get(Lang::En).is_empty(), "{m:?}");
+        }
+    }
+}

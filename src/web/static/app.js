@@ -1,0 +1,152 @@
+// Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
+// internal /api/ route with JSON; data-then says what happens on success ("reload"
+// by default, "stay", "next", "key", or a page). Buttons with data-confirm need a
+// second click. The dashboard and tasks pages follow the running task.
+"use strict";
+
+const T = JSON.parse(document.getElementById("i18n").textContent);
+
+async function call(method, url, body) {
+  const opts = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(url, opts);
+  } catch (e) {
+    throw new Error(T.network);
+  }
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) {
+    const slug = (data && data.error) || "internal_error";
+    const detail = data && data.message ? " (" + data.message + ")" : "";
+    throw new Error((T[slug] || T.internal_error) + detail);
+  }
+  return data;
+}
+
+function say(text, ok) {
+  const box = document.getElementById("msg");
+  box.textContent = text;
+  box.classList.toggle("ok", !!ok);
+  if (text) box.scrollIntoView({ block: "nearest" });
+}
+
+// Only a path of this site, never another origin.
+function nextPage() {
+  const next = new URLSearchParams(location.search).get("next") || "/";
+  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+function after(el, data) {
+  const then = el.dataset.then || "reload";
+  if (then === "reload") location.reload();
+  else if (then === "stay") { say(""); if (window.followJob) window.followJob(); }
+  else if (then === "next") location.assign(nextPage());
+  else if (then === "key") showKey(el, data);
+  else location.assign(then);
+}
+
+function showKey(form, data) {
+  const box = document.getElementById("new-key");
+  document.getElementById("new-key-value").value = data.key;
+  box.hidden = false;
+  form.reset();
+  say("");
+}
+
+document.addEventListener("submit", async (ev) => {
+  const form = ev.target;
+  if (!form.dataset.api) return;
+  ev.preventDefault();
+  if (form.dataset.same) {
+    const [a, b] = form.dataset.same.split(",");
+    if (form.elements[a].value !== form.elements[b].value) { say(T.passwords_differ); return; }
+  }
+  const body = {};
+  for (const el of form.elements) {
+    if (!el.name) continue;
+    if (el.type === "checkbox") body[el.name] = el.checked;
+    else if (el.type === "number") body[el.name] = el.value === "" ? null : Number(el.value);
+    else body[el.name] = el.value;
+  }
+  const button = form.querySelector("[type=submit]");
+  if (button) button.disabled = true;
+  try {
+    after(form, await call(form.dataset.method || "POST", form.dataset.api, body));
+  } catch (e) {
+    say(e.message);
+  } finally {
+    if (button) button.disabled = false;
+  }
+});
+
+document.addEventListener("click", async (ev) => {
+  const copy = ev.target.closest("button[data-copy]");
+  if (copy) {
+    const input = document.getElementById(copy.dataset.copy);
+    input.select();
+    try { await navigator.clipboard.writeText(input.value); } catch (e) { document.execCommand("copy"); }
+    copy.textContent = T.copied;
+    return;
+  }
+  const button = ev.target.closest("button[data-api]");
+  if (!button) return;
+  if (button.hasAttribute("data-confirm") && !button.dataset.armed) {
+    button.dataset.armed = button.textContent;
+    button.textContent = T.confirm;
+    setTimeout(() => {
+      if (button.dataset.armed) { button.textContent = button.dataset.armed; delete button.dataset.armed; }
+    }, 5000);
+    return;
+  }
+  delete button.dataset.armed;
+  button.disabled = true;
+  try {
+    after(button, await call(button.dataset.method || "POST", button.dataset.api));
+  } catch (e) {
+    say(e.message);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// The running task: poll while it runs, slowly otherwise.
+(function () {
+  const panel = document.getElementById("job");
+  if (!panel) return;
+  const bar = document.getElementById("job-progress");
+  let timer = null;
+  function render(job) {
+    const last = job.last;
+    const done = job.running ? job.done : last ? last.done : 0;
+    const total = job.running ? job.total : last ? last.total : 0;
+    bar.max = Math.max(total, 1);
+    bar.value = Math.min(done, bar.max);
+    document.getElementById("job-count").textContent = done + " / " + total;
+    document.getElementById("job-label").textContent = job.running
+      ? job.label + " · " + job.detail
+      : T.no_task;
+    if (last) {
+      document.getElementById("job-result").textContent =
+        last.label + " · " + last.result + " · " + last.message;
+      document.getElementById("job-last").hidden = false;
+    }
+    panel.dataset.state = job.running ? "running" : "idle";
+  }
+  async function poll() {
+    clearTimeout(timer);
+    let running = false;
+    try {
+      const job = await call("GET", "/api/job");
+      render(job);
+      running = job.running;
+    } catch (e) { /* the next poll tries again */ }
+    timer = setTimeout(poll, running ? 300 : 3000);
+  }
+  window.followJob = poll;
+  poll();
+})();

@@ -1,0 +1,293 @@
+//! What every page shares: who is looking and in which language, the page shell
+//! (header, menu, main), and small formatting helpers (sizes, dates, links to keys).
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use super::i18n::{Lang, M};
+use crate::error::Error;
+use crate::http::auth::Principal;
+use crate::http::{Ctx, Reply};
+
+/// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
+/// of pages that show private data.
+const PAGE_HEADERS: [(&str, &str); 5] = [
+    (
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    ),
+    ("X-Frame-Options", "DENY"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
+];
+
+/// Who is looking at a page.
+pub struct Viewer {
+    pub lang: Lang,
+    /// The account's name; `None` for the loopback rule without an account.
+    pub name: Option<String>,
+    pub admin: bool,
+}
+
+impl Viewer {
+    pub fn of(c: &Ctx) -> Viewer {
+        match &c.principal {
+            Principal::User(u) => Viewer {
+                lang: Lang::from_code(&u.lang),
+                name: Some(u.name.clone()),
+                admin: u.is_admin(),
+            },
+            p => Viewer {
+                lang: Lang::Fr,
+                name: None,
+                admin: p.is_admin(),
+            },
+        }
+    }
+
+    pub fn t(&self, m: M) -> &'static str {
+        m.get(self.lang)
+    }
+}
+
+/// The menu: path, message.
+const MENU: [(&str, M); 8] = [
+    ("/", M::Dashboard),
+    ("/library", M::Library),
+    ("/tasks", M::Tasks),
+    ("/device", M::Device),
+    ("/trash", M::Trash),
+    ("/platforms", M::Platforms),
+    ("/settings", M::Settings),
+    ("/settings/keys", M::ApiKeys),
+];
+
+/// The error texts the page's script shows, by slug.
+fn script_messages(v: &Viewer) -> String {
+    let pairs = [
+        ("bad_request", M::ErrBadRequest),
+        ("missing_parameter", M::ErrBadRequest),
+        ("payload_too_large", M::ErrBadRequest),
+        ("unauthorized", M::ErrUnauthorized),
+        ("forbidden", M::ErrForbidden),
+        ("cross_origin", M::ErrForbidden),
+        ("not_found", M::ErrNotFound),
+        ("conflict", M::ErrConflict),
+        ("busy", M::ErrBusy),
+        ("rate_limited", M::ErrRateLimited),
+        ("internal_error", M::ErrInternal),
+        ("network", M::ErrNetwork),
+        ("confirm", M::ConfirmAgain),
+        ("copied", M::Copied),
+        ("passwords_differ", M::PasswordsDiffer),
+        ("no_task", M::NoTask),
+    ];
+    let map: serde_json::Map<String, serde_json::Value> = pairs
+        .iter()
+        .map(|(slug, m)| (slug.to_string(), v.t(*m).into()))
+        .collect();
+    // `</` cannot end the script element from inside a JSON string.
+    serde_json::Value::Object(map)
+        .to_string()
+        .replace("</", "<\\/")
+}
+
+/// A whole page: the shell around `body`. `active` is the menu entry to mark.
+pub fn page(v: &Viewer, title: &str, active: &str, body: Markup) -> Result<Reply, Error> {
+    let markup = html! {
+        (DOCTYPE)
+        html lang=(v.lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Ludothèque" }
+                link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
+                script type="application/json" id="i18n" { (PreEscaped(script_messages(v))) }
+                script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
+            }
+            body {
+                a.skip href="#main" { (v.t(M::SkipToContent)) }
+                header {
+                    a.brand href="/" { "Ludothèque" }
+                    nav aria-label=(v.t(M::MainMenu)) {
+                        ul {
+                            @for (path, m) in MENU {
+                                li {
+                                    a href=(path) aria-current=[(path == active).then_some("page")] { (v.t(m)) }
+                                }
+                            }
+                        }
+                    }
+                    div.who {
+                        @match &v.name {
+                            Some(name) => {
+                                span { (name) " · " (role(v)) }
+                                " "
+                                button.link type="button" data-api="/api/logout" data-then="/login" { (v.t(M::SignOut)) }
+                            }
+                            None => span { (v.t(M::LocalAccess)) },
+                        }
+                    }
+                }
+                main #main {
+                    h1 { (title) }
+                    @if !v.admin { p.note { (v.t(M::ViewerNote)) } }
+                    p #msg role="alert" {}
+                    (body)
+                }
+            }
+        }
+    };
+    Ok(html_reply(200, markup))
+}
+
+/// A page outside the shell (sign-in, first run).
+pub fn bare_page(lang: Lang, title: &str, body: Markup) -> Reply {
+    let v = Viewer {
+        lang,
+        name: None,
+        admin: true,
+    };
+    let markup = html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Ludothèque" }
+                link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
+                script type="application/json" id="i18n" { (PreEscaped(script_messages(&v))) }
+                script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
+            }
+            body.bare {
+                main #main {
+                    p.brand { "Ludothèque" }
+                    h1 { (title) }
+                    p #msg role="alert" {}
+                    (body)
+                }
+            }
+        }
+    };
+    html_reply(200, markup)
+}
+
+pub fn html_reply(status: u16, markup: Markup) -> Reply {
+    Reply {
+        status,
+        content_type: "text/html; charset=utf-8",
+        headers: PAGE_HEADERS
+            .iter()
+            .map(|(k, v)| (*k, v.to_string()))
+            .collect(),
+        body: markup.into_string().into_bytes(),
+        stream: None,
+    }
+}
+
+/// A 303 to a page of this service.
+pub fn redirect(to: &str) -> Reply {
+    Reply {
+        status: 303,
+        content_type: "text/plain; charset=utf-8",
+        headers: vec![
+            ("Location", to.to_string()),
+            ("Cache-Control", "no-store".into()),
+        ],
+        body: Vec::new(),
+        stream: None,
+    }
+}
+
+pub fn role(v: &Viewer) -> &'static str {
+    v.t(if v.admin { M::RoleAdmin } else { M::RoleViewer })
+}
+
+/// Everything but unreserved characters is escaped inside one path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A game key as a URL path (each of its segments escaped, the slashes kept).
+pub fn key_path(key: &str) -> String {
+    key.split('/')
+        .map(|s| utf8_percent_encode(s, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A value for a query string.
+pub fn query_value(s: &str) -> String {
+    utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+/// A size for people: French units (o, Ko, Mo…) with a decimal comma, or English.
+pub fn size(v: &Viewer, bytes: u64) -> String {
+    let (units, comma) = match v.lang {
+        Lang::Fr => (["o", "Ko", "Mo", "Go", "To", "Po"], true),
+        Lang::En => (["B", "KB", "MB", "GB", "TB", "PB"], false),
+    };
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit < units.len() - 1 {
+        value /= 1000.0;
+        unit += 1;
+    }
+    let text = if unit == 0 {
+        format!("{bytes} {}", units[0])
+    } else {
+        format!("{value:.1} {}", units[unit])
+    };
+    if comma {
+        text.replace('.', ",")
+    } else {
+        text
+    }
+}
+
+/// A Unix time as `YYYY-MM-DD HH:MM UTC`.
+pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
+    match unix_s {
+        Some(t) => {
+            let s = crate::time::rfc3339(t);
+            format!("{} {} UTC", &s[..10], &s[11..16])
+        }
+        None => v.t(M::Never).to_string(),
+    }
+}
+
+/// The name of a game type, as the library shows it.
+pub fn kind(v: &Viewer, kind: &str) -> &'static str {
+    match kind {
+        "BASE" => v.t(M::Base),
+        "UPDATE" => v.t(M::Updates),
+        "DLC" => v.t(M::Dlc),
+        _ => v.t(M::Unknown),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_well_in_both_languages() {
+        let fr = Viewer {
+            lang: Lang::Fr,
+            name: None,
+            admin: true,
+        };
+        let en = Viewer {
+            lang: Lang::En,
+            name: None,
+            admin: true,
+        };
+        assert_eq!(size(&en, 999), "999 B");
+        assert_eq!(size(&en, 1_500_000_000), "1.5 GB");
+        assert_eq!(size(&fr, 1_500_000_000), "1,5 Go");
+        assert_eq!(key_path("a b/c#d.nsp"), "a%20b/c%23d.nsp");
+    }
+}
