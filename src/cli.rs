@@ -721,7 +721,7 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
         UserCommand::Add { name, admin } => {
             let password = read_password()?;
             let role = if *admin { "admin" } else { "viewer" };
-            accounts::add(&conn, name, &password, role)?;
+            accounts::add(&conn, name, &password, role).map_err(account_error_in_french)?;
             let role = if *admin { "administrateur" } else { "lecteur" };
             println!("Compte créé : {name} ({role})");
         }
@@ -732,7 +732,8 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
                 )));
             }
             let password = read_password()?;
-            let ended = accounts::set_password(&conn, name, &password)?;
+            let ended =
+                accounts::set_password(&conn, name, &password).map_err(account_error_in_french)?;
             println!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
         }
         UserCommand::List => {
@@ -755,6 +756,19 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
         }
     }
     Ok(())
+}
+
+/// The command line speaks French; the account rules' own messages are English.
+fn account_error_in_french(e: Error) -> Error {
+    match e.slug {
+        "conflict" => Error::conflict("un compte porte déjà ce nom (sans compter les majuscules)"),
+        "bad_request" => Error::bad_request(format!(
+            "refusé : un nom a de 1 à 64 caractères, sans espace au début ni à la fin ; \
+             un mot de passe a au moins {} caractères",
+            accounts::MIN_PASSWORD
+        )),
+        _ => e,
+    }
 }
 
 /// A new password: asked twice on a terminal (without echo), or the first line of

@@ -465,7 +465,8 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
             "A platform needs a name (at most 100 characters).",
         ));
     }
-    let folder = form.folder.trim().trim_matches('/');
+    // Relative to the library: a leading '/' would mean a server path, so it is refused.
+    let folder = form.folder.trim().trim_end_matches('/');
     if !library::valid_key(folder) {
         return Err(Error::bad_request(
             "The folder is a path inside the library, like 'retro/gba', without '..'.",

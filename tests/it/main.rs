@@ -11,3 +11,4 @@ mod push;
 mod reliability;
 mod scripts;
 mod trash;
+mod web;
