@@ -92,6 +92,9 @@ messages! {
     Updates => "Mises à jour", "Updates";
     Dlc => "DLC", "DLC";
     Unknown => "Inconnus", "Unknown";
+    TypeBase => "Jeu de base", "Base game";
+    TypeUpdate => "Mise à jour", "Update";
+    TypeUnknown => "Inconnu", "Unknown";
     TotalSize => "Taille totale", "Total size";
     ToConvert => "À décompresser", "To convert";
     RunningTask => "Tâche en cours", "Running task";
@@ -132,6 +135,10 @@ messages! {
     Evidence => "Identification", "Identification";
     IdentifiedBy => "Identifié par", "Identified by";
     Note => "Remarque", "Note";
+    ByFilename => "l'identifiant entre crochets dans le nom du fichier", "the bracketed ID in the file name";
+    ByCnmt => "le CNMT XML dans le conteneur", "the CNMT XML inside the container";
+    ByTicket => "le ticket dans le conteneur", "the ticket inside the container";
+    ByNothing => "rien : aucun identifiant trouvé", "nothing: no ID was found";
     Subtype => "Sous-type", "Subtype";
     BaseTitle => "Jeu de base", "Base game";
     Playable => "Jouable", "Playable";

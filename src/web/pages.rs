@@ -269,7 +269,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
             dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
-            dt { (v.t(M::IdentifiedBy)) } dd { (g.identified_by) }
+            dt { (v.t(M::IdentifiedBy)) } dd { (evidence(&v, &g.identified_by)) " (" code { (g.identified_by) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
             @if let Some(base) = &g.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
@@ -293,6 +293,16 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// What `identified_by` means, in words (the probe's vocabulary, `library::probe`).
+fn evidence(v: &Viewer, by: &str) -> &'static str {
+    v.t(match by {
+        "filename" => M::ByFilename,
+        "cnmt_xml" => M::ByCnmt,
+        "ticket" => M::ByTicket,
+        _ => M::ByNothing,
+    })
 }
 
 fn key_list(keys: &[String]) -> Markup {
@@ -569,11 +579,11 @@ pub fn keys(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        @if keys.is_empty() {
-            p.empty { (v.t(M::NoKeys)) }
-        } @else {
+        p.empty #keys-empty hidden[!keys.is_empty()] { (v.t(M::NoKeys)) }
+        {
+            // Always there, even empty: the script adds a key just created to it.
             div.scroll {
-                table #keys {
+                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) {
                     thead { tr {
                         th { (v.t(M::Name)) } th { (v.t(M::Prefix)) } th.wide { (v.t(M::Access)) }
                         th.wide { (v.t(M::Created)) } th { (v.t(M::LastUsed)) } th {}

@@ -262,10 +262,10 @@ pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
 /// The name of a game type, as the library shows it.
 pub fn kind(v: &Viewer, kind: &str) -> &'static str {
     match kind {
-        "BASE" => v.t(M::Base),
-        "UPDATE" => v.t(M::Updates),
+        "BASE" => v.t(M::TypeBase),
+        "UPDATE" => v.t(M::TypeUpdate),
         "DLC" => v.t(M::Dlc),
-        _ => v.t(M::Unknown),
+        _ => v.t(M::TypeUnknown),
     }
 }
 

@@ -40,9 +40,24 @@ The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
 0 on success (also after SIGTERM or SIGINT stopped the server cleanly); 1 on an
 error, printed in French on standard error; 2 on a usage error.
+.SH WEB INTERFACE
+.B ludotheque serve
+also serves a web interface at its address (\fB/\fR). Accounts are
+.B admin
+(everything) or
+.B viewer
+(looks, changes nothing); create them with
+.BR ludotheque-user (1),
+or, while no account exists, on the first-run page
+.B /setup
+served only to this machine. Sessions live in an HttpOnly, SameSite=Strict cookie
+for 14 days; the service keeps only their SHA-256. On this machine the loopback rule
+opens the interface without signing in, unless
+.BR \-\-no\-local\-access .
 .SH SEE ALSO
 .BR ludotheque-api (7),
 .BR ludotheque-apikey (1),
+.BR ludotheque-user (1),
 .BR ludotheque-trash (1),
 .BR ludotheque-titles (1)
 "#;

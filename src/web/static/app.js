@@ -50,10 +50,30 @@ function after(el, data) {
   else location.assign(then);
 }
 
+// A key just created: shown once in its box, and added to the list below.
 function showKey(form, data) {
-  const box = document.getElementById("new-key");
   document.getElementById("new-key-value").value = data.key;
-  box.hidden = false;
+  document.getElementById("new-key").hidden = false;
+  const table = document.getElementById("keys");
+  const row = table.tBodies[0].insertRow();
+  row.dataset.keyId = data.id;
+  const cells = [data.name, data.prefix + "…", data.read_only ? table.dataset.readOnly : "—",
+    data.created_at.slice(0, 16).replace("T", " ") + " UTC", table.dataset.never];
+  cells.forEach((text, i) => {
+    const cell = row.insertCell();
+    cell.textContent = text;
+    if (i === 2 || i === 3) cell.className = "wide";
+  });
+  const revoke = document.createElement("button");
+  revoke.type = "button";
+  revoke.className = "danger";
+  revoke.dataset.method = "DELETE";
+  revoke.dataset.api = "/api/keys/" + data.id;
+  revoke.setAttribute("data-confirm", "");
+  revoke.textContent = table.dataset.revoke;
+  row.insertCell().appendChild(revoke);
+  table.hidden = false;
+  document.getElementById("keys-empty").hidden = true;
   form.reset();
   say("");
 }

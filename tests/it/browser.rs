@@ -1,0 +1,384 @@
+//! The web interface end to end, in a real headless Chromium driven over the DevTools
+//! protocol (`headless_chrome`, synchronous): sign in, follow a scan's progress bar to
+//! its end, search, delete a game and restore it from the trash, create an API key and
+//! use it, revoke it, and check that a viewer cannot start a task. The window is
+//! 360 px wide (a phone) and no page may scroll sideways; a few pages are also shown
+//! at desktop width. Screenshots of the main pages land in `target/screenshots/`.
+//!
+//! Chromium is found at `$LUDOTHEQUE_CHROMIUM` or `/usr/bin/chromium`. Without it these
+//! tests say so on standard error and pass, so that `cargo test` works on a machine
+//! with only the Rust toolchain; `.ci/run` installs Chromium and sets
+//! `LUDOTHEQUE_REQUIRE_BROWSER=1`, which turns a missing browser into a failure.
+
+use std::ffi::OsStr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::protocol::cdp::{Emulation, Input};
+use headless_chrome::{Browser, LaunchOptions, Tab};
+
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+use crate::web::add_user;
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("LUDOTHEQUE_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("LUDOTHEQUE_REQUIRE_BROWSER").is_none(),
+        "LUDOTHEQUE_REQUIRE_BROWSER is set but there is no Chromium at {path:?}"
+    );
+    eprintln!("browser tests skipped: no Chromium at {path:?} (apt-get install chromium)");
+    None
+}
+
+fn launch(path: PathBuf, profile: &std::path::Path) -> Browser {
+    let options = LaunchOptions::default_builder()
+        .path(Some(path))
+        .headless(true)
+        .sandbox(false)
+        .window_size(Some((360, 800)))
+        .user_data_dir(Some(profile.to_path_buf()))
+        .idle_browser_timeout(Duration::from_secs(120))
+        .args(vec![
+            OsStr::new("--disable-gpu"),
+            OsStr::new("--disable-quic"),
+            OsStr::new("--disable-component-update"),
+            OsStr::new("--lang=fr-FR"),
+        ])
+        .build()
+        .unwrap();
+    Browser::new(options).expect("Chromium starts")
+}
+
+/// The page's viewport, as a phone or a desktop shows it (a window alone cannot be
+/// narrower than Chromium's minimum width).
+fn screen(tab: &Tab, width: u32, height: u32, mobile: bool) {
+    tab.call_method(Emulation::SetDeviceMetricsOverride {
+        width,
+        height,
+        device_scale_factor: 1.0,
+        mobile,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .unwrap();
+}
+
+fn phone(tab: &Tab) {
+    screen(tab, 360, 780, true);
+}
+
+fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn shot(tab: &Tab, name: &str) {
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+}
+
+/// The value of a JavaScript expression in the page.
+fn js(tab: &Tab, expr: &str) -> serde_json::Value {
+    tab.evaluate(expr, true)
+        .unwrap_or_else(|e| panic!("{expr}: {e}"))
+        .value
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Wait until a JavaScript expression is true in the page.
+fn wait_for(tab: &Tab, expr: &str) {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        if tab.evaluate(expr, false).ok().and_then(|r| r.value) == Some(true.into()) {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "never true: {expr}\nat {}",
+            tab.get_url()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Type into the focused field, as an input method does: the whole text at once.
+fn type_text(tab: &Tab, text: &str) {
+    tab.call_method(Input::InsertText {
+        text: text.to_string(),
+    })
+    .unwrap();
+}
+
+fn open(tab: &Tab, url: &str) {
+    tab.navigate_to(url)
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_for(tab, "document.readyState === 'complete'");
+}
+
+/// The page fits a 360 px screen: nothing makes it scroll sideways.
+fn fits_the_screen(tab: &Tab, what: &str) {
+    assert_eq!(
+        js(tab, "window.innerWidth"),
+        360,
+        "{what}: not a phone's width"
+    );
+    let (scroll, inner) = (
+        js(tab, "document.documentElement.scrollWidth"),
+        js(tab, "window.innerWidth"),
+    );
+    assert!(
+        scroll.as_f64() <= inner.as_f64(),
+        "{what} scrolls sideways: {scroll} > {inner}"
+    );
+}
+
+fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
+    open(tab, &format!("{base}/"));
+    wait_for(tab, "location.pathname === '/login'");
+    tab.wait_for_element("input[name=name]")
+        .unwrap()
+        .click()
+        .unwrap();
+    type_text(tab, name);
+    tab.find_element("input[name=password]")
+        .unwrap()
+        .click()
+        .unwrap();
+    type_text(tab, password);
+    tab.press_key("Enter").unwrap();
+    wait_for(
+        tab,
+        "location.pathname === '/' && !!document.getElementById('job')",
+    );
+}
+
+#[test]
+fn a_person_in_a_browser_runs_the_library() {
+    let Some(path) = chromium() else { return };
+    let folders = Folders::new();
+    demo(&folders);
+    add_user(&folders, "admin", "admin password", true);
+    add_user(&folders, "viewer", "viewer password", false);
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--no-local-access", "--task-delay-ms", "1500"],
+    );
+    let base = s.base.clone();
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+    phone(&tab);
+
+    // The sign-in page; a wrong password says so and leaves us there.
+    open(&tab, &format!("{base}/settings"));
+    wait_for(&tab, "location.pathname === '/login'");
+    shot(&tab, "login");
+    fits_the_screen(&tab, "login");
+    tab.find_element("input[name=name]")
+        .unwrap()
+        .click()
+        .unwrap();
+    type_text(&tab, "admin");
+    tab.find_element("input[name=password]")
+        .unwrap()
+        .click()
+        .unwrap();
+    type_text(&tab, "not the password");
+    tab.press_key("Enter").unwrap();
+    wait_for(
+        &tab,
+        "document.getElementById('msg').textContent.length > 0",
+    );
+    assert_eq!(js(&tab, "location.pathname"), "/login");
+
+    // Signing in returns to the page asked for.
+    tab.find_element("input[name=password]")
+        .unwrap()
+        .click()
+        .unwrap();
+    js(
+        &tab,
+        "document.querySelector('input[name=password]').value = ''",
+    );
+    type_text(&tab, "admin password");
+    tab.press_key("Enter").unwrap();
+    wait_for(&tab, "location.pathname === '/settings'");
+    // The session cookie is out of the page's reach.
+    assert_eq!(js(&tab, "document.cookie"), "");
+
+    // The dashboard: a scan's progress bar runs to its end.
+    open(&tab, &format!("{base}/"));
+    wait_for(
+        &tab,
+        "document.getElementById('job').dataset.state === 'idle'",
+    );
+    // Keyboard: the first Tab reaches the skip link.
+    tab.press_key("Tab").unwrap();
+    assert_eq!(js(&tab, "document.activeElement.className"), "skip");
+    tab.find_element("#start-scan").unwrap().click().unwrap();
+    wait_for(
+        &tab,
+        "document.getElementById('job').dataset.state === 'running'",
+    );
+    let running = js(&tab, "document.getElementById('job-progress').value");
+    shot(&tab, "dashboard-scanning");
+    wait_for(
+        &tab,
+        "document.getElementById('job').dataset.state === 'idle'",
+    );
+    let (value, max) = (
+        js(&tab, "document.getElementById('job-progress').value"),
+        js(&tab, "document.getElementById('job-progress').max"),
+    );
+    assert_eq!(value, max, "the bar ends full");
+    assert!(value.as_f64().unwrap() >= 60.0, "{value}");
+    assert!(running.as_f64().unwrap() < value.as_f64().unwrap());
+    let result = js(&tab, "document.getElementById('job-result').textContent");
+    assert!(
+        result.as_str().unwrap().starts_with("scan · ok"),
+        "{result}"
+    );
+    shot(&tab, "dashboard");
+    fits_the_screen(&tab, "dashboard");
+
+    // Search the library, open a game.
+    open(&tab, &format!("{base}/library"));
+    fits_the_screen(&tab, "library");
+    shot(&tab, "library");
+    tab.find_element("input[name=q]").unwrap().click().unwrap();
+    type_text(&tab, "odyssey");
+    tab.press_key("Enter").unwrap();
+    wait_for(
+        &tab,
+        "location.search.includes('q=odyssey') && document.readyState === 'complete'",
+    );
+    let rows = js(
+        &tab,
+        "[...document.querySelectorAll('#games tbody tr')].map(r => r.textContent).join('|')",
+    );
+    assert!(rows.as_str().unwrap().contains("Odyssey"), "{rows}");
+    assert!(!rows.as_str().unwrap().contains("Zelda"), "{rows}");
+    shot(&tab, "search");
+    tab.find_element("#games tbody a").unwrap().click().unwrap();
+    wait_for(
+        &tab,
+        "location.pathname.startsWith('/game/') && !!document.getElementById('delete')",
+    );
+    fits_the_screen(&tab, "game");
+    shot(&tab, "game");
+    let key = js(&tab, "document.querySelector('dl.facts code').textContent");
+    let key = key.as_str().unwrap().to_string();
+    let file = folders.library.join(&key);
+    assert!(file.exists(), "{key}");
+
+    // Delete it into the trash, then restore it.
+    tab.find_element("#delete").unwrap().click().unwrap();
+    wait_for(
+        &tab,
+        "location.pathname === '/trash' && !!document.getElementById('trash')",
+    );
+    assert!(!file.exists(), "the file left its place");
+    let trashed = crate::harness::files_under(&folders.library.join(".ludotheque-trash"));
+    assert_eq!(trashed.len(), 1, "{trashed:?}");
+    fits_the_screen(&tab, "trash");
+    shot(&tab, "trash");
+    tab.find_element("#trash button[data-api$='/restore']")
+        .unwrap()
+        .click()
+        .unwrap();
+    wait_for(&tab, "!!document.getElementById('trash-empty')");
+    assert!(file.exists(), "restored to its key");
+
+    // An API key: created once, usable, then revoked and refused.
+    open(&tab, &format!("{base}/settings/keys"));
+    tab.find_element("#key-form input[name=name]")
+        .unwrap()
+        .click()
+        .unwrap();
+    type_text(&tab, "dashboard-e2e");
+    tab.press_key("Enter").unwrap();
+    wait_for(&tab, "!document.getElementById('new-key').hidden");
+    let secret = js(&tab, "document.getElementById('new-key-value').value");
+    let secret = secret.as_str().unwrap().to_string();
+    assert!(secret.starts_with("ldq_"), "{secret}");
+    shot(&tab, "api-key-created");
+    // The new key is listed at once, by its prefix only.
+    let listed = js(&tab, "document.querySelector('#keys tbody').textContent");
+    assert!(listed.as_str().unwrap().contains(&secret[..8]), "{listed}");
+    assert!(!listed.as_str().unwrap().contains(&secret), "{listed}");
+    let stats = s.send("GET", "/api/v1/stats", &[("X-Api-Key", &secret)], None);
+    assert_eq!(stats.status, 200);
+    assert!(stats.json()["total"].as_u64().unwrap() >= 60);
+    open(&tab, &format!("{base}/settings/keys"));
+    fits_the_screen(&tab, "keys");
+    let revoke = "#keys button[data-api^='/api/keys/']";
+    tab.find_element(revoke).unwrap().click().unwrap();
+    // A second click confirms.
+    wait_for(
+        &tab,
+        &format!("document.querySelector(\"{revoke}\").dataset.armed !== undefined"),
+    );
+    tab.find_element(revoke).unwrap().click().unwrap();
+    wait_for(
+        &tab,
+        &format!("document.readyState === 'complete' && !document.querySelector(\"{revoke}\")"),
+    );
+    shot(&tab, "api-keys");
+    let r = s.send("GET", "/api/v1/stats", &[("X-Api-Key", &secret)], None);
+    assert_eq!(r.status, 401);
+
+    // The other pages render and fit.
+    for page in ["tasks", "device", "platforms", "settings"] {
+        open(&tab, &format!("{base}/{page}"));
+        fits_the_screen(&tab, page);
+        shot(&tab, page);
+    }
+
+    // Sign out; a viewer sees no way to start a task, and the route refuses one.
+    tab.find_element("header button[data-api='/api/logout']")
+        .unwrap()
+        .click()
+        .unwrap();
+    wait_for(&tab, "location.pathname === '/login'");
+    sign_in(&tab, &base, "viewer", "viewer password");
+    assert_eq!(js(&tab, "!!document.getElementById('start-scan')"), false);
+    shot(&tab, "dashboard-viewer");
+    let status = js(
+        &tab,
+        "fetch('/api/scan', {method: 'POST'}).then(r => r.status)",
+    );
+    assert_eq!(status, 403);
+    let before = folders.run_results().len();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(folders.run_results().len(), before, "no task started");
+
+    // Desktop width, for the record.
+    screen(&tab, 1280, 900, false);
+    open(&tab, &format!("{base}/library"));
+    assert_eq!(js(&tab, "window.innerWidth"), 1280);
+    shot(&tab, "library-desktop");
+}
