@@ -14,7 +14,7 @@ use argon2::Argon2;
 use rand::distr::{Alphanumeric, SampleString};
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::store::{sessions, users, users::User};
@@ -33,8 +33,13 @@ pub const MAX_PASSWORD: usize = 1024;
 pub const ROLES: [&str; 2] = ["admin", "viewer"];
 pub const LANGS: [&str; 2] = ["fr", "en"];
 
+/// One Argon2 computation at a time: each takes 19 MiB and a core's worth of work, and
+/// a burst of sign-ins from many addresses must not take all the memory of a small host.
+static ARGON2: Mutex<()> = Mutex::new(());
+
 fn hash_password(password: &str) -> Result<String, Error> {
     check_password(password)?;
+    let _one = ARGON2.lock().unwrap_or_else(|p| p.into_inner());
     let mut bytes = [0u8; 16];
     rand::fill(&mut bytes);
     let salt = SaltString::encode_b64(&bytes).map_err(Error::internal)?;
@@ -46,6 +51,7 @@ fn hash_password(password: &str) -> Result<String, Error> {
 
 fn verify(password: &str, hash: &str) -> bool {
     PasswordHash::new(hash).is_ok_and(|parsed| {
+        let _one = ARGON2.lock().unwrap_or_else(|p| p.into_inner());
         Argon2::default()
             .verify_password(password.as_bytes(), &parsed)
             .is_ok()

@@ -200,7 +200,11 @@ pub fn dispatch(app: &App, db: &Connection, req: &Req) -> (Result<Reply, Error>,
         let own = matches!(&found, Ok((r, _)) if r.access == Own);
         match auth::authorize(app, db, req, own) {
             Ok(p) => principal = p,
-            Err(e) if e.status == 401 && matches!(&found, Ok((r, _)) if r.access == Page) => {
+            // Not signed in (or out of failed attempts): a person goes to sign in.
+            Err(e)
+                if [401, 429].contains(&e.status)
+                    && matches!(&found, Ok((r, _)) if r.access == Page) =>
+            {
                 return (Ok(web::pages::to_sign_in(db, req)), None);
             }
             Err(e) => return (Err(e), None),

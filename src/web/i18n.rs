@@ -210,6 +210,19 @@ messages! {
     Active => "Active", "Active";
     NoKeys => "Aucune clé.", "No keys.";
     Access => "Accès", "Access";
+    // Task labels, results, trash reasons (the service's words, translated for people).
+    TaskScan => "Analyse", "Scan";
+    TaskConvert => "Décompression", "Conversion";
+    TaskPush => "Envoi", "Push";
+    ResultOk => "réussie", "succeeded";
+    ResultFailed => "échouée", "failed";
+    ResultCancelled => "annulée", "cancelled";
+    ResultInterrupted => "interrompue", "interrupted";
+    ResultRunning => "en cours", "running";
+    ReasonDeleted => "supprimé", "deleted";
+    ReasonConverted => "remplacé par sa version décompressée", "replaced by its converted file";
+    ReasonRecovered => "retrouvé au démarrage", "recovered at start";
+    NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";
     ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";

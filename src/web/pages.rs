@@ -98,7 +98,11 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
         (M::TotalSize, size(&v, s.bytes)),
         (M::ToConvert, s.to_convert.to_string()),
     ];
+    let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
     let body = html! {
+        @if no_account {
+            p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
+        }
         section.cards {
             @for (m, value) in &cards {
                 div.card { span.label { (v.t(*m)) } span.value { (value) } }
@@ -121,13 +125,13 @@ fn task_panel(c: &Ctx, v: &Viewer) -> Markup {
     html! {
         section.panel #job data-state=(state) {
             h2 { (v.t(M::RunningTask)) }
-            p #job-label { @if job.running { (job.label) " · " (job.detail) } @else { (v.t(M::NoTask)) } }
+            p #job-label { @if job.running { (view::word(v, &job.label)) " · " (job.detail) } @else { (v.t(M::NoTask)) } }
             progress #job-progress max=(total.max(1)) value=(done) aria-label=(v.t(M::Progress)) {}
             p #job-count { (done) " / " (total) }
             p #job-last hidden[job.last.is_none()] {
                 (v.t(M::LastResult)) " : "
                 span #job-result {
-                    @if let Some(last) = &job.last { (last.label) " · " (last.result) " · " (last.message) }
+                    @if let Some(last) = &job.last { (view::word(v, &last.label)) " · " (view::word(v, &last.result)) " · " (last.message) }
                 }
             }
             @if v.admin {
@@ -330,7 +334,7 @@ pub fn tasks(c: &Ctx) -> Result<Reply, Error> {
                 tbody {
                     @for r in &runs {
                         tr {
-                            td { (r.label) } td { (r.result) } td { (date(&v, Some(r.started_at))) }
+                            td { (view::word(&v, &r.label)) } td { (view::word(&v, &r.result)) } td { (date(&v, Some(r.started_at))) }
                             td.wide { (date(&v, r.finished_at)) } td.num { (r.done) " / " (r.total) }
                             td.num { (r.errors) } td.wide { (r.message) }
                         }
@@ -423,7 +427,7 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                             tr {
                                 td { (r.name) br; small { code { (r.key) } } }
                                 td.num { (size(&v, r.size)) }
-                                td.wide { (r.reason) }
+                                td.wide { (view::word(&v, &r.reason)) }
                                 td.wide { (date(&v, Some(r.deleted_at))) }
                                 td { (date(&v, Some(r.expires_at))) }
                                 @if v.admin {

@@ -85,6 +85,7 @@ fn script_messages(v: &Viewer) -> String {
     ];
     let map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
+        .chain(WORDS.iter())
         .map(|(slug, m)| (slug.to_string(), v.t(*m).into()))
         .collect();
     // `</` cannot end the script element from inside a JSON string.
@@ -258,6 +259,29 @@ pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
         None => v.t(M::Never).to_string(),
     }
 }
+
+/// The service's words (task labels, results, trash reasons) for people; an unknown
+/// word is shown as it is.
+pub fn word(v: &Viewer, word: &str) -> String {
+    WORDS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or_else(|| word.to_string(), |(_, m)| v.t(*m).to_string())
+}
+
+const WORDS: [(&str, M); 11] = [
+    ("scan", M::TaskScan),
+    ("convert", M::TaskConvert),
+    ("push", M::TaskPush),
+    ("ok", M::ResultOk),
+    ("failed", M::ResultFailed),
+    ("cancelled", M::ResultCancelled),
+    ("interrupted", M::ResultInterrupted),
+    ("running", M::ResultRunning),
+    ("deleted", M::ReasonDeleted),
+    ("converted", M::ReasonConverted),
+    ("recovered", M::ReasonRecovered),
+];
 
 /// The name of a game type, as the library shows it.
 pub fn kind(v: &Viewer, kind: &str) -> &'static str {

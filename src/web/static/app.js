@@ -38,7 +38,8 @@ function say(text, ok) {
 // Only a path of this site, never another origin.
 function nextPage() {
   const next = new URLSearchParams(location.search).get("next") || "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  // "//host" and "/\host" both mean another host to a browser.
+  return /^\/(?![\/\\])/.test(next) ? next : "/";
 }
 
 function after(el, data) {
@@ -147,12 +148,13 @@ document.addEventListener("click", async (ev) => {
     bar.max = Math.max(total, 1);
     bar.value = Math.min(done, bar.max);
     document.getElementById("job-count").textContent = done + " / " + total;
+    const word = (w) => T[w] || w;
     document.getElementById("job-label").textContent = job.running
-      ? job.label + " · " + job.detail
+      ? word(job.label) + " · " + job.detail
       : T.no_task;
     if (last) {
       document.getElementById("job-result").textContent =
-        last.label + " · " + last.result + " · " + last.message;
+        word(last.label) + " · " + word(last.result) + " · " + last.message;
       document.getElementById("job-last").hidden = false;
     }
     panel.dataset.state = job.running ? "running" : "idle";
