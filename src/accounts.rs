@@ -188,26 +188,13 @@ mod tests {
     fn passwords_check_and_sessions_follow_the_account() {
         let conn = db();
         add(&conn, "Alice", "correct horse", "admin").unwrap();
-        assert_eq!(
-            add(&conn, "alice", "other password", "viewer")
-                .unwrap_err()
-                .status,
-            409
-        );
-        assert_eq!(
-            add(&conn, "bob", "short", "viewer").unwrap_err().status,
-            400
-        );
-        assert_eq!(
-            add(&conn, " bob", "long enough", "viewer")
-                .unwrap_err()
-                .status,
-            400
-        );
-        assert_eq!(
-            add(&conn, "bob", "long enough", "root").unwrap_err().status,
-            400
-        );
+        let refused = |name: &str, password: &str, role: &str| {
+            add(&conn, name, password, role).unwrap_err().status
+        };
+        assert_eq!(refused("alice", "other password", "viewer"), 409);
+        assert_eq!(refused("bob", "short", "viewer"), 400);
+        assert_eq!(refused(" bob", "long enough", "viewer"), 400);
+        assert_eq!(refused("bob", "long enough", "root"), 400);
         assert!(check_login(&conn, "alice", "correct horse").is_ok());
         assert_eq!(
             check_login(&conn, "alice", "wrong horse")

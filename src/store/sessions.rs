@@ -3,7 +3,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::users::User;
+use super::users::{self, User};
 use crate::error::Error;
 
 pub fn insert(
@@ -28,15 +28,7 @@ pub fn user(conn: &Connection, hash: &[u8], now: i64) -> Result<Option<User>, Er
              FROM sessions s JOIN users u ON u.id = s.user_id
              WHERE s.hash = ?1 AND s.expires_at > ?2",
             params![hash, now],
-            |r| {
-                Ok(User {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    role: r.get(2)?,
-                    lang: r.get(3)?,
-                    created_at: r.get(4)?,
-                })
-            },
+            users::from_row,
         )
         .optional()?)
 }

@@ -24,7 +24,8 @@ impl User {
 
 const COLUMNS: &str = "id, name, role, lang, created_at";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
+/// A user from the columns `id, name, role, lang, created_at`, in that order.
+pub fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
     Ok(User {
         id: r.get(0)?,
         name: r.get(1)?,

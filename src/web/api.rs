@@ -213,17 +213,24 @@ fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {
     Ok(reply)
 }
 
+/// Every password check costs the peer address a token of the sign-in limiter.
+fn take_login_token(c: &Ctx) -> Result<(), Error> {
+    match c.req.peer {
+        Some(peer) => c
+            .app
+            .limits
+            .logins
+            .take(&peer.ip())
+            .map_err(Error::rate_limited),
+        None => Ok(()),
+    }
+}
+
 /// `POST /api/login` `{name, password}`: every attempt costs the peer address a token
 /// (an Argon2 check is expensive by design); a wrong name or password is 401.
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
     check_origin_always(c)?;
-    if let Some(peer) = c.req.peer {
-        c.app
-            .limits
-            .logins
-            .take(&peer.ip())
-            .map_err(Error::rate_limited)?;
-    }
+    take_login_token(c)?;
     let form: Credentials = body(c, "name and password")?;
     let user = accounts::check_login(c.db, &form.name, &form.password)?;
     log::info!("sign-in: {}", user.name);
@@ -310,13 +317,7 @@ struct PasswordForm {
 pub fn set_password(c: &Ctx) -> Result<Reply, Error> {
     let user = account(c)?;
     let form: PasswordForm = body(c, "current and new")?;
-    if let Some(peer) = c.req.peer {
-        c.app
-            .limits
-            .logins
-            .take(&peer.ip())
-            .map_err(Error::rate_limited)?;
-    }
+    take_login_token(c)?;
     accounts::check_login(c.db, &user.name, &form.current)?;
     accounts::set_password(c.db, &user.name, &form.new)?;
     let mut reply = Reply::json(200, &me_of(&Principal::Anonymous))?;

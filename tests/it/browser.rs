@@ -122,6 +122,17 @@ fn wait_for(tab: &Tab, expr: &str) {
     }
 }
 
+/// Click an element, as a person does (the mouse at its middle).
+fn click(tab: &Tab, selector: &str) {
+    tab.wait_for_element(selector).unwrap().click().unwrap();
+}
+
+/// Click a field and type into it.
+fn fill(tab: &Tab, selector: &str, text: &str) {
+    click(tab, selector);
+    type_text(tab, text);
+}
+
 /// Type into the focused field, as an input method does: the whole text at once.
 fn type_text(tab: &Tab, text: &str) {
     tab.call_method(Input::InsertText {
@@ -159,16 +170,8 @@ fn fits_the_screen(tab: &Tab, what: &str) {
 /// land on this service's dashboard.
 fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
     open(tab, &format!("{base}/login?next=/%5Cevil.example/"));
-    tab.wait_for_element("input[name=name]")
-        .unwrap()
-        .click()
-        .unwrap();
-    type_text(tab, name);
-    tab.find_element("input[name=password]")
-        .unwrap()
-        .click()
-        .unwrap();
-    type_text(tab, password);
+    fill(tab, "input[name=name]", name);
+    fill(tab, "input[name=password]", password);
     tab.press_key("Enter").unwrap();
     let host = base.trim_start_matches("http://");
     wait_for(
@@ -200,16 +203,8 @@ fn a_person_in_a_browser_runs_the_library() {
     wait_for(&tab, "location.pathname === '/login'");
     shot(&tab, "login");
     fits_the_screen(&tab, "login");
-    tab.find_element("input[name=name]")
-        .unwrap()
-        .click()
-        .unwrap();
-    type_text(&tab, "admin");
-    tab.find_element("input[name=password]")
-        .unwrap()
-        .click()
-        .unwrap();
-    type_text(&tab, "not the password");
+    fill(&tab, "input[name=name]", "admin");
+    fill(&tab, "input[name=password]", "not the password");
     tab.press_key("Enter").unwrap();
     wait_for(
         &tab,
@@ -218,10 +213,7 @@ fn a_person_in_a_browser_runs_the_library() {
     assert_eq!(js(&tab, "location.pathname"), "/login");
 
     // Signing in returns to the page asked for.
-    tab.find_element("input[name=password]")
-        .unwrap()
-        .click()
-        .unwrap();
+    click(&tab, "input[name=password]");
     js(
         &tab,
         "document.querySelector('input[name=password]').value = ''",
@@ -241,7 +233,7 @@ fn a_person_in_a_browser_runs_the_library() {
     // Keyboard: the first Tab reaches the skip link.
     tab.press_key("Tab").unwrap();
     assert_eq!(js(&tab, "document.activeElement.className"), "skip");
-    tab.find_element("#start-scan").unwrap().click().unwrap();
+    click(&tab, "#start-scan");
     wait_for(
         &tab,
         "document.getElementById('job').dataset.state === 'running'",
@@ -271,8 +263,7 @@ fn a_person_in_a_browser_runs_the_library() {
     open(&tab, &format!("{base}/library"));
     fits_the_screen(&tab, "library");
     shot(&tab, "library");
-    tab.find_element("input[name=q]").unwrap().click().unwrap();
-    type_text(&tab, "odyssey");
+    fill(&tab, "input[name=q]", "odyssey");
     tab.press_key("Enter").unwrap();
     wait_for(
         &tab,
@@ -285,7 +276,7 @@ fn a_person_in_a_browser_runs_the_library() {
     assert!(rows.as_str().unwrap().contains("Odyssey"), "{rows}");
     assert!(!rows.as_str().unwrap().contains("Zelda"), "{rows}");
     shot(&tab, "search");
-    tab.find_element("#games tbody a").unwrap().click().unwrap();
+    click(&tab, "#games tbody a");
     wait_for(
         &tab,
         "location.pathname.startsWith('/game/') && !!document.getElementById('delete')",
@@ -298,7 +289,7 @@ fn a_person_in_a_browser_runs_the_library() {
     assert!(file.exists(), "{key}");
 
     // Delete it into the trash, then restore it.
-    tab.find_element("#delete").unwrap().click().unwrap();
+    click(&tab, "#delete");
     wait_for(
         &tab,
         "location.pathname === '/trash' && !!document.getElementById('trash')",
@@ -308,20 +299,13 @@ fn a_person_in_a_browser_runs_the_library() {
     assert_eq!(trashed.len(), 1, "{trashed:?}");
     fits_the_screen(&tab, "trash");
     shot(&tab, "trash");
-    tab.find_element("#trash button[data-api$='/restore']")
-        .unwrap()
-        .click()
-        .unwrap();
+    click(&tab, "#trash button[data-api$='/restore']");
     wait_for(&tab, "!!document.getElementById('trash-empty')");
     assert!(file.exists(), "restored to its key");
 
     // An API key: created once, usable, then revoked and refused.
     open(&tab, &format!("{base}/settings/keys"));
-    tab.find_element("#key-form input[name=name]")
-        .unwrap()
-        .click()
-        .unwrap();
-    type_text(&tab, "dashboard-e2e");
+    fill(&tab, "#key-form input[name=name]", "dashboard-e2e");
     tab.press_key("Enter").unwrap();
     wait_for(&tab, "!document.getElementById('new-key').hidden");
     let secret = js(&tab, "document.getElementById('new-key-value').value");
@@ -338,13 +322,13 @@ fn a_person_in_a_browser_runs_the_library() {
     open(&tab, &format!("{base}/settings/keys"));
     fits_the_screen(&tab, "keys");
     let revoke = "#keys button[data-api^='/api/keys/']";
-    tab.find_element(revoke).unwrap().click().unwrap();
+    click(&tab, revoke);
     // A second click confirms.
     wait_for(
         &tab,
         &format!("document.querySelector(\"{revoke}\").dataset.armed !== undefined"),
     );
-    tab.find_element(revoke).unwrap().click().unwrap();
+    click(&tab, revoke);
     wait_for(
         &tab,
         &format!("document.readyState === 'complete' && !document.querySelector(\"{revoke}\")"),
@@ -361,10 +345,7 @@ fn a_person_in_a_browser_runs_the_library() {
     }
 
     // Sign out; a viewer sees no way to start a task, and the route refuses one.
-    tab.find_element("header button[data-api='/api/logout']")
-        .unwrap()
-        .click()
-        .unwrap();
+    click(&tab, "header button[data-api='/api/logout']");
     wait_for(&tab, "location.pathname === '/login'");
     sign_in(&tab, &base, "viewer", "viewer password");
     assert_eq!(js(&tab, "!!document.getElementById('start-scan')"), false);

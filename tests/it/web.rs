@@ -48,6 +48,37 @@ pub fn send_json(
     s.send(method, path, &h, Some(body.to_string().into_bytes()))
 }
 
+/// `POST /api/login` or `/api/setup` with a name and a password.
+fn credentials(
+    s: &TestServer,
+    route: &str,
+    headers: &[(&str, &str)],
+    name: &str,
+    password: &str,
+) -> Resp {
+    send_json(
+        s,
+        "POST",
+        route,
+        headers,
+        json!({"name": name, "password": password}),
+    )
+}
+
+/// The response is the error `status` with `slug` in its body.
+fn refused(r: &Resp, status: u16, slug: &str, what: &str) {
+    assert_eq!(
+        (r.status, r.slug().as_str()),
+        (status, slug),
+        "{what}: {r:?}"
+    );
+}
+
+/// A JSON request with a session cookie.
+fn send_as(s: &TestServer, cookie: &str, method: &str, path: &str, body: Value) -> Resp {
+    send_json(s, method, path, &[("Cookie", cookie)], body)
+}
+
 /// A server with accounts `admin` and `viewer`, no loopback rule, many failures allowed.
 fn accounts_server(extra: &[&str]) -> TestServer {
     let folders = Folders::new();
@@ -125,14 +156,8 @@ fn user_commands_create_list_and_change_passwords_read_from_stdin() {
             .status,
         401
     );
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/login",
-        &[],
-        json!({"name": "alice", "password": "first password"}),
-    );
-    assert_eq!((r.status, r.slug().as_str()), (401, "unauthorized"));
+    let r = credentials(&s, "/api/login", &[], "alice", "first password");
+    refused(&r, 401, "unauthorized", "");
     sign_in(&s, "alice", "second password");
     let (status, _, err) = folders.cli_with_input(&["user", "passwd", "nobody"], "whatever long\n");
     assert!(!status.success() && err.contains("nobody"), "{err}");
@@ -143,22 +168,10 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
     let folders = Folders::new();
     add_user(&folders, "alice", "correct horse", true);
     let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/login",
-        &[],
-        json!({"name": "alice", "password": "wrong horse"}),
-    );
-    assert_eq!((r.status, r.slug().as_str()), (401, "unauthorized"));
+    let r = credentials(&s, "/api/login", &[], "alice", "wrong horse");
+    refused(&r, 401, "unauthorized", "");
     assert!(r.header("set-cookie").is_none());
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/login",
-        &[],
-        json!({"name": "nobody", "password": "correct horse"}),
-    );
+    let r = credentials(&s, "/api/login", &[], "nobody", "correct horse");
     assert_eq!(r.status, 401);
     assert_eq!(r.json()["message"], "Wrong name or password.");
     let r = s.send(
@@ -167,15 +180,9 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
         &[("Content-Type", "application/json")],
         Some(b"{".to_vec()),
     );
-    assert_eq!((r.status, r.slug().as_str()), (400, "bad_request"));
+    refused(&r, 400, "bad_request", "");
 
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/login",
-        &[],
-        json!({"name": "ALICE", "password": "correct horse"}),
-    );
+    let r = credentials(&s, "/api/login", &[], "ALICE", "correct horse");
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["role"], "admin");
     let set = r.header("set-cookie").unwrap().to_string();
@@ -204,12 +211,12 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
     );
 
     // Over HTTPS through a trusted proxy (loopback by default) the cookie is Secure.
-    let r = send_json(
+    let r = credentials(
         &s,
-        "POST",
         "/api/login",
         &[("X-Forwarded-Proto", "https")],
-        json!({"name": "alice", "password": "correct horse"}),
+        "alice",
+        "correct horse",
     );
     assert!(r.header("set-cookie").unwrap().contains("; Secure"));
 
@@ -239,13 +246,7 @@ fn sign_in_is_rate_limited_per_address() {
     );
     let mut statuses = Vec::new();
     for _ in 0..5 {
-        let r = send_json(
-            &s,
-            "POST",
-            "/api/login",
-            &[],
-            json!({"name": "alice", "password": "guess guess"}),
-        );
+        let r = credentials(&s, "/api/login", &[], "alice", "guess guess");
         statuses.push(r.status);
         if r.status == 429 {
             assert_eq!(r.slug(), "rate_limited");
@@ -254,13 +255,7 @@ fn sign_in_is_rate_limited_per_address() {
     }
     assert_eq!(statuses, [401, 401, 401, 429, 429]);
     // Even the right password waits: the limit is on attempts, not on failures.
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/login",
-        &[],
-        json!({"name": "alice", "password": "correct horse"}),
-    );
+    let r = credentials(&s, "/api/login", &[], "alice", "correct horse");
     assert_eq!(r.status, 429);
 }
 
@@ -274,44 +269,20 @@ fn the_first_run_page_is_for_this_machine_while_no_account_exists() {
     let proxied = [("X-Forwarded-For", "203.0.113.9")];
     let r = s.send("GET", "/setup", &proxied, None);
     assert_eq!((r.status, r.header("location")), (303, Some("/login")));
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/setup",
-        &proxied,
-        json!({"name": "eve", "password": "long enough"}),
-    );
-    assert_eq!((r.status, r.slug().as_str()), (403, "forbidden"));
+    let r = credentials(&s, "/api/setup", &proxied, "eve", "long enough");
+    refused(&r, 403, "forbidden", "");
     // A page asked for by a caller who may not see it leads to the first-run page.
     let r = s.send("GET", "/library", &proxied, None);
     assert_eq!(r.status, 303);
 
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/setup",
-        &[],
-        json!({"name": "root", "password": "short"}),
-    );
+    let r = credentials(&s, "/api/setup", &[], "root", "short");
     assert_eq!(r.status, 400);
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/setup",
-        &[],
-        json!({"name": "root", "password": "long enough"}),
-    );
+    let r = credentials(&s, "/api/setup", &[], "root", "long enough");
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(r.json()["role"], "admin");
     assert!(r.header("set-cookie").unwrap().starts_with("ldq_session="));
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/setup",
-        &[],
-        json!({"name": "second", "password": "long enough"}),
-    );
-    assert_eq!((r.status, r.slug().as_str()), (409, "conflict"));
+    let r = credentials(&s, "/api/setup", &[], "second", "long enough");
+    refused(&r, 409, "conflict", "");
     assert_eq!(s.get("/setup").header("location"), Some("/login"));
     let (_, out, _) = s.folders.cli(&["user", "list"]);
     assert!(out.contains("root") && !out.contains("second"), "{out}");
@@ -380,29 +351,17 @@ fn every_internal_route_answers_each_role_as_documented() {
     for (method, path, body) in internal_routes() {
         // Nobody: 401 with the error body.
         let r = call(&s, method, &path, &body, &[]);
-        assert_eq!(
-            (r.status, r.slug().as_str()),
-            (401, "unauthorized"),
-            "{method} {path}"
-        );
+        refused(&r, 401, "unauthorized", &format!("{method} {path}"));
         // An API key never reaches the interface's routes, even a valid one.
         let r = call(&s, method, &path, &body, &[("X-Api-Key", &key)]);
-        assert_eq!(
-            (r.status, r.slug().as_str()),
-            (403, "forbidden"),
-            "{method} {path} with a key"
-        );
+        refused(&r, 403, "forbidden", &format!("{method} {path} with a key"));
         // A viewer reads, and changes nothing but its own language.
         let r = call(&s, method, &path, &body, &[("Cookie", &viewer)]);
         let own = path.starts_with("/api/me");
         if method == "GET" && path != "/api/users" || own {
             assert!(r.status < 400, "{method} {path} as viewer: {r:?}");
         } else {
-            assert_eq!(
-                (r.status, r.slug().as_str()),
-                (403, "forbidden"),
-                "{method} {path} as viewer"
-            );
+            refused(&r, 403, "forbidden", &format!("{method} {path} as viewer"));
         }
         // An admin is never refused for who it is (404/409 are about the request).
         let r = call(&s, method, &path, &body, &[("Cookie", &admin)]);
@@ -429,11 +388,7 @@ fn every_internal_route_answers_each_role_as_documented() {
                 &body,
                 &[("Cookie", &admin), ("Origin", "http://evil.example")],
             );
-            assert_eq!(
-                (r.status, r.slug().as_str()),
-                (403, "cross_origin"),
-                "{method} {path}"
-            );
+            refused(&r, 403, "cross_origin", &format!("{method} {path}"));
             let r = call(
                 &s,
                 method,
@@ -445,14 +400,14 @@ fn every_internal_route_answers_each_role_as_documented() {
         }
     }
     // Sign-in itself refuses a foreign origin.
-    let r = send_json(
+    let r = credentials(
         &s,
-        "POST",
         "/api/login",
         &[("Origin", "http://evil.example")],
-        json!({"name": "admin", "password": "admin password"}),
+        "admin",
+        "admin password",
     );
-    assert_eq!((r.status, r.slug().as_str()), (403, "cross_origin"));
+    refused(&r, 403, "cross_origin", "");
 }
 
 #[test]
@@ -462,7 +417,7 @@ fn a_viewer_cannot_start_a_task_and_an_admin_can() {
     let admin = sign_in(&s, "admin", "admin password");
     for task in ["/api/scan", "/api/convert", "/api/push", "/api/v1/scan"] {
         let r = s.send("POST", task, &[("Cookie", &viewer)], None);
-        assert_eq!((r.status, r.slug().as_str()), (403, "forbidden"), "{task}");
+        refused(&r, 403, "forbidden", task);
     }
     assert_eq!(s.folders.run_results().len(), 1, "only the first scan ran");
     let r = s.send("POST", "/api/scan", &[("Cookie", &admin)], None);
@@ -482,11 +437,11 @@ fn a_viewer_cannot_start_a_task_and_an_admin_can() {
 fn keys_made_in_the_interface_work_on_the_public_api_until_revoked() {
     let s = accounts_server(&[]);
     let admin = sign_in(&s, "admin", "admin password");
-    let r = send_json(
+    let r = send_as(
         &s,
+        &admin,
         "POST",
         "/api/keys",
-        &[("Cookie", &admin)],
         json!({"name": "dashboard", "read_only": true}),
     );
     assert_eq!(r.status, 201, "{r:?}");
@@ -518,14 +473,8 @@ fn keys_made_in_the_interface_work_on_the_public_api_until_revoked() {
     assert_eq!(r.status, 200);
     assert!(r.json()["revoked_at"].is_string());
     let r = s.send("GET", "/api/v1/stats", &[("X-Api-Key", &secret)], None);
-    assert_eq!((r.status, r.slug().as_str()), (401, "unauthorized"));
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/keys",
-        &[("Cookie", &admin)],
-        json!({"name": "  "}),
-    );
+    refused(&r, 401, "unauthorized", "");
+    let r = send_as(&s, &admin, "POST", "/api/keys", json!({"name": "  "}));
     assert_eq!(r.status, 400);
 }
 
@@ -533,7 +482,7 @@ fn keys_made_in_the_interface_work_on_the_public_api_until_revoked() {
 fn platforms_are_added_checked_and_removed() {
     let s = accounts_server(&[]);
     let admin = sign_in(&s, "admin", "admin password");
-    let add = |body: Value| send_json(&s, "POST", "/api/platforms", &[("Cookie", &admin)], body);
+    let add = |body: Value| send_as(&s, &admin, "POST", "/api/platforms", body);
     for bad in [
         json!({"slug": "Bad Slug", "name": "x", "folder": "x", "extensions": "gba"}),
         json!({"slug": "gba", "name": "GBA", "folder": "../outside", "extensions": "gba"}),
@@ -542,7 +491,7 @@ fn platforms_are_added_checked_and_removed() {
         json!({"slug": "gba", "name": "", "folder": "gba", "extensions": "gba"}),
     ] {
         let r = add(bad.clone());
-        assert_eq!((r.status, r.slug().as_str()), (400, "bad_request"), "{bad}");
+        refused(&r, 400, "bad_request", &format!("{bad}"));
     }
     std::fs::create_dir_all(s.folders.library.join("retro/gba")).unwrap();
     std::fs::write(
@@ -707,25 +656,13 @@ fn pages_send_strangers_to_sign_in_and_render_for_each_role_and_language() {
     );
 
     // English, per account.
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/me/lang",
-        &[("Cookie", &viewer)],
-        json!({"lang": "en"}),
-    );
+    let r = send_as(&s, &viewer, "POST", "/api/me/lang", json!({"lang": "en"}));
     assert_eq!(r.status, 200);
     let page = s.send("GET", "/library", &[("Cookie", &viewer)], None);
     assert!(page.body.contains("<html lang=\"en\"") && page.body.contains(">Library<"));
     let page = s.send("GET", "/library", &[("Cookie", &admin)], None);
     assert!(page.body.contains(">Bibliothèque<"));
-    let r = send_json(
-        &s,
-        "POST",
-        "/api/me/lang",
-        &[("Cookie", &viewer)],
-        json!({"lang": "de"}),
-    );
+    let r = send_as(&s, &viewer, "POST", "/api/me/lang", json!({"lang": "de"}));
     assert_eq!(r.status, 400);
 }
 
@@ -735,11 +672,11 @@ fn a_password_change_needs_the_current_one_and_ends_the_sessions() {
     let viewer = sign_in(&s, "viewer", "viewer password");
     let other = sign_in(&s, "viewer", "viewer password");
     let change = |current: &str| {
-        send_json(
+        send_as(
             &s,
+            &viewer,
             "POST",
             "/api/me/password",
-            &[("Cookie", &viewer)],
             json!({"current": current, "new": "brand new password"}),
         )
     };
