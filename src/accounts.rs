@@ -217,6 +217,10 @@ mod tests {
         assert!(session_user(&conn, &token).unwrap().is_none());
         assert!(check_login(&conn, "alice", "new password!").is_ok());
 
+        // An expired session is no session.
+        sessions::insert(&conn, &token_hash("old"), user.id, 0, time::now() - 1).unwrap();
+        assert!(session_user(&conn, "old").unwrap().is_none());
+
         let other = open_session(&conn, &user).unwrap();
         close_session(&conn, &other).unwrap();
         assert!(session_user(&conn, &other).unwrap().is_none());

@@ -213,6 +213,8 @@ pub enum UserCommand {
     Passwd { name: String },
     /// List the accounts: name, role, language, creation.
     List,
+    /// Delete an account; its sessions end at once.
+    Delete { name: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -735,6 +737,14 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
             let ended =
                 accounts::set_password(&conn, name, &password).map_err(account_error_in_french)?;
             println!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
+        }
+        UserCommand::Delete { name } => {
+            if !users::delete(&conn, name)? {
+                return Err(Error::not_found(format!(
+                    "aucun compte ne s'appelle {name} (voir « ludotheque user list »)"
+                )));
+            }
+            println!("Compte supprimé : {name}");
         }
         UserCommand::List => {
             let list = users::list(&conn)?;

@@ -108,3 +108,8 @@ pub fn set_lang(conn: &Connection, id: i64, lang: &str) -> Result<(), Error> {
     )?;
     Ok(())
 }
+
+/// Delete an account (its sessions go with it); false when there was none.
+pub fn delete(conn: &Connection, name: &str) -> Result<bool, Error> {
+    Ok(conn.execute("DELETE FROM users WHERE name = ?1", [name])? == 1)
+}

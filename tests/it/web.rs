@@ -159,6 +159,16 @@ fn user_commands_create_list_and_change_passwords_read_from_stdin() {
     let r = credentials(&s, "/api/login", &[], "alice", "first password");
     refused(&r, 401, "unauthorized", "");
     sign_in(&s, "alice", "second password");
+    // Deleting an account ends its sessions.
+    let cookie = sign_in(&s, "alice", "second password");
+    let (status, out, err) = folders.cli(&["user", "delete", "alice"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(
+        s.send("GET", "/api/me", &[("Cookie", &cookie)], None)
+            .status,
+        401
+    );
+    assert!(!folders.cli(&["user", "delete", "alice"]).0.success());
     let (status, _, err) = folders.cli_with_input(&["user", "passwd", "nobody"], "whatever long\n");
     assert!(!status.success() && err.contains("nobody"), "{err}");
 }
@@ -219,6 +229,22 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
         "correct horse",
     );
     assert!(r.header("set-cookie").unwrap().contains("; Secure"));
+    // From a peer that is not a trusted proxy, the header is not believed.
+    let elsewhere = Folders::new();
+    add_user(&elsewhere, "alice", "correct horse", true);
+    let other = TestServer::start_on(
+        elsewhere,
+        &["--no-local-access", "--trusted-proxy", "192.0.2.1"],
+    );
+    let r = credentials(
+        &other,
+        "/api/login",
+        &[("X-Forwarded-Proto", "https")],
+        "alice",
+        "correct horse",
+    );
+    assert_eq!(r.status, 200);
+    assert!(!r.header("set-cookie").unwrap().contains("Secure"));
 
     let out = s.send("POST", "/api/logout", &[("Cookie", &cookie)], None);
     assert_eq!(out.status, 200);
