@@ -535,6 +535,8 @@ pub fn settings(c: &Ctx) -> Result<Reply, Error> {
                 dt { (v.t(*m)) } dd { (value) " · " (v.t(M::SetByFlag)) " " code { (flag) } }
             }
         }
+        h2 { (v.t(M::Access)) }
+        p { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
         @if let Some(name) = &v.name {
             h2 { (name) " · " (view::role(&v)) }
             form.stack #lang-form data-api="/api/me/lang" {

@@ -82,6 +82,13 @@ fn main() {
             format!("{base}/api/v1/search?q={}%20{}", words[0], words[1]),
         ),
         ("search by title ID", format!("{base}/api/v1/search?q={id}")),
+        // The web interface's pages: HTML rendered on every request, never cached.
+        ("web: dashboard", format!("{base}/")),
+        ("web: library page 100", format!("{base}/library?page=100")),
+        (
+            "web: search page",
+            format!("{base}/library?q={}%20{}", words[0], words[1]),
+        ),
     ];
     // The rows above repeat one URL, so after its first answer the page cache serves
     // it. These two spread over thousands of URLs, more than the cache's budget holds,

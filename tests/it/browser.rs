@@ -98,12 +98,17 @@ fn shot(tab: &Tab, name: &str) {
     std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
 }
 
-/// The value of a JavaScript expression in the page.
+/// The value of a JavaScript expression in the page. A page that is being drawn
+/// again (the dashboard reloads itself when a task ends) is asked again.
 fn js(tab: &Tab, expr: &str) -> serde_json::Value {
-    tab.evaluate(expr, true)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"))
-        .value
-        .unwrap_or(serde_json::Value::Null)
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        match tab.evaluate(expr, true) {
+            Ok(r) => return r.value.unwrap_or(serde_json::Value::Null),
+            Err(e) if Instant::now() > until => panic!("{expr}: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
 }
 
 /// Wait until a JavaScript expression is true in the page.

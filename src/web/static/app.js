@@ -159,6 +159,7 @@ document.addEventListener("click", async (ev) => {
     }
     panel.dataset.state = job.running ? "running" : "idle";
   }
+  let seenRunning = panel.dataset.state === "running";
   async function poll() {
     clearTimeout(timer);
     let running = false;
@@ -166,6 +167,9 @@ document.addEventListener("click", async (ev) => {
       const job = await call("GET", "/api/job");
       render(job);
       running = job.running;
+      // A task just ended: the page's counts and history are stale, draw it again.
+      if (seenRunning && !running) { location.reload(); return; }
+      seenRunning = running;
     } catch (e) { /* the next poll tries again */ }
     timer = setTimeout(poll, running ? 300 : 3000);
   }
