@@ -88,7 +88,7 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /`: counts, the running task with its live progress, the last result.
 pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let s = games::stats(c.db)?;
+    let s = c.app.pages.stats(c.db)?;
     let cards = [
         (M::Games, s.total.to_string()),
         (M::Base, s.base.to_string()),
@@ -420,22 +420,26 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                 table #trash {
                     thead { tr {
                         th { (v.t(M::Name)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::Reason)) }
-                        th.wide { (v.t(M::Deleted)) } th { (v.t(M::Expires)) } @if v.admin { th {} }
+                        th.wide { (v.t(M::Deleted)) } th { (v.t(M::Expires)) }
                     } }
                     tbody {
                         @for r in &rows {
                             tr {
-                                td { (r.name) br; small { code { (r.key) } } }
+                                td {
+                                    (r.name) br; small { code { (r.key) } }
+                                    // Under the name, not in a column of their own: a
+                                    // phone has no room for one.
+                                    @if v.admin {
+                                        div.actions {
+                                            button type="button" data-api={ "/api/trash/" (r.id) "/restore" } { (v.t(M::Restore)) }
+                                            button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) } data-confirm { (v.t(M::Purge)) }
+                                        }
+                                    }
+                                }
                                 td.num { (size(&v, r.size)) }
                                 td.wide { (view::word(&v, &r.reason)) }
                                 td.wide { (date(&v, Some(r.deleted_at))) }
                                 td { (date(&v, Some(r.expires_at))) }
-                                @if v.admin {
-                                    td.actions {
-                                        button type="button" data-api={ "/api/trash/" (r.id) "/restore" } { (v.t(M::Restore)) }
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) } data-confirm { (v.t(M::Purge)) }
-                                    }
-                                }
                             }
                         }
                     }
@@ -452,28 +456,31 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /platforms`.
 pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let counts = games::stats_by_platform(c.db)?;
+    let counts = c.app.pages.stats_by_platform(c.db)?;
     let list = platforms::list(c.db)?;
     let body = html! {
         div.scroll {
             table #platforms {
                 thead { tr {
                     th { (v.t(M::Name)) } th.wide { (v.t(M::Slug)) } th { (v.t(M::Folder)) }
-                    th.wide { (v.t(M::Extensions)) } th.num { (v.t(M::Games)) } th.num { (v.t(M::Size)) }
-                    @if v.admin { th {} }
+                    th.wide { (v.t(M::Extensions)) } th.num { (v.t(M::Games)) } th.num.wide { (v.t(M::Size)) }
                 } }
                 tbody {
                     @for p in &list {
                         @let n = counts.get(&p.slug).cloned().unwrap_or_default();
                         tr {
-                            td { a href={ "/library?platform=" (query_value(&p.slug)) } { (p.name) } }
+                            td {
+                                a href={ "/library?platform=" (query_value(&p.slug)) } { (p.name) }
+                                @if v.admin {
+                                    div.actions {
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) }
+                                    }
+                                }
+                            }
                             td.wide { code { (p.slug) } }
                             td { @if p.folder.is_empty() { (v.t(M::WholeLibrary)) } @else { code { (p.folder) } } }
                             td.wide { (p.extensions.join(", ")) }
-                            td.num { (n.total) } td.num { (size(&v, n.bytes)) }
-                            @if v.admin {
-                                td { button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) } }
-                            }
+                            td.num { (n.total) } td.num.wide { (size(&v, n.bytes)) }
                         }
                     }
                 }
@@ -527,12 +534,12 @@ pub fn settings(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
             dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
             dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
-            dt { (v.t(M::Retention)) } dd { (cfg.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code { "--trash-retention-days" } }
+            dt { (v.t(M::Retention)) } dd { (cfg.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
         }
         h2 { (v.t(M::Limits)) }
         dl.facts {
             @for (m, value, flag) in &limits {
-                dt { (v.t(*m)) } dd { (value) " · " (v.t(M::SetByFlag)) " " code { (flag) } }
+                dt { (v.t(*m)) } dd { (value) " · " (v.t(M::SetByFlag)) " " code.flag { (flag) } }
             }
         }
         h2 { (v.t(M::Access)) }

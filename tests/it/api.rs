@@ -470,7 +470,16 @@ fn pages_and_searches_follow_every_change_to_the_library() {
     // outlive the library it was rendered from.
     let s = demo_server();
     let hades = "Indies%2FHades%20%5B0100535012974000%5D%5Bv0%5D.nsp";
-    let total = |s: &TestServer| page(s, "?limit=1")["total"].as_u64().unwrap();
+    // The counts of /stats and /platforms are kept the same way: they must agree.
+    let total = |s: &TestServer| {
+        let total = page(s, "?limit=1")["total"].as_u64().unwrap();
+        assert_eq!(s.get("/api/v1/stats").json()["total"], total);
+        assert_eq!(
+            s.get("/api/v1/platforms").json()["platforms"][0]["games"],
+            total
+        );
+        total
+    };
     let found = |s: &TestServer| search(s, "hades")["total"].as_u64().unwrap();
     let (before, hades_found) = (total(&s), found(&s));
     assert_eq!((total(&s), found(&s)), (before, hades_found), "asked twice");

@@ -1,4 +1,5 @@
-//! Rendered library and search pages, kept until the library changes.
+//! Rendered library and search pages, and the library's counts, kept until the
+//! library changes.
 //!
 //! Dashboards and scripts ask for the same few pages again and again, and a search
 //! costs a trigram match over every name. An answer is stored with the library's
@@ -14,6 +15,7 @@ use rusqlite::Connection;
 
 use crate::error::Error;
 use crate::http::Reply;
+use crate::store::games::{self, Counts};
 use crate::store::library_generation;
 
 /// What the rendered pages may take in memory, at most.
@@ -22,6 +24,40 @@ const BUDGET_BYTES: usize = 8 * 1024 * 1024;
 #[derive(Default)]
 pub struct PageCache {
     inner: Mutex<Inner>,
+    /// The library's counts, which cost a pass over every game.
+    counts: Slot<Counts>,
+    by_platform: Slot<HashMap<String, Counts>>,
+}
+
+/// One value, kept with the generation it was computed at.
+struct Slot<T>(Mutex<Option<(i64, T)>>);
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot(Mutex::new(None))
+    }
+}
+
+impl<T: Clone> Slot<T> {
+    fn get_or(
+        &self,
+        generation: i64,
+        compute: impl FnOnce() -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        {
+            let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, value)) = kept.as_ref().filter(|(g, _)| *g == generation) {
+                return Ok(value.clone());
+            }
+        }
+        let value = compute()?;
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // A value computed at an older generation than the one kept is not kept.
+        if kept.as_ref().is_none_or(|(g, _)| *g <= generation) {
+            *kept = Some((generation, value.clone()));
+        }
+        Ok(value)
+    }
 }
 
 #[derive(Default)]
@@ -53,6 +89,19 @@ impl PageCache {
         let body: Arc<[u8]> = reply.body.into();
         self.put(generation, key, Arc::clone(&body));
         Ok(Reply::json_shared(body))
+    }
+
+    /// The counts over the whole library (`games::stats`), kept like the pages.
+    pub fn stats(&self, db: &Connection) -> Result<Counts, Error> {
+        let generation = library_generation::current(db)?;
+        self.counts.get_or(generation, || games::stats(db))
+    }
+
+    /// The counts per platform (`games::stats_by_platform`), kept like the pages.
+    pub fn stats_by_platform(&self, db: &Connection) -> Result<HashMap<String, Counts>, Error> {
+        let generation = library_generation::current(db)?;
+        self.by_platform
+            .get_or(generation, || games::stats_by_platform(db))
     }
 
     fn get(&self, generation: i64, key: &str) -> Option<Arc<[u8]>> {

@@ -10,7 +10,7 @@ use crate::store::platforms;
 use crate::time;
 
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
-    Reply::json(200, &Stats::from(&games::stats(c.db)?))
+    Reply::json(200, &Stats::from(&c.app.pages.stats(c.db)?))
 }
 
 pub fn list(c: &Ctx) -> Result<Reply, Error> {
@@ -113,7 +113,7 @@ pub fn search_query(q: &str) -> SearchQuery {
 }
 
 pub fn platforms(c: &Ctx) -> Result<Reply, Error> {
-    let counts = games::stats_by_platform(c.db)?;
+    let counts = c.app.pages.stats_by_platform(c.db)?;
     let platforms = platforms::list(c.db)?
         .iter()
         .map(|p| PlatformCounts::new(p, &counts.get(&p.slug).cloned().unwrap_or_default()))

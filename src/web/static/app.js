@@ -135,6 +135,10 @@ document.addEventListener("click", async (ev) => {
   }
 });
 
+// On a phone the menu scrolls sideways: show where we are.
+const current = document.querySelector("nav a[aria-current]");
+if (current) current.scrollIntoView({ block: "nearest", inline: "center" });
+
 // The running task: poll while it runs, slowly otherwise.
 (function () {
   const panel = document.getElementById("job");
