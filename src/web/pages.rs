@@ -30,26 +30,12 @@ pub fn to_sign_in(db: &Connection, req: &Req) -> Reply {
     view::redirect("/login")
 }
 
-/// The language for pages shown before signing in: the browser's first choice
-/// between French and English, French by default.
-fn browser_lang(req: &Req) -> Lang {
-    let accept = req.header("accept-language").unwrap_or("");
-    let first = accept.split(',').map(|l| l.trim()).find(|l| {
-        let l = l.to_ascii_lowercase();
-        l.starts_with("fr") || l.starts_with("en")
-    });
-    match first {
-        Some(l) if l.to_ascii_lowercase().starts_with("en") => Lang::En,
-        _ => Lang::Fr,
-    }
-}
-
 /// `GET /login`.
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
     if auth::session_user(c.db, c.req)?.is_some() {
         return Ok(view::redirect("/"));
     }
-    let lang = browser_lang(c.req);
+    let lang = view::browser_lang(c.req);
     let t = |m: M| m.get(lang);
     let no_account = users::count(c.db)? == 0;
     let body = html! {
@@ -71,7 +57,7 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     if users::count(c.db)? > 0 || !auth::is_local(c.req) {
         return Ok(view::redirect("/login"));
     }
-    let lang = browser_lang(c.req);
+    let lang = view::browser_lang(c.req);
     let t = |m: M| m.get(lang);
     let body = html! {
         p { (t(M::FirstRunIntro)) }

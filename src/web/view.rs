@@ -7,7 +7,7 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use super::i18n::{Lang, M};
 use crate::error::Error;
 use crate::http::auth::Principal;
-use crate::http::{Ctx, Reply};
+use crate::http::{Ctx, Reply, Req};
 
 /// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
 /// of pages that show private data.
@@ -30,6 +30,20 @@ pub struct Viewer {
     pub admin: bool,
 }
 
+/// The language of a caller without an account (the sign-in page, the loopback rule):
+/// the browser's first choice between French and English, French by default.
+pub fn browser_lang(req: &Req) -> Lang {
+    let accept = req.header("accept-language").unwrap_or("");
+    let first = accept
+        .split(',')
+        .map(|l| l.trim().to_ascii_lowercase())
+        .find(|l| l.starts_with("fr") || l.starts_with("en"));
+    match first {
+        Some(l) if l.starts_with("en") => Lang::En,
+        _ => Lang::Fr,
+    }
+}
+
 impl Viewer {
     pub fn of(c: &Ctx) -> Viewer {
         match &c.principal {
@@ -39,7 +53,7 @@ impl Viewer {
                 admin: u.is_admin(),
             },
             p => Viewer {
-                lang: Lang::Fr,
+                lang: browser_lang(c.req),
                 name: None,
                 admin: p.is_admin(),
             },

@@ -91,7 +91,17 @@ fn screenshots() -> PathBuf {
     dir
 }
 
+/// The test's temporary folder: no page may show it (a server path).
+static ROOT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 fn shot(tab: &Tab, name: &str) {
+    let html = js(tab, "document.documentElement.outerHTML");
+    if let Some(root) = ROOT.get() {
+        assert!(
+            !html.as_str().unwrap().contains(root.as_str()),
+            "{name} shows a server path"
+        );
+    }
     let png = tab
         .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
         .unwrap();
@@ -189,6 +199,8 @@ fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
 fn a_person_in_a_browser_runs_the_library() {
     let Some(path) = chromium() else { return };
     let folders = Folders::new();
+    ROOT.set(folders.tmp.path().to_string_lossy().into_owned())
+        .unwrap();
     demo(&folders);
     add_user(&folders, "admin", "admin password", true);
     add_user(&folders, "viewer", "viewer password", false);

@@ -723,6 +723,14 @@ fn the_loopback_rule_opens_the_interface_without_an_account() {
     let r = s.get("/");
     assert_eq!(r.status, 200);
     assert!(r.body.contains("accès local"));
+    // Without an account, the page follows the browser's language.
+    let r = s.send(
+        "GET",
+        "/",
+        &[("Accept-Language", "en-US,en;q=0.9,fr;q=0.5")],
+        None,
+    );
+    assert!(r.body.contains("local access") && r.body.contains(">Dashboard<"));
     assert_eq!(s.get("/api/me").json()["role"], "admin");
     // The static assets are public and compiled in.
     let css = s.get("/static/app.css");
