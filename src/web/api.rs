@@ -162,13 +162,19 @@ struct Me<'a> {
     lang: &'a str,
 }
 
-fn me_of(p: &Principal) -> Me<'_> {
-    match p {
-        Principal::User(u) => Me {
+impl<'a> From<&'a User> for Me<'a> {
+    fn from(u: &'a User) -> Self {
+        Me {
             name: Some(&u.name),
             role: &u.role,
             lang: &u.lang,
-        },
+        }
+    }
+}
+
+fn me_of(p: &Principal) -> Me<'_> {
+    match p {
+        Principal::User(u) => Me::from(u),
         _ => Me {
             name: None,
             role: if p.is_admin() { "admin" } else { "viewer" },
@@ -199,14 +205,7 @@ fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static str, String) 
 
 fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {
     let token = accounts::open_session(c.db, user)?;
-    let mut reply = Reply::json(
-        200,
-        &Me {
-            name: Some(&user.name),
-            role: &user.role,
-            lang: &user.lang,
-        },
-    )?;
+    let mut reply = Reply::json(200, &Me::from(user))?;
     reply
         .headers
         .push(session_cookie(c, &token, accounts::SESSION_DAYS * 86_400));
@@ -229,7 +228,8 @@ fn take_login_token(c: &Ctx) -> Result<(), Error> {
 /// `POST /api/login` `{name, password}`: every attempt costs the peer address a token
 /// (an Argon2 check is expensive by design); a wrong name or password is 401.
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
-    check_origin_always(c)?;
+    // A public route skips `authorize`, which checks the origin of every change.
+    auth::check_origin(c.req)?;
     take_login_token(c)?;
     let form: Credentials = body(c, "name and password")?;
     let user = accounts::check_login(c.db, &form.name, &form.password)?;
@@ -240,7 +240,8 @@ pub fn login(c: &Ctx) -> Result<Reply, Error> {
 /// `POST /api/setup` `{name, password}`: the first admin, from this machine only, while
 /// no account exists.
 pub fn setup(c: &Ctx) -> Result<Reply, Error> {
-    check_origin_always(c)?;
+    // A public route skips `authorize`, which checks the origin of every change.
+    auth::check_origin(c.req)?;
     if !auth::is_local(c.req) {
         return Err(Error::forbidden(
             "The first account can only be created from the service's own machine.",
@@ -248,15 +249,15 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     }
     let form: Credentials = body(c, "name and password")?;
     accounts::add_first(c.db, &form.name, &form.password)?;
-    let user = accounts::check_login(c.db, &form.name, &form.password)?;
+    let (user, _) = users::by_name(c.db, &form.name)?
+        .ok_or_else(|| Error::internal("the first account vanished as it was made"))?;
     log::info!("first admin created: {}", user.name);
     signed_in(c, &user)
 }
 
-/// Public routes skip `authorize`, which checks the origin of changes: these two
-/// change things too (a session is opened), so they check it themselves.
-fn check_origin_always(c: &Ctx) -> Result<(), Error> {
-    auth::check_origin(c.req)
+#[derive(Serialize)]
+struct SignedOut {
+    signed_in: bool,
 }
 
 /// `POST /api/logout`: end this session (and drop the cookie).
@@ -264,7 +265,7 @@ pub fn logout(c: &Ctx) -> Result<Reply, Error> {
     if let Some(token) = auth::session_cookie(c.req) {
         accounts::close_session(c.db, token)?;
     }
-    let mut reply = Reply::json(200, &me_of(&Principal::Anonymous))?;
+    let mut reply = Reply::json(200, &SignedOut { signed_in: false })?;
     reply.headers.push(session_cookie(c, "", 0));
     Ok(reply)
 }
@@ -299,9 +300,8 @@ pub fn set_lang(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(
         200,
         &Me {
-            name: Some(&user.name),
-            role: &user.role,
             lang: &form.lang,
+            ..Me::from(user)
         },
     )
 }
@@ -320,7 +320,7 @@ pub fn set_password(c: &Ctx) -> Result<Reply, Error> {
     take_login_token(c)?;
     accounts::check_login(c.db, &user.name, &form.current)?;
     accounts::set_password(c.db, &user.name, &form.new)?;
-    let mut reply = Reply::json(200, &me_of(&Principal::Anonymous))?;
+    let mut reply = Reply::json(200, &SignedOut { signed_in: false })?;
     reply.headers.push(session_cookie(c, "", 0));
     Ok(reply)
 }
