@@ -232,8 +232,12 @@ pub fn login(c: &Ctx) -> Result<Reply, Error> {
     auth::check_origin(c.req)?;
     take_login_token(c)?;
     let form: Credentials = body(c, "name and password")?;
-    let user = accounts::check_login(c.db, &form.name, &form.password)?;
-    log::info!("sign-in: {}", user.name);
+    let user = accounts::check_login(c.db, &form.name, &form.password).inspect_err(|_| {
+        // For the admin, or fail2ban; the name is quoted so that it cannot forge lines.
+        let peer = c.req.peer.map(|p| p.ip().to_string()).unwrap_or_default();
+        log::warn!("failed sign-in as {:?} from {peer}", form.name);
+    })?;
+    log::info!("sign-in: {:?}", user.name);
     signed_in(c, &user)
 }
 

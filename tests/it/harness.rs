@@ -288,6 +288,19 @@ impl TestServer {
         }
     }
 
+    /// The server's log holds `text` within a few seconds (it is read on another thread).
+    pub fn wait_for_log(&self, text: &str) {
+        let until = Instant::now() + Duration::from_secs(5);
+        while !self.output().contains(text) {
+            assert!(
+                Instant::now() < until,
+                "no {text:?} in the log:\n{}",
+                self.output()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn output(&self) -> String {
         self.output.lock().unwrap().clone()
     }

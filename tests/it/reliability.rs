@@ -66,19 +66,6 @@ fn raw_status(s: &TestServer, bytes: &[u8]) -> Option<u16> {
     text.split(' ').nth(1).and_then(|code| code.parse().ok())
 }
 
-/// The server's log holds `text` within a few seconds (it is read on another thread).
-fn wait_for_log(s: &TestServer, text: &str) {
-    let until = Instant::now() + Duration::from_secs(5);
-    while !s.output().contains(text) {
-        assert!(
-            Instant::now() < until,
-            "no {text:?} in the log:\n{}",
-            s.output()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn assert_still_serving(s: &TestServer) {
     assert_eq!(s.get("/api/v1/health").status, 200, "{}", s.output());
 }
@@ -99,7 +86,7 @@ fn an_idle_connection_is_closed_after_the_idle_timeout() {
         let took = opened.elapsed();
         assert!(took >= Duration::from_secs(1), "{took:?}");
     }
-    wait_for_log(&s, "closed: idle for 1 s");
+    s.wait_for_log("closed: idle for 1 s");
     assert_still_serving(&s);
 }
 
@@ -129,7 +116,7 @@ fn a_request_dripped_a_byte_at_a_time_is_cut_and_others_are_served_meanwhile() {
         cut >= Duration::from_secs(2) && cut < Duration::from_secs(8),
         "{cut:?}"
     );
-    wait_for_log(&s, "closed: request not complete after 2 s");
+    s.wait_for_log("closed: request not complete after 2 s");
 }
 
 #[test]
@@ -145,7 +132,7 @@ fn past_the_connection_cap_the_longest_idle_go_first_and_a_newcomer_is_served() 
         .filter(|c| closed_within(c, Duration::from_millis(200)).is_some())
         .count();
     assert!(closed >= 10, "{closed} of 20 closed");
-    wait_for_log(&s, "closed: over the limit of 10 connections");
+    s.wait_for_log("closed: over the limit of 10 connections");
     assert_still_serving(&s);
 }
 
@@ -168,7 +155,7 @@ fn input_past_what_a_request_may_hold_is_cut() {
         sent < 64 * 1024 * 1024,
         "64 MiB of one header line were taken"
     );
-    wait_for_log(&s, "bytes sent without a complete request");
+    s.wait_for_log("bytes sent without a complete request");
     assert_still_serving(&s);
 }
 
@@ -440,7 +427,7 @@ fn a_full_disk_under_the_database_refuses_changes_clearly_and_keeps_serving_read
         "{}",
         r.body
     );
-    wait_for_log(&s, "disk I/O error");
+    s.wait_for_log("disk I/O error");
     // The file went back where it was: the move to the trash is undone when its
     // record cannot be written.
     let file = folders
@@ -495,7 +482,7 @@ fn sigkill_mid_scan_then_restart_gives_a_whole_and_searchable_library() {
     s.kill();
 
     let s = TestServer::start_on(folders, &[]);
-    wait_for_log(&s, "the search index was left suspended");
+    s.wait_for_log("the search index was left suspended");
     let job = s.wait_idle();
     assert_eq!(job["last"]["result"], "ok", "{job}");
     assert_eq!(s.get("/api/v1/library").json()["total"], 3000);

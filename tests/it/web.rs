@@ -184,6 +184,11 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
     let r = credentials(&s, "/api/login", &[], "nobody", "correct horse");
     assert_eq!(r.status, 401);
     assert_eq!(r.json()["message"], "Wrong name or password.");
+    // The log names the attempt and its address, quoted: a name cannot forge a line.
+    let r = credentials(&s, "/api/login", &[], "eve\nforged line", "whatever long");
+    assert_eq!(r.status, 401);
+    s.wait_for_log("failed sign-in as \"eve\\nforged line\" from 127.0.0.1");
+    assert!(!s.output().lines().any(|l| l.starts_with("forged line")));
     let r = s.send(
         "POST",
         "/api/login",
