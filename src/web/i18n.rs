@@ -74,9 +74,7 @@ messages! {
         "No account exists yet. Create the first administrator; this page is served only to this machine, and only while no account exists.";
     NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou ouvrez cette page depuis la machine du service.",
         "No account exists yet: create one with “ludotheque user add NAME --admin”, or open this page on the service's own machine.";
-    SignedInAs => "Connecté en tant que", "Signed in as";
     LocalAccess => "accès local", "local access";
-    Role => "Rôle", "Role";
     RoleAdmin => "administrateur", "admin";
     RoleViewer => "lecteur", "viewer";
     Accounts => "Comptes", "Accounts";
@@ -149,7 +147,6 @@ messages! {
     AddTitleToPush => "Ajouter le titre complet (dernière mise à jour et DLC)", "Add the whole title (latest update and DLC)";
     NotFound => "Introuvable", "Not found";
     NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";
-    NoSuchPage => "Cette page n'existe pas.", "There is no such page.";
     // Device and push.
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
@@ -163,7 +160,6 @@ messages! {
     PushEmpty => "La liste d'envoi est vide.", "The push list is empty.";
     Remove => "Retirer", "Remove";
     ClearList => "Vider la liste", "Clear the list";
-    Pending => "En attente", "Pending";
     // Trash.
     TrashEmpty => "La corbeille est vide.", "The trash is empty.";
     Reason => "Raison", "Reason";
