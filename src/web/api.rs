@@ -172,17 +172,6 @@ impl<'a> From<&'a User> for Me<'a> {
     }
 }
 
-fn me_of(p: &Principal) -> Me<'_> {
-    match p {
-        Principal::User(u) => Me::from(u),
-        _ => Me {
-            name: None,
-            role: if p.is_admin() { "admin" } else { "viewer" },
-            lang: "fr",
-        },
-    }
-}
-
 /// The `Set-Cookie` of a session: `Secure` when the request came over HTTPS through a
 /// trusted proxy (the service itself speaks plain HTTP).
 fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static str, String) {
@@ -276,7 +265,16 @@ pub fn logout(c: &Ctx) -> Result<Reply, Error> {
 
 /// `GET /api/me`: who the interface is talking to.
 pub fn me(c: &Ctx) -> Result<Reply, Error> {
-    Reply::json(200, &me_of(&c.principal))
+    let me = match &c.principal {
+        Principal::User(u) => Me::from(u),
+        // No account: the loopback rule, in the language its pages use.
+        p => Me {
+            name: None,
+            role: if p.is_admin() { "admin" } else { "viewer" },
+            lang: crate::web::view::browser_lang(c.req).code(),
+        },
+    };
+    Reply::json(200, &me)
 }
 
 fn account<'a>(c: &'a Ctx) -> Result<&'a User, Error> {

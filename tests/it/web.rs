@@ -784,7 +784,12 @@ fn the_loopback_rule_opens_the_interface_without_an_account() {
         None,
     );
     assert!(r.body.contains("local access") && r.body.contains(">Dashboard<"));
-    assert_eq!(s.get("/api/me").json()["role"], "admin");
+    assert_eq!(
+        s.get("/api/me").json(),
+        json!({"name": null, "role": "admin", "lang": "fr"})
+    );
+    let me = s.send("GET", "/api/me", &[("Accept-Language", "en")], None);
+    assert_eq!(me.json()["lang"], "en", "as its pages");
     // The static assets are public and compiled in.
     let css = s.get("/static/app.css");
     assert_eq!(
