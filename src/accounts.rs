@@ -14,7 +14,8 @@ use argon2::Argon2;
 use rand::distr::{Alphanumeric, SampleString};
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::store::{sessions, users, users::User};
@@ -33,13 +34,69 @@ pub const MAX_PASSWORD: usize = 1024;
 pub const ROLES: [&str; 2] = ["admin", "viewer"];
 pub const LANGS: [&str; 2] = ["fr", "en"];
 
-/// One Argon2 computation at a time: each takes 19 MiB and a core's worth of work, and
-/// a burst of sign-ins from many addresses must not take all the memory of a small host.
-static ARGON2: Mutex<()> = Mutex::new(());
+/// Argon2 computations under way and waiting. Each takes 19 MiB and a core's worth of
+/// work, and each holds a request worker while it runs or waits: a burst of sign-ins
+/// from many addresses must take neither the memory of a small host nor every worker
+/// (`/api/v1/health` and keyed API requests need one). At most [`HASHING`] run at
+/// once; a few more wait; past that the caller gets 503 `overloaded` at once.
+struct Gate {
+    /// (running, waiting).
+    state: Mutex<(usize, usize)>,
+    freed: Condvar,
+    max_waiting: AtomicUsize,
+}
+
+const HASHING: usize = 2;
+
+static ARGON2: Gate = Gate {
+    state: Mutex::new((0, 0)),
+    freed: Condvar::new(),
+    max_waiting: AtomicUsize::new(2),
+};
+
+/// Size the waiting room to the service's workers: everything in the gate, running
+/// or waiting, stays within half of them.
+pub fn limit_hashing(workers: usize) {
+    let room = (workers / 2).saturating_sub(HASHING);
+    ARGON2.max_waiting.store(room.min(4), Ordering::Relaxed);
+}
+
+/// A place in the gate, given back on drop.
+struct Hashing;
+
+impl Gate {
+    fn enter(&'static self) -> Result<Hashing, Error> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.0 >= HASHING {
+            if state.1 >= self.max_waiting.load(Ordering::Relaxed) {
+                return Err(Error::overloaded());
+            }
+            state.1 += 1;
+            while state.0 >= HASHING {
+                state = self.freed.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            state.1 -= 1;
+        }
+        state.0 += 1;
+        Ok(Hashing)
+    }
+}
+
+impl Drop for Hashing {
+    fn drop(&mut self) {
+        let mut state = ARGON2.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.0 -= 1;
+        ARGON2.freed.notify_one();
+    }
+}
 
 fn hash_password(password: &str) -> Result<String, Error> {
     check_password(password)?;
-    let _one = ARGON2.lock().unwrap_or_else(|p| p.into_inner());
+    let _place = ARGON2.enter()?;
+    new_hash(password)
+}
+
+fn new_hash(password: &str) -> Result<String, Error> {
     let mut bytes = [0u8; 16];
     rand::fill(&mut bytes);
     let salt = SaltString::encode_b64(&bytes).map_err(Error::internal)?;
@@ -49,13 +106,14 @@ fn hash_password(password: &str) -> Result<String, Error> {
         .to_string())
 }
 
-fn verify(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash).is_ok_and(|parsed| {
-        let _one = ARGON2.lock().unwrap_or_else(|p| p.into_inner());
-        Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok()
-    })
+fn verify(password: &str, hash: &str) -> Result<bool, Error> {
+    let Ok(parsed) = PasswordHash::new(hash) else {
+        return Ok(false);
+    };
+    let _place = ARGON2.enter()?;
+    Ok(Argon2::default()
+        .verify_password(password.as_bytes(), &parsed)
+        .is_ok())
 }
 
 fn check_password(password: &str) -> Result<(), Error> {
@@ -73,18 +131,9 @@ fn check_password(password: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Names are what people type to sign in: 1 to 64 characters, no control characters,
-/// no spaces at either end.
+/// Names are what people type to sign in (see `text::check_name`).
 fn check_name(name: &str) -> Result<(), Error> {
-    if name.is_empty() || name.chars().count() > 64 || name.trim() != name {
-        return Err(Error::bad_request(
-            "A name has 1 to 64 characters and no spaces at either end.",
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Error::bad_request("A name cannot hold control characters."));
-    }
-    Ok(())
+    crate::text::check_name("An account name", name)
 }
 
 fn check_role(role: &str) -> Result<(), Error> {
@@ -130,16 +179,43 @@ pub fn set_password(conn: &Connection, name: &str, password: &str) -> Result<usi
 pub fn check_login(conn: &Connection, name: &str, password: &str) -> Result<User, Error> {
     // Checking a hash for an unknown name too keeps both failures equally slow.
     static DECOY: OnceLock<String> = OnceLock::new();
+    // Made once, outside the gate: a decoy lost to an overload would make unknown
+    // names answer faster.
     let decoy = DECOY.get_or_init(|| {
-        hash_password(&Alphanumeric.sample_string(&mut rand::rng(), 24)).unwrap_or_default()
+        new_hash(&Alphanumeric.sample_string(&mut rand::rng(), 24)).unwrap_or_default()
     });
     let found = users::by_name(conn, name)?;
     let hash = found.as_ref().map_or(decoy.as_str(), |(_, h)| h.as_str());
-    let ok = password.len() <= MAX_PASSWORD && verify(password, hash);
+    let ok = password.len() <= MAX_PASSWORD && verify(password, hash)?;
     match found {
         Some((user, _)) if ok => Ok(user),
         _ => Err(Error::login_failed()),
     }
+}
+
+/// A setup code for the first admin, while no account exists: written to the log
+/// (standard error) at start, as Jupyter does with its token, so that only someone who
+/// can read the service's log can create the first account from another machine (or
+/// from anywhere under `--no-local-access`). `None` once an account exists.
+pub fn setup_code(conn: &Connection) -> Result<Option<String>, Error> {
+    if users::count(conn)? > 0 {
+        return Ok(None);
+    }
+    let code = Alphanumeric.sample_string(&mut rand::rng(), 24);
+    log::warn!(
+        "no account exists yet: create the first admin at /setup with the setup code {code} \
+         (or run `ludotheque user add NAME --admin`)"
+    );
+    Ok(Some(code))
+}
+
+/// Compare a presented secret with the expected one in constant time: how long the
+/// comparison takes says nothing of how many leading characters were right.
+pub fn same_secret(presented: &str, expected: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    // Hashing first gives both sides the same length whatever was sent.
+    let (a, b) = (Sha256::digest(presented), Sha256::digest(expected));
+    a.ct_eq(&b).into()
 }
 
 fn token_hash(token: &str) -> Vec<u8> {

@@ -16,4 +16,8 @@ pub struct App {
     pub limits: Limits,
     /// Rendered library and search pages.
     pub pages: PageCache,
+    /// The port the service listens on (the warden finds connections by it).
+    pub port: u16,
+    /// The first-run setup code, while no account exists (see `web::api::setup`).
+    pub setup_code: std::sync::Mutex<Option<String>>,
 }

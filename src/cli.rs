@@ -19,6 +19,18 @@ use crate::library::{self, demo, titledb};
 use crate::store::{self, api_keys, db, titles, users};
 use crate::{accounts, convert, device, http, keys, time, trash};
 
+/// `println!` for every line the commands print: control characters in what it
+/// carries (file names, key and account names, a console's user agent) are escaped,
+/// so that no outside string can break a listing or pass for another line.
+macro_rules! say {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", crate::text::printable(&format!($($arg)*)))
+    };
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ludotheque",
@@ -311,7 +323,44 @@ pub fn init_logging(args: &Args) {
         .set_target_level(LevelFilter::Off)
         .set_thread_level(LevelFilter::Off)
         .build();
-    let _ = simplelog::WriteLogger::init(args.global.log_level, config, std::io::stderr());
+    let level = args.global.log_level;
+    let inner = simplelog::WriteLogger::new(level, config, std::io::stderr());
+    if log::set_boxed_logger(Box::new(OneLine(inner))).is_ok() {
+        log::set_max_level(level);
+    }
+}
+
+/// The log, one line per record whatever it carries: control characters in a message
+/// (a file name with a newline, a user agent with an escape sequence) are escaped
+/// here, for every line at once, so no outside string can forge a log line.
+struct OneLine(Box<simplelog::WriteLogger<std::io::Stderr>>);
+
+impl log::Log for OneLine {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let text = record.args().to_string();
+        let text = crate::text::printable(&text);
+        self.0.log(
+            &log::Record::builder()
+                .args(format_args!("{text}"))
+                .level(record.level())
+                .target(record.target())
+                .module_path(record.module_path())
+                .file(record.file())
+                .line(record.line())
+                .build(),
+        );
+    }
+
+    fn flush(&self) {
+        self.0.flush()
+    }
 }
 
 /// Run the command; the caller prints the error (see [`french`]).
@@ -337,11 +386,11 @@ pub fn run(args: Args) -> Result<(), Error> {
         }) => import_titles(&args.global, file),
         Some(Command::DemoLibrary { dir }) => {
             let n = demo::write(dir)?;
-            println!(
+            say!(
                 "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
                 dir.display()
             );
-            println!(
+            say!(
                 "Lancez « ludotheque --library {} serve » pour l'essayer.",
                 dir.display()
             );
@@ -352,7 +401,7 @@ pub fn run(args: Args) -> Result<(), Error> {
 
 /// Open the database of the data folder for a command (creating and migrating it).
 fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
-    std::fs::create_dir_all(&global.data).map_err(|e| {
+    db::make_private(&global.data).map_err(|e| {
         Error::bad_request("le dossier de données ne peut pas être créé").with_cause(e)
     })?;
     db::open_and_migrate(&global.data)
@@ -404,9 +453,11 @@ fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     };
     match run.result.as_str() {
         "ok" => {
-            println!(
+            say!(
                 "Tâche {} terminée : {} {unit} sur {}, {errors}.",
-                run.label, run.done, run.total
+                run.label,
+                run.done,
+                run.total
             );
             Ok(())
         }
@@ -427,7 +478,7 @@ fn progress_line(s: &jobs::Snapshot) -> String {
         .checked_div(s.total)
         .unwrap_or(0)
         .min(WIDTH) as usize;
-    let detail: String = s.detail.chars().take(50).collect();
+    let detail: String = crate::text::printable(&s.detail).chars().take(50).collect();
     format!(
         "[{}{}] {}/{} {}",
         "#".repeat(filled),
@@ -469,7 +520,7 @@ fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     }
     let renamed = library::rename_from_titles(&tx)?;
     tx.commit()?;
-    println!("{count} titres importés ; {renamed} jeux renommés.");
+    say!("{count} titres importés ; {renamed} jeux renommés.");
     Ok(())
 }
 
@@ -484,31 +535,31 @@ fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<(), Er
         } => {
             device::configure(&conn, name, host, *port, offer_address.as_deref())
                 .map_err(|e| Error::bad_request(format!("réglage refusé : {}", e.message)))?;
-            println!("Console « {name} » réglée sur {host}:{port}.");
+            say!("Console « {name} » réglée sur {host}:{port}.");
         }
         DeviceCommand::Show => match store::device::get(&conn)? {
-            None => println!("Aucune console n'est réglée."),
+            None => say!("Aucune console n'est réglée."),
             Some(d) => {
                 let pending = store::push_list::list(&conn)?;
-                println!("Console : {} ({}:{})", d.name, d.host, d.port);
-                println!(
+                say!("Console : {} ({}:{})", d.name, d.host, d.port);
+                say!(
                     "Adresse offerte : {}",
                     d.offer_address
                         .as_deref()
                         .unwrap_or("détectée à chaque envoi")
                 );
-                println!(
+                say!(
                     "Dernier envoi : {}",
                     d.last_push
                         .map(time::rfc3339)
                         .unwrap_or_else(|| "jamais".into())
                 );
-                println!(
+                say!(
                     "Dernier résultat : {}",
                     d.last_result.as_deref().unwrap_or("aucun")
                 );
-                println!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
-                println!(
+                say!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
+                say!(
                     "En attente : {} jeu(x), {} octets",
                     pending.len(),
                     pending.iter().map(|p| p.1).sum::<u64>()
@@ -517,7 +568,7 @@ fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<(), Er
         },
         DeviceCommand::Clear => {
             store::device::clear(&conn)?;
-            println!("Console oubliée.");
+            say!("Console oubliée.");
         }
     }
     Ok(())
@@ -529,23 +580,23 @@ fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Error>
         PushCommand::Add { key, title: false } => {
             device::add_game(&conn, key)
                 .map_err(|_| Error::not_found(format!("aucun jeu n'a la clé « {key} »")))?;
-            println!("Ajouté à la liste d'envoi : {key}");
+            say!("Ajouté à la liste d'envoi : {key}");
         }
         PushCommand::Add { key, title: true } => {
             let keys = device::add_title(&conn, key).map_err(|_| {
                 Error::not_found(format!("la bibliothèque n'a rien du titre « {key} »"))
             })?;
             for k in keys {
-                println!("Ajouté à la liste d'envoi : {k}");
+                say!("Ajouté à la liste d'envoi : {k}");
             }
         }
         PushCommand::List => {
             let items = store::push_list::list(&conn)?;
             if items.is_empty() {
-                println!("La liste d'envoi est vide.");
+                say!("La liste d'envoi est vide.");
             }
             for (key, size) in items {
-                println!("{size:>12} octets  {key}");
+                say!("{size:>12} octets  {key}");
             }
         }
         PushCommand::Remove { key } => {
@@ -554,7 +605,7 @@ fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Error>
                     "« {key} » n'est pas dans la liste d'envoi"
                 )));
             }
-            println!("Retiré de la liste d'envoi : {key}");
+            say!("Retiré de la liste d'envoi : {key}");
         }
     }
     Ok(())
@@ -569,6 +620,19 @@ fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
         )));
     }
     let conn = open_store(global)?;
+    // The copy holds password hashes too: private from its first byte.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(file)
+            .map_err(|e| {
+                Error::bad_request(format!("{} ne peut pas être créé", file.display()))
+                    .with_cause(e)
+            })?;
+    }
     conn.backup(
         rusqlite::MAIN_DB,
         file,
@@ -577,7 +641,7 @@ fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     .map_err(|e| {
         Error::bad_request(format!("la sauvegarde vers {} a échoué", file.display())).with_cause(e)
     })?;
-    println!("Base de données sauvegardée dans {}.", file.display());
+    say!("Base de données sauvegardée dans {}.", file.display());
     Ok(())
 }
 
@@ -599,10 +663,10 @@ fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Erro
         TrashCommand::List => {
             let rows = store::trash::list(&conn)?;
             if rows.is_empty() {
-                println!("La corbeille est vide.");
+                say!("La corbeille est vide.");
             }
             for r in &rows {
-                println!(
+                say!(
                     "{:<5} {:<10} {:>12} octets  supprimé le {}  expire le {}  {}",
                     r.id,
                     r.reason,
@@ -613,26 +677,26 @@ fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Erro
                 );
             }
             let bytes: u64 = rows.iter().map(|r| r.size).sum();
-            println!("{} entrée(s), {bytes} octets.", rows.len());
+            say!("{} entrée(s), {bytes} octets.", rows.len());
         }
         TrashCommand::Restore { id } => {
             let row = trash::restore(&conn, &root, *id).map_err(french)?;
-            println!("Restauré : {}", row.key);
+            say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {
             let row = trash::purge(&conn, &root, *id).map_err(french)?;
-            println!("Supprimé définitivement : {}", row.key);
+            say!("Supprimé définitivement : {}", row.key);
         }
         TrashCommand::Purge { expired: true, .. } => {
             let n = trash::purge_expired(&conn, &root, time::now())?;
-            println!("{n} entrée(s) expirée(s) supprimée(s) définitivement.");
+            say!("{n} entrée(s) expirée(s) supprimée(s) définitivement.");
         }
         TrashCommand::Purge { .. } => {
             let rows = store::trash::list(&conn)?;
             for r in &rows {
                 trash::purge(&conn, &root, r.id)?;
             }
-            println!("{} entrée(s) supprimée(s) définitivement.", rows.len());
+            say!("{} entrée(s) supprimée(s) définitivement.", rows.len());
         }
     }
     Ok(())
@@ -642,9 +706,10 @@ fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
     let conn = open_store(global)?;
     match command {
         ApikeyCommand::Create { name, read_only } => {
-            if name.trim().is_empty() {
+            if crate::text::check_name("", name.trim()).is_err() {
                 return Err(Error::bad_request(
-                    "une clé a besoin d'un nom qui dit à quoi elle sert",
+                    "une clé a besoin d'un nom qui dit à quoi elle sert : de 1 à 64 \
+                     caractères, sans caractère de contrôle (retour à la ligne, tabulation)",
                 ));
             }
             let new = keys::create(&conn, name, *read_only)?;
@@ -653,14 +718,15 @@ fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
             } else {
                 "complet"
             };
-            println!(
+            say!(
                 "Clé d'API créée : {} (id {}, accès {access})",
-                new.key.name, new.key.id
+                new.key.name,
+                new.key.id
             );
-            println!();
-            println!("    {}", new.secret);
-            println!();
-            println!(
+            say!();
+            say!("    {}", new.secret);
+            say!();
+            say!(
                 "Cette clé n'est conservée que sous forme d'empreinte (SHA-256) : elle ne \
                  pourra plus jamais être affichée. Copiez-la maintenant."
             );
@@ -668,16 +734,21 @@ fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
         ApikeyCommand::List => {
             let keys = api_keys::list(&conn)?;
             if keys.is_empty() {
-                println!("Aucune clé d'API.");
+                say!("Aucune clé d'API.");
             }
             for (i, k) in keys.iter().enumerate() {
                 if i == 0 {
-                    println!(
+                    say!(
                         "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} ÉTAT",
-                        "ID", "NOM", "PRÉFIXE", "ACCÈS", "CRÉÉE", "DERNIÈRE UTILISATION"
+                        "ID",
+                        "NOM",
+                        "PRÉFIXE",
+                        "ACCÈS",
+                        "CRÉÉE",
+                        "DERNIÈRE UTILISATION"
                     );
                 }
-                println!(
+                say!(
                     "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {}",
                     k.id,
                     k.name,
@@ -705,12 +776,13 @@ fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
                 )));
             };
             if api_keys::revoke(&conn, *id, time::now())? {
-                println!(
+                say!(
                     "Clé d'API révoquée : {} (id {id}, {})",
-                    key.name, key.prefix
+                    key.name,
+                    key.prefix
                 );
             } else {
-                println!("La clé d'API {} (id {id}) était déjà révoquée.", key.name);
+                say!("La clé d'API {} (id {id}) était déjà révoquée.", key.name);
             }
         }
     }
@@ -725,7 +797,7 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
             let role = if *admin { "admin" } else { "viewer" };
             accounts::add(&conn, name, &password, role).map_err(account_error_in_french)?;
             let role = if *admin { "administrateur" } else { "lecteur" };
-            println!("Compte créé : {name} ({role})");
+            say!("Compte créé : {name} ({role})");
         }
         UserCommand::Passwd { name } => {
             if users::by_name(&conn, name)?.is_none() {
@@ -736,7 +808,7 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
             let password = read_password()?;
             let ended =
                 accounts::set_password(&conn, name, &password).map_err(account_error_in_french)?;
-            println!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
+            say!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
         }
         UserCommand::Delete { name } => {
             if !users::delete(&conn, name)? {
@@ -744,18 +816,18 @@ fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error>
                     "aucun compte ne s'appelle {name} (voir « ludotheque user list »)"
                 )));
             }
-            println!("Compte supprimé : {name}");
+            say!("Compte supprimé : {name}");
         }
         UserCommand::List => {
             let list = users::list(&conn)?;
             if list.is_empty() {
-                println!("Aucun compte.");
+                say!("Aucun compte.");
             }
             for (i, u) in list.iter().enumerate() {
                 if i == 0 {
-                    println!("{:<24} {:<7} {:<6} CRÉÉ", "NOM", "RÔLE", "LANGUE");
+                    say!("{:<24} {:<7} {:<6} CRÉÉ", "NOM", "RÔLE", "LANGUE");
                 }
-                println!(
+                say!(
                     "{:<24} {:<7} {:<6} {}",
                     u.name,
                     u.role,

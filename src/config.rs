@@ -50,6 +50,9 @@ impl Config {
     /// Validate the flags and create the data and library folders when missing.
     pub fn new(global: &GlobalArgs, serve: &ServeArgs) -> Result<Config, Error> {
         let data = make_dir(&global.data, "data")?;
+        crate::store::db::make_private(&data).map_err(|e| {
+            Error::bad_request("the data folder cannot be made private").with_cause(e)
+        })?;
         let library = make_dir(&global.library, "library")?;
         let workers = serve.workers.unwrap_or_else(default_workers);
         if workers == 0 || serve.queue == 0 || serve.max_connections == 0 {

@@ -56,11 +56,7 @@ pub fn well_formed(secret: &str) -> bool {
 /// Create and store a key; the secret is returned once and never again.
 pub fn create(conn: &Connection, name: &str, read_only: bool) -> Result<NewKey, Error> {
     let name = name.trim();
-    if name.is_empty() {
-        return Err(Error::bad_request(
-            "A key needs a name that says what it is for.",
-        ));
-    }
+    crate::text::check_name("A key's name (what it is for)", name)?;
     let random = Alphanumeric.sample_string(&mut rand::rng(), RANDOM_LEN);
     let secret = format!("{PREFIX}{random}{}", checksum(&random));
     let prefix = &secret[..8];

@@ -19,6 +19,7 @@ pub mod keys;
 pub mod library;
 pub mod memory;
 pub mod store;
+pub mod text;
 pub mod time;
 pub mod trash;
 pub mod web;

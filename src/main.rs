@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             log::error!("{e}");
-            eprintln!("{}", cli::french(&e));
+            eprintln!("{}", ludotheque::text::printable(&cli::french(&e)));
             ExitCode::FAILURE
         }
     }

@@ -44,6 +44,20 @@ fn no_such_entry() -> Error {
     Error::not_found("No trash entry has that id.")
 }
 
+/// The trash folder is a real folder (or not there yet). One that became a symlink is
+/// never moved into, restored from or purged through: it would reach outside the
+/// library.
+fn check_dir(root: &Path) -> Result<(), Error> {
+    match std::fs::symlink_metadata(dir(root)) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Ok(_) => Err(Error::conflict(
+            "The trash folder is a link or not a folder; nothing was done. Remove it by hand.",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Move the file at `key` into the trash, for `reason` (`deleted`, `converted`).
 pub fn move_in(
     db: &Connection,
@@ -52,18 +66,20 @@ pub fn move_in(
     reason: &str,
     retention_days: u32,
 ) -> Result<TrashRow, Error> {
-    if !library::valid_key(key) {
-        return Err(no_such_game());
-    }
+    // Only games the library lists, and only through real folders: a key that names
+    // anything else (a file behind a symlinked folder, a folder) is no game.
+    let game = match library::valid_key(key) {
+        true => games::get(db, key)?.ok_or_else(no_such_game)?,
+        false => return Err(no_such_game()),
+    };
+    library::safe::check_folders(root, key).map_err(|_| no_such_game())?;
+    check_dir(root)?;
     let src = root.join(key);
     let meta = std::fs::symlink_metadata(&src).map_err(|_| no_such_game())?;
     if meta.is_dir() {
         return Err(no_such_game());
     }
-    let (name, kind) = match games::get(db, key)? {
-        Some(g) => (g.item.name, g.item.kind),
-        None => describe(key),
-    };
+    let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
     let mut row = TrashRow {
         id: 0,
@@ -110,15 +126,26 @@ fn describe(key: &str) -> (String, String) {
 }
 
 /// Put an entry back at its key, and into the library at once. An occupied key is a
-/// conflict and nothing moves.
+/// conflict and nothing moves. The folders on the way are made here, one at a time,
+/// and never through a symlink (which could lead out of the library): a link on the
+/// way is a conflict too.
 pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    check_dir(root)?;
     let src = entry_file(root, id, &row.key);
-    if !library::valid_key(&row.key) || std::fs::symlink_metadata(&src).is_err() {
+    let present = library::valid_key(&row.key) && std::fs::symlink_metadata(&src).is_ok();
+    if !present {
         warn!("trash: the file of entry {id} has vanished; dropping the entry");
         store::delete(db, id)?;
         return Err(Error::not_found(
             "The file of this trash entry has vanished.",
+        ));
+    }
+    let is_plain_file = library::safe::check_folders(&entry_dir(root, id), &row.key).is_ok()
+        && std::fs::symlink_metadata(&src).is_ok_and(|m| m.is_file());
+    if !is_plain_file {
+        return Err(Error::conflict(
+            "This trash entry is a link or a folder, not a file; nothing was moved.",
         ));
     }
     let dst = root.join(&row.key);
@@ -126,9 +153,13 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
-    if let Some(parent) = dst.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
+    library::safe::make_folders(root, &row.key).map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied => Error::conflict(
+            "A folder on the way to that key is a link or not a folder; nothing was moved.",
+        )
+        .with_cause(e),
+        _ => Error::from(e),
+    })?;
     // A hard link fails when the target exists, so a file that appeared meanwhile is
     // never overwritten. Filesystems without hard links fall back to a rename.
     match std::fs::hard_link(&src, &dst) {
@@ -147,6 +178,7 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
 /// Delete an entry's file for good.
 pub fn purge(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    check_dir(root)?;
     match std::fs::remove_dir_all(entry_dir(root, id)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
         _ => {}
@@ -169,6 +201,10 @@ pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Er
 /// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
 pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
     let (mut adopted, mut dropped) = (0, 0);
+    if let Err(e) = check_dir(root) {
+        warn!("trash: {}; the trash is left alone", e.message);
+        return Ok((adopted, dropped));
+    }
     for row in store::list(db)? {
         if std::fs::symlink_metadata(entry_file(root, row.id, &row.key)).is_err() {
             warn!(

@@ -41,7 +41,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         .ok_or_else(no_such_download)?;
     let file = &session.files[index];
     session.current = file.key.clone();
-    let (path, size) = (file.path.clone(), file.size);
+    let (key, size) = (file.key.clone(), file.size);
     let range = match c.req.header("range").map(|h| device::parse_range(h, size)) {
         Some(Err(())) => {
             return Ok(empty(
@@ -65,7 +65,9 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         reply.stream = Some((Box::new(std::io::empty()), size));
         return Ok(reply);
     }
-    let mut f = std::fs::File::open(&path)?;
+    // Never through a link out of the library, even one put there since the scan.
+    let mut f = crate::library::safe::open(&c.app.config.library, &key)
+        .map_err(|e| Error::not_found("That file is no longer in the library.").with_cause(e))?;
     f.seek(SeekFrom::Start(start))?;
     session.active += 1;
     drop(guard);

@@ -55,7 +55,7 @@ pub fn output_key(key: &str) -> Option<String> {
 /// The size the output of a compressed file will have (for progress totals); 0 when
 /// its headers cannot be read (the conversion will say why).
 pub fn planned_size(root: &Path, key: &str) -> u64 {
-    let Ok(mut f) = File::open(root.join(key)) else {
+    let Ok(mut f) = library::safe::open(root, key) else {
         return 0;
     };
     let Ok(len) = f.metadata().map(|m| m.len()) else {
@@ -268,7 +268,8 @@ fn write_part(
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
 ) -> Result<(), ConvertFail> {
-    let mut input = File::open(root.join(key))
+    // Never through a link out of the library, even one put there since the scan.
+    let mut input = library::safe::open(root, key)
         .map_err(|_| FormatError("the file could not be opened".into()))?;
     let len = input.metadata().map_err(ConvertFail::Write)?.len();
     let _ = std::fs::remove_file(part);

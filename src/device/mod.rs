@@ -11,7 +11,6 @@
 //! have arrived, so a file is only called delivered when every byte was served.
 
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -54,7 +53,6 @@ pub struct PushFile {
     pub key: String,
     /// The last path segment of its URL: the real file name.
     pub name: String,
-    pub path: PathBuf,
     pub size: u64,
     pub served: Served,
 }
@@ -172,11 +170,12 @@ pub fn configure(
             "The address offered to the console must be an IP address.",
         ));
     }
-    let name = if name.trim().is_empty() {
-        "Switch"
-    } else {
-        name.trim()
+    // No name given: the console is called "Switch".
+    let name = match name.trim() {
+        "" => "Switch",
+        given => given,
     };
+    crate::text::check_name("A console's name", name)?;
     crate::store::device::set(db, name, host, port, offer)
 }
 

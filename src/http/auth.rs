@@ -159,13 +159,48 @@ pub fn changes_state(req: &Req) -> bool {
 /// A failed authentication costs the peer address one token: 401 while it has some,
 /// 429 once it has none.
 fn failed_attempt(app: &App, req: &Req) -> Error {
-    let Some(peer) = req.peer else {
-        return Error::unauthorized();
-    };
-    match app.limits.failures.take(&peer.ip()) {
+    match count_failure(app, req) {
         Ok(()) => Error::unauthorized(),
-        Err(wait) => Error::rate_limited(wait),
+        Err(e) => e,
     }
+}
+
+/// Take one token of the failed-authentication limit from the caller's network;
+/// `rate_limited` once it has none.
+pub fn count_failure(app: &App, req: &Req) -> Result<(), Error> {
+    match req.peer {
+        Some(peer) => app
+            .limits
+            .failures
+            .take(&client_net(peer.ip()))
+            .map_err(Error::rate_limited),
+        None => Ok(()),
+    }
+}
+
+/// The network a limit counts a client by: its IPv4 address (an IPv4-mapped IPv6
+/// address is the same client), or its IPv6 /64, since one IPv6 host usually holds a
+/// whole /64 and could otherwise change address at every attempt.
+pub fn client_net(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(bits.into())
+        }
+        v4 => v4,
+    }
+}
+
+/// The peer is one of the proxies whose forwarding headers are believed (an
+/// IPv4-mapped address counts as its IPv4 address, as seen when listening on `[::]`).
+pub fn from_trusted_proxy(config: &Config, req: &Req) -> bool {
+    req.peer.is_some_and(|p| {
+        let ip = p.ip().to_canonical();
+        config
+            .trusted_proxies
+            .iter()
+            .any(|t| t.to_canonical() == ip)
+    })
 }
 
 /// The loopback rule of product.md (also what the first-run page asks of a caller).
@@ -224,6 +259,21 @@ pub fn check_origin(req: &Req) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_count_ipv6_clients_by_their_64() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:ffff:1:2:3".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(client_net(a), client_net(b));
+        assert_ne!(client_net(a), client_net(c));
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert_eq!(client_net(mapped), "192.0.2.7".parse::<IpAddr>().unwrap());
+        assert_ne!(
+            client_net("192.0.2.7".parse().unwrap()),
+            client_net("192.0.2.8".parse().unwrap())
+        );
+    }
 
     #[test]
     fn loopback_hosts() {

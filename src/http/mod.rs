@@ -3,6 +3,7 @@
 //! and errors into `{error, message}` bodies; it holds no domain logic.
 
 pub mod auth;
+pub mod framing;
 pub mod ratelimit;
 pub mod request;
 pub mod response;

@@ -17,6 +17,8 @@ pub struct Req {
     /// Raw segments of the path (still percent-encoded), without the leading empty one.
     pub segments: Vec<String>,
     pub query: Vec<(String, String)>,
+    /// The query string as sent (without the `?`), to send a reader back to it.
+    pub raw_query: String,
     /// Header names in lower case.
     pub headers: Vec<(String, String)>,
     pub peer: Option<SocketAddr>,
@@ -44,6 +46,15 @@ impl Req {
         if header_bytes > MAX_HEADERS {
             return Err(Error::headers_too_large(MAX_HEADERS));
         }
+        // Two Host headers: which one a proxy checked is anyone's guess.
+        let hosts = rq
+            .headers()
+            .iter()
+            .filter(|h| h.field.equiv("Host"))
+            .count();
+        if hosts > 1 {
+            return Err(Error::bad_request("A request carries one Host header."));
+        }
         if rq.body_length().is_some_and(|n| n > max_body) {
             return Err(Error::payload_too_large(max_body));
         }
@@ -61,6 +72,7 @@ impl Req {
             segments: split_path(path),
             path: path.to_string(),
             query: parse_query(query),
+            raw_query: query.to_string(),
             headers: rq
                 .headers()
                 .iter()

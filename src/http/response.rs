@@ -66,12 +66,26 @@ impl Reply {
         }
     }
 
+    /// Whether the reply already carries a header of that name.
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+
     pub fn into_tiny(self) -> tiny_http::Response<Box<dyn Read + Send>> {
-        let mut headers = Vec::with_capacity(self.headers.len() + 1);
+        let mut headers = Vec::with_capacity(self.headers.len() + 2);
         headers.extend(tiny_http::Header::from_bytes(
             "Content-Type",
             self.content_type,
         ));
+        // Every answer: a browser never guesses another type than the one sent.
+        if !self.has_header("X-Content-Type-Options") {
+            headers.extend(tiny_http::Header::from_bytes(
+                "X-Content-Type-Options",
+                "nosniff",
+            ));
+        }
         for (name, value) in &self.headers {
             headers.extend(tiny_http::Header::from_bytes(
                 name.as_bytes(),

@@ -92,7 +92,6 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/api/v1/push", Private, v1::push),
     // The console's downloads during a push: gated by the push's token, not by a key.
     route("GET", "/dl/{token}/{name}", Public, download::download),
-    route("HEAD", "/dl/{token}/{name}", Public, download::download),
     route("DROP", "/dl/{token}/{name}", Public, download::download),
     // The web interface's pages and assets.
     route("GET", "/", Page, web::pages::dashboard),
@@ -144,7 +143,8 @@ pub const ROUTES: &[Route] = &[
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 
-/// The route for a method and path, or the 404 / 405 (with `Allow`) to answer.
+/// The route for a method and path, or the 404 / 405 (with `Allow`) to answer. `HEAD`
+/// is answered wherever `GET` is, by the `GET` route (tiny_http sends no body for it).
 pub fn find(
     method: &str,
     segments: &[String],
@@ -156,10 +156,17 @@ pub fn find(
             continue;
         }
         if let Some(params) = match_pattern(r.pattern, segments) {
-            if r.method == method {
+            if r.method == method || (method == "HEAD" && r.method == "GET") {
                 return Ok((r, params));
             }
-            allow.push(r.method);
+            for m in [r.method]
+                .into_iter()
+                .chain((r.method == "GET").then_some("HEAD"))
+            {
+                if !allow.contains(&m) {
+                    allow.push(m);
+                }
+            }
         }
     }
     if allow.is_empty() {
@@ -281,7 +288,9 @@ mod tests {
     fn wrong_method_lists_the_allowed_ones() {
         let e = find("DELETE", &segs("/api/v1/health"), false).unwrap_err();
         assert_eq!(e.status, 405);
-        assert_eq!(e.headers, vec![("Allow", "GET".to_string())]);
+        assert_eq!(e.headers, vec![("Allow", "GET, HEAD".to_string())]);
+        let (head, _) = find("HEAD", &segs("/api/v1/health"), false).unwrap();
+        assert_eq!(head.pattern, "/api/v1/health");
         assert_eq!(
             find("GET", &segs("/api/test/panic"), false)
                 .unwrap_err()

@@ -20,7 +20,7 @@ use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
 use super::auth::Limits;
-use super::{router, warden, Reply, Req};
+use super::{framing, router, warden, Reply, Req};
 use crate::app::App;
 use crate::config::Config;
 use crate::error::Error;
@@ -32,6 +32,7 @@ use crate::{convert, library, memory, trash};
 pub fn serve(config: Config) -> Result<(), Error> {
     memory::without_thread_caches();
     memory::limit_malloc_arenas();
+    crate::accounts::limit_hashing(config.workers);
     let _lock = db::lock_data(&config.data)?;
     let conn = db::open_and_migrate(&config.data)?;
     let (adopted, dropped) = trash::recover(&conn, &config.library, config.trash_retention_days)?;
@@ -72,6 +73,8 @@ pub fn serve(config: Config) -> Result<(), Error> {
         jobs: Arc::clone(&jobs),
         started: Instant::now(),
         pages: Default::default(),
+        port: addr.port(),
+        setup_code: std::sync::Mutex::new(crate::accounts::setup_code(&conn)?),
     });
     let workers = start_workers(&app)?;
     let maintenance = start_maintenance(&app, &stop)?;
@@ -198,25 +201,36 @@ fn start_maintenance(
         })?)
 }
 
+/// What the acceptor hands a worker: a request to serve, or one to refuse for its
+/// ambiguous framing (written by a worker, since the write waits for the responses
+/// before it on the same connection, and the acceptor must never wait).
+enum Work {
+    Serve(tiny_http::Request),
+    Refuse(tiny_http::Request, &'static str),
+}
+
 type Pool = (
-    crossbeam_channel::Sender<tiny_http::Request>,
+    crossbeam_channel::Sender<Work>,
     Vec<std::thread::JoinHandle<()>>,
 );
 
 fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
-    let (tx, rx) = bounded::<tiny_http::Request>(app.config.queue);
+    let (tx, rx) = bounded::<Work>(app.config.queue);
     let mut handles = Vec::with_capacity(app.config.workers);
     for i in 0..app.config.workers {
         // Open every connection before serving, so a worker can never die for lack of one.
         let conn = db::open(&app.config.data)?;
         let app = Arc::clone(app);
-        let rx: Receiver<tiny_http::Request> = rx.clone();
+        let rx: Receiver<Work> = rx.clone();
         handles.push(
             std::thread::Builder::new()
                 .name(format!("worker-{i}"))
                 .spawn(move || {
-                    for rq in rx {
-                        handle(&app, &conn, rq);
+                    for work in rx {
+                        match work {
+                            Work::Serve(rq) => handle(&app, &conn, rq),
+                            Work::Refuse(rq, why) => refuse_ambiguous(rq, why, app.port),
+                        }
                     }
                 })?,
         );
@@ -226,20 +240,35 @@ fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
 
 /// The acceptor loop. It polls with a short timeout so that a signal is noticed
 /// promptly; dropping `tx` at the end lets the workers drain the queue and exit.
-fn accept(
-    server: &tiny_http::Server,
-    stop: &AtomicBool,
-    tx: crossbeam_channel::Sender<tiny_http::Request>,
-) {
+/// Framing is checked here, in order, before any worker runs a request: what follows
+/// an ambiguous request on its connection must never run (see `framing`).
+fn accept(server: &tiny_http::Server, stop: &AtomicBool, tx: crossbeam_channel::Sender<Work>) {
+    let mut poisoned = framing::Poisoned::default();
     while !stop.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(rq)) => match tx.try_send(rq) {
-                Ok(()) => {}
-                Err(TrySendError::Full(rq)) | Err(TrySendError::Disconnected(rq)) => {
-                    warn!("every worker is busy and the queue is full: 503");
-                    let _ = rq.respond(Reply::from_error(&Error::overloaded()).into_tiny());
+            Ok(Some(rq)) if poisoned.contains(rq.remote_addr()) => {
+                debug!("dropping a request framed after an ambiguous one");
+                drop(rq.into_writer());
+            }
+            Ok(Some(rq)) => {
+                let work = match framing::ambiguity(rq.headers()) {
+                    Some(why) => {
+                        if let Some(peer) = rq.remote_addr() {
+                            poisoned.add(*peer);
+                        }
+                        Work::Refuse(rq, why)
+                    }
+                    None => Work::Serve(rq),
+                };
+                match tx.try_send(work) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(work)) | Err(TrySendError::Disconnected(work)) => {
+                        warn!("every worker is busy and the queue is full: 503");
+                        let (Work::Serve(rq) | Work::Refuse(rq, _)) = work;
+                        let _ = rq.respond(Reply::from_error(&Error::overloaded()).into_tiny());
+                    }
                 }
-            },
+            }
             Ok(None) => {}
             Err(e) => {
                 error!("accepting a request failed: {e}");
@@ -247,6 +276,33 @@ fn accept(
             }
         }
     }
+}
+
+/// Answer 400 to a request whose framing is ambiguous and shut its connection before
+/// anything framed after it could be answered. Responses on a connection go out in
+/// order, so holding this one's writer until the socket is shut keeps every later
+/// response off the wire.
+fn refuse_ambiguous(rq: tiny_http::Request, why: &str, port: u16) {
+    let peer = rq.remote_addr().copied();
+    warn!(
+        "{} {}: 400, {why}; closing the connection",
+        rq.method(),
+        printable(super::request::split_url(rq.url()).0)
+    );
+    let (version, headers) = (rq.http_version().clone(), rq.headers().to_vec());
+    let e = Error::bad_request(format!(
+        "The request's length is ambiguous ({why}); the connection is closed."
+    ));
+    let mut writer = rq.into_writer();
+    let response = Reply::from_error(&e)
+        .into_tiny()
+        .with_header(tiny_http::Header::from_bytes("Connection", "close").expect("header"));
+    let _ = response.raw_print(&mut writer, version, &headers, false, None);
+    let _ = writer.flush();
+    if let Some(peer) = peer {
+        warden::shut(port, &peer);
+    }
+    drop(writer);
 }
 
 /// One request, start to finish: view, route under `catch_unwind`, respond, log.
@@ -270,6 +326,11 @@ fn handle(app: &App, db: &Connection, mut rq: tiny_http::Request) {
         }
         Reply::from_error(&e)
     });
+    // Nothing under /api/ is kept by a cache: a key is shown once in one answer.
+    let mut reply = reply;
+    if path.starts_with("/api/") && !reply.has_header("Cache-Control") {
+        reply.headers.push(("Cache-Control", "no-store".into()));
+    }
     let status = reply.status;
     if let Err(e) = rq.respond(reply.into_tiny()) {
         debug!("the client left before the response was written: {e}");

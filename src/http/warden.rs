@@ -207,6 +207,17 @@ fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
     seen.remove(&c.inode);
 }
 
+/// Shut the connection from `peer` on `port` (both ways, without a reset, so that
+/// what was written to it still goes out). For the acceptor, which must end a
+/// connection tiny_http would go on reading.
+pub fn shut(port: u16, peer: &SocketAddr) {
+    let peer = peer.to_string();
+    for c in connections(port).iter().filter(|c| c.peer == peer) {
+        let _ = socket2::SockRef::from(&c.fd).shutdown(std::net::Shutdown::Both);
+        info!("connection from {peer} closed: ambiguous request framing");
+    }
+}
+
 /// The connections accepted on `port`, once each, with a duplicate of a descriptor.
 fn connections(port: u16) -> Vec<Conn> {
     let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {

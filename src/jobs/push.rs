@@ -103,12 +103,12 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
 fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
     let mut files = Vec::new();
     for (key, _) in push_list::list(ctx.db)? {
-        let path = ctx.config.library.join(&key);
-        match std::fs::metadata(&path) {
-            Ok(meta) if library::valid_key(&key) && meta.is_file() => files.push(PushFile {
+        // Checked again at each download: the file may be swapped for a link meanwhile.
+        let meta = library::safe::open(&ctx.config.library, &key).and_then(|f| f.metadata());
+        match meta {
+            Ok(meta) => files.push(PushFile {
                 name: key.rsplit('/').next().unwrap_or(&key).to_string(),
                 key,
-                path,
                 size: meta.len(),
                 served: device::Served::default(),
             }),

@@ -60,8 +60,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             ctx.progress.advance(1, &found.key);
             continue;
         }
-        let file_name = found.key.rsplit('/').next().unwrap_or(&found.key);
-        let probe = probe::probe(&found.path, file_name, &found.format);
+        let probe = probe::probe(root, &found.key, &found.format);
         if !probe.header_ok {
             warn!(
                 "scan: {}: {}",

@@ -5,6 +5,7 @@ pub mod containers;
 pub mod demo;
 pub mod identify;
 pub mod probe;
+pub mod safe;
 pub mod synth;
 pub mod titledb;
 pub mod walk;
@@ -91,19 +92,19 @@ pub fn index_one(db: &Connection, root: &Path, key: &str) -> Result<(), Error> {
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let file_name = key.rsplit('/').next().unwrap_or(key);
-    let probe = probe::probe(&found.path, file_name, &found.format);
+    let probe = probe::probe(root, key, &found.format);
     games::upsert(db, &game_row(db, &found, probe)?)?;
     games::refresh_playable(db)?;
     games::renumber(db, false)
 }
 
 /// A game key as clients may give it: relative, `/`-separated, with no empty, `.` or
-/// `..` segment and no NUL or backslash. Anything else names no game, whatever the
-/// filesystem would make of it.
+/// `..` segment and no NUL. Anything else names no game, whatever the filesystem would
+/// make of it. A backslash is an ordinary character of a Linux file name, so a key may
+/// hold one (sent percent-encoded as `%5C`): it never separates folders here.
 pub fn valid_key(key: &str) -> bool {
     !key.is_empty()
-        && !key.contains(['\0', '\\'])
+        && !key.contains('\0')
         && key
             .split('/')
             .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
@@ -124,7 +125,6 @@ mod tests {
             "a\0b",
             "a/",
             "..",
-            "a\\..\\b",
         ] {
             assert!(!super::valid_key(bad), "{bad:?}");
         }
@@ -133,6 +133,8 @@ mod tests {
             "dir/Game [0100000000010000].nsp",
             "..a/b..",
             "a b/c",
+            "a\\..\\b",
+            "dir/back\\slash.nsp",
         ] {
             assert!(super::valid_key(good), "{good:?}");
         }

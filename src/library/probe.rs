@@ -2,7 +2,6 @@
 //! its container (a ticket name, a plain CNMT XML). Only headers are read, a few KiB,
 //! never the whole file.
 
-use std::fs::File;
 use std::path::Path;
 
 use super::containers::{self, FormatError};
@@ -32,9 +31,11 @@ struct Hints {
 /// Largest CNMT XML read (real ones are about a KiB).
 const MAX_XML: u64 = 64 * 1024;
 
-pub fn probe(path: &Path, file_name: &str, format: &str) -> Probe {
+/// Probe the file at `key` below `root` (opened under the rules of `safe`).
+pub fn probe(root: &Path, key: &str, format: &str) -> Probe {
+    let file_name = key.rsplit('/').next().unwrap_or(key);
     let tags = identify::parse_file_name(file_name);
-    let hints = read_hints(path, format);
+    let hints = read_hints(root, key, format);
     let mut notes = Vec::new();
     let hints = hints.unwrap_or_else(|e| {
         notes.push(format!("the container could not be read: {e}"));
@@ -70,14 +71,14 @@ pub fn probe(path: &Path, file_name: &str, format: &str) -> Probe {
 }
 
 /// `Ok(None)` for formats without a container we know; `Err` for a damaged one.
-fn read_hints(path: &Path, format: &str) -> Result<Option<Hints>, FormatError> {
+fn read_hints(root: &Path, key: &str, format: &str) -> Result<Option<Hints>, FormatError> {
     let is_pfs0 = matches!(format, "nsp" | "nsz");
     let is_xci = matches!(format, "xci" | "xcz");
     if !is_pfs0 && !is_xci {
         return Ok(None);
     }
-    let mut file =
-        File::open(path).map_err(|_| FormatError("the file could not be opened".into()))?;
+    let mut file = super::safe::open(root, key)
+        .map_err(|_| FormatError("the file could not be opened".into()))?;
     let len = file
         .metadata()
         .map_err(|_| FormatError("the file could not be read".into()))?

@@ -49,6 +49,14 @@ pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
         } else {
             root.join(&platform.folder)
         };
+        // A platform folder that is a link or hidden (the trash among them) is never
+        // walked, even if it became one after it was added.
+        if !super::safe::walkable_folder(root, &platform.folder) {
+            debug!("platform folder {} is a link or hidden", platform.folder);
+            out.problems
+                .push("a platform folder is a link or hidden and was not walked".into());
+            continue;
+        }
         if start.is_dir() {
             walk_dir(root, &start, platform, &mut seen, &mut out);
         }

@@ -28,19 +28,58 @@ pub fn open(data_dir: &Path) -> Result<Connection, Error> {
 }
 
 /// Open, then bring the schema up to date (refusing a database newer than the code).
+/// The data folder and the database are made private first.
 pub fn open_and_migrate(data_dir: &Path) -> Result<Connection, Error> {
+    make_private(data_dir)?;
     let mut conn = open(data_dir)?;
     migrations::apply(&mut conn)?;
     Ok(conn)
 }
 
+/// The data folder holds password hashes: it is `0700` and the database `0600`,
+/// whatever the umask. The folder is created with that mode, and the database file
+/// before SQLite opens it: SQLite gives its WAL and shared-memory files the mode of the
+/// database. A folder or a file left more open (by an older version, or by hand) is
+/// closed up.
+pub fn make_private(data_dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(data_dir)?;
+    let db = path(data_dir);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&db)
+    {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.into()),
+    }
+    let suffixes = ["", "-wal", "-shm"];
+    let files = suffixes.map(|s| (PathBuf::from(format!("{}{s}", db.display())), 0o600));
+    for (file, mode) in [(data_dir.to_path_buf(), 0o700)].into_iter().chain(files) {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        if meta.permissions().mode() & 0o077 != 0 {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode))?;
+        }
+    }
+    Ok(())
+}
+
 /// Hold the data folder for this process: a server and a foreground task must not run
 /// on the same folder at once. The lock lives as long as the returned file.
 pub fn lock_data(data_dir: &Path) -> Result<std::fs::File, Error> {
+    use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .mode(0o600)
         .open(data_dir.join("ludotheque.lock"))?;
     match file.try_lock() {
         Ok(()) => Ok(file),

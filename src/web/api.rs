@@ -175,13 +175,12 @@ impl<'a> From<&'a User> for Me<'a> {
 /// The `Set-Cookie` of a session: `Secure` when the request came over HTTPS through a
 /// trusted proxy (the service itself speaks plain HTTP).
 fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static str, String) {
-    let proxied_https = c
-        .req
-        .peer
-        .is_some_and(|p| c.app.config.trusted_proxies.contains(&p.ip()))
-        && c.req
-            .header("x-forwarded-proto")
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"));
+    // A proxy chain appends: the first value is what the client used.
+    let proxied_https = auth::from_trusted_proxy(&c.app.config, c.req)
+        && c.req.header("x-forwarded-proto").is_some_and(|v| {
+            let first = v.split(',').next().unwrap_or("");
+            first.trim().eq_ignore_ascii_case("https")
+        });
     let secure = if proxied_https { "; Secure" } else { "" };
     (
         "Set-Cookie",
@@ -208,7 +207,7 @@ fn take_login_token(c: &Ctx) -> Result<(), Error> {
             .app
             .limits
             .logins
-            .take(&peer.ip())
+            .take(&auth::client_net(peer.ip()))
             .map_err(Error::rate_limited),
         None => Ok(()),
     }
@@ -230,21 +229,50 @@ pub fn login(c: &Ctx) -> Result<Reply, Error> {
     signed_in(c, &user)
 }
 
-/// `POST /api/setup` `{name, password}`: the first admin, from this machine only, while
-/// no account exists.
+#[derive(Deserialize)]
+struct SetupForm {
+    name: String,
+    password: String,
+    #[serde(default)]
+    setup_code: Option<String>,
+}
+
+/// May this caller create the first account without the setup code? Only under the
+/// loopback rule, and never with `--no-local-access` (behind a proxy on the same
+/// machine every client looks local).
+pub fn setup_is_local(c: &Ctx) -> bool {
+    c.app.config.local_access && auth::is_local(c.req)
+}
+
+/// `POST /api/setup` `{name, password, setup_code?}`: the first admin, while no account
+/// exists; from another machine, or under `--no-local-access`, with the setup code the
+/// service wrote to its log at start. A wrong code counts as a failed authentication.
 pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     // A public route skips `authorize`, which checks the origin of every change.
     auth::check_origin(c.req)?;
-    if !auth::is_local(c.req) {
-        return Err(Error::forbidden(
-            "The first account can only be created from the service's own machine.",
-        ));
+    let form: SetupForm = body(c, "name, password and, from another machine, setup_code")?;
+    if !setup_is_local(c) {
+        let expected = c
+            .app
+            .setup_code
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let given = form.setup_code.as_deref().unwrap_or("");
+        let right = expected.is_some_and(|code| accounts::same_secret(given, &code));
+        if !right {
+            auth::count_failure(c.app, c.req)?;
+            return Err(Error::forbidden(
+                "The first account needs the setup code from the service's log (or `ludotheque user add` on its machine).",
+            ));
+        }
     }
-    let form: Credentials = body(c, "name and password")?;
     accounts::add_first(c.db, &form.name, &form.password)?;
+    // The code has done its work: it never opens anything again.
+    *c.app.setup_code.lock().unwrap_or_else(|p| p.into_inner()) = None;
     let (user, _) = users::by_name(c.db, &form.name)?
         .ok_or_else(|| Error::internal("the first account vanished as it was made"))?;
-    log::info!("first admin created: {}", user.name);
+    log::info!("first admin created: {:?}", user.name);
     signed_in(c, &user)
 }
 
@@ -463,16 +491,18 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
         ));
     }
     let name = form.name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(Error::bad_request(
-            "A platform needs a name (at most 100 characters).",
-        ));
-    }
+    crate::text::check_name("A platform's name", name)?;
     // Relative to the library: a leading '/' would mean a server path, so it is refused.
     let folder = form.folder.trim().trim_end_matches('/');
     if !library::valid_key(folder) {
         return Err(Error::bad_request(
             "The folder is a path inside the library, like 'retro/gba', without '..'.",
+        ));
+    }
+    // The scan walks neither links nor hidden folders (the trash is one).
+    if !library::safe::walkable_folder(&c.app.config.library, folder) {
+        return Err(Error::bad_request(
+            "The folder cannot be a link, a hidden folder or the trash.",
         ));
     }
     let words: Vec<String> = match &form.extensions {

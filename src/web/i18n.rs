@@ -70,10 +70,13 @@ messages! {
     ChangePassword => "Changer le mot de passe", "Change password";
     PasswordsDiffer => "Les deux mots de passe diffèrent.", "The two passwords differ.";
     CreateAdmin => "Créer le compte administrateur", "Create the admin account";
-    FirstRunIntro => "Aucun compte n'existe encore. Créez le premier administrateur ; cette page n'est servie qu'à cette machine, et seulement tant qu'aucun compte n'existe.",
-        "No account exists yet. Create the first administrator; this page is served only to this machine, and only while no account exists.";
-    NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou ouvrez cette page depuis la machine du service.",
-        "No account exists yet: create one with “ludotheque user add NAME --admin”, or open this page on the service's own machine.";
+    FirstRunIntro => "Aucun compte n'existe encore. Créez le premier administrateur ; cette page n'est servie que tant qu'aucun compte n'existe.",
+        "No account exists yet. Create the first administrator; this page is served only while no account exists.";
+    SetupCodeIntro => "Depuis une autre machine (ou quand l'accès local est coupé), il faut le code de premier lancement que le service a écrit dans son journal (sortie d'erreur) à son démarrage. Sinon, créez le compte sur la machine du service avec « ludotheque user add NOM --admin ».",
+        "From another machine (or when local access is off), you need the setup code the service wrote to its log (standard error) when it started. Otherwise, create the account on the service's machine with “ludotheque user add NAME --admin”.";
+    SetupCode => "Code de premier lancement", "Setup code";
+    NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou ouvrez la page de premier lancement.",
+        "No account exists yet: create one with “ludotheque user add NAME --admin”, or open the first-run page.";
     LocalAccess => "accès local", "local access";
     RoleAdmin => "administrateur", "admin";
     RoleViewer => "lecteur", "viewer";

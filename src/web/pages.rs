@@ -18,31 +18,36 @@ use crate::store::{
 };
 
 /// Where a caller who is not signed in is sent: the first-run page while no account
-/// exists and the caller is on this machine, the sign-in page otherwise (remembering
-/// the page asked for).
+/// exists, the sign-in page otherwise (remembering the page asked for, with its query).
 pub fn to_sign_in(db: &Connection, req: &Req) -> Reply {
-    if req.method == "GET" && users::count(db).is_ok_and(|n| n == 0) && auth::is_local(req) {
+    if req.method == "GET" && users::count(db).is_ok_and(|n| n == 0) {
         return view::redirect("/setup");
     }
     if req.method == "GET" && req.path != "/" {
-        return view::redirect(&format!("/login?next={}", query_value(&req.path)));
+        let mut target = req.path.clone();
+        if !req.raw_query.is_empty() {
+            target = format!("{target}?{}", req.raw_query);
+        }
+        return view::redirect(&format!("/login?next={}", query_value(&target)));
     }
     view::redirect("/login")
 }
 
-/// `GET /login`.
+/// `GET /login`. Where the form leads once signed in is decided here, on the server:
+/// `next` is kept only when it is a path of this site.
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
+    let next = view::same_origin_path(c.req.query("next").unwrap_or("/"));
     if auth::session_user(c.db, c.req)?.is_some() {
-        return Ok(view::redirect("/"));
+        return Ok(view::redirect(next));
     }
     let lang = view::browser_lang(c.req);
     let t = |m: M| m.get(lang);
     let no_account = users::count(c.db)? == 0;
     let body = html! {
         @if no_account {
-            p.note { (t(M::NoAccountYet)) }
+            p.note { (t(M::NoAccountYet)) " " a href="/setup" { (t(M::FirstRun)) } }
         }
-        form.stack data-api="/api/login" data-then="next" {
+        form.stack data-api="/api/login" data-then=(next) {
             label { (t(M::Name)) input name="name" autocomplete="username" required autofocus; }
             label { (t(M::Password)) input name="password" type="password" autocomplete="current-password" required; }
             button type="submit" { (t(M::SignIn)) }
@@ -51,18 +56,24 @@ pub fn login(c: &Ctx) -> Result<Reply, Error> {
     Ok(view::bare_page(lang, t(M::SignIn), body))
 }
 
-/// `GET /setup`: the first-run page, served only to this machine while no account
-/// exists (the route behind it checks the same).
+/// `GET /setup`: the first-run page, served while no account exists. A caller who is
+/// not on this machine under the loopback rule is asked for the setup code too (the
+/// route behind it checks the same).
 pub fn setup(c: &Ctx) -> Result<Reply, Error> {
-    if users::count(c.db)? > 0 || !auth::is_local(c.req) {
+    if users::count(c.db)? > 0 {
         return Ok(view::redirect("/login"));
     }
+    let needs_code = !super::api::setup_is_local(c);
     let lang = view::browser_lang(c.req);
     let t = |m: M| m.get(lang);
     let body = html! {
         p { (t(M::FirstRunIntro)) }
+        @if needs_code { p.note { (t(M::SetupCodeIntro)) } }
         form.stack data-api="/api/setup" data-then="/" data-same="password,password2" {
-            label { (t(M::Name)) input name="name" autocomplete="username" required autofocus; }
+            @if needs_code {
+                label { (t(M::SetupCode)) input name="setup_code" autocomplete="off" required; }
+            }
+            label { (t(M::Name)) input name="name" autocomplete="username" required autofocus[!needs_code]; }
             label { (t(M::Password)) input name="password" type="password" autocomplete="new-password" minlength="8" required; }
             label { (t(M::PasswordAgain)) input name="password2" type="password" autocomplete="new-password" minlength="8" required; }
             button type="submit" { (t(M::CreateAdmin)) }
@@ -145,7 +156,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let (total, items) = if q.is_empty() && platform.is_none() {
         games::page(c.db, kind_filter, paging.limit, paging.offset())?
     } else {
-        let mut query = search_query(q);
+        let mut query = search_query(q)?;
         query.kind = kind_filter.map(str::to_string);
         query.platform = platform.map(str::to_string);
         games::search(c.db, &query, paging.limit, paging.offset())?

@@ -234,6 +234,22 @@ pub fn key_path(key: &str) -> String {
         .join("/")
 }
 
+/// Where to go after signing in: a path of this site, or `/`. Only a path that starts
+/// with `/` and holds no `//`, no backslash and no control character is kept: browsers
+/// read `//host` and `/\host` as another host, and drop tabs and newlines before
+/// reading (so `/<tab>/evil.example` is `//evil.example` to them).
+pub fn same_origin_path(next: &str) -> &str {
+    let ok = next.starts_with('/')
+        && !next.contains("//")
+        && !next.contains('\\')
+        && !next.chars().any(char::is_control);
+    if ok {
+        next
+    } else {
+        "/"
+    }
+}
+
 /// A value for a query string.
 pub fn query_value(s: &str) -> String {
     utf8_percent_encode(s, SEGMENT).to_string()

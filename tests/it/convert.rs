@@ -298,3 +298,35 @@ fn the_convert_command_runs_in_the_foreground() {
     );
     assert!(folders.library.join("a [0100000000010000].nsp").exists());
 }
+
+#[test]
+fn a_compressed_file_swapped_for_a_link_out_of_the_library_is_not_converted() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let celeste = folders
+        .library
+        .join("Indies/Celeste [01002B30028F6000][v0].xcz");
+    let outside = folders.tmp.path().join("outside.xcz");
+    std::fs::rename(&celeste, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &celeste).unwrap();
+    let before = digest(&outside);
+    let last = convert(&s);
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("4 converted, 1 failed: Indies/Celeste"),
+        "{last}"
+    );
+    assert!(!folders
+        .library
+        .join("Indies/Celeste [01002B30028F6000][v0].xci")
+        .exists());
+    assert_eq!(digest(&outside), before);
+    assert!(std::fs::symlink_metadata(&celeste)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

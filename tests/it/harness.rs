@@ -170,7 +170,11 @@ impl TestServer {
             .args(["--data", folders.data.to_str().unwrap()])
             .args(["--library", folders.library.to_str().unwrap()])
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
+            .args(if args.contains(&"--listen") {
+                &[][..]
+            } else {
+                &["--listen", "127.0.0.1:0"][..]
+            })
             .args(args)
             .env("LUDOTHEQUE_LOG_LEVEL", "debug")
             .stdin(Stdio::null())

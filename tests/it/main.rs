@@ -5,6 +5,7 @@ mod api;
 mod browser;
 mod convert;
 mod foundation;
+mod hardening;
 mod harness;
 mod library;
 mod man;

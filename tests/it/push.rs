@@ -633,3 +633,22 @@ fn sigkill_mid_push_then_restart_keeps_the_list_the_files_and_records_the_run() 
         .iter()
         .all(|p| !p.to_string_lossy().ends_with(".part")));
 }
+
+#[test]
+fn a_file_swapped_for_a_link_out_of_the_library_is_never_served() {
+    let console = Console::new();
+    let s = setup(&console, &[]);
+    s.post("/api/v1/push");
+    let (mut socket, urls) = console.offer();
+    let hades = s.folders.library.join(A);
+    let outside = s.folders.tmp.path().join("outside.nsp");
+    std::fs::write(&outside, b"a file outside the library").unwrap();
+    std::fs::remove_file(&hades).unwrap();
+    std::os::unix::fs::symlink(&outside, &hades).unwrap();
+    let url = urls.iter().find(|u| u.contains("Hades")).unwrap();
+    let r = request(url, "GET", None);
+    assert_eq!(r.status, 404, "{r:?}");
+    assert!(!r.body.contains("outside the library"));
+    socket.write_all(&[1]).unwrap();
+    finish(&s);
+}

@@ -271,3 +271,88 @@ fn the_trash_command_lists_restores_and_purges() {
     let (_, out, _) = folders.cli(&["trash", "list"]);
     assert!(out.contains("vide"), "{out}");
 }
+
+/// A folder outside the library, with one file, beside the library.
+fn outside(folders: &Folders) -> std::path::PathBuf {
+    let dir = folders.tmp.path().join("outside");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("secret.txt"), b"not the library's").unwrap();
+    std::fs::write(dir.join("Game [0100000000010000].nsp"), b"outside").unwrap();
+    dir
+}
+
+#[test]
+fn deleting_is_for_listed_games_never_through_a_symlinked_folder() {
+    let s = demo_server(&[]);
+    let out = outside(&s.folders);
+    std::os::unix::fs::symlink(&out, s.folders.library.join("retro")).unwrap();
+    for key in [
+        "retro%2Fsecret.txt",
+        "retro%2FGame%20%5B0100000000010000%5D.nsp",
+    ] {
+        let r = delete(&s, key);
+        assert_eq!((r.status, r.slug().as_str()), (404, "not_found"), "{key}");
+    }
+    assert!(out.join("secret.txt").exists());
+    // A listed game whose folder became a link to elsewhere since the scan.
+    let indies = s.folders.library.join("Indies");
+    std::fs::rename(&indies, s.folders.tmp.path().join("moved")).unwrap();
+    std::fs::create_dir_all(out.join("Indies")).unwrap();
+    std::fs::write(out.join(HADES), b"outside").unwrap();
+    std::os::unix::fs::symlink(&out, &indies).unwrap();
+    assert_eq!(delete(&s, HADES_ENC).status, 404);
+    assert_eq!(std::fs::read(out.join(HADES)).unwrap(), b"outside");
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 0);
+}
+
+#[test]
+fn a_restore_makes_its_folders_and_never_writes_through_a_symlink() {
+    let folders = Folders::new();
+    let out = outside(&folders);
+    let trash = folders.library.join(".ludotheque-trash");
+    for (id, key) in [(7, "evil/x.nsp"), (8, "new/deeper/y.nsp")] {
+        let file = trash.join(id.to_string()).join(key);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, b"trashed").unwrap();
+    }
+    std::os::unix::fs::symlink(&out, folders.library.join("evil")).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let r = s.post("/api/trash/7/restore");
+    assert_eq!((r.status, r.slug().as_str()), (409, "conflict"), "{r:?}");
+    assert!(r.json()["message"].as_str().unwrap().contains("link"));
+    assert!(!out.join("x.nsp").exists(), "written outside the library");
+    assert!(
+        trash.join("7/evil/x.nsp").exists(),
+        "the trashed file stays"
+    );
+    let r = s.post("/api/trash/8/restore");
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        std::fs::read(folders.library.join("new/deeper/y.nsp")).unwrap(),
+        b"trashed"
+    );
+}
+
+#[test]
+fn a_trash_folder_that_is_a_symlink_is_never_purged_through() {
+    let s = demo_server(&[]);
+    assert_eq!(delete(&s, HADES_ENC).status, 200);
+    let id = s.get("/api/v1/trash").json()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    // The trash folder swapped for a link to a folder that has an entry of that id.
+    let out = outside(&s.folders);
+    let trash = s.folders.library.join(".ludotheque-trash");
+    std::fs::rename(&trash, s.folders.tmp.path().join("old-trash")).unwrap();
+    std::fs::create_dir_all(out.join(id.to_string())).unwrap();
+    std::fs::write(out.join(format!("{id}/keep.txt")), b"keep").unwrap();
+    std::os::unix::fs::symlink(&out, &trash).unwrap();
+    let r = s.send("DELETE", &format!("/api/trash/{id}"), &[], None);
+    assert_eq!((r.status, r.slug().as_str()), (409, "conflict"), "{r:?}");
+    assert!(out.join(format!("{id}/keep.txt")).exists());
+    assert_eq!(s.post("/api/trash/purge").status, 200);
+    assert!(out.join(format!("{id}/keep.txt")).exists());
+    let r = delete(&s, "Indies%2FCeleste%20%5B01002B30028F6000%5D%5Bv0%5D.xcz");
+    assert_eq!(r.status, 409, "nothing moves into a linked trash: {r:?}");
+}

@@ -77,7 +77,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         return Err(Error::missing_parameter("q"));
     }
     let paging = Paging::from_req(c.req);
-    let query = search_query(q);
+    let query = search_query(q)?;
     // Keyed by what the query means, so `Zelda` and `zelda ` share an answer.
     let key = format!(
         "search {:?} {:?} {} {}",
@@ -96,20 +96,37 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
     })
 }
 
+/// The longest search text, in bytes, and the most words in it: a name is a few
+/// words, and each word is one more term for the search index to match.
+pub const MAX_SEARCH_BYTES: usize = 256;
+pub const MAX_SEARCH_WORDS: usize = 32;
+
 /// What a search text means: folded words that must all occur in a name, or a
-/// title-ID prefix (4 to 16 hex digits).
-pub fn search_query(q: &str) -> SearchQuery {
-    SearchQuery {
-        // Control characters (NUL included) are never in a name: they separate words.
-        words: identify::fold(q)
-            .split(|c: char| c.is_whitespace() || c.is_control())
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect(),
+/// title-ID prefix (4 to 16 hex digits). Past the bounds above it is a 400.
+pub fn search_query(q: &str) -> Result<SearchQuery, Error> {
+    let too_long = || {
+        Error::bad_request(format!(
+            "A search text has at most {MAX_SEARCH_BYTES} bytes and {MAX_SEARCH_WORDS} words."
+        ))
+    };
+    if q.len() > MAX_SEARCH_BYTES {
+        return Err(too_long());
+    }
+    // Control characters (NUL included) are never in a name: they separate words.
+    let words: Vec<String> = identify::fold(q)
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    if words.len() > MAX_SEARCH_WORDS {
+        return Err(too_long());
+    }
+    Ok(SearchQuery {
+        words,
         id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| q.to_ascii_uppercase()),
         ..SearchQuery::default()
-    }
+    })
 }
 
 pub fn platforms(c: &Ctx) -> Result<Reply, Error> {

@@ -131,6 +131,7 @@ mod fuzz {
                 path: "/api/v1/library".into(),
                 segments: Vec::new(),
                 query: crate::http::request::parse_query(&query),
+                raw_query: query.clone(),
                 headers: Vec::new(),
                 peer: None,
                 body: Vec::new(),

@@ -135,9 +135,15 @@ document.addEventListener("click", async (ev) => {
   }
 });
 
-// On a phone the menu scrolls sideways: show where we are.
+// On a phone the menu scrolls sideways: show where we are. The menu's own scrollLeft
+// moves, never the page's focus: scrollIntoView would move where the browser's
+// sequential focus starts, and the first Tab would miss the skip link.
 const current = document.querySelector("nav a[aria-current]");
-if (current) current.scrollIntoView({ block: "nearest", inline: "center" });
+if (current) {
+  const menu = current.closest("nav");
+  const [item, box] = [current.getBoundingClientRect(), menu.getBoundingClientRect()];
+  menu.scrollLeft += item.left + item.width / 2 - (box.left + box.width / 2);
+}
 
 // The running task: poll while it runs, slowly otherwise.
 (function () {

@@ -1,0 +1,159 @@
+//! Files inside the library, and nothing outside it.
+//!
+//! The scan never walks into a symlinked folder and follows a symlinked file only when
+//! its target lies inside the root (see `walk`). Every later operation on a file by its
+//! key (probe, convert, push, delete, restore) holds to the same rule here, at the
+//! moment it touches the file, because the tree may have changed since the scan: a
+//! folder on the way that became a symlink, or a file swapped for a link to somewhere
+//! else, is refused rather than followed.
+//!
+//! Folders on the way are checked with `lstat`; the file itself is opened with
+//! `O_NOFOLLOW`, so a link put in its place between the check and the open fails the
+//! open instead of being served.
+
+use std::fs::File;
+use std::io::{Error, ErrorKind, Result};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use super::valid_key;
+
+fn refused(why: &str) -> Error {
+    Error::new(ErrorKind::PermissionDenied, why.to_string())
+}
+
+/// Every folder between `root` and the file at `key` is a real folder, not a symlink.
+pub fn check_folders(root: &Path, key: &str) -> Result<()> {
+    if !valid_key(key) {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a library key"));
+    }
+    let mut path = root.to_path_buf();
+    let segments: Vec<&str> = key.split('/').collect();
+    for segment in &segments[..segments.len() - 1] {
+        path.push(segment);
+        let meta = std::fs::symlink_metadata(&path)?;
+        if !meta.is_dir() {
+            return Err(refused("a folder on the way is a link or not a folder"));
+        }
+    }
+    Ok(())
+}
+
+/// The real path of the file at `key`: itself, or the target of a symlinked file when
+/// that target lies inside `root` (as the scan follows it). Anything else is refused.
+pub fn resolve(root: &Path, key: &str) -> Result<PathBuf> {
+    check_folders(root, key)?;
+    let path = root.join(key);
+    let meta = std::fs::symlink_metadata(&path)?;
+    if !meta.file_type().is_symlink() {
+        return Ok(path);
+    }
+    let target = path.canonicalize()?;
+    if !target.starts_with(root) {
+        return Err(refused("a link that leads out of the library"));
+    }
+    Ok(target)
+}
+
+/// Open the game file at `key` for reading, under the rules above. The result is a
+/// regular file.
+pub fn open(root: &Path, key: &str) -> Result<File> {
+    let path = resolve(root, key)?;
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(refused("not a regular file"));
+    }
+    Ok(file)
+}
+
+/// Make the folders that lead to `key` below `root`, one at a time, never through a
+/// symlink: a missing folder is created, an existing one must be a real folder.
+pub fn make_folders(root: &Path, key: &str) -> Result<()> {
+    if !valid_key(key) {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a library key"));
+    }
+    let mut path = root.to_path_buf();
+    let segments: Vec<&str> = key.split('/').collect();
+    for segment in &segments[..segments.len() - 1] {
+        path.push(segment);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(refused("a folder on the way is a link or not a folder")),
+            Err(e) if e.kind() == ErrorKind::NotFound => match std::fs::create_dir(&path) {
+                Ok(()) => {}
+                // Made meanwhile by someone else: checked again on the next turn.
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                    if !std::fs::symlink_metadata(&path)?.is_dir() {
+                        return Err(refused("a folder on the way is a link or not a folder"));
+                    }
+                }
+                Err(e) => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A folder the scan may walk: every component below `root` a real folder (or not
+/// there yet), none hidden. Platform folders are held to it when added and scanned.
+pub fn walkable_folder(root: &Path, folder: &str) -> bool {
+    if folder.is_empty() {
+        return true;
+    }
+    let mut path = root.to_path_buf();
+    for segment in folder.split('/') {
+        if segment.starts_with('.') {
+            return false;
+        }
+        path.push(segment);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return false,
+            Err(_) => return true,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_out_of_the_library_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("lib")).unwrap();
+        let root = tmp.path().join("lib").canonicalize().unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("secret.nsp"), b"secret").unwrap();
+        std::fs::create_dir(root.join("games")).unwrap();
+        std::fs::write(root.join("games/a.nsp"), b"a").unwrap();
+        symlink(&outside, root.join("retro")).unwrap();
+        symlink(outside.join("secret.nsp"), root.join("games/out.nsp")).unwrap();
+        symlink(root.join("games/a.nsp"), root.join("games/in.nsp")).unwrap();
+
+        assert!(open(&root, "games/a.nsp").is_ok());
+        assert!(
+            open(&root, "games/in.nsp").is_ok(),
+            "a link inside is followed"
+        );
+        assert!(open(&root, "retro/secret.nsp").is_err());
+        assert!(open(&root, "games/out.nsp").is_err());
+        assert!(open(&root, "games").is_err());
+        assert!(make_folders(&root, "retro/new/x.nsp").is_err());
+        assert!(!outside.join("new").exists());
+        make_folders(&root, "new/deeper/x.nsp").unwrap();
+        assert!(root.join("new/deeper").is_dir());
+        assert!(!walkable_folder(&root, "retro"));
+        assert!(!walkable_folder(&root, ".ludotheque-trash"));
+        assert!(!walkable_folder(&root, "games/.hidden"));
+        assert!(walkable_folder(&root, "games"));
+        assert!(walkable_folder(&root, "not/yet"));
+    }
+}

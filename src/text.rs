@@ -1,0 +1,85 @@
+//! Strings that come from outside: the names people give things, and how any outside
+//! string (a file name, a key name, a user agent) is written to a log or a terminal.
+//!
+//! A name with a newline breaks every listing that shows it one per line, and a file
+//! name with a newline followed by a fake "failed sign-in" line could forge a log line
+//! that fail2ban acts on. So names are checked where they are made, and everything
+//! written to the log or the terminal goes through [`printable`].
+
+use std::borrow::Cow;
+
+use crate::error::Error;
+
+/// The most characters in a name (of an API key, an account, a device, a platform).
+pub const MAX_NAME: usize = 64;
+
+/// A name: 1 to [`MAX_NAME`] characters, no control characters, no spaces at either
+/// end. `what` names the thing in the message ("An API key's name").
+pub fn check_name(what: &str, name: &str) -> Result<(), Error> {
+    let count = name.chars().count();
+    if count == 0 || count > MAX_NAME || name.trim() != name {
+        return Err(Error::bad_request(format!(
+            "{what} has 1 to {MAX_NAME} characters and no spaces at either end."
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::bad_request(format!(
+            "{what} cannot hold control characters (such as a newline or a tab)."
+        )));
+    }
+    Ok(())
+}
+
+/// The string with every control character written as an escape (`\n`, `\t`,
+/// `\u{1b}`…), so that it stays on its line and cannot pass for another one. Other
+/// characters, accents included, stay as they are.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_short_and_on_one_line() {
+        assert!(check_name("A name", "Mario's cron").is_ok());
+        assert!(check_name("A name", &"é".repeat(64)).is_ok());
+        for bad in [
+            "",
+            " padded",
+            "padded ",
+            "two\nlines",
+            "tab\there",
+            "bell\u{7}",
+        ] {
+            let e = check_name("A name", bad).unwrap_err();
+            assert_eq!(e.status, 400, "{bad:?}");
+        }
+        let long = check_name("A name", &"x".repeat(65)).unwrap_err();
+        assert!(long.message.contains("64"), "{}", long.message);
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_nothing_else() {
+        assert_eq!(printable("Zelda [0100].nsp"), "Zelda [0100].nsp");
+        assert_eq!(printable("é ü 日本"), "é ü 日本");
+        assert_eq!(
+            printable("x.nsp\nWARN failed sign-in"),
+            "x.nsp\\nWARN failed sign-in"
+        );
+        assert_eq!(printable("a\tb\r\u{1b}[31m"), "a\\tb\\r\\u{1b}[31m");
+        assert!(!printable("a\u{85}b").contains('\u{85}'));
+    }
+}
