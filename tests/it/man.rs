@@ -49,8 +49,14 @@ also serves a web interface at its address (\fB/\fR). Accounts are
 (looks, changes nothing); create them with
 .BR ludotheque-user (1),
 or, while no account exists, on the first-run page
-.B /setup
-served only to this machine. Sessions live in an HttpOnly, SameSite=Strict cookie
+.BR /setup .
+On this machine under the loopback rule the page needs only a name and a password;
+from another machine, and from everywhere under
+.BR \-\-no\-local\-access ,
+it also needs the setup code the service writes to standard error when it starts
+without an account (the line
+.IR "no account exists yet: create the first admin at /setup with the setup code" ).
+The code opens nothing once an account exists. Sessions live in an HttpOnly, SameSite=Strict cookie
 for 14 days; the service keeps only their SHA-256. On this machine the loopback rule
 opens the interface without signing in, unless
 .BR \-\-no\-local\-access .

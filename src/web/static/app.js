@@ -1,6 +1,7 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON; data-then says what happens on success ("reload"
-// by default, "stay", "next", "key", or a page). Buttons with data-confirm need a
+// by default, "stay", "key", or a page: the sign-in page's, checked on the server to
+// be a path of this site). Buttons with data-confirm need a
 // second click. The dashboard and tasks pages follow the running task.
 "use strict";
 
@@ -35,18 +36,10 @@ function say(text, ok) {
   if (text) box.scrollIntoView({ block: "nearest" });
 }
 
-// Only a path of this site, never another origin.
-function nextPage() {
-  const next = new URLSearchParams(location.search).get("next") || "/";
-  // "//host" and "/\host" both mean another host to a browser.
-  return /^\/(?![\/\\])/.test(next) ? next : "/";
-}
-
 function after(el, data) {
   const then = el.dataset.then || "reload";
   if (then === "reload") location.reload();
   else if (then === "stay") { say(""); if (window.followJob) window.followJob(); }
-  else if (then === "next") location.assign(nextPage());
   else if (then === "key") showKey(el, data);
   else location.assign(then);
 }
