@@ -43,22 +43,27 @@ struct Gate {
     /// (running, waiting).
     state: Mutex<(usize, usize)>,
     freed: Condvar,
+    max_running: AtomicUsize,
     max_waiting: AtomicUsize,
 }
 
+/// The most hashes at once.
 const HASHING: usize = 2;
 
 static ARGON2: Gate = Gate {
     state: Mutex::new((0, 0)),
     freed: Condvar::new(),
+    max_running: AtomicUsize::new(HASHING),
     max_waiting: AtomicUsize::new(2),
 };
 
-/// Size the waiting room to the service's workers: everything in the gate, running
-/// or waiting, stays within half of them.
+/// Size the gate to the service's workers: everything in it, running or waiting,
+/// stays within half of them (one hash at least).
 pub fn limit_hashing(workers: usize) {
-    let room = (workers / 2).saturating_sub(HASHING);
-    ARGON2.max_waiting.store(room.min(4), Ordering::Relaxed);
+    let running = HASHING.min(workers / 2).max(1);
+    let waiting = (workers / 2).saturating_sub(running).min(4);
+    ARGON2.max_running.store(running, Ordering::Relaxed);
+    ARGON2.max_waiting.store(waiting, Ordering::Relaxed);
 }
 
 /// A place in the gate, given back on drop.
@@ -66,13 +71,14 @@ struct Hashing;
 
 impl Gate {
     fn enter(&'static self) -> Result<Hashing, Error> {
+        let running = self.max_running.load(Ordering::Relaxed);
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.0 >= HASHING {
+        if state.0 >= running {
             if state.1 >= self.max_waiting.load(Ordering::Relaxed) {
                 return Err(Error::overloaded());
             }
             state.1 += 1;
-            while state.0 >= HASHING {
+            while state.0 >= running {
                 state = self.freed.wait(state).unwrap_or_else(|p| p.into_inner());
             }
             state.1 -= 1;
@@ -202,10 +208,16 @@ pub fn setup_code(conn: &Connection) -> Result<Option<String>, Error> {
         return Ok(None);
     }
     let code = Alphanumeric.sample_string(&mut rand::rng(), 24);
-    log::warn!(
+    let line = format!(
         "no account exists yet: create the first admin at /setup with the setup code {code} \
          (or run `ludotheque user add NAME --admin`)"
     );
+    // Shown even when the log level hides warnings: it is the way in.
+    if log::log_enabled!(log::Level::Warn) {
+        log::warn!("{line}");
+    } else {
+        eprintln!("{line}");
+    }
     Ok(Some(code))
 }
 

@@ -18,6 +18,9 @@ pub struct App {
     pub pages: PageCache,
     /// The port the service listens on (the warden finds connections by it).
     pub port: u16,
+    /// Connections refused for ambiguous framing (see `http::framing`): the acceptor
+    /// drops what follows on them; the worker that shuts one stamps it again.
+    pub poisoned: std::sync::Mutex<crate::http::framing::Poisoned>,
     /// The first-run setup code, while no account exists (see `web::api::setup`).
     pub setup_code: std::sync::Mutex<Option<String>>,
 }

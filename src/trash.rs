@@ -94,9 +94,10 @@ pub fn move_in(
     let tx = db.unchecked_transaction()?;
     row.id = store::insert(&tx, None, &row)?;
     let dst = entry_file(root, row.id, key);
-    let moved = dst
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
+    // The entry's folder and those below it are made without following a link: one
+    // planted there beforehand (pointing out of the library) fails the move.
+    let moved = std::fs::create_dir_all(dir(root))
+        .and_then(|_| library::safe::make_folders(&dir(root), &format!("{}/{key}", row.id)))
         .and_then(|_| std::fs::rename(&src, &dst));
     if let Err(e) = moved {
         let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
@@ -141,11 +142,15 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
             "The file of this trash entry has vanished.",
         ));
     }
-    let is_plain_file = library::safe::check_folders(&entry_dir(root, id), &row.key).is_ok()
-        && std::fs::symlink_metadata(&src).is_ok_and(|m| m.is_file());
-    if !is_plain_file {
+    // The entry's folder and those below it are real folders; what comes back is a
+    // file, or a link the library had (a link out of the library is back as a link,
+    // which the scan does not follow and no operation opens).
+    let in_entry = format!("{id}/{}", row.key);
+    let movable = library::safe::check_folders(&dir(root), &in_entry).is_ok()
+        && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
+    if !movable {
         return Err(Error::conflict(
-            "This trash entry is a link or a folder, not a file; nothing was moved.",
+            "This trash entry passes through a link or is a folder; nothing was moved.",
         ));
     }
     let dst = root.join(&row.key);
@@ -226,6 +231,11 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
         else {
             continue;
         };
+        // An entry folder that is a link would adopt whatever it points at.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            warn!("trash: {id} is not a folder (a link?); left alone");
+            continue;
+        }
         if store::get(db, id)?.is_some() {
             continue;
         }

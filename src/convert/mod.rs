@@ -203,7 +203,10 @@ impl Partition {
 /// Remove the part file a killed conversion left, if any.
 pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
     if let Some(key) = settings::get(db, PART_SETTING)?.filter(|k| !k.is_empty()) {
-        if library::valid_key(&key) {
+        // Only a plain file reached through real folders: never through a link.
+        let plain = library::safe::check_folders(root, &key).is_ok()
+            && std::fs::symlink_metadata(root.join(&key)).is_ok_and(|m| m.is_file());
+        if plain {
             match std::fs::remove_file(root.join(&key)) {
                 Ok(()) => log::warn!("convert: removed {key}, left by an interrupted conversion"),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -53,7 +53,9 @@ pub fn ambiguity(headers: &[tiny_http::Header]) -> Option<&'static str> {
 /// Connections whose framing was ambiguous: what tiny_http framed after the bad
 /// request on the same connection is dropped. A connection is known by its peer
 /// address, which the kernel does not give to another connection while this one
-/// lives; the entry is forgotten a little after the connection was shut.
+/// lives; the entry is stamped when the request is queued and again when its
+/// connection is shut (tiny_http frames the next request only after that), and
+/// forgotten a little later.
 #[derive(Default)]
 pub struct Poisoned {
     peers: HashMap<SocketAddr, Instant>,

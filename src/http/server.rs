@@ -74,12 +74,13 @@ pub fn serve(config: Config) -> Result<(), Error> {
         started: Instant::now(),
         pages: Default::default(),
         port: addr.port(),
+        poisoned: Default::default(),
         setup_code: std::sync::Mutex::new(crate::accounts::setup_code(&conn)?),
     });
     let workers = start_workers(&app)?;
     let maintenance = start_maintenance(&app, &stop)?;
     let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(&stop))?;
-    accept(&server, &stop, workers.0);
+    accept(&app, &server, &stop, workers.0);
     let _ = maintenance.join();
     let _ = warden.join();
     info!("stopping: finishing requests in flight");
@@ -229,7 +230,7 @@ fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
                     for work in rx {
                         match work {
                             Work::Serve(rq) => handle(&app, &conn, rq),
-                            Work::Refuse(rq, why) => refuse_ambiguous(rq, why, app.port),
+                            Work::Refuse(rq, why) => refuse_ambiguous(&app, rq, why),
                         }
                     }
                 })?,
@@ -242,11 +243,16 @@ fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
 /// promptly; dropping `tx` at the end lets the workers drain the queue and exit.
 /// Framing is checked here, in order, before any worker runs a request: what follows
 /// an ambiguous request on its connection must never run (see `framing`).
-fn accept(server: &tiny_http::Server, stop: &AtomicBool, tx: crossbeam_channel::Sender<Work>) {
-    let mut poisoned = framing::Poisoned::default();
+fn accept(
+    app: &App,
+    server: &tiny_http::Server,
+    stop: &AtomicBool,
+    tx: crossbeam_channel::Sender<Work>,
+) {
+    let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
     while !stop.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(rq)) if poisoned.contains(rq.remote_addr()) => {
+            Ok(Some(rq)) if poisoned().contains(rq.remote_addr()) => {
                 debug!("dropping a request framed after an ambiguous one");
                 drop(rq.into_writer());
             }
@@ -254,7 +260,7 @@ fn accept(server: &tiny_http::Server, stop: &AtomicBool, tx: crossbeam_channel::
                 let work = match framing::ambiguity(rq.headers()) {
                     Some(why) => {
                         if let Some(peer) = rq.remote_addr() {
-                            poisoned.add(*peer);
+                            poisoned().add(*peer);
                         }
                         Work::Refuse(rq, why)
                     }
@@ -262,9 +268,18 @@ fn accept(server: &tiny_http::Server, stop: &AtomicBool, tx: crossbeam_channel::
                 };
                 match tx.try_send(work) {
                     Ok(()) => {}
-                    Err(TrySendError::Full(work)) | Err(TrySendError::Disconnected(work)) => {
+                    Err(TrySendError::Full(Work::Refuse(rq, _)))
+                    | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
+                        // No worker to answer it: the connection is shut unanswered.
+                        let peer = rq.remote_addr().copied();
+                        drop(rq.into_writer());
+                        if let Some(peer) = peer {
+                            warden::shut(app.port, &peer);
+                        }
+                    }
+                    Err(TrySendError::Full(Work::Serve(rq)))
+                    | Err(TrySendError::Disconnected(Work::Serve(rq))) => {
                         warn!("every worker is busy and the queue is full: 503");
-                        let (Work::Serve(rq) | Work::Refuse(rq, _)) = work;
                         let _ = rq.respond(Reply::from_error(&Error::overloaded()).into_tiny());
                     }
                 }
@@ -282,7 +297,7 @@ fn accept(server: &tiny_http::Server, stop: &AtomicBool, tx: crossbeam_channel::
 /// anything framed after it could be answered. Responses on a connection go out in
 /// order, so holding this one's writer until the socket is shut keeps every later
 /// response off the wire.
-fn refuse_ambiguous(rq: tiny_http::Request, why: &str, port: u16) {
+fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     let peer = rq.remote_addr().copied();
     warn!(
         "{} {}: 400, {why}; closing the connection",
@@ -300,7 +315,13 @@ fn refuse_ambiguous(rq: tiny_http::Request, why: &str, port: u16) {
     let _ = response.raw_print(&mut writer, version, &headers, false, None);
     let _ = writer.flush();
     if let Some(peer) = peer {
-        warden::shut(port, &peer);
+        warden::shut(app.port, &peer);
+        // What tiny_http frames after this request reaches the acceptor only now that
+        // the request is done with: the connection stays poisoned from here on.
+        app.poisoned
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .add(peer);
     }
     drop(writer);
 }

@@ -9,7 +9,10 @@
 //!
 //! Folders on the way are checked with `lstat`; the file itself is opened with
 //! `O_NOFOLLOW`, so a link put in its place between the check and the open fails the
-//! open instead of being served.
+//! open instead of being served. A folder swapped for a link in the instant between
+//! its check and the open is not caught (walking with `openat` and `O_NOFOLLOW` at
+//! every step would be); what is caught is every change made before the operation
+//! starts, which is how a tree changes under a library in practice.
 
 use std::fs::File;
 use std::io::{Error, ErrorKind, Result};

@@ -65,7 +65,14 @@ pub fn make_private(data_dir: &Path) -> Result<(), Error> {
             continue;
         };
         if meta.permissions().mode() & 0o077 != 0 {
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode))?;
+            // A folder owned by someone else (a mounted volume) cannot be changed:
+            // say so, and go on rather than refuse to start.
+            if let Err(e) = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)) {
+                log::warn!(
+                    "{} is readable by others and cannot be made private: {e}",
+                    file.display()
+                );
+            }
         }
     }
     Ok(())

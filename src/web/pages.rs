@@ -20,10 +20,11 @@ use crate::store::{
 /// Where a caller who is not signed in is sent: the first-run page while no account
 /// exists, the sign-in page otherwise (remembering the page asked for, with its query).
 pub fn to_sign_in(db: &Connection, req: &Req) -> Reply {
-    if req.method == "GET" && users::count(db).is_ok_and(|n| n == 0) {
+    let reads = matches!(req.method.as_str(), "GET" | "HEAD");
+    if reads && users::count(db).is_ok_and(|n| n == 0) {
         return view::redirect("/setup");
     }
-    if req.method == "GET" && req.path != "/" {
+    if reads && req.path != "/" {
         let mut target = req.path.clone();
         if !req.raw_query.is_empty() {
             target = format!("{target}?{}", req.raw_query);
@@ -38,7 +39,9 @@ pub fn to_sign_in(db: &Connection, req: &Req) -> Reply {
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
     let next = view::same_origin_path(c.req.query("next").unwrap_or("/"));
     if auth::session_user(c.db, c.req)?.is_some() {
-        return Ok(view::redirect(next));
+        // A header carries ASCII only: the rest of the path goes percent-encoded.
+        let location = percent_encoding::utf8_percent_encode(next, percent_encoding::CONTROLS);
+        return Ok(view::redirect(&location.to_string()));
     }
     let lang = view::browser_lang(c.req);
     let t = |m: M| m.get(lang);

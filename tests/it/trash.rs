@@ -351,8 +351,49 @@ fn a_trash_folder_that_is_a_symlink_is_never_purged_through() {
     let r = s.send("DELETE", &format!("/api/trash/{id}"), &[], None);
     assert_eq!((r.status, r.slug().as_str()), (409, "conflict"), "{r:?}");
     assert!(out.join(format!("{id}/keep.txt")).exists());
-    assert_eq!(s.post("/api/trash/purge").status, 200);
-    assert!(out.join(format!("{id}/keep.txt")).exists());
     let r = delete(&s, "Indies%2FCeleste%20%5B01002B30028F6000%5D%5Bv0%5D.xcz");
     assert_eq!(r.status, 409, "nothing moves into a linked trash: {r:?}");
+}
+
+#[test]
+fn a_game_that_is_a_link_inside_the_library_goes_to_the_trash_and_back() {
+    let folders = Folders::new();
+    let real = folders.library.join("real/Game [0100000000010000][v0].nsp");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, b"the real bytes").unwrap();
+    let link = folders.library.join("Linked [0100000000010000][v0].nsp");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/library").json()["total"], 2);
+    assert_eq!(
+        delete(&s, "Linked%20%5B0100000000010000%5D%5Bv0%5D.nsp").status,
+        200
+    );
+    let id = s.get("/api/v1/trash").json()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let r = s.post(&format!("/api/trash/{id}/restore"));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&link).unwrap(), b"the real bytes");
+    assert_eq!(s.get("/api/v1/library").json()["total"], 2);
+}
+
+#[test]
+fn a_trash_entry_folder_that_is_a_link_is_never_adopted_or_restored() {
+    let folders = Folders::new();
+    let out = outside(&folders);
+    let trash = folders.library.join(".ludotheque-trash");
+    std::fs::create_dir_all(&trash).unwrap();
+    std::os::unix::fs::symlink(&out, trash.join("99")).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 0);
+    assert_eq!(s.post("/api/trash/99/restore").status, 404);
+    assert!(out.join("secret.txt").exists());
+    assert!(!folders.library.join("secret.txt").exists());
 }
