@@ -25,15 +25,25 @@ fn refused(why: &str) -> Error {
     Error::new(ErrorKind::PermissionDenied, why.to_string())
 }
 
-/// Every folder between `root` and the file at `key` is a real folder, not a symlink.
-pub fn check_folders(root: &Path, key: &str) -> Result<()> {
+/// The folders between `root` and the file at `key`, nearest to the root first.
+fn folders_on_the_way(root: &Path, key: &str) -> Result<Vec<PathBuf>> {
     if !valid_key(key) {
         return Err(Error::new(ErrorKind::InvalidInput, "not a library key"));
     }
     let mut path = root.to_path_buf();
     let segments: Vec<&str> = key.split('/').collect();
-    for segment in &segments[..segments.len() - 1] {
-        path.push(segment);
+    Ok(segments[..segments.len() - 1]
+        .iter()
+        .map(|segment| {
+            path.push(segment);
+            path.clone()
+        })
+        .collect())
+}
+
+/// Every folder between `root` and the file at `key` is a real folder, not a symlink.
+pub fn check_folders(root: &Path, key: &str) -> Result<()> {
+    for path in folders_on_the_way(root, key)? {
         let meta = std::fs::symlink_metadata(&path)?;
         if !meta.is_dir() {
             return Err(refused("a folder on the way is a link or not a folder"));
@@ -75,13 +85,7 @@ pub fn open(root: &Path, key: &str) -> Result<File> {
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
 /// symlink: a missing folder is created, an existing one must be a real folder.
 pub fn make_folders(root: &Path, key: &str) -> Result<()> {
-    if !valid_key(key) {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a library key"));
-    }
-    let mut path = root.to_path_buf();
-    let segments: Vec<&str> = key.split('/').collect();
-    for segment in &segments[..segments.len() - 1] {
-        path.push(segment);
+    for path in folders_on_the_way(root, key)? {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => return Err(refused("a folder on the way is a link or not a folder")),
