@@ -814,11 +814,8 @@ mod tests {
     /// The reference tool's own outputs for the shared fixtures.
     #[test]
     fn outputs_match_the_reference_fixtures_byte_for_byte() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nsz");
-        assert!(
-            dir.exists(),
-            "../shared/fixtures/nsz must sit beside the checkout (it does in CI)"
-        );
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsz");
+        assert!(dir.exists(), "tests/fixtures/nsz is part of the repository");
         for (input, expected) in [
             ("synth_solid.nsz", "synth.expected.nsp"),
             ("synth_block.nsz", "synth.expected.nsp"),

@@ -501,11 +501,8 @@ mod fuzz {
     /// The reference fixtures (made by the reference tool's inputs) parse too.
     #[test]
     fn the_reference_fixtures_parse() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nsz");
-        assert!(
-            dir.exists(),
-            "../shared/fixtures/nsz must sit beside the checkout (it does in CI)"
-        );
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsz");
+        assert!(dir.exists(), "tests/fixtures/nsz is part of the repository");
         for name in [
             "synth_block.nsz",
             "synth_solid.nsz",
