@@ -75,8 +75,8 @@ messages! {
     SetupCodeIntro => "Depuis une autre machine (ou quand l'accès local est coupé), il faut le code de premier lancement que le service a écrit dans son journal (sortie d'erreur) à son démarrage. Sinon, créez le compte sur la machine du service avec « ludotheque user add NOM --admin ».",
         "From another machine (or when local access is off), you need the setup code the service wrote to its log (standard error) when it started. Otherwise, create the account on the service's machine with “ludotheque user add NAME --admin”.";
     SetupCode => "Code de premier lancement", "Setup code";
-    NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou ouvrez la page de premier lancement.",
-        "No account exists yet: create one with “ludotheque user add NAME --admin”, or open the first-run page.";
+    NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou sur la page :",
+        "No account exists yet: create one with “ludotheque user add NAME --admin”, or on the page:";
     LocalAccess => "accès local", "local access";
     RoleAdmin => "administrateur", "admin";
     RoleViewer => "lecteur", "viewer";
