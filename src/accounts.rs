@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 use crate::store::{sessions, users, users::User};
 use crate::time;
 
@@ -125,14 +125,10 @@ fn verify(password: &str, hash: &str) -> Result<bool, Error> {
 fn check_password(password: &str) -> Result<(), Error> {
     let n = password.chars().count();
     if n < MIN_PASSWORD {
-        return Err(Error::bad_request(format!(
-            "A password needs at least {MIN_PASSWORD} characters."
-        )));
+        return Err(Error::invalid(Msg::PasswordTooShort { min: MIN_PASSWORD }));
     }
     if password.len() > MAX_PASSWORD {
-        return Err(Error::bad_request(format!(
-            "A password has at most {MAX_PASSWORD} bytes."
-        )));
+        return Err(Error::invalid(Msg::PasswordTooLong { max: MAX_PASSWORD }));
     }
     Ok(())
 }
@@ -146,7 +142,7 @@ fn check_role(role: &str) -> Result<(), Error> {
     if ROLES.contains(&role) {
         Ok(())
     } else {
-        Err(Error::bad_request("A role is 'admin' or 'viewer'."))
+        Err(Error::invalid(Msg::BadRole))
     }
 }
 
@@ -156,7 +152,7 @@ pub fn add(conn: &Connection, name: &str, password: &str, role: &str) -> Result<
     check_role(role)?;
     let hash = hash_password(password)?;
     users::insert(conn, name, &hash, role, time::now())?
-        .ok_or_else(|| Error::conflict("An account with that name already exists."))
+        .ok_or_else(|| Error::conflict(Msg::AccountExists))
 }
 
 /// Create the first admin from the first-run page; a conflict once any account exists.
@@ -166,16 +162,14 @@ pub fn add_first(conn: &Connection, name: &str, password: &str) -> Result<(), Er
     if users::insert_first(conn, name, &hash, time::now())? {
         Ok(())
     } else {
-        Err(Error::conflict(
-            "An account already exists: sign in instead.",
-        ))
+        Err(Error::conflict(Msg::AlreadySetUp))
     }
 }
 
 /// Change a password, and sign the account out everywhere. Returns the sessions ended.
 pub fn set_password(conn: &Connection, name: &str, password: &str) -> Result<usize, Error> {
-    let (user, _) =
-        users::by_name(conn, name)?.ok_or_else(|| Error::not_found("No account has that name."))?;
+    let (user, _) = users::by_name(conn, name)?
+        .ok_or_else(|| Error::not_found(Msg::NoAccount { name: name.into() }))?;
     let hash = hash_password(password)?;
     users::set_hash(conn, user.id, &hash)?;
     sessions::delete_for_user(conn, user.id)
@@ -195,7 +189,7 @@ pub fn check_login(conn: &Connection, name: &str, password: &str) -> Result<User
     let ok = password.len() <= MAX_PASSWORD && verify(password, hash)?;
     match found {
         Some((user, _)) if ok => Ok(user),
-        _ => Err(Error::login_failed()),
+        _ => Err(Error::new(Kind::Unauthorized, Msg::LoginFailed)),
     }
 }
 
@@ -277,24 +271,22 @@ mod tests {
         let conn = db();
         add(&conn, "Alice", "correct horse", "admin").unwrap();
         let refused = |name: &str, password: &str, role: &str| {
-            add(&conn, name, password, role).unwrap_err().status
+            add(&conn, name, password, role).unwrap_err().kind
         };
-        assert_eq!(refused("alice", "other password", "viewer"), 409);
-        assert_eq!(refused("bob", "short", "viewer"), 400);
-        assert_eq!(refused(" bob", "long enough", "viewer"), 400);
-        assert_eq!(refused("bob", "long enough", "root"), 400);
+        assert_eq!(refused("alice", "other password", "viewer"), Kind::Conflict);
+        assert_eq!(refused("bob", "short", "viewer"), Kind::Invalid);
+        assert_eq!(refused(" bob", "long enough", "viewer"), Kind::Invalid);
+        assert_eq!(refused("bob", "long enough", "root"), Kind::Invalid);
         assert!(check_login(&conn, "alice", "correct horse").is_ok());
         assert_eq!(
-            check_login(&conn, "alice", "wrong horse")
-                .unwrap_err()
-                .status,
-            401
+            check_login(&conn, "alice", "wrong horse").unwrap_err().kind,
+            Kind::Unauthorized
         );
         assert_eq!(
             check_login(&conn, "nobody", "correct horse")
                 .unwrap_err()
-                .status,
-            401
+                .kind,
+            Kind::Unauthorized
         );
 
         let user = check_login(&conn, "Alice", "correct horse").unwrap();

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{GlobalArgs, ServeArgs};
-use crate::error::Error;
+use crate::args::{GlobalArgs, ServeArgs};
+use crate::error::{Error, Msg};
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -50,25 +50,18 @@ impl Config {
     /// Validate the flags and create the data and library folders when missing.
     pub fn new(global: &GlobalArgs, serve: &ServeArgs) -> Result<Config, Error> {
         let data = make_dir(&global.data, "data")?;
-        crate::store::db::make_private(&data).map_err(|e| {
-            Error::bad_request("the data folder cannot be made private").with_cause(e)
-        })?;
+        crate::store::db::make_private(&data)
+            .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
         let library = make_dir(&global.library, "library")?;
         let workers = serve.workers.unwrap_or_else(default_workers);
         if workers == 0 || serve.queue == 0 || serve.max_connections == 0 {
-            return Err(Error::bad_request(
-                "--workers, --queue and --max-connections must be at least 1",
-            ));
+            return Err(Error::invalid(Msg::AtLeastOne));
         }
         if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
-            return Err(Error::bad_request(
-                "--idle-timeout-secs and --request-timeout-secs must be at least 1",
-            ));
+            return Err(Error::invalid(Msg::TimeoutsAtLeastOne));
         }
         if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
-            return Err(Error::bad_request(
-                "rate limits must be positive (--key-rate, --key-burst, --auth-failures-per-minute)",
-            ));
+            return Err(Error::invalid(Msg::RatesPositive));
         }
         Ok(Config {
             data,
@@ -97,7 +90,7 @@ impl Config {
     #[cfg(test)]
     pub fn for_tests(dir: &Path) -> Config {
         use clap::Parser;
-        let args = crate::cli::Args::parse_from([
+        let args = crate::args::Args::parse_from([
             "ludotheque",
             "--data",
             dir.join("data").to_str().unwrap(),
@@ -120,7 +113,7 @@ fn make_dir(path: &Path, what: &str) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(path)
         .and_then(|_| path.canonicalize())
         .map_err(|e| {
-            Error::bad_request(format!("the {what} folder cannot be created or opened"))
+            Error::invalid(Msg::FolderUnusable { what: what.into() })
                 .with_cause(format!("{}: {e}", path.display()))
         })
 }

@@ -1,13 +1,23 @@
 //! Ludothèque: a self-hosted service that manages a library of Nintendo Switch game
-//! files. It scans and identifies them, serves a small public HTTP API (`/api/v1/`)
-//! and runs one long task at a time.
+//! files. It scans and identifies them, serves a web interface and a small public
+//! HTTP API (`/api/v1/`), and runs one long task at a time.
 //!
-//! Dependencies point one way: `cli → http → api → library, jobs, store`. The domain
-//! modules never import `http`; only `api::v1::types` knows the public JSON.
+//! Dependencies point one way, from the top of this list to the bottom; a test
+//! (`tests/it/architecture.rs`) fails on an import that goes up. `ARCHITECTURE.md`
+//! tells the life of a request and of a task.
+//!
+//! - `cli` (with its grammar `args`): the commands, in French.
+//! - `service`: opening the data folder, the threads, a clean stop.
+//! - `routes`: the one route table.
+//! - `web`, then `api`: the handlers, by feature.
+//! - `http`: the server and what handlers speak (request, reply, access, shared state).
+//! - the domain: `jobs`, `convert`, `device`, `trash`, `library`, `accounts`, `keys`.
+//! - `store`: SQLite, one file per table.
+//! - beside them all: `config`, `error`, `text`, `time`, `memory`.
 
 pub mod accounts;
 pub mod api;
-pub mod app;
+pub mod args;
 pub mod cli;
 pub mod config;
 pub mod convert;
@@ -18,8 +28,11 @@ pub mod jobs;
 pub mod keys;
 pub mod library;
 pub mod memory;
+pub mod routes;
+pub mod service;
 pub mod store;
 pub mod text;
 pub mod time;
 pub mod trash;
 pub mod web;
+pub mod words;

@@ -3,16 +3,16 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use ludotheque::cli;
+use ludotheque::{args::Args, cli};
 
 fn main() -> ExitCode {
-    let args = cli::Args::parse();
+    let args = Args::parse();
     cli::init_logging(&args);
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             log::error!("{e}");
-            eprintln!("{}", ludotheque::text::printable(&cli::french(&e)));
+            eprintln!("{}", ludotheque::text::printable(&cli::error_line(&e)));
             ExitCode::FAILURE
         }
     }

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::error::Error;
+use crate::error::{Error, Msg};
 
 /// The most characters in a name (of an API key, an account, a device, a platform).
 pub const MAX_NAME: usize = 64;
@@ -18,14 +18,13 @@ pub const MAX_NAME: usize = 64;
 pub fn check_name(what: &str, name: &str) -> Result<(), Error> {
     let count = name.chars().count();
     if count == 0 || count > MAX_NAME || name.trim() != name {
-        return Err(Error::bad_request(format!(
-            "{what} has 1 to {MAX_NAME} characters and no spaces at either end."
-        )));
+        return Err(Error::invalid(Msg::NameLength {
+            what: what.into(),
+            max: MAX_NAME,
+        }));
     }
     if name.chars().any(char::is_control) {
-        return Err(Error::bad_request(format!(
-            "{what} cannot hold control characters (such as a newline or a tab)."
-        )));
+        return Err(Error::invalid(Msg::NameControl { what: what.into() }));
     }
     Ok(())
 }
@@ -51,6 +50,7 @@ pub fn printable(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Kind;
 
     #[test]
     fn names_are_short_and_on_one_line() {
@@ -65,10 +65,10 @@ mod tests {
             "bell\u{7}",
         ] {
             let e = check_name("A name", bad).unwrap_err();
-            assert_eq!(e.status, 400, "{bad:?}");
+            assert_eq!(e.kind, Kind::Invalid, "{bad:?}");
         }
         let long = check_name("A name", &"x".repeat(65)).unwrap_err();
-        assert!(long.message.contains("64"), "{}", long.message);
+        assert!(long.message().contains("64"), "{}", long.message());
     }
 
     #[test]

@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 use log::{info, warn};
 use rusqlite::Connection;
 
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::library::{self, identify};
 use crate::store::games;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
+use crate::words::{GameKind, TrashReason};
 
 /// The trash folder's name, at the library root.
 pub const FOLDER: &str = ".ludotheque-trash";
@@ -36,12 +37,12 @@ fn entry_file(root: &Path, id: i64, key: &str) -> PathBuf {
     entry_dir(root, id).join(key)
 }
 
-fn no_such_game() -> Error {
-    Error::not_found("No game has that key.")
+fn no_such_game(key: &str) -> Error {
+    Error::not_found(Msg::NoGame { key: key.into() })
 }
 
 fn no_such_entry() -> Error {
-    Error::not_found("No trash entry has that id.")
+    Error::not_found(Msg::NoTrashEntry)
 }
 
 /// The trash folder is a real folder (or not there yet). One that became a symlink is
@@ -51,33 +52,31 @@ fn check_dir(root: &Path) -> Result<(), Error> {
     match std::fs::symlink_metadata(dir(root)) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Ok(_) => Err(Error::conflict(
-            "The trash folder is a link or not a folder; nothing was done. Remove it by hand.",
-        )),
+        Ok(_) => Err(Error::conflict(Msg::TrashFolderLink)),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Move the file at `key` into the trash, for `reason` (`deleted`, `converted`).
+/// Move the file at `key` into the trash, for `reason`.
 pub fn move_in(
     db: &Connection,
     root: &Path,
     key: &str,
-    reason: &str,
+    reason: TrashReason,
     retention_days: u32,
 ) -> Result<TrashRow, Error> {
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
     let game = match library::valid_key(key) {
-        true => games::get(db, key)?.ok_or_else(no_such_game)?,
-        false => return Err(no_such_game()),
+        true => games::get(db, key)?.ok_or_else(|| no_such_game(key))?,
+        false => return Err(no_such_game(key)),
     };
-    library::safe::check_folders(root, key).map_err(|_| no_such_game())?;
+    library::safe::check_folders(root, key).map_err(|e| no_such_game(key).with_cause(e))?;
     check_dir(root)?;
     let src = root.join(key);
-    let meta = std::fs::symlink_metadata(&src).map_err(|_| no_such_game())?;
+    let meta = std::fs::symlink_metadata(&src).map_err(|e| no_such_game(key).with_cause(e))?;
     if meta.is_dir() {
-        return Err(no_such_game());
+        return Err(no_such_game(key));
     }
     let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
@@ -87,7 +86,7 @@ pub fn move_in(
         name,
         kind,
         size: meta.len(),
-        reason: reason.to_string(),
+        reason,
         deleted_at: now,
         expires_at: now + retention_days as i64 * DAY_S,
     };
@@ -118,12 +117,12 @@ pub fn move_in(
 }
 
 /// Name and type from the file name alone (for files the library did not know).
-fn describe(key: &str) -> (String, String) {
+fn describe(key: &str) -> (String, GameKind) {
     let tags = identify::parse_file_name(key.rsplit('/').next().unwrap_or(key));
     let kind = tags
         .title_id
-        .map_or("INCONNU", |id| identify::classify(id).kind);
-    (tags.name, kind.to_string())
+        .map_or(GameKind::Unknown, |id| identify::classify(id).kind);
+    (tags.name, kind)
 }
 
 /// Put an entry back at its key, and into the library at once. An occupied key is a
@@ -138,9 +137,7 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     if !present {
         warn!("trash: the file of entry {id} has vanished; dropping the entry");
         store::delete(db, id)?;
-        return Err(Error::not_found(
-            "The file of this trash entry has vanished.",
-        ));
+        return Err(Error::not_found(Msg::TrashEntryVanished));
     }
     // The entry's folder and those below it are real folders; what comes back is a
     // file, or a link the library had (a link out of the library is back as a link,
@@ -149,20 +146,15 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     let movable = library::safe::check_folders(&dir(root), &in_entry).is_ok()
         && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
     if !movable {
-        return Err(Error::conflict(
-            "This trash entry passes through a link or is a folder; nothing was moved.",
-        ));
+        return Err(Error::conflict(Msg::TrashEntryLink));
     }
     let dst = root.join(&row.key);
-    let occupied = || Error::conflict("A file already exists at that key; nothing was moved.");
+    let occupied = || Error::conflict(Msg::KeyOccupied);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
     library::safe::make_folders(root, &row.key).map_err(|e| match e.kind() {
-        std::io::ErrorKind::PermissionDenied => Error::conflict(
-            "A folder on the way to that key is a link or not a folder; nothing was moved.",
-        )
-        .with_cause(e),
+        std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
     // A hard link fails when the target exists, so a file that appeared meanwhile is
@@ -207,7 +199,7 @@ pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Er
 pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
     let (mut adopted, mut dropped) = (0, 0);
     if let Err(e) = check_dir(root) {
-        warn!("trash: {}; the trash is left alone", e.message);
+        warn!("trash: {e}; the trash is left alone");
         return Ok((adopted, dropped));
     }
     for row in store::list(db)? {
@@ -249,7 +241,7 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
                     name,
                     kind,
                     size,
-                    reason: "recovered".into(),
+                    reason: TrashReason::Recovered,
                     deleted_at: now,
                     expires_at: now + retention_days as i64 * DAY_S,
                 };

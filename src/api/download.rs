@@ -8,17 +8,18 @@ use std::io::{Read, Seek, SeekFrom, Take};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::device::{self, Sessions};
-use crate::error::Error;
+use crate::device::Sessions;
+use crate::error::{Error, Msg};
+use crate::http::range::{parse_range, Unsatisfiable};
 use crate::http::{Ctx, Reply};
 
 fn no_such_download() -> Error {
-    Error::not_found("There is no such download.")
+    Error::not_found(Msg::NoSuchDownload)
 }
 
 pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let (token, name) = (c.param(0), c.param(1));
-    let sessions = Arc::clone(&c.app.jobs.push);
+    let sessions = Arc::clone(&c.app.push);
     let mut guard = sessions.lock();
     let session = guard
         .as_mut()
@@ -42,8 +43,8 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let file = &session.files[index];
     session.current = file.key.clone();
     let (key, size) = (file.key.clone(), file.size);
-    let range = match c.req.header("range").map(|h| device::parse_range(h, size)) {
-        Some(Err(())) => {
+    let range = match c.req.header("range").map(|h| parse_range(h, size)) {
+        Some(Err(Unsatisfiable)) => {
             return Ok(empty(
                 416,
                 vec![("Content-Range", format!("bytes */{size}"))],
@@ -67,7 +68,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     }
     // Never through a link out of the library, even one put there since the scan.
     let mut f = crate::library::safe::open(&c.app.config.library, &key)
-        .map_err(|e| Error::not_found("That file is no longer in the library.").with_cause(e))?;
+        .map_err(|e| Error::not_found(Msg::FileGone).with_cause(e))?;
     f.seek(SeekFrom::Start(start))?;
     session.active += 1;
     drop(guard);

@@ -17,11 +17,12 @@ use std::path::Path;
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::library;
 use crate::library::containers::{self, Entry, FileSystem, FormatError, Ncz};
 use crate::store::settings;
 use crate::trash;
+use crate::words::TrashReason;
 use ncz::ConvertFail;
 
 const PART_SETTING: &str = "convert_part";
@@ -227,15 +228,21 @@ pub fn convert(
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
 ) -> Result<String, Error> {
-    let fail = |reason: &str| Error::bad_request(format!("{key}: {reason}"));
+    let fail = |reason: &str| {
+        Error::invalid(Msg::ConvertFailed {
+            key: key.into(),
+            reason: reason.into(),
+        })
+    };
     let out_key = output_key(key)
         .filter(|_| library::valid_key(key))
         .ok_or_else(|| fail("not a compressed file"))?;
     let target = root.join(&out_key);
     if std::fs::symlink_metadata(&target).is_ok() {
-        return Err(Error::conflict(format!(
-            "{key}: {out_key} already exists; skipped"
-        )));
+        return Err(Error::conflict(Msg::ConvertTargetExists {
+            key: key.into(),
+            target: out_key,
+        }));
     }
     let part_key = format!("{out_key}.part");
     let part = root.join(&part_key);
@@ -249,7 +256,7 @@ pub fn convert(
         Err(ConvertFail::Input(e)) => return Err(fail(&e.0)),
         Err(ConvertFail::Write(e)) => return Err(fail(&write_reason(&e)).with_cause(e)),
     }
-    trash::move_in(db, root, key, "converted", opts.retention_days)?;
+    trash::move_in(db, root, key, TrashReason::Converted, opts.retention_days)?;
     library::index_one(db, root, &out_key)?;
     Ok(out_key)
 }

@@ -14,6 +14,8 @@ use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+use crate::error::{Error, Msg};
+
 /// Byte ranges served of one file, merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Served(Vec<(u64, u64)>);
@@ -111,41 +113,6 @@ pub fn offer(urls: &[String]) -> Vec<u8> {
     out
 }
 
-/// A single range of a `Range` header for a file of `size` bytes: `Ok(None)` when
-/// there is no usable range (serve the whole file), `Err(())` when unsatisfiable.
-#[allow(clippy::result_unit_err)]
-pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
-    let Some(spec) = header.trim().strip_prefix("bytes=") else {
-        return Ok(None);
-    };
-    let first = spec.split(',').next().unwrap_or("").trim();
-    let Some((a, b)) = first.split_once('-') else {
-        return Ok(None);
-    };
-    let (start, end) = match (a.trim(), b.trim()) {
-        ("", "") => return Ok(None),
-        ("", n) => {
-            let n: u64 = n.parse().map_err(|_| ())?;
-            if n == 0 || size == 0 {
-                return Err(());
-            }
-            (size.saturating_sub(n), size - 1)
-        }
-        (a, "") => (a.parse().map_err(|_| ())?, size.saturating_sub(1)),
-        (a, b) => {
-            let (a, b): (u64, u64) = (a.parse().map_err(|_| ())?, b.parse().map_err(|_| ())?);
-            if b < a {
-                return Err(());
-            }
-            (a, b.min(size.saturating_sub(1)))
-        }
-    };
-    if start >= size {
-        return Err(());
-    }
-    Ok(Some((start, end)))
-}
-
 /// Configure the handheld, after checking what was given.
 pub fn configure(
     db: &rusqlite::Connection,
@@ -153,22 +120,15 @@ pub fn configure(
     host: &str,
     port: u16,
     offer: Option<&str>,
-) -> Result<(), crate::error::Error> {
-    use crate::error::Error;
+) -> Result<(), Error> {
     if host.parse::<IpAddr>().is_err() {
-        return Err(Error::bad_request(
-            "The console's address must be an IP address.",
-        ));
+        return Err(Error::invalid(Msg::ConsoleAddressNotIp));
     }
     if port == 0 {
-        return Err(Error::bad_request(
-            "The console's port must be between 1 and 65535.",
-        ));
+        return Err(Error::invalid(Msg::BadPort));
     }
     if offer.is_some_and(|a| a.parse::<IpAddr>().is_err()) {
-        return Err(Error::bad_request(
-            "The address offered to the console must be an IP address.",
-        ));
+        return Err(Error::invalid(Msg::OfferAddressNotIp));
     }
     // No name given: the console is called "Switch".
     let name = match name.trim() {
@@ -180,26 +140,23 @@ pub fn configure(
 }
 
 /// Add a game to the push list; it must be in the library.
-pub fn add_game(db: &rusqlite::Connection, key: &str) -> Result<(), crate::error::Error> {
+pub fn add_game(db: &rusqlite::Connection, key: &str) -> Result<(), Error> {
     if !crate::library::valid_key(key) || crate::store::games::get(db, key)?.is_none() {
-        return Err(crate::error::Error::not_found("No game has that key."));
+        return Err(Error::not_found(Msg::NoGame { key: key.into() }));
     }
     crate::store::push_list::add(db, key, crate::time::now())
 }
 
 /// Add a title: its base game, its latest update and all its DLC. Returns the keys.
-pub fn add_title(
-    db: &rusqlite::Connection,
-    title_id: &str,
-) -> Result<Vec<String>, crate::error::Error> {
+pub fn add_title(db: &rusqlite::Connection, title_id: &str) -> Result<Vec<String>, Error> {
     let id = crate::library::identify::parse_title_id(title_id)
         .map(crate::library::identify::format_title_id)
-        .ok_or_else(|| crate::error::Error::not_found("That is not a title ID."))?;
+        .ok_or_else(|| Error::not_found(Msg::NotTitleId))?;
     let keys = crate::store::games::title_family(db, &id)?;
     if keys.is_empty() {
-        return Err(crate::error::Error::not_found(
-            "The library has nothing of that title.",
-        ));
+        return Err(Error::not_found(Msg::NothingOfTitle {
+            id: title_id.into(),
+        }));
     }
     for key in &keys {
         crate::store::push_list::add(db, key, crate::time::now())?;
@@ -210,20 +167,6 @@ pub fn add_title(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("bytes=0-15", 100), Ok(Some((0, 15))));
-        assert_eq!(parse_range("bytes=90-", 100), Ok(Some((90, 99))));
-        assert_eq!(parse_range("bytes=-10", 100), Ok(Some((90, 99))));
-        assert_eq!(parse_range("bytes=-1000", 100), Ok(Some((0, 99))));
-        assert_eq!(parse_range("bytes=50-1000", 100), Ok(Some((50, 99))));
-        assert_eq!(parse_range("bytes=100-", 100), Err(()));
-        assert_eq!(parse_range("bytes=5-2", 100), Err(()));
-        assert_eq!(parse_range("bytes=-0", 100), Err(()));
-        assert_eq!(parse_range("items=1-2", 100), Ok(None));
-        assert_eq!(parse_range("bytes=x-y", 100), Err(()));
-    }
 
     #[test]
     fn served_ranges_merge_and_cover() {

@@ -18,11 +18,11 @@ use std::net::IpAddr;
 use rusqlite::Connection;
 
 use super::ratelimit::Buckets;
+use super::App;
 use super::Req;
 use crate::accounts;
-use crate::app::App;
 use crate::config::Config;
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 use crate::keys;
 use crate::store::users::User;
 
@@ -86,14 +86,12 @@ pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Pri
     match &principal {
         Principal::Key { id, .. } => {
             if !req.path.starts_with("/api/v1/") {
-                return Err(Error::forbidden("An API key only reaches /api/v1/ routes."));
+                return Err(Error::forbidden(Msg::KeyOutOfScope));
             }
             app.limits.keys.take(id).map_err(Error::rate_limited)?;
         }
         Principal::User(u) if !u.is_admin() && !own && changes_state(req) => {
-            return Err(Error::forbidden(
-                "A viewer account can look but not change anything.",
-            ));
+            return Err(Error::forbidden(Msg::ViewerReadOnly));
         }
         _ => {}
     }
@@ -141,7 +139,7 @@ fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Erro
     match key {
         Some(k) => {
             if k.read_only && changes_state(req) {
-                return Err(Error::forbidden("This API key is read-only."));
+                return Err(Error::forbidden(Msg::KeyReadOnly));
             }
             Ok(Principal::Key {
                 id: k.id,
@@ -160,7 +158,7 @@ pub fn changes_state(req: &Req) -> bool {
 /// 429 once it has none.
 fn failed_attempt(app: &App, req: &Req) -> Error {
     match count_failure(app, req) {
-        Ok(()) => Error::unauthorized(),
+        Ok(()) => Error::new(Kind::Unauthorized, Msg::ApiKeyRequired),
         Err(e) => e,
     }
 }
@@ -243,14 +241,14 @@ fn is_loopback_host(host: &str) -> bool {
 pub fn check_origin(req: &Req) -> Result<(), Error> {
     if let Some(site) = req.header("sec-fetch-site") {
         if site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site") {
-            return Err(Error::cross_origin());
+            return Err(Error::new(Kind::CrossOrigin, Msg::CrossOrigin));
         }
     }
     if let Some(origin) = req.header("origin") {
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
         let host = req.header("host").unwrap_or("");
         if authority.is_empty() || !authority.eq_ignore_ascii_case(host) {
-            return Err(Error::cross_origin());
+            return Err(Error::new(Kind::CrossOrigin, Msg::CrossOrigin));
         }
     }
     Ok(())

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 
 use percent_encoding::percent_decode_str;
 
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 
 #[derive(Debug)]
 pub struct Req {
@@ -36,7 +36,10 @@ impl Req {
     /// or headers past their limits are refused before anything else is read.
     pub fn read(rq: &mut tiny_http::Request, max_body: usize) -> Result<Req, Error> {
         if rq.url().len() > MAX_TARGET {
-            return Err(Error::uri_too_long(MAX_TARGET));
+            return Err(Error::new(
+                Kind::UriTooLong,
+                Msg::UriTooLong { limit: MAX_TARGET },
+            ));
         }
         let header_bytes: usize = rq
             .headers()
@@ -44,7 +47,10 @@ impl Req {
             .map(|h| h.field.as_str().len() + h.value.len() + 4)
             .sum();
         if header_bytes > MAX_HEADERS {
-            return Err(Error::headers_too_large(MAX_HEADERS));
+            return Err(Error::new(
+                Kind::HeadersTooLarge,
+                Msg::HeadersTooLarge { limit: MAX_HEADERS },
+            ));
         }
         // Two Host headers: which one a proxy checked is anyone's guess.
         let hosts = rq
@@ -53,18 +59,24 @@ impl Req {
             .filter(|h| h.field.equiv("Host"))
             .count();
         if hosts > 1 {
-            return Err(Error::bad_request("A request carries one Host header."));
+            return Err(Error::invalid(Msg::OneHostHeader));
         }
         if rq.body_length().is_some_and(|n| n > max_body) {
-            return Err(Error::payload_too_large(max_body));
+            return Err(Error::new(
+                Kind::PayloadTooLarge,
+                Msg::PayloadTooLarge { limit: max_body },
+            ));
         }
         let mut body = Vec::new();
         rq.as_reader()
             .take(max_body as u64 + 1)
             .read_to_end(&mut body)
-            .map_err(|e| Error::bad_request("The request body could not be read.").with_cause(e))?;
+            .map_err(|e| Error::invalid(Msg::BodyUnreadable).with_cause(e))?;
         if body.len() > max_body {
-            return Err(Error::payload_too_large(max_body));
+            return Err(Error::new(
+                Kind::PayloadTooLarge,
+                Msg::PayloadTooLarge { limit: max_body },
+            ));
         }
         let (path, query) = split_url(rq.url());
         Ok(Req {

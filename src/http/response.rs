@@ -4,7 +4,7 @@ use std::io::{Cursor, Read};
 
 use serde::Serialize;
 
-use crate::error::Error;
+use crate::error::{Error, Kind};
 
 pub struct Reply {
     pub status: u16,
@@ -52,15 +52,22 @@ impl Reply {
     /// `{error, message}` with the error's status and headers. Only the safe message
     /// is used: the cause never reaches the client.
     pub fn from_error(e: &Error) -> Reply {
+        let (status, slug) = status_and_slug(&e.kind);
         let body = serde_json::to_vec(&ErrorBody {
-            error: e.slug,
-            message: &e.message,
+            error: slug,
+            message: &e.message(),
         })
         .unwrap_or_default();
+        let headers = match &e.kind {
+            Kind::MethodNotAllowed { allow } => vec![("Allow", allow.clone())],
+            Kind::RateLimited { retry_after } => vec![("Retry-After", retry_after.to_string())],
+            Kind::Overloaded => vec![("Retry-After", "1".to_string())],
+            _ => Vec::new(),
+        };
         Reply {
-            status: e.status,
+            status,
             content_type: "application/json",
-            headers: e.headers.clone(),
+            headers,
             body,
             stream: None,
         }
@@ -109,5 +116,30 @@ impl Reply {
             None,
         )
         .with_chunked_threshold(usize::MAX)
+    }
+}
+
+/// The one place a kind of error becomes an HTTP status and the body's stable slug.
+pub fn status_and_slug(kind: &Kind) -> (u16, &'static str) {
+    match kind {
+        Kind::Invalid => (400, "bad_request"),
+        Kind::MissingParameter => (400, "missing_parameter"),
+        Kind::Unauthorized => (401, "unauthorized"),
+        Kind::Forbidden => (403, "forbidden"),
+        Kind::CrossOrigin => (403, "cross_origin"),
+        Kind::NotFound => (404, "not_found"),
+        Kind::MethodNotAllowed { .. } => (405, "method_not_allowed"),
+        Kind::Conflict => (409, "conflict"),
+        Kind::Busy => (409, "busy"),
+        Kind::Cancelled => (409, "cancelled"),
+        Kind::Locked => (409, "data_locked"),
+        Kind::PayloadTooLarge => (413, "payload_too_large"),
+        Kind::UriTooLong => (414, "uri_too_long"),
+        Kind::RateLimited { .. } => (429, "rate_limited"),
+        Kind::HeadersTooLarge => (431, "headers_too_large"),
+        Kind::Internal => (500, "internal_error"),
+        Kind::TooNew => (500, "database_too_new"),
+        Kind::Overloaded => (503, "overloaded"),
+        Kind::Unavailable => (503, "library_unavailable"),
     }
 }

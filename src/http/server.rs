@@ -6,8 +6,8 @@
 //! Each worker owns one database connection and handles one request at a time under
 //! `catch_unwind`, so a panic becomes a 500 and never shrinks the pool.
 //!
-//! SIGTERM and SIGINT stop the acceptor; the workers finish what was handed to them,
-//! the running task is asked to stop at a safe point, and the process exits 0.
+//! SIGTERM and SIGINT (the `stop` flag, set by `service`) stop the acceptor; the
+//! workers finish what was handed to them before `run` returns.
 
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,77 +19,33 @@ use crossbeam_channel::{bounded, Receiver, TrySendError};
 use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
-use super::auth::Limits;
-use super::{framing, router, warden, Reply, Req};
-use crate::app::App;
+use super::router::{self, Table};
+use super::{framing, warden, App, Reply, Req};
 use crate::config::Config;
-use crate::error::Error;
-use crate::jobs::{self, runner::panic_text, Jobs, Task};
+use crate::error::{Error, Msg};
+use crate::jobs::runner::panic_text;
 use crate::store::db;
-use crate::{convert, library, memory, trash};
 
-/// Run the service until SIGTERM or SIGINT.
-pub fn serve(config: Config) -> Result<(), Error> {
-    memory::without_thread_caches();
-    memory::limit_malloc_arenas();
-    crate::accounts::limit_hashing(config.workers);
-    let _lock = db::lock_data(&config.data)?;
-    let conn = db::open_and_migrate(&config.data)?;
-    let (adopted, dropped) = trash::recover(&conn, &config.library, config.trash_retention_days)?;
-    if adopted + dropped > 0 {
-        warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
-    }
-    convert::clean_leftover(&conn, &config.library)?;
-    crate::store::games::ensure_search_index(&conn)?;
-    catch_file_size_signal()?;
-    let (jobs, job_thread) = Jobs::start(&config, jobs::run_task)?;
-    let server = listen(&config.listen)?;
+/// Serve requests with the route `table` until `stop` is set; returns once the requests in
+/// flight are answered.
+pub fn run(
+    app: &Arc<App>,
+    server: &tiny_http::Server,
+    stop: &Arc<AtomicBool>,
+    table: &'static Table,
+) -> Result<(), Error> {
     let addr = server
         .server_addr()
         .to_ip()
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
-    // Claimed before the address is printed, so that whoever waits for that line sees
-    // the first scan already running.
-    if !library::is_ready(&conn, &config.library)? {
-        info!("this library was never scanned: starting a scan");
-        let _ = jobs.try_start(Task::Scan);
-    }
-    jobs.push.set_listen(addr);
-    println!("listening on http://{addr}");
-    std::io::stdout().flush()?;
-    info!(
-        "listening on http://{addr}, library {}",
-        config.library.display()
-    );
-
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
-
-    let app = Arc::new(App {
-        limits: Limits::new(&config),
-        config,
-        jobs: Arc::clone(&jobs),
-        started: Instant::now(),
-        pages: Default::default(),
-        port: addr.port(),
-        poisoned: Default::default(),
-        setup_code: std::sync::Mutex::new(crate::accounts::setup_code(&conn)?),
-    });
-    let workers = start_workers(&app)?;
-    let maintenance = start_maintenance(&app, &stop)?;
-    let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(&stop))?;
-    accept(&app, &server, &stop, workers.0);
-    let _ = maintenance.join();
+    let workers = start_workers(app, table)?;
+    let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(stop))?;
+    accept(app, server, stop, workers.0);
     let _ = warden.join();
     info!("stopping: finishing requests in flight");
     for w in workers.1 {
         let _ = w.join();
     }
-    jobs.stop();
-    let _ = job_thread.join();
-    info!("stopped");
     Ok(())
 }
 
@@ -97,9 +53,12 @@ pub fn serve(config: Config) -> Result<(), Error> {
 /// tiny_http writes a response's head and body in separate writes; with Nagle's
 /// algorithm on, a body past the first segment waits for the client's delayed ACK
 /// (40 ms) on every keep-alive request.
-fn listen(address: &str) -> Result<tiny_http::Server, Error> {
+pub fn listen(address: &str) -> Result<tiny_http::Server, Error> {
     let cannot = |e: &dyn std::fmt::Display| {
-        Error::bad_request(format!("cannot listen on {address}")).with_cause(e.to_string())
+        Error::invalid(Msg::CannotListen {
+            address: address.to_string(),
+        })
+        .with_cause(e)
     };
     let listener = std::net::TcpListener::bind(address).map_err(|e| cannot(&e))?;
     socket2::SockRef::from(&listener)
@@ -160,48 +119,6 @@ fn raise_open_files_limit() -> Option<u64> {
     }
 }
 
-/// A write past the file-size limit (RLIMIT_FSIZE) raises SIGXFSZ, which kills the
-/// process by default. Catch it so the write fails with an error instead, and the
-/// conversion that hit it can clean up and report.
-pub fn catch_file_size_signal() -> Result<(), Error> {
-    signal_hook::flag::register(
-        signal_hook::consts::SIGXFSZ,
-        Arc::new(AtomicBool::new(false)),
-    )?;
-    Ok(())
-}
-
-/// Housekeeping on its own thread and connection: give free memory back every ten
-/// seconds; purge the trash past its retention at start, then once a day.
-fn start_maintenance(
-    app: &Arc<App>,
-    stop: &Arc<AtomicBool>,
-) -> Result<std::thread::JoinHandle<()>, Error> {
-    let conn = db::open(&app.config.data)?;
-    let (app, stop) = (Arc::clone(app), Arc::clone(stop));
-    Ok(std::thread::Builder::new()
-        .name("maintenance".into())
-        .spawn(move || {
-            let mut next = Instant::now();
-            let mut next_trim = Instant::now();
-            while !stop.load(Ordering::SeqCst) {
-                if Instant::now() >= next_trim {
-                    memory::return_free_memory();
-                    next_trim = Instant::now() + Duration::from_secs(10);
-                }
-                if Instant::now() >= next {
-                    match trash::purge_expired(&conn, &app.config.library, crate::time::now()) {
-                        Ok(0) => {}
-                        Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
-                        Err(e) => error!("trash: purging expired entries failed: {e}"),
-                    }
-                    next = Instant::now() + Duration::from_secs(24 * 60 * 60);
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        })?)
-}
-
 /// What the acceptor hands a worker: a request to serve, or one to refuse for its
 /// ambiguous framing (written by a worker, since the write waits for the responses
 /// before it on the same connection, and the acceptor must never wait).
@@ -215,7 +132,7 @@ type Pool = (
     Vec<std::thread::JoinHandle<()>>,
 );
 
-fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
+fn start_workers(app: &Arc<App>, table: &'static Table) -> Result<Pool, Error> {
     let (tx, rx) = bounded::<Work>(app.config.queue);
     let mut handles = Vec::with_capacity(app.config.workers);
     for i in 0..app.config.workers {
@@ -229,7 +146,7 @@ fn start_workers(app: &Arc<App>) -> Result<Pool, Error> {
                 .spawn(move || {
                     for work in rx {
                         match work {
-                            Work::Serve(rq) => handle(&app, &conn, rq),
+                            Work::Serve(rq) => handle(&app, &conn, table, rq),
                             Work::Refuse(rq, why) => refuse_ambiguous(&app, rq, why),
                         }
                     }
@@ -305,9 +222,7 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
         super::request::split_url(rq.url()).0
     );
     let (version, headers) = (rq.http_version().clone(), rq.headers().to_vec());
-    let e = Error::bad_request(format!(
-        "The request's length is ambiguous ({why}); the connection is closed."
-    ));
+    let e = Error::invalid(Msg::AmbiguousLength { why: why.into() });
     let mut writer = rq.into_writer();
     let response = Reply::from_error(&e)
         .into_tiny()
@@ -327,13 +242,13 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
 }
 
 /// One request, start to finish: view, route under `catch_unwind`, respond, log.
-fn handle(app: &App, db: &Connection, mut rq: tiny_http::Request) {
+fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request) {
     let started = Instant::now();
     let method = rq.method().as_str().to_string();
     // Control characters in the path are escaped by the log itself (`cli::OneLine`).
     let path = super::request::split_url(rq.url()).0.to_string();
     let (result, who) = match Req::read(&mut rq, app.config.max_body) {
-        Ok(req) => catch_unwind(AssertUnwindSafe(|| router::dispatch(app, db, &req)))
+        Ok(req) => catch_unwind(AssertUnwindSafe(|| router::dispatch(app, db, table, &req)))
             .unwrap_or_else(|p| {
                 let e = Error::internal(format!("handler panicked: {}", panic_text(&p)));
                 (Err(e), None)
@@ -341,10 +256,11 @@ fn handle(app: &App, db: &Connection, mut rq: tiny_http::Request) {
         Err(e) => (Err(e), None),
     };
     let reply = result.unwrap_or_else(|e| {
-        if e.status >= 500 {
+        let (status, slug) = super::response::status_and_slug(&e.kind);
+        if status >= 500 {
             error!("{method} {path}: {e}");
         } else {
-            warn!("{method} {path}: {} {}", e.status, e.slug);
+            warn!("{method} {path}: {status} {slug}");
         }
         Reply::from_error(&e)
     });

@@ -45,7 +45,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             Err(e) => {
                 warn!("convert: {e}");
                 ctx.progress.error();
-                reasons.push(e.message);
+                reasons.push(e.message());
             }
         }
     }

@@ -15,8 +15,8 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use rand::distr::{Alphanumeric, SampleString};
 
 use super::{Outcome, TaskCtx};
-use crate::device::{self, PushFile, Session};
-use crate::error::Error;
+use crate::device::{self, PushFile, Session, Sessions};
+use crate::error::{Error, Msg};
 use crate::library;
 use crate::store::{device as devices, push_list};
 use crate::time;
@@ -41,11 +41,9 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'^')
     .add(b'|');
 
-pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+pub fn run(ctx: &TaskCtx, sessions: &Sessions) -> Result<Outcome, Error> {
     let Some(dev) = devices::get(ctx.db)? else {
-        return Err(Error::bad_request(
-            "No handheld is configured: set one in the settings or with 'ludotheque device set'.",
-        ));
+        return Err(Error::invalid(Msg::NoDevice));
     };
     let files = pending_files(ctx)?;
     if files.is_empty() {
@@ -53,8 +51,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             message: "The push list is empty; nothing was offered.".into(),
         });
     }
-    let listen = ctx
-        .push
+    let listen = sessions
         .listen()
         .ok_or_else(|| Error::internal("the listen address is unknown"))?;
     let console = (dev.host.as_str(), dev.port)
@@ -62,20 +59,22 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .ok()
         .and_then(|mut a| a.next())
         .ok_or_else(|| {
-            Error::bad_request(format!("The console's address {} is not valid.", dev.host))
+            Error::invalid(Msg::BadConsoleAddress {
+                host: dev.host.clone(),
+            })
         })?;
     let offered: IpAddr = match &dev.offer_address {
         Some(a) => a
             .parse()
-            .map_err(|_| Error::bad_request("The offered address is not an IP address."))?,
+            .map_err(|_| Error::invalid(Msg::OfferAddressNotIp))?,
         None => device::route_address(&dev.host, dev.port)
-            .ok_or_else(|| Error::bad_request("No route to the console was found."))?,
+            .ok_or_else(|| Error::invalid(Msg::NoRouteToConsole))?,
     };
     if listen.ip().is_loopback() && !console.ip().is_loopback() {
-        return Err(Error::bad_request(format!(
-            "The service listens on {listen}, which the console cannot reach: listen on the network (--listen 0.0.0.0:{}).",
-            listen.port()
-        )));
+        return Err(Error::invalid(Msg::ListenUnreachable {
+            listen: listen.to_string(),
+            port: listen.port(),
+        }));
     }
     let token = Alphanumeric.sample_string(&mut rand::rng(), 32);
     let base = format!("{offered}:{}/dl/{token}", listen.port());
@@ -84,7 +83,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .map(|f| format!("{base}/{}", utf8_percent_encode(&f.name, SEGMENT)))
         .collect();
     ctx.progress.set_total(files.iter().map(|f| f.size).sum());
-    *ctx.push.lock() = Some(Session {
+    *sessions.lock() = Some(Session {
         token,
         files,
         dropped: false,
@@ -95,8 +94,13 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         current: String::new(),
         active: 0,
     });
-    let ended = offer_and_wait(ctx, console, &urls);
-    finish(ctx, ended, &offered.to_string(), listen.port())
+    let ended = offer_and_wait(ctx, sessions, console, &urls);
+    finish(
+        ctx,
+        sessions,
+        ended,
+        &format!("{offered}:{}", listen.port()),
+    )
 }
 
 /// The games of the push list that are still in the library.
@@ -128,7 +132,12 @@ enum Ended {
     Refused(String),
 }
 
-fn offer_and_wait(ctx: &TaskCtx, console: std::net::SocketAddr, urls: &[String]) -> Ended {
+fn offer_and_wait(
+    ctx: &TaskCtx,
+    sessions: &Sessions,
+    console: std::net::SocketAddr,
+    urls: &[String],
+) -> Ended {
     let mut socket = match TcpStream::connect_timeout(&console, Duration::from_secs(5)) {
         Ok(s) => s,
         Err(e) => return Ended::Refused(e.to_string()),
@@ -155,7 +164,7 @@ fn offer_and_wait(ctx: &TaskCtx, console: std::net::SocketAddr, urls: &[String])
                 ) => {}
             Err(_) => return Ended::Closed,
         }
-        let guard = ctx.push.lock();
+        let guard = sessions.lock();
         let Some(s) = guard.as_ref() else {
             return Ended::Cancelled;
         };
@@ -178,16 +187,20 @@ fn offer_and_wait(ctx: &TaskCtx, console: std::net::SocketAddr, urls: &[String])
 
 /// Take the session down (waiting a moment for transfers still running), account for
 /// each file, update the list and the device.
-fn finish(ctx: &TaskCtx, ended: Ended, offered: &str, port: u16) -> Result<Outcome, Error> {
+fn finish(
+    ctx: &TaskCtx,
+    sessions: &Sessions,
+    ended: Ended,
+    offered: &str,
+) -> Result<Outcome, Error> {
     // When the console ended the session, let transfers still going finish counting;
     // a cancel ends them at once.
     let wait = !matches!(ended, Ended::Cancelled | Ended::Refused(_));
     let until = Instant::now() + Duration::from_secs(5);
-    while wait && ctx.push.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
+    while wait && sessions.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let session = ctx
-        .push
+    let session = sessions
         .lock()
         .take()
         .ok_or_else(|| Error::internal("the push session vanished"))?;
@@ -204,16 +217,13 @@ fn finish(ctx: &TaskCtx, ended: Ended, offered: &str, port: u16) -> Result<Outco
     match ended {
         Ended::Refused(cause) => {
             record("failed")?;
-            return Err(Error::bad_request(
-                "The console is not waiting on its network install screen (the connection failed); nothing left the list.",
-            )
-            .with_cause(cause));
+            return Err(Error::invalid(Msg::ConsoleNotWaiting).with_cause(cause));
         }
         Ended::Timeout if session.requests == 0 => {
             record("failed")?;
-            return Err(Error::bad_request(format!(
-                "No request reached the service: the console could not reach {offered}:{port} (firewall, wrong address, VPN?)."
-            )));
+            return Err(Error::invalid(Msg::NothingReached {
+                address: offered.to_string(),
+            }));
         }
         Ended::Cancelled => {
             record("cancelled")?;

@@ -20,16 +20,16 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use log::{error, info, warn};
 use rusqlite::Connection;
 
-use super::{Outcome, Task, TaskCtx};
+use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
-use crate::error::{Error, INTERNAL_MESSAGE};
+use crate::error::{Error, Kind, Msg};
 use crate::store::{db, job_runs, job_runs::JobRun};
 use crate::time;
 
-/// What a task body is: the production dispatcher is [`super::run_task`].
-pub type TaskFn = fn(Task, &TaskCtx) -> Result<Outcome, Error>;
+/// What a task body is: the production one calls [`super::run_task`].
+pub type TaskFn = Box<dyn Fn(Task, &TaskCtx) -> Result<Outcome, Error> + Send>;
 
-enum Msg {
+enum Order {
     Run(Task),
     Stop,
 }
@@ -48,9 +48,8 @@ struct Slot {
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     pub running: bool,
-    pub label: &'static str,
-    /// `files` or `bytes`.
-    pub unit: &'static str,
+    pub task: Option<Task>,
+    pub unit: Unit,
     pub done: u64,
     pub total: u64,
     pub detail: String,
@@ -62,13 +61,11 @@ pub struct Snapshot {
 /// The task slot, shared by the HTTP workers and the job thread.
 pub struct Jobs {
     slot: Mutex<Slot>,
-    /// The push under way, shared with the HTTP workers that serve its files.
-    pub push: Arc<crate::device::Sessions>,
     /// Aborts the SQL statement the job thread is running, so that a stop is prompt
     /// even in the middle of a long statement.
     interrupt: rusqlite::InterruptHandle,
     errors: AtomicU64,
-    tx: Sender<Msg>,
+    tx: Sender<Order>,
     cancel: AtomicBool,
     stopping: AtomicBool,
 }
@@ -84,7 +81,6 @@ impl Jobs {
         }
         let (tx, rx) = bounded(1);
         let jobs = Arc::new(Jobs {
-            push: Arc::default(),
             interrupt: conn.get_interrupt_handle(),
             slot: Mutex::new(Slot {
                 last: job_runs::last(&conn)?,
@@ -99,7 +95,7 @@ impl Jobs {
         let config = config.clone();
         let handle = std::thread::Builder::new()
             .name("job".into())
-            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, exec))?;
+            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, &exec))?;
         Ok((jobs, handle))
     }
 
@@ -124,7 +120,7 @@ impl Jobs {
         };
         self.errors.store(0, Ordering::SeqCst);
         self.cancel.store(false, Ordering::SeqCst);
-        if self.tx.try_send(Msg::Run(task)).is_err() {
+        if self.tx.try_send(Order::Run(task)).is_err() {
             slot.task = None;
             return Err(Error::internal("the job thread is not receiving tasks"));
         }
@@ -148,7 +144,7 @@ impl Jobs {
         if self.slot().task.is_some() {
             self.interrupt.interrupt();
         }
-        let _ = self.tx.send(Msg::Stop);
+        let _ = self.tx.send(Order::Stop);
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -159,8 +155,8 @@ impl Jobs {
     fn snapshot_locked(&self, slot: &Slot) -> Snapshot {
         Snapshot {
             running: slot.task.is_some(),
-            label: slot.task.map(|t| t.label()).unwrap_or(""),
-            unit: slot.task.map(|t| t.unit()).unwrap_or("files"),
+            task: slot.task,
+            unit: slot.task.map(Task::unit).unwrap_or(Unit::Files),
             done: slot.done,
             total: slot.total,
             detail: slot.detail.clone(),
@@ -228,52 +224,57 @@ impl Drop for Release<'_> {
     }
 }
 
-fn job_thread(jobs: &Jobs, rx: &Receiver<Msg>, conn: &Connection, config: &Config, exec: TaskFn) {
-    while let Ok(Msg::Run(task)) = rx.recv() {
+fn job_thread(
+    jobs: &Jobs,
+    rx: &Receiver<Order>,
+    conn: &Connection,
+    config: &Config,
+    exec: &TaskFn,
+) {
+    while let Ok(Order::Run(task)) = rx.recv() {
         let _release = Release(jobs);
         run_one(jobs, conn, config, task, exec);
     }
 }
 
-fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: TaskFn) {
+fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &TaskFn) {
     let started_at = jobs.slot().started_at.unwrap_or_else(time::now);
-    let id = job_runs::start(conn, task.label(), started_at).unwrap_or_else(|e| {
-        error!("cannot record the start of task {}: {e}", task.label());
+    let id = job_runs::start(conn, task.as_str(), started_at).unwrap_or_else(|e| {
+        error!("cannot record the start of task {}: {e}", task.as_str());
         0
     });
-    info!("task {} started", task.label());
+    info!("task {} started", task.as_str());
     let progress = Progress { jobs };
     let ctx = TaskCtx {
         db: conn,
         config,
         progress: &progress,
-        push: &jobs.push,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         hold(&progress, config.task_delay)?;
         exec(task, &ctx)
     }));
     let (result, message) = match outcome {
-        Ok(Ok(o)) => ("ok", o.message),
+        Ok(Ok(o)) => (TaskResult::Ok, o.message),
         Ok(Err(_)) if jobs.stopping.load(Ordering::SeqCst) => (
-            "interrupted",
+            TaskResult::Interrupted,
             "The service stopped while this task was running.".into(),
         ),
-        Ok(Err(e)) if e.slug == "cancelled" => ("cancelled", e.message),
+        Ok(Err(e)) if e.is(&Kind::Cancelled) => (TaskResult::Cancelled, e.message()),
         Ok(Err(e)) => {
-            error!("task {} failed: {e}", task.label());
-            ("failed", e.message)
+            error!("task {} failed: {e}", task.as_str());
+            (TaskResult::Failed, e.message())
         }
         Err(panic) => {
-            error!("task {} panicked: {}", task.label(), panic_text(&panic));
-            ("failed", INTERNAL_MESSAGE.to_string())
+            error!("task {} panicked: {}", task.as_str(), panic_text(&panic));
+            (TaskResult::Failed, Msg::Internal.english())
         }
     };
     let snap = jobs.snapshot();
     let run = JobRun {
         id,
-        label: task.label().to_string(),
-        result: result.to_string(),
+        task,
+        result,
         started_at,
         finished_at: Some(time::now()),
         done: snap.done,
@@ -283,10 +284,10 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: Ta
     };
     info!(
         "task {} finished: {} ({} of {}, {} errors)",
-        run.label, run.result, run.done, run.total, run.errors
+        run.task, run.result, run.done, run.total, run.errors
     );
     if let Err(e) = job_runs::finish(conn, &run) {
-        error!("cannot record the end of task {}: {e}", task.label());
+        error!("cannot record the end of task {}: {e}", task.as_str());
     }
     jobs.slot().last = Some(run);
 }
@@ -348,7 +349,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = config(dir.path());
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, noop).unwrap();
+        let (jobs, _h) = Jobs::start(&config, Box::new(noop)).unwrap();
         let barrier = Arc::new(Barrier::new(64));
         let handles: Vec<_> = (0..64)
             .map(|_| {
@@ -367,7 +368,7 @@ mod tests {
             .count();
         assert_eq!(wins, 1);
         let last = wait_idle(&jobs).last.expect("a finished run");
-        assert_eq!(last.result, "ok");
+        assert_eq!(last.result, TaskResult::Ok);
     }
 
     #[test]
@@ -376,11 +377,11 @@ mod tests {
         let mut config = config(dir.path());
         config.task_delay = Duration::ZERO;
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, boom).unwrap();
+        let (jobs, _h) = Jobs::start(&config, Box::new(boom)).unwrap();
         jobs.try_start(Task::Scan).unwrap();
         let snap = wait_idle(&jobs);
         assert!(!snap.running);
-        assert_eq!(snap.last.unwrap().result, "failed");
+        assert_eq!(snap.last.unwrap().result, TaskResult::Failed);
         // The slot is free again.
         jobs.try_start(Task::Scan).unwrap();
     }
@@ -391,11 +392,11 @@ mod tests {
         let mut config = config(dir.path());
         config.task_delay = Duration::from_secs(30);
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, noop).unwrap();
+        let (jobs, _h) = Jobs::start(&config, Box::new(noop)).unwrap();
         jobs.try_start(Task::Scan).unwrap();
         assert!(jobs.try_start(Task::Scan).is_err());
         assert!(jobs.cancel());
         let snap = wait_idle(&jobs);
-        assert_eq!(snap.last.unwrap().result, "cancelled");
+        assert_eq!(snap.last.unwrap().result, TaskResult::Cancelled);
     }
 }

@@ -14,7 +14,7 @@
 use log::warn;
 
 use super::{Outcome, TaskCtx};
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 use crate::library::{self, probe, walk};
 use crate::store::{games, platforms};
 
@@ -28,7 +28,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     // A library on a disk that is unplugged looks like an empty folder, or none: that
     // must not make the scan forget every game.
     let root_entries = std::fs::read_dir(root)
-        .map_err(|e| Error::library_unavailable().with_cause(e))?
+        .map_err(|e| Error::new(Kind::Unavailable, Msg::LibraryUnavailable).with_cause(e))?
         .count();
     let walk = walk::walk(root, &platforms::list(ctx.db)?);
     for problem in &walk.problems {
@@ -38,7 +38,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     ctx.progress.set_total(walk.files.len() as u64);
     let mut known = games::fingerprints(ctx.db)?;
     if root_entries == 0 && !known.is_empty() {
-        return Err(Error::library_unavailable().with_cause("the library folder is empty"));
+        return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
+            .with_cause("the library folder is empty"));
     }
     let (mut read, mut unchanged) = (0u64, 0u64);
     let mut tx = ctx.db.unchecked_transaction()?;

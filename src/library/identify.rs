@@ -1,15 +1,16 @@
 //! Identification without keys: title IDs and their bit rules, file-name tags, the
 //! keyless hints inside containers, and the folded form of names used for sorting and
-//! search. See `../shared/spec/switch-ids.md`.
+//! search. See `docs/title-ids.md`.
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
+use crate::words::GameKind;
+
 /// The kind of a title, from its ID alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Class {
-    /// `BASE`, `UPDATE`, `DLC` or `INCONNU`.
-    pub kind: &'static str,
+    pub kind: GameKind,
     /// `dlc_update` for an update of a DLC (its kind is `DLC`).
     pub subtype: Option<&'static str>,
     /// The application (base game) this title belongs to.
@@ -17,7 +18,7 @@ pub struct Class {
 }
 
 const UNKNOWN: Class = Class {
-    kind: "INCONNU",
+    kind: GameKind::Unknown,
     subtype: None,
     base: None,
 };
@@ -36,13 +37,17 @@ pub fn classify(id: u64) -> Class {
         base: Some(base),
     };
     if low13 == 0 {
-        class("BASE", None, id)
+        class(GameKind::Base, None, id)
     } else if low13 == 0x800 {
-        class("UPDATE", None, id - 0x800)
+        class(GameKind::Update, None, id - 0x800)
     } else if id & 0x1000 != 0 && (0x001..=0x7FF).contains(&low12) {
-        class("DLC", None, (id - 0x1000) & !0xFFF)
+        class(GameKind::Dlc, None, (id - 0x1000) & !0xFFF)
     } else if id & 0x1000 != 0 && (0x801..=0xFFF).contains(&low12) {
-        class("DLC", Some("dlc_update"), ((id - 0x800) - 0x1000) & !0xFFF)
+        class(
+            GameKind::Dlc,
+            Some("dlc_update"),
+            ((id - 0x800) - 0x1000) & !0xFFF,
+        )
     } else {
         UNKNOWN // deltas (0xC00) and everything else
     }
@@ -151,7 +156,7 @@ mod tests {
 
     fn kind(id: &str) -> (&'static str, Option<&'static str>, Option<String>) {
         let c = classify(parse_title_id(id).unwrap());
-        (c.kind, c.subtype, c.base.map(format_title_id))
+        (c.kind.as_str(), c.subtype, c.base.map(format_title_id))
     }
 
     #[test]

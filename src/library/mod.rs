@@ -6,6 +6,7 @@ pub mod demo;
 pub mod identify;
 pub mod probe;
 pub mod safe;
+pub mod search;
 pub mod synth;
 pub mod titledb;
 pub mod walk;
@@ -17,6 +18,7 @@ use rusqlite::Connection;
 use crate::error::Error;
 use crate::store::games::GameRow;
 use crate::store::{games, settings, titles};
+use crate::words::GameKind;
 use probe::Probe;
 use walk::Found;
 
@@ -56,7 +58,7 @@ pub fn game_row(db: &Connection, found: &Found, probe: Probe) -> Result<GameRow,
         folded: identify::fold(&name),
         name,
         file_name_name: probe.file_name_name,
-        kind: class.map_or("INCONNU", |c| c.kind).to_string(),
+        kind: class.map_or(GameKind::Unknown, |c| c.kind),
         subtype: class.and_then(|c| c.subtype).map(str::to_string),
         base_title_id: class.and_then(|c| c.base).map(identify::format_title_id),
         title_id,
@@ -65,7 +67,7 @@ pub fn game_row(db: &Connection, found: &Found, probe: Probe) -> Result<GameRow,
         size: found.size,
         mtime: found.mtime,
         header_ok: probe.header_ok,
-        identified_by: probe.identified_by.to_string(),
+        identified_by: probe.identified_by,
         note: probe.note,
     })
 }

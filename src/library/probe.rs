@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::containers::{self, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id};
+use crate::words::{GameKind, IdSource};
 
 /// What the scan learns about a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,7 +14,7 @@ pub struct Probe {
     pub title_id: Option<u64>,
     pub version: Option<u32>,
     /// `filename`, `cnmt_xml`, `ticket` or `none`.
-    pub identified_by: &'static str,
+    pub identified_by: IdSource,
     /// The container header parsed cleanly.
     pub header_ok: bool,
     /// The display name taken from the file name.
@@ -45,19 +46,19 @@ pub fn probe(root: &Path, key: &str, format: &str) -> Probe {
     let hints = hints.unwrap_or_default();
     let cnmt_version = hints.cnmt.and_then(|(_, v)| v);
     let (identified_by, title_id, version) = if let Some(id) = tags.title_id {
-        ("filename", Some(id), tags.version.or(cnmt_version))
+        (IdSource::Filename, Some(id), tags.version.or(cnmt_version))
     } else if let Some((Some(id), v)) = hints.cnmt {
-        ("cnmt_xml", Some(id), v.or(tags.version))
+        (IdSource::CnmtXml, Some(id), v.or(tags.version))
     } else if let Some(id) = hints.ticket {
-        ("ticket", Some(id), tags.version)
+        (IdSource::Ticket, Some(id), tags.version)
     } else {
         notes.push("no title ID in the file name, and no ticket or CNMT XML inside".into());
-        ("none", None, tags.version)
+        (IdSource::None, None, tags.version)
     };
     if tags.ambiguous {
         notes.push("the file name holds several title IDs; the first was taken".into());
     }
-    if title_id.is_some_and(|id| identify::classify(id).kind == "INCONNU") {
+    if title_id.is_some_and(|id| identify::classify(id).kind == GameKind::Unknown) {
         notes.push("the title ID is not one of a game, an update or a DLC".into());
     }
     Probe {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use super::migrations;
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 
 /// The database file inside the data folder.
 pub fn path(data_dir: &Path) -> PathBuf {
@@ -90,7 +90,7 @@ pub fn lock_data(data_dir: &Path) -> Result<std::fs::File, Error> {
         .open(data_dir.join("ludotheque.lock"))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::data_locked()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::new(Kind::Locked, Msg::DataLocked)),
         Err(std::fs::TryLockError::Error(e)) => Err(e.into()),
     }
 }

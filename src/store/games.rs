@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
+use crate::words::{GameKind, IdSource};
 
 /// A game as the scan writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,7 +16,7 @@ pub struct GameRow {
     pub name: String,
     pub file_name_name: String,
     pub folded: String,
-    pub kind: String,
+    pub kind: GameKind,
     pub subtype: Option<String>,
     pub title_id: Option<String>,
     pub base_title_id: Option<String>,
@@ -24,7 +25,7 @@ pub struct GameRow {
     pub size: u64,
     pub mtime: i64,
     pub header_ok: bool,
-    pub identified_by: String,
+    pub identified_by: IdSource,
     pub note: Option<String>,
 }
 
@@ -120,7 +121,7 @@ pub fn rename(conn: &Connection, key: &str, name: &str, folded: &str) -> Result<
 pub struct GameItem {
     pub key: String,
     pub name: String,
-    pub kind: String,
+    pub kind: GameKind,
     pub size: u64,
     pub playable: bool,
     pub title_id: Option<String>,
@@ -144,7 +145,7 @@ fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
 /// deep the page.
 pub fn page(
     conn: &Connection,
-    kind: Option<&str>,
+    kind: Option<GameKind>,
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<GameItem>), Error> {
@@ -314,7 +315,7 @@ pub struct SearchQuery {
     pub id_prefix: Option<String>,
     /// Only games of this type (`BASE`…) and of this platform (the web interface's
     /// filters); with no words and no prefix, these alone select.
-    pub kind: Option<String>,
+    pub kind: Option<GameKind>,
     pub platform: Option<String>,
 }
 
@@ -379,7 +380,8 @@ pub fn search(
         (true, _, _) => "1".to_string(),
         (false, _, _) => format!("({})", any.join(" OR ")),
     };
-    for (column, value) in [("type", &q.kind), ("platform", &q.platform)] {
+    let kind = q.kind.map(|k| k.as_str().to_string());
+    for (column, value) in [("type", &kind), ("platform", &q.platform)] {
         if let Some(value) = value {
             args.push(value.clone());
             filter.push_str(&format!(" AND {column} = ?{}", args.len()));
@@ -424,7 +426,7 @@ pub struct GameDetail {
     pub format: String,
     pub platform: String,
     pub mtime: i64,
-    pub identified_by: String,
+    pub identified_by: IdSource,
     pub note: Option<String>,
     pub subtype: Option<String>,
     pub base_title_id: Option<String>,
@@ -456,12 +458,16 @@ pub fn get(conn: &Connection, key: &str) -> Result<Option<GameDetail>, Error> {
 }
 
 /// Keys of the games of one type that belong to a base title, sorted like the library.
-pub fn related(conn: &Connection, base_title_id: &str, kind: &str) -> Result<Vec<String>, Error> {
+pub fn related(
+    conn: &Connection,
+    base_title_id: &str,
+    kind: GameKind,
+) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT key FROM games INDEXED BY games_by_base
          WHERE base_title_id = ?1 AND type = ?2 ORDER BY folded, key",
     )?;
-    let rows = stmt.query_map([base_title_id, kind], |r| r.get(0))?;
+    let rows = stmt.query_map(params![base_title_id, kind], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

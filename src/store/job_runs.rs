@@ -3,13 +3,14 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::Error;
+use crate::words::{Task, TaskResult};
 
 /// A finished (or still running) task run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRun {
     pub id: i64,
-    pub label: String,
-    pub result: String,
+    pub task: Task,
+    pub result: TaskResult,
     pub started_at: i64,
     pub finished_at: Option<i64>,
     pub done: u64,
@@ -23,7 +24,7 @@ const COLUMNS: &str = "id, label, result, started_at, finished_at, done, total, 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<JobRun> {
     Ok(JobRun {
         id: r.get(0)?,
-        label: r.get(1)?,
+        task: r.get(1)?,
         result: r.get(2)?,
         started_at: r.get(3)?,
         finished_at: r.get(4)?,

@@ -7,7 +7,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
 
 const MIGRATIONS: &[&str] = &[
     // 1: settings and the task history.
@@ -173,7 +173,12 @@ pub fn apply(conn: &mut Connection) -> Result<(), Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > MIGRATIONS.len() as i64 {
-        return Err(Error::database_too_new(version, MIGRATIONS.len()));
+        return Err(
+            Error::new(Kind::TooNew, Msg::DatabaseTooNew).with_cause(format!(
+                "database schema version {version} is newer than the {} this build knows",
+                MIGRATIONS.len()
+            )),
+        );
     }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql)

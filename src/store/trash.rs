@@ -3,15 +3,16 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::Error;
+use crate::words::{GameKind, TrashReason};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrashRow {
     pub id: i64,
     pub key: String,
     pub name: String,
-    pub kind: String,
+    pub kind: GameKind,
     pub size: u64,
-    pub reason: String,
+    pub reason: TrashReason,
     pub deleted_at: i64,
     pub expires_at: i64,
 }

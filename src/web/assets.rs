@@ -1,7 +1,7 @@
 //! The interface's only two assets, compiled into the binary: no CDN, no build step.
 //! Pages link them with the version in the query, so they can be cached for long.
 
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 
 const CSS: &str = include_str!("static/app.css");
@@ -12,7 +12,7 @@ pub fn asset(c: &Ctx) -> Result<Reply, Error> {
     let (content_type, text) = match c.param(0) {
         "app.css" => ("text/css; charset=utf-8", CSS),
         "app.js" => ("text/javascript; charset=utf-8", JS),
-        _ => return Err(Error::not_found("There is no such file.")),
+        _ => return Err(Error::not_found(Msg::NoSuchFile)),
     };
     Ok(Reply {
         status: 200,

@@ -1,10 +1,30 @@
-//! The web interface: pages rendered on the server (`pages`, with the shell in `view`
-//! and the messages in `i18n`), its two static assets, and its internal JSON routes
-//! under `/api/` (`api`). Those routes are not part of the public contract, may change,
-//! and an API key never reaches them.
+//! The web interface: pages rendered on the server, one file per area (`library`,
+//! `tasks`, `device`, `trash`, `settings`, `sign_in`), each holding its pages and
+//! the internal JSON routes under `/api/` its page script calls. Those routes are not
+//! part of the public contract, may change, and an API key never reaches them. The
+//! page shell is `view`, the words `i18n`, the two static files `assets`.
 
-pub mod api;
 pub mod assets;
+pub mod device;
 pub mod i18n;
-pub mod pages;
+pub mod library;
+pub mod settings;
+pub mod sign_in;
+pub mod tasks;
+pub mod trash;
 pub mod view;
+
+use serde::Deserialize;
+
+use crate::error::{Error, Msg};
+use crate::http::Ctx;
+
+/// The JSON body of a request, or a 400 that says what was expected.
+fn body<T: for<'de> Deserialize<'de>>(c: &Ctx, expected: &str) -> Result<T, Error> {
+    serde_json::from_slice(&c.req.body).map_err(|e| {
+        Error::invalid(Msg::BadJson {
+            expected: expected.into(),
+        })
+        .with_cause(e)
+    })
+}

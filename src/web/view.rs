@@ -8,6 +8,7 @@ use super::i18n::{Lang, M};
 use crate::error::Error;
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply, Req};
+use crate::words::{GameKind, IdSource, Task, TaskResult, TrashReason};
 
 /// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
 /// of pages that show private data.
@@ -97,11 +98,17 @@ fn script_messages(v: &Viewer) -> String {
         ("passwords_differ", M::PasswordsDiffer),
         ("no_task", M::NoTask),
     ];
-    let map: serde_json::Map<String, serde_json::Value> = pairs
+    let mut map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
-        .chain(WORDS.iter())
         .map(|(slug, m)| (slug.to_string(), v.t(*m).into()))
         .collect();
+    // The live task panel names tasks and results as the job status spells them.
+    for t in Task::ALL {
+        map.insert(t.as_str().into(), task_word(v, *t).into());
+    }
+    for r in TaskResult::ALL {
+        map.insert(r.as_str().into(), result_word(v, *r).into());
+    }
     // `</` cannot end the script element from inside a JSON string.
     serde_json::Value::Object(map)
         .to_string()
@@ -290,37 +297,53 @@ pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
     }
 }
 
-/// The service's words (task labels, results, trash reasons) for people; an unknown
-/// word is shown as it is.
-pub fn word(v: &Viewer, word: &str) -> String {
-    WORDS
-        .iter()
-        .find(|(w, _)| *w == word)
-        .map_or_else(|| word.to_string(), |(_, m)| v.t(*m).to_string())
+/// A task's name for people.
+pub fn task_word(v: &Viewer, task: Task) -> &'static str {
+    v.t(match task {
+        Task::Scan => M::TaskScan,
+        Task::Convert => M::TaskConvert,
+        Task::Push => M::TaskPush,
+    })
 }
 
-const WORDS: [(&str, M); 11] = [
-    ("scan", M::TaskScan),
-    ("convert", M::TaskConvert),
-    ("push", M::TaskPush),
-    ("ok", M::ResultOk),
-    ("failed", M::ResultFailed),
-    ("cancelled", M::ResultCancelled),
-    ("interrupted", M::ResultInterrupted),
-    ("running", M::ResultRunning),
-    ("deleted", M::ReasonDeleted),
-    ("converted", M::ReasonConverted),
-    ("recovered", M::ReasonRecovered),
-];
+/// How a task run ended, for people.
+pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
+    v.t(match result {
+        TaskResult::Ok => M::ResultOk,
+        TaskResult::Failed => M::ResultFailed,
+        TaskResult::Cancelled => M::ResultCancelled,
+        TaskResult::Interrupted => M::ResultInterrupted,
+        TaskResult::Running => M::ResultRunning,
+    })
+}
+
+/// Why a file is in the trash, for people.
+pub fn reason_word(v: &Viewer, reason: TrashReason) -> &'static str {
+    v.t(match reason {
+        TrashReason::Deleted => M::ReasonDeleted,
+        TrashReason::Converted => M::ReasonConverted,
+        TrashReason::Recovered => M::ReasonRecovered,
+    })
+}
 
 /// The name of a game type, as the library shows it.
-pub fn kind(v: &Viewer, kind: &str) -> &'static str {
-    match kind {
-        "BASE" => v.t(M::TypeBase),
-        "UPDATE" => v.t(M::TypeUpdate),
-        "DLC" => v.t(M::Dlc),
-        _ => v.t(M::TypeUnknown),
-    }
+pub fn kind(v: &Viewer, kind: GameKind) -> &'static str {
+    v.t(match kind {
+        GameKind::Base => M::TypeBase,
+        GameKind::Update => M::TypeUpdate,
+        GameKind::Dlc => M::Dlc,
+        GameKind::Unknown => M::TypeUnknown,
+    })
+}
+
+/// How a game was identified, for people.
+pub fn evidence(v: &Viewer, by: IdSource) -> &'static str {
+    v.t(match by {
+        IdSource::Filename => M::ByFilename,
+        IdSource::CnmtXml => M::ByCnmt,
+        IdSource::Ticket => M::ByTicket,
+        IdSource::None => M::ByNothing,
+    })
 }
 
 #[cfg(test)]

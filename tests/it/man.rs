@@ -86,7 +86,7 @@ fn render(cmd: clap::Command, extra: &str) -> String {
 }
 
 fn pages() -> Vec<(String, String)> {
-    let mut root = ludotheque::cli::Args::command();
+    let mut root = ludotheque::args::Args::command();
     root.build();
     let mut pages = vec![("ludotheque.1".to_string(), render(root.clone(), WRITTEN))];
     for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
@@ -133,7 +133,7 @@ fn version_help_on_every_command_and_completions() {
         st.success() && out.contains(env!("CARGO_PKG_VERSION")),
         "{out}"
     );
-    let mut root = ludotheque::cli::Args::command();
+    let mut root = ludotheque::args::Args::command();
     root.build();
     for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
         let (st, out, _) = folders.cli(&[sub.get_name(), "--help"]);

@@ -394,9 +394,9 @@ fn fits(pattern: &str, path: &str) -> bool {
 
 #[test]
 fn the_role_table_covers_every_internal_route_of_the_router() {
-    use ludotheque::http::router::{Access, ROUTES};
+    use ludotheque::http::router::Access;
     let table = internal_routes();
-    for r in ROUTES {
+    for r in ludotheque::routes::TABLE.routes {
         if !r.pattern.starts_with("/api/")
             || r.pattern.starts_with("/api/v1/")
             || r.access == Access::Test

@@ -10,6 +10,7 @@ use crate::store::job_runs::JobRun;
 use crate::store::platforms::Platform;
 use crate::store::trash::TrashRow;
 use crate::time::rfc3339;
+use crate::words::{GameKind, IdSource, TrashReason};
 
 #[derive(Serialize)]
 pub struct Health {
@@ -54,8 +55,8 @@ pub struct LastRun {
 impl From<&JobRun> for LastRun {
     fn from(r: &JobRun) -> Self {
         LastRun {
-            label: r.label.clone(),
-            result: r.result.clone(),
+            label: r.task.as_str().to_string(),
+            result: r.result.as_str().to_string(),
             started_at: rfc3339(r.started_at),
             finished_at: r.finished_at.map(rfc3339),
             done: r.done,
@@ -70,7 +71,7 @@ impl From<&Snapshot> for JobStatus {
     fn from(s: &Snapshot) -> Self {
         JobStatus {
             running: s.running,
-            label: s.label.to_string(),
+            label: s.task.map(|t| t.as_str()).unwrap_or("").to_string(),
             done: s.done,
             total: s.total,
             detail: s.detail.clone(),
@@ -88,7 +89,7 @@ pub struct Game<'a> {
     pub key: &'a str,
     pub name: &'a str,
     #[serde(rename = "type")]
-    pub kind: &'a str,
+    pub kind: GameKind,
     pub size: u64,
     pub playable: bool,
 }
@@ -98,7 +99,7 @@ impl<'a> From<&'a GameItem> for Game<'a> {
         Game {
             key: &g.key,
             name: &g.name,
-            kind: &g.kind,
+            kind: g.kind,
             size: g.size,
             playable: g.playable,
         }
@@ -123,7 +124,7 @@ pub struct GameDetails<'a> {
     pub format: String,
     pub platform: String,
     pub modified: String,
-    pub identified_by: String,
+    pub identified_by: IdSource,
     /// Why the file is not (fully) identified or readable, when it is not.
     pub note: Option<String>,
     pub subtype: Option<String>,
@@ -210,9 +211,9 @@ pub struct TrashEntry {
     pub key: String,
     pub name: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: GameKind,
     pub size: u64,
-    pub reason: String,
+    pub reason: TrashReason,
     pub deleted_at: String,
     pub expires_at: String,
 }
@@ -223,9 +224,9 @@ impl From<&TrashRow> for TrashEntry {
             id: r.id,
             key: r.key.clone(),
             name: r.name.clone(),
-            kind: r.kind.clone(),
+            kind: r.kind,
             size: r.size,
-            reason: r.reason.clone(),
+            reason: r.reason,
             deleted_at: rfc3339(r.deleted_at),
             expires_at: rfc3339(r.expires_at),
         }

@@ -1,13 +1,15 @@
 //! The library routes: stats, the paged library, one game, search, platforms.
 
-use super::params::{self, Paging};
 use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit, Stats};
-use crate::error::Error;
+use crate::error::{Error, Kind, Msg};
+use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
-use crate::library::{self, identify};
-use crate::store::games::{self, SearchQuery};
+use crate::library::search::search_query;
+use crate::library::{self};
+use crate::store::games;
 use crate::store::platforms;
 use crate::time;
+use crate::words::GameKind;
 
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &Stats::from(&c.app.pages.stats(c.db)?))
@@ -40,15 +42,15 @@ fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
 /// one, and never reaches the filesystem (only the database is asked).
 pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let key = c.param(0);
-    let not_found = || Error::not_found("No game has that key.");
+    let not_found = || Error::not_found(Msg::NoGame { key: key.into() });
     if !library::valid_key(key) {
         return Err(not_found());
     }
     let g = games::get(c.db, key)?.ok_or_else(not_found)?;
-    let (updates, dlc) = match (&g.item.kind[..], &g.item.title_id) {
-        ("BASE", Some(id)) => (
-            games::related(c.db, id, "UPDATE")?,
-            games::related(c.db, id, "DLC")?,
+    let (updates, dlc) = match (g.item.kind, &g.item.title_id) {
+        (GameKind::Base, Some(id)) => (
+            games::related(c.db, id, GameKind::Update)?,
+            games::related(c.db, id, GameKind::Dlc)?,
         ),
         _ => (Vec::new(), Vec::new()),
     };
@@ -74,7 +76,10 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
 pub fn search(c: &Ctx) -> Result<Reply, Error> {
     let q = c.req.query("q").map(str::trim).unwrap_or("");
     if q.is_empty() {
-        return Err(Error::missing_parameter("q"));
+        return Err(Error::new(
+            Kind::MissingParameter,
+            Msg::MissingParameter { name: "q".into() },
+        ));
     }
     let paging = Paging::from_req(c.req);
     let query = search_query(q)?;
@@ -93,39 +98,6 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
             })
             .collect();
         Reply::json(200, &envelope(paging, total, hits))
-    })
-}
-
-/// The longest search text, in bytes, and the most words in it: a name is a few
-/// words, and each word is one more term for the search index to match.
-pub const MAX_SEARCH_BYTES: usize = 256;
-pub const MAX_SEARCH_WORDS: usize = 32;
-
-/// What a search text means: folded words that must all occur in a name, or a
-/// title-ID prefix (4 to 16 hex digits). Past the bounds above it is a 400.
-pub fn search_query(q: &str) -> Result<SearchQuery, Error> {
-    let too_long = || {
-        Error::bad_request(format!(
-            "A search text has at most {MAX_SEARCH_BYTES} bytes and {MAX_SEARCH_WORDS} words."
-        ))
-    };
-    if q.len() > MAX_SEARCH_BYTES {
-        return Err(too_long());
-    }
-    // Control characters (NUL included) are never in a name: they separate words.
-    let words: Vec<String> = identify::fold(q)
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect();
-    if words.len() > MAX_SEARCH_WORDS {
-        return Err(too_long());
-    }
-    Ok(SearchQuery {
-        words,
-        id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| q.to_ascii_uppercase()),
-        ..SearchQuery::default()
     })
 }
 

@@ -2,8 +2,9 @@
 //! says: a value that is not an integer (a word, empty, `1.5`, an overflow) means the
 //! default; an integer out of bounds is clamped; neither is an error.
 
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::http::Req;
+use crate::words::GameKind;
 
 pub const DEFAULT_LIMIT: u64 = 50;
 pub const MAX_LIMIT: u64 = 200;
@@ -41,20 +42,14 @@ fn lenient(value: Option<&str>, default: u64, min: u64, max: u64) -> u64 {
     }
 }
 
-pub const TYPES: [&str; 4] = ["BASE", "UPDATE", "DLC", "INCONNU"];
-
 /// `type`, case-insensitive; an unknown value is a 400 that names the allowed ones.
-pub fn game_type(req: &Req) -> Result<Option<&'static str>, Error> {
-    let Some(value) = req.query("type") else {
-        return Ok(None);
-    };
-    TYPES
-        .iter()
-        .find(|t| t.eq_ignore_ascii_case(value))
-        .map(|t| Some(*t))
-        .ok_or_else(|| {
-            Error::bad_request("The parameter 'type' must be one of BASE, UPDATE, DLC, INCONNU.")
-        })
+pub fn game_type(req: &Req) -> Result<Option<GameKind>, Error> {
+    match req.query("type") {
+        None => Ok(None),
+        Some(value) => GameKind::parse_loose(value)
+            .map(Some)
+            .ok_or_else(|| Error::invalid(Msg::BadGameType)),
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,28 @@
+//! The task slot: its status, and starting a scan, a convert or a push.
+
+use super::types::JobStatus;
+use crate::error::Error;
+use crate::http::{Ctx, Reply};
+use crate::jobs::Task;
+
+pub fn job(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &JobStatus::from(&c.app.jobs.snapshot()))
+}
+
+/// 202 with the status of the task just started; 409 `busy` when one runs.
+fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
+    let snapshot = c.app.jobs.try_start(task)?;
+    Reply::json(202, &JobStatus::from(&snapshot))
+}
+
+pub fn scan(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Scan)
+}
+
+pub fn convert(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Convert)
+}
+
+pub fn push(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Push)
+}

@@ -1,0 +1,293 @@
+//! The command line's grammar: every command and flag, as clap types. It lives apart
+//! from `cli` (which runs the commands) so that `config` can read the flags without
+//! depending on the code that uses them.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand};
+use log::LevelFilter;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ludotheque",
+    version,
+    about = "Ludothèque: a self-hosted manager for a library of Nintendo Switch game files"
+)]
+pub struct Args {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command; `serve` when none is named.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// `serve`'s flags with their defaults and `LUDOTHEQUE_*` variables, for when no
+/// command is named.
+#[derive(Parser, Debug)]
+struct ServeDefaults {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+impl ServeArgs {
+    pub fn from_env() -> ServeArgs {
+        ServeDefaults::parse_from(["ludotheque"]).serve
+    }
+}
+
+/// Flags every command takes.
+#[derive(ClapArgs, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Data folder: the database and the lock file.
+    #[arg(long, global = true, env = "LUDOTHEQUE_DATA", default_value = "./data")]
+    pub data: PathBuf,
+    /// Library root: the game files (created when missing).
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_LIBRARY",
+        default_value = "./library"
+    )]
+    pub library: PathBuf,
+    /// Log level on standard error: error, warn, info, debug, trace or off.
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_LOG_LEVEL",
+        default_value = "info"
+    )]
+    pub log_level: LevelFilter,
+}
+
+#[derive(ClapArgs, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0 picks a free port).
+    #[arg(long, env = "LUDOTHEQUE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Request worker threads [default: twice the cores, at least 4].
+    #[arg(long, env = "LUDOTHEQUE_WORKERS")]
+    pub workers: Option<usize>,
+    /// Requests that may wait for a worker; beyond that new requests get 503. As many
+    /// as connections by default: a client that waits for each answer never meets it.
+    #[arg(long, env = "LUDOTHEQUE_QUEUE", default_value_t = 1024)]
+    pub queue: usize,
+    /// Open connections at most; past it the ones idle the longest are closed.
+    #[arg(long, env = "LUDOTHEQUE_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// A keep-alive connection with no byte either way for this many seconds is closed.
+    #[arg(long, env = "LUDOTHEQUE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
+    pub idle_timeout_secs: u64,
+    /// A request not complete (headers and body) this many seconds after its first byte
+    /// closes its connection.
+    #[arg(long, env = "LUDOTHEQUE_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
+    /// Largest request body accepted, in bytes (larger: 413).
+    #[arg(long, env = "LUDOTHEQUE_MAX_BODY", default_value_t = 1024 * 1024)]
+    pub max_body: usize,
+    /// Turn off the loopback rule (keyless requests from this machine get full access).
+    #[arg(long, env = "LUDOTHEQUE_NO_LOCAL_ACCESS")]
+    pub no_local_access: bool,
+    /// Requests per second allowed per API key.
+    #[arg(long, env = "LUDOTHEQUE_KEY_RATE", default_value_t = 20.0)]
+    pub key_rate: f64,
+    /// Burst of requests allowed per API key above the rate.
+    #[arg(long, env = "LUDOTHEQUE_KEY_BURST", default_value_t = 40.0)]
+    pub key_burst: f64,
+    /// Failed authentications allowed per client address per minute.
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_AUTH_FAILURES_PER_MINUTE",
+        default_value_t = 10
+    )]
+    pub auth_failures_per_minute: u32,
+    /// Days a trashed file is kept before it is purged (at start, then daily).
+    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", default_value_t = 30)]
+    pub trash_retention_days: u32,
+    /// A push ends after this many seconds without a request from the console.
+    #[arg(long, env = "LUDOTHEQUE_PUSH_TIMEOUT_SECS", default_value_t = 600)]
+    pub push_timeout_secs: u64,
+    /// Keep a converted file even when its NCAs do not match their content IDs.
+    #[arg(long, env = "LUDOTHEQUE_CONVERT_ACCEPT_UNVERIFIED")]
+    pub convert_accept_unverified: bool,
+    /// Proxies whose `X-Forwarded-Proto: https` is believed: the session cookie is then
+    /// marked `Secure` (comma-separated addresses).
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TRUSTED_PROXY",
+        value_delimiter = ',',
+        default_value = "127.0.0.1,::1"
+    )]
+    pub trusted_proxy: Vec<std::net::IpAddr>,
+    /// Test aid: each task waits this long (milliseconds) before it starts working.
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TASK_DELAY_MS",
+        default_value_t = 0,
+        hide = true
+    )]
+    pub task_delay_ms: u64,
+    /// Test aid: mount routes that exist only to test the server itself.
+    #[arg(long, env = "LUDOTHEQUE_TEST_ROUTES", hide = true)]
+    pub test_routes: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the service (the default when no command is named).
+    Serve(ServeArgs),
+    /// Scan the library in the foreground (refused while a server uses the data folder).
+    Scan,
+    /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
+    Convert,
+    /// Import game names from a title database.
+    Titles {
+        #[command(subcommand)]
+        command: TitlesCommand,
+    },
+    /// Write a small synthetic library into DIR, to try the service.
+    DemoLibrary {
+        /// Where to write it (created when missing).
+        dir: PathBuf,
+    },
+    /// List, restore or purge what is in the trash.
+    Trash {
+        #[command(subcommand)]
+        command: TrashCommand,
+    },
+    /// Configure the handheld (a Switch running a network installer).
+    Device {
+        #[command(subcommand)]
+        command: DeviceCommand,
+    },
+    /// The push list: games waiting to be offered to the handheld (POST /api/v1/push
+    /// offers them; the service must be running, the console downloads from it).
+    Push {
+        #[command(subcommand)]
+        command: PushCommand,
+    },
+    /// Copy the database to FILE while the service runs (SQLite online backup).
+    Backup {
+        /// Where to write the copy (must not exist yet).
+        file: PathBuf,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to write the script for.
+        shell: clap_complete::Shell,
+    },
+    /// Manage the API keys of the public API (/api/v1/).
+    Apikey {
+        #[command(subcommand)]
+        command: ApikeyCommand,
+    },
+    /// Manage the accounts of the web interface (passwords are read from the terminal,
+    /// or from standard input when it is not one; never from the command line).
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create an account (a viewer unless --admin).
+    Add {
+        name: String,
+        /// The account may change things, not only look.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Set an account's password; its open sessions end.
+    Passwd { name: String },
+    /// List the accounts: name, role, language, creation.
+    List,
+    /// Delete an account; its sessions end at once.
+    Delete { name: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TitlesCommand {
+    /// Read a JSON title database (blawar/titledb layout: an object of entries with
+    /// `id` and `name`); imported names win over names taken from file names.
+    Import {
+        /// The JSON file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeviceCommand {
+    /// Set the console's address (and optionally its port, name, and the address the
+    /// console should use to reach this service; detected when not given).
+    Set {
+        #[arg(long)]
+        host: String,
+        #[arg(long, default_value_t = 2000)]
+        port: u16,
+        #[arg(long, default_value = "Switch")]
+        name: String,
+        #[arg(long)]
+        offer_address: Option<String>,
+    },
+    /// Show the device and what waits to be pushed.
+    Show,
+    /// Forget the device.
+    Clear,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PushCommand {
+    /// Add a game by its key, or with --title a title ID: its base game, latest update
+    /// and all its DLC.
+    Add {
+        key: String,
+        #[arg(long)]
+        title: bool,
+    },
+    /// List the pending games.
+    List,
+    /// Remove a game from the list.
+    Remove { key: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TrashCommand {
+    /// List the entries: id, key, reason, size, deleted and expiry dates.
+    List,
+    /// Put an entry back at its key (refused when the key is occupied).
+    Restore {
+        /// The id shown by `trash list`.
+        id: i64,
+    },
+    /// Delete for good: one entry, the expired ones, or all.
+    Purge {
+        /// The id shown by `trash list`.
+        #[arg(conflicts_with_all = ["expired", "all"], required_unless_present_any = ["expired", "all"])]
+        id: Option<i64>,
+        /// Every entry past its retention.
+        #[arg(long, conflicts_with = "all")]
+        expired: bool,
+        /// Every entry.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApikeyCommand {
+    /// Create a key and print it, once: only its hash is kept.
+    Create {
+        /// What the key is for (e.g. nightly-scan).
+        name: String,
+        /// The key may read but not start tasks.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// List the keys: id, name, prefix, creation, last use, state.
+    List,
+    /// Revoke a key by its id; it stays listed as revoked.
+    Revoke {
+        /// The id shown by `apikey list`.
+        id: i64,
+    },
+}

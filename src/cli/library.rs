@@ -1,0 +1,215 @@
+//! The library's data from the command line: titles, the console and its push
+//! list, the trash, a backup of the database.
+
+use std::path::Path;
+
+use super::open_store;
+use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
+use crate::error::{Error, Msg};
+use crate::library::{self, titledb};
+use crate::store::{self, titles};
+use crate::{device, time, trash};
+
+pub fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    let input = std::fs::File::open(file).map_err(|e| {
+        Error::invalid(Msg::CannotOpen {
+            file: file.display().to_string(),
+        })
+        .with_cause(e)
+    })?;
+    let tx = conn.unchecked_transaction()?;
+    let mut count = 0usize;
+    let mut failed = None;
+    titledb::read(std::io::BufReader::new(input), |id, name| {
+        if failed.is_none() {
+            match titles::upsert(&tx, &id, &name) {
+                Ok(()) => count += 1,
+                Err(e) => failed = Some(e),
+            }
+        }
+    })
+    .map_err(|e| {
+        Error::invalid(Msg::BadTitleFile {
+            file: file.display().to_string(),
+            reason: e.to_string(),
+        })
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let renamed = library::rename_from_titles(&tx)?;
+    tx.commit()?;
+    say!("{count} titres importés ; {renamed} jeux renommés.");
+    Ok(())
+}
+
+pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        DeviceCommand::Set {
+            host,
+            port,
+            name,
+            offer_address,
+        } => {
+            device::configure(&conn, name, host, *port, offer_address.as_deref())?;
+            say!("Console « {name} » réglée sur {host}:{port}.");
+        }
+        DeviceCommand::Show => match store::device::get(&conn)? {
+            None => say!("Aucune console n'est réglée."),
+            Some(d) => {
+                let pending = store::push_list::list(&conn)?;
+                say!("Console : {} ({}:{})", d.name, d.host, d.port);
+                say!(
+                    "Adresse offerte : {}",
+                    d.offer_address
+                        .as_deref()
+                        .unwrap_or("détectée à chaque envoi")
+                );
+                say!(
+                    "Dernier envoi : {}",
+                    d.last_push
+                        .map(time::rfc3339)
+                        .unwrap_or_else(|| "jamais".into())
+                );
+                say!(
+                    "Dernier résultat : {}",
+                    d.last_result.as_deref().unwrap_or("aucun")
+                );
+                say!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
+                say!(
+                    "En attente : {} jeu(x), {} octets",
+                    pending.len(),
+                    pending.iter().map(|p| p.1).sum::<u64>()
+                );
+            }
+        },
+        DeviceCommand::Clear => {
+            store::device::clear(&conn)?;
+            say!("Console oubliée.");
+        }
+    }
+    Ok(())
+}
+
+pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        PushCommand::Add { key, title: false } => {
+            device::add_game(&conn, key)?;
+            say!("Ajouté à la liste d'envoi : {key}");
+        }
+        PushCommand::Add { key, title: true } => {
+            let keys = device::add_title(&conn, key)?;
+            for k in keys {
+                say!("Ajouté à la liste d'envoi : {k}");
+            }
+        }
+        PushCommand::List => {
+            let items = store::push_list::list(&conn)?;
+            if items.is_empty() {
+                say!("La liste d'envoi est vide.");
+            }
+            for (key, size) in items {
+                say!("{size:>12} octets  {key}");
+            }
+        }
+        PushCommand::Remove { key } => {
+            if !store::push_list::remove(&conn, key)? {
+                return Err(Error::not_found(Msg::NotInPushList { key: key.clone() }));
+            }
+            say!("Retiré de la liste d'envoi : {key}");
+        }
+    }
+    Ok(())
+}
+
+pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    let root = global.library.canonicalize().map_err(|e| {
+        Error::invalid(Msg::FolderUnusable {
+            what: "library".into(),
+        })
+        .with_cause(e)
+    })?;
+    match command {
+        TrashCommand::List => {
+            let rows = store::trash::list(&conn)?;
+            if rows.is_empty() {
+                say!("La corbeille est vide.");
+            }
+            for r in &rows {
+                say!(
+                    "{:<5} {:<10} {:>12} octets  supprimé le {}  expire le {}  {}",
+                    r.id,
+                    r.reason,
+                    r.size,
+                    time::rfc3339(r.deleted_at),
+                    time::rfc3339(r.expires_at),
+                    r.key
+                );
+            }
+            let bytes: u64 = rows.iter().map(|r| r.size).sum();
+            say!("{} entrée(s), {bytes} octets.", rows.len());
+        }
+        TrashCommand::Restore { id } => {
+            let row = trash::restore(&conn, &root, *id)?;
+            say!("Restauré : {}", row.key);
+        }
+        TrashCommand::Purge { id: Some(id), .. } => {
+            let row = trash::purge(&conn, &root, *id)?;
+            say!("Supprimé définitivement : {}", row.key);
+        }
+        TrashCommand::Purge { expired: true, .. } => {
+            let n = trash::purge_expired(&conn, &root, time::now())?;
+            say!("{n} entrée(s) expirée(s) supprimée(s) définitivement.");
+        }
+        TrashCommand::Purge { .. } => {
+            let rows = store::trash::list(&conn)?;
+            for r in &rows {
+                trash::purge(&conn, &root, r.id)?;
+            }
+            say!("{} entrée(s) supprimée(s) définitivement.", rows.len());
+        }
+    }
+    Ok(())
+}
+
+/// An online backup: consistent even while a server writes, without stopping it.
+pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
+    if file.exists() {
+        return Err(Error::conflict(Msg::FileExists {
+            file: file.display().to_string(),
+        }));
+    }
+    let conn = open_store(global)?;
+    // The copy holds password hashes too: private from its first byte.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(file)
+            .map_err(|e| {
+                Error::invalid(Msg::CannotCreate {
+                    file: file.display().to_string(),
+                })
+                .with_cause(e)
+            })?;
+    }
+    conn.backup(
+        rusqlite::MAIN_DB,
+        file,
+        None::<fn(rusqlite::backup::Progress)>,
+    )
+    .map_err(|e| {
+        Error::invalid(Msg::BackupFailed {
+            file: file.display().to_string(),
+        })
+        .with_cause(e)
+    })?;
+    say!("Base de données sauvegardée dans {}.", file.display());
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! The command line: it runs the commands of `args` and prints what they did in
+//! French (product decision; flags, commands and logs stay English). Errors are
+//! printed through `words`, the only place a message becomes French.
+
+use std::path::Path;
+
+use log::LevelFilter;
+use rusqlite::Connection;
+
+use crate::args::{Args, Command, GlobalArgs, ServeArgs, TitlesCommand};
+use crate::config::Config;
+use crate::error::{Error, Msg};
+use crate::jobs::Task;
+use crate::library::demo;
+use crate::service::Service;
+use crate::store::db;
+
+/// `println!` for every line the commands print: control characters in what it
+/// carries (file names, key and account names, a console's user agent) are escaped,
+/// so that no outside string can break a listing or pass for another line.
+macro_rules! say {
+    () => {
+        println!()
+    };
+    ($($arg:tt)*) => {
+        println!("{}", crate::text::printable(&format!($($arg)*)))
+    };
+}
+
+mod admin;
+mod library;
+mod task;
+pub mod words;
+
+pub use words::error_line;
+
+/// Logs go to standard error, in English; standard output is kept for the one
+/// `listening on` line and for the commands' own output.
+pub fn init_logging(args: &Args) {
+    let config = simplelog::ConfigBuilder::new()
+        .set_target_level(LevelFilter::Off)
+        .set_thread_level(LevelFilter::Off)
+        .build();
+    let level = args.global.log_level;
+    let inner = simplelog::WriteLogger::new(level, config, std::io::stderr());
+    if log::set_boxed_logger(Box::new(OneLine(inner))).is_ok() {
+        log::set_max_level(level);
+    }
+}
+
+/// The log, one line per record whatever it carries: control characters in a message
+/// (a file name with a newline, a user agent with an escape sequence) are escaped
+/// here, for every line at once, so no outside string can forge a log line.
+struct OneLine(Box<simplelog::WriteLogger<std::io::Stderr>>);
+
+impl log::Log for OneLine {
+    fn enabled(&self, metadata: &log::Metadata) -> bool {
+        self.0.enabled(metadata)
+    }
+
+    fn log(&self, record: &log::Record) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let text = record.args().to_string();
+        let text = crate::text::printable(&text);
+        self.0.log(
+            &log::Record::builder()
+                .args(format_args!("{text}"))
+                .level(record.level())
+                .target(record.target())
+                .module_path(record.module_path())
+                .file(record.file())
+                .line(record.line())
+                .build(),
+        );
+    }
+
+    fn flush(&self) {
+        self.0.flush()
+    }
+}
+
+/// Run the command; the caller prints the error (see [`error_line`]).
+pub fn run(args: Args) -> Result<(), Error> {
+    let global = &args.global;
+    match &args.command {
+        None => serve(global, &ServeArgs::from_env()),
+        Some(Command::Serve(serve_args)) => serve(global, serve_args),
+        Some(Command::Apikey { command }) => admin::apikey(global, command),
+        Some(Command::User { command }) => admin::user_command(global, command),
+        Some(Command::Scan) => task::foreground(global, Task::Scan),
+        Some(Command::Convert) => task::foreground(global, Task::Convert),
+        Some(Command::Trash { command }) => library::trash_command(global, command),
+        Some(Command::Backup { file }) => library::backup(global, file),
+        Some(Command::Device { command }) => library::device_command(global, command),
+        Some(Command::Push { command }) => library::push_command(global, command),
+        Some(Command::Completions { shell }) => {
+            let mut command = <Args as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
+            Ok(())
+        }
+        Some(Command::Titles {
+            command: TitlesCommand::Import { file },
+        }) => library::import_titles(global, file),
+        Some(Command::DemoLibrary { dir }) => demo_library(dir),
+    }
+}
+
+fn demo_library(dir: &Path) -> Result<(), Error> {
+    let n = demo::write(dir)?;
+    say!(
+        "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
+        dir.display()
+    );
+    say!(
+        "Lancez « ludotheque --library {} serve » pour l'essayer.",
+        dir.display()
+    );
+    Ok(())
+}
+
+/// Open the database of the data folder for a command (creating and migrating it).
+fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
+    db::make_private(&global.data)
+        .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
+    db::open_and_migrate(&global.data)
+}
+
+fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {
+    let config = Config::new(global, serve)?;
+    Service::open(&config)?.serve()
+}

@@ -1,0 +1,169 @@
+//! The one error type of the service.
+//!
+//! An [`Error`] says what kind of failure it is ([`Kind`]), what to tell the person
+//! who asked ([`Msg`]: a slug and its parameters, never a server path), and,
+//! separately, the cause that only the log sees. Every layer returns it, so a handler
+//! can use `?` on a database or I/O call and the client still gets a generic
+//! `internal_error` while the log gets the detail.
+//!
+//! The domain only chooses a kind and a message. Only `http::response` turns a kind
+//! into a status and a slug, and only `cli::words` turns a message into French.
+
+mod msg;
+
+use std::fmt;
+
+pub use msg::Msg;
+
+/// What went wrong, in the terms a caller acts on. The HTTP layer maps each to one
+/// status and one stable slug; the command line to its exit and its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// The request or the input is malformed or breaks a rule.
+    Invalid,
+    /// A required query parameter is absent.
+    MissingParameter,
+    /// No valid credential.
+    Unauthorized,
+    /// A valid credential without the right to do this.
+    Forbidden,
+    /// A state-changing request from another site.
+    CrossOrigin,
+    NotFound,
+    /// The route exists for other methods, listed.
+    MethodNotAllowed {
+        allow: String,
+    },
+    /// The state does not allow it (a name taken, a file in the way).
+    Conflict,
+    /// The task slot is taken.
+    Busy,
+    /// A running task stopped because it was asked to.
+    Cancelled,
+    PayloadTooLarge,
+    UriTooLong,
+    HeadersTooLarge,
+    /// Too many requests from one key or address; retry after that many seconds.
+    RateLimited {
+        retry_after: u64,
+    },
+    /// Every worker or hashing slot is taken; retry in a second.
+    Overloaded,
+    /// The library's disk is missing or unreadable.
+    Unavailable,
+    /// Another process holds the data folder.
+    Locked,
+    /// The database was written by a newer build.
+    TooNew,
+    /// A failure of the service itself; the cause is in the log.
+    Internal,
+}
+
+/// A failure with a client-safe face and a private cause.
+#[derive(Debug)]
+pub struct Error {
+    pub kind: Kind,
+    /// What to tell whoever asked; rendered in English for the API and the log.
+    pub msg: Msg,
+    /// The real cause, for the log only.
+    pub cause: Option<String>,
+}
+
+impl Error {
+    pub fn new(kind: Kind, msg: Msg) -> Self {
+        Error {
+            kind,
+            msg,
+            cause: None,
+        }
+    }
+
+    /// Input that breaks a rule (400 `bad_request`).
+    pub fn invalid(msg: Msg) -> Self {
+        Self::new(Kind::Invalid, msg)
+    }
+
+    pub fn not_found(msg: Msg) -> Self {
+        Self::new(Kind::NotFound, msg)
+    }
+
+    pub fn conflict(msg: Msg) -> Self {
+        Self::new(Kind::Conflict, msg)
+    }
+
+    pub fn forbidden(msg: Msg) -> Self {
+        Self::new(Kind::Forbidden, msg)
+    }
+
+    pub fn busy() -> Self {
+        Self::new(Kind::Busy, Msg::Busy)
+    }
+
+    pub fn cancelled() -> Self {
+        Self::new(Kind::Cancelled, Msg::Cancelled)
+    }
+
+    pub fn overloaded() -> Self {
+        Self::new(Kind::Overloaded, Msg::Overloaded)
+    }
+
+    pub fn rate_limited(retry_after: u64) -> Self {
+        Self::new(Kind::RateLimited { retry_after }, Msg::RateLimited)
+    }
+
+    pub fn method_not_allowed(allow: &[&str]) -> Self {
+        let allow = allow.join(", ");
+        Self::new(Kind::MethodNotAllowed { allow }, Msg::MethodNotAllowed)
+    }
+
+    /// A server-side failure: the client sees a fixed sentence, the log sees `cause`.
+    pub fn internal(cause: impl fmt::Display) -> Self {
+        Self::new(Kind::Internal, Msg::Internal).with_cause(cause)
+    }
+
+    /// Attach a cause for the log.
+    pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
+        self.cause = Some(cause.to_string());
+        self
+    }
+
+    /// The message in English: what the API's `message` and the log carry.
+    pub fn message(&self) -> String {
+        self.msg.english()
+    }
+
+    pub fn is(&self, kind: &Kind) -> bool {
+        &self.kind == kind
+    }
+}
+
+impl fmt::Display for Error {
+    /// The log's view: the safe message and its slug, then the cause when there is one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.msg.english(), self.msg.slug())?;
+        match &self.cause {
+            Some(cause) => write!(f, ": {cause}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::internal(format!("database: {e}"))
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::internal(format!("i/o: {e}"))
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Error::internal(format!("json: {e}"))
+    }
+}

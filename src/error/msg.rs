@@ -1,0 +1,308 @@
+//! Every sentence an error can say, as a slug and its parameters.
+//!
+//! A message is data, not text: the API renders it in English (`english`), the
+//! command line in French (`cli::words`), and the web interface can render it in the
+//! reader's language. A new message does not compile until each of them handles it.
+//! No message holds a server path: parameters are keys, names, limits and addresses
+//! the caller gave or may see.
+
+use serde::Serialize;
+
+/// A message: the variant is its slug, the fields its parameters. Serialised, it is
+/// `{"slug": "...", <parameters>}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "slug", rename_all = "snake_case")]
+pub enum Msg {
+    // The service itself.
+    Internal,
+    DatabaseTooNew,
+    DataLocked,
+    LibraryUnavailable,
+    Busy,
+    Cancelled,
+    Overloaded,
+    RateLimited,
+    // HTTP.
+    NoRoute,
+    MethodNotAllowed,
+    ApiKeyRequired,
+    LoginFailed,
+    CrossOrigin,
+    KeyOutOfScope,
+    KeyReadOnly,
+    ViewerReadOnly,
+    PayloadTooLarge {
+        limit: usize,
+    },
+    UriTooLong {
+        limit: usize,
+    },
+    HeadersTooLarge {
+        limit: usize,
+    },
+    OneHostHeader,
+    BodyUnreadable,
+    AmbiguousLength {
+        why: String,
+    },
+    MissingParameter {
+        name: String,
+    },
+    BadJson {
+        expected: String,
+    },
+    SearchTooLong {
+        bytes: usize,
+        words: usize,
+    },
+    BadGameType,
+    NoSuchFile,
+    NoSuchDownload,
+    FileGone,
+    // Names.
+    NameLength {
+        what: String,
+        max: usize,
+    },
+    NameControl {
+        what: String,
+    },
+    // Accounts and keys.
+    PasswordTooShort {
+        min: usize,
+    },
+    PasswordTooLong {
+        max: usize,
+    },
+    BadRole,
+    AccountExists,
+    AlreadySetUp,
+    NoAccount {
+        name: String,
+    },
+    SetupCodeNeeded,
+    NotSignedIn,
+    BadLang,
+    AdminOnly,
+    NoApiKey {
+        id: String,
+    },
+    // The library.
+    NoGame {
+        key: String,
+    },
+    NotTitleId,
+    NothingOfTitle {
+        id: String,
+    },
+    // Platforms.
+    BadSlug,
+    BadFolder,
+    FolderRefused,
+    BadExtensions,
+    PlatformExists,
+    NoPlatform,
+    LastPlatform,
+    // The trash.
+    NoTrashEntry,
+    TrashFolderLink,
+    TrashEntryVanished,
+    TrashEntryLink,
+    KeyOccupied,
+    LinkOnTheWay,
+    // The console and the push.
+    NoDevice,
+    ConsoleAddressNotIp,
+    BadPort,
+    OfferAddressNotIp,
+    BadConsoleAddress {
+        host: String,
+    },
+    NoRouteToConsole,
+    ListenUnreachable {
+        listen: String,
+        port: u16,
+    },
+    ConsoleNotWaiting,
+    NothingReached {
+        address: String,
+    },
+    NotInPushList {
+        key: String,
+    },
+    // Convert.
+    ConvertFailed {
+        key: String,
+        reason: String,
+    },
+    ConvertTargetExists {
+        key: String,
+        target: String,
+    },
+    // Starting the service.
+    DataFolderPrivate,
+    FolderUnusable {
+        what: String,
+    },
+    AtLeastOne,
+    TimeoutsAtLeastOne,
+    RatesPositive,
+    CannotListen {
+        address: String,
+    },
+    // The command line's own.
+    TaskInterrupted {
+        task: String,
+        done: u64,
+        total: u64,
+        unit: String,
+    },
+    TaskFailed {
+        task: String,
+        message: String,
+    },
+    CannotOpen {
+        file: String,
+    },
+    BadTitleFile {
+        file: String,
+        reason: String,
+    },
+    FileExists {
+        file: String,
+    },
+    CannotCreate {
+        file: String,
+    },
+    BackupFailed {
+        file: String,
+    },
+    PasswordUnreadable {
+        reason: String,
+    },
+    PasswordsDiffer,
+}
+
+/// The sentence every 500 carries; the cause goes to the log.
+pub const INTERNAL_MESSAGE: &str = "The service met an internal error; the details are in its log.";
+
+impl Msg {
+    /// The stable name of the message (not of the error's kind).
+    pub fn slug(&self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => match map.get("slug") {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// The sentence in English, for the API's `message` and the log.
+    pub fn english(&self) -> String {
+        use Msg::*;
+        match self {
+            Internal => INTERNAL_MESSAGE.into(),
+            DatabaseTooNew => "The database was written by a newer version of the service.".into(),
+            DataLocked => "Another ludotheque process is using this data folder.".into(),
+            LibraryUnavailable => "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.".into(),
+            Busy => "A task is already running; retry when it has finished.".into(),
+            Cancelled => "The task was cancelled.".into(),
+            Overloaded => "The service is busy with other requests; retry shortly.".into(),
+            RateLimited => "Too many requests; wait before trying again.".into(),
+            NoRoute => "There is no such route.".into(),
+            MethodNotAllowed => "This method is not allowed on this route.".into(),
+            ApiKeyRequired => "A valid API key is required (header X-Api-Key).".into(),
+            LoginFailed => "Wrong name or password.".into(),
+            CrossOrigin => "Cross-origin state-changing requests are refused.".into(),
+            KeyOutOfScope => "An API key only reaches /api/v1/ routes.".into(),
+            KeyReadOnly => "This API key is read-only.".into(),
+            ViewerReadOnly => "A viewer account can look but not change anything.".into(),
+            PayloadTooLarge { limit } => format!("The request body is larger than the limit of {limit} bytes."),
+            UriTooLong { limit } => format!("The request target is longer than the limit of {limit} bytes."),
+            HeadersTooLarge { limit } => format!("The request headers are larger than the limit of {limit} bytes."),
+            OneHostHeader => "A request carries one Host header.".into(),
+            BodyUnreadable => "The request body could not be read.".into(),
+            AmbiguousLength { why } => format!("The request's length is ambiguous ({why}); the connection is closed."),
+            MissingParameter { name } => format!("The query parameter '{name}' is required."),
+            BadJson { expected } => format!("Expected a JSON object with {expected}."),
+            SearchTooLong { bytes, words } => format!("A search text has at most {bytes} bytes and {words} words."),
+            BadGameType => "The parameter 'type' must be one of BASE, UPDATE, DLC, INCONNU.".into(),
+            NoSuchFile => "There is no such file.".into(),
+            NoSuchDownload => "There is no such download.".into(),
+            FileGone => "That file is no longer in the library.".into(),
+            NameLength { what, max } => format!("{what} has 1 to {max} characters and no spaces at either end."),
+            NameControl { what } => format!("{what} cannot hold control characters (such as a newline or a tab)."),
+            PasswordTooShort { min } => format!("A password needs at least {min} characters."),
+            PasswordTooLong { max } => format!("A password has at most {max} bytes."),
+            BadRole => "A role is 'admin' or 'viewer'.".into(),
+            AccountExists => "An account with that name already exists.".into(),
+            AlreadySetUp => "An account already exists: sign in instead.".into(),
+            NoAccount { .. } => "No account has that name.".into(),
+            SetupCodeNeeded => "The first account needs the setup code from the service's log (or `ludotheque user add` on its machine).".into(),
+            NotSignedIn => "Only a signed-in account has a language and a password.".into(),
+            BadLang => "The language is 'fr' or 'en'.".into(),
+            AdminOnly => "Only an admin sees the accounts.".into(),
+            NoApiKey { .. } => "No API key has that id.".into(),
+            NoGame { .. } => "No game has that key.".into(),
+            NotTitleId => "That is not a title ID.".into(),
+            NothingOfTitle { .. } => "The library has nothing of that title.".into(),
+            BadSlug => "A slug has 1 to 32 characters among a-z, 0-9 and '-'.".into(),
+            BadFolder => "The folder is a path inside the library, like 'retro/gba', without '..'.".into(),
+            FolderRefused => "The folder cannot be a link, a hidden folder or the trash.".into(),
+            BadExtensions => "Extensions are short words of letters and digits, like 'gba, zip'.".into(),
+            PlatformExists => "A platform with that slug already exists.".into(),
+            NoPlatform => "No platform has that slug.".into(),
+            LastPlatform => "The last platform cannot be removed.".into(),
+            NoTrashEntry => "No trash entry has that id.".into(),
+            TrashFolderLink => "The trash folder is a link or not a folder; nothing was done. Remove it by hand.".into(),
+            TrashEntryVanished => "The file of this trash entry has vanished.".into(),
+            TrashEntryLink => "This trash entry passes through a link or is a folder; nothing was moved.".into(),
+            KeyOccupied => "A file already exists at that key; nothing was moved.".into(),
+            LinkOnTheWay => "A folder on the way to that key is a link or not a folder; nothing was moved.".into(),
+            NoDevice => "No handheld is configured: set one in the settings or with 'ludotheque device set'.".into(),
+            ConsoleAddressNotIp => "The console's address must be an IP address.".into(),
+            BadPort => "The console's port must be between 1 and 65535.".into(),
+            OfferAddressNotIp => "The address offered to the console must be an IP address.".into(),
+            BadConsoleAddress { host } => format!("The console's address {host} is not valid."),
+            NoRouteToConsole => "No route to the console was found.".into(),
+            ListenUnreachable { listen, port } => format!("The service listens on {listen}, which the console cannot reach: listen on the network (--listen 0.0.0.0:{port})."),
+            ConsoleNotWaiting => "The console is not waiting on its network install screen (the connection failed); nothing left the list.".into(),
+            NothingReached { address } => format!("No request reached the service: the console could not reach {address} (firewall, wrong address, VPN?)."),
+            NotInPushList { .. } => "That game is not in the push list.".into(),
+            ConvertFailed { key, reason } => format!("{key}: {reason}"),
+            ConvertTargetExists { key, target } => format!("{key}: {target} already exists; skipped"),
+            DataFolderPrivate => "the data folder cannot be made private".into(),
+            FolderUnusable { what } => format!("the {what} folder cannot be created or opened"),
+            AtLeastOne => "--workers, --queue and --max-connections must be at least 1".into(),
+            TimeoutsAtLeastOne => "--idle-timeout-secs and --request-timeout-secs must be at least 1".into(),
+            RatesPositive => "rate limits must be positive (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
+            CannotListen { address } => format!("cannot listen on {address}"),
+            TaskInterrupted { task, done, total, unit } => format!("the {task} task was interrupted ({done} {unit} of {total})"),
+            TaskFailed { task, message } => format!("the {task} task failed: {message}"),
+            CannotOpen { file } => format!("{file} cannot be opened"),
+            BadTitleFile { file, reason } => format!("{file} is not a readable JSON title database: {reason}"),
+            FileExists { file } => format!("{file} already exists; choose another file"),
+            CannotCreate { file } => format!("{file} cannot be created"),
+            BackupFailed { file } => format!("the backup to {file} failed"),
+            PasswordUnreadable { reason } => format!("reading the password: {reason}"),
+            PasswordsDiffer => "the two passwords differ".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_a_slug_and_its_parameters() {
+        let m = Msg::MissingParameter { name: "q".into() };
+        assert_eq!(m.slug(), "missing_parameter");
+        assert_eq!(
+            serde_json::to_value(&m).unwrap(),
+            serde_json::json!({"slug": "missing_parameter", "name": "q"})
+        );
+        assert_eq!(m.english(), "The query parameter 'q' is required.");
+    }
+}

@@ -1,0 +1,52 @@
+//! The state shared by every request worker: the configuration, the task slot, the
+//! push under way, the rate limiters, the page cache and the first-run setup code.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use super::auth::Limits;
+use super::cache::PageCache;
+use super::framing::Poisoned;
+use crate::config::Config;
+use crate::device::Sessions;
+use crate::jobs::Jobs;
+
+pub struct App {
+    pub config: Config,
+    pub jobs: Arc<Jobs>,
+    /// The push under way: its downloads are served by the workers.
+    pub push: Arc<Sessions>,
+    pub started: Instant,
+    pub limits: Limits,
+    /// Rendered library and search pages.
+    pub pages: PageCache,
+    /// The port the service listens on (the warden finds connections by it).
+    pub port: u16,
+    /// Connections refused for ambiguous framing (see `framing`): the acceptor drops
+    /// what follows on them; the worker that shuts one stamps it again.
+    pub poisoned: Mutex<Poisoned>,
+    /// The first-run setup code, while no account exists (see `web::sign_in`).
+    pub setup_code: Mutex<Option<String>>,
+}
+
+impl App {
+    pub fn new(
+        config: Config,
+        jobs: Arc<Jobs>,
+        push: Arc<Sessions>,
+        port: u16,
+        setup_code: Option<String>,
+    ) -> App {
+        App {
+            limits: Limits::new(&config),
+            config,
+            jobs,
+            push,
+            started: Instant::now(),
+            pages: PageCache::default(),
+            port,
+            poisoned: Mutex::default(),
+            setup_code: Mutex::new(setup_code),
+        }
+    }
+}

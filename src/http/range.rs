@@ -1,0 +1,64 @@
+//! The one `Range` header form installers and consoles send: a single byte range.
+
+/// A range that no byte of the file satisfies: answered 416.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsatisfiable;
+
+/// A single range of a `Range` header for a file of `size` bytes: `Ok(None)` when
+/// there is no usable range (serve the whole file), `Err(Unsatisfiable)` when unsatisfiable.
+pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, Unsatisfiable> {
+    let Some(spec) = header.trim().strip_prefix("bytes=") else {
+        return Ok(None);
+    };
+    let first = spec.split(',').next().unwrap_or("").trim();
+    let Some((a, b)) = first.split_once('-') else {
+        return Ok(None);
+    };
+    let (start, end) = match (a.trim(), b.trim()) {
+        ("", "") => return Ok(None),
+        ("", n) => {
+            let n: u64 = n.parse().map_err(|_| Unsatisfiable)?;
+            if n == 0 || size == 0 {
+                return Err(Unsatisfiable);
+            }
+            (size.saturating_sub(n), size - 1)
+        }
+        (a, "") => (
+            a.parse().map_err(|_| Unsatisfiable)?,
+            size.saturating_sub(1),
+        ),
+        (a, b) => {
+            let (a, b): (u64, u64) = (
+                a.parse().map_err(|_| Unsatisfiable)?,
+                b.parse().map_err(|_| Unsatisfiable)?,
+            );
+            if b < a {
+                return Err(Unsatisfiable);
+            }
+            (a, b.min(size.saturating_sub(1)))
+        }
+    };
+    if start >= size {
+        return Err(Unsatisfiable);
+    }
+    Ok(Some((start, end)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("bytes=0-15", 100), Ok(Some((0, 15))));
+        assert_eq!(parse_range("bytes=90-", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-10", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-1000", 100), Ok(Some((0, 99))));
+        assert_eq!(parse_range("bytes=50-1000", 100), Ok(Some((50, 99))));
+        assert_eq!(parse_range("bytes=100-", 100), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=5-2", 100), Err(Unsatisfiable));
+        assert_eq!(parse_range("bytes=-0", 100), Err(Unsatisfiable));
+        assert_eq!(parse_range("items=1-2", 100), Ok(None));
+        assert_eq!(parse_range("bytes=x-y", 100), Err(Unsatisfiable));
+    }
+}

@@ -1,0 +1,41 @@
+//! What a search text means. The API, the web interface and the CLI all search the
+//! same way: the text is folded like the names (`identify::fold`) and split in words,
+//! or read as a title-ID prefix.
+
+use super::identify;
+use crate::error::{Error, Msg};
+use crate::store::games::SearchQuery;
+
+/// The longest search text, in bytes, and the most words in it: a name is a few
+/// words, and each word is one more term for the search index to match.
+pub const MAX_SEARCH_BYTES: usize = 256;
+pub const MAX_SEARCH_WORDS: usize = 32;
+
+/// What a search text means: folded words that must all occur in a name, or a
+/// title-ID prefix (4 to 16 hex digits). Past the bounds above it is a 400.
+pub fn search_query(q: &str) -> Result<SearchQuery, Error> {
+    let too_long = || {
+        Error::invalid(Msg::SearchTooLong {
+            bytes: MAX_SEARCH_BYTES,
+            words: MAX_SEARCH_WORDS,
+        })
+    };
+    if q.len() > MAX_SEARCH_BYTES {
+        return Err(too_long());
+    }
+    // Control characters (NUL included) are never in a name: they separate words.
+    let words: Vec<String> = identify::fold(q)
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    if words.len() > MAX_SEARCH_WORDS {
+        return Err(too_long());
+    }
+    Ok(SearchQuery {
+        words,
+        id_prefix: (q.len() >= 4 && q.len() <= 16 && q.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| q.to_ascii_uppercase()),
+        ..SearchQuery::default()
+    })
+}

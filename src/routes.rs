@@ -1,0 +1,146 @@
+//! THE route table: every route of the service in one list you can read in one
+//! screen, with the access class that says who may call it. Matching and access
+//! checks are `http::router`; the handlers live with their feature in `api::v1` and
+//! `web`. A new route is one line here (and, under `/api/v1/`, one entry in
+//! `api/v1/openapi.json`: a test keeps the two in step).
+
+use crate::api::download;
+use crate::api::v1;
+use crate::error::Error;
+use crate::http::router::{route, Access, Ctx, Route, Table};
+use crate::http::Reply;
+use crate::web;
+
+/// The table the server runs.
+pub const TABLE: Table = Table {
+    routes: ROUTES,
+    sign_in: web::sign_in::to_sign_in,
+};
+
+use Access::*;
+
+#[rustfmt::skip]
+const ROUTES: &[Route] = &[
+    route("GET", "/api/v1/health", Public, v1::system::health),
+    route("GET", "/api/v1/openapi.json", Public, v1::system::openapi),
+    route("GET", "/api/v1/system", Private, v1::system::system),
+    route("GET", "/api/v1/stats", Private, v1::library::stats),
+    route("GET", "/api/v1/library", Private, v1::library::list),
+    route("GET", "/api/v1/library/{key*}", Private, v1::library::one),
+    route("GET", "/api/v1/search", Private, v1::library::search),
+    route("GET", "/api/v1/platforms", Private, v1::library::platforms),
+    route("GET", "/api/v1/job", Private, v1::jobs::job),
+    route("GET", "/api/v1/trash", Private, v1::trash::trash),
+    route("POST", "/api/v1/scan", Private, v1::jobs::scan),
+    route("POST", "/api/v1/convert", Private, v1::jobs::convert),
+    route("GET", "/api/v1/device", Private, v1::device::device),
+    route("POST", "/api/v1/push", Private, v1::jobs::push),
+    // The console's downloads during a push: gated by the push's token, not by a key.
+    route("GET", "/dl/{token}/{name}", Public, download::download),
+    route("DROP", "/dl/{token}/{name}", Public, download::download),
+    // The web interface's pages and assets.
+    route("GET", "/", Page, web::tasks::dashboard),
+    route("GET", "/library", Page, web::library::library_page),
+    route("GET", "/game/{key*}", Page, web::library::game),
+    route("GET", "/tasks", Page, web::tasks::tasks_page),
+    route("GET", "/device", Page, web::device::device_page),
+    route("GET", "/trash", Page, web::trash::trash_page),
+    route("GET", "/platforms", Page, web::library::platforms_page),
+    route("GET", "/settings", Page, web::settings::settings_page),
+    route("GET", "/settings/keys", Page, web::settings::keys_page),
+    route("GET", "/login", Public, web::sign_in::login_page),
+    route("GET", "/setup", Public, web::sign_in::setup_page),
+    route("GET", "/static/{name}", Public, web::assets::asset),
+    // Internal routes of the web interface: not part of the public contract.
+    route("POST", "/api/login", Public, web::sign_in::login),
+    route("POST", "/api/setup", Public, web::sign_in::setup),
+    route("POST", "/api/logout", Own, web::sign_in::logout),
+    route("GET", "/api/me", Own, web::settings::me),
+    route("POST", "/api/me/lang", Own, web::settings::set_lang),
+    route("POST", "/api/me/password", Own, web::settings::set_password),
+    route("GET", "/api/users", Private, web::settings::list_users),
+    route("GET", "/api/keys", Private, web::settings::list_keys),
+    route("POST", "/api/keys", Private, web::settings::create_key),
+    route("DELETE", "/api/keys/{id}", Private, web::settings::revoke_key),
+    route("GET", "/api/stats", Private, v1::library::stats),
+    route("GET", "/api/job", Private, v1::jobs::job),
+    route("GET", "/api/tasks", Private, web::tasks::task_history),
+    route("POST", "/api/scan", Private, v1::jobs::scan),
+    route("POST", "/api/convert", Private, v1::jobs::convert),
+    route("POST", "/api/push", Private, v1::jobs::push),
+    route("GET", "/api/platforms", Private, v1::library::platforms),
+    route("POST", "/api/platforms", Private, web::library::add_platform),
+    route("DELETE", "/api/platforms/{slug}", Private, web::library::delete_platform),
+    route("GET", "/api/device", Private, v1::device::device),
+    route("DELETE", "/api/library/{key*}", Private, web::trash::delete_game),
+    route("GET", "/api/trash", Private, v1::trash::trash),
+    route("POST", "/api/trash/purge", Private, web::trash::purge_expired),
+    route("POST", "/api/trash/{id}/restore", Private, web::trash::restore),
+    route("DELETE", "/api/trash/{id}", Private, web::trash::purge),
+    route("POST", "/api/job/cancel", Private, web::tasks::cancel_job),
+    route("POST", "/api/device", Private, web::device::set_device),
+    route("DELETE", "/api/device", Private, web::device::clear_device),
+    route("GET", "/api/push", Private, web::device::push_list),
+    route("DELETE", "/api/push", Private, web::device::push_clear),
+    route("POST", "/api/push-title/{id}", Private, web::device::push_add_title),
+    route("POST", "/api/push/{key*}", Private, web::device::push_add),
+    route("DELETE", "/api/push/{key*}", Private, web::device::push_remove),
+    route("GET", "/api/test/panic", Test, test_panic),
+];
+
+/// Lets the tests check that a panicking handler becomes a 500 and the pool survives.
+fn test_panic(_: &Ctx) -> Result<Reply, Error> {
+    panic!("deliberate panic from the test route")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Kind;
+    use crate::http::router::find;
+
+    fn segs(path: &str) -> Vec<String> {
+        path.trim_start_matches('/')
+            .split('/')
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn the_router_and_the_openapi_document_have_the_same_routes() {
+        let doc: serde_json::Value = serde_json::from_str(v1::system::OPENAPI).unwrap();
+        let mut documented: Vec<String> = Vec::new();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for method in ops.as_object().unwrap().keys() {
+                documented.push(format!("{} {path}", method.to_uppercase()));
+            }
+        }
+        let mut routed: Vec<String> = ROUTES
+            .iter()
+            .filter(|r| r.pattern.starts_with("/api/v1/"))
+            .map(|r| format!("{} {}", r.method, r.pattern.replace("*}", "}")))
+            .collect();
+        documented.sort();
+        routed.sort();
+        assert_eq!(routed, documented);
+    }
+
+    #[test]
+    fn wrong_method_lists_the_allowed_ones() {
+        let e = find(TABLE.routes, "DELETE", &segs("/api/v1/health"), false).unwrap_err();
+        assert_eq!(
+            e.kind,
+            Kind::MethodNotAllowed {
+                allow: "GET, HEAD".into()
+            }
+        );
+        let (head, _) = find(TABLE.routes, "HEAD", &segs("/api/v1/health"), false).unwrap();
+        assert_eq!(head.pattern, "/api/v1/health");
+        assert_eq!(
+            find(TABLE.routes, "GET", &segs("/api/test/panic"), false)
+                .unwrap_err()
+                .kind,
+            Kind::NotFound
+        );
+    }
+}

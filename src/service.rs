@@ -1,0 +1,161 @@
+//! The life of the service, from the data folder to a clean stop.
+//!
+//! Both ways of running the service, the server (`serve`) and a command that runs one
+//! task in the foreground (`ludotheque scan`, `convert`), start the same way, here:
+//! lock the data folder, migrate, recover the trash after a crash, remove leftover
+//! `.part` files, repair the search index, catch the signals, start the job thread
+//! and the maintenance thread. `http` only serves; the command line only shows.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use log::{error, info, warn};
+
+use crate::config::Config;
+use crate::device::Sessions;
+use crate::error::Error;
+use crate::http::{self, App};
+use crate::jobs::{self, Jobs, Task};
+use crate::store::db;
+use crate::{accounts, convert, library, memory, routes, trash};
+
+/// An open data folder with its threads running.
+pub struct Service {
+    pub config: Config,
+    /// The one task slot.
+    pub jobs: Arc<Jobs>,
+    /// The push under way, shared by the push task and the workers serving its files.
+    pub push: Arc<Sessions>,
+    /// Set by SIGTERM or SIGINT.
+    pub stop: Arc<AtomicBool>,
+    _lock: std::fs::File,
+    job_thread: Option<JoinHandle<()>>,
+    maintenance: Option<JoinHandle<()>>,
+}
+
+impl Service {
+    /// Everything the server and a foreground task both need before any work.
+    pub fn open(config: &Config) -> Result<Service, Error> {
+        let lock = db::lock_data(&config.data)?;
+        let conn = db::open_and_migrate(&config.data)?;
+        let (adopted, dropped) =
+            trash::recover(&conn, &config.library, config.trash_retention_days)?;
+        if adopted + dropped > 0 {
+            warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
+        }
+        convert::clean_leftover(&conn, &config.library)?;
+        crate::store::games::ensure_search_index(&conn)?;
+        catch_file_size_signal()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+            signal_hook::flag::register(signal, Arc::clone(&stop))?;
+        }
+        let push = Arc::new(Sessions::default());
+        let for_tasks = Arc::clone(&push);
+        let (jobs, job_thread) = Jobs::start(
+            config,
+            Box::new(move |task, ctx| jobs::run_task(task, ctx, &for_tasks)),
+        )?;
+        let maintenance = start_maintenance(config, &stop)?;
+        Ok(Service {
+            config: config.clone(),
+            jobs,
+            push,
+            stop,
+            _lock: lock,
+            job_thread: Some(job_thread),
+            maintenance: Some(maintenance),
+        })
+    }
+
+    /// Serve HTTP until SIGTERM or SIGINT, then stop cleanly.
+    pub fn serve(self) -> Result<(), Error> {
+        memory::without_thread_caches();
+        memory::limit_malloc_arenas();
+        accounts::limit_hashing(self.config.workers);
+        let server = http::server::listen(&self.config.listen)?;
+        let addr = server
+            .server_addr()
+            .to_ip()
+            .ok_or_else(|| Error::internal("the listener has no IP address"))?;
+        let conn = db::open(&self.config.data)?;
+        // Claimed before the address is printed, so that whoever waits for that line
+        // sees the first scan already running.
+        if !library::is_ready(&conn, &self.config.library)? {
+            info!("this library was never scanned: starting a scan");
+            let _ = self.jobs.try_start(Task::Scan);
+        }
+        self.push.set_listen(addr);
+        println!("listening on http://{addr}");
+        std::io::stdout().flush()?;
+        info!(
+            "listening on http://{addr}, library {}",
+            self.config.library.display()
+        );
+        let app = Arc::new(App::new(
+            self.config.clone(),
+            Arc::clone(&self.jobs),
+            Arc::clone(&self.push),
+            addr.port(),
+            accounts::setup_code(&conn)?,
+        ));
+        http::server::run(&app, &server, &self.stop, &routes::TABLE)?;
+        self.close();
+        Ok(())
+    }
+
+    /// Stop the running task at its next safe point and wait for the threads.
+    pub fn close(mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.jobs.stop();
+        for thread in [self.job_thread.take(), self.maintenance.take()]
+            .into_iter()
+            .flatten()
+        {
+            let _ = thread.join();
+        }
+        info!("stopped");
+    }
+}
+
+/// A write past the file-size limit (RLIMIT_FSIZE) raises SIGXFSZ, which kills the
+/// process by default. Catch it so the write fails with an error instead, and the
+/// conversion that hit it can clean up and report.
+fn catch_file_size_signal() -> Result<(), Error> {
+    signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        Arc::new(AtomicBool::new(false)),
+    )?;
+    Ok(())
+}
+
+/// Housekeeping on its own thread and connection: give free memory back every ten
+/// seconds; purge the trash past its retention at start, then once a day.
+fn start_maintenance(config: &Config, stop: &Arc<AtomicBool>) -> Result<JoinHandle<()>, Error> {
+    let conn = db::open(&config.data)?;
+    let (library, stop) = (config.library.clone(), Arc::clone(stop));
+    Ok(std::thread::Builder::new()
+        .name("maintenance".into())
+        .spawn(move || {
+            let mut next_purge = Instant::now();
+            let mut next_trim = Instant::now();
+            while !stop.load(Ordering::SeqCst) {
+                if Instant::now() >= next_trim {
+                    memory::return_free_memory();
+                    next_trim = Instant::now() + Duration::from_secs(10);
+                }
+                if Instant::now() >= next_purge {
+                    match trash::purge_expired(&conn, &library, crate::time::now()) {
+                        Ok(0) => {}
+                        Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
+                        Err(e) => error!("trash: purging expired entries failed: {e}"),
+                    }
+                    next_purge = Instant::now() + Duration::from_secs(24 * 60 * 60);
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })?)
+}

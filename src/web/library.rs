@@ -1,0 +1,310 @@
+//! The library: the list with its search and filters, a game's page, and the
+//! platforms (the folders the scan reads).
+//!
+//! Its pages only read; every change goes through its internal `/api/` routes
+//! (not part of the public contract), called by the page script.
+
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::body;
+use super::i18n::M;
+use super::view::{self, date, key_path, kind, page, query_value, size, Viewer};
+use crate::error::{Error, Msg};
+use crate::http::params::{self, Paging};
+use crate::http::{Ctx, Reply};
+use crate::library;
+use crate::library::search::search_query;
+use crate::store::games;
+use crate::store::platforms::{self, Platform};
+use crate::words::GameKind;
+
+/// `GET /library?q=&type=&platform=&page=`.
+pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let q = c.req.query("q").map(str::trim).unwrap_or("");
+    let kind_filter = params::game_type(c.req).ok().flatten();
+    let platform = c.req.query("platform").filter(|p| !p.is_empty());
+    let paging = Paging {
+        limit: 50,
+        ..Paging::from_req(c.req)
+    };
+    let (total, items) = if q.is_empty() && platform.is_none() {
+        games::page(c.db, kind_filter, paging.limit, paging.offset())?
+    } else {
+        let mut query = search_query(q)?;
+        query.kind = kind_filter;
+        query.platform = platform.map(str::to_string);
+        games::search(c.db, &query, paging.limit, paging.offset())?
+    };
+    let all_platforms = platforms::list(c.db)?;
+    let pages = paging.pages(total);
+    let link = |n: u64| {
+        let mut url = format!("/library?page={n}");
+        for (name, value) in [
+            ("q", Some(q)),
+            ("type", kind_filter.map(GameKind::as_str)),
+            ("platform", platform),
+        ] {
+            if let Some(value) = value.filter(|v| !v.is_empty()) {
+                url.push_str(&format!("&{name}={}", query_value(value)));
+            }
+        }
+        url
+    };
+    let body = html! {
+        form.filters method="get" action="/library" role="search" {
+            label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
+            label { (v.t(M::Type))
+                select name="type" {
+                    option value="" { (v.t(M::All)) }
+                    @for t in GameKind::ALL {
+                        option value=(t.as_str()) selected[kind_filter == Some(*t)] { (kind(&v, *t)) }
+                    }
+                }
+            }
+            label { (v.t(M::Platform))
+                select name="platform" {
+                    option value="" { (v.t(M::All)) }
+                    @for p in &all_platforms {
+                        option value=(p.slug) selected[platform == Some(p.slug.as_str())] { (p.name) }
+                    }
+                }
+            }
+            button type="submit" { (v.t(M::Filter)) }
+        }
+        p #result-count { (total) " " (v.t(M::Results)) }
+        @if items.is_empty() {
+            p.empty { (v.t(M::NoGames)) }
+        } @else {
+            div.scroll {
+                table #games {
+                    thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) } } }
+                    tbody {
+                        @for g in &items {
+                            tr {
+                                td { a href={ "/game/" (key_path(&g.key)) } { (g.name) } }
+                                td { (kind(&v, g.kind)) }
+                                td.num { (size(&v, g.size)) }
+                                td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if pages > 1 {
+            nav.pager aria-label=(v.t(M::PageOf)) {
+                @if paging.page > 1 { a href=(link(paging.page - 1)) rel="prev" { "← " (v.t(M::Previous)) } }
+                span { (v.t(M::PageOf)) " " (paging.page) " " (v.t(M::Of)) " " (pages) }
+                @if paging.page < pages { a href=(link(paging.page + 1)) rel="next" { (v.t(M::Next)) " →" } }
+            }
+        }
+    };
+    page(&v, v.t(M::Library), "/library", body)
+}
+
+/// `GET /game/{key}`: what the file is, how it was identified, its family.
+pub fn game(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let key = c.param(0);
+    let found = if library::valid_key(key) {
+        games::get(c.db, key)?
+    } else {
+        None
+    };
+    let Some(g) = found else {
+        let mut reply = page(
+            &v,
+            v.t(M::NotFound),
+            "/library",
+            html! { p { (v.t(M::NoSuchGame)) } },
+        )?;
+        reply.status = 404;
+        return Ok(reply);
+    };
+    let family = match (g.item.kind, &g.item.title_id) {
+        (GameKind::Base, Some(id)) => Some((
+            games::related(c.db, id, GameKind::Update)?,
+            games::related(c.db, id, GameKind::Dlc)?,
+        )),
+        _ => None,
+    };
+    let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
+    let api_key = key_path(&g.item.key);
+    let body = html! {
+        dl.facts {
+            dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
+            dt { (v.t(M::Size)) } dd { (size(&v, g.item.size)) }
+            dt { (v.t(M::Format)) } dd { (g.format) }
+            dt { (v.t(M::Platform)) } dd { (g.platform) }
+            dt { (v.t(M::Modified)) } dd { (date(&v, Some(g.mtime / 1_000_000_000))) }
+            dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
+            dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
+        }
+        h2 { (v.t(M::Evidence)) }
+        dl.facts {
+            dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
+            dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(&v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
+            @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
+            @if let Some(base) = &g.base_title_id {
+                dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
+            }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
+        }
+        @if let Some((updates, dlc)) = &family {
+            h2 { (v.t(M::Updates)) }
+            (key_list(updates))
+            h2 { (v.t(M::Dlc)) }
+            (key_list(dlc))
+        }
+        @if v.admin {
+            div.actions {
+                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" { (v.t(M::AddToPush)) }
+                @if let (Some(id), Some(_)) = (&g.item.title_id, &family) {
+                    button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
+                }
+                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" { (v.t(M::DeleteToTrash)) }
+            }
+        }
+    };
+    page(&v, &g.item.name, "/library", body)
+}
+
+fn key_list(keys: &[String]) -> Markup {
+    html! {
+        @if keys.is_empty() { p.empty { "—" } }
+        @else {
+            ul.keys { @for k in keys { li { a href={ "/game/" (key_path(k)) } { (k) } } } }
+        }
+    }
+}
+
+/// `GET /platforms`.
+pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let counts = c.app.pages.stats_by_platform(c.db)?;
+    let list = platforms::list(c.db)?;
+    let body = html! {
+        div.scroll {
+            table #platforms {
+                thead { tr {
+                    th { (v.t(M::Name)) } th.wide { (v.t(M::Slug)) } th { (v.t(M::Folder)) }
+                    th.wide { (v.t(M::Extensions)) } th.num { (v.t(M::Games)) } th.num.wide { (v.t(M::Size)) }
+                } }
+                tbody {
+                    @for p in &list {
+                        @let n = counts.get(&p.slug).cloned().unwrap_or_default();
+                        tr {
+                            td {
+                                a href={ "/library?platform=" (query_value(&p.slug)) } { (p.name) }
+                                @if v.admin {
+                                    div.actions {
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) }
+                                    }
+                                }
+                            }
+                            td.wide { code { (p.slug) } }
+                            td { @if p.folder.is_empty() { (v.t(M::WholeLibrary)) } @else { code { (p.folder) } } }
+                            td.wide { (p.extensions.join(", ")) }
+                            td.num { (n.total) } td.num.wide { (size(&v, n.bytes)) }
+                        }
+                    }
+                }
+            }
+        }
+        @if v.admin {
+            h2 { (v.t(M::AddPlatform)) }
+            form.stack data-api="/api/platforms" {
+                label { (v.t(M::Slug)) input name="slug" required pattern="[a-z0-9-]{1,32}"; }
+                label { (v.t(M::Name)) input name="name" required; }
+                label { (v.t(M::Folder)) input name="folder" required; }
+                label { (v.t(M::Extensions)) input name="extensions" required placeholder="nsp, nsz, xci, xcz"; }
+                button type="submit" { (v.t(M::Add)) }
+            }
+        }
+    };
+    page(&v, v.t(M::Platforms), "/platforms", body)
+}
+
+#[derive(Deserialize)]
+struct PlatformForm {
+    slug: String,
+    name: String,
+    folder: String,
+    /// A list, or one comma-separated string (as a form sends it).
+    extensions: serde_json::Value,
+}
+
+/// `POST /api/platforms` `{slug, name, folder, extensions}`: 201 with the platform
+/// list. The folder is relative to the library root and may not climb out of it.
+pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
+    let form: PlatformForm = body(c, "slug, name, folder and extensions")?;
+    let slug = form.slug.trim();
+    if slug.is_empty()
+        || slug.len() > 32
+        || !slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(Error::invalid(Msg::BadSlug));
+    }
+    let name = form.name.trim();
+    crate::text::check_name("A platform's name", name)?;
+    // Relative to the library: a leading '/' would mean a server path, so it is refused.
+    let folder = form.folder.trim().trim_end_matches('/');
+    if !library::valid_key(folder) {
+        return Err(Error::invalid(Msg::BadFolder));
+    }
+    // The scan walks neither links nor hidden folders (the trash is one).
+    if !library::safe::walkable_folder(&c.app.config.library, folder) {
+        return Err(Error::invalid(Msg::FolderRefused));
+    }
+    let words: Vec<String> = match &form.extensions {
+        serde_json::Value::String(s) => s.split([',', ' ']).map(str::to_string).collect(),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().unwrap_or("").to_string())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let extensions: Vec<String> = words
+        .iter()
+        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+        .filter(|e| !e.is_empty())
+        .collect();
+    if extensions.is_empty()
+        || extensions
+            .iter()
+            .any(|e| e.len() > 10 || !e.bytes().all(|b| b.is_ascii_alphanumeric()))
+    {
+        return Err(Error::invalid(Msg::BadExtensions));
+    }
+    let platform = Platform {
+        slug: slug.to_string(),
+        name: name.to_string(),
+        folder: folder.to_string(),
+        extensions,
+    };
+    if !platforms::insert(c.db, &platform)? {
+        return Err(Error::conflict(Msg::PlatformExists));
+    }
+    let mut reply = crate::api::v1::library::platforms(c)?;
+    reply.status = 201;
+    Ok(reply)
+}
+
+/// `DELETE /api/platforms/{slug}`: the platform and its games leave the index; their
+/// files stay. The last platform cannot go (nothing would be scanned).
+pub fn delete_platform(c: &Ctx) -> Result<Reply, Error> {
+    let list = platforms::list(c.db)?;
+    if !list.iter().any(|p| p.slug == c.param(0)) {
+        return Err(Error::not_found(Msg::NoPlatform));
+    }
+    if list.len() == 1 {
+        return Err(Error::conflict(Msg::LastPlatform));
+    }
+    platforms::delete(c.db, c.param(0))?;
+    crate::api::v1::library::platforms(c)
+}

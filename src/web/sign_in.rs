@@ -1,0 +1,209 @@
+//! Signing in and out, and the first-run page that creates the first admin.
+//!
+//! Its pages only read; every change goes through its internal `/api/` routes
+//! (not part of the public contract), called by the page script.
+
+use maud::html;
+use serde::{Deserialize, Serialize};
+
+use super::body;
+use super::i18n::M;
+use super::settings::Me;
+use super::view::{self, query_value};
+use crate::accounts;
+use crate::error::{Error, Msg};
+use crate::http::auth::{self};
+use crate::http::{Ctx, Reply, Req};
+use crate::store::users::{self, User};
+use crate::store::Connection;
+
+/// Where a caller who is not signed in is sent: the first-run page while no account
+/// exists, the sign-in page otherwise (remembering the page asked for, with its query).
+pub fn to_sign_in(db: &Connection, req: &Req) -> Reply {
+    let reads = matches!(req.method.as_str(), "GET" | "HEAD");
+    if reads && users::count(db).is_ok_and(|n| n == 0) {
+        return view::redirect("/setup");
+    }
+    if reads && req.path != "/" {
+        let mut target = req.path.clone();
+        if !req.raw_query.is_empty() {
+            target = format!("{target}?{}", req.raw_query);
+        }
+        return view::redirect(&format!("/login?next={}", query_value(&target)));
+    }
+    view::redirect("/login")
+}
+
+/// `GET /login`. Where the form leads once signed in is decided here, on the server:
+/// `next` is kept only when it is a path of this site.
+pub fn login_page(c: &Ctx) -> Result<Reply, Error> {
+    let next = view::same_origin_path(c.req.query("next").unwrap_or("/"));
+    if auth::session_user(c.db, c.req)?.is_some() {
+        // A header carries ASCII only: the rest of the path goes percent-encoded.
+        let location = percent_encoding::utf8_percent_encode(next, percent_encoding::CONTROLS);
+        return Ok(view::redirect(&location.to_string()));
+    }
+    let lang = view::browser_lang(c.req);
+    let t = |m: M| m.get(lang);
+    let no_account = users::count(c.db)? == 0;
+    let body = html! {
+        @if no_account {
+            p.note { (t(M::NoAccountYet)) " " a href="/setup" { (t(M::FirstRun)) } }
+        }
+        form.stack data-api="/api/login" data-then=(next) {
+            label { (t(M::Name)) input name="name" autocomplete="username" required autofocus; }
+            label { (t(M::Password)) input name="password" type="password" autocomplete="current-password" required; }
+            button type="submit" { (t(M::SignIn)) }
+        }
+    };
+    Ok(view::bare_page(lang, t(M::SignIn), body))
+}
+
+/// `GET /setup`: the first-run page, served while no account exists. A caller who is
+/// not on this machine under the loopback rule is asked for the setup code too (the
+/// route behind it checks the same).
+pub fn setup_page(c: &Ctx) -> Result<Reply, Error> {
+    if users::count(c.db)? > 0 {
+        return Ok(view::redirect("/login"));
+    }
+    let needs_code = !setup_is_local(c);
+    let lang = view::browser_lang(c.req);
+    let t = |m: M| m.get(lang);
+    let body = html! {
+        p { (t(M::FirstRunIntro)) }
+        @if needs_code { p.note { (t(M::SetupCodeIntro)) } }
+        form.stack data-api="/api/setup" data-then="/" data-same="password,password2" {
+            @if needs_code {
+                label { (t(M::SetupCode)) input name="setup_code" autocomplete="off" required; }
+            }
+            label { (t(M::Name)) input name="name" autocomplete="username" required autofocus[!needs_code]; }
+            label { (t(M::Password)) input name="password" type="password" autocomplete="new-password" minlength="8" required; }
+            label { (t(M::PasswordAgain)) input name="password2" type="password" autocomplete="new-password" minlength="8" required; }
+            button type="submit" { (t(M::CreateAdmin)) }
+        }
+    };
+    Ok(view::bare_page(lang, t(M::FirstRun), body))
+}
+
+#[derive(Deserialize)]
+struct Credentials {
+    name: String,
+    password: String,
+}
+
+/// The `Set-Cookie` of a session: `Secure` when the request came over HTTPS through a
+/// trusted proxy (the service itself speaks plain HTTP).
+pub(super) fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static str, String) {
+    // A proxy chain appends: the first value is what the client used.
+    let proxied_https = auth::from_trusted_proxy(&c.app.config, c.req)
+        && c.req.header("x-forwarded-proto").is_some_and(|v| {
+            let first = v.split(',').next().unwrap_or("");
+            first.trim().eq_ignore_ascii_case("https")
+        });
+    let secure = if proxied_https { "; Secure" } else { "" };
+    (
+        "Set-Cookie",
+        format!(
+            "{}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}",
+            accounts::COOKIE
+        ),
+    )
+}
+
+fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {
+    let token = accounts::open_session(c.db, user)?;
+    let mut reply = Reply::json(200, &Me::from(user))?;
+    reply
+        .headers
+        .push(session_cookie(c, &token, accounts::SESSION_DAYS * 86_400));
+    Ok(reply)
+}
+
+/// Every password check costs the peer address a token of the sign-in limiter.
+pub(super) fn take_login_token(c: &Ctx) -> Result<(), Error> {
+    match c.req.peer {
+        Some(peer) => c
+            .app
+            .limits
+            .logins
+            .take(&auth::client_net(peer.ip()))
+            .map_err(Error::rate_limited),
+        None => Ok(()),
+    }
+}
+
+/// `POST /api/login` `{name, password}`: every attempt costs the peer address a token
+/// (an Argon2 check is expensive by design); a wrong name or password is 401.
+pub fn login(c: &Ctx) -> Result<Reply, Error> {
+    // A public route skips `authorize`, which checks the origin of every change.
+    auth::check_origin(c.req)?;
+    take_login_token(c)?;
+    let form: Credentials = body(c, "name and password")?;
+    let user = accounts::check_login(c.db, &form.name, &form.password).inspect_err(|_| {
+        // For the admin, or fail2ban; the name is quoted so that it cannot forge lines.
+        let peer = c.req.peer.map(|p| p.ip().to_string()).unwrap_or_default();
+        log::warn!("failed sign-in as {:?} from {peer}", form.name);
+    })?;
+    log::info!("sign-in: {:?}", user.name);
+    signed_in(c, &user)
+}
+
+#[derive(Deserialize)]
+struct SetupForm {
+    name: String,
+    password: String,
+    #[serde(default)]
+    setup_code: Option<String>,
+}
+
+/// May this caller create the first account without the setup code? Only under the
+/// loopback rule, and never with `--no-local-access` (behind a proxy on the same
+/// machine every client looks local).
+pub fn setup_is_local(c: &Ctx) -> bool {
+    c.app.config.local_access && auth::is_local(c.req)
+}
+
+/// `POST /api/setup` `{name, password, setup_code?}`: the first admin, while no account
+/// exists; from another machine, or under `--no-local-access`, with the setup code the
+/// service wrote to its log at start. A wrong code counts as a failed authentication.
+pub fn setup(c: &Ctx) -> Result<Reply, Error> {
+    // A public route skips `authorize`, which checks the origin of every change.
+    auth::check_origin(c.req)?;
+    let form: SetupForm = body(c, "name, password and, from another machine, setup_code")?;
+    if !setup_is_local(c) {
+        let expected = c
+            .app
+            .setup_code
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let given = form.setup_code.as_deref().unwrap_or("");
+        let right = expected.is_some_and(|code| accounts::same_secret(given, &code));
+        if !right {
+            auth::count_failure(c.app, c.req)?;
+            return Err(Error::forbidden(Msg::SetupCodeNeeded));
+        }
+    }
+    accounts::add_first(c.db, &form.name, &form.password)?;
+    // The code has done its work: it never opens anything again.
+    *c.app.setup_code.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    let (user, _) = users::by_name(c.db, &form.name)?
+        .ok_or_else(|| Error::internal("the first account vanished as it was made"))?;
+    log::info!("first admin created: {:?}", user.name);
+    signed_in(c, &user)
+}
+
+#[derive(Serialize)]
+pub(super) struct SignedOut {
+    pub(super) signed_in: bool,
+}
+
+/// `POST /api/logout`: end this session (and drop the cookie).
+pub fn logout(c: &Ctx) -> Result<Reply, Error> {
+    if let Some(token) = auth::session_cookie(c.req) {
+        accounts::close_session(c.db, token)?;
+    }
+    let mut reply = Reply::json(200, &SignedOut { signed_in: false })?;
+    reply.headers.push(session_cookie(c, "", 0));
+    Ok(reply)
+}

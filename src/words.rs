@@ -1,0 +1,174 @@
+//! The domain's words as types: what a game is, which task runs, how it ended, why a
+//! file went to the trash, how a game was identified. Each is an enum with one
+//! spelling (`as_str`, also its JSON and its SQL text) and a `parse` back, so a new
+//! value does not compile until every page, translation and command handles it.
+//!
+//! They sit at the bottom of the house, beside `error`: the store reads and writes
+//! them, the domain decides them, the API and the web interface show them.
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+
+/// Declares a word enum with its spelling, its list of values, serde and SQL.
+macro_rules! words {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            /// The one spelling: in JSON, in SQL, in the log.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            /// The value spelled `text` exactly, if any.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.as_str()))
+            }
+        }
+
+        impl FromSql for $name {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                let text = value.as_str()?;
+                $name::parse(text).ok_or_else(|| {
+                    FromSqlError::Other(format!("not a {}: {text:?}", stringify!($name)).into())
+                })
+            }
+        }
+    };
+}
+
+words! {
+    /// What a game file is (the contract's `type`).
+    GameKind {
+        Base = "BASE",
+        Update = "UPDATE",
+        Dlc = "DLC",
+        /// Not identified, or a title ID of no game, update or DLC.
+        Unknown = "INCONNU",
+    }
+}
+
+impl GameKind {
+    /// The value of a `type` parameter, in any case.
+    pub fn parse_loose(text: &str) -> Option<GameKind> {
+        GameKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str().eq_ignore_ascii_case(text))
+    }
+}
+
+words! {
+    /// A task the slot can run.
+    Task {
+        Scan = "scan",
+        Convert = "convert",
+        Push = "push",
+    }
+}
+
+words! {
+    /// What a task's `done` and `total` count.
+    Unit {
+        Files = "files",
+        Bytes = "bytes",
+    }
+}
+
+impl Task {
+    pub fn unit(self) -> Unit {
+        match self {
+            Task::Scan => Unit::Files,
+            Task::Convert | Task::Push => Unit::Bytes,
+        }
+    }
+}
+
+words! {
+    /// How a task run ended.
+    TaskResult {
+        Ok = "ok",
+        Failed = "failed",
+        /// Somebody asked it to stop.
+        Cancelled = "cancelled",
+        /// The service stopped (or died) while it ran.
+        Interrupted = "interrupted",
+        /// Still running (the row of a run in progress).
+        Running = "running",
+    }
+}
+
+words! {
+    /// Why a file went to the trash.
+    TrashReason {
+        /// Deleted by somebody.
+        Deleted = "deleted",
+        /// Replaced by its decompressed form.
+        Converted = "converted",
+        /// Found in the trash folder without a row after a crash, and adopted.
+        Recovered = "recovered",
+    }
+}
+
+words! {
+    /// Where a game's title ID came from.
+    IdSource {
+        /// A `[0100…]` tag in the file name.
+        Filename = "filename",
+        /// The CNMT XML inside the container.
+        CnmtXml = "cnmt_xml",
+        /// The ticket inside the container.
+        Ticket = "ticket",
+        /// Nowhere: the game is unknown.
+        None = "none",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_word_reads_back_from_its_spelling() {
+        for k in GameKind::ALL {
+            assert_eq!(GameKind::parse(k.as_str()), Some(*k));
+        }
+        for t in Task::ALL {
+            assert_eq!(Task::parse(t.as_str()), Some(*t));
+        }
+        for r in TaskResult::ALL {
+            assert_eq!(TaskResult::parse(r.as_str()), Some(*r));
+        }
+        assert_eq!(GameKind::parse_loose("dlc"), Some(GameKind::Dlc));
+        assert_eq!(GameKind::parse("dlc"), None);
+    }
+}
