@@ -47,6 +47,14 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Percent-decode one path segment; `None` when the bytes are not UTF-8.
+pub fn decode_segment(raw: &str) -> Option<String> {
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .ok()
+        .map(|s| s.into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! Converting one compressed file: `.nsz` → `.nsp`, `.xcz` → `.xci`.
 //!
-//! The output is rebuilt exactly as `../shared/spec/nsz.md` says (so that it matches
+//! The output is rebuilt exactly as `docs/nsz.md` says (so that it matches
 //! the reference tool byte for byte), written to `NAME.part` beside the original,
 //! checked NCA by NCA against the content IDs in their names, fsynced, and linked to
 //! its final name (never over an existing file). Only then does the original go to

@@ -1,4 +1,4 @@
-//! NCZ → NCA, streaming (`../shared/spec/nsz.md` §2).
+//! NCZ → NCA, streaming (`docs/nsz.md` §2).
 //!
 //! The NCA is written as it is read: the first 0x4000 bytes verbatim, then the
 //! plaintext stream (one zstd stream in solid mode, independent blocks in block mode),
@@ -30,7 +30,7 @@ struct Region {
     cipher: Option<Aes128Ctr>,
 }
 
-/// The size of the decompressed NCA: `max(0x4000, last.offset + last.size)` (§2.6).
+/// The size of the decompressed NCA: `max(0x4000, last.offset + last.size)` (`docs/nsz.md` §2).
 pub fn nca_size(ncz: &Ncz) -> u64 {
     ncz.sections
         .last()

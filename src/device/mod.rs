@@ -1,4 +1,4 @@
-//! The handheld and the LAN push (`../shared/spec/push.md`).
+//! The handheld and the LAN push (`docs/push.md`).
 //!
 //! A push offers files to the console's installer, which then downloads them over
 //! HTTP from this service under a random token. The [`Sessions`] slot is shared by the

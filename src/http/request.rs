@@ -148,13 +148,7 @@ fn decode_form(s: &str) -> String {
         .into_owned()
 }
 
-/// Percent-decode one path segment; `None` when the bytes are not UTF-8.
-pub fn decode_segment(raw: &str) -> Option<String> {
-    percent_decode_str(raw)
-        .decode_utf8()
-        .ok()
-        .map(|s| s.into_owned())
-}
+pub use crate::text::decode_segment;
 
 #[cfg(test)]
 mod tests {

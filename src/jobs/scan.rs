@@ -11,6 +11,8 @@
 //! found by a scan appear in lists when it completes. Writes are batched in transactions so that a cold scan of a large
 //! library is not bound by commits; a cancel commits what was done and stops.
 
+use std::collections::HashMap;
+
 use log::warn;
 
 use super::{Outcome, TaskCtx};
@@ -41,14 +43,54 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
             .with_cause("the library folder is empty"));
     }
+    let (read, unchanged) = read_changed(ctx, &walk.files, &mut known)?;
+    let tx = ctx.db.unchecked_transaction()?;
+    // What is left of the known files was not found: forget it, unless part of the
+    // library could not be read (they may be there).
+    let removed = if !walk.incomplete {
+        for key in known.keys() {
+            games::delete(&tx, key)?;
+        }
+        known.len()
+    } else {
+        0
+    };
+    if read > 0 || removed > 0 {
+        games::refresh_playable(&tx)?;
+        games::renumber(&tx, read + removed as u64 > BULK as u64)?;
+    }
+    library::mark_ready(&tx, root)?;
+    tx.commit()?;
+    let files = walk.files.len();
+    Ok(Outcome {
+        message: if walk.incomplete {
+            format!(
+                "{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
+                known.len()
+            )
+        } else {
+            format!("{files} files: {read} read, {unchanged} unchanged, {removed} removed")
+        },
+    })
+}
+
+/// Read every file that is new or changed since the last scan, in batches of
+/// [`BATCH`] per transaction; what `known` still holds afterwards was not found.
+/// Returns (read, unchanged).
+fn read_changed(
+    ctx: &TaskCtx,
+    files: &[walk::Found],
+    known: &mut HashMap<String, (u64, i64)>,
+) -> Result<(u64, u64), Error> {
+    let root = &ctx.config.library;
     let (mut read, mut unchanged) = (0u64, 0u64);
     let mut tx = ctx.db.unchecked_transaction()?;
     // Many new files (a first scan): index them for search once, at the end.
-    let bulk = walk.files.len().saturating_sub(known.len()) > BULK;
+    let bulk = files.len().saturating_sub(known.len()) > BULK;
     if bulk {
         games::suspend_search_index(&tx)?;
     }
-    for (i, found) in walk.files.iter().enumerate() {
+    for (i, found) in files.iter().enumerate() {
         if ctx.progress.is_cancelled() {
             if bulk {
                 games::resume_search_index(&tx)?;
@@ -63,11 +105,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         }
         let probe = probe::probe(root, &found.key, &found.format);
         if !probe.header_ok {
-            warn!(
-                "scan: {}: {}",
-                found.key,
-                probe.note.as_deref().unwrap_or("")
-            );
+            let note = probe.note.as_deref().unwrap_or("");
+            warn!("scan: {}: {note}", found.key);
             ctx.progress.error();
         }
         games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
@@ -78,37 +117,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             tx = ctx.db.unchecked_transaction()?;
         }
     }
-    // What is left of the known files was not found: forget it, unless part of the
-    // library could not be read (they may be there).
-    let removed = if !walk.incomplete {
-        for key in known.keys() {
-            games::delete(&tx, key)?;
-        }
-        known.len()
-    } else {
-        0
-    };
     if bulk {
         games::resume_search_index(&tx)?;
     }
-    if read > 0 || removed > 0 {
-        games::refresh_playable(&tx)?;
-        games::renumber(&tx, read + removed as u64 > BULK as u64)?;
-    }
-    library::mark_ready(&tx, root)?;
     tx.commit()?;
-    Ok(Outcome {
-        message: if walk.incomplete {
-            format!(
-                "{} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
-                walk.files.len(),
-                known.len()
-            )
-        } else {
-            format!(
-                "{} files: {read} read, {unchanged} unchanged, {removed} removed",
-                walk.files.len()
-            )
-        },
-    })
+    Ok((read, unchanged))
 }

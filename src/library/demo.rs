@@ -206,21 +206,35 @@ const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
 ];
 
 pub fn write(dir: &Path) -> Result<usize, Error> {
+    // One seed, and the parts always in this order: the same library every time.
     let mut rng = StdRng::seed_from_u64(0x1d0_7e9e);
+    Ok(named_games(dir, &mut rng)?
+        + fillers(dir, &mut rng)?
+        + identified_inside(dir, &mut rng)?
+        + unknown_and_broken(dir, &mut rng)?)
+}
+
+/// The games of [`GAMES`], each with its tags in its name.
+fn named_games(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
     let mut written = 0;
     for &(folder, name, id, version, pack) in GAMES {
         let file = format!("{name} [{id:016X}][v{version}].{}", extension(pack));
-        put(dir, folder, &file, &game_file(&mut rng, id, pack))?;
+        put(dir, folder, &file, &game_file(rng, id, pack))?;
         written += 1;
     }
-    // Filler bases so that pages have something to page through, some with updates.
+    Ok(written)
+}
+
+/// Filler bases so that pages have something to page through, some with updates.
+fn fillers(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
+    let mut written = 0;
     for i in 1..=16u64 {
         let id = 0x0100F00000000000 + (i << 13);
         put(
             dir,
             "Indies/Petits jeux",
             &format!("Petit jeu n°{i:02} [{id:016X}][v0].nsp"),
-            &game_file(&mut rng, id, Pack::Nsp),
+            &game_file(rng, id, Pack::Nsp),
         )?;
         written += 1;
         if i % 4 == 0 {
@@ -229,30 +243,38 @@ pub fn write(dir: &Path) -> Result<usize, Error> {
                 dir,
                 "Indies/Petits jeux",
                 &format!("Petit jeu n°{i:02} [{upd:016X}][v65536].nsp"),
-                &game_file(&mut rng, upd, Pack::Nsp),
+                &game_file(rng, upd, Pack::Nsp),
             )?;
             written += 1;
         }
     }
-    // Identified from inside the container only.
+    Ok(written)
+}
+
+/// Games identified from inside the container only.
+fn identified_inside(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
     let id = 0x0100C0DE00000000;
     put(
         dir,
         "Sans nom",
         "game without tags.nsp",
-        &game_file(&mut rng, id, Pack::Nsp),
+        &game_file(rng, id, Pack::Nsp),
     )?;
     let xml = "<?xml version=\"1.0\"?><ContentMeta><Type>Patch</Type>\
                <Id>0x0100c0de00000800</Id><Version>131072</Version></ContentMeta>";
-    let nca = synth::simple_nca(&mut rng, 0x4800);
+    let nca = synth::simple_nca(rng, 0x4800);
     let nsp = synth::pfs0(&[
         (nca.name(), nca.bytes.clone()),
         ("cnmt.cnmt.xml".into(), xml.as_bytes().to_vec()),
     ]);
     put(dir, "Sans nom", "update from xml.nsp", &nsp)?;
-    written += 2;
-    // Unknown: no ID anywhere, an ID that is not a Switch title, a delta.
-    let nca = synth::simple_nca(&mut rng, 0x4800);
+    Ok(2)
+}
+
+/// Unknown files (no ID anywhere, an ID that is not a Switch title, a delta) and one
+/// corrupt file: named properly, but its header is garbage.
+fn unknown_and_broken(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
+    let nca = synth::simple_nca(rng, 0x4800);
     put(
         dir,
         "homebrew",
@@ -263,13 +285,13 @@ pub fn write(dir: &Path) -> Result<usize, Error> {
         dir,
         "homebrew",
         "Not A Title [0200000000000000].nsp",
-        &game_file(&mut rng, 0x0200000000000000, Pack::Nsp),
+        &game_file(rng, 0x0200000000000000, Pack::Nsp),
     )?;
     put(
         dir,
         "homebrew",
         "Delta Fragment [01007EF00011EC00].nsp",
-        &game_file(&mut rng, 0x01007EF00011EC00, Pack::Nsp),
+        &game_file(rng, 0x01007EF00011EC00, Pack::Nsp),
     )?;
     put(
         dir,
@@ -278,8 +300,6 @@ pub fn write(dir: &Path) -> Result<usize, Error> {
         &synth::xci(&[("update", vec![]), ("normal", vec![]), ("secure", vec![])]),
     )?;
     put(dir, "", "[Archive] Untitled dump.nsp", &synth::pfs0(&[]))?;
-    written += 5;
-    // One corrupt file: named properly, but its header is garbage.
     let mut garbage = vec![0u8; 4096];
     rng.fill(&mut garbage[..]);
     put(
@@ -288,8 +308,7 @@ pub fn write(dir: &Path) -> Result<usize, Error> {
         "Broken Download [0100BBBB00000000][v0].nsp",
         &garbage,
     )?;
-    written += 1;
-    Ok(written)
+    Ok(6)
 }
 
 fn extension(pack: Pack) -> &'static str {

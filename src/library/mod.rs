@@ -186,7 +186,7 @@ mod tests {
             let decoded: Option<Vec<String>> = raw
                 .trim_start_matches('/')
                 .split('/')
-                .map(crate::http::request::decode_segment)
+                .map(crate::text::decode_segment)
                 .collect();
             let Some(key) = decoded.map(|segments| segments.join("/")) else {
                 continue;

@@ -1,4 +1,4 @@
-//! Synthetic Switch files, built the way `../shared/spec/nsz.md` describes: NCAs of
+//! Synthetic Switch files, built the way `docs/nsz.md` describes: NCAs of
 //! made-up bytes whose CTR sections are encrypted with made-up keys, NCZs in solid and
 //! block mode, and the PFS0, HFS0 and XCI containers around them. No game data and no
 //! console keys. Used by `demo-library`, the tests and the benchmarks.

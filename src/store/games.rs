@@ -330,63 +330,9 @@ pub fn search(
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<GameItem>), Error> {
-    let long: Vec<String> = q
-        .words
-        .iter()
-        .filter(|w| w.chars().count() >= 3)
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
-    let short: Vec<String> = q
-        .words
-        .iter()
-        .filter(|w| w.chars().count() < 3)
-        .map(|w| {
-            format!(
-                "%{}%",
-                w.replace('\\', "\\\\")
-                    .replace('%', "\\%")
-                    .replace('_', "\\_")
-            )
-        })
-        .collect();
-    let mut by_name = Vec::new();
-    let mut args: Vec<String> = Vec::new();
-    if !long.is_empty() {
-        args.push(long.join(" AND "));
-        by_name.push(format!(
-            "rowid IN (SELECT rowid FROM games_fts WHERE games_fts MATCH ?{})",
-            args.len()
-        ));
-    }
-    for pattern in short {
-        args.push(pattern);
-        by_name.push(format!("folded LIKE ?{} ESCAPE '\\'", args.len()));
-    }
-    let mut any = Vec::new();
-    if !by_name.is_empty() {
-        any.push(format!("({})", by_name.join(" AND ")));
-    }
-    if let Some(prefix) = &q.id_prefix {
-        args.push(prefix.clone());
-        args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
-        any.push(format!(
-            "rowid IN (SELECT rowid FROM games WHERE title_id >= ?{} AND title_id < ?{})",
-            args.len() - 1,
-            args.len()
-        ));
-    }
-    let mut filter = match (any.is_empty(), &q.kind, &q.platform) {
-        (true, None, None) => return Ok((0, Vec::new())),
-        (true, _, _) => "1".to_string(),
-        (false, _, _) => format!("({})", any.join(" OR ")),
+    let Some((filter, args)) = search_filter(q) else {
+        return Ok((0, Vec::new()));
     };
-    let kind = q.kind.map(|k| k.as_str().to_string());
-    for (column, value) in [("type", &kind), ("platform", &q.platform)] {
-        if let Some(value) = value {
-            args.push(value.clone());
-            filter.push_str(&format!(" AND {column} = ?{}", args.len()));
-        }
-    }
     // The match runs once, materialized, for both the count and the page. (A window
     // count in the page query made SQLite drop the multi-index OR plan.)
     let n = args.len();
@@ -416,6 +362,67 @@ pub fn search(
             .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
     };
     Ok((total as u64, items))
+}
+
+/// The `WHERE` clause of a search and its arguments; `None` when nothing can match.
+/// Words of 3 characters or more go through the trigram index, shorter ones through
+/// `LIKE`; a title-ID prefix is a range on the ID index.
+fn search_filter(q: &SearchQuery) -> Option<(String, Vec<String>)> {
+    let mut args: Vec<String> = Vec::new();
+    let mut any = Vec::new();
+    let by_name = name_terms(&q.words, &mut args);
+    if !by_name.is_empty() {
+        any.push(format!("({})", by_name.join(" AND ")));
+    }
+    if let Some(prefix) = &q.id_prefix {
+        args.push(prefix.clone());
+        args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
+        any.push(format!(
+            "rowid IN (SELECT rowid FROM games WHERE title_id >= ?{} AND title_id < ?{})",
+            args.len() - 1,
+            args.len()
+        ));
+    }
+    let mut filter = match (any.is_empty(), &q.kind, &q.platform) {
+        (true, None, None) => return None,
+        (true, _, _) => "1".to_string(),
+        (false, _, _) => format!("({})", any.join(" OR ")),
+    };
+    let kind = q.kind.map(|k| k.as_str().to_string());
+    for (column, value) in [("type", &kind), ("platform", &q.platform)] {
+        if let Some(value) = value {
+            args.push(value.clone());
+            filter.push_str(&format!(" AND {column} = ?{}", args.len()));
+        }
+    }
+    Some((filter, args))
+}
+
+/// One condition per word (all must hold), their arguments appended to `args`.
+fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
+    let (long, short): (Vec<&String>, Vec<&String>) =
+        words.iter().partition(|w| w.chars().count() >= 3);
+    let mut terms = Vec::new();
+    if !long.is_empty() {
+        let quoted: Vec<String> = long
+            .iter()
+            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+            .collect();
+        args.push(quoted.join(" AND "));
+        terms.push(format!(
+            "rowid IN (SELECT rowid FROM games_fts WHERE games_fts MATCH ?{})",
+            args.len()
+        ));
+    }
+    for w in short {
+        let escaped = w
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        args.push(format!("%{escaped}%"));
+        terms.push(format!("folded LIKE ?{} ESCAPE '\\'", args.len()));
+    }
+    terms
 }
 
 /// Everything the single-game route shows.

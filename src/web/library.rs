@@ -53,26 +53,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         url
     };
     let body = html! {
-        form.filters method="get" action="/library" role="search" {
-            label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
-            label { (v.t(M::Type))
-                select name="type" {
-                    option value="" { (v.t(M::All)) }
-                    @for t in GameKind::ALL {
-                        option value=(t.as_str()) selected[kind_filter == Some(*t)] { (kind(&v, *t)) }
-                    }
-                }
-            }
-            label { (v.t(M::Platform))
-                select name="platform" {
-                    option value="" { (v.t(M::All)) }
-                    @for p in &all_platforms {
-                        option value=(p.slug) selected[platform == Some(p.slug.as_str())] { (p.name) }
-                    }
-                }
-            }
-            button type="submit" { (v.t(M::Filter)) }
-        }
+        (filters(&v, q, kind_filter, platform, &all_platforms))
         p #result-count { (total) " " (v.t(M::Results)) }
         @if items.is_empty() {
             p.empty { (v.t(M::NoGames)) }
@@ -93,6 +74,46 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
+        (pager(&v, paging, pages, link))
+    };
+    page(&v, v.t(M::Library), "/library", body)
+}
+
+/// The search box and the type and platform filters of the library page.
+fn filters(
+    v: &Viewer,
+    q: &str,
+    kind_filter: Option<GameKind>,
+    platform: Option<&str>,
+    all_platforms: &[Platform],
+) -> Markup {
+    html! {
+        form.filters method="get" action="/library" role="search" {
+            label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
+            label { (v.t(M::Type))
+                select name="type" {
+                    option value="" { (v.t(M::All)) }
+                    @for t in GameKind::ALL {
+                        option value=(t.as_str()) selected[kind_filter == Some(*t)] { (kind(v, *t)) }
+                    }
+                }
+            }
+            label { (v.t(M::Platform))
+                select name="platform" {
+                    option value="" { (v.t(M::All)) }
+                    @for p in all_platforms {
+                        option value=(p.slug) selected[platform == Some(p.slug.as_str())] { (p.name) }
+                    }
+                }
+            }
+            button type="submit" { (v.t(M::Filter)) }
+        }
+    }
+}
+
+/// Previous and next links, when there is more than one page.
+fn pager(v: &Viewer, paging: Paging, pages: u64, link: impl Fn(u64) -> String) -> Markup {
+    html! {
         @if pages > 1 {
             nav.pager aria-label=(v.t(M::PageOf)) {
                 @if paging.page > 1 { a href=(link(paging.page - 1)) rel="prev" { "← " (v.t(M::Previous)) } }
@@ -100,8 +121,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
                 @if paging.page < pages { a href=(link(paging.page + 1)) rel="next" { (v.t(M::Next)) " →" } }
             }
         }
-    };
-    page(&v, v.t(M::Library), "/library", body)
+    }
 }
 
 /// `GET /game/{key}`: what the file is, how it was identified, its family.

@@ -115,19 +115,26 @@ fn script_messages(v: &Viewer) -> String {
         .replace("</", "<\\/")
 }
 
+/// The one `<head>` of every page: the title, the style, the script and its words.
+fn head(v: &Viewer, title: &str) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { (title) " · Ludothèque" }
+            link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
+            script type="application/json" id="i18n" { (PreEscaped(script_messages(v))) }
+            script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
+        }
+    }
+}
+
 /// A whole page: the shell around `body`. `active` is the menu entry to mark.
 pub fn page(v: &Viewer, title: &str, active: &str, body: Markup) -> Result<Reply, Error> {
     let markup = html! {
         (DOCTYPE)
         html lang=(v.lang.code()) {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Ludothèque" }
-                link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
-                script type="application/json" id="i18n" { (PreEscaped(script_messages(v))) }
-                script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
-            }
+            (head(v, title))
             body {
                 a.skip href="#main" { (v.t(M::SkipToContent)) }
                 header {
@@ -174,14 +181,7 @@ pub fn bare_page(lang: Lang, title: &str, body: Markup) -> Reply {
     let markup = html! {
         (DOCTYPE)
         html lang=(lang.code()) {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Ludothèque" }
-                link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
-                script type="application/json" id="i18n" { (PreEscaped(script_messages(&v))) }
-                script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
-            }
+            (head(&v, title))
             body.bare {
                 main #main {
                     p.brand { "Ludothèque" }

@@ -50,12 +50,14 @@ fn main() {
         .unwrap();
     let body_file = tmp.path().join("page1.json");
     std::fs::write(&body_file, &page1).unwrap();
-    let mut ceiling = Command::new(std::env::current_exe().unwrap())
-        .arg("ceiling")
-        .arg(&body_file)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut ceiling = gen::Server(
+        Command::new(std::env::current_exe().unwrap())
+            .arg("ceiling")
+            .arg(&body_file)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
     BufReader::new(ceiling.stdout.take().unwrap())
         .read_line(&mut line)

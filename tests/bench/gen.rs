@@ -54,11 +54,32 @@ pub fn generate(lib: &std::path::Path, n: usize) {
     }
 }
 
-/// Start the release server on a library; returns the child and its base URL.
-pub fn start_server(
-    data: &std::path::Path,
-    lib: &std::path::Path,
-) -> (std::process::Child, String) {
+/// A child process killed (and reaped) when dropped, so that a panic in a benchmark
+/// or a stress run never leaves a server behind.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl std::ops::Deref for Server {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+/// Start the release server on a library; returns it and its base URL.
+pub fn start_server(data: &std::path::Path, lib: &std::path::Path) -> (Server, String) {
     start_server_with(data, lib, &[])
 }
 
@@ -67,7 +88,7 @@ pub fn start_server_with(
     data: &std::path::Path,
     lib: &std::path::Path,
     flags: &[&str],
-) -> (std::process::Child, String) {
+) -> (Server, String) {
     use std::io::{BufRead, BufReader};
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args([
@@ -90,7 +111,7 @@ pub fn start_server_with(
         "http://{}",
         line.trim().trim_start_matches("listening on http://")
     );
-    (child, base)
+    (Server(child), base)
 }
 
 /// GET a JSON document.

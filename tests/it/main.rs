@@ -2,6 +2,7 @@
 
 mod access;
 mod api;
+mod architecture;
 mod browser;
 mod convert;
 mod foundation;
