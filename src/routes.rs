@@ -97,14 +97,7 @@ fn test_panic(_: &Ctx) -> Result<Reply, Error> {
 mod tests {
     use super::*;
     use crate::error::Kind;
-    use crate::http::router::find;
-
-    fn segs(path: &str) -> Vec<String> {
-        path.trim_start_matches('/')
-            .split('/')
-            .map(str::to_string)
-            .collect()
-    }
+    use crate::http::router::{find, tests::segs};
 
     #[test]
     fn the_router_and_the_openapi_document_have_the_same_routes() {

@@ -176,10 +176,11 @@ pub fn dispatch(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn segs(path: &str) -> Vec<String> {
+    /// A path split in its raw segments, as `Req` holds them.
+    pub(crate) fn segs(path: &str) -> Vec<String> {
         path.trim_start_matches('/')
             .split('/')
             .map(str::to_string)
