@@ -15,7 +15,7 @@ use log::{info, warn};
 use rusqlite::Connection;
 
 use crate::error::{Error, Msg};
-use crate::library::{self, identify};
+use crate::library::{self, identify, LibraryKey};
 use crate::store::games;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
@@ -31,6 +31,11 @@ pub fn dir(root: &Path) -> PathBuf {
 
 fn entry_dir(root: &Path, id: i64) -> PathBuf {
     dir(root).join(id.to_string())
+}
+
+/// An entry's folder as a key below the trash folder (a number always is one).
+fn entry_key(id: i64) -> LibraryKey {
+    LibraryKey::parse(&id.to_string()).expect("a number is a library key")
 }
 
 fn entry_file(root: &Path, id: i64, key: &str) -> PathBuf {
@@ -61,19 +66,16 @@ fn check_dir(root: &Path) -> Result<(), Error> {
 pub fn move_in(
     db: &Connection,
     root: &Path,
-    key: &str,
+    key: &LibraryKey,
     reason: TrashReason,
     retention_days: u32,
 ) -> Result<TrashRow, Error> {
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
-    let game = match library::valid_key(key) {
-        true => games::get(db, key)?.ok_or_else(|| no_such_game(key))?,
-        false => return Err(no_such_game(key)),
-    };
+    let game = games::get(db, key)?.ok_or_else(|| no_such_game(key))?;
     library::safe::check_folders(root, key).map_err(|e| no_such_game(key).with_cause(e))?;
     check_dir(root)?;
-    let src = root.join(key);
+    let src = key.under(root);
     let meta = std::fs::symlink_metadata(&src).map_err(|e| no_such_game(key).with_cause(e))?;
     if meta.is_dir() {
         return Err(no_such_game(key));
@@ -96,7 +98,7 @@ pub fn move_in(
     // The entry's folder and those below it are made without following a link: one
     // planted there beforehand (pointing out of the library) fails the move.
     let moved = std::fs::create_dir_all(dir(root))
-        .and_then(|_| library::safe::make_folders(&dir(root), &format!("{}/{key}", row.id)))
+        .and_then(|_| library::safe::make_folders(&dir(root), &key.inside(&entry_key(row.id))))
         .and_then(|_| std::fs::rename(&src, &dst));
     if let Err(e) = moved {
         let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
@@ -133,27 +135,26 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
     check_dir(root)?;
     let src = entry_file(root, id, &row.key);
-    let present = library::valid_key(&row.key) && std::fs::symlink_metadata(&src).is_ok();
-    if !present {
+    let key = LibraryKey::parse(&row.key).filter(|_| std::fs::symlink_metadata(&src).is_ok());
+    let Some(key) = key else {
         warn!("trash: the file of entry {id} has vanished; dropping the entry");
         store::delete(db, id)?;
         return Err(Error::not_found(Msg::TrashEntryVanished));
-    }
+    };
     // The entry's folder and those below it are real folders; what comes back is a
     // file, or a link the library had (a link out of the library is back as a link,
     // which the scan does not follow and no operation opens).
-    let in_entry = format!("{id}/{}", row.key);
-    let movable = library::safe::check_folders(&dir(root), &in_entry).is_ok()
+    let movable = library::safe::check_folders(&dir(root), &key.inside(&entry_key(id))).is_ok()
         && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
     if !movable {
         return Err(Error::conflict(Msg::TrashEntryLink));
     }
-    let dst = root.join(&row.key);
+    let dst = key.under(root);
     let occupied = || Error::conflict(Msg::KeyOccupied);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
-    library::safe::make_folders(root, &row.key).map_err(|e| match e.kind() {
+    library::safe::make_folders(root, &key).map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
@@ -167,7 +168,7 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
-    library::index_one(db, root, &row.key)?;
+    library::index_one(db, root, &key)?;
     info!("trash: entry {id} restored to {}", row.key);
     Ok(row)
 }
@@ -196,12 +197,9 @@ pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Er
 
 /// Make the trash folder and the table agree after a crash: adopt files without a row
 /// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
-pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
-    let (mut adopted, mut dropped) = (0, 0);
-    if let Err(e) = check_dir(root) {
-        warn!("trash: {e}; the trash is left alone");
-        return Ok((adopted, dropped));
-    }
+/// Drop the entries whose file is gone; returns how many.
+fn drop_vanished(db: &Connection, root: &Path) -> Result<usize, Error> {
+    let mut dropped = 0;
     for row in store::list(db)? {
         if std::fs::symlink_metadata(entry_file(root, row.id, &row.key)).is_err() {
             warn!(
@@ -212,6 +210,44 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
             dropped += 1;
         }
     }
+    Ok(dropped)
+}
+
+/// Give the file found in entry folder `id` (at `key`, of `size` bytes) its entry.
+fn adopt(
+    db: &Connection,
+    id: i64,
+    key: String,
+    size: u64,
+    retention_days: u32,
+) -> Result<(), Error> {
+    let (name, kind) = describe(&key);
+    let now = time::now();
+    let row = TrashRow {
+        id,
+        key,
+        name,
+        kind,
+        size,
+        reason: TrashReason::Recovered,
+        deleted_at: now,
+        expires_at: now + retention_days as i64 * DAY_S,
+    };
+    store::insert(db, Some(id), &row)?;
+    warn!(
+        "trash: adopted a file without an entry as entry {id} ({})",
+        row.key
+    );
+    Ok(())
+}
+
+pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
+    let mut adopted = 0;
+    if let Err(e) = check_dir(root) {
+        warn!("trash: {e}; the trash is left alone");
+        return Ok((0, 0));
+    }
+    let dropped = drop_vanished(db, root)?;
     let Ok(entries) = std::fs::read_dir(dir(root)) else {
         return Ok((adopted, dropped));
     };
@@ -232,24 +268,8 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
             continue;
         }
         match first_file(&entry.path()) {
-            Some((key, size)) if library::valid_key(&key) => {
-                let (name, kind) = describe(&key);
-                let now = time::now();
-                let row = TrashRow {
-                    id,
-                    key,
-                    name,
-                    kind,
-                    size,
-                    reason: TrashReason::Recovered,
-                    deleted_at: now,
-                    expires_at: now + retention_days as i64 * DAY_S,
-                };
-                store::insert(db, Some(id), &row)?;
-                warn!(
-                    "trash: adopted a file without an entry as entry {id} ({})",
-                    row.key
-                );
+            Some((key, size)) if LibraryKey::parse(&key).is_some() => {
+                adopt(db, id, key, size, retention_days)?;
                 adopted += 1;
             }
             // An empty folder left by a crash before the rename.

@@ -8,7 +8,7 @@ use std::io::{Read, Seek, SeekFrom, Take};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::device::Sessions;
+use crate::device::{Session, Sessions};
 use crate::error::{Error, Msg};
 use crate::http::range::{parse_range, Unsatisfiable};
 use crate::http::{Ctx, Reply};
@@ -25,12 +25,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         .as_mut()
         .filter(|s| !token.is_empty() && s.token == token)
         .ok_or_else(no_such_download)?;
-    session.requests += 1;
-    session.last_activity = Instant::now();
-    session.first_contact.get_or_insert_with(crate::time::now);
-    if let Some(agent) = c.req.header("user-agent") {
-        session.client = Some(agent.chars().take(100).collect());
-    }
+    note_contact(session, c);
     if c.req.method == "DROP" {
         session.dropped = true;
         return Ok(empty(200, Vec::new()));
@@ -41,7 +36,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         .position(|f| f.name == name)
         .ok_or_else(no_such_download)?;
     let file = &session.files[index];
-    session.current = file.key.clone();
+    session.current = file.key.to_string();
     let (key, size) = (file.key.clone(), file.size);
     let range = match c.req.header("range").map(|h| parse_range(h, size)) {
         Some(Err(Unsatisfiable)) => {
@@ -53,13 +48,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         Some(Ok(r)) => r,
         None => None,
     };
-    let (start, end) = range.unwrap_or((0, size.saturating_sub(1)));
-    let len = if size == 0 { 0 } else { end - start + 1 };
-    let mut headers = vec![("Accept-Ranges", "bytes".to_string())];
-    if range.is_some() {
-        headers.push(("Content-Range", format!("bytes {start}-{end}/{size}")));
-    }
-    let status = if range.is_some() { 206 } else { 200 };
+    let (status, start, len, headers) = shape(range, size);
     if c.req.method == "HEAD" {
         drop(guard);
         let mut reply = empty(200, headers);
@@ -83,6 +72,29 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     reply.content_type = "application/octet-stream";
     reply.stream = Some((Box::new(reader), len));
     Ok(reply)
+}
+
+/// The console was heard from: what the device page shows of it.
+fn note_contact(session: &mut Session, c: &Ctx) {
+    session.requests += 1;
+    session.last_activity = Instant::now();
+    session.first_contact.get_or_insert_with(crate::time::now);
+    if let Some(agent) = c.req.header("user-agent") {
+        session.client = Some(agent.chars().take(100).collect());
+    }
+}
+
+/// The answer's status, first byte, length and headers for `range` (inclusive) of a
+/// `size`-byte file, or for the whole file.
+fn shape(range: Option<(u64, u64)>, size: u64) -> (u16, u64, u64, Vec<(&'static str, String)>) {
+    let (start, end) = range.unwrap_or((0, size.saturating_sub(1)));
+    let len = if size == 0 { 0 } else { end - start + 1 };
+    let mut headers = vec![("Accept-Ranges", "bytes".to_string())];
+    if range.is_some() {
+        headers.push(("Content-Range", format!("bytes {start}-{end}/{size}")));
+    }
+    let status = if range.is_some() { 206 } else { 200 };
+    (status, start, len, headers)
 }
 
 fn empty(status: u16, headers: Vec<(&'static str, String)>) -> Reply {

@@ -31,44 +31,7 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
                  pourra plus jamais être affichée. Copiez-la maintenant."
             );
         }
-        ApikeyCommand::List => {
-            let keys = api_keys::list(&conn)?;
-            if keys.is_empty() {
-                say!("Aucune clé d'API.");
-            }
-            for (i, k) in keys.iter().enumerate() {
-                if i == 0 {
-                    say!(
-                        "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} ÉTAT",
-                        "ID",
-                        "NOM",
-                        "PRÉFIXE",
-                        "ACCÈS",
-                        "CRÉÉE",
-                        "DERNIÈRE UTILISATION"
-                    );
-                }
-                say!(
-                    "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {}",
-                    k.id,
-                    k.name,
-                    k.prefix,
-                    if k.read_only {
-                        "lecture seule"
-                    } else {
-                        "complet"
-                    },
-                    time::rfc3339(k.created_at),
-                    k.last_used_at
-                        .map(time::rfc3339)
-                        .unwrap_or_else(|| "jamais".into()),
-                    match k.revoked_at {
-                        Some(t) => format!("révoquée le {}", time::rfc3339(t)),
-                        None => "active".into(),
-                    }
-                );
-            }
-        }
+        ApikeyCommand::List => list_keys(&api_keys::list(&conn)?),
         ApikeyCommand::Revoke { id } => {
             let Some(key) = api_keys::get(&conn, *id)? else {
                 return Err(Error::not_found(Msg::NoApiKey { id: id.to_string() }));
@@ -85,6 +48,45 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
         }
     }
     Ok(())
+}
+
+/// `apikey list`: one line per key, revoked ones included.
+fn list_keys(keys: &[api_keys::ApiKey]) {
+    if keys.is_empty() {
+        say!("Aucune clé d'API.");
+    }
+    for (i, k) in keys.iter().enumerate() {
+        if i == 0 {
+            say!(
+                "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} ÉTAT",
+                "ID",
+                "NOM",
+                "PRÉFIXE",
+                "ACCÈS",
+                "CRÉÉE",
+                "DERNIÈRE UTILISATION"
+            );
+        }
+        say!(
+            "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {}",
+            k.id,
+            k.name,
+            k.prefix,
+            if k.read_only {
+                "lecture seule"
+            } else {
+                "complet"
+            },
+            time::rfc3339(k.created_at),
+            k.last_used_at
+                .map(time::rfc3339)
+                .unwrap_or_else(|| "jamais".into()),
+            match k.revoked_at {
+                Some(t) => format!("révoquée le {}", time::rfc3339(t)),
+                None => "active".into(),
+            }
+        );
+    }
 }
 
 pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error> {

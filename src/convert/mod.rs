@@ -18,8 +18,8 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Msg};
-use crate::library;
 use crate::library::containers::{self, Entry, FileSystem, FormatError, Ncz};
+use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::trash;
 use crate::words::TrashReason;
@@ -44,18 +44,19 @@ struct Part {
 }
 
 /// The output file's key for a compressed key: same folder, same base name.
-pub fn output_key(key: &str) -> Option<String> {
+fn output_key(key: &LibraryKey) -> Option<LibraryKey> {
     let (stem, ext) = key.rsplit_once('.')?;
-    match ext.to_ascii_lowercase().as_str() {
-        "nsz" => Some(format!("{stem}.nsp")),
-        "xcz" => Some(format!("{stem}.xci")),
-        _ => None,
-    }
+    let out = match ext.to_ascii_lowercase().as_str() {
+        "nsz" => format!("{stem}.nsp"),
+        "xcz" => format!("{stem}.xci"),
+        _ => return None,
+    };
+    LibraryKey::parse(&out)
 }
 
 /// The size the output of a compressed file will have (for progress totals); 0 when
 /// its headers cannot be read (the conversion will say why).
-pub fn planned_size(root: &Path, key: &str) -> u64 {
+pub fn planned_size(root: &Path, key: &LibraryKey) -> u64 {
     let Ok(mut f) = library::safe::open(root, key) else {
         return 0;
     };
@@ -203,12 +204,14 @@ impl Partition {
 
 /// Remove the part file a killed conversion left, if any.
 pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
-    if let Some(key) = settings::get(db, PART_SETTING)?.filter(|k| !k.is_empty()) {
+    if let Some(raw) = settings::get(db, PART_SETTING)?.filter(|k| !k.is_empty()) {
         // Only a plain file reached through real folders: never through a link.
-        let plain = library::safe::check_folders(root, &key).is_ok()
-            && std::fs::symlink_metadata(root.join(&key)).is_ok_and(|m| m.is_file());
-        if plain {
-            match std::fs::remove_file(root.join(&key)) {
+        let plain = LibraryKey::parse(&raw).filter(|k| {
+            library::safe::check_folders(root, k).is_ok()
+                && std::fs::symlink_metadata(k.under(root)).is_ok_and(|m| m.is_file())
+        });
+        if let Some(key) = plain {
+            match std::fs::remove_file(key.under(root)) {
                 Ok(()) => log::warn!("convert: removed {key}, left by an interrupted conversion"),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e.into()),
@@ -224,28 +227,26 @@ pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
 pub fn convert(
     db: &Connection,
     root: &Path,
-    key: &str,
+    key: &LibraryKey,
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
-) -> Result<String, Error> {
+) -> Result<LibraryKey, Error> {
     let fail = |reason: &str| {
         Error::invalid(Msg::ConvertFailed {
-            key: key.into(),
+            key: key.to_string(),
             reason: reason.into(),
         })
     };
-    let out_key = output_key(key)
-        .filter(|_| library::valid_key(key))
-        .ok_or_else(|| fail("not a compressed file"))?;
-    let target = root.join(&out_key);
+    let out_key = output_key(key).ok_or_else(|| fail("not a compressed file"))?;
+    let target = out_key.under(root);
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(Error::conflict(Msg::ConvertTargetExists {
-            key: key.into(),
-            target: out_key,
+            key: key.to_string(),
+            target: out_key.to_string(),
         }));
     }
-    let part_key = format!("{out_key}.part");
-    let part = root.join(&part_key);
+    let part_key = out_key.with_suffix(".part");
+    let part = part_key.under(root);
     settings::set(db, PART_SETTING, &part_key)?;
     let result =
         write_part(root, key, &part, opts, on_write).and_then(|()| publish(&part, &target));
@@ -273,7 +274,7 @@ fn write_reason(e: &std::io::Error) -> String {
 
 fn write_part(
     root: &Path,
-    key: &str,
+    key: &LibraryKey,
     part: &Path,
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
@@ -588,7 +589,8 @@ mod tests {
             retention_days: 30,
             accept_unverified: false,
         };
-        write_part(dir.path(), name, &part, &opts, &mut |_| Ok(()))?;
+        let key = LibraryKey::parse(name).unwrap();
+        write_part(dir.path(), &key, &part, &opts, &mut |_| Ok(()))?;
         Ok(std::fs::read(part).unwrap())
     }
 

@@ -52,7 +52,7 @@ impl Served {
 /// A file offered in a push.
 #[derive(Debug, Clone)]
 pub struct PushFile {
-    pub key: String,
+    pub key: crate::library::LibraryKey,
     /// The last path segment of its URL: the real file name.
     pub name: String,
     pub size: u64,
@@ -141,7 +141,7 @@ pub fn configure(
 
 /// Add a game to the push list; it must be in the library.
 pub fn add_game(db: &rusqlite::Connection, key: &str) -> Result<(), Error> {
-    if !crate::library::valid_key(key) || crate::store::games::get(db, key)?.is_none() {
+    if crate::library::find(db, key)?.is_none() {
         return Err(Error::not_found(Msg::NoGame { key: key.into() }));
     }
     crate::store::push_list::add(db, key, crate::time::now())

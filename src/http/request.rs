@@ -35,49 +35,8 @@ impl Req {
     /// Build the view, reading at most `max_body` bytes of body (more: 413). A target
     /// or headers past their limits are refused before anything else is read.
     pub fn read(rq: &mut tiny_http::Request, max_body: usize) -> Result<Req, Error> {
-        if rq.url().len() > MAX_TARGET {
-            return Err(Error::new(
-                Kind::UriTooLong,
-                Msg::UriTooLong { limit: MAX_TARGET },
-            ));
-        }
-        let header_bytes: usize = rq
-            .headers()
-            .iter()
-            .map(|h| h.field.as_str().len() + h.value.len() + 4)
-            .sum();
-        if header_bytes > MAX_HEADERS {
-            return Err(Error::new(
-                Kind::HeadersTooLarge,
-                Msg::HeadersTooLarge { limit: MAX_HEADERS },
-            ));
-        }
-        // Two Host headers: which one a proxy checked is anyone's guess.
-        let hosts = rq
-            .headers()
-            .iter()
-            .filter(|h| h.field.equiv("Host"))
-            .count();
-        if hosts > 1 {
-            return Err(Error::invalid(Msg::OneHostHeader));
-        }
-        if rq.body_length().is_some_and(|n| n > max_body) {
-            return Err(Error::new(
-                Kind::PayloadTooLarge,
-                Msg::PayloadTooLarge { limit: max_body },
-            ));
-        }
-        let mut body = Vec::new();
-        rq.as_reader()
-            .take(max_body as u64 + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| Error::invalid(Msg::BodyUnreadable).with_cause(e))?;
-        if body.len() > max_body {
-            return Err(Error::new(
-                Kind::PayloadTooLarge,
-                Msg::PayloadTooLarge { limit: max_body },
-            ));
-        }
+        check_head(rq)?;
+        let body = read_body(rq, max_body)?;
         let (path, query) = split_url(rq.url());
         Ok(Req {
             method: rq.method().as_str().to_string(),
@@ -115,6 +74,59 @@ impl Req {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+}
+
+/// The limits a request's line and headers are held to, before its body is read.
+fn check_head(rq: &tiny_http::Request) -> Result<(), Error> {
+    if rq.url().len() > MAX_TARGET {
+        return Err(Error::new(
+            Kind::UriTooLong,
+            Msg::UriTooLong { limit: MAX_TARGET },
+        ));
+    }
+    let header_bytes: usize = rq
+        .headers()
+        .iter()
+        .map(|h| h.field.as_str().len() + h.value.len() + 4)
+        .sum();
+    if header_bytes > MAX_HEADERS {
+        return Err(Error::new(
+            Kind::HeadersTooLarge,
+            Msg::HeadersTooLarge { limit: MAX_HEADERS },
+        ));
+    }
+    // Two Host headers: which one a proxy checked is anyone's guess.
+    let hosts = rq
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv("Host"))
+        .count();
+    if hosts > 1 {
+        return Err(Error::invalid(Msg::OneHostHeader));
+    }
+    Ok(())
+}
+
+/// The body, refused past `max_body` bytes whether or not its length was announced.
+fn read_body(rq: &mut tiny_http::Request, max_body: usize) -> Result<Vec<u8>, Error> {
+    let too_large = || {
+        Error::new(
+            Kind::PayloadTooLarge,
+            Msg::PayloadTooLarge { limit: max_body },
+        )
+    };
+    if rq.body_length().is_some_and(|n| n > max_body) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    rq.as_reader()
+        .take(max_body as u64 + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| Error::invalid(Msg::BodyUnreadable).with_cause(e))?;
+    if body.len() > max_body {
+        return Err(too_large());
+    }
+    Ok(body)
 }
 
 /// Path and query of a request target.

@@ -95,6 +95,59 @@ struct Conn {
     unread: u32,
 }
 
+impl Track {
+    /// Take in the connection's counters: activity, and whether a request is waiting.
+    fn update(&mut self, c: &Conn, now: Instant) {
+        if c.received != self.received || c.acked != self.acked {
+            self.last_activity = now;
+        }
+        if c.acked > self.acked {
+            self.answered = c.received;
+            self.waiting_since = None;
+        } else if c.received > self.answered && self.waiting_since.is_none() {
+            self.waiting_since = Some(now);
+        }
+        (self.received, self.acked) = (c.received, c.acked);
+    }
+
+    /// Why the connection must be closed, if it must.
+    fn verdict(&self, bounds: &Bounds, c: &Conn, now: Instant) -> Option<String> {
+        let unanswered = c.received - self.answered;
+        if unanswered > bounds.max_unanswered {
+            Some(format!(
+                "{unanswered} bytes sent without a complete request"
+            ))
+        } else if self
+            .waiting_since
+            .is_some_and(|s| now - s >= bounds.request_timeout)
+        {
+            Some(format!(
+                "request not complete after {} s",
+                bounds.request_timeout.as_secs()
+            ))
+        } else if self.waiting_since.is_none() && now - self.last_activity >= bounds.idle_timeout {
+            Some(format!("idle for {} s", bounds.idle_timeout.as_secs()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Bytes that nobody reads: tiny_http reads a connection as soon as it has a thread,
+/// so one whose bytes are still there a moment later has none.
+fn wake_stalled(bounds: &Bounds, open: &[(Instant, Conn)]) {
+    if open.iter().any(|(_, c)| c.unread > 0) {
+        std::thread::sleep(Duration::from_millis(20));
+        let stalled = open
+            .iter()
+            .filter(|(_, c)| c.unread > 0 && byte_counts(&c.fd).is_some_and(|(.., n)| n > 0));
+        // One wake-up frees one of them: a burst of new connections can leave dozens.
+        for (_, c) in stalled {
+            nudge(bounds.listen, &c.peer);
+        }
+    }
+}
+
 fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
     let conns = connections(bounds.port);
     seen.retain(|inode, _| conns.iter().any(|c| c.inode == *inode));
@@ -107,52 +160,14 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
             waiting_since: None,
             last_activity: now,
         });
-        if c.received != t.received || c.acked != t.acked {
-            t.last_activity = now;
-        }
-        if c.acked > t.acked {
-            t.answered = c.received;
-            t.waiting_since = None;
-        } else if c.received > t.answered && t.waiting_since.is_none() {
-            t.waiting_since = Some(now);
-        }
-        (t.received, t.acked) = (c.received, c.acked);
-        let unanswered = c.received - t.answered;
+        t.update(&c, now);
         let t_waiting = t.waiting_since.is_some();
-        let why = if unanswered > bounds.max_unanswered {
-            Some(format!(
-                "{unanswered} bytes sent without a complete request"
-            ))
-        } else if t
-            .waiting_since
-            .is_some_and(|s| now - s >= bounds.request_timeout)
-        {
-            Some(format!(
-                "request not complete after {} s",
-                bounds.request_timeout.as_secs()
-            ))
-        } else if t.waiting_since.is_none() && now - t.last_activity >= bounds.idle_timeout {
-            Some(format!("idle for {} s", bounds.idle_timeout.as_secs()))
-        } else {
-            None
-        };
-        match why {
+        match t.verdict(bounds, &c, now) {
             Some(why) => close(&c, &why, t_waiting, seen),
             None => open.push((t.last_activity, c)),
         }
     }
-    // Bytes that nobody reads: tiny_http reads a connection as soon as it has a
-    // thread, so one whose bytes are still there a moment later has none.
-    if open.iter().any(|(_, c)| c.unread > 0) {
-        std::thread::sleep(Duration::from_millis(20));
-        let stalled = open
-            .iter()
-            .filter(|(_, c)| c.unread > 0 && byte_counts(&c.fd).is_some_and(|(.., n)| n > 0));
-        // One wake-up frees one of them: a burst of new connections can leave dozens.
-        for (_, c) in stalled {
-            nudge(bounds.listen, &c.peer);
-        }
-    }
+    wake_stalled(bounds, &open);
     if open.len() > bounds.max_connections {
         open.sort_by_key(|(last_activity, _)| *last_activity);
         let excess = open.len() - bounds.max_connections;

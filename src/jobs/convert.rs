@@ -7,6 +7,7 @@ use log::{info, warn};
 use super::{Outcome, TaskCtx};
 use crate::convert::{self, Options};
 use crate::error::Error;
+use crate::library::LibraryKey;
 use crate::store::games;
 
 /// How many failure reasons the task's message quotes.
@@ -14,7 +15,12 @@ const REASONS: usize = 10;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
-    let keys = games::compressed(ctx.db)?;
+    // The keys came from the walk, so every one parses; one that did not would name
+    // no file to convert.
+    let keys: Vec<LibraryKey> = games::compressed(ctx.db)?
+        .iter()
+        .filter_map(|k| LibraryKey::parse(k))
+        .collect();
     ctx.progress
         .set_total(keys.iter().map(|k| convert::planned_size(root, k)).sum());
     let opts = Options {

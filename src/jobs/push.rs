@@ -7,7 +7,7 @@
 //! leave the push list. No installer reports success: this is the best there is.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use log::{info, warn};
@@ -51,31 +51,7 @@ pub fn run(ctx: &TaskCtx, sessions: &Sessions) -> Result<Outcome, Error> {
             message: "The push list is empty; nothing was offered.".into(),
         });
     }
-    let listen = sessions
-        .listen()
-        .ok_or_else(|| Error::internal("the listen address is unknown"))?;
-    let console = (dev.host.as_str(), dev.port)
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| {
-            Error::invalid(Msg::BadConsoleAddress {
-                host: dev.host.clone(),
-            })
-        })?;
-    let offered: IpAddr = match &dev.offer_address {
-        Some(a) => a
-            .parse()
-            .map_err(|_| Error::invalid(Msg::OfferAddressNotIp))?,
-        None => device::route_address(&dev.host, dev.port)
-            .ok_or_else(|| Error::invalid(Msg::NoRouteToConsole))?,
-    };
-    if listen.ip().is_loopback() && !console.ip().is_loopback() {
-        return Err(Error::invalid(Msg::ListenUnreachable {
-            listen: listen.to_string(),
-            port: listen.port(),
-        }));
-    }
+    let (listen, console, offered) = addresses(&dev, sessions)?;
     let token = Alphanumeric.sample_string(&mut rand::rng(), 32);
     let base = format!("{offered}:{}/dl/{token}", listen.port());
     let urls: Vec<String> = files
@@ -103,15 +79,68 @@ pub fn run(ctx: &TaskCtx, sessions: &Sessions) -> Result<Outcome, Error> {
     )
 }
 
+/// How many files were delivered whole (and leave the push list), in part, not at all.
+fn tally(ctx: &TaskCtx, files: &[PushFile]) -> Result<(u32, u32, u32), Error> {
+    let (mut delivered, mut partial, mut untouched) = (0, 0, 0);
+    for f in files {
+        if f.served.covers(f.size) {
+            push_list::remove(ctx.db, &f.key)?;
+            delivered += 1;
+        } else if f.served.bytes() > 0 {
+            partial += 1;
+        } else {
+            untouched += 1;
+        }
+    }
+    Ok((delivered, partial, untouched))
+}
+
+/// The service's own address, the console's, and the address offered to it in the URLs.
+fn addresses(
+    dev: &devices::Device,
+    sessions: &Sessions,
+) -> Result<(SocketAddr, SocketAddr, IpAddr), Error> {
+    let listen = sessions
+        .listen()
+        .ok_or_else(|| Error::internal("the listen address is unknown"))?;
+    let console = (dev.host.as_str(), dev.port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            Error::invalid(Msg::BadConsoleAddress {
+                host: dev.host.clone(),
+            })
+        })?;
+    let offered: IpAddr = match &dev.offer_address {
+        Some(a) => a
+            .parse()
+            .map_err(|_| Error::invalid(Msg::OfferAddressNotIp))?,
+        None => device::route_address(&dev.host, dev.port)
+            .ok_or_else(|| Error::invalid(Msg::NoRouteToConsole))?,
+    };
+    if listen.ip().is_loopback() && !console.ip().is_loopback() {
+        return Err(Error::invalid(Msg::ListenUnreachable {
+            listen: listen.to_string(),
+            port: listen.port(),
+        }));
+    }
+    Ok((listen, console, offered))
+}
+
 /// The games of the push list that are still in the library.
 fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
     let mut files = Vec::new();
-    for (key, _) in push_list::list(ctx.db)? {
+    for (raw, _) in push_list::list(ctx.db)? {
+        let Some(key) = library::LibraryKey::parse(&raw) else {
+            warn!("push: {raw:?} names no file of the library; skipped");
+            continue;
+        };
         // Checked again at each download: the file may be swapped for a link meanwhile.
         let meta = library::safe::open(&ctx.config.library, &key).and_then(|f| f.metadata());
         match meta {
             Ok(meta) => files.push(PushFile {
-                name: key.rsplit('/').next().unwrap_or(&key).to_string(),
+                name: key.file_name().to_string(),
                 key,
                 size: meta.len(),
                 served: device::Served::default(),
@@ -195,10 +224,11 @@ fn finish(
 ) -> Result<Outcome, Error> {
     // When the console ended the session, let transfers still going finish counting;
     // a cancel ends them at once.
-    let wait = !matches!(ended, Ended::Cancelled | Ended::Refused(_));
-    let until = Instant::now() + Duration::from_secs(5);
-    while wait && sessions.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
+    if !matches!(ended, Ended::Cancelled | Ended::Refused(_)) {
+        let until = Instant::now() + Duration::from_secs(5);
+        while sessions.lock().as_ref().is_some_and(|s| s.active > 0) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
     let session = sessions
         .lock()
@@ -231,17 +261,7 @@ fn finish(
         }
         _ => {}
     }
-    let (mut delivered, mut partial, mut untouched) = (0, 0, 0);
-    for f in &session.files {
-        if f.served.covers(f.size) {
-            push_list::remove(ctx.db, &f.key)?;
-            delivered += 1;
-        } else if f.served.bytes() > 0 {
-            partial += 1;
-        } else {
-            untouched += 1;
-        }
-    }
+    let (delivered, partial, untouched) = tally(ctx, &session.files)?;
     let how = match ended {
         Ended::Ack => "the console acknowledged",
         Ended::Drop => "the console sent DROP",

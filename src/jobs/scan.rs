@@ -98,7 +98,7 @@ fn read_changed(
             tx.commit()?;
             return Err(Error::cancelled());
         }
-        if known.remove(&found.key) == Some((found.size, found.mtime)) {
+        if known.remove(found.key.as_str()) == Some((found.size, found.mtime)) {
             unchanged += 1;
             ctx.progress.advance(1, &found.key);
             continue;

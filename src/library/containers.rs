@@ -99,6 +99,16 @@ pub fn read_hfs0<R: Read + Seek>(
 
 /// The shared layout of PFS0 and HFS0. With `lenient`, entries whose data runs past
 /// `limit` are kept (an XCI's last, empty partition may declare more than the file).
+/// The NUL-ended name at `at` in a string table.
+fn name_in(names: &[u8], at: usize, kind: &str) -> Result<String, FormatError> {
+    let raw = names
+        .get(at..)
+        .filter(|raw| !raw.is_empty())
+        .ok_or_else(|| bad(format!("a {kind} file name lies outside the string table")))?;
+    let name = &raw[..raw.iter().position(|&b| b == 0).unwrap_or(raw.len())];
+    Ok(String::from_utf8_lossy(name).into_owned())
+}
+
 fn read_fs<R: Read + Seek>(
     r: &mut R,
     base: u64,
@@ -133,15 +143,8 @@ fn read_fs<R: Read + Seek>(
     for i in 0..count as usize {
         let e = &table[i * entry_size as usize..];
         let (offset, size, name_at) = (u64le(e, 0), u64le(e, 8), u32le(e, 16) as usize);
-        if name_at >= names.len() {
-            return Err(bad(format!(
-                "a {kind} file name lies outside the string table"
-            )));
-        }
-        let raw = &names[name_at..];
-        let name = &raw[..raw.iter().position(|&b| b == 0).unwrap_or(raw.len())];
         let entry = Entry {
-            name: String::from_utf8_lossy(name).into_owned(),
+            name: name_in(names, name_at, &kind)?,
             offset: data
                 .checked_add(offset)
                 .ok_or_else(|| bad("a file offset overflows"))?,

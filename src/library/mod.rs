@@ -4,6 +4,7 @@
 pub mod containers;
 pub mod demo;
 pub mod identify;
+pub mod key;
 pub mod probe;
 pub mod safe;
 pub mod search;
@@ -21,6 +22,8 @@ use crate::store::{games, settings, titles};
 use crate::words::GameKind;
 use probe::Probe;
 use walk::Found;
+
+pub use key::LibraryKey;
 
 const READY_SETTING: &str = "library_scanned";
 
@@ -53,7 +56,7 @@ pub fn game_row(db: &Connection, found: &Found, probe: Probe) -> Result<GameRow,
     let title_id = probe.title_id.map(identify::format_title_id);
     let name = display_name(db, title_id.as_deref(), &probe.file_name_name)?;
     Ok(GameRow {
-        key: found.key.clone(),
+        key: found.key.to_string(),
         platform: found.platform.clone(),
         folded: identify::fold(&name),
         name,
@@ -89,8 +92,17 @@ pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
     Ok(renamed)
 }
 
+/// The game at the key a client gave. A string that is no key names no game, and
+/// only the database is asked: the filesystem never sees it.
+pub fn find(db: &Connection, raw: &str) -> Result<Option<crate::store::games::GameDetail>, Error> {
+    match LibraryKey::parse(raw) {
+        Some(key) => games::get(db, key.as_str()),
+        None => Ok(None),
+    }
+}
+
 /// Put one file into the library at once (after a restore), as a scan would.
-pub fn index_one(db: &Connection, root: &Path, key: &str) -> Result<(), Error> {
+pub fn index_one(db: &Connection, root: &Path, key: &LibraryKey) -> Result<(), Error> {
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
@@ -98,112 +110,4 @@ pub fn index_one(db: &Connection, root: &Path, key: &str) -> Result<(), Error> {
     games::upsert(db, &game_row(db, &found, probe)?)?;
     games::refresh_playable(db)?;
     games::renumber(db, false)
-}
-
-/// A game key as clients may give it: relative, `/`-separated, with no empty, `.` or
-/// `..` segment and no NUL. Anything else names no game, whatever the filesystem would
-/// make of it. A backslash is an ordinary character of a Linux file name, so a key may
-/// hold one (sent percent-encoded as `%5C`): it never separates folders here.
-pub fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && !key.contains('\0')
-        && key
-            .split('/')
-            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn keys_that_could_escape_the_library_are_invalid() {
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x",
-            "a/../b",
-            "a//b",
-            "./a",
-            "a/.",
-            "a\0b",
-            "a/",
-            "..",
-        ] {
-            assert!(!super::valid_key(bad), "{bad:?}");
-        }
-        for good in [
-            "a.nsp",
-            "dir/Game [0100000000010000].nsp",
-            "..a/b..",
-            "a b/c",
-            "a\\..\\b",
-            "dir/back\\slash.nsp",
-        ] {
-            assert!(super::valid_key(good), "{good:?}");
-        }
-    }
-
-    /// Hostile keys, built at random from the pieces attacks are made of and decoded
-    /// as the router decodes a `{key*}` path: whatever passes `valid_key` names a
-    /// place inside the library, never above it, never absolute, never with a NUL.
-    #[test]
-    fn no_decoded_key_that_passes_validation_leaves_the_library() {
-        use rand::{rngs::StdRng, Rng, SeedableRng};
-        use std::path::{Component, Path};
-        const PIECES: [&str; 24] = [
-            "a",
-            "b.nsp",
-            "..",
-            ".",
-            "/",
-            "//",
-            "%2F",
-            "%2f",
-            "%2E",
-            "%2e%2e",
-            "%00",
-            "%5C",
-            "\\",
-            "%C0%AF",
-            "%E0%80%AF",
-            "%C0%AE",
-            "%FF",
-            "é",
-            "%C3%A9",
-            " ",
-            "%20",
-            "%",
-            "%2",
-            "~",
-        ];
-        let mut rng = StdRng::seed_from_u64(20261122);
-        let (mut tried, mut valid) = (0, 0);
-        for _ in 0..200_000 {
-            let n = rng.random_range(1..10);
-            let raw: String = (0..n)
-                .map(|_| PIECES[rng.random_range(0..PIECES.len())])
-                .collect();
-            tried += 1;
-            let decoded: Option<Vec<String>> = raw
-                .trim_start_matches('/')
-                .split('/')
-                .map(crate::text::decode_segment)
-                .collect();
-            let Some(key) = decoded.map(|segments| segments.join("/")) else {
-                continue;
-            };
-            if !super::valid_key(&key) {
-                continue;
-            }
-            valid += 1;
-            assert!(!key.contains('\0'), "{raw:?} -> {key:?}");
-            assert!(
-                Path::new(&key)
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_))),
-                "{raw:?} -> {key:?}"
-            );
-            assert!(Path::new("/lib").join(&key).starts_with("/lib"));
-        }
-        assert!(valid > 1000 && valid < tried, "{valid} of {tried}");
-    }
 }

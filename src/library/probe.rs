@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::containers::{self, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id};
+use super::LibraryKey;
 use crate::words::{GameKind, IdSource};
 
 /// What the scan learns about a file.
@@ -33,9 +34,8 @@ struct Hints {
 const MAX_XML: u64 = 64 * 1024;
 
 /// Probe the file at `key` below `root` (opened under the rules of `safe`).
-pub fn probe(root: &Path, key: &str, format: &str) -> Probe {
-    let file_name = key.rsplit('/').next().unwrap_or(key);
-    let tags = identify::parse_file_name(file_name);
+pub fn probe(root: &Path, key: &LibraryKey, format: &str) -> Probe {
+    let tags = identify::parse_file_name(key.file_name());
     let hints = read_hints(root, key, format);
     let mut notes = Vec::new();
     let hints = hints.unwrap_or_else(|e| {
@@ -72,7 +72,7 @@ pub fn probe(root: &Path, key: &str, format: &str) -> Probe {
 }
 
 /// `Ok(None)` for formats without a container we know; `Err` for a damaged one.
-fn read_hints(root: &Path, key: &str, format: &str) -> Result<Option<Hints>, FormatError> {
+fn read_hints(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<Hints>, FormatError> {
     let is_pfs0 = matches!(format, "nsp" | "nsz");
     let is_xci = matches!(format, "xci" | "xcz");
     if !is_pfs0 && !is_xci {

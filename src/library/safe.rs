@@ -19,31 +19,15 @@ use std::io::{Error, ErrorKind, Result};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use super::valid_key;
+use super::LibraryKey;
 
 fn refused(why: &str) -> Error {
     Error::new(ErrorKind::PermissionDenied, why.to_string())
 }
 
-/// The folders between `root` and the file at `key`, nearest to the root first.
-fn folders_on_the_way(root: &Path, key: &str) -> Result<Vec<PathBuf>> {
-    if !valid_key(key) {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a library key"));
-    }
-    let mut path = root.to_path_buf();
-    let segments: Vec<&str> = key.split('/').collect();
-    Ok(segments[..segments.len() - 1]
-        .iter()
-        .map(|segment| {
-            path.push(segment);
-            path.clone()
-        })
-        .collect())
-}
-
 /// Every folder between `root` and the file at `key` is a real folder, not a symlink.
-pub fn check_folders(root: &Path, key: &str) -> Result<()> {
-    for path in folders_on_the_way(root, key)? {
+pub fn check_folders(root: &Path, key: &LibraryKey) -> Result<()> {
+    for path in key.folders_under(root) {
         let meta = std::fs::symlink_metadata(&path)?;
         if !meta.is_dir() {
             return Err(refused("a folder on the way is a link or not a folder"));
@@ -54,9 +38,9 @@ pub fn check_folders(root: &Path, key: &str) -> Result<()> {
 
 /// The real path of the file at `key`: itself, or the target of a symlinked file when
 /// that target lies inside `root` (as the scan follows it). Anything else is refused.
-pub fn resolve(root: &Path, key: &str) -> Result<PathBuf> {
+pub fn resolve(root: &Path, key: &LibraryKey) -> Result<PathBuf> {
     check_folders(root, key)?;
-    let path = root.join(key);
+    let path = key.under(root);
     let meta = std::fs::symlink_metadata(&path)?;
     if !meta.file_type().is_symlink() {
         return Ok(path);
@@ -70,7 +54,7 @@ pub fn resolve(root: &Path, key: &str) -> Result<PathBuf> {
 
 /// Open the game file at `key` for reading, under the rules above. The result is a
 /// regular file.
-pub fn open(root: &Path, key: &str) -> Result<File> {
+pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
     let path = resolve(root, key)?;
     let file = File::options()
         .read(true)
@@ -84,8 +68,8 @@ pub fn open(root: &Path, key: &str) -> Result<File> {
 
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
 /// symlink: a missing folder is created, an existing one must be a real folder.
-pub fn make_folders(root: &Path, key: &str) -> Result<()> {
-    for path in folders_on_the_way(root, key)? {
+pub fn make_folders(root: &Path, key: &LibraryKey) -> Result<()> {
+    for path in key.folders_under(root) {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => return Err(refused("a folder on the way is a link or not a folder")),
@@ -131,6 +115,10 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
+    fn key(raw: &str) -> LibraryKey {
+        LibraryKey::parse(raw).unwrap()
+    }
+
     #[test]
     fn links_out_of_the_library_are_refused() {
         let tmp = tempfile::tempdir().unwrap();
@@ -145,17 +133,17 @@ mod tests {
         symlink(outside.join("secret.nsp"), root.join("games/out.nsp")).unwrap();
         symlink(root.join("games/a.nsp"), root.join("games/in.nsp")).unwrap();
 
-        assert!(open(&root, "games/a.nsp").is_ok());
+        assert!(open(&root, &key("games/a.nsp")).is_ok());
         assert!(
-            open(&root, "games/in.nsp").is_ok(),
+            open(&root, &key("games/in.nsp")).is_ok(),
             "a link inside is followed"
         );
-        assert!(open(&root, "retro/secret.nsp").is_err());
-        assert!(open(&root, "games/out.nsp").is_err());
-        assert!(open(&root, "games").is_err());
-        assert!(make_folders(&root, "retro/new/x.nsp").is_err());
+        assert!(open(&root, &key("retro/secret.nsp")).is_err());
+        assert!(open(&root, &key("games/out.nsp")).is_err());
+        assert!(open(&root, &key("games")).is_err());
+        assert!(make_folders(&root, &key("retro/new/x.nsp")).is_err());
         assert!(!outside.join("new").exists());
-        make_folders(&root, "new/deeper/x.nsp").unwrap();
+        make_folders(&root, &key("new/deeper/x.nsp")).unwrap();
         assert!(root.join("new/deeper").is_dir());
         assert!(!walkable_folder(&root, "retro"));
         assert!(!walkable_folder(&root, ".ludotheque-trash"));

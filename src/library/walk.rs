@@ -11,13 +11,14 @@ use std::time::UNIX_EPOCH;
 
 use log::debug;
 
+use super::LibraryKey;
 use crate::store::platforms::Platform;
 
 /// A game file found by the walk.
 #[derive(Debug, Clone)]
 pub struct Found {
     /// Path relative to the root, `/`-separated.
-    pub key: String,
+    pub key: LibraryKey,
     pub path: PathBuf,
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
@@ -68,7 +69,7 @@ fn walk_dir(
     root: &Path,
     start: &Path,
     platform: &Platform,
-    seen: &mut HashSet<String>,
+    seen: &mut HashSet<LibraryKey>,
     out: &mut Walk,
 ) {
     let mut stack = vec![start.to_path_buf()];
@@ -102,52 +103,61 @@ fn walk_dir(
                 stack.push(path);
                 continue;
             }
-            let Some(format) = extension(name).filter(|e| platform.extensions.contains(e)) else {
-                continue;
-            };
-            if file_type.is_symlink() && !inside(root, &path) {
-                debug!("not following {} out of the library", path.display());
-                continue;
-            }
-            let Ok(meta) = std::fs::metadata(&path) else {
-                out.problems
-                    .push("a file of the library could not be examined".into());
-                out.incomplete = true;
-                continue;
-            };
-            if !meta.is_file() {
-                continue;
-            }
-            let Some(key) = key_of(root, &path) else {
-                continue;
-            };
-            if seen.insert(key.clone()) {
-                out.files.push(Found {
-                    key,
-                    path,
-                    size: meta.len(),
-                    mtime: mtime_ns(&meta),
-                    platform: platform.slug.clone(),
-                    format,
-                });
+            let found = game_file(root, path, name, file_type.is_symlink(), platform, out);
+            if let Some(found) = found.filter(|f| seen.insert(f.key.clone())) {
+                out.files.push(found);
             }
         }
     }
 }
 
+/// The file at `path` (named `name`), if it is a game file of `platform` whose
+/// content lies inside the library.
+fn game_file(
+    root: &Path,
+    path: PathBuf,
+    name: &str,
+    is_link: bool,
+    platform: &Platform,
+    out: &mut Walk,
+) -> Option<Found> {
+    let format = extension(name).filter(|e| platform.extensions.contains(e))?;
+    if is_link && !inside(root, &path) {
+        debug!("not following {} out of the library", path.display());
+        return None;
+    }
+    let Ok(meta) = std::fs::metadata(&path) else {
+        out.problems
+            .push("a file of the library could not be examined".into());
+        out.incomplete = true;
+        return None;
+    };
+    if !meta.is_file() {
+        return None;
+    }
+    Some(Found {
+        key: key_of(root, &path)?,
+        path,
+        size: meta.len(),
+        mtime: mtime_ns(&meta),
+        platform: platform.slug.clone(),
+        format,
+    })
+}
+
 /// The one file at `key`, if it is a game file of a platform (the most specific).
-pub fn found(root: &Path, key: &str, platforms: &[Platform]) -> Option<Found> {
-    let path = root.join(key);
+pub fn found(root: &Path, key: &LibraryKey, platforms: &[Platform]) -> Option<Found> {
+    let path = key.under(root);
     let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
-    let format = extension(key.rsplit('/').next()?)?;
+    let format = extension(key.file_name())?;
     let mut ordered: Vec<&Platform> = platforms.iter().collect();
     ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
     let platform = ordered.into_iter().find(|p| {
         p.extensions.contains(&format)
-            && (p.folder.is_empty() || key.starts_with(&format!("{}/", p.folder)))
+            && (p.folder.is_empty() || key.as_str().starts_with(&format!("{}/", p.folder)))
     })?;
     Some(Found {
-        key: key.to_string(),
+        key: key.clone(),
         path,
         size: meta.len(),
         mtime: mtime_ns(&meta),
@@ -168,10 +178,11 @@ fn inside(root: &Path, path: &Path) -> bool {
         .is_ok_and(|target| target.starts_with(root))
 }
 
-fn key_of(root: &Path, path: &Path) -> Option<String> {
+/// The key of a file found on disk; `None` for a name that is not UTF-8.
+fn key_of(root: &Path, path: &Path) -> Option<LibraryKey> {
     let rel = path.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
-    Some(parts?.join("/"))
+    LibraryKey::parse(&parts?.join("/"))
 }
 
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {

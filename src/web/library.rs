@@ -128,11 +128,7 @@ fn pager(v: &Viewer, paging: Paging, pages: u64, link: impl Fn(u64) -> String) -
 pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let key = c.param(0);
-    let found = if library::valid_key(key) {
-        games::get(c.db, key)?
-    } else {
-        None
-    };
+    let found = library::find(c.db, key)?;
     let Some(g) = found else {
         let mut reply = page(
             &v,
@@ -162,17 +158,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
-        h2 { (v.t(M::Evidence)) }
-        dl.facts {
-            dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
-            dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
-            dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(&v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
-            @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
-            @if let Some(base) = &g.base_title_id {
-                dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
-            }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
-        }
+        (evidence(&v, &g))
         @if let Some((updates, dlc)) = &family {
             h2 { (v.t(M::Updates)) }
             (key_list(updates))
@@ -190,6 +176,23 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// How the game was identified, for the game page.
+fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
+    html! {
+        h2 { (v.t(M::Evidence)) }
+        dl.facts {
+            dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
+            dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
+            @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
+            @if let Some(base) = &g.base_title_id {
+                dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
+            }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
+        }
+    }
 }
 
 fn key_list(keys: &[String]) -> Markup {
@@ -274,7 +277,7 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
     crate::text::check_name("A platform's name", name)?;
     // Relative to the library: a leading '/' would mean a server path, so it is refused.
     let folder = form.folder.trim().trim_end_matches('/');
-    if !library::valid_key(folder) {
+    if library::LibraryKey::parse(folder).is_none() {
         return Err(Error::invalid(Msg::BadFolder));
     }
     // The scan walks neither links nor hidden folders (the trash is one).

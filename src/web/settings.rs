@@ -4,7 +4,7 @@
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
 
-use maud::html;
+use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
@@ -17,6 +17,28 @@ use crate::http::{Ctx, Reply};
 use crate::store::api_keys::{self, ApiKey};
 use crate::store::users::{self, User};
 use crate::{accounts, keys, library, time};
+
+/// The signed-in account's own settings: language and password.
+fn own_account(v: &Viewer, name: &str) -> Markup {
+    html! {
+        h2 { (name) " · " (view::role(v)) }
+        form.stack #lang-form data-api="/api/me/lang" {
+            label { (v.t(M::Language))
+                select name="lang" {
+                    option value="fr" selected[v.lang == Lang::Fr] { "Français" }
+                    option value="en" selected[v.lang == Lang::En] { "English" }
+                }
+            }
+            button type="submit" { (v.t(M::Save)) }
+        }
+        form.stack data-api="/api/me/password" data-then="/login" data-same="new,new2" {
+            label { (v.t(M::CurrentPassword)) input name="current" type="password" autocomplete="current-password" required; }
+            label { (v.t(M::NewPassword)) input name="new" type="password" autocomplete="new-password" minlength="8" required; }
+            label { (v.t(M::PasswordAgain)) input name="new2" type="password" autocomplete="new-password" minlength="8" required; }
+            button type="submit" { (v.t(M::ChangePassword)) }
+        }
+    }
+}
 
 /// `GET /settings`: the library, the device, the retention, the limits, the account.
 pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
@@ -62,24 +84,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         }
         h2 { (v.t(M::Access)) }
         p { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
-        @if let Some(name) = &v.name {
-            h2 { (name) " · " (view::role(&v)) }
-            form.stack #lang-form data-api="/api/me/lang" {
-                label { (v.t(M::Language))
-                    select name="lang" {
-                        option value="fr" selected[v.lang == Lang::Fr] { "Français" }
-                        option value="en" selected[v.lang == Lang::En] { "English" }
-                    }
-                }
-                button type="submit" { (v.t(M::Save)) }
-            }
-            form.stack data-api="/api/me/password" data-then="/login" data-same="new,new2" {
-                label { (v.t(M::CurrentPassword)) input name="current" type="password" autocomplete="current-password" required; }
-                label { (v.t(M::NewPassword)) input name="new" type="password" autocomplete="new-password" minlength="8" required; }
-                label { (v.t(M::PasswordAgain)) input name="new2" type="password" autocomplete="new-password" minlength="8" required; }
-                button type="submit" { (v.t(M::ChangePassword)) }
-            }
-        }
+        @if let Some(name) = &v.name { (own_account(&v, name)) }
         @if v.admin {
             h2 { (v.t(M::Accounts)) }
             p.note { (v.t(M::AccountsHint)) }

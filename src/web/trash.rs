@@ -11,6 +11,7 @@ use super::view::{self, date, page, size, Viewer};
 use crate::api::v1::types::TrashEntry;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
+use crate::library::LibraryKey;
 use crate::store::trash as trash_store;
 use crate::trash;
 use crate::words::TrashReason;
@@ -70,10 +71,13 @@ fn id(c: &Ctx) -> Result<i64, Error> {
 /// `DELETE /api/library/{key}`: move the game's file into the trash.
 pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
     let cfg = &c.app.config;
+    let raw = c.param(0);
+    let key =
+        LibraryKey::parse(raw).ok_or_else(|| Error::not_found(Msg::NoGame { key: raw.into() }))?;
     let row = trash::move_in(
         c.db,
         &cfg.library,
-        c.param(0),
+        &key,
         TrashReason::Deleted,
         cfg.trash_retention_days,
     )?;

@@ -186,3 +186,46 @@ fn backup_copies_the_database_while_a_server_runs() {
     );
     let _ = key;
 }
+
+/// The words of `ludotheque-api(7)`'s VALUES section, field by field: a word added to
+/// one of the domain's enums fails here until the page lists it.
+#[test]
+fn the_api_page_lists_every_value_of_every_word() {
+    use ludotheque::words::{GameKind, IdSource, Task, TaskResult, TrashReason, Unit};
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/ludotheque-api.7"))
+            .unwrap();
+    let section = page
+        .split_once(".SH VALUES\n")
+        .and_then(|(_, rest)| rest.split(".SH ").next())
+        .expect("a VALUES section");
+    let fields: [(&str, Vec<&str>); 6] = [
+        ("type", GameKind::ALL.iter().map(|w| w.as_str()).collect()),
+        (
+            "identified_by",
+            IdSource::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        ("label", Task::ALL.iter().map(|w| w.as_str()).collect()),
+        ("unit", Unit::ALL.iter().map(|w| w.as_str()).collect()),
+        (
+            "result",
+            TaskResult::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        (
+            "reason",
+            TrashReason::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+    ];
+    for (field, words) in fields {
+        let entry = section
+            .split(".TP\n")
+            .find_map(|e| e.strip_prefix(&format!(".B {field}\n")))
+            .unwrap_or_else(|| panic!("VALUES has no entry for {field}"));
+        let listed: Vec<&str> = entry
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        for word in words {
+            assert!(listed.contains(&word), "VALUES/{field} misses {word}");
+        }
+    }
+}

@@ -43,10 +43,7 @@ fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
 pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let key = c.param(0);
     let not_found = || Error::not_found(Msg::NoGame { key: key.into() });
-    if !library::valid_key(key) {
-        return Err(not_found());
-    }
-    let g = games::get(c.db, key)?.ok_or_else(not_found)?;
+    let g = library::find(c.db, key)?.ok_or_else(not_found)?;
     let (updates, dlc) = match (g.item.kind, &g.item.title_id) {
         (GameKind::Base, Some(id)) => (
             games::related(c.db, id, GameKind::Update)?,
