@@ -306,6 +306,7 @@ fn search_without_q_is_400_missing_parameter() {
         "/api/v1/search",
         "/api/v1/search?q=",
         "/api/v1/search?q=%20%20",
+        "/api/v1/search?q=%C2%85%EF%BB%BF",
         "/api/v1/search?page=2",
     ] {
         let r = s.get(path);
