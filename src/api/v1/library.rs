@@ -74,7 +74,11 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
     // Blank is what the schema's pattern calls blank (ECMAScript's `\s`) plus NEL,
     // which Rust's `trim` also removes: a q the schema accepts is never "missing".
     let blank = |c: char| c.is_whitespace() || c == '\u{feff}';
-    let q = c.req.query("q").map(|q| q.trim_matches(blank)).unwrap_or("");
+    let q = c
+        .req
+        .query("q")
+        .map(|q| q.trim_matches(blank))
+        .unwrap_or("");
     if q.is_empty() {
         return Err(Error::new(
             Kind::MissingParameter,
