@@ -38,8 +38,8 @@ fn entry_key(id: i64) -> LibraryKey {
     LibraryKey::parse(&id.to_string()).expect("a number is a library key")
 }
 
-fn entry_file(root: &Path, id: i64, key: &str) -> PathBuf {
-    entry_dir(root, id).join(key)
+fn entry_file(root: &Path, id: i64, key: &LibraryKey) -> PathBuf {
+    key.under(&entry_dir(root, id))
 }
 
 fn no_such_game(key: &str) -> Error {
@@ -134,9 +134,10 @@ fn describe(key: &str) -> (String, GameKind) {
 pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
     check_dir(root)?;
-    let src = entry_file(root, id, &row.key);
-    let key = LibraryKey::parse(&row.key).filter(|_| std::fs::symlink_metadata(&src).is_ok());
-    let Some(key) = key else {
+    let present = LibraryKey::parse(&row.key)
+        .map(|key| (entry_file(root, id, &key), key))
+        .filter(|(src, _)| std::fs::symlink_metadata(src).is_ok());
+    let Some((src, key)) = present else {
         warn!("trash: the file of entry {id} has vanished; dropping the entry");
         store::delete(db, id)?;
         return Err(Error::not_found(Msg::TrashEntryVanished));
@@ -195,13 +196,13 @@ pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Er
     Ok(expired.len())
 }
 
-/// Make the trash folder and the table agree after a crash: adopt files without a row
-/// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
 /// Drop the entries whose file is gone; returns how many.
 fn drop_vanished(db: &Connection, root: &Path) -> Result<usize, Error> {
     let mut dropped = 0;
     for row in store::list(db)? {
-        if std::fs::symlink_metadata(entry_file(root, row.id, &row.key)).is_err() {
+        // A key that does not parse names no file of ours: the row is dropped.
+        let file = LibraryKey::parse(&row.key).map(|key| entry_file(root, row.id, &key));
+        if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err()) {
             warn!(
                 "trash: entry {} ({}) has no file any more; dropping it",
                 row.id, row.key
@@ -241,6 +242,8 @@ fn adopt(
     Ok(())
 }
 
+/// Make the trash folder and the table agree after a crash: adopt files without a row
+/// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
 pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
     let mut adopted = 0;
     if let Err(e) = check_dir(root) {

@@ -15,19 +15,24 @@ const REASONS: usize = 10;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
-    // The keys came from the walk, so every one parses; one that did not would name
-    // no file to convert.
-    let keys: Vec<LibraryKey> = games::compressed(ctx.db)?
-        .iter()
-        .filter_map(|k| LibraryKey::parse(k))
-        .collect();
+    let (mut keys, mut reasons) = (Vec::new(), Vec::new());
+    for raw in games::compressed(ctx.db)? {
+        match LibraryKey::parse(&raw) {
+            Some(key) => keys.push(key),
+            None => {
+                warn!("convert: {raw:?} names no file of the library; skipped");
+                ctx.progress.error();
+                reasons.push(format!("{raw}: not a library key"));
+            }
+        }
+    }
     ctx.progress
         .set_total(keys.iter().map(|k| convert::planned_size(root, k)).sum());
     let opts = Options {
         retention_days: ctx.config.trash_retention_days,
         accept_unverified: ctx.config.convert_accept_unverified,
     };
-    let (mut converted, mut reasons) = (0, Vec::new());
+    let mut converted = 0;
     for key in &keys {
         ctx.progress.check()?;
         ctx.progress.advance(0, key);

@@ -97,8 +97,6 @@ pub fn read_hfs0<R: Read + Seek>(
     read_fs(r, base, limit, b"HFS0", 0x40, false)
 }
 
-/// The shared layout of PFS0 and HFS0. With `lenient`, entries whose data runs past
-/// `limit` are kept (an XCI's last, empty partition may declare more than the file).
 /// The NUL-ended name at `at` in a string table.
 fn name_in(names: &[u8], at: usize, kind: &str) -> Result<String, FormatError> {
     let raw = names
@@ -109,6 +107,8 @@ fn name_in(names: &[u8], at: usize, kind: &str) -> Result<String, FormatError> {
     Ok(String::from_utf8_lossy(name).into_owned())
 }
 
+/// The shared layout of PFS0 and HFS0. With `lenient`, entries whose data runs past
+/// `limit` are kept (an XCI's last, empty partition may declare more than the file).
 fn read_fs<R: Read + Seek>(
     r: &mut R,
     base: u64,

@@ -1,7 +1,7 @@
 //! A game's key, checked once where it enters (a URL, a form, a database row, a name
-//! on disk) and trusted afterwards: the file functions of `safe`, the trash and the
-//! push list take a `LibraryKey`, so none of them can be handed a path that leaves
-//! the library, and none repeats the check.
+//! on disk) and trusted afterwards: the file functions of `safe`, the trash, convert
+//! and the push's files take a `LibraryKey`, so none of them can be handed a path that
+//! leaves the library, and none repeats the check.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -45,19 +45,24 @@ pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
     let mut out = Walk::default();
     let mut seen = HashSet::new();
     for platform in ordered {
-        let start = if platform.folder.is_empty() {
-            root.to_path_buf()
-        } else {
-            root.join(&platform.folder)
+        // A platform folder is held to the rules of a key (a row that says `/srv` or
+        // `..` is walked nowhere); one that is a link or hidden (the trash among them)
+        // is never walked, even if it became one after it was added.
+        let start = match LibraryKey::parse(&platform.folder) {
+            _ if platform.folder.is_empty() => Some(root.to_path_buf()),
+            Some(folder) => Some(folder.under(root)),
+            None => None,
         };
-        // A platform folder that is a link or hidden (the trash among them) is never
-        // walked, even if it became one after it was added.
-        if !super::safe::walkable_folder(root, &platform.folder) {
-            debug!("platform folder {} is a link or hidden", platform.folder);
+        let walkable = super::safe::walkable_folder(root, &platform.folder);
+        let Some(start) = start.filter(|_| walkable) else {
+            debug!(
+                "platform folder {:?} is a link, hidden or no key",
+                platform.folder
+            );
             out.problems
                 .push("a platform folder is a link or hidden and was not walked".into());
             continue;
-        }
+        };
         if start.is_dir() {
             walk_dir(root, &start, platform, &mut seen, &mut out);
         }
@@ -148,6 +153,14 @@ fn game_file(
 /// The one file at `key`, if it is a game file of a platform (the most specific).
 pub fn found(root: &Path, key: &LibraryKey, platforms: &[Platform]) -> Option<Found> {
     let path = key.under(root);
+    // As the scan: a link is followed only when its target lies inside the library.
+    let is_link = std::fs::symlink_metadata(&path)
+        .ok()?
+        .file_type()
+        .is_symlink();
+    if is_link && !inside(root, &path) {
+        return None;
+    }
     let meta = std::fs::metadata(&path).ok().filter(|m| m.is_file())?;
     let format = extension(key.file_name())?;
     let mut ordered: Vec<&Platform> = platforms.iter().collect();
@@ -191,4 +204,42 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn platform(folder: &str) -> Platform {
+        Platform {
+            slug: "switch".into(),
+            name: "Switch".into(),
+            folder: folder.into(),
+            extensions: vec!["nsp".into()],
+        }
+    }
+
+    /// A platform row that says `..` or an absolute path walks nowhere, and a link to
+    /// a file outside the library is no game, whether walked or named.
+    #[test]
+    fn nothing_outside_the_library_is_walked_or_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (root, outside) = (tmp.path().join("lib"), tmp.path().join("out"));
+        std::fs::create_dir_all(root.join("games")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("x.nsp"), b"x").unwrap();
+        std::fs::write(root.join("games/a.nsp"), b"a").unwrap();
+        std::os::unix::fs::symlink(outside.join("x.nsp"), root.join("games/out.nsp")).unwrap();
+        let root = root.canonicalize().unwrap();
+        for folder in ["..", "../out", outside.to_str().unwrap()] {
+            let w = walk(&root, &[platform(folder)]);
+            assert!(w.files.is_empty() && !w.problems.is_empty(), "{folder}");
+        }
+        let w = walk(&root, &[platform("games")]);
+        let keys: Vec<&str> = w.files.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, ["games/a.nsp"]);
+        let key = |k: &str| LibraryKey::parse(k).unwrap();
+        assert!(found(&root, &key("games/a.nsp"), &[platform("games")]).is_some());
+        assert!(found(&root, &key("games/out.nsp"), &[platform("games")]).is_none());
+    }
 }

@@ -14,7 +14,7 @@ use crate::error::{Error, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
 use crate::library;
-use crate::library::search::search_query;
+use crate::library::search::{search_query, trim_blank};
 use crate::store::games;
 use crate::store::platforms::{self, Platform};
 use crate::words::GameKind;
@@ -22,7 +22,7 @@ use crate::words::GameKind;
 /// `GET /library?q=&type=&platform=&page=`.
 pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let q = c.req.query("q").map(str::trim).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
     let paging = Paging {

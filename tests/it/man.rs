@@ -216,13 +216,25 @@ fn the_api_page_lists_every_value_of_every_word() {
             TrashReason::ALL.iter().map(|w| w.as_str()).collect(),
         ),
     ];
+    // Every enum of `words` has its field here: a new one is listed or fails.
+    let words_rs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/words.rs"))
+            .unwrap();
+    assert_eq!(
+        words_rs.matches("\nwords! {").count(),
+        fields.len(),
+        "an enum of words.rs is not checked here"
+    );
     for (field, words) in fields {
         let entry = section
             .split(".TP\n")
             .find_map(|e| e.strip_prefix(&format!(".B {field}\n")))
             .unwrap_or_else(|| panic!("VALUES has no entry for {field}"));
+        // Only the values (in bold), not the prose around them.
         let listed: Vec<&str> = entry
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .split("\\fB")
+            .skip(1)
+            .filter_map(|s| s.split_once("\\fR").map(|(word, _)| word))
             .collect();
         for word in words {
             assert!(listed.contains(&word), "VALUES/{field} misses {word}");

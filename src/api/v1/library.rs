@@ -4,7 +4,7 @@ use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
-use crate::library::search::search_query;
+use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
 use crate::store::games;
 use crate::store::platforms;
@@ -71,14 +71,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn search(c: &Ctx) -> Result<Reply, Error> {
-    // Blank is what the schema's pattern calls blank (ECMAScript's `\s`) plus NEL,
-    // which Rust's `trim` also removes: a q the schema accepts is never "missing".
-    let blank = |c: char| c.is_whitespace() || c == '\u{feff}';
-    let q = c
-        .req
-        .query("q")
-        .map(|q| q.trim_matches(blank))
-        .unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).unwrap_or("");
     if q.is_empty() {
         return Err(Error::new(
             Kind::MissingParameter,
