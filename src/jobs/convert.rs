@@ -20,9 +20,11 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         match LibraryKey::parse(&raw) {
             Some(key) => keys.push(key),
             None => {
+                // The log names it; the task's message (seen by clients) does not,
+                // since a row that is no key could hold any path.
                 warn!("convert: {raw:?} names no file of the library; skipped");
                 ctx.progress.error();
-                reasons.push(format!("{raw}: not a library key"));
+                reasons.push("a row of the library that names no file".to_string());
             }
         }
     }

@@ -11,8 +11,6 @@ use crate::store::games::SearchQuery;
 pub const MAX_SEARCH_BYTES: usize = 256;
 pub const MAX_SEARCH_WORDS: usize = 32;
 
-/// What a search text means: folded words that must all occur in a name, or a
-/// title-ID prefix (4 to 16 hex digits). Past the bounds above it is a 400.
 /// `q` without the blank around it: what the API's schema calls blank (ECMAScript's
 /// `\s`) plus NEL, which Rust's `trim` also removes. A q that is only blank is no q,
 /// in the API and on the pages alike.
@@ -20,6 +18,8 @@ pub fn trim_blank(q: &str) -> &str {
     q.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
+/// What a search text means: folded words that must all occur in a name, or a
+/// title-ID prefix (4 to 16 hex digits). Past the bounds above it is a 400.
 pub fn search_query(q: &str) -> Result<SearchQuery, Error> {
     let too_long = || {
         Error::invalid(Msg::SearchTooLong {
