@@ -144,6 +144,12 @@ pub enum Command {
         #[command(subcommand)]
         command: TitlesCommand,
     },
+    /// List the updates and DLC the library lacks, by title.
+    Missing {
+        /// Only updates or only DLC.
+        #[arg(long, value_parser = ["update", "dlc"])]
+        kind: Option<String>,
+    },
     /// Write a small synthetic library into DIR, to try the service.
     DemoLibrary {
         /// Where to write it (created when missing).
@@ -207,12 +213,33 @@ pub enum UserCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TitlesCommand {
-    /// Read a JSON title database (blawar/titledb layout: an object of entries with
-    /// `id` and `name`); imported names win over names taken from file names.
+    /// Import title data files (blawar/titledb): versions.txt, versions.json and region
+    /// files such as US.en.json, any subset in any order, in one transaction.
+    /// Imported names win over names taken from file names.
     Import {
-        /// The JSON file.
-        file: PathBuf,
+        /// The files; which is which is told by its name.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
+    /// How old the title data is, what it holds, and what the library lacks.
+    Status,
+    /// Stop counting a title's missing DLC (--dlc) or updates (--updates), or both;
+    /// without a title ID, for every title.
+    Ignore(IgnoreArgs),
+    /// Count again what `ignore` stopped counting.
+    Unignore(IgnoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IgnoreArgs {
+    /// The base game's title ID (16 hex digits); none for every title.
+    pub title_id: Option<String>,
+    /// Missing DLC.
+    #[arg(long)]
+    pub dlc: bool,
+    /// Available updates.
+    #[arg(long)]
+    pub updates: bool,
 }
 
 #[derive(Subcommand, Debug)]

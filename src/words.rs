@@ -153,6 +153,28 @@ words! {
     }
 }
 
+words! {
+    /// What applies to a title: each of the first three, or `complete`.
+    TitleStatus {
+        /// A newer update (or DLC version) than the newest file.
+        UpdateAvailable = "update_available",
+        /// DLC the title data knows and the library lacks.
+        DlcMissing = "dlc_missing",
+        /// Updates or DLC without their base game.
+        BaseMissing = "base_missing",
+        /// None of the above.
+        Complete = "complete",
+    }
+}
+
+words! {
+    /// What a row of the missing list lacks.
+    MissingKind {
+        Update = "update",
+        Dlc = "dlc",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

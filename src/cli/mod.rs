@@ -7,7 +7,7 @@ use std::path::Path;
 use log::LevelFilter;
 use rusqlite::Connection;
 
-use crate::args::{Args, Command, GlobalArgs, ServeArgs, TitlesCommand};
+use crate::args::{Args, Command, GlobalArgs, ServeArgs};
 use crate::config::Config;
 use crate::error::{Error, Msg};
 use crate::jobs::Task;
@@ -30,6 +30,7 @@ macro_rules! say {
 mod admin;
 mod library;
 mod task;
+mod titles;
 pub mod words;
 
 pub use words::error_line;
@@ -100,9 +101,8 @@ pub fn run(args: Args) -> Result<(), Error> {
             clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
             Ok(())
         }
-        Some(Command::Titles {
-            command: TitlesCommand::Import { file },
-        }) => library::import_titles(global, file),
+        Some(Command::Titles { command }) => titles::titles_command(global, command),
+        Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
         Some(Command::DemoLibrary { dir }) => demo_library(dir),
     }
 }

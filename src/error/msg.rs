@@ -168,6 +168,18 @@ pub enum Msg {
         file: String,
         reason: String,
     },
+    NotTitleFile {
+        file: String,
+    },
+    NoTitle {
+        id: String,
+    },
+    BadTitleStatus,
+    BadMissingKind,
+    TitleSourceDown {
+        file: String,
+        reason: String,
+    },
     FileExists {
         file: String,
     },
@@ -281,7 +293,12 @@ impl Msg {
             TaskInterrupted { task, done, total, unit } => format!("the {task} task was interrupted ({done} {unit} of {total})"),
             TaskFailed { task, message } => format!("the {task} task failed: {message}"),
             CannotOpen { file } => format!("{file} cannot be opened"),
-            BadTitleFile { file, reason } => format!("{file} is not a readable JSON title database: {reason}"),
+            BadTitleFile { file, reason } => format!("{file} is not readable title data: {reason}; the previous data is kept"),
+            NotTitleFile { file } => format!("{file} is none of the title data files (versions.txt, versions.json, or a region file such as US.en.json)"),
+            NoTitle { id } => format!("No title of the library has the ID {id}."),
+            BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
+            BadMissingKind => "kind must be update or dlc.".into(),
+            TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),
             FileExists { file } => format!("{file} already exists; choose another file"),
             CannotCreate { file } => format!("{file} cannot be created"),
             BackupFailed { file } => format!("the backup to {file} failed"),

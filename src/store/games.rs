@@ -545,3 +545,80 @@ pub fn title_family(conn: &Connection, base_title_id: &str) -> Result<Vec<String
     let rows = stmt.query_map([base_title_id], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// A file as the titles' model sees it.
+#[derive(Debug, Clone)]
+pub struct TitleFile {
+    pub key: String,
+    pub name: String,
+    pub kind: GameKind,
+    pub subtype: Option<String>,
+    pub title_id: String,
+    pub base_title_id: String,
+    pub version: Option<u32>,
+    pub size: u64,
+    pub mtime: i64,
+}
+
+/// Every file that belongs to a title, grouped by base title ID.
+pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime
+         FROM games WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
+         ORDER BY base_title_id, key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(TitleFile {
+            key: r.get(0)?,
+            name: r.get(1)?,
+            kind: r.get(2)?,
+            subtype: r.get(3)?,
+            title_id: r.get(4)?,
+            base_title_id: r.get(5)?,
+            version: r.get(6)?,
+            size: r.get::<_, i64>(7)? as u64,
+            mtime: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Mark exactly `keys` as superseded (an older file of a title ID the library has a
+/// newer file of).
+pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
+    conn.execute("UPDATE games SET superseded = 0 WHERE superseded", [])?;
+    let mut stmt = conn.prepare_cached("UPDATE games SET superseded = 1 WHERE key = ?1")?;
+    for key in keys {
+        stmt.execute([key])?;
+    }
+    Ok(())
+}
+
+/// The files of one title, sorted by kind then version then key, with whether each
+/// is superseded.
+pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
+    let sql = format!(
+        "SELECT {ITEM_COLUMNS}, version, format, platform, mtime, identified_by, note,
+                subtype, base_title_id, superseded
+         FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
+         ORDER BY type, coalesce(version, -1), key"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([base_title_id], |r| {
+        Ok((
+            GameDetail {
+                item: item(r)?,
+                version: r.get(6)?,
+                format: r.get(7)?,
+                platform: r.get(8)?,
+                mtime: r.get(9)?,
+                identified_by: r.get(10)?,
+                note: r.get(11)?,
+                subtype: r.get(12)?,
+                base_title_id: r.get(13)?,
+            },
+            r.get(14)?,
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
