@@ -118,6 +118,13 @@ pub struct ServeArgs {
         default_value = "127.0.0.1,::1"
     )]
     pub trusted_proxy: Vec<std::net::IpAddr>,
+    /// Where title data is fetched from.
+    #[command(flatten)]
+    pub titledb: TitledbArgs,
+    /// Fetch the title data every this many hours, as a task (0: never; `ludotheque
+    /// titles update` fetches it by hand).
+    #[arg(long, env = "LUDOTHEQUE_TITLEDB_REFRESH_HOURS", default_value_t = 0)]
+    pub titledb_refresh_hours: u32,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -129,6 +136,20 @@ pub struct ServeArgs {
     /// Test aid: mount routes that exist only to test the server itself.
     #[arg(long, env = "LUDOTHEQUE_TEST_ROUTES", hide = true)]
     pub test_routes: bool,
+}
+
+#[derive(ClapArgs, Debug, Clone)]
+pub struct TitledbArgs {
+    /// Base URL of the title data files (versions.txt, versions.json, REGION.json).
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TITLEDB_URL",
+        default_value = "https://raw.githubusercontent.com/blawar/titledb/master"
+    )]
+    pub titledb_url: String,
+    /// The region file to fetch, without `.json` (names, publishers, icons).
+    #[arg(long, env = "LUDOTHEQUE_TITLEDB_REGION", default_value = "US.en")]
+    pub titledb_region: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -221,6 +242,10 @@ pub enum TitlesCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Fetch the title data files from --titledb-url (conditionally: unchanged files
+    /// are not downloaded again) and import them; the last good data is kept when the
+    /// source is down or answers garbage.
+    Update(TitledbArgs),
     /// How old the title data is, what it holds, and what the library lacks.
     Status,
     /// Stop counting a title's missing DLC (--dlc) or updates (--updates), or both;

@@ -93,6 +93,8 @@ words! {
         Scan = "scan",
         Convert = "convert",
         Push = "push",
+        /// Fetch and import the title data.
+        Titles = "titles",
     }
 }
 
@@ -107,7 +109,7 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan => Unit::Files,
+            Task::Scan | Task::Titles => Unit::Files,
             Task::Convert | Task::Push => Unit::Bytes,
         }
     }

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::open_store;
-use crate::args::{GlobalArgs, IgnoreArgs, TitlesCommand};
+use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::{Error, Msg};
 use crate::library::identify::{format_title_id, parse_title_id};
 use crate::store::title_ignore::EVERY_TITLE;
@@ -15,12 +15,13 @@ use crate::store::{
     missing as missing_store, title_catalog, title_ignore, title_imports, title_state,
 };
 use crate::time;
-use crate::titles::{self, model, Input};
+use crate::titles::{self, fetch, model, Input};
 use crate::words::MissingKind;
 
 pub fn titles_command(global: &GlobalArgs, command: &TitlesCommand) -> Result<(), Error> {
     match command {
         TitlesCommand::Import { files } => import(global, files),
+        TitlesCommand::Update(source) => update(global, source),
         TitlesCommand::Status => status(global),
         TitlesCommand::Ignore(args) => ignore(global, args, true),
         TitlesCommand::Unignore(args) => ignore(global, args, false),
@@ -51,6 +52,25 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    let source = fetch::Source {
+        base_url: args.titledb_url.clone(),
+        region: args.titledb_region.clone(),
+    };
+    match fetch::update(&conn, &global.data, &source)? {
+        fetch::Updated::Unchanged => {
+            say!("Les données de titres sont à jour : rien n'a changé à la source.")
+        }
+        fetch::Updated::Imported(lines) => {
+            for line in lines {
+                say!("{line}");
+            }
+        }
+    }
+    Ok(())
 }
 
 fn status(global: &GlobalArgs) -> Result<(), Error> {

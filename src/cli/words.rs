@@ -97,6 +97,8 @@ pub fn french(m: &Msg) -> String {
         BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
         NotTitleFile { file } => format!("{file} n'est aucun des fichiers de données de titres (versions.txt, versions.json, ou un fichier de région comme US.en.json)"),
         NoTitle { id } => format!("aucun titre de la bibliothèque n'a l'identifiant {id}"),
+        BadRegion => "une région s'écrit deux lettres, un point et deux lettres, comme US.en".into(),
+        BadTitleUrl => "l'adresse des données de titres doit être en http(s), sans requête".into(),
         BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
         BadMissingKind => "kind doit valoir update ou dlc".into(),
         TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {reason} ; les données précédentes sont conservées"),

@@ -125,9 +125,11 @@ pub struct GameItem {
     pub size: u64,
     pub playable: bool,
     pub title_id: Option<String>,
+    pub version: Option<u32>,
+    pub base_title_id: Option<String>,
 }
 
-const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id";
+const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id, version, base_title_id";
 
 fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
     Ok(GameItem {
@@ -137,6 +139,8 @@ fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
         size: r.get::<_, i64>(3)? as u64,
         playable: r.get(4)?,
         title_id: r.get(5)?,
+        version: r.get(6)?,
+        base_title_id: r.get(7)?,
     })
 }
 
@@ -170,12 +174,14 @@ pub fn page(
     Ok((total as u64, rows.collect::<Result<_, _>>()?))
 }
 
-/// The rank indexes, as migration 5 created them. A bulk renumber drops and rebuilds
-/// them (a test checks that the text here and the migration's agree).
+/// The rank indexes, as the migrations last created them. A bulk renumber drops and
+/// rebuilds them (a test checks that the text here and the migrations' agree). They
+/// cover the list columns, so a page is read from the index alone.
 const RANK_INDEXES: &str = "
-     CREATE INDEX games_by_ord ON games (ord, key, name, type, size, playable, title_id);
+     CREATE INDEX games_by_ord
+         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
      CREATE INDEX games_by_type_ord
-         ON games (type, type_ord, key, name, size, playable, title_id);";
+         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);";
 
 /// Recompute every game's rank after a change of membership or of names. Only rows
 /// whose rank moves are written. Call it in the transaction that made the change.
@@ -351,7 +357,7 @@ pub fn search(
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
     let (mut total, mut items) = (None, Vec::new());
     while let Some(row) = rows.next()? {
-        total = Some(row.get::<_, i64>(6)?);
+        total = Some(row.get::<_, i64>(8)?);
         items.push(item(row)?);
     }
     let total = match total {
@@ -428,39 +434,36 @@ fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
 /// Everything the single-game route shows.
 #[derive(Debug, Clone)]
 pub struct GameDetail {
+    /// Version and base title ID included.
     pub item: GameItem,
-    pub version: Option<u32>,
     pub format: String,
     pub platform: String,
     pub mtime: i64,
     pub identified_by: IdSource,
     pub note: Option<String>,
     pub subtype: Option<String>,
-    pub base_title_id: Option<String>,
+}
+
+const DETAIL_COLUMNS: &str = "format, platform, mtime, identified_by, note, subtype";
+
+fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
+    Ok(GameDetail {
+        item: item(r)?,
+        format: r.get(8)?,
+        platform: r.get(9)?,
+        mtime: r.get(10)?,
+        identified_by: r.get(11)?,
+        note: r.get(12)?,
+        subtype: r.get(13)?,
+    })
 }
 
 pub fn get(conn: &Connection, key: &str) -> Result<Option<GameDetail>, Error> {
     use rusqlite::OptionalExtension;
-    let sql = format!(
-        "SELECT {ITEM_COLUMNS}, version, format, platform, mtime, identified_by, note,
-                subtype, base_title_id
-         FROM games WHERE key = ?1"
-    );
+    let sql = format!("SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS} FROM games WHERE key = ?1");
     Ok(conn
         .prepare_cached(&sql)?
-        .query_row([key], |r| {
-            Ok(GameDetail {
-                item: item(r)?,
-                version: r.get(6)?,
-                format: r.get(7)?,
-                platform: r.get(8)?,
-                mtime: r.get(9)?,
-                identified_by: r.get(10)?,
-                note: r.get(11)?,
-                subtype: r.get(12)?,
-                base_title_id: r.get(13)?,
-            })
-        })
+        .query_row([key], detail)
         .optional()?)
 }
 
@@ -598,27 +601,11 @@ pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
 /// is superseded.
 pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
     let sql = format!(
-        "SELECT {ITEM_COLUMNS}, version, format, platform, mtime, identified_by, note,
-                subtype, base_title_id, superseded
+        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded
          FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
          ORDER BY type, coalesce(version, -1), key"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| {
-        Ok((
-            GameDetail {
-                item: item(r)?,
-                version: r.get(6)?,
-                format: r.get(7)?,
-                platform: r.get(8)?,
-                mtime: r.get(9)?,
-                identified_by: r.get(10)?,
-                note: r.get(11)?,
-                subtype: r.get(12)?,
-                base_title_id: r.get(13)?,
-            },
-            r.get(14)?,
-        ))
-    })?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(14)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -222,7 +222,13 @@ const MIGRATIONS: &[&str] = &[
          latest_version INTEGER,
          latest_date    TEXT
      );
-     ALTER TABLE games ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;",
+     ALTER TABLE games ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+     DROP INDEX games_by_ord;
+     DROP INDEX games_by_type_ord;
+     CREATE INDEX games_by_ord
+         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
+     CREATE INDEX games_by_type_ord
+         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -8,6 +8,7 @@
 //! counted in the summary. Which file is which is told by its name: `versions.txt`,
 //! `versions.json`, any other `.json` is a region file (`US.en.json` …).
 
+pub mod fetch;
 pub mod model;
 pub mod region;
 pub mod versions;

@@ -28,7 +28,7 @@ use crate::store::missing::{self, Missing};
 use crate::store::title_catalog::{self, Known};
 use crate::store::title_ignore::{self, Ignored, EVERY_TITLE};
 use crate::store::title_state::{self, TitleState};
-use crate::store::{title_versions, titles};
+use crate::store::{library_generation, title_versions, titles};
 use crate::words::{GameKind, MissingKind};
 
 /// Everything the computation reads besides the files, loaded once.
@@ -104,7 +104,9 @@ pub fn refresh(db: &Connection) -> Result<(), Error> {
     }
     title_state::replace_all(db, &states)?;
     missing::replace_all(db, &missing_rows)?;
-    games::set_superseded(db, &superseded)
+    games::set_superseded(db, &superseded)?;
+    // Pages kept from before the change are stale even when no game row moved.
+    library_generation::bump(db)
 }
 
 /// One title's state and the rows of what it lacks.

@@ -213,6 +213,7 @@ messages! {
     TaskScan => "Analyse", "Scan";
     TaskConvert => "Décompression", "Conversion";
     TaskPush => "Envoi", "Push";
+    TaskTitles => "Données de titres", "Title data";
     ResultOk => "réussie", "succeeded";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";

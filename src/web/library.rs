@@ -184,10 +184,10 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
         h2 { (v.t(M::Evidence)) }
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
-            dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::Version)) } dd { (g.item.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
             dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
-            @if let Some(base) = &g.base_title_id {
+            @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
             @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }

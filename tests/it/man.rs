@@ -191,7 +191,9 @@ fn backup_copies_the_database_while_a_server_runs() {
 /// one of the domain's enums fails here until the page lists it.
 #[test]
 fn the_api_page_lists_every_value_of_every_word() {
-    use ludotheque::words::{GameKind, IdSource, Task, TaskResult, TrashReason, Unit};
+    use ludotheque::words::{
+        GameKind, IdSource, MissingKind, Task, TaskResult, TitleStatus, TrashReason, Unit,
+    };
     let page =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/ludotheque-api.7"))
             .unwrap();
@@ -199,7 +201,7 @@ fn the_api_page_lists_every_value_of_every_word() {
         .split_once(".SH VALUES\n")
         .and_then(|(_, rest)| rest.split(".SH ").next())
         .expect("a VALUES section");
-    let fields: [(&str, Vec<&str>); 6] = [
+    let fields: [(&str, Vec<&str>); 8] = [
         ("type", GameKind::ALL.iter().map(|w| w.as_str()).collect()),
         (
             "identified_by",
@@ -214,6 +216,14 @@ fn the_api_page_lists_every_value_of_every_word() {
         (
             "reason",
             TrashReason::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        (
+            "status",
+            TitleStatus::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        (
+            "kind",
+            MissingKind::ALL.iter().map(|w| w.as_str()).collect(),
         ),
     ];
     // Every enum of `words` has its field here: a new one is listed or fails.
