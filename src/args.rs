@@ -160,7 +160,8 @@ pub enum Command {
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
     Convert,
-    /// Import game names from a title database.
+    /// Title data: which updates and DLC exist, and what the library lacks (import,
+    /// update, status, ignore).
     Titles {
         #[command(subcommand)]
         command: TitlesCommand,

@@ -134,67 +134,8 @@ fn title(
         .filter_map(|f| f.version)
         .max();
     let latest = data.version(&base).max(data.version(&update_id));
-    let (ignore_dlc, ignore_updates) = data.ignored(&base);
-    let mut rows = Vec::new();
-    let row = |kind, id: &str, name, installed, latest: Option<u32>, date| Missing {
-        title_id: base.clone(),
-        title_name: String::new(),
-        kind,
-        id: id.to_string(),
-        name,
-        installed_version: installed,
-        latest_version: latest,
-        latest_date: date,
-    };
-    if let (Some(have), Some(new)) = (installed, latest) {
-        if new > have && !ignore_updates {
-            let date = data.date(&[&update_id, &base], new);
-            rows.push(row(
-                MissingKind::Update,
-                &update_id,
-                None,
-                Some(have),
-                Some(new),
-                date,
-            ));
-        }
-    }
-    for (dlc, have) in dlc_versions(files) {
-        match (have, data.version(&dlc)) {
-            (Some(have), Some(new)) if new > have && !ignore_updates => {
-                let date = data.date(&[&dlc], new);
-                let name = titles::name(db, &dlc)?;
-                rows.push(row(
-                    MissingKind::Update,
-                    &dlc,
-                    name,
-                    Some(have),
-                    Some(new),
-                    date,
-                ));
-            }
-            _ => {}
-        }
-    }
-    let owned: HashSet<String> = dlc_versions(files).into_keys().collect();
-    let mut missing_dlc = 0;
-    if !ignore_dlc {
-        for dlc in data.dlc_of.get(&base).into_iter().flatten() {
-            if !owned.contains(dlc) {
-                missing_dlc += 1;
-                let latest = data.version(dlc);
-                let date = latest.and_then(|v| data.date(&[dlc], v));
-                rows.push(row(
-                    MissingKind::Dlc,
-                    dlc,
-                    titles::name(db, dlc)?,
-                    None,
-                    latest,
-                    date,
-                ));
-            }
-        }
-    }
+    let rows = lacking(db, data, files, &base, installed, latest)?;
+    let missing_dlc = rows.iter().filter(|r| r.kind == MissingKind::Dlc).count() as u64;
     let latest_date = latest.and_then(|v| data.date(&[&update_id, &base], v));
     let state = TitleState {
         folded: identify::fold(&name),
@@ -216,6 +157,72 @@ fn title(
         base_id: base,
     };
     Ok((state, rows))
+}
+
+/// The rows of what a title lacks: a newer update, newer DLC versions, DLC it has not.
+fn lacking(
+    db: &Connection,
+    data: &Data,
+    files: &[TitleFile],
+    base: &str,
+    installed: Option<u32>,
+    latest: Option<u32>,
+) -> Result<Vec<Missing>, Error> {
+    let update_id = parse_title_id(base)
+        .map(|n| format_title_id(n | 0x800))
+        .unwrap_or_default();
+    let (ignore_dlc, ignore_updates) = data.ignored(base);
+    let row = |kind, id: &str, name, installed, latest: Option<u32>, date| Missing {
+        title_id: base.to_string(),
+        title_name: String::new(),
+        kind,
+        id: id.to_string(),
+        name,
+        installed_version: installed,
+        latest_version: latest,
+        latest_date: date,
+    };
+    let mut rows = Vec::new();
+    // Updates: the title's, then each DLC's own (a DLC's update keeps its ID).
+    let mut newer = vec![(update_id.clone(), None, installed, latest)];
+    for (dlc, have) in dlc_versions(files) {
+        let new = data.version(&dlc);
+        newer.push((dlc.clone(), titles::name(db, &dlc)?, have, new));
+    }
+    for (id, name, have, new) in newer {
+        if let (Some(have), Some(new)) = (have, new) {
+            if new > have && !ignore_updates {
+                // The title's update history is kept under the base's ID too.
+                let date = match id == update_id {
+                    true => data.date(&[&id, base], new),
+                    false => data.date(&[&id], new),
+                };
+                rows.push(row(
+                    MissingKind::Update,
+                    &id,
+                    name,
+                    Some(have),
+                    Some(new),
+                    date,
+                ));
+            }
+        }
+    }
+    let owned: HashSet<String> = dlc_versions(files).into_keys().collect();
+    let known = data.dlc_of.get(base).into_iter().flatten();
+    for dlc in known.filter(|d| !ignore_dlc && !owned.contains(*d)) {
+        let latest = data.version(dlc);
+        let date = latest.and_then(|v| data.date(&[dlc], v));
+        rows.push(row(
+            MissingKind::Dlc,
+            dlc,
+            titles::name(db, dlc)?,
+            None,
+            latest,
+            date,
+        ));
+    }
+    Ok(rows)
 }
 
 /// The DLC a title's files hold, each with the highest version among its files

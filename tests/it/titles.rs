@@ -1,0 +1,310 @@
+//! Title data: imports of the real titledb files, what the library lacks, over the
+//! command line and the API, and `titles update` against a local HTTP server.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/titledb")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn import(folders: &Folders, names: &[&str]) -> (bool, String, String) {
+    let mut args = vec!["titles".to_string(), "import".to_string()];
+    args.extend(names.iter().map(|n| fixture(n)));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (status, out, err) = folders.cli(&args);
+    (status.success(), out, err)
+}
+
+fn scanned_demo() -> Arc<Folders> {
+    let folders = Folders::new();
+    demo(&folders);
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    folders
+}
+
+#[test]
+fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing() {
+    let folders = scanned_demo();
+    let (ok, out, err) = import(&folders, &["IL.en.json", "versions.json", "versions.txt"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("versions.txt: 60510 title IDs; skipped 2239 with an empty version, 105 of another console"), "{out}");
+    assert!(out.contains("IL.en.json: 416 entries; skipped 57"), "{out}");
+    let (status, out, _) = folders.cli(&["missing", "--kind", "update"]);
+    assert!(status.success());
+    // Super Mario Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("0100000000010000")
+                && l.contains("v65536 → v393216 du 2025-06-25")),
+        "{out}"
+    );
+    let (_, dlc, _) = folders.cli(&["missing", "--kind", "dlc"]);
+    assert!(dlc.contains("0100ABF008969002 (The Crown Tundra)"), "{dlc}");
+    assert!(!dlc.contains("mise à jour"), "{dlc}");
+    let (_, status_out, _) = folders.cli(&["titles", "status"]);
+    assert!(status_out.contains("Dernier import : 20"), "{status_out}");
+    assert!(
+        status_out.contains("versions.txt, versions.json")
+            || status_out.contains("IL.en.json, versions.json, versions.txt"),
+        "{status_out}"
+    );
+}
+
+#[test]
+fn a_broken_file_names_itself_and_keeps_the_previous_data_whole() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json"]).0);
+    let (_, before, _) = folders.cli(&["missing"]);
+    // A region file cut in the middle, and a versions.txt that is no such file.
+    let cut = folders.tmp.path().join("US.en.json");
+    let region = std::fs::read(fixture("IL.en.json")).unwrap();
+    std::fs::write(&cut, &region[..region.len() / 2]).unwrap();
+    let bogus = folders.tmp.path().join("versions.txt");
+    std::fs::write(&bogus, "id|rightsId|version\n0100000000010000|0\n").unwrap();
+    for (file, name, where_) in [
+        (&cut, "US.en.json", "line "),
+        (&bogus, "versions.txt", "line 2"),
+    ] {
+        let (status, out, err) = folders.cli(&["titles", "import", file.to_str().unwrap()]);
+        assert!(!status.success(), "{out}");
+        assert!(err.contains(name) && err.contains(where_), "{err}");
+        assert!(!err.contains(folders.tmp.path().to_str().unwrap()), "{err}");
+        let (_, after, _) = folders.cli(&["missing"]);
+        assert_eq!(before, after);
+    }
+    let (status, _, err) = folders.cli(&["titles", "import", fixture("LICENSE").as_str()]);
+    assert!(!status.success() && err.contains("LICENSE"), "{err}");
+}
+
+#[test]
+fn ignoring_a_title_or_every_title_takes_it_out_of_what_is_missing() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json", "IL.en.json"]).0);
+    let count = |kind: &str| folders.cli(&["missing", "--kind", kind]).1.lines().count();
+    let (updates, dlc) = (count("update"), count("dlc"));
+    assert!(updates > 3 && dlc > 2, "{updates} {dlc}");
+    let (status, out, err) = folders.cli(&["titles", "ignore", "0100ABF008968000", "--dlc"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(count("dlc"), dlc - 1);
+    assert_eq!(count("update"), updates);
+    folders.cli(&["titles", "ignore", "--dlc"]);
+    assert_eq!(
+        folders.cli(&["missing", "--kind", "dlc"]).1.trim(),
+        "Rien ne manque."
+    );
+    folders.cli(&["titles", "unignore", "--dlc"]);
+    folders.cli(&["titles", "unignore", "0100abf008968000"]);
+    assert_eq!(count("dlc"), dlc);
+    let (status, _, err) = folders.cli(&["titles", "ignore", "../etc", "--dlc"]);
+    assert!(
+        !status.success() && err.contains("identifiant de titre"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_api_lists_titles_one_title_and_what_is_missing() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json", "IL.en.json"]).0);
+    let s = TestServer::start_on(folders, &[]);
+    s.wait_idle();
+    let page: Value = s.get("/api/v1/titles?limit=200").json();
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(page["total"].as_u64().unwrap() as usize, items.len());
+    let odyssey = items
+        .iter()
+        .find(|t| t["title_id"] == "0100000000010000")
+        .expect("Super Mario Odyssey");
+    assert_eq!(odyssey["status"], serde_json::json!(["update_available"]));
+    assert_eq!(odyssey["installed_version"], 65536);
+    assert_eq!(odyssey["latest_version"], 393216);
+    assert_eq!(odyssey["latest_date"], "2025-06-25");
+    let orphan = items
+        .iter()
+        .find(|t| t["title_id"] == "0100AAAA00000000")
+        .unwrap();
+    assert!(orphan["status"]
+        .as_array()
+        .unwrap()
+        .contains(&"base_missing".into()));
+    for status in [
+        "update_available",
+        "dlc_missing",
+        "base_missing",
+        "complete",
+    ] {
+        let p: Value = s
+            .get(&format!("/api/v1/titles?status={status}&limit=200"))
+            .json();
+        for t in p["items"].as_array().unwrap() {
+            assert!(
+                t["status"].as_array().unwrap().contains(&status.into()),
+                "{t}"
+            );
+        }
+    }
+    let r = s.get("/api/v1/titles?status=nope");
+    assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
+    let one: Value = s.get("/api/v1/titles/0100abf008968000").json();
+    assert_eq!(one["files"]["base"].as_array().unwrap().len(), 1);
+    assert!(!one["files"]["dlc"].as_array().unwrap().is_empty());
+    assert!(!one["versions"].as_array().unwrap().is_empty());
+    for bad in [
+        "/api/v1/titles/0100000000000001",
+        "/api/v1/titles/..%2Fx",
+        "/api/v1/titles/zz",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+    let missing: Value = s.get("/api/v1/missing?kind=dlc&limit=200").json();
+    let rows = missing["items"].as_array().unwrap();
+    assert!(rows.iter().all(|m| m["kind"] == "dlc"));
+    assert!(rows
+        .iter()
+        .any(|m| m["id"] == "0100ABF008969002" && m["name"] == "The Crown Tundra"));
+    let r = s.get("/api/v1/missing?kind=both");
+    assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
+    let stats: Value = s.get("/api/v1/stats").json();
+    assert_eq!(stats["titles"], page["total"]);
+    assert!(stats["updates_available"].as_u64().unwrap() > 0);
+    let game: Value = s.get("/api/v1/library?type=UPDATE&limit=1").json();
+    assert!(game["items"][0]["version"].is_u64() && game["items"][0]["base_title_id"].is_string());
+}
+
+#[test]
+fn an_import_while_the_server_runs_is_seen_at_once() {
+    let folders = scanned_demo();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let before: Value = s.get("/api/v1/stats").json();
+    assert_eq!(before["updates_available"], 0);
+    assert!(import(&folders, &["versions.txt", "versions.json"]).0);
+    let after: Value = s.get("/api/v1/stats").json();
+    assert!(after["updates_available"].as_u64().unwrap() > 0, "{after}");
+}
+
+/// A title data source on loopback: serves the fixtures with an ETag, answers 304 to
+/// a matching If-None-Match, and can be told to fail or to answer garbage.
+struct Source {
+    url: String,
+    requests: Arc<AtomicUsize>,
+    mode: Arc<Mutex<&'static str>>,
+}
+
+fn source() -> Source {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let mode = Arc::new(Mutex::new("ok"));
+    let (count, m) = (Arc::clone(&requests), Arc::clone(&mode));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = vec![0; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            count.fetch_add(1, Ordering::SeqCst);
+            let name = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .trim_start_matches('/')
+                .to_string();
+            let etag = format!("\"{name}-1\"");
+            let mode = *m.lock().unwrap();
+            let (status, body) = if mode == "down" {
+                ("503 Unavailable", Vec::new())
+            } else if head
+                .to_ascii_lowercase()
+                .contains(&format!("if-none-match: {etag}").to_ascii_lowercase())
+            {
+                ("304 Not Modified", Vec::new())
+            } else if mode == "garbage" && name == "versions.json" {
+                ("200 OK", b"{\"0100000000010000\": [".to_vec())
+            } else {
+                let file = if name.ends_with(".json") && name != "versions.json" {
+                    "IL.en.json".to_string()
+                } else {
+                    name.clone()
+                };
+                ("200 OK", std::fs::read(fixture(&file)).unwrap_or_default())
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nETag: {etag}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    Source {
+        url,
+        requests,
+        mode,
+    }
+}
+
+#[test]
+fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
+    let folders = scanned_demo();
+    let src = source();
+    let update = |folders: &Folders| {
+        let (status, out, err) = folders.cli(&[
+            "titles",
+            "update",
+            "--titledb-url",
+            &src.url,
+            "--titledb-region",
+            "IL.en",
+        ]);
+        (status.success(), out, err)
+    };
+    let (ok, out, err) = update(&folders);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("versions.txt: 60510 title IDs"), "{out}");
+    assert!(folders.data.join("titledb/IL.en.json").is_file());
+    let (_, missing, _) = folders.cli(&["missing"]);
+    assert!(!missing.trim().is_empty());
+    // Nothing changed at the source: three 304s, nothing imported.
+    let (ok, out, _) = update(&folders);
+    assert!(ok && out.contains("rien n'a changé"), "{out}");
+    // Down, then garbage: an error naming the file, and the data as it was.
+    *src.mode.lock().unwrap() = "down";
+    let (ok, _, err) = update(&folders);
+    assert!(
+        !ok && err.contains("503") && err.contains("conservées"),
+        "{err}"
+    );
+    std::fs::remove_file(folders.data.join("titledb/versions.json")).unwrap();
+    *src.mode.lock().unwrap() = "garbage";
+    let (ok, _, err) = update(&folders);
+    assert!(!ok && err.contains("versions.json"), "{err}");
+    assert_eq!(folders.cli(&["missing"]).1, missing);
+    assert!(src.requests.load(Ordering::SeqCst) >= 7);
+    let (ok, _, err) = {
+        let (status, out, err) = folders.cli(&[
+            "titles",
+            "update",
+            "--titledb-url",
+            &src.url,
+            "--titledb-region",
+            "../x",
+        ]);
+        (status.success(), out, err)
+    };
+    assert!(!ok && err.contains("région"), "{err}");
+}
