@@ -15,7 +15,7 @@ use crate::store::{
     missing as missing_store, title_catalog, title_ignore, title_imports, title_state,
 };
 use crate::time;
-use crate::titles::{self, fetch, model, Input};
+use crate::titles::{self, fetch, model, Input, Took};
 use crate::words::MissingKind;
 
 pub fn titles_command(global: &GlobalArgs, command: &TitlesCommand) -> Result<(), Error> {
@@ -40,10 +40,27 @@ fn import(global: &GlobalArgs, files: &[std::path::PathBuf]) -> Result<(), Error
             reader: Box::new(file),
         });
     }
-    for line in titles::import(&conn, inputs)? {
-        say!("{line}");
-    }
+    say_summary(&titles::import(&conn, inputs)?);
     Ok(())
+}
+
+/// An import's summary, a line per file.
+fn say_summary(summary: &titles::Summary) {
+    for (name, took) in &summary.files {
+        match took {
+            Took::Catalogue { ids, empty_version, other_console, no_kind } => say!(
+                "{name} : {ids} identifiants de titres ; ignorés : {empty_version} sans version, \
+                 {other_console} d'une autre console, {no_kind} d'aucun type"
+            ),
+            Took::History { ids, versions, skipped } => say!(
+                "{name} : {versions} versions datées de {ids} identifiants ; {skipped} ignorés"
+            ),
+            Took::Region { entries, skipped } => say!(
+                "{name} : {entries} titres importés ; {skipped} ignorés (sans identifiant ou sans nom)"
+            ),
+        }
+    }
+    say!("{} jeux renommés.", summary.renamed);
 }
 
 /// The name a file is known by (its last component): which title data file it is
@@ -64,11 +81,7 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
         fetch::Updated::Unchanged => {
             say!("Les données de titres sont à jour : rien n'a changé à la source.")
         }
-        fetch::Updated::Imported(lines) => {
-            for line in lines {
-                say!("{line}");
-            }
-        }
+        fetch::Updated::Imported(summary) => say_summary(&summary),
     }
     Ok(())
 }
@@ -84,7 +97,6 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
                 &time::rfc3339(last.imported_at)[..10],
                 last.files
             );
-            say!("{}", last.summary);
         }
     }
     let (total, updates, dlc) = title_state::counts(&conn)?;

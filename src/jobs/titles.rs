@@ -14,7 +14,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     ctx.progress.set_total(1);
     let message = match fetch::update(ctx.db, &ctx.config.data, &source)? {
         Updated::Unchanged => "The title data is unchanged at the source.".to_string(),
-        Updated::Imported(lines) => lines.join("; "),
+        Updated::Imported(summary) => summary.english(),
     };
     ctx.progress.advance(1, "");
     Ok(Outcome { message })

@@ -38,8 +38,8 @@ pub struct Source {
 pub enum Updated {
     /// Nothing changed at the source since the last update.
     Unchanged,
-    /// The import's summary.
-    Imported(Vec<String>),
+    /// What the import did.
+    Imported(super::Summary),
 }
 
 /// A region is two letters, a dot, two letters (`US.en`): it becomes a file name.
@@ -132,7 +132,11 @@ fn discard(fetched: &[Fetched]) {
     }
 }
 
-fn import_fetched(db: &Connection, dir: &Path, fetched: &[Fetched]) -> Result<Vec<String>, Error> {
+fn import_fetched(
+    db: &Connection,
+    dir: &Path,
+    fetched: &[Fetched],
+) -> Result<super::Summary, Error> {
     let mut inputs = Vec::new();
     for f in fetched {
         let path = f.part.clone().unwrap_or_else(|| dir.join(&f.name));

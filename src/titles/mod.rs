@@ -56,11 +56,75 @@ pub struct Input {
     pub reader: Box<dyn Read>,
 }
 
-/// Import `inputs` in one transaction, then recompute the titles. Returns the
-/// summary, one line per file.
-pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Vec<String>, Error> {
+/// What an import took from one file, and what it skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Took {
+    Catalogue {
+        ids: usize,
+        empty_version: usize,
+        other_console: usize,
+        no_kind: usize,
+    },
+    History {
+        ids: usize,
+        versions: usize,
+        skipped: usize,
+    },
+    Region {
+        entries: usize,
+        skipped: usize,
+    },
+}
+
+/// What an import did: each file's counts, and how many games took a new name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub files: Vec<(String, Took)>,
+    pub renamed: usize,
+}
+
+impl Summary {
+    /// One line per file, and the renamed games, in English (the log, the task's
+    /// message, `titles status`).
+    pub fn english(&self) -> String {
+        let mut lines: Vec<String> = self
+            .files
+            .iter()
+            .map(|(name, took)| match took {
+                Took::Catalogue {
+                    ids,
+                    empty_version,
+                    other_console,
+                    no_kind,
+                } => format!(
+                    "{name}: {ids} title IDs; skipped {empty_version} with an empty version, \
+                     {other_console} of another console, {no_kind} of no kind"
+                ),
+                Took::History {
+                    ids,
+                    versions,
+                    skipped,
+                } => {
+                    format!(
+                        "{name}: {versions} dated versions of {ids} title IDs; skipped {skipped}"
+                    )
+                }
+                Took::Region { entries, skipped } => {
+                    format!(
+                        "{name}: {entries} entries; skipped {skipped} without a title ID or a name"
+                    )
+                }
+            })
+            .collect();
+        lines.push(format!("{} games renamed", self.renamed));
+        lines.join("; ")
+    }
+}
+
+/// Import `inputs` in one transaction, then recompute the titles.
+pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
     let tx = db.unchecked_transaction()?;
-    let mut lines = Vec::new();
+    let mut files = Vec::new();
     let mut names = Vec::new();
     for input in inputs {
         let source = Source::of(&input.name).ok_or_else(|| {
@@ -69,20 +133,22 @@ pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Vec<String>, Error>
             })
         })?;
         let reader = BufReader::with_capacity(1 << 16, input.reader);
-        let line = match source {
+        let took = match source {
             Source::Catalogue => import_catalogue(&tx, &input.name, reader)?,
             Source::History => import_history(&tx, &input.name, reader)?,
             Source::Region => import_region(&tx, &input.name, reader)?,
         };
-        lines.push(line);
+        files.push((input.name.clone(), took));
         names.push(input.name);
     }
-    let renamed = library::rename_from_titles(&tx)?;
-    lines.push(format!("{renamed} games renamed"));
+    let summary = Summary {
+        files,
+        renamed: library::rename_from_titles(&tx)?,
+    };
     model::refresh(&tx)?;
-    title_imports::insert(&tx, time::now(), &names.join(", "), &lines.join("; "))?;
+    title_imports::insert(&tx, time::now(), &names.join(", "), &summary.english())?;
     tx.commit()?;
-    Ok(lines)
+    Ok(summary)
 }
 
 fn broken(file: &str, reason: impl ToString) -> Error {
@@ -92,7 +158,7 @@ fn broken(file: &str, reason: impl ToString) -> Error {
     })
 }
 
-fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<String, Error> {
+fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<Took, Error> {
     let (mut taken, mut empty, mut foreign, mut no_kind) = (0, 0, 0, 0);
     let mut failed = None;
     versions::read_txt(input, |row| match row {
@@ -114,13 +180,15 @@ fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok(format!(
-        "{name}: {taken} title IDs; skipped {empty} with an empty version, \
-         {foreign} of another console, {no_kind} of no kind"
-    ))
+    Ok(Took::Catalogue {
+        ids: taken,
+        empty_version: empty,
+        other_console: foreign,
+        no_kind,
+    })
 }
 
-fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<String, Error> {
+fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
     let (mut ids, mut dated, mut skipped) = (0, 0, 0);
     let mut failed = None;
     versions::read_json(input, |history| {
@@ -152,12 +220,14 @@ fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Strin
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok(format!(
-        "{name}: {dated} dated versions of {ids} title IDs; skipped {skipped}"
-    ))
+    Ok(Took::History {
+        ids,
+        versions: dated,
+        skipped,
+    })
 }
 
-fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<String, Error> {
+fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
     let (mut taken, mut skipped) = (0, 0);
     let mut failed = None;
     region::read(input, |facts| match facts {
@@ -172,7 +242,8 @@ fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<String
     if let Some(e) = failed {
         return Err(e);
     }
-    Ok(format!(
-        "{name}: {taken} entries; skipped {skipped} without a title ID or a name"
-    ))
+    Ok(Took::Region {
+        entries: taken,
+        skipped,
+    })
 }

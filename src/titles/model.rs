@@ -190,22 +190,15 @@ fn lacking(
         newer.push((dlc.clone(), titles::name(db, &dlc)?, have, new));
     }
     for (id, name, have, new) in newer {
-        if let (Some(have), Some(new)) = (have, new) {
-            if new > have && !ignore_updates {
-                // The title's update history is kept under the base's ID too.
-                let date = match id == update_id {
-                    true => data.date(&[&id, base], new),
-                    false => data.date(&[&id], new),
-                };
-                rows.push(row(
-                    MissingKind::Update,
-                    &id,
-                    name,
-                    Some(have),
-                    Some(new),
-                    date,
-                ));
-            }
+        let (Some(have), Some(new)) = (have, new) else {
+            continue;
+        };
+        if new > have && !ignore_updates {
+            // The title's update history is kept under the base's ID too.
+            let ids = [id.as_str(), if id == update_id { base } else { &id }];
+            let date = data.date(&ids, new);
+            let (have, new) = (Some(have), Some(new));
+            rows.push(row(MissingKind::Update, &id, name, have, new, date));
         }
     }
     let owned: HashSet<String> = dlc_versions(files).into_keys().collect();

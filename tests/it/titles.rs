@@ -41,8 +41,11 @@ fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing(
     let folders = scanned_demo();
     let (ok, out, err) = import(&folders, &["IL.en.json", "versions.json", "versions.txt"]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("versions.txt: 60510 title IDs; skipped 2239 with an empty version, 105 of another console"), "{out}");
-    assert!(out.contains("IL.en.json: 416 entries; skipped 57"), "{out}");
+    assert!(out.contains("versions.txt : 60510 identifiants de titres ; ignorés : 2239 sans version, 105 d'une autre console"), "{out}");
+    assert!(
+        out.contains("IL.en.json : 416 titres importés ; 57 ignorés"),
+        "{out}"
+    );
     let (status, out, _) = folders.cli(&["missing", "--kind", "update"]);
     assert!(status.success());
     // Super Mario Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
@@ -275,7 +278,10 @@ fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
     };
     let (ok, out, err) = update(&folders);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("versions.txt: 60510 title IDs"), "{out}");
+    assert!(
+        out.contains("versions.txt : 60510 identifiants de titres"),
+        "{out}"
+    );
     assert!(folders.data.join("titledb/IL.en.json").is_file());
     let (_, missing, _) = folders.cli(&["missing"]);
     assert!(!missing.trim().is_empty());
