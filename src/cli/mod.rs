@@ -103,16 +103,38 @@ pub fn run(args: Args) -> Result<(), Error> {
         }
         Some(Command::Titles { command }) => titles::titles_command(global, command),
         Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
-        Some(Command::DemoLibrary { dir }) => demo_library(dir),
+        Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
     }
 }
 
-fn demo_library(dir: &Path) -> Result<(), Error> {
+/// Write the demo library; import its title data into the data folder when that
+/// has none yet (a folder with real title data keeps it).
+fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     let n = demo::write(dir)?;
     say!(
         "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
         dir.display()
     );
+    let db = open_store(global)?;
+    if crate::store::title_catalog::count(&db)? == 0 {
+        let inputs = demo::TITLE_DATA
+            .iter()
+            .map(|(name, text)| crate::titles::Input {
+                name: name.to_string(),
+                reader: Box::new(text.as_bytes()),
+            })
+            .collect();
+        crate::titles::import(&db, inputs)?;
+        say!(
+            "Ses données de titres sont importées (dossier de données {}).",
+            global.data.display()
+        );
+    } else {
+        say!(
+            "Le dossier de données a déjà des données de titres : celles de la démo sont dans {}.",
+            dir.join("titledb").display()
+        );
+    }
     say!(
         "Lancez « ludotheque --library {} serve » pour l'essayer.",
         dir.display()

@@ -91,9 +91,13 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
     match title_imports::last(&conn)? {
         None => say!("Aucune donnée de titres importée (ludotheque titles import)."),
         Some(last) => {
-            let days = (time::now() - last.imported_at).max(0) / 86_400;
+            let age = match (time::now() - last.imported_at).max(0) / 86_400 {
+                0 => "aujourd'hui".to_string(),
+                1 => "hier".to_string(),
+                days => format!("il y a {days} jours"),
+            };
             say!(
-                "Dernier import : {} (il y a {days} jour(s)), fichiers : {}",
+                "Dernier import : {} ({age}), fichiers : {}",
                 &time::rfc3339(last.imported_at)[..10],
                 last.files
             );
@@ -156,18 +160,20 @@ pub fn missing(global: &GlobalArgs, kind: Option<&str>) -> Result<(), Error> {
             MissingKind::Dlc => "DLC",
         };
         let version = |v: Option<u32>| v.map_or("?".to_string(), |v| format!("v{v}"));
-        say!(
-            "{} {}  {what} {}{}  {} → {}{}",
-            m.title_id,
-            m.title_name,
-            m.id,
-            m.name.map(|n| format!(" ({n})")).unwrap_or_default(),
-            version(m.installed_version),
-            version(m.latest_version),
-            m.latest_date
-                .map(|d| format!(" du {d}"))
-                .unwrap_or_default()
-        );
+        let name = m.name.map(|n| format!(" ({n})")).unwrap_or_default();
+        let line = format!("{} {}  {what} {}{name}", m.title_id, m.title_name, m.id);
+        // A DLC the library lacks has no installed version to compare.
+        match m.kind {
+            MissingKind::Dlc => say!("{line}"),
+            MissingKind::Update => say!(
+                "{line}  {} → {}{}",
+                version(m.installed_version),
+                version(m.latest_version),
+                m.latest_date
+                    .map(|d| format!(" du {d}"))
+                    .unwrap_or_default()
+            ),
+        }
     }
     Ok(())
 }

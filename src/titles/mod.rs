@@ -8,7 +8,9 @@
 //! counted in the summary. Which file is which is told by its name: `versions.txt`,
 //! `versions.json`, any other `.json` is a region file (`US.en.json` …).
 
+pub mod details;
 pub mod fetch;
+pub mod icons;
 pub mod model;
 pub mod region;
 pub mod versions;

@@ -50,7 +50,8 @@ impl Entry {
             name: text(self.name)?,
             publisher: text(self.publisher),
             release_date: iso_date(self.release_date),
-            icon_url: text(self.icon_url).filter(|u| u.starts_with("https://")),
+            icon_url: text(self.icon_url)
+                .filter(|u| u.starts_with("https://") || u.starts_with("http://")),
             size: self.size.and_then(|v| v.as_u64()),
         })
     }

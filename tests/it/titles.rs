@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::harness::{Folders, TestServer};
+use crate::harness::{files_under, Folders, TestServer};
 use crate::library::demo;
 
 fn fixture(name: &str) -> String {
@@ -28,9 +28,17 @@ fn import(folders: &Folders, names: &[&str]) -> (bool, String, String) {
     (status.success(), out, err)
 }
 
+/// The demo library without its title data (written with another data folder), so
+/// that the tests below see only what they import.
 fn scanned_demo() -> Arc<Folders> {
     let folders = Folders::new();
-    demo(&folders);
+    let elsewhere = folders.tmp.path().join("demo-data");
+    let out = std::process::Command::new(crate::harness::BIN)
+        .args(["--data", elsewhere.to_str().unwrap(), "demo-library"])
+        .arg(&folders.library)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
     let (status, out, err) = folders.cli(&["scan"]);
     assert!(status.success(), "{out}{err}");
     folders
@@ -48,7 +56,7 @@ fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing(
     );
     let (status, out, _) = folders.cli(&["missing", "--kind", "update"]);
     assert!(status.success());
-    // Super Mario Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
+    // Moonlit Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
     assert!(
         out.lines()
             .any(|l| l.starts_with("0100000000010000")
@@ -131,7 +139,7 @@ fn the_api_lists_titles_one_title_and_what_is_missing() {
     let odyssey = items
         .iter()
         .find(|t| t["title_id"] == "0100000000010000")
-        .expect("Super Mario Odyssey");
+        .expect("Moonlit Odyssey");
     assert_eq!(odyssey["status"], serde_json::json!(["update_available"]));
     assert_eq!(odyssey["installed_version"], 65536);
     assert_eq!(odyssey["latest_version"], 393216);
@@ -202,10 +210,15 @@ fn an_import_while_the_server_runs_is_seen_at_once() {
 
 /// A title data source on loopback: serves the fixtures with an ETag, answers 304 to
 /// a matching If-None-Match, and can be told to fail or to answer garbage.
+/// Files a source serves, by name.
+type Files = Vec<(String, Vec<u8>)>;
+
 struct Source {
     url: String,
     requests: Arc<AtomicUsize>,
     mode: Arc<Mutex<&'static str>>,
+    /// Files served instead of the fixtures, by name.
+    files: Arc<Mutex<Files>>,
 }
 
 fn source() -> Source {
@@ -213,7 +226,8 @@ fn source() -> Source {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let requests = Arc::new(AtomicUsize::new(0));
     let mode = Arc::new(Mutex::new("ok"));
-    let (count, m) = (Arc::clone(&requests), Arc::clone(&mode));
+    let files: Arc<Mutex<Files>> = Arc::default();
+    let (count, m, f) = (Arc::clone(&requests), Arc::clone(&mode), Arc::clone(&files));
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let mut stream = stream;
@@ -229,13 +243,25 @@ fn source() -> Source {
                 .to_string();
             let etag = format!("\"{name}-1\"");
             let mode = *m.lock().unwrap();
-            let (status, body) = if mode == "down" {
+            let own = f
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, b)| b.clone());
+            let (status, body) = if let Some(body) = own {
+                ("200 OK", body)
+            } else if mode == "down" {
                 ("503 Unavailable", Vec::new())
             } else if head
                 .to_ascii_lowercase()
                 .contains(&format!("if-none-match: {etag}").to_ascii_lowercase())
             {
                 ("304 Not Modified", Vec::new())
+            } else if name == "icon.jpg" {
+                ("200 OK", JPEG.to_vec())
+            } else if name == "page.html" {
+                ("200 OK", b"<html></html>".to_vec())
             } else if mode == "garbage" && name == "versions.json" {
                 ("200 OK", b"{\"0100000000010000\": [".to_vec())
             } else {
@@ -258,6 +284,7 @@ fn source() -> Source {
         url,
         requests,
         mode,
+        files,
     }
 }
 
@@ -314,3 +341,253 @@ fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
     };
     assert!(!ok && err.contains("région"), "{err}");
 }
+
+#[test]
+fn the_demo_library_brings_its_title_data_and_shows_what_it_lacks() {
+    let folders = Folders::new();
+    let (status, out, err) = folders.cli(&["demo-library", folders.library.to_str().unwrap()]);
+    assert!(
+        status.success() && out.contains("données de titres sont importées"),
+        "{out}{err}"
+    );
+    // Beside the games, where the scan does not look.
+    assert!(folders.library.join("titledb/versions.txt").is_file());
+    assert!(folders.cli(&["scan"]).0.success());
+    let (_, missing, _) = folders.cli(&["missing"]);
+    assert!(
+        missing.contains("0100000000010000 Moonlit Odyssey  mise à jour 0100000000010800  v65536 → v393216 du 2025-06-25"),
+        "{missing}"
+    );
+    assert!(
+        missing.contains("DLC 0100000000011002 (Moonlit Odyssey - Hats)\n"),
+        "{missing}"
+    );
+    // A data folder that has title data keeps it.
+    let again = folders.tmp.path().join("again");
+    let (_, out, _) = folders.cli(&["demo-library", again.to_str().unwrap()]);
+    assert!(out.contains("a déjà des données de titres"), "{out}");
+    let stats: Value = {
+        let s = TestServer::start_on(folders.clone(), &[]);
+        s.wait_idle();
+        s.get("/api/v1/stats").json()
+    };
+    assert_eq!(stats["updates_available"], 5, "{stats}");
+    assert_eq!(stats["dlc_missing"], 3, "{stats}");
+}
+
+/// A signed-in page as the loopback user sees it.
+fn page(s: &TestServer, path: &str) -> String {
+    let r = s.get(path);
+    assert_eq!(r.status, 200, "{path}: {}", r.body);
+    r.body
+}
+
+/// The rows of the title table, as text without tags.
+fn rows(html: &str) -> Vec<String> {
+    let Some(body) = html.split("<tbody>").nth(1) else {
+        return Vec::new();
+    };
+    body.split("</tbody>")
+        .next()
+        .unwrap()
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let mut text = String::new();
+            let mut in_tag = false;
+            for c in row.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => {
+                        in_tag = false;
+                        text.push(' ')
+                    }
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let all = rows(&page(&s, "/library"));
+    assert_eq!(all.len(), 32, "{all:#?}");
+    let odyssey = all
+        .iter()
+        .find(|r| r.starts_with("Moonlit Odyssey"))
+        .unwrap();
+    assert_eq!(
+        odyssey,
+        "Moonlit Odyssey 0100000000010000 Jeu de base Mise à jour ×1 DLC ×1 v65536 → v393216 mise à jour disponible 1 DLC manquant 281,6 Ko"
+    );
+    let orphan = all.iter().find(|r| r.contains("0100AAAA00000000")).unwrap();
+    assert!(orphan.contains("jeu de base manquant"), "{orphan}");
+    // Incomplete only: every row lacks something; complete: none does.
+    let incomplete = rows(&page(&s, "/library?show=incomplete"));
+    assert_eq!(incomplete.len(), 9, "{incomplete:#?}");
+    assert!(incomplete.iter().all(|r| !r.contains(" complet ")));
+    let complete = rows(&page(&s, "/library?show=complete"));
+    assert_eq!(complete.len() + incomplete.len(), all.len());
+    assert!(complete.iter().all(|r| r.contains(" complet ")));
+    assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+    // Sorted by size, largest first; by name, Astral Link first; a search by words.
+    let by_size = rows(&page(&s, "/library?sort=size"));
+    assert!(
+        by_size[0].starts_with("The Legend of Zephyr"),
+        "{by_size:#?}"
+    );
+    assert!(rows(&page(&s, "/library?sort=name"))[0].starts_with("Astral Link"));
+    let found = rows(&page(&s, "/library?q=odyssey"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(rows(&page(&s, "/library?q=0100ABF0")).len(), 1);
+    // The English words, and the file list's old links go on to /files.
+    let en = s
+        .send("GET", "/library", &[("Accept-Language", "en")], None)
+        .body;
+    assert!(rows(&en)
+        .iter()
+        .any(|r| r.contains("update available 1 DLC missing")));
+    let r = s.get("/library?type=DLC&page=2");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/files?type=DLC&page=2"))
+    );
+    assert!(page(&s, "/files?type=DLC").contains("<p id=\"result-count\">12 "));
+
+    // The title page: facts, the files by kind, what is missing, the history.
+    let title = page(&s, "/title/0100000000010000");
+    for text in [
+        "Studio Lune",
+        "2017-10-27",
+        "v393216 (2025-06-25)",
+        "Moonlit Odyssey - Costumes",
+        "0100000000011002</code> · Moonlit Odyssey - Hats",
+        "v327680 · 2025-06-10",
+        "data-api=\"/api/titles/0100000000010000/ignore\"",
+    ] {
+        assert!(title.contains(text), "{text} in {title}");
+    }
+    assert!(title.contains(
+        "href=\"/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv65536%5D.nsp\""
+    ));
+    assert_eq!(
+        page(&s, "/title/0100000000010000"),
+        page(&s, "/title/0100000000010000".to_lowercase().as_str())
+    );
+    for bad in [
+        "/title/0100000000000001",
+        "/title/..%2F..%2Fetc",
+        "/title/x",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+
+    // Ignoring a title's DLC takes its badge away at once; so does not counting DLC.
+    let ignore = |dlc: bool| {
+        let body = format!("{{\"dlc\": {dlc}, \"updates\": false}}");
+        s.send(
+            "POST",
+            "/api/titles/0100000000010000/ignore",
+            &[("Content-Type", "application/json")],
+            Some(body.into_bytes()),
+        )
+    };
+    assert_eq!(ignore(true).status, 200);
+    let row = rows(&page(&s, "/library?q=odyssey")).remove(0);
+    assert!(
+        !row.contains("DLC manquant") && row.contains("mise à jour disponible"),
+        "{row}"
+    );
+    assert!(page(&s, "/title/0100000000010000").contains("name=\"dlc\" checked"));
+    assert_eq!(ignore(false).status, 200);
+    let bad = s.send(
+        "POST",
+        "/api/titles/0100000000010000/ignore",
+        &[],
+        Some(b"{\"dlc\": 1}".to_vec()),
+    );
+    assert_eq!(bad.status, 400);
+    let settings = |count_dlc: bool| {
+        let body = format!("{{\"count_dlc\": {count_dlc}, \"icons\": false}}");
+        s.send("POST", "/api/titles/settings", &[], Some(body.into_bytes()))
+            .status
+    };
+    assert_eq!(settings(false), 200);
+    assert!(rows(&page(&s, "/library"))
+        .iter()
+        .all(|r| !r.contains("DLC manquant")));
+    assert!(page(&s, "/settings").contains("name=\"count_dlc\">"));
+    assert_eq!(settings(true), 200);
+    assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+}
+
+#[test]
+fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
+    let folders = scanned_demo();
+    let src = source();
+    // A region file whose icon for Moonlit Odyssey is on the local source, one icon
+    // that is no image, and one host that refuses.
+    let region = serde_json::json!({
+        "1": {"id": "0100000000010000", "name": "Moonlit Odyssey", "iconUrl": format!("{}/icon.jpg", src.url)},
+        "2": {"id": "01002B30028F6000", "name": "Summit", "iconUrl": format!("{}/page.html", src.url)},
+        "3": {"id": "0100535012974000", "name": "Styx", "iconUrl": "http://127.0.0.1:9/x.jpg"},
+    });
+    src.files
+        .lock()
+        .unwrap()
+        .push(("US.en.json".into(), region.to_string().into_bytes()));
+    let s = TestServer::start_on(folders.clone(), &["--titledb-url", &src.url]);
+    s.wait_idle();
+    let icon = folders.data.join("icons/0100000000010000");
+    // Off by default: the task fetches none, the route serves none.
+    assert_eq!(s.post("/api/titles/update").status, 202);
+    s.wait_idle();
+    assert!(!icon.exists());
+    assert_eq!(s.get("/icon/0100000000010000").status, 404);
+    let on = br#"{"count_dlc": true, "icons": true}"#.to_vec();
+    assert_eq!(
+        s.send("POST", "/api/titles/settings", &[], Some(on)).status,
+        200
+    );
+    assert_eq!(s.post("/api/titles/update").status, 202);
+    let job = s.wait_idle();
+    assert!(
+        job["last"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Icons: 1 fetched, 2 failed"),
+        "{job}"
+    );
+    assert_eq!(std::fs::read(&icon).unwrap(), JPEG);
+    let r = s.get("/icon/0100000000010000");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("image/jpeg"))
+    );
+    assert!(page(&s, "/library?q=odyssey")
+        .contains("<img class=\"icon\" src=\"/icon/0100000000010000\""));
+    assert!(!page(&s, "/library?q=summit").contains("<img"));
+    assert_eq!(
+        files_under(&folders.data.join("icons")).len(),
+        1,
+        "no half icon left"
+    );
+    for bad in [
+        "/icon/..%2Fludotheque.db",
+        "/icon/01002B30028F6000",
+        "/icon/x",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+}
+
+/// The first bytes of a JPEG, enough for the icon check.
+const JPEG: &[u8] = &[0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0];

@@ -324,7 +324,7 @@ fn the_first_run_page_is_for_this_machine_while_no_account_exists() {
 
 /// Every internal route, with a body where it takes one.
 fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
-    let game = "Super%20Mario%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp";
+    let game = "Moonlit%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp";
     vec![
         ("GET", "/api/me".into(), None),
         ("GET", "/api/users".into(), None),
@@ -675,7 +675,7 @@ fn pages_send_strangers_to_sign_in_and_render_for_each_role_and_language() {
     let pages = [
         "/",
         "/library",
-        "/library?q=zelda",
+        "/library?q=zephyr",
         "/library?type=DLC&page=2",
         "/tasks",
         "/device",

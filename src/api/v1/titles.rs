@@ -7,10 +7,10 @@ use super::types::{MissingItem, Title, TitleDetails, TitleFile, TitleFiles, Vers
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::identify::{format_title_id, parse_title_id};
 use crate::library::search::{search_query, trim_blank};
+use crate::store::missing as missing_store;
 use crate::store::title_state::{self, Filter, Sort};
-use crate::store::{games, missing as missing_store, title_versions, titles};
+use crate::titles::details;
 use crate::words::{GameKind, MissingKind, TitleStatus};
 
 /// `GET /api/v1/titles?q=&status=&page=&limit=`: sorted like the library.
@@ -45,22 +45,10 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /api/v1/titles/{title_id}`: the base ID of a title of the library.
 pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let raw = c.param(0);
-    let not_found = || Error::not_found(Msg::NoTitle { id: raw.into() });
-    let id = parse_title_id(raw)
-        .map(format_title_id)
-        .ok_or_else(not_found)?;
-    let state = title_state::get(c.db, &id)?.ok_or_else(not_found)?;
-    let facts = titles::get(c.db, &id)?;
-    let update_id = parse_title_id(&id)
-        .map(|n| format_title_id(n | 0x800))
-        .unwrap_or_default();
-    let mut versions = title_versions::of(c.db, &id)?;
-    versions.extend(title_versions::of(c.db, &update_id)?);
-    versions.sort();
-    versions.dedup_by_key(|(v, _)| *v);
-    let rows = games::of_title(c.db, &id)?;
+    let d = details::get(c.db, raw)?
+        .ok_or_else(|| Error::not_found(Msg::NoTitle { id: raw.into() }))?;
     let mut files = TitleFiles::default();
-    for (g, superseded) in &rows {
+    for (g, superseded) in &d.files {
         let file = TitleFile {
             game: (&g.item).into(),
             title_id: g.item.title_id.as_deref(),
@@ -72,15 +60,15 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
             _ => files.dlc.push(file),
         }
     }
-    let facts = facts.unwrap_or_default();
     Reply::json(
         200,
         &TitleDetails {
-            title: Title::from(&state),
-            publisher: facts.publisher,
-            release_date: facts.release_date,
-            icon_url: facts.icon_url,
-            versions: versions
+            title: Title::from(&d.state),
+            publisher: d.facts.publisher,
+            release_date: d.facts.release_date,
+            icon_url: d.facts.icon_url,
+            versions: d
+                .versions
                 .into_iter()
                 .map(|(version, date)| Version { version, date })
                 .collect(),
