@@ -132,7 +132,7 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     } else {
         say!(
             "Le dossier de données a déjà des données de titres : celles de la démo sont dans {}.",
-            dir.join("titledb").display()
+            demo::title_data_dir(dir).display()
         );
     }
     say!(

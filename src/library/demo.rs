@@ -5,7 +5,7 @@
 //! files and one corrupt file. Its title IDs are real, its names made up, and its
 //! title data (`demo-titledb/`) says which updates and DLC it lacks.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -207,19 +207,28 @@ const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
 ];
 
 /// The demo's title data (real title IDs, made-up names), as the title data files
-/// are named: the demo writes them into `DIR/titledb/`, and `demo-library` imports
-/// them into a data folder that has no title data yet.
+/// are named: the demo writes them beside itself (see [`title_data_dir`]), and
+/// `demo-library` imports them into a data folder that has no title data yet.
 pub const TITLE_DATA: [(&str, &str); 3] = [
     ("versions.txt", include_str!("demo-titledb/versions.txt")),
     ("versions.json", include_str!("demo-titledb/versions.json")),
     ("US.en.json", include_str!("demo-titledb/US.en.json")),
 ];
 
-/// Write the demo library into `dir`: its game files, and beside them (in
-/// `titledb/`, which the scan does not read) its title data. Returns how many game
-/// files it wrote.
+/// Where the demo in `dir` keeps its title data: beside it, `DIR-titledb/`, so the
+/// library holds only game files.
+pub fn title_data_dir(dir: &Path) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "demo".into());
+    dir.with_file_name(format!("{name}-titledb"))
+}
+
+/// Write the demo library into `dir`, and its title data beside it. Returns how
+/// many game files it wrote.
 pub fn write(dir: &Path) -> Result<usize, Error> {
-    let titledb = dir.join("titledb");
+    let titledb = title_data_dir(dir);
     std::fs::create_dir_all(&titledb)?;
     for (name, text) in TITLE_DATA {
         std::fs::write(titledb.join(name), text)?;

@@ -104,7 +104,7 @@ mod tests {
             "70010000000028": {"id": "0100000000010000", "name": "  "},
             "70010000000029": null,
             "70010000000030": {"id": "0100000000010000", "name": "Odd", "releaseDate": 20171399,
-                "iconUrl": "http://plain.example/i.jpg"}
+                "iconUrl": "file:///etc/passwd"}
         }"#;
         let mut got = Vec::new();
         read(json.as_bytes(), |f| got.push(f)).unwrap();

@@ -332,12 +332,12 @@ fn search_matches_folded_words_in_any_order() {
     let v = search(&s, "potions");
     assert_eq!(v["total"], 4, "{v}");
     assert!(names(&v).iter().all(|n| n.starts_with("Pôtions")));
-    assert_eq!(search(&s, "%C3%89P%C3%89E%20POK%C3%A9MON")["total"], 4);
+    assert_eq!(search(&s, "%C3%89P%C3%89E%20P%C3%94TIONS")["total"], 4);
     assert_eq!(search(&s, "pass%20extension")["total"], 2);
     assert_eq!(search(&s, "kart%20rally")["total"], 3);
-    assert_eq!(search(&s, "zz%20mario")["total"], 0);
+    assert_eq!(search(&s, "zz%20rally")["total"], 0);
     // Control characters separate words (and never reach the index as syntax).
-    assert_eq!(search(&s, "mario%00kart")["total"], 3);
+    assert_eq!(search(&s, "rally%00kart")["total"], 3);
     assert_eq!(search(&s, "%00%06%22")["total"], 0);
     // Short words match too (no index for them, but the same rule).
     assert_eq!(search(&s, "n%C2%B001")["total"], 2);
@@ -509,7 +509,7 @@ fn pages_and_searches_follow_every_change_to_the_library() {
     let copy = s
         .folders
         .library
-        .join("Hadès bis [0100535012975000][v0].nsp");
+        .join("Styx bis [0100535012975000][v0].nsp");
     std::fs::copy(
         s.folders
             .library

@@ -350,8 +350,12 @@ fn the_demo_library_brings_its_title_data_and_shows_what_it_lacks() {
         status.success() && out.contains("données de titres sont importées"),
         "{out}{err}"
     );
-    // Beside the games, where the scan does not look.
-    assert!(folders.library.join("titledb/versions.txt").is_file());
+    // Beside the library, which holds only game files.
+    assert!(folders
+        .tmp
+        .path()
+        .join("library-titledb/versions.txt")
+        .is_file());
     assert!(folders.cli(&["scan"]).0.success());
     let (_, missing, _) = folders.cli(&["missing"]);
     assert!(
