@@ -173,6 +173,11 @@ pub enum Command {
         kind: Option<String>,
     },
     /// Write a small synthetic library into DIR, to try the service.
+    ///
+    /// Its title IDs are real and its names made up. Its title data goes beside it,
+    /// into DIR-titledb (versions.txt, versions.json, US.en.json), and is imported
+    /// into the data folder when that has no title data yet; a data folder with
+    /// title data keeps it.
     DemoLibrary {
         /// Where to write it (created when missing).
         dir: PathBuf,

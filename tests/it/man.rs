@@ -35,6 +35,15 @@ beside it). Migrations run at start; a database written by a newer version is re
 .I DATA/ludotheque.lock
 Locked by a running server; foreground tasks refuse to run while it is held.
 .TP
+.I DATA/titledb/
+The last good copy of each title data file
+.B titles update
+fetched.
+.TP
+.I DATA/icons/
+Title icons, one file per title ID, only when icons are turned on in the web
+settings (they come from a third-party host).
+.TP
 .I LIBRARY/.ludotheque-trash/
 The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
@@ -60,6 +69,16 @@ The code opens nothing once an account exists. Sessions live in an HttpOnly, Sam
 for 14 days; the service keeps only their SHA-256. On this machine the loopback rule
 opens the interface without signing in, unless
 .BR \-\-no\-local\-access .
+.PP
+The library page
+.RB ( /library )
+lists titles, a row each: the base, update and DLC files, the installed against the
+latest known version, and what the title lacks; it filters to the incomplete titles
+or one status and sorts by name, date added or size.
+.B /title/ID
+shows one title with its files by kind and what it lacks;
+.B /files
+lists every file, with the type and platform filters.
 .SH SEE ALSO
 .BR ludotheque-api (7),
 .BR ludotheque-apikey (1),
