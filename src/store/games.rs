@@ -404,8 +404,9 @@ fn search_filter(q: &SearchQuery) -> Option<(String, Vec<String>)> {
     Some((filter, args))
 }
 
-/// One condition per word (all must hold), their arguments appended to `args`.
-fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
+/// One condition per word (all must hold) on `games`, their arguments appended to
+/// `args`. The titles' search uses it too.
+pub fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
     let (long, short): (Vec<&String>, Vec<&String>) =
         words.iter().partition(|w| w.chars().count() >= 3);
     let mut terms = Vec::new();

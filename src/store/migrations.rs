@@ -209,9 +209,25 @@ const MIGRATIONS: &[&str] = &[
          missing_dlc       INTEGER NOT NULL,
          update_available  INTEGER NOT NULL,
          dlc_missing       INTEGER NOT NULL,
-         base_missing      INTEGER NOT NULL
+         base_missing      INTEGER NOT NULL,
+         -- Dense positions (0, 1, 2…) in each list a page can ask for, NULL when the
+         -- title is not in it: a page is a seek, never a scan over an OFFSET.
+         size_rank         INTEGER,           -- largest first
+         added_rank        INTEGER,           -- newest first
+         incomplete_rank   INTEGER,
+         update_rank       INTEGER,
+         dlc_rank          INTEGER,
+         base_rank         INTEGER,
+         complete_rank     INTEGER
      ) WITHOUT ROWID;
      CREATE INDEX title_state_by_rank ON title_state(rank);
+     CREATE INDEX title_state_by_size ON title_state(size_rank);
+     CREATE INDEX title_state_by_added ON title_state(added_rank);
+     CREATE INDEX title_state_by_incomplete ON title_state(incomplete_rank);
+     CREATE INDEX title_state_by_update ON title_state(update_rank);
+     CREATE INDEX title_state_by_dlc ON title_state(dlc_rank);
+     CREATE INDEX title_state_by_base ON title_state(base_rank);
+     CREATE INDEX title_state_by_complete ON title_state(complete_rank);
      CREATE TABLE missing (
          rank           INTEGER PRIMARY KEY,  -- title order, then kind, then ID
          title_id       TEXT NOT NULL,
@@ -220,8 +236,11 @@ const MIGRATIONS: &[&str] = &[
          name           TEXT,                 -- the DLC's name, when known
          installed_version INTEGER,
          latest_version INTEGER,
-         latest_date    TEXT
+         latest_date    TEXT,
+         kind_rank      INTEGER NOT NULL DEFAULT 0  -- dense position among its kind
      );
+     CREATE INDEX missing_by_kind ON missing(kind, kind_rank);
+     CREATE INDEX missing_by_title ON missing(title_id);
      ALTER TABLE games ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
      DROP INDEX games_by_ord;
      DROP INDEX games_by_type_ord;

@@ -40,6 +40,14 @@ pub fn replace_all(conn: &Connection, rows: &[Missing]) -> Result<(), Error> {
             m.latest_date
         ])?;
     }
+    // Each row's position among its kind, so a page of one kind is a seek too.
+    conn.execute(
+        "UPDATE missing SET kind_rank = p.n FROM
+         (SELECT rank, row_number() OVER (PARTITION BY kind ORDER BY rank) - 1 AS n
+          FROM missing) AS p
+         WHERE missing.rank = p.rank",
+        [],
+    )?;
     Ok(())
 }
 
@@ -51,35 +59,61 @@ pub fn page(
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<Missing>), Error> {
-    let clause = "(?1 IS NULL OR m.kind = ?1) AND (?2 IS NULL OR m.title_id = ?2)";
-    let total: i64 = conn
-        .prepare_cached(&format!("SELECT count(*) FROM missing m WHERE {clause}"))?
-        .query_row(params![kind, title_id], |r| r.get(0))?;
+    use rusqlite::types::Value;
+    let (limit, offset) = (clamp(limit), clamp(offset));
+    let kind_value = || Value::from(kind.map(|k| k.as_str().to_string()));
+    // Positions are dense (`rank` over all rows, `kind_rank` within a kind), so the
+    // count is the last position plus one and a page starts with a seek; one title's
+    // rows are few and found by their index.
+    let (count_sql, clause, args): (&str, &str, Vec<Value>) = match (kind, title_id) {
+        (_, Some(id)) => (
+            "SELECT count(*) FROM missing WHERE title_id = ?1 AND (?2 IS NULL OR kind = ?2)",
+            "m.title_id = ?1 AND (?2 IS NULL OR m.kind = ?2) ORDER BY m.rank LIMIT ?3 OFFSET ?4",
+            vec![
+                id.to_string().into(),
+                kind_value(),
+                limit.into(),
+                offset.into(),
+            ],
+        ),
+        (None, None) => (
+            "SELECT max(rank) + 1 FROM missing",
+            "m.rank >= ?2 ORDER BY m.rank LIMIT ?1",
+            vec![limit.into(), offset.into()],
+        ),
+        (Some(_), None) => (
+            "SELECT max(kind_rank) + 1 FROM missing WHERE kind = ?1",
+            "m.kind = ?1 AND m.kind_rank >= ?3 ORDER BY m.kind_rank LIMIT ?2",
+            vec![kind_value(), limit.into(), offset.into()],
+        ),
+    };
+    // The count takes the leading arguments: all but limit and offset.
+    let count_args = &args[..args.len() - 2];
+    let total: Option<i64> = conn
+        .prepare_cached(count_sql)?
+        .query_row(rusqlite::params_from_iter(count_args), |r| r.get(0))?;
+    let total = total.unwrap_or(0);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.title_id, coalesce(t.name, m.title_id), m.kind, m.id, m.name,
                 m.installed_version, m.latest_version, m.latest_date
          FROM missing m LEFT JOIN title_state t ON t.base_id = m.title_id
-         WHERE {clause} ORDER BY m.rank LIMIT ?3 OFFSET ?4"
+         WHERE {clause}"
     ))?;
-    let rows = stmt.query_map(
-        params![
-            kind,
-            title_id,
-            limit.min(i64::MAX as u64) as i64,
-            offset.min(i64::MAX as u64) as i64
-        ],
-        |r| {
-            Ok(Missing {
-                title_id: r.get(0)?,
-                title_name: r.get(1)?,
-                kind: r.get(2)?,
-                id: r.get(3)?,
-                name: r.get(4)?,
-                installed_version: r.get(5)?,
-                latest_version: r.get(6)?,
-                latest_date: r.get(7)?,
-            })
-        },
-    )?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(&args), |r| {
+        Ok(Missing {
+            title_id: r.get(0)?,
+            title_name: r.get(1)?,
+            kind: r.get(2)?,
+            id: r.get(3)?,
+            name: r.get(4)?,
+            installed_version: r.get(5)?,
+            latest_version: r.get(6)?,
+            latest_date: r.get(7)?,
+        })
+    })?;
     Ok((total as u64, rows.collect::<Result<_, _>>()?))
+}
+
+fn clamp(n: u64) -> i64 {
+    n.min(i64::MAX as u64) as i64
 }

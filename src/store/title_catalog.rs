@@ -57,3 +57,11 @@ pub fn count(conn: &Connection) -> Result<u64, Error> {
         })? as u64,
     )
 }
+
+/// Whether no title data was ever imported (a page asks on every view: no count).
+pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
+    let any: bool = conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM title_catalog)")?
+        .query_row([], |r| r.get(0))?;
+    Ok(!any)
+}

@@ -80,7 +80,21 @@ impl Data {
 }
 
 /// Recompute every title's state, the missing list and the superseded files.
+///
+/// Whole or not at all: it runs in a savepoint, so it nests in a caller's
+/// transaction and stands alone otherwise, and readers never see half of it.
 pub fn refresh(db: &Connection) -> Result<(), Error> {
+    db.execute_batch("SAVEPOINT title_refresh")?;
+    let result = compute_and_write(db);
+    let end = match result {
+        Ok(()) => "RELEASE title_refresh",
+        Err(_) => "ROLLBACK TO title_refresh; RELEASE title_refresh",
+    };
+    db.execute_batch(end)?;
+    result
+}
+
+fn compute_and_write(db: &Connection) -> Result<(), Error> {
     let data = Data::load(db)?;
     let files = games::title_files(db)?;
     let mut states = Vec::new();

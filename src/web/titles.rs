@@ -84,7 +84,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         url
     };
     let unknown = c.app.pages.stats(c.db)?.unknown;
-    let no_data = title_catalog::count(c.db)? == 0;
+    let no_data = title_catalog::is_empty(c.db)?;
     let with_icons = icons::enabled(c.db)?;
     let body = html! {
         @if no_data { p.note #no-title-data { (v.t(M::NoTitleData)) } }
@@ -343,9 +343,11 @@ pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
         }));
     };
     let id = &d.state.base_id;
-    title_ignore::set(c.db, id, true, false, form.dlc)?;
-    title_ignore::set(c.db, id, false, true, form.updates)?;
-    model::refresh(c.db)?;
+    let tx = c.db.unchecked_transaction()?;
+    title_ignore::set(&tx, id, true, false, form.dlc)?;
+    title_ignore::set(&tx, id, false, true, form.updates)?;
+    model::refresh(&tx)?;
+    tx.commit()?;
     Reply::json(
         200,
         &serde_json::json!({"dlc": form.dlc, "updates": form.updates}),
@@ -389,9 +391,11 @@ struct TitleSettings {
 /// `POST /api/titles/settings` `{count_dlc, icons}`.
 pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
     let form: TitleSettings = body(c, "count_dlc and icons, true or false")?;
-    title_ignore::set(c.db, EVERY_TITLE, true, false, !form.count_dlc)?;
-    icons::set_enabled(c.db, form.icons)?;
-    model::refresh(c.db)?;
+    let tx = c.db.unchecked_transaction()?;
+    title_ignore::set(&tx, EVERY_TITLE, true, false, !form.count_dlc)?;
+    icons::set_enabled(&tx, form.icons)?;
+    model::refresh(&tx)?;
+    tx.commit()?;
     Reply::json(
         200,
         &serde_json::json!({"count_dlc": form.count_dlc, "icons": form.icons}),
