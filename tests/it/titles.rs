@@ -171,8 +171,15 @@ fn the_api_lists_titles_one_title_and_what_is_missing() {
     let r = s.get("/api/v1/titles?status=nope");
     assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
     let one: Value = s.get("/api/v1/titles/0100abf008968000").json();
-    assert_eq!(one["files"]["base"].as_array().unwrap().len(), 1);
-    assert!(!one["files"]["dlc"].as_array().unwrap().is_empty());
+    assert_eq!(one["contents"]["base"].as_array().unwrap().len(), 1);
+    assert!(!one["contents"]["dlc"].as_array().unwrap().is_empty());
+    // The count and the files by kind are two keys, not one written twice.
+    assert_eq!(one["files"], 4, "{one}");
+    let raw = s.get("/api/v1/titles/0100abf008968000").body;
+    assert_eq!(raw.matches("\"files\"").count(), 1, "{raw}");
+    // A blank q filters nothing.
+    let blank: Value = s.get("/api/v1/titles?q=%0C&limit=1").json();
+    assert_eq!(blank["total"], page["total"]);
     assert!(!one["versions"].as_array().unwrap().is_empty());
     for bad in [
         "/api/v1/titles/0100000000000001",

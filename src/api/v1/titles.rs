@@ -72,7 +72,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
                 .into_iter()
                 .map(|(version, date)| Version { version, date })
                 .collect(),
-            files,
+            contents: files,
         },
     )
 }

@@ -251,7 +251,8 @@ pub struct TitleDetails<'a> {
     pub release_date: Option<String>,
     pub icon_url: Option<String>,
     pub versions: Vec<Version>,
-    pub files: TitleFiles<'a>,
+    /// Not `files`: the title's own fields hold `files`, the count.
+    pub contents: TitleFiles<'a>,
 }
 
 /// A row of what the library lacks.
