@@ -99,19 +99,21 @@ pub fn page(
          FROM missing m LEFT JOIN title_state t ON t.base_id = m.title_id
          WHERE {clause}"
     ))?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(&args), |r| {
-        Ok(Missing {
-            title_id: r.get(0)?,
-            title_name: r.get(1)?,
-            kind: r.get(2)?,
-            id: r.get(3)?,
-            name: r.get(4)?,
-            installed_version: r.get(5)?,
-            latest_version: r.get(6)?,
-            latest_date: r.get(7)?,
-        })
-    })?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(&args), row)?;
     Ok((total as u64, rows.collect::<Result<_, _>>()?))
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Missing> {
+    Ok(Missing {
+        title_id: r.get(0)?,
+        title_name: r.get(1)?,
+        kind: r.get(2)?,
+        id: r.get(3)?,
+        name: r.get(4)?,
+        installed_version: r.get(5)?,
+        latest_version: r.get(6)?,
+        latest_date: r.get(7)?,
+    })
 }
 
 fn clamp(n: u64) -> i64 {

@@ -249,9 +249,14 @@ pub fn page(
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<TitleState>), Error> {
-    if let Some(columns) = positions(filter, sort) {
-        return seek(conn, columns, limit, offset);
+    match positions(filter, sort) {
+        Some(columns) => seek(conn, columns, limit, offset),
+        None => search(conn, filter, sort, limit, offset),
     }
+}
+
+/// The `WHERE` clause of a search over `title_state`, and its arguments.
+fn search_clause(filter: &Filter) -> (String, Vec<String>) {
     let mut wheres = vec![condition(filter.status).to_string()];
     if filter.incomplete {
         wheres.push("(update_available OR dlc_missing OR base_missing)".into());
@@ -277,12 +282,23 @@ pub fn page(
     if !any.is_empty() {
         wheres.push(format!("({})", any.join(" OR ")));
     }
+    (wheres.join(" AND "), args)
+}
+
+/// A page of a search, or of a combination no numbered list serves.
+fn search(
+    conn: &Connection,
+    filter: &Filter,
+    sort: Sort,
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<TitleState>), Error> {
+    let (clause, args) = search_clause(filter);
     let order = match sort {
         Sort::Name => "rank",
         Sort::Added => "added DESC, rank",
         Sort::Size => "size DESC, rank",
     };
-    let clause = wheres.join(" AND ");
     // The match runs once, for both the count and the page.
     let sql = format!(
         "WITH hits AS MATERIALIZED (SELECT base_id FROM title_state WHERE {clause})
