@@ -118,6 +118,13 @@ pub struct ServeArgs {
         default_value = "127.0.0.1,::1"
     )]
     pub trusted_proxy: Vec<std::net::IpAddr>,
+    /// Where title data is fetched from.
+    #[command(flatten)]
+    pub titledb: TitledbArgs,
+    /// Fetch the title data every this many hours, as a task (0: never; `ludotheque
+    /// titles update` fetches it by hand).
+    #[arg(long, env = "LUDOTHEQUE_TITLEDB_REFRESH_HOURS", default_value_t = 0)]
+    pub titledb_refresh_hours: u32,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -131,6 +138,20 @@ pub struct ServeArgs {
     pub test_routes: bool,
 }
 
+#[derive(ClapArgs, Debug, Clone)]
+pub struct TitledbArgs {
+    /// Base URL of the title data files (versions.txt, versions.json, REGION.json).
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TITLEDB_URL",
+        default_value = "https://raw.githubusercontent.com/blawar/titledb/master"
+    )]
+    pub titledb_url: String,
+    /// The region file to fetch, without `.json` (names, publishers, icons).
+    #[arg(long, env = "LUDOTHEQUE_TITLEDB_REGION", default_value = "US.en")]
+    pub titledb_region: String,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the service (the default when no command is named).
@@ -139,12 +160,24 @@ pub enum Command {
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
     Convert,
-    /// Import game names from a title database.
+    /// Title data: which updates and DLC exist, and what the library lacks (import,
+    /// update, status, ignore).
     Titles {
         #[command(subcommand)]
         command: TitlesCommand,
     },
+    /// List the updates and DLC the library lacks, by title.
+    Missing {
+        /// Only updates or only DLC.
+        #[arg(long, value_parser = ["update", "dlc"])]
+        kind: Option<String>,
+    },
     /// Write a small synthetic library into DIR, to try the service.
+    ///
+    /// Its title IDs are real and its names made up. Its title data goes beside it,
+    /// into DIR-titledb (versions.txt, versions.json, US.en.json), and is imported
+    /// into the data folder when that has no title data yet; a data folder with
+    /// title data keeps it.
     DemoLibrary {
         /// Where to write it (created when missing).
         dir: PathBuf,
@@ -207,12 +240,37 @@ pub enum UserCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TitlesCommand {
-    /// Read a JSON title database (blawar/titledb layout: an object of entries with
-    /// `id` and `name`); imported names win over names taken from file names.
+    /// Import title data files (blawar/titledb): versions.txt, versions.json and region
+    /// files such as US.en.json, any subset in any order, in one transaction.
+    /// Imported names win over names taken from file names.
     Import {
-        /// The JSON file.
-        file: PathBuf,
+        /// The files; which is which is told by its name.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
+    /// Fetch the title data files from --titledb-url (conditionally: unchanged files
+    /// are not downloaded again) and import them; the last good data is kept when the
+    /// source is down or answers garbage.
+    Update(TitledbArgs),
+    /// How old the title data is, what it holds, and what the library lacks.
+    Status,
+    /// Stop counting a title's missing DLC (--dlc) or updates (--updates), or both;
+    /// without a title ID, for every title.
+    Ignore(IgnoreArgs),
+    /// Count again what `ignore` stopped counting.
+    Unignore(IgnoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IgnoreArgs {
+    /// The base game's title ID (16 hex digits); none for every title.
+    pub title_id: Option<String>,
+    /// Missing DLC.
+    #[arg(long)]
+    pub dlc: bool,
+    /// Available updates.
+    #[arg(long)]
+    pub updates: bool,
 }
 
 #[derive(Subcommand, Debug)]

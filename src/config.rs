@@ -40,6 +40,10 @@ pub struct Config {
     pub convert_accept_unverified: bool,
     /// Proxies whose `X-Forwarded-Proto` is believed (for the cookie's `Secure`).
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Where title data is fetched from, and how often (None: never by itself).
+    pub titledb_url: String,
+    pub titledb_region: String,
+    pub titledb_refresh: Option<Duration>,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -81,6 +85,10 @@ impl Config {
             convert_accept_unverified: serve.convert_accept_unverified,
             push_timeout: Duration::from_secs(serve.push_timeout_secs),
             trusted_proxies: serve.trusted_proxy.clone(),
+            titledb_url: serve.titledb.titledb_url.clone(),
+            titledb_region: serve.titledb.titledb_region.clone(),
+            titledb_refresh: (serve.titledb_refresh_hours > 0)
+                .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

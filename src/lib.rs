@@ -33,6 +33,7 @@ pub mod service;
 pub mod store;
 pub mod text;
 pub mod time;
+pub mod titles;
 pub mod trash;
 pub mod web;
 pub mod words;

@@ -59,7 +59,7 @@ impl Service {
             config,
             Box::new(move |task, ctx| jobs::run_task(task, ctx, &for_tasks)),
         )?;
-        let maintenance = start_maintenance(config, &stop)?;
+        let maintenance = start_maintenance(config, &stop, Arc::clone(&jobs))?;
         Ok(Service {
             config: config.clone(),
             jobs,
@@ -134,9 +134,15 @@ fn catch_file_size_signal() -> Result<(), Error> {
 
 /// Housekeeping on its own thread and connection: give free memory back every ten
 /// seconds; purge the trash past its retention at start, then once a day.
-fn start_maintenance(config: &Config, stop: &Arc<AtomicBool>) -> Result<JoinHandle<()>, Error> {
+fn start_maintenance(
+    config: &Config,
+    stop: &Arc<AtomicBool>,
+    jobs: Arc<Jobs>,
+) -> Result<JoinHandle<()>, Error> {
     let conn = db::open(&config.data)?;
     let (library, stop) = (config.library.clone(), Arc::clone(stop));
+    let refresh = config.titledb_refresh;
+    let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
     Ok(std::thread::Builder::new()
         .name("maintenance".into())
         .spawn(move || {
@@ -155,7 +161,29 @@ fn start_maintenance(config: &Config, stop: &Arc<AtomicBool>) -> Result<JoinHand
                     }
                     next_purge = Instant::now() + Duration::from_secs(24 * 60 * 60);
                 }
+                if let (Some(at), Some(every)) = (next_titles, refresh) {
+                    if Instant::now() >= at {
+                        // A busy slot is tried again in a minute, not skipped.
+                        next_titles = Some(match jobs.try_start(Task::Titles) {
+                            Ok(_) => Instant::now() + every,
+                            Err(_) => Instant::now() + Duration::from_secs(60),
+                        });
+                    }
+                }
                 std::thread::sleep(Duration::from_millis(200));
             }
         })?)
+}
+
+/// When the first periodic title data refresh is due: at once when the data is older
+/// than the period (or was never imported), else when it will be.
+fn first_refresh(conn: &rusqlite::Connection, every: Duration) -> Instant {
+    let age = crate::store::title_imports::last(conn)
+        .ok()
+        .flatten()
+        .map(|last| Duration::from_secs((crate::time::now() - last.imported_at).max(0) as u64));
+    match age {
+        Some(age) if age < every => Instant::now() + (every - age),
+        _ => Instant::now(),
+    }
 }

@@ -93,6 +93,8 @@ words! {
         Scan = "scan",
         Convert = "convert",
         Push = "push",
+        /// Fetch and import the title data.
+        Titles = "titles",
     }
 }
 
@@ -107,7 +109,7 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan => Unit::Files,
+            Task::Scan | Task::Titles => Unit::Files,
             Task::Convert | Task::Push => Unit::Bytes,
         }
     }
@@ -150,6 +152,28 @@ words! {
         Ticket = "ticket",
         /// Nowhere: the game is unknown.
         None = "none",
+    }
+}
+
+words! {
+    /// What applies to a title: each of the first three, or `complete`.
+    TitleStatus {
+        /// A newer update (or DLC version) than the newest file.
+        UpdateAvailable = "update_available",
+        /// DLC the title data knows and the library lacks.
+        DlcMissing = "dlc_missing",
+        /// Updates or DLC without their base game.
+        BaseMissing = "base_missing",
+        /// None of the above.
+        Complete = "complete",
+    }
+}
+
+words! {
+    /// What a row of the missing list lacks.
+    MissingKind {
+        Update = "update",
+        Dlc = "dlc",
     }
 }
 

@@ -1,48 +1,13 @@
-//! The library's data from the command line: titles, the console and its push
-//! list, the trash, a backup of the database.
+//! The library's data from the command line: the console and its push list, the
+//! trash, a backup of the database.
 
 use std::path::Path;
 
 use super::open_store;
 use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
 use crate::error::{Error, Msg};
-use crate::library::{self, titledb};
-use crate::store::{self, titles};
+use crate::store;
 use crate::{device, time, trash};
-
-pub fn import_titles(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
-    let conn = open_store(global)?;
-    let input = std::fs::File::open(file).map_err(|e| {
-        Error::invalid(Msg::CannotOpen {
-            file: file.display().to_string(),
-        })
-        .with_cause(e)
-    })?;
-    let tx = conn.unchecked_transaction()?;
-    let mut count = 0usize;
-    let mut failed = None;
-    titledb::read(std::io::BufReader::new(input), |id, name| {
-        if failed.is_none() {
-            match titles::upsert(&tx, &id, &name) {
-                Ok(()) => count += 1,
-                Err(e) => failed = Some(e),
-            }
-        }
-    })
-    .map_err(|e| {
-        Error::invalid(Msg::BadTitleFile {
-            file: file.display().to_string(),
-            reason: e.to_string(),
-        })
-    })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    let renamed = library::rename_from_titles(&tx)?;
-    tx.commit()?;
-    say!("{count} titres importés ; {renamed} jeux renommés.");
-    Ok(())
-}
 
 pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<(), Error> {
     let conn = open_store(global)?;

@@ -7,7 +7,7 @@ use std::path::Path;
 use log::LevelFilter;
 use rusqlite::Connection;
 
-use crate::args::{Args, Command, GlobalArgs, ServeArgs, TitlesCommand};
+use crate::args::{Args, Command, GlobalArgs, ServeArgs};
 use crate::config::Config;
 use crate::error::{Error, Msg};
 use crate::jobs::Task;
@@ -30,6 +30,7 @@ macro_rules! say {
 mod admin;
 mod library;
 mod task;
+mod titles;
 pub mod words;
 
 pub use words::error_line;
@@ -100,19 +101,40 @@ pub fn run(args: Args) -> Result<(), Error> {
             clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
             Ok(())
         }
-        Some(Command::Titles {
-            command: TitlesCommand::Import { file },
-        }) => library::import_titles(global, file),
-        Some(Command::DemoLibrary { dir }) => demo_library(dir),
+        Some(Command::Titles { command }) => titles::titles_command(global, command),
+        Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
+        Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
     }
 }
 
-fn demo_library(dir: &Path) -> Result<(), Error> {
+/// Write the demo library; import its title data into the data folder when that
+/// has none yet (a folder with real title data keeps it).
+fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     let n = demo::write(dir)?;
     say!(
         "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
         dir.display()
     );
+    let db = open_store(global)?;
+    if crate::store::title_catalog::count(&db)? == 0 {
+        let inputs = demo::TITLE_DATA
+            .iter()
+            .map(|(name, text)| crate::titles::Input {
+                name: name.to_string(),
+                reader: Box::new(text.as_bytes()),
+            })
+            .collect();
+        crate::titles::import(&db, inputs)?;
+        say!(
+            "Ses données de titres sont importées (dossier de données {}).",
+            global.data.display()
+        );
+    } else {
+        say!(
+            "Le dossier de données a déjà des données de titres : celles de la démo sont dans {}.",
+            demo::title_data_dir(dir).display()
+        );
+    }
     say!(
         "Lancez « ludotheque --library {} serve » pour l'essayer.",
         dir.display()

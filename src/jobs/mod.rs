@@ -1,4 +1,4 @@
-//! Tasks: the long-running work (scan, convert, push) that runs one at a
+//! Tasks: the long-running work (scan, convert, push, title data) that runs one at a
 //! time on the job thread. `runner` owns the slot; this file names the tasks and
 //! dispatches each to its module.
 
@@ -6,6 +6,7 @@ pub mod convert;
 pub mod push;
 pub mod runner;
 pub mod scan;
+pub mod titles;
 
 use rusqlite::Connection;
 
@@ -37,5 +38,6 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Scan => scan::run(ctx),
         Task::Convert => convert::run(ctx),
         Task::Push => push::run(ctx, push),
+        Task::Titles => titles::run(ctx),
     }
 }

@@ -60,6 +60,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         games::renumber(&tx, read + removed as u64 > BULK as u64)?;
     }
     library::mark_ready(&tx, root)?;
+    // What each title has and lacks follows the library (and a first scan after an
+    // upgrade computes it even when no file changed).
+    crate::titles::model::refresh(&tx)?;
     tx.commit()?;
     let files = walk.files.len();
     Ok(Outcome {

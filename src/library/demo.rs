@@ -2,9 +2,10 @@
 //! the service work at once, and the tests have a known library. Deterministic: the
 //! same files every time. It holds bases, updates, DLC, DLC updates, unknown files,
 //! names with spaces, brackets and accents, nested folders, real `.nsz` and `.xcz`
-//! files and one corrupt file.
+//! files and one corrupt file. Its title IDs are real, its names made up, and its
+//! title data (`demo-titledb/`) says which updates and DLC it lacks.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -28,152 +29,152 @@ pub const COUNTS: (u64, u64, u64, u64, u64) = (60, 30, 13, 12, 5);
 /// The titled files: (folder, display name, title ID, version, pack).
 const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
     (
-        "Nintendo/Mario",
-        "Super Mario Odyssey",
+        "Studio/Moon",
+        "Moonlit Odyssey",
         0x0100000000010000,
         0,
         Pack::Nsp,
     ),
     (
-        "Nintendo/Mario",
-        "Super Mario Odyssey",
+        "Studio/Moon",
+        "Moonlit Odyssey",
         0x0100000000010800,
         65536,
         Pack::Nsp,
     ),
     (
-        "Nintendo/Mario",
-        "Super Mario Odyssey - Costumes",
+        "Studio/Moon",
+        "Moonlit Odyssey - Costumes",
         0x0100000000011001,
         0,
         Pack::Nsp,
     ),
     (
-        "Nintendo/Zelda",
-        "The Legend of Zelda - Breath of the Wild",
+        "Studio/Zephyr",
+        "The Legend of Zephyr - Wild Winds",
         0x01007EF00011E000,
         0,
         Pack::Xci,
     ),
     (
-        "Nintendo/Zelda",
-        "The Legend of Zelda - Breath of the Wild",
+        "Studio/Zephyr",
+        "The Legend of Zephyr - Wild Winds",
         0x01007EF00011E800,
         196608,
         Pack::NszBlock,
     ),
     (
-        "Nintendo/Zelda",
-        "BOTW Expansion Pass",
+        "Studio/Zephyr",
+        "Zephyr Expansion Pass",
         0x01007EF00011F001,
         0,
         Pack::Nsp,
     ),
     (
-        "Nintendo/Zelda",
-        "BOTW Master Trials",
+        "Studio/Zephyr",
+        "Zephyr Master Trials",
         0x01007EF00011F002,
         0,
         Pack::Nsp,
     ),
     (
-        "Nintendo/Zelda",
-        "BOTW Expansion Pass Update",
+        "Studio/Zephyr",
+        "Zephyr Expansion Pass Update",
         0x01007EF00011F801,
         65536,
         Pack::Nsp,
     ),
     (
-        "Nintendo",
-        "Pokémon Épée",
+        "Studio",
+        "Pôtions Épée",
         0x0100ABF008968000,
         0,
         Pack::NszSolid,
     ),
     (
-        "Nintendo",
-        "Pokémon Épée",
+        "Studio",
+        "Pôtions Épée",
         0x0100ABF008968800,
         393216,
         Pack::Nsp,
     ),
     (
-        "Nintendo",
-        "Pokémon Épée - Pass d'extension",
+        "Studio",
+        "Pôtions Épée - Pass d'extension",
         0x0100ABF008969001,
         0,
         Pack::Nsp,
     ),
     (
-        "Nintendo",
-        "Pokémon Épée - Pass d'extension",
+        "Studio",
+        "Pôtions Épée - Pass d'extension",
         0x0100ABF008969801,
         65536,
         Pack::Nsp,
     ),
     (
-        "Nintendo",
-        "Mario Kart 8 Deluxe",
+        "Studio",
+        "Kart Rally 8 Deluxe",
         0x0100152000022000,
         0,
         Pack::NszBlock,
     ),
     (
-        "Nintendo",
-        "Mario Kart 8 Deluxe",
+        "Studio",
+        "Kart Rally 8 Deluxe",
         0x0100152000022800,
         1769472,
         Pack::NszSolid,
     ),
     (
-        "Nintendo",
-        "Mario Kart 8 Deluxe - Booster Course Pass",
+        "Studio",
+        "Kart Rally 8 Deluxe - Booster Course Pass",
         0x0100152000023001,
         0,
         Pack::Nsp,
     ),
     (
         "Indies",
-        "Hollow Knight (Voidheart Edition)",
+        "Hollow Depths (Voidheart Edition)",
         0x0100633007D48000,
         0,
         Pack::Nsp,
     ),
-    ("Indies", "Celeste", 0x01002B30028F6000, 0, Pack::XczBlock),
-    ("Indies", "Hades", 0x0100535012974000, 0, Pack::Nsp),
-    ("Indies", "Hades", 0x0100535012974800, 131072, Pack::Nsp),
-    ("Indies", "Stardew Valley", 0x0100E65002BB8000, 0, Pack::Nsp),
+    ("Indies", "Summit", 0x01002B30028F6000, 0, Pack::XczBlock),
+    ("Indies", "Styx", 0x0100535012974000, 0, Pack::Nsp),
+    ("Indies", "Styx", 0x0100535012974800, 131072, Pack::Nsp),
+    ("Indies", "Sunny Valley", 0x0100E65002BB8000, 0, Pack::Nsp),
     (
         "Indies",
-        "Stardew Valley",
+        "Sunny Valley",
         0x0100E65002BB8800,
         327680,
         Pack::Nsp,
     ),
     (
         "Indies/Été 2024",
-        "Dead Cells",
+        "Dead Rooms",
         0x0100646009FBE000,
         0,
         Pack::Nsp,
     ),
     (
         "Indies/Été 2024",
-        "Dead Cells - The Bad Seed",
+        "Dead Rooms - The Rotten Seed",
         0x0100646009FBF001,
         0,
         Pack::Nsp,
     ),
     (
         "Indies/Été 2024",
-        "Dead Cells - Fatal Falls",
+        "Dead Rooms - Deadly Falls",
         0x0100646009FBF002,
         0,
         Pack::Nsp,
     ),
     (
         "Indies/Été 2024",
-        "Dead Cells",
+        "Dead Rooms",
         0x0100646009FBE800,
         262144,
         Pack::Nsp,
@@ -185,10 +186,10 @@ const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
         0,
         Pack::Nsp,
     ),
-    ("", "Tetris 99", 0x010040600C5CE000, 0, Pack::Nsp),
+    ("", "Blocks 99", 0x010040600C5CE000, 0, Pack::Nsp),
     (
         "",
-        "Tetris 99 - Big Block",
+        "Blocks 99 - Big Block",
         0x010040600C5CF001,
         0,
         Pack::Nsp,
@@ -201,11 +202,37 @@ const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
         Pack::Nsp,
     ),
     ("", "Orphan Update", 0x0100AAAA00002800, 65536, Pack::Nsp),
-    ("", "Astral Chain", 0x01007300020FA000, 0, Pack::Xci),
-    ("", "Metroid Dread", 0x010093801237C000, 65536, Pack::Nsp),
+    ("", "Astral Link", 0x01007300020FA000, 0, Pack::Xci),
+    ("", "Orbital Dread", 0x010093801237C000, 65536, Pack::Nsp),
 ];
 
+/// The demo's title data (real title IDs, made-up names), as the title data files
+/// are named: the demo writes them beside itself (see [`title_data_dir`]), and
+/// `demo-library` imports them into a data folder that has no title data yet.
+pub const TITLE_DATA: [(&str, &str); 3] = [
+    ("versions.txt", include_str!("demo-titledb/versions.txt")),
+    ("versions.json", include_str!("demo-titledb/versions.json")),
+    ("US.en.json", include_str!("demo-titledb/US.en.json")),
+];
+
+/// Where the demo in `dir` keeps its title data: beside it, `DIR-titledb/`, so the
+/// library holds only game files.
+pub fn title_data_dir(dir: &Path) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "demo".into());
+    dir.with_file_name(format!("{name}-titledb"))
+}
+
+/// Write the demo library into `dir`, and its title data beside it. Returns how
+/// many game files it wrote.
 pub fn write(dir: &Path) -> Result<usize, Error> {
+    let titledb = title_data_dir(dir);
+    std::fs::create_dir_all(&titledb)?;
+    for (name, text) in TITLE_DATA {
+        std::fs::write(titledb.join(name), text)?;
+    }
     // One seed, and the parts always in this order: the same library every time.
     let mut rng = StdRng::seed_from_u64(0x1d0_7e9e);
     Ok(named_games(dir, &mut rng)?

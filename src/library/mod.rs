@@ -9,7 +9,6 @@ pub mod probe;
 pub mod safe;
 pub mod search;
 pub mod synth;
-pub mod titledb;
 pub mod walk;
 
 use std::path::Path;

@@ -125,9 +125,11 @@ pub struct GameItem {
     pub size: u64,
     pub playable: bool,
     pub title_id: Option<String>,
+    pub version: Option<u32>,
+    pub base_title_id: Option<String>,
 }
 
-const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id";
+const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id, version, base_title_id";
 
 fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
     Ok(GameItem {
@@ -137,6 +139,8 @@ fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
         size: r.get::<_, i64>(3)? as u64,
         playable: r.get(4)?,
         title_id: r.get(5)?,
+        version: r.get(6)?,
+        base_title_id: r.get(7)?,
     })
 }
 
@@ -170,12 +174,14 @@ pub fn page(
     Ok((total as u64, rows.collect::<Result<_, _>>()?))
 }
 
-/// The rank indexes, as migration 5 created them. A bulk renumber drops and rebuilds
-/// them (a test checks that the text here and the migration's agree).
+/// The rank indexes, as the migrations last created them. A bulk renumber drops and
+/// rebuilds them (a test checks that the text here and the migrations' agree). They
+/// cover the list columns, so a page is read from the index alone.
 const RANK_INDEXES: &str = "
-     CREATE INDEX games_by_ord ON games (ord, key, name, type, size, playable, title_id);
+     CREATE INDEX games_by_ord
+         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
      CREATE INDEX games_by_type_ord
-         ON games (type, type_ord, key, name, size, playable, title_id);";
+         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);";
 
 /// Recompute every game's rank after a change of membership or of names. Only rows
 /// whose rank moves are written. Call it in the transaction that made the change.
@@ -351,7 +357,7 @@ pub fn search(
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
     let (mut total, mut items) = (None, Vec::new());
     while let Some(row) = rows.next()? {
-        total = Some(row.get::<_, i64>(6)?);
+        total = Some(row.get::<_, i64>(8)?);
         items.push(item(row)?);
     }
     let total = match total {
@@ -398,8 +404,9 @@ fn search_filter(q: &SearchQuery) -> Option<(String, Vec<String>)> {
     Some((filter, args))
 }
 
-/// One condition per word (all must hold), their arguments appended to `args`.
-fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
+/// One condition per word (all must hold) on `games`, their arguments appended to
+/// `args`. The titles' search uses it too.
+pub fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
     let (long, short): (Vec<&String>, Vec<&String>) =
         words.iter().partition(|w| w.chars().count() >= 3);
     let mut terms = Vec::new();
@@ -428,39 +435,36 @@ fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
 /// Everything the single-game route shows.
 #[derive(Debug, Clone)]
 pub struct GameDetail {
+    /// Version and base title ID included.
     pub item: GameItem,
-    pub version: Option<u32>,
     pub format: String,
     pub platform: String,
     pub mtime: i64,
     pub identified_by: IdSource,
     pub note: Option<String>,
     pub subtype: Option<String>,
-    pub base_title_id: Option<String>,
+}
+
+const DETAIL_COLUMNS: &str = "format, platform, mtime, identified_by, note, subtype";
+
+fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
+    Ok(GameDetail {
+        item: item(r)?,
+        format: r.get(8)?,
+        platform: r.get(9)?,
+        mtime: r.get(10)?,
+        identified_by: r.get(11)?,
+        note: r.get(12)?,
+        subtype: r.get(13)?,
+    })
 }
 
 pub fn get(conn: &Connection, key: &str) -> Result<Option<GameDetail>, Error> {
     use rusqlite::OptionalExtension;
-    let sql = format!(
-        "SELECT {ITEM_COLUMNS}, version, format, platform, mtime, identified_by, note,
-                subtype, base_title_id
-         FROM games WHERE key = ?1"
-    );
+    let sql = format!("SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS} FROM games WHERE key = ?1");
     Ok(conn
         .prepare_cached(&sql)?
-        .query_row([key], |r| {
-            Ok(GameDetail {
-                item: item(r)?,
-                version: r.get(6)?,
-                format: r.get(7)?,
-                platform: r.get(8)?,
-                mtime: r.get(9)?,
-                identified_by: r.get(10)?,
-                note: r.get(11)?,
-                subtype: r.get(12)?,
-                base_title_id: r.get(13)?,
-            })
-        })
+        .query_row([key], detail)
         .optional()?)
 }
 
@@ -543,5 +547,66 @@ pub fn title_family(conn: &Connection, base_title_id: &str) -> Result<Vec<String
          WHERE base_title_id = ?1 AND type = 'DLC'",
     )?;
     let rows = stmt.query_map([base_title_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A file as the titles' model sees it.
+#[derive(Debug, Clone)]
+pub struct TitleFile {
+    pub key: String,
+    pub name: String,
+    pub kind: GameKind,
+    pub subtype: Option<String>,
+    pub title_id: String,
+    pub base_title_id: String,
+    pub version: Option<u32>,
+    pub size: u64,
+    pub mtime: i64,
+}
+
+/// Every file that belongs to a title, grouped by base title ID.
+pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime
+         FROM games WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
+         ORDER BY base_title_id, key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(TitleFile {
+            key: r.get(0)?,
+            name: r.get(1)?,
+            kind: r.get(2)?,
+            subtype: r.get(3)?,
+            title_id: r.get(4)?,
+            base_title_id: r.get(5)?,
+            version: r.get(6)?,
+            size: r.get::<_, i64>(7)? as u64,
+            mtime: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Mark exactly `keys` as superseded (an older file of a title ID the library has a
+/// newer file of).
+pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
+    conn.execute("UPDATE games SET superseded = 0 WHERE superseded", [])?;
+    let mut stmt = conn.prepare_cached("UPDATE games SET superseded = 1 WHERE key = ?1")?;
+    for key in keys {
+        stmt.execute([key])?;
+    }
+    Ok(())
+}
+
+/// The files of one title, sorted by kind then version then key, with whether each
+/// is superseded.
+pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
+    let sql = format!(
+        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded
+         FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
+         ORDER BY type, coalesce(version, -1), key"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(14)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -161,6 +161,93 @@ const MIGRATIONS: &[&str] = &[
          expires_at INTEGER NOT NULL
      );
      CREATE INDEX sessions_by_user ON sessions(user_id);",
+    // Title data (blawar/titledb): facts per title ID, the version catalogue, the
+    // version history; what the library makes of it (`title_state`, `missing`) is
+    // recomputed when a scan or an import completes, never per request.
+    "ALTER TABLE titles ADD COLUMN publisher TEXT;
+     ALTER TABLE titles ADD COLUMN release_date TEXT;
+     ALTER TABLE titles ADD COLUMN icon_url TEXT;
+     ALTER TABLE titles ADD COLUMN size INTEGER;
+     CREATE TABLE title_catalog (
+         id       TEXT PRIMARY KEY,           -- any title ID versions.txt or .json knows
+         base_id  TEXT NOT NULL,
+         kind     TEXT NOT NULL,              -- BASE | UPDATE | DLC
+         version  INTEGER                     -- the latest known version of this ID
+     ) WITHOUT ROWID;
+     CREATE INDEX title_catalog_by_base ON title_catalog(base_id);
+     CREATE TABLE title_versions (
+         id       TEXT NOT NULL,
+         version  INTEGER NOT NULL,
+         released TEXT NOT NULL,              -- YYYY-MM-DD
+         PRIMARY KEY (id, version)
+     ) WITHOUT ROWID;
+     CREATE TABLE title_imports (
+         id          INTEGER PRIMARY KEY,
+         imported_at INTEGER NOT NULL,
+         files       TEXT NOT NULL,           -- the files' names, comma-separated
+         summary     TEXT NOT NULL
+     );
+     CREATE TABLE title_ignore (
+         title_id TEXT PRIMARY KEY,           -- a base ID, or '*' for every title
+         dlc      INTEGER NOT NULL,
+         updates  INTEGER NOT NULL
+     ) WITHOUT ROWID;
+     CREATE TABLE title_state (
+         base_id           TEXT PRIMARY KEY,
+         name              TEXT NOT NULL,
+         folded            TEXT NOT NULL,
+         rank              INTEGER NOT NULL,  -- the library's order: name, then ID
+         files             INTEGER NOT NULL,
+         base_files        INTEGER NOT NULL,
+         update_files      INTEGER NOT NULL,
+         dlc_files         INTEGER NOT NULL,
+         size              INTEGER NOT NULL,
+         added             INTEGER NOT NULL,  -- newest file's mtime, ns
+         installed_version INTEGER,
+         latest_version    INTEGER,
+         latest_date       TEXT,
+         missing_dlc       INTEGER NOT NULL,
+         update_available  INTEGER NOT NULL,
+         dlc_missing       INTEGER NOT NULL,
+         base_missing      INTEGER NOT NULL,
+         -- Dense positions (0, 1, 2…) in each list a page can ask for, NULL when the
+         -- title is not in it: a page is a seek, never a scan over an OFFSET.
+         size_rank         INTEGER,           -- largest first
+         added_rank        INTEGER,           -- newest first
+         incomplete_rank   INTEGER,
+         update_rank       INTEGER,
+         dlc_rank          INTEGER,
+         base_rank         INTEGER,
+         complete_rank     INTEGER
+     ) WITHOUT ROWID;
+     CREATE INDEX title_state_by_rank ON title_state(rank);
+     CREATE INDEX title_state_by_size ON title_state(size_rank);
+     CREATE INDEX title_state_by_added ON title_state(added_rank);
+     CREATE INDEX title_state_by_incomplete ON title_state(incomplete_rank);
+     CREATE INDEX title_state_by_update ON title_state(update_rank);
+     CREATE INDEX title_state_by_dlc ON title_state(dlc_rank);
+     CREATE INDEX title_state_by_base ON title_state(base_rank);
+     CREATE INDEX title_state_by_complete ON title_state(complete_rank);
+     CREATE TABLE missing (
+         rank           INTEGER PRIMARY KEY,  -- title order, then kind, then ID
+         title_id       TEXT NOT NULL,
+         kind           TEXT NOT NULL,        -- update | dlc
+         id             TEXT NOT NULL,        -- the update's or the DLC's own ID
+         name           TEXT,                 -- the DLC's name, when known
+         installed_version INTEGER,
+         latest_version INTEGER,
+         latest_date    TEXT,
+         kind_rank      INTEGER NOT NULL DEFAULT 0  -- dense position among its kind
+     );
+     CREATE INDEX missing_by_kind ON missing(kind, kind_rank);
+     CREATE INDEX missing_by_title ON missing(title_id);
+     ALTER TABLE games ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+     DROP INDEX games_by_ord;
+     DROP INDEX games_by_type_ord;
+     CREATE INDEX games_by_ord
+         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
+     CREATE INDEX games_by_type_ord
+         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -1,19 +1,66 @@
-//! The `titles` table: names from an imported title database, by title ID.
+//! The `titles` table: what a region file of the title data says of each title ID
+//! (name, publisher, release date, icon, size).
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
+
+/// What a region file says of one title ID.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    pub id: String,
+    pub name: String,
+    pub publisher: Option<String>,
+    /// `YYYY-MM-DD`.
+    pub release_date: Option<String>,
+    pub icon_url: Option<String>,
+    pub size: Option<u64>,
+}
 
 pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> {
     let mut stmt = conn.prepare_cached("SELECT name FROM titles WHERE id = ?1")?;
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
 
-pub fn upsert(conn: &Connection, title_id: &str, name: &str) -> Result<(), Error> {
+/// A title's facts, when the data knows it.
+pub fn get(conn: &Connection, title_id: &str) -> Result<Option<Facts>, Error> {
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO titles (id, name) VALUES (?1, ?2)
-         ON CONFLICT(id) DO UPDATE SET name = excluded.name",
+        "SELECT id, name, publisher, release_date, icon_url, size FROM titles WHERE id = ?1",
     )?;
-    stmt.execute(params![title_id, name])?;
+    Ok(stmt
+        .query_row([title_id], |r| {
+            Ok(Facts {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                publisher: r.get(2)?,
+                release_date: r.get(3)?,
+                icon_url: r.get(4)?,
+                size: r.get::<_, Option<i64>>(5)?.map(|n| n as u64),
+            })
+        })
+        .optional()?)
+}
+
+/// Write what a region file says; a later entry for the same ID wins.
+pub fn upsert(conn: &Connection, f: &Facts) -> Result<(), Error> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO titles (id, name, publisher, release_date, icon_url, size)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT(id) DO UPDATE SET name = excluded.name, publisher = excluded.publisher,
+             release_date = excluded.release_date, icon_url = excluded.icon_url,
+             size = excluded.size",
+    )?;
+    stmt.execute(params![
+        f.id,
+        f.name,
+        f.publisher,
+        f.release_date,
+        f.icon_url,
+        f.size.map(|n| n as i64)
+    ])?;
     Ok(())
+}
+
+pub fn count(conn: &Connection) -> Result<u64, Error> {
+    Ok(conn.query_row("SELECT count(*) FROM titles", [], |r| r.get::<_, i64>(0))? as u64)
 }

@@ -148,6 +148,48 @@ messages! {
     DeleteToTrash => "Mettre à la corbeille", "Move to the trash";
     AddToPush => "Ajouter à la liste d'envoi", "Add to the push list";
     AddTitleToPush => "Ajouter le titre complet (dernière mise à jour et DLC)", "Add the whole title (latest update and DLC)";
+    AllFiles => "Tous les fichiers", "All files";
+    UnknownFiles => "fichiers non identifiés", "unidentified files";
+    // Titles.
+    TitleWord => "Titre", "Title";
+    TitlesCount => "titres", "titles";
+    NoTitles => "Aucun titre ne correspond.", "No title matches.";
+    NoTitleData => "Aucune donnée de titres n'est importée : sans elles, la bibliothèque ne sait pas quelles mises à jour et quels DLC existent. Importez-les avec « ludotheque titles import » ou récupérez-les depuis les réglages.",
+        "No title data is imported: without it the library cannot know which updates and DLC exist. Import it with “ludotheque titles import” or fetch it from the settings.";
+    Show => "Afficher", "Show";
+    IncompleteOnly => "Incomplets seulement", "Incomplete only";
+    SortBy => "Trier par", "Sort by";
+    SortName => "Nom", "Name";
+    SortAdded => "Date d'ajout", "Date added";
+    SortSize => "Taille", "Size";
+    Status => "État", "Status";
+    Contents => "Contenu", "Contents";
+    StatusUpdateAvailable => "mise à jour disponible", "update available";
+    StatusDlcMissing => "DLC manquants", "DLC missing";
+    StatusOneDlcMissing => "DLC manquant", "DLC missing";
+    StatusBaseMissing => "jeu de base manquant", "base game missing";
+    StatusComplete => "complet", "complete";
+    InstalledVersion => "Version présente", "Installed version";
+    LatestVersion => "Dernière version connue", "Latest known version";
+    Publisher => "Éditeur", "Publisher";
+    Released => "Sortie", "Released";
+    WhatIsMissing => "Ce qui manque", "What is missing";
+    NothingMissing => "Rien ne manque.", "Nothing is missing.";
+    MissingUpdate => "Mise à jour", "Update";
+    VersionHistory => "Historique des versions", "Version history";
+    Superseded => "remplacé", "superseded";
+    SupersededHint => "un fichier plus récent du même identifiant existe", "a newer file of the same ID exists";
+    IgnoreDlc => "Ne pas compter ses DLC manquants", "Do not count its missing DLC";
+    IgnoreUpdates => "Ne pas compter ses mises à jour", "Do not count its updates";
+    NoSuchTitle => "La bibliothèque n'a pas ce titre.", "The library has no such title.";
+    TitleData => "Données de titres", "Title data";
+    LastImport => "Dernier import", "Last import";
+    KnownTitles => "Identifiants connus", "Known title IDs";
+    CountMissingDlc => "Compter les DLC manquants", "Count missing DLC";
+    ShowIcons => "Afficher les icônes des jeux", "Show game icons";
+    IconsNote => "Les icônes viennent d'un hôte tiers (celui des données de titres) : la tâche des données de titres les télécharge une fois, puis les pages les servent depuis le dossier de données.",
+        "Icons come from a third-party host (the title data's): the title data task downloads them once, then pages serve them from the data folder.";
+    UpdateTitleData => "Mettre à jour les données de titres", "Update the title data";
     NotFound => "Introuvable", "Not found";
     NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";
     // Device and push.
@@ -213,6 +255,7 @@ messages! {
     TaskScan => "Analyse", "Scan";
     TaskConvert => "Décompression", "Conversion";
     TaskPush => "Envoi", "Push";
+    TaskTitles => "Données de titres", "Title data";
     ResultOk => "réussie", "succeeded";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";

@@ -1,5 +1,6 @@
-//! The library: the list with its search and filters, a game's page, and the
-//! platforms (the folders the scan reads).
+//! The library's files: the list of every file with its search and filters, a
+//! game's page, and the platforms (the folders the scan reads). The title-centred
+//! list is `titles`.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
@@ -19,8 +20,9 @@ use crate::store::games;
 use crate::store::platforms::{self, Platform};
 use crate::words::GameKind;
 
-/// `GET /library?q=&type=&platform=&page=`.
-pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
+/// `GET /files?q=&type=&platform=&page=`: every file, one row each (the library's
+/// main page lists titles; files without a title ID are only here).
+pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let q = c.req.query("q").map(trim_blank).unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
@@ -40,7 +42,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let all_platforms = platforms::list(c.db)?;
     let pages = paging.pages(total);
     let link = |n: u64| {
-        let mut url = format!("/library?page={n}");
+        let mut url = format!("/files?page={n}");
         for (name, value) in [
             ("q", Some(q)),
             ("type", kind_filter.map(GameKind::as_str)),
@@ -76,7 +78,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         }
         (pager(&v, paging, pages, link))
     };
-    page(&v, v.t(M::Library), "/library", body)
+    page(&v, v.t(M::AllFiles), "/library", body)
 }
 
 /// The search box and the type and platform filters of the library page.
@@ -88,7 +90,7 @@ fn filters(
     all_platforms: &[Platform],
 ) -> Markup {
     html! {
-        form.filters method="get" action="/library" role="search" {
+        form.filters method="get" action="/files" role="search" {
             label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
             label { (v.t(M::Type))
                 select name="type" {
@@ -112,7 +114,12 @@ fn filters(
 }
 
 /// Previous and next links, when there is more than one page.
-fn pager(v: &Viewer, paging: Paging, pages: u64, link: impl Fn(u64) -> String) -> Markup {
+pub(super) fn pager(
+    v: &Viewer,
+    paging: Paging,
+    pages: u64,
+    link: impl Fn(u64) -> String,
+) -> Markup {
     html! {
         @if pages > 1 {
             nav.pager aria-label=(v.t(M::PageOf)) {
@@ -184,10 +191,10 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
         h2 { (v.t(M::Evidence)) }
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
-            dt { (v.t(M::Version)) } dd { (g.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::Version)) } dd { (g.item.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
             dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
-            @if let Some(base) = &g.base_title_id {
+            @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
             @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
@@ -221,7 +228,7 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                         @let n = counts.get(&p.slug).cloned().unwrap_or_default();
                         tr {
                             td {
-                                a href={ "/library?platform=" (query_value(&p.slug)) } { (p.name) }
+                                a href={ "/files?platform=" (query_value(&p.slug)) } { (p.name) }
                                 @if v.admin {
                                     div.actions {
                                         button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) }

@@ -303,6 +303,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Scan => M::TaskScan,
         Task::Convert => M::TaskConvert,
         Task::Push => M::TaskPush,
+        Task::Titles => M::TaskTitles,
     })
 }
 

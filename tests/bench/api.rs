@@ -2,7 +2,8 @@
 //! drives the API with wrk (64 keep-alive connections, 2 threads, 10 s per route after
 //! one second of warm-up that is not counted) and prints requests per second and
 //! p50/p99 latency for a library page, a deep page, a search by words and by title
-//! ID, and the same for a bare tiny_http server that
+//! ID, the titles and missing lists (over title data imported for the generated
+//! games), the web pages, and the same for a bare tiny_http server that
 //! answers a constant JSON body with as many threads as the service has workers
 //! (the ceiling), measured in the same run. The ceiling's constant body is the bytes
 //! of library page 1, so that both send the same amount per response and the ratio
@@ -35,7 +36,12 @@ fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let lib = tmp.path().join("library");
     gen::generate(&lib, n);
-    let (mut server, base) = gen::start_server(&tmp.path().join("data"), &lib);
+    // Title data for those games, imported before the first scan: every title has an
+    // update available, a third lack a DLC.
+    let data = tmp.path().join("data");
+    let versions = gen::title_data(tmp.path(), n);
+    gen::cli(&data, &["titles", "import", versions.to_str().unwrap()]);
+    let (mut server, base) = gen::start_server(&data, &lib);
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -68,6 +74,7 @@ fn main() {
     let target = &gen::name(n / 2);
     let words: Vec<&str> = target.split(' ').collect();
     let id = format!("{:016X}", gen::title_id(n / 2));
+    let base_id = format!("{:016X}", gen::title_id(n / 2 / 3 * 3));
     let routes = [
         ("ceiling (constant JSON)", format!("{ceiling_base}/")),
         ("library page 1", format!("{base}/api/v1/library")),
@@ -84,9 +91,24 @@ fn main() {
             format!("{base}/api/v1/search?q={}%20{}", words[0], words[1]),
         ),
         ("search by title ID", format!("{base}/api/v1/search?q={id}")),
+        ("titles page 1", format!("{base}/api/v1/titles")),
+        (
+            "titles, status=dlc_missing",
+            format!("{base}/api/v1/titles?status=dlc_missing&page=50"),
+        ),
+        ("missing page 1", format!("{base}/api/v1/missing")),
+        (
+            "missing deep page, kind=dlc",
+            format!("{base}/api/v1/missing?kind=dlc&page=200"),
+        ),
         // The web interface's pages: HTML rendered on every request, never cached.
         ("web: dashboard", format!("{base}/")),
         ("web: library page 100", format!("{base}/library?page=100")),
+        (
+            "web: incomplete by size",
+            format!("{base}/library?show=incomplete&sort=size&page=100"),
+        ),
+        ("web: a title", format!("{base}/title/{base_id}")),
         (
             "web: search page",
             format!("{base}/library?q={}%20{}", words[0], words[1]),
@@ -96,6 +118,16 @@ fn main() {
     // it. These two spread over thousands of URLs, more than the cache's budget holds,
     // so most answers are rendered: SQLite and JSON on every request.
     let spread = [
+        (
+            "titles, 600 pages",
+            base.clone(),
+            "return wrk.format('GET', '/api/v1/titles?page=' .. math.random(600))".to_string(),
+        ),
+        (
+            "missing, 1300 pages",
+            base.clone(),
+            "return wrk.format('GET', '/api/v1/missing?page=' .. math.random(1300))".to_string(),
+        ),
         (
             "library, 2000 pages",
             base.clone(),

@@ -136,3 +136,36 @@ pub fn wait_idle(agent: &ureq::Agent, base: &str) -> serde_json::Value {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
+
+/// A `versions.txt` for the titles of [`generate`]: every base has an update newer
+/// than its files (v65536, so every title has an update available), and every third
+/// title a second DLC no file has. Returns its path.
+#[allow(dead_code)]
+pub fn title_data(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    use std::fmt::Write;
+    let mut text = String::from("id|rightsId|version\n");
+    for t in 0..n.div_ceil(3) {
+        let base = title_id(t * 3);
+        for (id, version) in [(base, 0), (base + 0x800, 65536), (base + 0x1001, 0)] {
+            writeln!(text, "{id:016X}|{:032X}|{version}", 0).unwrap();
+        }
+        if t % 3 == 0 {
+            writeln!(text, "{:016X}|{:032X}|0", base + 0x1002, 0).unwrap();
+        }
+    }
+    let path = dir.join("versions.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Run a command of the binary on a data folder; panics when it fails.
+#[allow(dead_code)]
+pub fn cli(data: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
+        .args(["--data", data.to_str().unwrap(), "--log-level", "warn"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

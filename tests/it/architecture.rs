@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 /// The layers, from the bottom. A module may import its own layer's lower entries
 /// and any lower layer, never a higher one.
 const LAYERS: &[&str] = &[
-    "error", "time", "memory", "words", "text", "args", "store", "config", "library", "accounts",
-    "keys", "device", "trash", "convert", "jobs", "http", "api", "web", "routes", "service", "cli",
+    "error", "time", "memory", "words", "text", "args", "store", "config", "library", "titles",
+    "accounts", "keys", "device", "trash", "convert", "jobs", "http", "api", "web", "routes",
+    "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.
 const DOMAIN: &[&str] = &[
-    "library", "accounts", "keys", "device", "trash", "convert", "jobs", "store",
+    "library", "titles", "accounts", "keys", "device", "trash", "convert", "jobs", "store",
 ];
 
 /// Functions that are tables read one line at a time (a message per line).

@@ -277,7 +277,7 @@ fn a_person_in_a_browser_runs_the_library() {
     shot(&tab, "dashboard");
     fits_the_screen(&tab, "dashboard");
 
-    // Search the library, open a game.
+    // Search the library (a row per title), open a title, then one of its files.
     open(&tab, &format!("{base}/library"));
     fits_the_screen(&tab, "library");
     shot(&tab, "library");
@@ -289,12 +289,23 @@ fn a_person_in_a_browser_runs_the_library() {
     );
     let rows = js(
         &tab,
-        "[...document.querySelectorAll('#games tbody tr')].map(r => r.textContent).join('|')",
+        "[...document.querySelectorAll('#titles tbody tr')].map(r => r.textContent).join('|')",
     );
     assert!(rows.as_str().unwrap().contains("Odyssey"), "{rows}");
-    assert!(!rows.as_str().unwrap().contains("Zelda"), "{rows}");
+    assert!(!rows.as_str().unwrap().contains("Zephyr"), "{rows}");
     shot(&tab, "search");
-    click(&tab, "#games tbody a");
+    open(&tab, &format!("{base}/library?show=incomplete&sort=size"));
+    fits_the_screen(&tab, "library-incomplete");
+    shot(&tab, "library-incomplete");
+    open(&tab, &format!("{base}/library?q=odyssey"));
+    click(&tab, "#titles tbody a");
+    wait_for(
+        &tab,
+        "location.pathname.startsWith('/title/') && !!document.getElementById('title-facts')",
+    );
+    fits_the_screen(&tab, "title");
+    shot(&tab, "title");
+    click(&tab, "table.files tbody a");
     wait_for(
         &tab,
         "location.pathname.startsWith('/game/') && !!document.getElementById('delete')",
@@ -356,7 +367,7 @@ fn a_person_in_a_browser_runs_the_library() {
     assert_eq!(r.status, 401);
 
     // The other pages render and fit.
-    for page in ["tasks", "device", "platforms", "settings"] {
+    for page in ["tasks", "device", "platforms", "settings", "files"] {
         open(&tab, &format!("{base}/{page}"));
         fits_the_screen(&tab, page);
         shot(&tab, page);
@@ -382,4 +393,24 @@ fn a_person_in_a_browser_runs_the_library() {
     open(&tab, &format!("{base}/library"));
     assert_eq!(js(&tab, "window.innerWidth"), 1280);
     shot(&tab, "library-desktop");
+    open(&tab, &format!("{base}/title/0100000000010000"));
+    shot(&tab, "title-desktop");
+    // The same pages in English, at both widths.
+    let status = js(
+        &tab,
+        "fetch('/api/me/lang', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"lang\":\"en\"}'}).then(r => r.status)",
+    );
+    assert_eq!(status, 200);
+    open(&tab, &format!("{base}/library"));
+    assert_eq!(js(&tab, "document.documentElement.lang"), "en");
+    shot(&tab, "library-desktop-en");
+    screen(&tab, 360, 740, true);
+    for (page, name) in [
+        ("library", "library-en"),
+        ("title/0100000000010000", "title-en"),
+    ] {
+        open(&tab, &format!("{base}/{page}"));
+        fits_the_screen(&tab, name);
+        shot(&tab, name);
+    }
 }

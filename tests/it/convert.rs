@@ -69,7 +69,7 @@ fn converting_the_demo_library_replaces_every_compressed_file() {
     assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
     assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
     let g = s
-        .get("/api/v1/library/Indies%2FCeleste%20%5B01002B30028F6000%5D%5Bv0%5D.xci")
+        .get("/api/v1/library/Indies%2FSummit%20%5B01002B30028F6000%5D%5Bv0%5D.xci")
         .json();
     assert_eq!(
         (
@@ -305,27 +305,27 @@ fn a_compressed_file_swapped_for_a_link_out_of_the_library_is_not_converted() {
     demo(&folders);
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
-    let celeste = folders
+    let summit = folders
         .library
-        .join("Indies/Celeste [01002B30028F6000][v0].xcz");
+        .join("Indies/Summit [01002B30028F6000][v0].xcz");
     let outside = folders.tmp.path().join("outside.xcz");
-    std::fs::rename(&celeste, &outside).unwrap();
-    std::os::unix::fs::symlink(&outside, &celeste).unwrap();
+    std::fs::rename(&summit, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &summit).unwrap();
     let before = digest(&outside);
     let last = convert(&s);
     assert!(
         last["message"]
             .as_str()
             .unwrap()
-            .starts_with("4 converted, 1 failed: Indies/Celeste"),
+            .starts_with("4 converted, 1 failed: Indies/Summit"),
         "{last}"
     );
     assert!(!folders
         .library
-        .join("Indies/Celeste [01002B30028F6000][v0].xci")
+        .join("Indies/Summit [01002B30028F6000][v0].xci")
         .exists());
     assert_eq!(digest(&outside), before);
-    assert!(std::fs::symlink_metadata(&celeste)
+    assert!(std::fs::symlink_metadata(&summit)
         .unwrap()
         .file_type()
         .is_symlink());

@@ -177,6 +177,9 @@ impl TestServer {
             })
             .args(args)
             .env("LUDOTHEQUE_LOG_LEVEL", "debug")
+            // Never the internet: a title data update goes to a closed local port
+            // unless the test names its own source.
+            .env("LUDOTHEQUE_TITLEDB_URL", "http://127.0.0.1:9")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -122,7 +122,7 @@ fn scanning_the_demo_library_gives_exact_counts_and_types() {
         .3
     );
     assert!(
-        game(&folders, "Tetris 99 - Big Block [010040600C5CF001][v0].nsp")
+        game(&folders, "Blocks 99 - Big Block [010040600C5CF001][v0].nsp")
             .unwrap()
             .3
     );
@@ -155,7 +155,7 @@ fn a_warm_rescan_opens_no_unchanged_file() {
     // rescan that opened it would now find it corrupt.
     let path = folders
         .library
-        .join("Indies/Hades [0100535012974000][v0].nsp");
+        .join("Indies/Styx [0100535012974000][v0].nsp");
     let meta = std::fs::metadata(&path).unwrap();
     std::fs::write(&path, vec![0xAB; meta.len() as usize]).unwrap();
     let f = std::fs::File::options().write(true).open(&path).unwrap();
@@ -171,7 +171,7 @@ fn a_warm_rescan_opens_no_unchanged_file() {
         last["errors"], 0,
         "nothing was read, so nothing failed: {last}"
     );
-    let g = game(&folders, "Indies/Hades [0100535012974000][v0].nsp").unwrap();
+    let g = game(&folders, "Indies/Styx [0100535012974000][v0].nsp").unwrap();
     assert!(g.2, "the file was not opened again");
 }
 
@@ -182,15 +182,15 @@ fn added_removed_and_renamed_files_are_reflected() {
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
     let lib = &folders.library;
-    std::fs::remove_file(lib.join("Tetris 99 [010040600C5CE000][v0].nsp")).unwrap();
+    std::fs::remove_file(lib.join("Blocks 99 [010040600C5CE000][v0].nsp")).unwrap();
     std::fs::rename(
-        lib.join("Indies/Celeste [01002B30028F6000][v0].xcz"),
-        lib.join("Celeste renamed [01002B30028F6000][v0].xcz"),
+        lib.join("Indies/Summit [01002B30028F6000][v0].xcz"),
+        lib.join("Summit renamed [01002B30028F6000][v0].xcz"),
     )
     .unwrap();
     std::fs::copy(
-        lib.join("Indies/Hades [0100535012974000][v0].nsp"),
-        lib.join("Nintendo/Copy of Hades [0100535012974000][v0].nsp"),
+        lib.join("Indies/Styx [0100535012974000][v0].nsp"),
+        lib.join("Studio/Copy of Styx [0100535012974000][v0].nsp"),
     )
     .unwrap();
     let last = scan(&s);
@@ -199,13 +199,13 @@ fn added_removed_and_renamed_files_are_reflected() {
         "{last}"
     );
     let keys = keys(&folders);
-    assert!(!keys.contains(&"Tetris 99 [010040600C5CE000][v0].nsp".to_string()));
-    assert!(!keys.contains(&"Indies/Celeste [01002B30028F6000][v0].xcz".to_string()));
-    assert!(keys.contains(&"Celeste renamed [01002B30028F6000][v0].xcz".to_string()));
-    assert!(keys.contains(&"Nintendo/Copy of Hades [0100535012974000][v0].nsp".to_string()));
+    assert!(!keys.contains(&"Blocks 99 [010040600C5CE000][v0].nsp".to_string()));
+    assert!(!keys.contains(&"Indies/Summit [01002B30028F6000][v0].xcz".to_string()));
+    assert!(keys.contains(&"Summit renamed [01002B30028F6000][v0].xcz".to_string()));
+    assert!(keys.contains(&"Studio/Copy of Styx [0100535012974000][v0].nsp".to_string()));
     // The DLC of the removed base is no longer playable.
     assert!(
-        !game(&folders, "Tetris 99 - Big Block [010040600C5CF001][v0].nsp")
+        !game(&folders, "Blocks 99 - Big Block [010040600C5CF001][v0].nsp")
             .unwrap()
             .3
     );
@@ -259,7 +259,7 @@ fn titles_import_names_win_over_file_names() {
     let json = folders.tmp.path().join("titles.json");
     std::fs::write(
         &json,
-        r#"{"1": {"id": "0100535012974000", "name": "HADES (official)", "region": "US"},
+        r#"{"1": {"id": "0100535012974000", "name": "STYX (official)", "region": "US"},
             "2": {"id": "bad", "name": "ignored"},
             "3": {"id": "0100FFFF00000000", "name": "Not in the library"}}"#,
     )
@@ -274,23 +274,20 @@ fn titles_import_names_win_over_file_names() {
             .unwrap()
     };
     assert_eq!(
-        name("Indies/Hades [0100535012974000][v0].nsp"),
-        "HADES (official)"
+        name("Indies/Styx [0100535012974000][v0].nsp"),
+        "STYX (official)"
     );
-    assert_eq!(
-        name("Indies/Hades [0100535012974800][v131072].nsp"),
-        "Hades"
-    );
+    assert_eq!(name("Indies/Styx [0100535012974800][v131072].nsp"), "Styx");
     // A file scanned after the import takes the imported name too.
     std::fs::copy(
         folders
             .library
-            .join("Indies/Hades [0100535012974000][v0].nsp"),
+            .join("Indies/Styx [0100535012974000][v0].nsp"),
         folders.library.join("Another [0100535012974000].nsp"),
     )
     .unwrap();
     scan(&s);
-    assert_eq!(name("Another [0100535012974000].nsp"), "HADES (official)");
+    assert_eq!(name("Another [0100535012974000].nsp"), "STYX (official)");
     let (status, _, err) = folders.cli(&["titles", "import", "/nonexistent.json"]);
     assert!(!status.success());
     assert!(err.contains("ne peut pas être ouvert"), "{err}");

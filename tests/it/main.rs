@@ -13,5 +13,6 @@ mod man;
 mod push;
 mod reliability;
 mod scripts;
+mod titles;
 mod trash;
 mod web;

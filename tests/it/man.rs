@@ -35,6 +35,15 @@ beside it). Migrations run at start; a database written by a newer version is re
 .I DATA/ludotheque.lock
 Locked by a running server; foreground tasks refuse to run while it is held.
 .TP
+.I DATA/titledb/
+The last good copy of each title data file
+.B titles update
+fetched.
+.TP
+.I DATA/icons/
+Title icons, one file per title ID, only when icons are turned on in the web
+settings (they come from a third-party host).
+.TP
 .I LIBRARY/.ludotheque-trash/
 The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
@@ -60,6 +69,16 @@ The code opens nothing once an account exists. Sessions live in an HttpOnly, Sam
 for 14 days; the service keeps only their SHA-256. On this machine the loopback rule
 opens the interface without signing in, unless
 .BR \-\-no\-local\-access .
+.PP
+The library page
+.RB ( /library )
+lists titles, a row each: the base, update and DLC files, the installed against the
+latest known version, and what the title lacks; it filters to the incomplete titles
+or one status and sorts by name, date added or size.
+.B /title/ID
+shows one title with its files by kind and what it lacks;
+.B /files
+lists every file, with the type and platform filters.
 .SH SEE ALSO
 .BR ludotheque-api (7),
 .BR ludotheque-apikey (1),
@@ -191,7 +210,9 @@ fn backup_copies_the_database_while_a_server_runs() {
 /// one of the domain's enums fails here until the page lists it.
 #[test]
 fn the_api_page_lists_every_value_of_every_word() {
-    use ludotheque::words::{GameKind, IdSource, Task, TaskResult, TrashReason, Unit};
+    use ludotheque::words::{
+        GameKind, IdSource, MissingKind, Task, TaskResult, TitleStatus, TrashReason, Unit,
+    };
     let page =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/ludotheque-api.7"))
             .unwrap();
@@ -199,7 +220,7 @@ fn the_api_page_lists_every_value_of_every_word() {
         .split_once(".SH VALUES\n")
         .and_then(|(_, rest)| rest.split(".SH ").next())
         .expect("a VALUES section");
-    let fields: [(&str, Vec<&str>); 6] = [
+    let fields: [(&str, Vec<&str>); 8] = [
         ("type", GameKind::ALL.iter().map(|w| w.as_str()).collect()),
         (
             "identified_by",
@@ -214,6 +235,14 @@ fn the_api_page_lists_every_value_of_every_word() {
         (
             "reason",
             TrashReason::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        (
+            "status",
+            TitleStatus::ALL.iter().map(|w| w.as_str()).collect(),
+        ),
+        (
+            "kind",
+            MissingKind::ALL.iter().map(|w| w.as_str()).collect(),
         ),
     ];
     // Every enum of `words` has its field here: a new one is listed or fails.

@@ -8,8 +8,8 @@ use std::time::Duration;
 use crate::harness::{read_resp, Folders, Resp, TestServer};
 use crate::library::demo;
 
-const A: &str = "Indies/Hades [0100535012974000][v0].nsp";
-const B: &str = "Indies/Celeste [01002B30028F6000][v0].xcz";
+const A: &str = "Indies/Styx [0100535012974000][v0].nsp";
+const B: &str = "Indies/Summit [01002B30028F6000][v0].xcz";
 
 /// The fake console's network-install screen.
 struct Console {
@@ -373,7 +373,7 @@ fn downloads_need_the_token_and_reach_only_the_offered_files() {
     );
     assert_eq!(
         request(
-            &format!("{base}/Tetris%2099%20%5B010040600C5CE000%5D%5Bv0%5D.nsp"),
+            &format!("{base}/Blocks%2099%20%5B010040600C5CE000%5D%5Bv0%5D.nsp"),
             "GET",
             None
         )
@@ -466,7 +466,7 @@ fn the_device_and_push_commands() {
     let (st, out, _) = folders.cli(&[
         "push",
         "remove",
-        "Nintendo/Zelda/BOTW Master Trials [01007EF00011F002][v0].nsp",
+        "Studio/Zephyr/Zephyr Master Trials [01007EF00011F002][v0].nsp",
     ]);
     assert!(st.success(), "{out}");
     let d = s.get("/api/v1/device").json();
@@ -640,12 +640,12 @@ fn a_file_swapped_for_a_link_out_of_the_library_is_never_served() {
     let s = setup(&console, &[]);
     s.post("/api/v1/push");
     let (mut socket, urls) = console.offer();
-    let hades = s.folders.library.join(A);
+    let styx = s.folders.library.join(A);
     let outside = s.folders.tmp.path().join("outside.nsp");
     std::fs::write(&outside, b"a file outside the library").unwrap();
-    std::fs::remove_file(&hades).unwrap();
-    std::os::unix::fs::symlink(&outside, &hades).unwrap();
-    let url = urls.iter().find(|u| u.contains("Hades")).unwrap();
+    std::fs::remove_file(&styx).unwrap();
+    std::os::unix::fs::symlink(&outside, &styx).unwrap();
+    let url = urls.iter().find(|u| u.contains("Styx")).unwrap();
     let r = request(url, "GET", None);
     assert_eq!(r.status, 404, "{r:?}");
     assert!(!r.body.contains("outside the library"));

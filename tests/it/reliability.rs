@@ -298,7 +298,7 @@ fn games_under_a_part_that_cannot_be_read_are_kept_until_it_can() {
     std::fs::remove_file(
         s.folders
             .library
-            .join("Indies/Hades [0100535012974000][v0].nsp"),
+            .join("Indies/Styx [0100535012974000][v0].nsp"),
     )
     .unwrap();
     assert_eq!(s.post("/api/v1/scan").status, 202);
@@ -419,8 +419,8 @@ fn a_full_disk_under_the_database_refuses_changes_clearly_and_keeps_serving_read
     // No file of the process may grow past 40 KiB: the database is larger already
     // (it can be read, not grown), and its write-ahead log fills after a few pages.
     let mut s = TestServer::start_with_file_size_limit(folders.clone(), &[], 40 * 1024);
-    let hades = "Indies%2FHades%20%5B0100535012974000%5D%5Bv0%5D.nsp";
-    let r = s.send("DELETE", &format!("/api/library/{hades}"), &[], None);
+    let styx = "Indies%2FStyx%20%5B0100535012974000%5D%5Bv0%5D.nsp";
+    let r = s.send("DELETE", &format!("/api/library/{styx}"), &[], None);
     assert_eq!(
         (r.status, r.slug()),
         (500, "internal_error".into()),
@@ -432,21 +432,21 @@ fn a_full_disk_under_the_database_refuses_changes_clearly_and_keeps_serving_read
     // record cannot be written.
     let file = folders
         .library
-        .join("Indies/Hades [0100535012974000][v0].nsp");
+        .join("Indies/Styx [0100535012974000][v0].nsp");
     assert!(file.exists());
     assert!(crate::harness::files_under(&folders.library.join(".ludotheque-trash")).is_empty());
     // Reads go on.
     let r = s.get("/api/v1/library");
     assert_eq!((r.status, r.json()["total"].clone()), (200, total.clone()));
-    assert_eq!(s.get("/api/v1/search?q=hades").json()["total"], 2);
-    assert_eq!(s.get(&format!("/api/v1/library/{hades}")).status, 200);
+    assert_eq!(s.get("/api/v1/search?q=styx").json()["total"], 2);
+    assert_eq!(s.get(&format!("/api/v1/library/{styx}")).status, 200);
     s.signal(libc::SIGTERM);
     s.wait_exit(Duration::from_secs(10)).expect("stopped");
 
     // Space again: everything is where it was, and the delete works.
     let s = TestServer::start_on(folders, &[]);
     assert_eq!(s.get("/api/v1/library").json()["total"], total);
-    let r = s.send("DELETE", &format!("/api/library/{hades}"), &[], None);
+    let r = s.send("DELETE", &format!("/api/library/{styx}"), &[], None);
     assert_eq!(r.status, 200, "{}", r.body);
 }
 

@@ -164,7 +164,7 @@ fn ldq_push_offers_the_list_and_reports_the_result() {
     s.folders
         .cli(&["device", "set", "--host", "127.0.0.1", "--port", &port]);
     s.folders
-        .cli(&["push", "add", "Indies/Hades [0100535012974000][v0].nsp"]);
+        .cli(&["push", "add", "Indies/Styx [0100535012974000][v0].nsp"]);
     let fake = std::thread::spawn(move || {
         use std::io::{Read, Write};
         let (mut socket, _) = console.accept().unwrap();

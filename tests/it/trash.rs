@@ -6,8 +6,8 @@ use crate::access::create_key;
 use crate::harness::{assert_no_server_path, Folders, TestServer};
 use crate::library::demo;
 
-const HADES: &str = "Indies/Hades [0100535012974000][v0].nsp";
-const HADES_ENC: &str = "Indies%2FHades%20%5B0100535012974000%5D%5Bv0%5D.nsp";
+const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
+const STYX_ENC: &str = "Indies%2FStyx%20%5B0100535012974000%5D%5Bv0%5D.nsp";
 
 fn demo_server(args: &[&str]) -> TestServer {
     let folders = Folders::new();
@@ -28,13 +28,13 @@ fn delete(s: &TestServer, encoded_key: &str) -> crate::harness::Resp {
 #[test]
 fn delete_lists_in_trash_then_restore_brings_back_the_same_bytes() {
     let s = demo_server(&[]);
-    let path = s.folders.library.join(HADES);
+    let path = s.folders.library.join(STYX);
     let before = digest(&path);
     let size = std::fs::metadata(&path).unwrap().len();
-    let r = delete(&s, HADES_ENC);
+    let r = delete(&s, STYX_ENC);
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(!path.exists());
-    assert_eq!(s.get(&format!("/api/v1/library/{HADES_ENC}")).status, 404);
+    assert_eq!(s.get(&format!("/api/v1/library/{STYX_ENC}")).status, 404);
 
     let trash = s.get("/api/v1/trash").json();
     assert_eq!(
@@ -44,7 +44,7 @@ fn delete_lists_in_trash_then_restore_brings_back_the_same_bytes() {
     let e = &trash["items"][0];
     assert_eq!(
         (e["key"].as_str(), e["name"].as_str(), e["type"].as_str()),
-        (Some(HADES), Some("Hades"), Some("BASE"))
+        (Some(STYX), Some("Styx"), Some("BASE"))
     );
     assert_eq!(e["reason"], "deleted");
     let (deleted, expires) = (
@@ -57,20 +57,20 @@ fn delete_lists_in_trash_then_restore_brings_back_the_same_bytes() {
     assert!(s
         .folders
         .library
-        .join(format!(".ludotheque-trash/{id}/{HADES}"))
+        .join(format!(".ludotheque-trash/{id}/{STYX}"))
         .exists());
 
     // Trashed files are not in the library, even after a rescan.
     s.post("/api/v1/scan");
     s.wait_idle();
-    assert_eq!(s.get(&format!("/api/v1/library/{HADES_ENC}")).status, 404);
+    assert_eq!(s.get(&format!("/api/v1/library/{STYX_ENC}")).status, 404);
 
     let r = s.post(&format!("/api/trash/{id}/restore"));
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(digest(&path), before);
     assert_eq!(s.get("/api/v1/trash").json()["total"], 0);
     // Back in the library at once, without a scan.
-    let g = s.get(&format!("/api/v1/library/{HADES_ENC}")).json();
+    let g = s.get(&format!("/api/v1/library/{STYX_ENC}")).json();
     assert_eq!(
         (g["type"].as_str(), g["playable"].as_bool()),
         (Some("BASE"), Some(true))
@@ -85,8 +85,8 @@ fn delete_lists_in_trash_then_restore_brings_back_the_same_bytes() {
 #[test]
 fn restoring_onto_an_occupied_key_is_409_and_both_files_stay() {
     let s = demo_server(&[]);
-    delete(&s, HADES_ENC);
-    let path = s.folders.library.join(HADES);
+    delete(&s, STYX_ENC);
+    let path = s.folders.library.join(STYX);
     std::fs::write(&path, b"a new file at the same key").unwrap();
     let id = s.get("/api/v1/trash").json()["items"][0]["id"]
         .as_i64()
@@ -94,7 +94,7 @@ fn restoring_onto_an_occupied_key_is_409_and_both_files_stay() {
     let trashed = s
         .folders
         .library
-        .join(format!(".ludotheque-trash/{id}/{HADES}"));
+        .join(format!(".ludotheque-trash/{id}/{STYX}"));
     let trashed_digest = digest(&trashed);
     let r = s.post(&format!("/api/trash/{id}/restore"));
     assert_eq!((r.status, r.slug()), (409, "conflict".into()));
@@ -109,7 +109,7 @@ fn expired_entries_are_purged_at_start_and_on_demand() {
     demo(&folders);
     let s = TestServer::start_on(folders.clone(), &["--trash-retention-days", "0"]);
     s.wait_idle();
-    delete(&s, HADES_ENC);
+    delete(&s, STYX_ENC);
     let id = s.get("/api/v1/trash").json()["items"][0]["id"]
         .as_i64()
         .unwrap();
@@ -125,7 +125,7 @@ fn expired_entries_are_purged_at_start_and_on_demand() {
     // On demand, through the internal route; entries within retention stay.
     delete(
         &s,
-        "Indies%2FHades%20%5B0100535012974800%5D%5Bv131072%5D.nsp",
+        "Indies%2FStyx%20%5B0100535012974800%5D%5Bv131072%5D.nsp",
     );
     assert_eq!(s.post("/api/trash/purge").json()["purged"], 0);
     assert_eq!(s.get("/api/v1/trash").json()["total"], 1);
@@ -173,7 +173,7 @@ fn a_row_whose_file_vanished_is_dropped_with_a_warning() {
     demo(&folders);
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
-    delete(&s, HADES_ENC);
+    delete(&s, STYX_ENC);
     let id = s.get("/api/v1/trash").json()["items"][0]["id"]
         .as_i64()
         .unwrap();
@@ -228,11 +228,11 @@ fn an_api_key_cannot_reach_the_internal_trash_routes() {
     let k = [("X-Api-Key", key.as_str())];
     assert_eq!(s.send("GET", "/api/v1/trash", &k, None).status, 200);
     assert_eq!(
-        s.send("DELETE", &format!("/api/library/{HADES_ENC}"), &k, None)
+        s.send("DELETE", &format!("/api/library/{STYX_ENC}"), &k, None)
             .status,
         403
     );
-    assert!(s.folders.library.join(HADES).exists());
+    assert!(s.folders.library.join(STYX).exists());
 }
 
 #[test]
@@ -241,20 +241,20 @@ fn the_trash_command_lists_restores_and_purges() {
     demo(&folders);
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
-    delete(&s, HADES_ENC);
+    delete(&s, STYX_ENC);
     delete(
         &s,
-        "Indies%2FHades%20%5B0100535012974800%5D%5Bv131072%5D.nsp",
+        "Indies%2FStyx%20%5B0100535012974800%5D%5Bv131072%5D.nsp",
     );
     drop(s);
     let (status, out, _) = folders.cli(&["trash", "list"]);
     assert!(status.success());
-    assert!(out.contains(HADES) && out.contains("deleted"), "{out}");
+    assert!(out.contains(STYX) && out.contains("deleted"), "{out}");
     assert!(out.contains("2 entrée(s)"), "{out}");
     let (status, out, _) = folders.cli(&["trash", "restore", "1"]);
     assert!(status.success(), "{out}");
     assert!(out.contains("Restauré"), "{out}");
-    assert!(folders.library.join(HADES).exists());
+    assert!(folders.library.join(STYX).exists());
     let (status, _, err) = folders.cli(&["trash", "restore", "1"]);
     assert!(!status.success());
     assert!(err.contains("aucune entrée"), "{err}");
@@ -298,10 +298,10 @@ fn deleting_is_for_listed_games_never_through_a_symlinked_folder() {
     let indies = s.folders.library.join("Indies");
     std::fs::rename(&indies, s.folders.tmp.path().join("moved")).unwrap();
     std::fs::create_dir_all(out.join("Indies")).unwrap();
-    std::fs::write(out.join(HADES), b"outside").unwrap();
+    std::fs::write(out.join(STYX), b"outside").unwrap();
     std::os::unix::fs::symlink(&out, &indies).unwrap();
-    assert_eq!(delete(&s, HADES_ENC).status, 404);
-    assert_eq!(std::fs::read(out.join(HADES)).unwrap(), b"outside");
+    assert_eq!(delete(&s, STYX_ENC).status, 404);
+    assert_eq!(std::fs::read(out.join(STYX)).unwrap(), b"outside");
     assert_eq!(s.get("/api/v1/trash").json()["total"], 0);
 }
 
@@ -337,7 +337,7 @@ fn a_restore_makes_its_folders_and_never_writes_through_a_symlink() {
 #[test]
 fn a_trash_folder_that_is_a_symlink_is_never_purged_through() {
     let s = demo_server(&[]);
-    assert_eq!(delete(&s, HADES_ENC).status, 200);
+    assert_eq!(delete(&s, STYX_ENC).status, 200);
     let id = s.get("/api/v1/trash").json()["items"][0]["id"]
         .as_i64()
         .unwrap();
@@ -351,7 +351,7 @@ fn a_trash_folder_that_is_a_symlink_is_never_purged_through() {
     let r = s.send("DELETE", &format!("/api/trash/{id}"), &[], None);
     assert_eq!((r.status, r.slug().as_str()), (409, "conflict"), "{r:?}");
     assert!(out.join(format!("{id}/keep.txt")).exists());
-    let r = delete(&s, "Indies%2FCeleste%20%5B01002B30028F6000%5D%5Bv0%5D.xcz");
+    let r = delete(&s, "Indies%2FSummit%20%5B01002B30028F6000%5D%5Bv0%5D.xcz");
     assert_eq!(r.status, 409, "nothing moves into a linked trash: {r:?}");
 }
 

@@ -324,7 +324,7 @@ fn the_first_run_page_is_for_this_machine_while_no_account_exists() {
 
 /// Every internal route, with a body where it takes one.
 fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
-    let game = "Super%20Mario%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp";
+    let game = "Moonlit%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp";
     vec![
         ("GET", "/api/me".into(), None),
         ("GET", "/api/users".into(), None),
@@ -360,10 +360,21 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("DELETE", "/api/trash/999".into(), None),
         ("DELETE", "/api/library/no/such.nsp".into(), None),
         ("POST", "/api/me/lang".into(), Some(json!({"lang": "en"}))),
+        (
+            "POST",
+            "/api/titles/0100000000010000/ignore".into(),
+            Some(json!({"dlc": false, "updates": false})),
+        ),
+        (
+            "POST",
+            "/api/titles/settings".into(),
+            Some(json!({"count_dlc": true, "icons": false})),
+        ),
         // Last: an admin's scan here keeps the task slot busy for what follows.
         ("POST", "/api/scan".into(), None),
         ("POST", "/api/convert".into(), None),
         ("POST", "/api/push".into(), None),
+        ("POST", "/api/titles/update".into(), None),
     ]
 }
 
@@ -603,7 +614,7 @@ fn platforms_are_added_checked_and_removed() {
         202
     );
     s.wait_idle_with_cookie(&admin);
-    let page = s.send("GET", "/library?platform=gba", &[("Cookie", &admin)], None);
+    let page = s.send("GET", "/files?platform=gba", &[("Cookie", &admin)], None);
     assert!(page.body.contains("Metroid Fusion"), "{}", page.body);
     assert!(
         page.body.contains("<p id=\"result-count\">1 "),
@@ -636,6 +647,9 @@ fn pages_send_strangers_to_sign_in_and_render_for_each_role_and_language() {
     for page in [
         "/",
         "/library",
+        "/files",
+        "/title/0100000000010000",
+        "/icon/0100000000010000",
         "/game/x.nsp",
         "/tasks",
         "/device",
@@ -675,8 +689,10 @@ fn pages_send_strangers_to_sign_in_and_render_for_each_role_and_language() {
     let pages = [
         "/",
         "/library",
-        "/library?q=zelda",
-        "/library?type=DLC&page=2",
+        "/library?q=zephyr",
+        "/library?show=incomplete&sort=size&page=2",
+        "/files?type=DLC&page=2",
+        "/title/0100000000010000",
         "/tasks",
         "/device",
         "/trash",
@@ -704,7 +720,7 @@ fn pages_send_strangers_to_sign_in_and_render_for_each_role_and_language() {
     let dash = s.send("GET", "/", &[("Cookie", &admin)], None);
     assert!(dash.body.contains("data-api=\"/api/scan\"") && dash.body.contains("<progress"));
     // The library shows human sizes and links to each game's page.
-    let lib = s.send("GET", "/library?q=odyssey", &[("Cookie", &admin)], None);
+    let lib = s.send("GET", "/files?q=odyssey", &[("Cookie", &admin)], None);
     assert!(lib.body.contains("href=\"/game/"), "{}", lib.body);
     assert!(
         lib.body.contains(" Mo<") || lib.body.contains(" Ko<") || lib.body.contains(" o<"),

@@ -6,13 +6,16 @@ use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
-use crate::store::games;
 use crate::store::platforms;
+use crate::store::{games, title_state};
 use crate::time;
 use crate::words::GameKind;
 
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
-    Reply::json(200, &Stats::from(&c.app.pages.stats(c.db)?))
+    c.app.pages.json(c.db, "stats".into(), || {
+        let titles = title_state::counts(c.db)?;
+        Reply::json(200, &Stats::new(&c.app.pages.stats(c.db)?, titles))
+    })
 }
 
 pub fn list(c: &Ctx) -> Result<Reply, Error> {
@@ -28,7 +31,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
     })
 }
 
-fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
+pub(super) fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
     Page {
         page: paging.page,
         limit: paging.limit,
@@ -56,14 +59,12 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
         &GameDetails {
             game: Game::from(&g.item),
             title_id: g.item.title_id.clone(),
-            version: g.version,
             format: g.format,
             platform: g.platform,
             modified: time::rfc3339(g.mtime / 1_000_000_000),
             identified_by: g.identified_by,
             note: g.note,
             subtype: g.subtype,
-            base_title_id: g.base_title_id,
             updates,
             dlc,
         },

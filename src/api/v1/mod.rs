@@ -7,5 +7,6 @@ pub mod device;
 pub mod jobs;
 pub mod library;
 pub mod system;
+pub mod titles;
 pub mod trash;
 pub mod types;

@@ -7,10 +7,12 @@ use serde::Serialize;
 use crate::jobs::Snapshot;
 use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
+use crate::store::missing::Missing;
 use crate::store::platforms::Platform;
+use crate::store::title_state::TitleState;
 use crate::store::trash::TrashRow;
 use crate::time::rfc3339;
-use crate::words::{GameKind, IdSource, TrashReason};
+use crate::words::{GameKind, IdSource, MissingKind, TitleStatus, TrashReason};
 
 #[derive(Serialize)]
 pub struct Health {
@@ -92,6 +94,8 @@ pub struct Game<'a> {
     pub kind: GameKind,
     pub size: u64,
     pub playable: bool,
+    pub version: Option<u32>,
+    pub base_title_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a GameItem> for Game<'a> {
@@ -102,6 +106,8 @@ impl<'a> From<&'a GameItem> for Game<'a> {
             kind: g.kind,
             size: g.size,
             playable: g.playable,
+            version: g.version,
+            base_title_id: g.base_title_id.as_deref(),
         }
     }
 }
@@ -120,7 +126,6 @@ pub struct GameDetails<'a> {
     #[serde(flatten)]
     pub game: Game<'a>,
     pub title_id: Option<String>,
-    pub version: Option<u32>,
     pub format: String,
     pub platform: String,
     pub modified: String,
@@ -128,7 +133,6 @@ pub struct GameDetails<'a> {
     /// Why the file is not (fully) identified or readable, when it is not.
     pub note: Option<String>,
     pub subtype: Option<String>,
-    pub base_title_id: Option<String>,
     /// For a base game: keys of its updates and DLC in the library.
     pub updates: Vec<String>,
     pub dlc: Vec<String>,
@@ -144,7 +148,8 @@ pub struct Page<T> {
     pub items: Vec<T>,
 }
 
-/// 2.2
+/// 2.2, and what the titles add: how many titles, how many with an update available
+/// or DLC missing, how many files of no known title.
 #[derive(Serialize)]
 pub struct Stats {
     pub total: u64,
@@ -153,10 +158,14 @@ pub struct Stats {
     pub dlc: u64,
     pub bytes: u64,
     pub to_convert: u64,
+    pub unknown: u64,
+    pub titles: u64,
+    pub updates_available: u64,
+    pub dlc_missing: u64,
 }
 
-impl From<&Counts> for Stats {
-    fn from(c: &Counts) -> Self {
+impl Stats {
+    pub fn new(c: &Counts, (titles, updates_available, dlc_missing): (u64, u64, u64)) -> Self {
         Stats {
             total: c.total,
             base: c.base,
@@ -164,6 +173,112 @@ impl From<&Counts> for Stats {
             dlc: c.dlc,
             bytes: c.bytes,
             to_convert: c.to_convert,
+            unknown: c.unknown,
+            titles,
+            updates_available,
+            dlc_missing,
+        }
+    }
+}
+
+/// A title in a list: what it has and what applies to it.
+#[derive(Serialize)]
+pub struct Title<'a> {
+    pub title_id: &'a str,
+    pub name: &'a str,
+    pub status: Vec<TitleStatus>,
+    pub missing_dlc: u64,
+    pub installed_version: Option<u32>,
+    pub latest_version: Option<u32>,
+    pub latest_date: Option<&'a str>,
+    pub files: u64,
+    pub base: u64,
+    pub updates: u64,
+    pub dlc: u64,
+    pub size: u64,
+}
+
+impl<'a> From<&'a TitleState> for Title<'a> {
+    fn from(t: &'a TitleState) -> Self {
+        Title {
+            title_id: &t.base_id,
+            name: &t.name,
+            status: t.status(),
+            missing_dlc: t.missing_dlc,
+            installed_version: t.installed_version,
+            latest_version: t.latest_version,
+            latest_date: t.latest_date.as_deref(),
+            files: t.files,
+            base: t.base_files,
+            updates: t.update_files,
+            dlc: t.dlc_files,
+            size: t.size,
+        }
+    }
+}
+
+/// A file of a title: a game, its own title ID, and whether a newer file of the same
+/// ID supersedes it.
+#[derive(Serialize)]
+pub struct TitleFile<'a> {
+    #[serde(flatten)]
+    pub game: Game<'a>,
+    pub title_id: Option<&'a str>,
+    pub superseded: bool,
+}
+
+/// The files of a title, by kind.
+#[derive(Serialize, Default)]
+pub struct TitleFiles<'a> {
+    pub base: Vec<TitleFile<'a>>,
+    pub updates: Vec<TitleFile<'a>>,
+    pub dlc: Vec<TitleFile<'a>>,
+}
+
+/// A dated version.
+#[derive(Serialize)]
+pub struct Version {
+    pub version: u32,
+    pub date: String,
+}
+
+/// One title, with what the title data says of it and its files.
+#[derive(Serialize)]
+pub struct TitleDetails<'a> {
+    #[serde(flatten)]
+    pub title: Title<'a>,
+    pub publisher: Option<String>,
+    pub release_date: Option<String>,
+    pub icon_url: Option<String>,
+    pub versions: Vec<Version>,
+    /// Not `files`: the title's own fields hold `files`, the count.
+    pub contents: TitleFiles<'a>,
+}
+
+/// A row of what the library lacks.
+#[derive(Serialize)]
+pub struct MissingItem<'a> {
+    pub title_id: &'a str,
+    pub title_name: &'a str,
+    pub kind: MissingKind,
+    pub id: &'a str,
+    pub name: Option<&'a str>,
+    pub installed_version: Option<u32>,
+    pub latest_version: Option<u32>,
+    pub latest_date: Option<&'a str>,
+}
+
+impl<'a> From<&'a Missing> for MissingItem<'a> {
+    fn from(m: &'a Missing) -> Self {
+        MissingItem {
+            title_id: &m.title_id,
+            title_name: &m.title_name,
+            kind: m.kind,
+            id: &m.id,
+            name: m.name.as_deref(),
+            installed_version: m.installed_version,
+            latest_version: m.latest_version,
+            latest_date: m.latest_date.as_deref(),
         }
     }
 }

@@ -1,0 +1,95 @@
+//! The titles routes: every title of the library with what applies to it, one title
+//! with its files, and the list of what is missing. They read what
+//! `titles::model::refresh` wrote when the last scan or import completed.
+
+use super::library::envelope;
+use super::types::{MissingItem, Title, TitleDetails, TitleFile, TitleFiles, Version};
+use crate::error::{Error, Msg};
+use crate::http::params::Paging;
+use crate::http::{Ctx, Reply};
+use crate::library::search::{search_query, trim_blank};
+use crate::store::missing as missing_store;
+use crate::store::title_state::{self, Filter, Sort};
+use crate::titles::details;
+use crate::words::{GameKind, MissingKind, TitleStatus};
+
+/// `GET /api/v1/titles?q=&status=&page=&limit=`: sorted like the library.
+pub fn list(c: &Ctx) -> Result<Reply, Error> {
+    let status = match c.req.query("status") {
+        None => None,
+        Some(s) => Some(TitleStatus::parse(s).ok_or_else(|| Error::invalid(Msg::BadTitleStatus))?),
+    };
+    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let query = search_query(q)?;
+    let paging = Paging::from_req(c.req);
+    let key = format!(
+        "titles {status:?} {:?} {:?} {} {}",
+        query.words, query.id_prefix, paging.page, paging.limit
+    );
+    c.app.pages.json(c.db, key, || {
+        let filter = Filter {
+            status,
+            incomplete: false,
+            words: query.words.clone(),
+            id_prefix: query.id_prefix.clone(),
+        };
+        let (total, rows) =
+            title_state::page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
+        Reply::json(
+            200,
+            &envelope(paging, total, rows.iter().map(Title::from).collect()),
+        )
+    })
+}
+
+/// `GET /api/v1/titles/{title_id}`: the base ID of a title of the library.
+pub fn one(c: &Ctx) -> Result<Reply, Error> {
+    let raw = c.param(0);
+    let d = details::get(c.db, raw)?
+        .ok_or_else(|| Error::not_found(Msg::NoTitle { id: raw.into() }))?;
+    let mut files = TitleFiles::default();
+    for (g, superseded) in &d.files {
+        let file = TitleFile {
+            game: (&g.item).into(),
+            title_id: g.item.title_id.as_deref(),
+            superseded: *superseded,
+        };
+        match g.item.kind {
+            GameKind::Base => files.base.push(file),
+            GameKind::Update => files.updates.push(file),
+            _ => files.dlc.push(file),
+        }
+    }
+    Reply::json(
+        200,
+        &TitleDetails {
+            title: Title::from(&d.state),
+            publisher: d.facts.publisher,
+            release_date: d.facts.release_date,
+            icon_url: d.facts.icon_url,
+            versions: d
+                .versions
+                .into_iter()
+                .map(|(version, date)| Version { version, date })
+                .collect(),
+            contents: files,
+        },
+    )
+}
+
+/// `GET /api/v1/missing?kind=&page=&limit=`: the updates and DLC the library lacks.
+pub fn missing(c: &Ctx) -> Result<Reply, Error> {
+    let kind = match c.req.query("kind") {
+        None => None,
+        Some(k) => Some(MissingKind::parse(k).ok_or_else(|| Error::invalid(Msg::BadMissingKind))?),
+    };
+    let paging = Paging::from_req(c.req);
+    let key = format!("missing {kind:?} {} {}", paging.page, paging.limit);
+    c.app.pages.json(c.db, key, || {
+        let (total, rows) = missing_store::page(c.db, kind, None, paging.limit, paging.offset())?;
+        Reply::json(
+            200,
+            &envelope(paging, total, rows.iter().map(MissingItem::from).collect()),
+        )
+    })
+}

@@ -1,0 +1,40 @@
+//! The title data task: fetch the title data files and import them (see
+//! `titles::fetch`), then, when the user turned icons on, the icons not cached yet
+//! (`titles::icons`). It takes the task slot like the others, so a refresh never runs
+//! beside a scan, and a start while one runs is 409.
+
+use super::{Outcome, TaskCtx};
+use crate::error::Error;
+use crate::titles::fetch::{self, Source, Updated};
+use crate::titles::icons;
+
+pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let source = Source {
+        base_url: ctx.config.titledb_url.clone(),
+        region: ctx.config.titledb_region.clone(),
+    };
+    let with_icons = icons::enabled(ctx.db)?;
+    ctx.progress.set_total(if with_icons { 2 } else { 1 });
+    let updated = fetch::update(ctx.db, &ctx.config.data, &source);
+    ctx.progress.advance(1, "");
+    // The icons come from another host than the data: fetched even when the data's
+    // source is down, with the data already stored.
+    let fetched = if with_icons {
+        let fetched = icons::fetch_missing(ctx.db, &ctx.config.data)?;
+        ctx.progress.advance(1, "");
+        Some(fetched)
+    } else {
+        None
+    };
+    let mut message = match updated? {
+        Updated::Unchanged => "The title data is unchanged at the source.".to_string(),
+        Updated::Imported(summary) => summary.english(),
+    };
+    if let Some(f) = fetched {
+        message.push_str(&format!(
+            " Icons: {} fetched, {} failed.",
+            f.saved, f.failed
+        ));
+    }
+    Ok(Outcome { message })
+}

@@ -1,0 +1,67 @@
+//! The `title_catalog` table: every title ID the version files know, its base and
+//! kind, and its latest known version (the higher of `versions.txt` and
+//! `versions.json`).
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection};
+
+use crate::error::Error;
+use crate::words::GameKind;
+
+/// Record `version` for `id`, keeping the higher of it and what is known.
+pub fn raise(
+    conn: &Connection,
+    id: &str,
+    base_id: &str,
+    kind: GameKind,
+    version: u32,
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT INTO title_catalog (id, base_id, kind, version) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(id) DO UPDATE
+         SET version = max(coalesce(title_catalog.version, 0), excluded.version)",
+    )?
+    .execute(params![id, base_id, kind, version])?;
+    Ok(())
+}
+
+/// One catalogue row.
+#[derive(Debug, Clone)]
+pub struct Known {
+    pub base_id: String,
+    pub kind: GameKind,
+    pub version: Option<u32>,
+}
+
+/// The whole catalogue, by ID (tens of thousands of short rows: a few MB).
+pub fn all(conn: &Connection) -> Result<HashMap<String, Known>, Error> {
+    let mut stmt = conn.prepare("SELECT id, base_id, kind, version FROM title_catalog")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            Known {
+                base_id: r.get(1)?,
+                kind: r.get(2)?,
+                version: r.get(3)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn count(conn: &Connection) -> Result<u64, Error> {
+    Ok(
+        conn.query_row("SELECT count(*) FROM title_catalog", [], |r| {
+            r.get::<_, i64>(0)
+        })? as u64,
+    )
+}
+
+/// Whether no title data was ever imported (a page asks on every view: no count).
+pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
+    let any: bool = conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM title_catalog)")?
+        .query_row([], |r| r.get(0))?;
+    Ok(!any)
+}

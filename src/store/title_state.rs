@@ -1,0 +1,417 @@
+//! The `title_state` table: each title of the library (a base ID) with what it has
+//! and what it lacks, written whole by `titles::model::refresh` when a scan or an
+//! import completes, and only read otherwise.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::Error;
+use crate::store::games;
+use crate::words::TitleStatus;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TitleState {
+    pub base_id: String,
+    pub name: String,
+    pub folded: String,
+    pub rank: i64,
+    pub files: u64,
+    pub base_files: u64,
+    pub update_files: u64,
+    pub dlc_files: u64,
+    pub size: u64,
+    /// The newest file's modification time, in nanoseconds.
+    pub added: i64,
+    pub installed_version: Option<u32>,
+    pub latest_version: Option<u32>,
+    pub latest_date: Option<String>,
+    pub missing_dlc: u64,
+    pub update_available: bool,
+    pub dlc_missing: bool,
+    pub base_missing: bool,
+}
+
+impl TitleState {
+    /// What applies, or `[complete]`.
+    pub fn status(&self) -> Vec<TitleStatus> {
+        let mut out = Vec::new();
+        if self.update_available {
+            out.push(TitleStatus::UpdateAvailable);
+        }
+        if self.dlc_missing {
+            out.push(TitleStatus::DlcMissing);
+        }
+        if self.base_missing {
+            out.push(TitleStatus::BaseMissing);
+        }
+        if out.is_empty() {
+            out.push(TitleStatus::Complete);
+        }
+        out
+    }
+}
+
+const COLUMNS: &str = "base_id, name, folded, rank, files, base_files, update_files, dlc_files,
+     size, added, installed_version, latest_version, latest_date, missing_dlc,
+     update_available, dlc_missing, base_missing";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
+    let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(i)? as u64) };
+    Ok(TitleState {
+        base_id: r.get(0)?,
+        name: r.get(1)?,
+        folded: r.get(2)?,
+        rank: r.get(3)?,
+        files: n(4)?,
+        base_files: n(5)?,
+        update_files: n(6)?,
+        dlc_files: n(7)?,
+        size: n(8)?,
+        added: r.get(9)?,
+        installed_version: r.get(10)?,
+        latest_version: r.get(11)?,
+        latest_date: r.get(12)?,
+        missing_dlc: n(13)?,
+        update_available: r.get(14)?,
+        dlc_missing: r.get(15)?,
+        base_missing: r.get(16)?,
+    })
+}
+
+/// Replace every row (inside the caller's transaction).
+pub fn replace_all(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
+    conn.execute("DELETE FROM title_state", [])?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "INSERT INTO title_state ({COLUMNS})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+    ))?;
+    for t in states {
+        stmt.execute(params![
+            t.base_id,
+            t.name,
+            t.folded,
+            t.rank,
+            t.files as i64,
+            t.base_files as i64,
+            t.update_files as i64,
+            t.dlc_files as i64,
+            t.size as i64,
+            t.added,
+            t.installed_version,
+            t.latest_version,
+            t.latest_date,
+            t.missing_dlc as i64,
+            t.update_available,
+            t.dlc_missing,
+            t.base_missing,
+        ])?;
+    }
+    write_positions(conn)
+}
+
+/// Each list a page can ask for, with the order it is shown in: the column holding a
+/// title's position in it, the titles it holds, their order.
+const LISTS: [(&str, &str, &str); 7] = [
+    ("size_rank", "1", "size DESC, rank"),
+    ("added_rank", "1", "added DESC, rank"),
+    (
+        "incomplete_rank",
+        "update_available OR dlc_missing OR base_missing",
+        "rank",
+    ),
+    ("update_rank", "update_available", "rank"),
+    ("dlc_rank", "dlc_missing", "rank"),
+    ("base_rank", "base_missing", "rank"),
+    (
+        "complete_rank",
+        "NOT (update_available OR dlc_missing OR base_missing)",
+        "rank",
+    ),
+];
+
+/// Number every list (see [`LISTS`]) once, when the rows are written, so that a
+/// page of any of them is a seek on its column.
+fn write_positions(conn: &Connection) -> Result<(), Error> {
+    for (column, holds, order) in LISTS {
+        conn.execute(
+            &format!(
+                "UPDATE title_state SET {column} = p.n FROM
+                 (SELECT base_id, row_number() OVER (ORDER BY {order}) - 1 AS n
+                  FROM title_state WHERE {holds}) AS p
+                 WHERE title_state.base_id = p.base_id"
+            ),
+            [],
+        )?;
+    }
+    Ok(())
+}
+
+/// How a list without a search is read off the numbered columns: the column that
+/// numbers the titles it holds (`None`: every title) and the one that numbers its
+/// order. `None` for a search, or for a combination no page offers.
+fn positions(filter: &Filter, sort: Sort) -> Option<(Option<&'static str>, &'static str)> {
+    if !filter.words.is_empty() || filter.id_prefix.is_some() {
+        return None;
+    }
+    let holds = match (filter.incomplete, filter.status) {
+        (false, None) => None,
+        (true, None) => Some("incomplete_rank"),
+        (false, Some(TitleStatus::UpdateAvailable)) => Some("update_rank"),
+        (false, Some(TitleStatus::DlcMissing)) => Some("dlc_rank"),
+        (false, Some(TitleStatus::BaseMissing)) => Some("base_rank"),
+        (false, Some(TitleStatus::Complete)) => Some("complete_rank"),
+        (true, Some(_)) => return None,
+    };
+    let order = match sort {
+        Sort::Name => "rank",
+        Sort::Size => "size_rank",
+        Sort::Added => "added_rank",
+    };
+    Some((holds, order))
+}
+
+/// A page of a numbered list. How many it holds is its highest position plus one,
+/// read off the index. The page is a seek on the column that numbers the list when
+/// one does (every title in any order, or a status by name); otherwise a walk down
+/// the order's index that keeps the titles the list holds.
+fn seek(
+    conn: &Connection,
+    (holds, order): (Option<&str>, &str),
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<TitleState>), Error> {
+    let counted = holds.unwrap_or(order);
+    let last: Option<i64> = conn
+        .prepare_cached(&format!("SELECT max({counted}) FROM title_state"))?
+        .query_row([], |r| r.get(0))?;
+    let sql = match holds {
+        Some(holds) if order != "rank" => format!(
+            "SELECT {COLUMNS} FROM title_state INDEXED BY title_state_by_{}
+             WHERE {holds} IS NOT NULL AND {order} IS NOT NULL ORDER BY {order} LIMIT ?2 OFFSET ?1",
+            order.trim_end_matches("_rank")
+        ),
+        _ => format!(
+            "SELECT {COLUMNS} FROM title_state WHERE {counted} >= ?1 ORDER BY {counted} LIMIT ?2"
+        ),
+    };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![clamp(offset), clamp(limit)], row)?;
+    let total = last.map_or(0, |n| n as u64 + 1);
+    Ok((total, rows.collect::<Result<_, _>>()?))
+}
+
+fn clamp(n: u64) -> i64 {
+    n.min(i64::MAX as u64) as i64
+}
+
+/// The SQL condition for a status filter.
+fn condition(status: Option<TitleStatus>) -> &'static str {
+    match status {
+        None => "1",
+        Some(TitleStatus::UpdateAvailable) => "update_available",
+        Some(TitleStatus::DlcMissing) => "dlc_missing",
+        Some(TitleStatus::BaseMissing) => "base_missing",
+        Some(TitleStatus::Complete) => {
+            "NOT update_available AND NOT dlc_missing AND NOT base_missing"
+        }
+    }
+}
+
+/// What a list of titles is filtered by.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub status: Option<TitleStatus>,
+    /// Only titles that are not complete.
+    pub incomplete: bool,
+    /// Folded words the name must all hold.
+    pub words: Vec<String>,
+    /// A hex prefix of the base ID (upper case).
+    pub id_prefix: Option<String>,
+}
+
+/// How a list of titles is sorted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sort {
+    #[default]
+    Name,
+    /// Newest first.
+    Added,
+    /// Largest first.
+    Size,
+}
+
+/// One page of titles, and how many match. A list without a search is a seek on its
+/// numbered column; a search finds its titles through the games' search index (a
+/// title matches when one of its files' names does) or a range of base IDs.
+pub fn page(
+    conn: &Connection,
+    filter: &Filter,
+    sort: Sort,
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<TitleState>), Error> {
+    match positions(filter, sort) {
+        Some(columns) => seek(conn, columns, limit, offset),
+        None => search(conn, filter, sort, limit, offset),
+    }
+}
+
+/// The `WHERE` clause of a search over `title_state`, and its arguments.
+fn search_clause(filter: &Filter) -> (String, Vec<String>) {
+    let mut wheres = vec![condition(filter.status).to_string()];
+    if filter.incomplete {
+        wheres.push("(update_available OR dlc_missing OR base_missing)".into());
+    }
+    let mut args: Vec<String> = Vec::new();
+    let mut any = Vec::new();
+    let by_name = games::name_terms(&filter.words, &mut args);
+    if !by_name.is_empty() {
+        any.push(format!(
+            "base_id IN (SELECT base_title_id FROM games WHERE {})",
+            by_name.join(" AND ")
+        ));
+    }
+    if let Some(prefix) = &filter.id_prefix {
+        args.push(prefix.clone());
+        args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
+        any.push(format!(
+            "(base_id >= ?{} AND base_id < ?{})",
+            args.len() - 1,
+            args.len()
+        ));
+    }
+    if !any.is_empty() {
+        wheres.push(format!("({})", any.join(" OR ")));
+    }
+    (wheres.join(" AND "), args)
+}
+
+/// A page of a search, or of a combination no numbered list serves.
+fn search(
+    conn: &Connection,
+    filter: &Filter,
+    sort: Sort,
+    limit: u64,
+    offset: u64,
+) -> Result<(u64, Vec<TitleState>), Error> {
+    let (clause, args) = search_clause(filter);
+    let order = match sort {
+        Sort::Name => "rank",
+        Sort::Added => "added DESC, rank",
+        Sort::Size => "size DESC, rank",
+    };
+    // The match runs once, for both the count and the page.
+    let sql = format!(
+        "WITH hits AS MATERIALIZED (SELECT base_id FROM title_state WHERE {clause})
+         SELECT {COLUMNS}, (SELECT count(*) FROM hits) FROM title_state
+         WHERE base_id IN (SELECT base_id FROM hits) ORDER BY {order} LIMIT {} OFFSET {}",
+        clamp(limit),
+        clamp(offset)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
+    let (mut total, mut items) = (None, Vec::new());
+    while let Some(r) = rows.next()? {
+        total = Some(r.get::<_, i64>(17)?);
+        items.push(row(r)?);
+    }
+    let total = match total {
+        Some(n) => n,
+        // Past the end, no row carried the count.
+        None => conn
+            .prepare_cached(&format!("SELECT count(*) FROM title_state WHERE {clause}"))?
+            .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
+    };
+    Ok((total as u64, items))
+}
+
+pub fn get(conn: &Connection, base_id: &str) -> Result<Option<TitleState>, Error> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM title_state WHERE base_id = ?1"
+        ))?
+        .query_row([base_id], row)
+        .optional()?)
+}
+
+/// How many titles, with an update available, with DLC missing.
+pub fn counts(conn: &Connection) -> Result<(u64, u64, u64), Error> {
+    Ok(conn.query_row(
+        "SELECT count(*), count(*) FILTER (WHERE update_available),
+                count(*) FILTER (WHERE dlc_missing) FROM title_state",
+        [],
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, i64>(1)? as u64,
+                r.get::<_, i64>(2)? as u64,
+            ))
+        },
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Every numbered list, paged by its seek, holds the titles a plain filter and
+    /// sort of the rows gives, in that order, with the same count.
+    #[test]
+    fn every_numbered_list_pages_like_a_filter_and_a_sort() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let states: Vec<TitleState> = (0..500)
+            .map(|i| TitleState {
+                base_id: format!("{:016X}", 0x0100_0000_0000_0000u64 + (i << 13)),
+                name: format!("t{i}"),
+                folded: format!("t{:03}", rng.random_range(0..300)),
+                rank: i as i64,
+                size: rng.random_range(0..50),
+                added: rng.random_range(0..50),
+                update_available: rng.random_bool(0.3),
+                dlc_missing: rng.random_bool(0.3),
+                base_missing: rng.random_bool(0.1),
+                ..TitleState::default()
+            })
+            .collect();
+        replace_all(&conn, &states).unwrap();
+        let statuses = [None]
+            .into_iter()
+            .chain(TitleStatus::ALL.iter().copied().map(Some));
+        for status in statuses {
+            for incomplete in [false, true] {
+                for sort in [Sort::Name, Sort::Size, Sort::Added] {
+                    let filter = Filter {
+                        status,
+                        incomplete,
+                        ..Filter::default()
+                    };
+                    let mut want: Vec<&TitleState> = states
+                        .iter()
+                        .filter(|t| status.is_none_or(|s| t.status().contains(&s)))
+                        .filter(|t| !incomplete || !t.status().contains(&TitleStatus::Complete))
+                        .collect();
+                    want.sort_by_key(|t| match sort {
+                        Sort::Name => (0, t.rank),
+                        Sort::Size => (-(t.size as i64), t.rank),
+                        Sort::Added => (-t.added, t.rank),
+                    });
+                    for (limit, offset) in [(50, 0), (7, 20), (50, 480), (10, 1000)] {
+                        let (total, got) = page(&conn, &filter, sort, limit, offset).unwrap();
+                        let got: Vec<&str> = got.iter().map(|t| t.base_id.as_str()).collect();
+                        let expected: Vec<&str> = want
+                            .iter()
+                            .skip(offset as usize)
+                            .take(limit as usize)
+                            .map(|t| t.base_id.as_str())
+                            .collect();
+                        let case = format!("{status:?} {incomplete} {sort:?} {limit} {offset}");
+                        assert_eq!(total as usize, want.len(), "{case}");
+                        assert_eq!(got, expected, "{case}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! One title as its pages show it: what `model::refresh` decided of it, what the
+//! title data says of it, its version history, its files and what it lacks. The API's
+//! title route and the web's title page read the same thing through `get`.
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::library::identify::{format_title_id, parse_title_id};
+use crate::store::games::{self, GameDetail};
+use crate::store::missing::{self, Missing};
+use crate::store::title_state::{self, TitleState};
+use crate::store::title_versions;
+use crate::store::titles::{self, Facts};
+
+/// Everything known of one title of the library.
+pub struct Details {
+    pub state: TitleState,
+    /// Empty when the title data does not know the title.
+    pub facts: Facts,
+    /// `(version, YYYY-MM-DD)` of the base and its update, oldest first.
+    pub versions: Vec<(u32, String)>,
+    /// Each file with whether a newer file of its title ID supersedes it, by kind
+    /// then version.
+    pub files: Vec<(GameDetail, bool)>,
+    /// What the title lacks, updates first.
+    pub missing: Vec<Missing>,
+}
+
+/// The title whose base ID `raw` names (any case), when the library holds it.
+pub fn get(db: &Connection, raw: &str) -> Result<Option<Details>, Error> {
+    let Some(n) = parse_title_id(raw) else {
+        return Ok(None);
+    };
+    let id = format_title_id(n);
+    let Some(state) = title_state::get(db, &id)? else {
+        return Ok(None);
+    };
+    let mut versions = title_versions::of(db, &id)?;
+    versions.extend(title_versions::of(db, &format_title_id(n | 0x800))?);
+    versions.sort();
+    versions.dedup_by_key(|(v, _)| *v);
+    // A title lacks at most its catalogue's DLC, a few hundred rows at worst.
+    let (_, missing) = missing::page(db, None, Some(&id), u64::MAX, 0)?;
+    Ok(Some(Details {
+        facts: titles::get(db, &id)?.unwrap_or_default(),
+        versions,
+        files: games::of_title(db, &id)?,
+        missing,
+        state,
+    }))
+}

@@ -1,0 +1,236 @@
+//! `titles update`: the title data files fetched over HTTP(S) from a base URL (by
+//! default the blawar/titledb repository's raw files), then imported as `import` does.
+//!
+//! The last good copy of each file is kept in `DATA/titledb/`, with the validators
+//! its server sent (ETag, Last-Modified). A fetch asks conditionally; a file that has
+//! not changed (304) is taken from the copy, and when none changed nothing is
+//! imported. Every file is fetched before anything is imported: a source that is down,
+//! slow past the timeouts, or answers garbage (an error status, a body past the size
+//! limit, a file the import refuses) changes nothing, neither the copies nor the data.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::{import, Input};
+use crate::error::{Error, Msg};
+use crate::store::settings;
+
+/// The default source: blawar/titledb's raw files.
+pub const DEFAULT_URL: &str = "https://raw.githubusercontent.com/blawar/titledb/master";
+/// The default region file (without `.json`).
+pub const DEFAULT_REGION: &str = "US.en";
+/// No title data file is near this size (the largest region file is ~100 MB).
+const MAX_FILE: u64 = 512 * 1024 * 1024;
+
+/// Where to fetch from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub base_url: String,
+    pub region: String,
+}
+
+/// What an update did.
+#[derive(Debug)]
+pub enum Updated {
+    /// Nothing changed at the source since the last update.
+    Unchanged,
+    /// What the import did.
+    Imported(super::Summary),
+}
+
+/// A region is two letters, a dot, two letters (`US.en`): it becomes a file name.
+pub fn valid_region(region: &str) -> bool {
+    let b = region.as_bytes();
+    b.len() == 5 && b[2] == b'.' && b[..2].iter().chain(&b[3..]).all(u8::is_ascii_alphabetic)
+}
+
+/// A base URL is http(s), without a query.
+pub fn valid_base_url(url: &str) -> bool {
+    (url.starts_with("https://") || url.starts_with("http://")) && !url.contains(['?', '#', ' '])
+}
+
+fn down(file: &str, reason: impl ToString) -> Error {
+    Error::invalid(Msg::TitleSourceDown {
+        file: file.to_string(),
+        reason: reason.to_string(),
+    })
+}
+
+/// One file: fetched anew into `*.part`, or unchanged (the kept copy stands).
+struct Fetched {
+    name: String,
+    part: Option<PathBuf>,
+    validators: (Option<String>, Option<String>),
+}
+
+/// Fetch the three files and import them when any changed.
+pub fn update(db: &Connection, data: &Path, source: &Source) -> Result<Updated, Error> {
+    if !valid_region(&source.region) {
+        return Err(Error::invalid(Msg::BadRegion));
+    }
+    if !valid_base_url(&source.base_url) {
+        return Err(Error::invalid(Msg::BadTitleUrl));
+    }
+    let dir = data.join("titledb");
+    std::fs::create_dir_all(&dir)?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(15)))
+        .timeout_recv_response(Some(Duration::from_secs(60)))
+        .timeout_per_read(Some(Duration::from_secs(60)))
+        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let names = [
+        "versions.txt".to_string(),
+        "versions.json".to_string(),
+        format!("{}.json", source.region),
+    ];
+    let mut fetched = Vec::new();
+    for name in &names {
+        match fetch_one(db, &agent, &dir, &source.base_url, name) {
+            Ok(f) => fetched.push(f),
+            Err(e) => {
+                discard(&fetched);
+                return Err(e);
+            }
+        }
+    }
+    if fetched.iter().all(|f| f.part.is_none()) {
+        return Ok(Updated::Unchanged);
+    }
+    let summary = import_fetched(db, &dir, &fetched);
+    if summary.is_err() {
+        discard(&fetched);
+    }
+    let summary = summary?;
+    for f in &fetched {
+        if let Some(part) = &f.part {
+            std::fs::rename(part, dir.join(&f.name))?;
+            settings::set(
+                db,
+                &format!("titledb_etag {}", f.name),
+                f.validators.0.as_deref().unwrap_or(""),
+            )?;
+            settings::set(
+                db,
+                &format!("titledb_modified {}", f.name),
+                f.validators.1.as_deref().unwrap_or(""),
+            )?;
+        }
+    }
+    Ok(Updated::Imported(summary))
+}
+
+fn discard(fetched: &[Fetched]) {
+    for part in fetched.iter().filter_map(|f| f.part.as_ref()) {
+        let _ = std::fs::remove_file(part);
+    }
+}
+
+fn import_fetched(
+    db: &Connection,
+    dir: &Path,
+    fetched: &[Fetched],
+) -> Result<super::Summary, Error> {
+    let mut inputs = Vec::new();
+    for f in fetched {
+        let path = f.part.clone().unwrap_or_else(|| dir.join(&f.name));
+        let file =
+            File::open(&path).map_err(|e| down(&f.name, "the kept copy is gone").with_cause(e))?;
+        inputs.push(Input {
+            name: f.name.clone(),
+            reader: Box::new(file),
+        });
+    }
+    import(db, inputs)
+}
+
+fn fetch_one(
+    db: &Connection,
+    agent: &ureq::Agent,
+    dir: &Path,
+    base: &str,
+    name: &str,
+) -> Result<Fetched, Error> {
+    let url = format!("{}/{name}", base.trim_end_matches('/'));
+    let kept = dir.join(name).is_file();
+    let mut request = agent.get(&url);
+    if kept {
+        // Validators only for a copy we still have: a 304 must have something to stand for.
+        if let Some(etag) =
+            settings::get(db, &format!("titledb_etag {name}"))?.filter(|v| !v.is_empty())
+        {
+            request = request.header("If-None-Match", etag);
+        }
+        if let Some(m) =
+            settings::get(db, &format!("titledb_modified {name}"))?.filter(|v| !v.is_empty())
+        {
+            request = request.header("If-Modified-Since", m);
+        }
+    }
+    let response = request.call().map_err(|e| down(name, e))?;
+    let status = response.status().as_u16();
+    if status == 304 && kept {
+        return Ok(Fetched {
+            name: name.into(),
+            part: None,
+            validators: (None, None),
+        });
+    }
+    if status != 200 {
+        return Err(down(name, format!("the source answered {status}")));
+    }
+    let header = |h: &str| {
+        response
+            .headers()
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let validators = (header("etag"), header("last-modified"));
+    let part = dir.join(format!("{name}.part"));
+    let written = save(response.into_body().into_reader(), &part);
+    if let Err(reason) = written {
+        let _ = std::fs::remove_file(&part);
+        return Err(down(name, reason));
+    }
+    Ok(Fetched {
+        name: name.into(),
+        part: Some(part),
+        validators,
+    })
+}
+
+/// Stream the body to `path`, refusing one past [`MAX_FILE`].
+fn save(body: impl Read, path: &Path) -> Result<(), String> {
+    let mut out = File::create(path).map_err(|e| e.to_string())?;
+    let n = std::io::copy(&mut body.take(MAX_FILE + 1), &mut out).map_err(|e| e.to_string())?;
+    if n > MAX_FILE {
+        return Err(format!("the file is larger than {} MiB", MAX_FILE >> 20));
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    out.sync_all().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_and_urls_are_checked() {
+        assert!(valid_region("US.en") && valid_region("IL.en"));
+        for bad in ["US", "../x", "US.en/..", "U1.en", "US_en"] {
+            assert!(!valid_region(bad), "{bad}");
+        }
+        assert!(valid_base_url("https://example.org/titledb"));
+        assert!(valid_base_url("http://127.0.0.1:8080"));
+        for bad in ["file:///etc", "ftp://x", "https://x/?q=1", "example.org"] {
+            assert!(!valid_base_url(bad), "{bad}");
+        }
+    }
+}

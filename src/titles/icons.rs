@@ -1,0 +1,140 @@
+//! Title icons, opt-in: the title data names an icon URL on a third-party host, so
+//! nothing is fetched unless the user turned icons on (`titles_icons` = `on`). The
+//! titles task then fetches the icons of the library's titles that are not cached
+//! yet into `DATA/icons/`; pages only ever serve that cache, so a page view never
+//! waits on another host and a host that is down costs one task, not every page.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::library::identify::{format_title_id, parse_title_id};
+use crate::store::settings;
+
+const SETTING: &str = "titles_icons";
+/// An eShop icon is 30 to 200 KiB; anything past this is not an icon.
+const MAX_ICON: u64 = 1024 * 1024;
+/// After this many failures in a row the host is taken for down until the next run.
+const GIVE_UP_AFTER: u32 = 5;
+
+pub fn enabled(db: &Connection) -> Result<bool, Error> {
+    Ok(settings::get(db, SETTING)?.as_deref() == Some("on"))
+}
+
+pub fn set_enabled(db: &Connection, on: bool) -> Result<(), Error> {
+    settings::set(db, SETTING, if on { "on" } else { "off" })
+}
+
+/// Where the icon of `title_id` is cached; `None` for a string that is no title ID,
+/// so a request can never name another file.
+pub fn path(data: &Path, title_id: &str) -> Option<PathBuf> {
+    let id = format_title_id(parse_title_id(title_id)?);
+    Some(data.join("icons").join(id))
+}
+
+/// The image type of an icon's bytes, told by its magic number; `None` for anything
+/// that is not an image a browser shows.
+pub fn content_type(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xD8, 0xFF, ..] => Some("image/jpeg"),
+        [0x89, b'P', b'N', b'G', ..] => Some("image/png"),
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("image/webp"),
+        [b'G', b'I', b'F', b'8', ..] => Some("image/gif"),
+        _ => None,
+    }
+}
+
+/// What one run fetched.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fetched {
+    pub saved: u64,
+    pub failed: u64,
+}
+
+/// Fetch the icons of the library's titles that are not cached yet.
+pub fn fetch_missing(db: &Connection, data: &Path) -> Result<Fetched, Error> {
+    let mut stmt = db.prepare(
+        "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
+         WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",
+    )?;
+    let wanted = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(data.join("icons"))?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(15)))
+        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let mut done = Fetched::default();
+    let mut in_a_row = 0;
+    for (id, url) in wanted {
+        let Some(file) = path(data, &id).filter(|p| !p.exists()) else {
+            continue;
+        };
+        match fetch_one(&agent, &url, &file) {
+            Ok(()) => {
+                done.saved += 1;
+                in_a_row = 0;
+            }
+            Err(reason) => {
+                log::warn!("icon of {id}: {reason}");
+                done.failed += 1;
+                in_a_row += 1;
+                if in_a_row >= GIVE_UP_AFTER {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(done)
+}
+
+fn fetch_one(agent: &ureq::Agent, url: &str, file: &Path) -> Result<(), String> {
+    let response = agent.get(url).call().map_err(|e| e.to_string())?;
+    if response.status() != 200 {
+        return Err(format!("the host answered {}", response.status()));
+    }
+    let mut bytes = Vec::new();
+    response
+        .into_body()
+        .into_reader()
+        .take(MAX_ICON + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_ICON || content_type(&bytes).is_none() {
+        return Err("not an image".into());
+    }
+    // Written aside then renamed, so a page never serves half an icon.
+    let part = file.with_extension("part");
+    let written = std::fs::File::create(&part).and_then(|mut f| f.write_all(&bytes));
+    written
+        .and_then(|()| std::fs::rename(&part, file))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            e.to_string()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_title_ids_name_a_cached_icon_and_only_images_count() {
+        let data = Path::new("/data");
+        assert_eq!(
+            path(data, "0100000000010000"),
+            Some(PathBuf::from("/data/icons/0100000000010000"))
+        );
+        for bad in ["../etc/passwd", "0100", "01000000000100000", ""] {
+            assert_eq!(path(data, bad), None, "{bad}");
+        }
+        assert_eq!(content_type(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
+        assert_eq!(content_type(b"<html>"), None);
+    }
+}

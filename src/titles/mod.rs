@@ -1,0 +1,251 @@
+//! Title data, offline first: the blawar/titledb files the user already has (or that
+//! `fetch` downloads) tell which updates and DLC exist; `model` compares that with
+//! the library.
+//!
+//! An import is one transaction over all of its files: a file that is malformed or
+//! cut short stops it with an error naming the file and where it broke, and the data
+//! of the previous import stays whole. Rows that are merely odd are skipped and
+//! counted in the summary. Which file is which is told by its name: `versions.txt`,
+//! `versions.json`, any other `.json` is a region file (`US.en.json` …).
+
+pub mod details;
+pub mod fetch;
+pub mod icons;
+pub mod model;
+pub mod region;
+pub mod versions;
+
+use std::io::{BufRead, BufReader, Read};
+
+use rusqlite::Connection;
+
+use crate::error::{Error, Msg};
+use crate::library::{self, identify::classify, identify::format_title_id};
+use crate::store::{title_catalog, title_imports, title_versions, titles};
+use crate::time;
+use versions::Skip;
+
+/// The three kinds of title data files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// `versions.txt`: the latest version of every title ID.
+    Catalogue,
+    /// `versions.json`: dated version histories.
+    History,
+    /// A region file: names, publishers, dates, icons.
+    Region,
+}
+
+impl Source {
+    /// The kind of file `name` is, by its name.
+    pub fn of(name: &str) -> Option<Source> {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with("versions.txt") {
+            Some(Source::Catalogue)
+        } else if lower.ends_with("versions.json") {
+            Some(Source::History)
+        } else if lower.ends_with(".json") {
+            Some(Source::Region)
+        } else {
+            None
+        }
+    }
+}
+
+/// A file to import: its name (as the user or the source calls it) and its bytes.
+pub struct Input {
+    pub name: String,
+    pub reader: Box<dyn Read>,
+}
+
+/// What an import took from one file, and what it skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Took {
+    Catalogue {
+        ids: usize,
+        empty_version: usize,
+        other_console: usize,
+        no_kind: usize,
+    },
+    History {
+        ids: usize,
+        versions: usize,
+        skipped: usize,
+    },
+    Region {
+        entries: usize,
+        skipped: usize,
+    },
+}
+
+/// What an import did: each file's counts, and how many games took a new name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub files: Vec<(String, Took)>,
+    pub renamed: usize,
+}
+
+impl Summary {
+    /// One line per file, and the renamed games, in English (the log, the task's
+    /// message, `titles status`).
+    pub fn english(&self) -> String {
+        let mut lines: Vec<String> = self
+            .files
+            .iter()
+            .map(|(name, took)| match took {
+                Took::Catalogue {
+                    ids,
+                    empty_version,
+                    other_console,
+                    no_kind,
+                } => format!(
+                    "{name}: {ids} title IDs; skipped {empty_version} with an empty version, \
+                     {other_console} of another console, {no_kind} of no kind"
+                ),
+                Took::History {
+                    ids,
+                    versions,
+                    skipped,
+                } => {
+                    format!(
+                        "{name}: {versions} dated versions of {ids} title IDs; skipped {skipped}"
+                    )
+                }
+                Took::Region { entries, skipped } => {
+                    format!(
+                        "{name}: {entries} entries; skipped {skipped} without a title ID or a name"
+                    )
+                }
+            })
+            .collect();
+        lines.push(format!("{} games renamed", self.renamed));
+        lines.join("; ")
+    }
+}
+
+/// Import `inputs` in one transaction, then recompute the titles.
+pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
+    let tx = db.unchecked_transaction()?;
+    let mut files = Vec::new();
+    let mut names = Vec::new();
+    for input in inputs {
+        let source = Source::of(&input.name).ok_or_else(|| {
+            Error::invalid(Msg::NotTitleFile {
+                file: input.name.clone(),
+            })
+        })?;
+        let reader = BufReader::with_capacity(1 << 16, input.reader);
+        let took = match source {
+            Source::Catalogue => import_catalogue(&tx, &input.name, reader)?,
+            Source::History => import_history(&tx, &input.name, reader)?,
+            Source::Region => import_region(&tx, &input.name, reader)?,
+        };
+        files.push((input.name.clone(), took));
+        names.push(input.name);
+    }
+    let summary = Summary {
+        files,
+        renamed: library::rename_from_titles(&tx)?,
+    };
+    model::refresh(&tx)?;
+    title_imports::insert(&tx, time::now(), &names.join(", "), &summary.english())?;
+    tx.commit()?;
+    Ok(summary)
+}
+
+fn broken(file: &str, reason: impl ToString) -> Error {
+    Error::invalid(Msg::BadTitleFile {
+        file: file.to_string(),
+        reason: reason.to_string(),
+    })
+}
+
+fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<Took, Error> {
+    let (mut taken, mut empty, mut foreign, mut no_kind) = (0, 0, 0, 0);
+    let mut failed = None;
+    versions::read_txt(input, |row| match row {
+        Ok(latest) if failed.is_none() => {
+            let class = classify(latest.id);
+            let base = format_title_id(class.base.unwrap_or(latest.id));
+            let id = format_title_id(latest.id);
+            match title_catalog::raise(db, &id, &base, class.kind, latest.version) {
+                Ok(()) => taken += 1,
+                Err(e) => failed = Some(e),
+            }
+        }
+        Ok(_) => {}
+        Err(Skip::EmptyVersion) => empty += 1,
+        Err(Skip::NotSwitch) => foreign += 1,
+        Err(Skip::NoKind) => no_kind += 1,
+    })
+    .map_err(|reason| broken(name, reason))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(Took::Catalogue {
+        ids: taken,
+        empty_version: empty,
+        other_console: foreign,
+        no_kind,
+    })
+}
+
+fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
+    let (mut ids, mut dated, mut skipped) = (0, 0, 0);
+    let mut failed = None;
+    versions::read_json(input, |history| {
+        let Some(h) = history else {
+            skipped += 1;
+            return;
+        };
+        if failed.is_some() {
+            return;
+        }
+        let class = classify(h.id);
+        let id = format_title_id(h.id);
+        let base = format_title_id(class.base.unwrap_or(h.id));
+        let newest = h.versions.iter().map(|(v, _)| *v).max().unwrap_or(0);
+        let written = h
+            .versions
+            .iter()
+            .try_for_each(|(v, date)| title_versions::insert(db, &id, *v, date))
+            .and_then(|()| title_catalog::raise(db, &id, &base, class.kind, newest));
+        match written {
+            Ok(()) => {
+                ids += 1;
+                dated += h.versions.len();
+            }
+            Err(e) => failed = Some(e),
+        }
+    })
+    .map_err(|e| broken(name, e))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(Took::History {
+        ids,
+        versions: dated,
+        skipped,
+    })
+}
+
+fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
+    let (mut taken, mut skipped) = (0, 0);
+    let mut failed = None;
+    region::read(input, |facts| match facts {
+        Some(f) if failed.is_none() => match titles::upsert(db, &f) {
+            Ok(()) => taken += 1,
+            Err(e) => failed = Some(e),
+        },
+        Some(_) => {}
+        None => skipped += 1,
+    })
+    .map_err(|e| broken(name, e))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(Took::Region {
+        entries: taken,
+        skipped,
+    })
+}

@@ -1,0 +1,267 @@
+//! What the library makes of the title data: per title (a base ID), its files, the
+//! newest version it has against the newest the data knows, the DLC it lacks; and the
+//! files an newer file of the same title ID supersedes.
+//!
+//! `refresh` computes all of it in one pass over the library's files and writes it
+//! whole (`title_state`, `missing`, `games.superseded`). It runs when a scan, an
+//! import, a change of what is ignored, or a single file's change completes; requests
+//! only read its tables.
+//!
+//! Rules (see `docs/title-ids.md`):
+//! - the installed version is the highest version among the base and update files;
+//!   unknown (null) when none of them carries a version. An unknown version is never
+//!   taken for v0, so it never claims an update is available;
+//! - the latest version is the higher of the base's and its update's catalogue rows;
+//! - a DLC file whose own ID has a newer version in the catalogue is an update
+//!   available too (a DLC's update usually keeps the DLC's ID);
+//! - the DLC a title lacks are the catalogue's DLC IDs of that base (data patches,
+//!   `…801`–`…FFF`, are not DLC one buys) that no file has, unless ignored.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::library::identify::{self, classify, format_title_id, parse_title_id};
+use crate::store::games::{self, TitleFile};
+use crate::store::missing::{self, Missing};
+use crate::store::title_catalog::{self, Known};
+use crate::store::title_ignore::{self, Ignored, EVERY_TITLE};
+use crate::store::title_state::{self, TitleState};
+use crate::store::{library_generation, title_versions, titles};
+use crate::words::{GameKind, MissingKind};
+
+/// Everything the computation reads besides the files, loaded once.
+struct Data {
+    catalog: HashMap<String, Known>,
+    /// The catalogue's DLC IDs, by base ID, sorted.
+    dlc_of: HashMap<String, Vec<String>>,
+    dates: HashMap<(String, u32), String>,
+    ignored: HashMap<String, Ignored>,
+}
+
+impl Data {
+    fn load(db: &Connection) -> Result<Data, Error> {
+        let catalog = title_catalog::all(db)?;
+        let mut dlc_of: HashMap<String, Vec<String>> = HashMap::new();
+        for (id, known) in &catalog {
+            let own_dlc = parse_title_id(id).is_some_and(|n| classify(n).subtype.is_none());
+            if known.kind == GameKind::Dlc && own_dlc {
+                dlc_of
+                    .entry(known.base_id.clone())
+                    .or_default()
+                    .push(id.clone());
+            }
+        }
+        dlc_of.values_mut().for_each(|ids| ids.sort());
+        Ok(Data {
+            catalog,
+            dlc_of,
+            dates: title_versions::all(db)?,
+            ignored: title_ignore::all(db)?,
+        })
+    }
+
+    fn version(&self, id: &str) -> Option<u32> {
+        self.catalog.get(id).and_then(|k| k.version)
+    }
+
+    fn date(&self, ids: &[&str], version: u32) -> Option<String> {
+        ids.iter()
+            .find_map(|id| self.dates.get(&(id.to_string(), version)).cloned())
+    }
+
+    /// (DLC, updates) ignored for `base`, the global setting included.
+    fn ignored(&self, base: &str) -> Ignored {
+        let one = self.ignored.get(base).copied().unwrap_or_default();
+        let all = self.ignored.get(EVERY_TITLE).copied().unwrap_or_default();
+        (one.0 || all.0, one.1 || all.1)
+    }
+}
+
+/// Recompute every title's state, the missing list and the superseded files.
+///
+/// Whole or not at all: it runs in a savepoint, so it nests in a caller's
+/// transaction and stands alone otherwise, and readers never see half of it.
+pub fn refresh(db: &Connection) -> Result<(), Error> {
+    db.execute_batch("SAVEPOINT title_refresh")?;
+    let result = compute_and_write(db);
+    let end = match result {
+        Ok(()) => "RELEASE title_refresh",
+        Err(_) => "ROLLBACK TO title_refresh; RELEASE title_refresh",
+    };
+    db.execute_batch(end)?;
+    result
+}
+
+fn compute_and_write(db: &Connection) -> Result<(), Error> {
+    let data = Data::load(db)?;
+    let files = games::title_files(db)?;
+    let mut states = Vec::new();
+    let mut lacking = Vec::new();
+    let mut superseded = Vec::new();
+    for group in files.chunk_by(|a, b| a.base_title_id == b.base_title_id) {
+        let (state, rows) = title(db, &data, group)?;
+        states.push(state);
+        lacking.push(rows);
+        superseded.extend(older_files(group));
+    }
+    // The library's order: folded name, then ID; the missing list follows it.
+    let mut order: Vec<usize> = (0..states.len()).collect();
+    order.sort_by(|&a, &b| {
+        (&states[a].folded, &states[a].base_id).cmp(&(&states[b].folded, &states[b].base_id))
+    });
+    let mut missing_rows = Vec::new();
+    for (rank, &i) in order.iter().enumerate() {
+        states[i].rank = rank as i64;
+        missing_rows.append(&mut lacking[i]);
+    }
+    title_state::replace_all(db, &states)?;
+    missing::replace_all(db, &missing_rows)?;
+    games::set_superseded(db, &superseded)?;
+    // Pages kept from before the change are stale even when no game row moved.
+    library_generation::bump(db)
+}
+
+/// One title's state and the rows of what it lacks.
+fn title(
+    db: &Connection,
+    data: &Data,
+    files: &[TitleFile],
+) -> Result<(TitleState, Vec<Missing>), Error> {
+    let base = files[0].base_title_id.clone();
+    let update_id = parse_title_id(&base).map(|n| format_title_id(n | 0x800));
+    let update_id = update_id.unwrap_or_default();
+    let count = |kind: GameKind| files.iter().filter(|f| f.kind == kind).count() as u64;
+    let name = match titles::name(db, &base)? {
+        Some(name) => name,
+        None => files
+            .iter()
+            .find(|f| f.kind == GameKind::Base)
+            .unwrap_or(&files[0])
+            .name
+            .clone(),
+    };
+    let installed = files
+        .iter()
+        .filter(|f| matches!(f.kind, GameKind::Base | GameKind::Update))
+        .filter_map(|f| f.version)
+        .max();
+    let latest = data.version(&base).max(data.version(&update_id));
+    let rows = lacking(db, data, files, &base, installed, latest)?;
+    let missing_dlc = rows.iter().filter(|r| r.kind == MissingKind::Dlc).count() as u64;
+    let latest_date = latest.and_then(|v| data.date(&[&update_id, &base], v));
+    let state = TitleState {
+        folded: identify::fold(&name),
+        name,
+        rank: 0,
+        files: files.len() as u64,
+        base_files: count(GameKind::Base),
+        update_files: count(GameKind::Update),
+        dlc_files: count(GameKind::Dlc),
+        size: files.iter().map(|f| f.size).sum(),
+        added: files.iter().map(|f| f.mtime).max().unwrap_or(0),
+        installed_version: installed,
+        latest_version: latest,
+        latest_date,
+        missing_dlc,
+        update_available: rows.iter().any(|r| r.kind == MissingKind::Update),
+        dlc_missing: missing_dlc > 0,
+        base_missing: count(GameKind::Base) == 0,
+        base_id: base,
+    };
+    Ok((state, rows))
+}
+
+/// The rows of what a title lacks: a newer update, newer DLC versions, DLC it has not.
+fn lacking(
+    db: &Connection,
+    data: &Data,
+    files: &[TitleFile],
+    base: &str,
+    installed: Option<u32>,
+    latest: Option<u32>,
+) -> Result<Vec<Missing>, Error> {
+    let update_id = parse_title_id(base)
+        .map(|n| format_title_id(n | 0x800))
+        .unwrap_or_default();
+    let (ignore_dlc, ignore_updates) = data.ignored(base);
+    let row = |kind, id: &str, name, installed, latest: Option<u32>, date| Missing {
+        title_id: base.to_string(),
+        title_name: String::new(),
+        kind,
+        id: id.to_string(),
+        name,
+        installed_version: installed,
+        latest_version: latest,
+        latest_date: date,
+    };
+    let mut rows = Vec::new();
+    // Updates: the title's, then each DLC's own (a DLC's update keeps its ID).
+    let mut newer = vec![(update_id.clone(), None, installed, latest)];
+    for (dlc, have) in dlc_versions(files) {
+        let new = data.version(&dlc);
+        newer.push((dlc.clone(), titles::name(db, &dlc)?, have, new));
+    }
+    for (id, name, have, new) in newer {
+        let (Some(have), Some(new)) = (have, new) else {
+            continue;
+        };
+        if new > have && !ignore_updates {
+            // The title's update history is kept under the base's ID too.
+            let ids = [id.as_str(), if id == update_id { base } else { &id }];
+            let date = data.date(&ids, new);
+            let (have, new) = (Some(have), Some(new));
+            rows.push(row(MissingKind::Update, &id, name, have, new, date));
+        }
+    }
+    let owned: HashSet<String> = dlc_versions(files).into_keys().collect();
+    let known = data.dlc_of.get(base).into_iter().flatten();
+    for dlc in known.filter(|d| !ignore_dlc && !owned.contains(*d)) {
+        let latest = data.version(dlc);
+        let date = latest.and_then(|v| data.date(&[dlc], v));
+        rows.push(row(
+            MissingKind::Dlc,
+            dlc,
+            titles::name(db, dlc)?,
+            None,
+            latest,
+            date,
+        ));
+    }
+    Ok(rows)
+}
+
+/// The DLC a title's files hold, each with the highest version among its files
+/// (unknown when none says). A data-patch file (`dlc_update`) counts for its DLC.
+fn dlc_versions(files: &[TitleFile]) -> HashMap<String, Option<u32>> {
+    let mut out: HashMap<String, Option<u32>> = HashMap::new();
+    for f in files.iter().filter(|f| f.kind == GameKind::Dlc) {
+        let Some(id) = parse_title_id(&f.title_id) else {
+            continue;
+        };
+        let dlc = match classify(id).subtype {
+            Some(_) => format_title_id(id - 0x800),
+            None => f.title_id.clone(),
+        };
+        let have = out.entry(dlc).or_default();
+        *have = (*have).max(f.version);
+    }
+    out
+}
+
+/// Files of a title ID the library holds a newer version of.
+fn older_files(files: &[TitleFile]) -> Vec<String> {
+    let mut newest: HashMap<&str, u32> = HashMap::new();
+    for f in files {
+        if let Some(v) = f.version {
+            let n = newest.entry(&f.title_id).or_insert(v);
+            *n = (*n).max(v);
+        }
+    }
+    files
+        .iter()
+        .filter(|f| matches!((f.version, newest.get(f.title_id.as_str())), (Some(v), Some(&n)) if v < n))
+        .map(|f| f.key.clone())
+        .collect()
+}

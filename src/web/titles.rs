@@ -1,0 +1,431 @@
+//! The title-centred library: one row per title (a base game with its updates and
+//! DLC) with what it has and what it lacks, a page per title, and the title data's
+//! settings (counting missing DLC, icons). Everything shown was computed by
+//! `titles::model::refresh` when the last scan or import completed; a page only
+//! reads one page of `title_state`.
+
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::body;
+use super::i18n::M;
+use super::library::pager;
+use super::view::{key_path, kind, page, query_value, redirect, size, Viewer};
+use crate::error::{Error, Msg};
+use crate::http::params::Paging;
+use crate::http::{Ctx, Reply};
+use crate::library::search::{search_query, trim_blank};
+use crate::store::title_ignore::{self, EVERY_TITLE};
+use crate::store::title_state::{self, Filter, Sort, TitleState};
+use crate::store::{title_catalog, title_imports};
+use crate::titles::{details, icons, model};
+use crate::words::{GameKind, MissingKind, Task, TitleStatus};
+
+/// What the "show" filter offers: everything, the incomplete, or one status.
+fn show_filter(raw: Option<&str>) -> (&'static str, Filter) {
+    let mut filter = Filter::default();
+    let value = match raw {
+        Some("incomplete") => {
+            filter.incomplete = true;
+            "incomplete"
+        }
+        Some(s) => match TitleStatus::parse(s) {
+            Some(st) => {
+                filter.status = Some(st);
+                st.as_str()
+            }
+            None => "",
+        },
+        None => "",
+    };
+    (value, filter)
+}
+
+fn sort_of(raw: Option<&str>) -> (&'static str, Sort) {
+    match raw {
+        Some("added") => ("added", Sort::Added),
+        Some("size") => ("size", Sort::Size),
+        _ => ("name", Sort::Name),
+    }
+}
+
+/// `GET /library?q=&show=&sort=&page=`: one row per title. A link made before titles
+/// (with the file list's `type` or `platform`) goes on to `/files`, where that list
+/// now lives.
+pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
+    if c.req.query("type").is_some() || c.req.query("platform").is_some() {
+        let query: Vec<String> = c
+            .req
+            .query
+            .iter()
+            .map(|(k, v)| format!("{}={}", query_value(k), query_value(v)))
+            .collect();
+        return Ok(redirect(&format!("/files?{}", query.join("&"))));
+    }
+    let v = Viewer::of(c);
+    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let (show, mut filter) = show_filter(c.req.query("show"));
+    let (sort_name, sort) = sort_of(c.req.query("sort"));
+    let query = search_query(q)?;
+    filter.words = query.words;
+    filter.id_prefix = query.id_prefix;
+    let paging = Paging {
+        limit: 50,
+        ..Paging::from_req(c.req)
+    };
+    let (total, rows) = title_state::page(c.db, &filter, sort, paging.limit, paging.offset())?;
+    let link = |n: u64| {
+        let mut url = format!("/library?page={n}&sort={sort_name}");
+        for (name, value) in [("q", q), ("show", show)] {
+            if !value.is_empty() {
+                url.push_str(&format!("&{name}={}", query_value(value)));
+            }
+        }
+        url
+    };
+    let unknown = c.app.pages.stats(c.db)?.unknown;
+    let no_data = title_catalog::is_empty(c.db)?;
+    let with_icons = icons::enabled(c.db)?;
+    let body = html! {
+        @if no_data { p.note #no-title-data { (v.t(M::NoTitleData)) } }
+        (filters(&v, q, show, sort_name))
+        p #result-count {
+            (total) " " (v.t(M::TitlesCount))
+            @if unknown > 0 {
+                " · " a href={ "/files?type=" (GameKind::Unknown.as_str()) } { (unknown) " " (v.t(M::UnknownFiles)) }
+            }
+            " · " a href="/files" { (v.t(M::AllFiles)) }
+        }
+        @if rows.is_empty() {
+            p.empty { (v.t(M::NoTitles)) }
+        } @else {
+            (title_table(c, &v, &rows, with_icons))
+        }
+        (pager(&v, paging, paging.pages(total), link))
+    };
+    page(&v, v.t(M::Library), "/library", body)
+}
+
+/// The search box, what to show and the order of the title list.
+fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
+    let shows = [
+        ("", M::All),
+        ("incomplete", M::IncompleteOnly),
+        (
+            TitleStatus::UpdateAvailable.as_str(),
+            M::StatusUpdateAvailable,
+        ),
+        (TitleStatus::DlcMissing.as_str(), M::StatusDlcMissing),
+        (TitleStatus::BaseMissing.as_str(), M::StatusBaseMissing),
+        (TitleStatus::Complete.as_str(), M::StatusComplete),
+    ];
+    let sorts = [
+        ("name", M::SortName),
+        ("added", M::SortAdded),
+        ("size", M::SortSize),
+    ];
+    html! {
+        form.filters method="get" action="/library" role="search" {
+            label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
+            label { (v.t(M::Show))
+                select name="show" {
+                    @for (value, m) in shows { option value=(value) selected[show == value] { (v.t(m)) } }
+                }
+            }
+            label { (v.t(M::SortBy))
+                select name="sort" {
+                    @for (value, m) in sorts { option value=(value) selected[sort == value] { (v.t(m)) } }
+                }
+            }
+            button type="submit" { (v.t(M::Filter)) }
+        }
+    }
+}
+
+fn title_table(c: &Ctx, v: &Viewer, rows: &[TitleState], with_icons: bool) -> Markup {
+    html! {
+        div.scroll {
+            table #titles {
+                thead { tr {
+                    th { (v.t(M::TitleWord)) } th.wide { (v.t(M::Contents)) } th.wide { (v.t(M::Version)) }
+                    th { (v.t(M::Status)) } th.num.wide { (v.t(M::Size)) }
+                } }
+                tbody {
+                    @for t in rows {
+                        tr {
+                            td.title {
+                                @if with_icons { (icon(c, &t.base_id)) }
+                                a href={ "/title/" (t.base_id) } { (t.name) }
+                                br.wide; code.id.wide { (t.base_id) }
+                            }
+                            td.wide { (contents(v, t)) }
+                            td.wide { (versions(t)) }
+                            td { (status_badges(v, t)) }
+                            td.num.wide { (size(v, t.size)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The cached icon of a title, or nothing: a page never waits on the icon host.
+fn icon(c: &Ctx, title_id: &str) -> Markup {
+    let cached = icons::path(&c.app.config.data, title_id).is_some_and(|p| p.is_file());
+    html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
+}
+
+/// What files the title has: its base, how many updates, how many DLC.
+fn contents(v: &Viewer, t: &TitleState) -> Markup {
+    html! {
+        span.badges {
+            @if t.base_files > 0 { span.badge { (kind(v, GameKind::Base)) } }
+            @if t.update_files > 0 { span.badge { (kind(v, GameKind::Update)) " ×" (t.update_files) } }
+            @if t.dlc_files > 0 { span.badge { (v.t(M::Dlc)) " ×" (t.dlc_files) } }
+        }
+    }
+}
+
+/// The installed version against the latest known: `v65536 → v393216`.
+fn versions(t: &TitleState) -> String {
+    let v = |n: Option<u32>| n.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into());
+    match (t.installed_version, t.latest_version) {
+        (Some(a), Some(b)) if a >= b => format!("v{a}"),
+        (a, None) => v(a),
+        (a, b) => format!("{} → {}", v(a), v(b)),
+    }
+}
+
+fn status_badges(v: &Viewer, t: &TitleState) -> Markup {
+    html! {
+        span.badges {
+            @for s in t.status() {
+                @match s {
+                    TitleStatus::UpdateAvailable => span.badge.warn { (v.t(M::StatusUpdateAvailable)) },
+                    TitleStatus::DlcMissing => span.badge.warn {
+                        (t.missing_dlc) " " (v.t(if t.missing_dlc == 1 { M::StatusOneDlcMissing } else { M::StatusDlcMissing }))
+                    },
+                    TitleStatus::BaseMissing => span.badge.bad { (v.t(M::StatusBaseMissing)) },
+                    TitleStatus::Complete => span.badge.good { (v.t(M::StatusComplete)) },
+                }
+            }
+        }
+    }
+}
+
+/// `GET /title/{title_id}`: the title's facts, its files by kind, what it lacks.
+pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let Some(d) = details::get(c.db, c.param(0))? else {
+        let mut reply = page(
+            &v,
+            v.t(M::NotFound),
+            "/library",
+            html! { p { (v.t(M::NoSuchTitle)) } },
+        )?;
+        reply.status = 404;
+        return Ok(reply);
+    };
+    let t = &d.state;
+    let with_icons = icons::enabled(c.db)?;
+    let dash = || "—".to_string();
+    let body = html! {
+        @if with_icons { (icon(c, &t.base_id)) }
+        dl.facts #title-facts {
+            dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
+            dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
+            dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
+            dt { (v.t(M::InstalledVersion)) } dd { (t.installed_version.map(|n| format!("v{n}")).unwrap_or_else(dash)) }
+            dt { (v.t(M::LatestVersion)) } dd {
+                (t.latest_version.map(|n| format!("v{n}")).unwrap_or_else(dash))
+                @if let Some(date) = &t.latest_date { " (" (date) ")" }
+            }
+            dt { (v.t(M::Status)) } dd #title-status { (status_badges(&v, t)) }
+            dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
+        }
+        (file_tables(&v, &d))
+        h2 { (v.t(M::WhatIsMissing)) }
+        (missing_list(&v, &d))
+        @if !d.versions.is_empty() {
+            h2 { (v.t(M::VersionHistory)) }
+            ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
+        }
+        @if v.admin { (title_actions(c, &v, &t.base_id)?) }
+    };
+    page(&v, &t.name, "/library", body)
+}
+
+/// The title's files, a table per kind, each with its version and whether it is
+/// superseded.
+fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
+    let groups = [
+        (M::BaseTitle, GameKind::Base),
+        (M::Updates, GameKind::Update),
+        (M::Dlc, GameKind::Dlc),
+    ];
+    html! {
+        @for (heading, k) in groups {
+            @let files: Vec<_> = d.files.iter().filter(|(g, _)| g.item.kind == k).collect();
+            @if !files.is_empty() {
+                h2 { (v.t(heading)) }
+                div.scroll { table.files {
+                    thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Version)) } th.num { (v.t(M::Size)) } } }
+                    tbody { @for (g, superseded) in files {
+                        tr {
+                            td {
+                                a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
+                                @if k == GameKind::Dlc { br; code.id { (g.item.title_id.as_deref().unwrap_or("—")) } }
+                                @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
+                            }
+                            td { (g.item.version.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into())) }
+                            td.num { (size(v, g.item.size)) }
+                        }
+                    } }
+                } }
+            }
+        }
+    }
+}
+
+fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
+    let version = |n: Option<u32>| n.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into());
+    html! {
+        @if d.missing.is_empty() { p.empty #nothing-missing { (v.t(M::NothingMissing)) } }
+        @else {
+            ul #missing { @for m in &d.missing {
+                li { @match m.kind {
+                    MissingKind::Update => {
+                        (v.t(M::MissingUpdate)) " " code { (m.id) } " : " (version(m.installed_version)) " → " (version(m.latest_version))
+                        @if let Some(date) = &m.latest_date { " (" (date) ")" }
+                    }
+                    MissingKind::Dlc => {
+                        (v.t(M::Dlc)) " " code { (m.id) }
+                        @if let Some(name) = &m.name { " · " (name) }
+                    }
+                } }
+            } }
+        }
+    }
+}
+
+/// An admin's actions on a title: push it whole, or stop counting what it lacks.
+fn title_actions(c: &Ctx, v: &Viewer, id: &str) -> Result<Markup, Error> {
+    let (dlc, updates) = title_ignore::all(c.db)?
+        .get(id)
+        .copied()
+        .unwrap_or_default();
+    Ok(html! {
+        div.actions {
+            button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
+        }
+        form.stack #ignore data-api={ "/api/titles/" (id) "/ignore" } {
+            label.check { input type="checkbox" name="dlc" checked[dlc]; (v.t(M::IgnoreDlc)) }
+            label.check { input type="checkbox" name="updates" checked[updates]; (v.t(M::IgnoreUpdates)) }
+            button type="submit" { (v.t(M::Save)) }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct IgnoreForm {
+    dlc: bool,
+    updates: bool,
+}
+
+/// `POST /api/titles/{title_id}/ignore` `{dlc, updates}`: what is not counted as
+/// missing for this title; the titles are computed again at once.
+pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
+    let form: IgnoreForm = body(c, "dlc and updates, true or false")?;
+    let Some(d) = details::get(c.db, c.param(0))? else {
+        return Err(Error::not_found(Msg::NoTitle {
+            id: c.param(0).into(),
+        }));
+    };
+    let id = &d.state.base_id;
+    let tx = c.db.unchecked_transaction()?;
+    title_ignore::set(&tx, id, true, false, form.dlc)?;
+    title_ignore::set(&tx, id, false, true, form.updates)?;
+    model::refresh(&tx)?;
+    tx.commit()?;
+    Reply::json(
+        200,
+        &serde_json::json!({"dlc": form.dlc, "updates": form.updates}),
+    )
+}
+
+/// The title data's part of the settings page: how old the data is, whether
+/// missing DLC count, whether icons are shown.
+pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let last = title_imports::last(c.db)?;
+    let count_dlc = !title_ignore::all(c.db)?
+        .get(EVERY_TITLE)
+        .is_some_and(|i| i.0);
+    let with_icons = icons::enabled(c.db)?;
+    Ok(html! {
+        h2 { (v.t(M::TitleData)) }
+        dl.facts {
+            dt { (v.t(M::LastImport)) } dd #title-data-age { (super::view::date(v, last.as_ref().map(|i| i.imported_at))) }
+            dt { (v.t(M::KnownTitles)) } dd { (title_catalog::count(c.db)?) }
+        }
+        @if v.admin {
+            div.actions {
+                button type="button" #update-titles data-api="/api/titles/update" data-then="/" { (v.t(M::UpdateTitleData)) }
+            }
+            form.stack #title-settings data-api="/api/titles/settings" {
+                label.check { input type="checkbox" name="count_dlc" checked[count_dlc]; (v.t(M::CountMissingDlc)) }
+                label.check { input type="checkbox" name="icons" checked[with_icons]; (v.t(M::ShowIcons)) }
+                p.note { (v.t(M::IconsNote)) }
+                button type="submit" { (v.t(M::Save)) }
+            }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+struct TitleSettings {
+    count_dlc: bool,
+    icons: bool,
+}
+
+/// `POST /api/titles/settings` `{count_dlc, icons}`.
+pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
+    let form: TitleSettings = body(c, "count_dlc and icons, true or false")?;
+    let tx = c.db.unchecked_transaction()?;
+    title_ignore::set(&tx, EVERY_TITLE, true, false, !form.count_dlc)?;
+    icons::set_enabled(&tx, form.icons)?;
+    model::refresh(&tx)?;
+    tx.commit()?;
+    Reply::json(
+        200,
+        &serde_json::json!({"count_dlc": form.count_dlc, "icons": form.icons}),
+    )
+}
+
+/// `POST /api/titles/update`: start the title data task (409 while a task runs).
+pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
+    let snapshot = c.app.jobs.try_start(Task::Titles)?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+}
+
+/// `GET /icon/{title_id}`: a cached icon, when icons are on. Only a title ID names
+/// a file, and only bytes that are an image are served.
+pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
+    let not_found = || Error::not_found(Msg::NoSuchFile);
+    if !icons::enabled(c.db)? {
+        return Err(not_found());
+    }
+    let path = icons::path(&c.app.config.data, c.param(0)).ok_or_else(not_found)?;
+    let bytes = std::fs::read(&path).map_err(|_| not_found())?;
+    let content_type = icons::content_type(&bytes).ok_or_else(not_found)?;
+    Ok(Reply {
+        status: 200,
+        content_type,
+        headers: vec![
+            ("Cache-Control", "private, max-age=86400".into()),
+            ("X-Content-Type-Options", "nosniff".into()),
+        ],
+        body: bytes,
+        stream: None,
+    })
+}

@@ -1,0 +1,604 @@
+//! Title data: imports of the real titledb files, what the library lacks, over the
+//! command line and the API, and `titles update` against a local HTTP server.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::harness::{files_under, Folders, TestServer};
+use crate::library::demo;
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/titledb")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn import(folders: &Folders, names: &[&str]) -> (bool, String, String) {
+    let mut args = vec!["titles".to_string(), "import".to_string()];
+    args.extend(names.iter().map(|n| fixture(n)));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (status, out, err) = folders.cli(&args);
+    (status.success(), out, err)
+}
+
+/// The demo library without its title data (written with another data folder), so
+/// that the tests below see only what they import.
+fn scanned_demo() -> Arc<Folders> {
+    let folders = Folders::new();
+    let elsewhere = folders.tmp.path().join("demo-data");
+    let out = std::process::Command::new(crate::harness::BIN)
+        .args(["--data", elsewhere.to_str().unwrap(), "demo-library"])
+        .arg(&folders.library)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    folders
+}
+
+#[test]
+fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing() {
+    let folders = scanned_demo();
+    let (ok, out, err) = import(&folders, &["IL.en.json", "versions.json", "versions.txt"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("versions.txt : 60510 identifiants de titres ; ignorés : 2239 sans version, 105 d'une autre console"), "{out}");
+    assert!(
+        out.contains("IL.en.json : 416 titres importés ; 57 ignorés"),
+        "{out}"
+    );
+    let (status, out, _) = folders.cli(&["missing", "--kind", "update"]);
+    assert!(status.success());
+    // Moonlit Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("0100000000010000")
+                && l.contains("v65536 → v393216 du 2025-06-25")),
+        "{out}"
+    );
+    let (_, dlc, _) = folders.cli(&["missing", "--kind", "dlc"]);
+    assert!(dlc.contains("0100ABF008969002 (The Crown Tundra)"), "{dlc}");
+    assert!(!dlc.contains("mise à jour"), "{dlc}");
+    let (_, status_out, _) = folders.cli(&["titles", "status"]);
+    assert!(status_out.contains("Dernier import : 20"), "{status_out}");
+    assert!(
+        status_out.contains("versions.txt, versions.json")
+            || status_out.contains("IL.en.json, versions.json, versions.txt"),
+        "{status_out}"
+    );
+}
+
+#[test]
+fn a_broken_file_names_itself_and_keeps_the_previous_data_whole() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json"]).0);
+    let (_, before, _) = folders.cli(&["missing"]);
+    // A region file cut in the middle, and a versions.txt that is no such file.
+    let cut = folders.tmp.path().join("US.en.json");
+    let region = std::fs::read(fixture("IL.en.json")).unwrap();
+    std::fs::write(&cut, &region[..region.len() / 2]).unwrap();
+    let bogus = folders.tmp.path().join("versions.txt");
+    std::fs::write(&bogus, "id|rightsId|version\n0100000000010000|0\n").unwrap();
+    for (file, name, where_) in [
+        (&cut, "US.en.json", "line "),
+        (&bogus, "versions.txt", "line 2"),
+    ] {
+        let (status, out, err) = folders.cli(&["titles", "import", file.to_str().unwrap()]);
+        assert!(!status.success(), "{out}");
+        assert!(err.contains(name) && err.contains(where_), "{err}");
+        assert!(!err.contains(folders.tmp.path().to_str().unwrap()), "{err}");
+        let (_, after, _) = folders.cli(&["missing"]);
+        assert_eq!(before, after);
+    }
+    let (status, _, err) = folders.cli(&["titles", "import", fixture("LICENSE").as_str()]);
+    assert!(!status.success() && err.contains("LICENSE"), "{err}");
+}
+
+#[test]
+fn ignoring_a_title_or_every_title_takes_it_out_of_what_is_missing() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json", "IL.en.json"]).0);
+    let count = |kind: &str| folders.cli(&["missing", "--kind", kind]).1.lines().count();
+    let (updates, dlc) = (count("update"), count("dlc"));
+    assert!(updates > 3 && dlc > 2, "{updates} {dlc}");
+    let (status, out, err) = folders.cli(&["titles", "ignore", "0100ABF008968000", "--dlc"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(count("dlc"), dlc - 1);
+    assert_eq!(count("update"), updates);
+    folders.cli(&["titles", "ignore", "--dlc"]);
+    assert_eq!(
+        folders.cli(&["missing", "--kind", "dlc"]).1.trim(),
+        "Rien ne manque."
+    );
+    folders.cli(&["titles", "unignore", "--dlc"]);
+    folders.cli(&["titles", "unignore", "0100abf008968000"]);
+    assert_eq!(count("dlc"), dlc);
+    let (status, _, err) = folders.cli(&["titles", "ignore", "../etc", "--dlc"]);
+    assert!(
+        !status.success() && err.contains("identifiant de titre"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_api_lists_titles_one_title_and_what_is_missing() {
+    let folders = scanned_demo();
+    assert!(import(&folders, &["versions.txt", "versions.json", "IL.en.json"]).0);
+    let s = TestServer::start_on(folders, &[]);
+    s.wait_idle();
+    let page: Value = s.get("/api/v1/titles?limit=200").json();
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(page["total"].as_u64().unwrap() as usize, items.len());
+    let odyssey = items
+        .iter()
+        .find(|t| t["title_id"] == "0100000000010000")
+        .expect("Moonlit Odyssey");
+    assert_eq!(odyssey["status"], serde_json::json!(["update_available"]));
+    assert_eq!(odyssey["installed_version"], 65536);
+    assert_eq!(odyssey["latest_version"], 393216);
+    assert_eq!(odyssey["latest_date"], "2025-06-25");
+    let orphan = items
+        .iter()
+        .find(|t| t["title_id"] == "0100AAAA00000000")
+        .unwrap();
+    assert!(orphan["status"]
+        .as_array()
+        .unwrap()
+        .contains(&"base_missing".into()));
+    for status in [
+        "update_available",
+        "dlc_missing",
+        "base_missing",
+        "complete",
+    ] {
+        let p: Value = s
+            .get(&format!("/api/v1/titles?status={status}&limit=200"))
+            .json();
+        for t in p["items"].as_array().unwrap() {
+            assert!(
+                t["status"].as_array().unwrap().contains(&status.into()),
+                "{t}"
+            );
+        }
+    }
+    let r = s.get("/api/v1/titles?status=nope");
+    assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
+    let one: Value = s.get("/api/v1/titles/0100abf008968000").json();
+    assert_eq!(one["contents"]["base"].as_array().unwrap().len(), 1);
+    assert!(!one["contents"]["dlc"].as_array().unwrap().is_empty());
+    // The count and the files by kind are two keys, not one written twice.
+    assert_eq!(one["files"], 4, "{one}");
+    let raw = s.get("/api/v1/titles/0100abf008968000").body;
+    assert_eq!(raw.matches("\"files\"").count(), 1, "{raw}");
+    // A blank q filters nothing.
+    let blank: Value = s.get("/api/v1/titles?q=%0C&limit=1").json();
+    assert_eq!(blank["total"], page["total"]);
+    assert!(!one["versions"].as_array().unwrap().is_empty());
+    for bad in [
+        "/api/v1/titles/0100000000000001",
+        "/api/v1/titles/..%2Fx",
+        "/api/v1/titles/zz",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+    let missing: Value = s.get("/api/v1/missing?kind=dlc&limit=200").json();
+    let rows = missing["items"].as_array().unwrap();
+    assert!(rows.iter().all(|m| m["kind"] == "dlc"));
+    assert!(rows
+        .iter()
+        .any(|m| m["id"] == "0100ABF008969002" && m["name"] == "The Crown Tundra"));
+    let r = s.get("/api/v1/missing?kind=both");
+    assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
+    let stats: Value = s.get("/api/v1/stats").json();
+    assert_eq!(stats["titles"], page["total"]);
+    assert!(stats["updates_available"].as_u64().unwrap() > 0);
+    let game: Value = s.get("/api/v1/library?type=UPDATE&limit=1").json();
+    assert!(game["items"][0]["version"].is_u64() && game["items"][0]["base_title_id"].is_string());
+}
+
+#[test]
+fn an_import_while_the_server_runs_is_seen_at_once() {
+    let folders = scanned_demo();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let before: Value = s.get("/api/v1/stats").json();
+    assert_eq!(before["updates_available"], 0);
+    assert!(import(&folders, &["versions.txt", "versions.json"]).0);
+    let after: Value = s.get("/api/v1/stats").json();
+    assert!(after["updates_available"].as_u64().unwrap() > 0, "{after}");
+}
+
+/// A title data source on loopback: serves the fixtures with an ETag, answers 304 to
+/// a matching If-None-Match, and can be told to fail or to answer garbage.
+/// Files a source serves, by name.
+type Files = Vec<(String, Vec<u8>)>;
+
+struct Source {
+    url: String,
+    requests: Arc<AtomicUsize>,
+    mode: Arc<Mutex<&'static str>>,
+    /// Files served instead of the fixtures, by name.
+    files: Arc<Mutex<Files>>,
+}
+
+fn source() -> Source {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(AtomicUsize::new(0));
+    let mode = Arc::new(Mutex::new("ok"));
+    let files: Arc<Mutex<Files>> = Arc::default();
+    let (count, m, f) = (Arc::clone(&requests), Arc::clone(&mode), Arc::clone(&files));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = vec![0; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            count.fetch_add(1, Ordering::SeqCst);
+            let name = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .trim_start_matches('/')
+                .to_string();
+            let etag = format!("\"{name}-1\"");
+            let mode = *m.lock().unwrap();
+            let own = f
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, b)| b.clone());
+            let (status, body) = if let Some(body) = own {
+                ("200 OK", body)
+            } else if mode == "down" {
+                ("503 Unavailable", Vec::new())
+            } else if head
+                .to_ascii_lowercase()
+                .contains(&format!("if-none-match: {etag}").to_ascii_lowercase())
+            {
+                ("304 Not Modified", Vec::new())
+            } else if name == "icon.jpg" {
+                ("200 OK", JPEG.to_vec())
+            } else if name == "page.html" {
+                ("200 OK", b"<html></html>".to_vec())
+            } else if mode == "garbage" && name == "versions.json" {
+                ("200 OK", b"{\"0100000000010000\": [".to_vec())
+            } else {
+                let file = if name.ends_with(".json") && name != "versions.json" {
+                    "IL.en.json".to_string()
+                } else {
+                    name.clone()
+                };
+                ("200 OK", std::fs::read(fixture(&file)).unwrap_or_default())
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nETag: {etag}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    Source {
+        url,
+        requests,
+        mode,
+        files,
+    }
+}
+
+#[test]
+fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
+    let folders = scanned_demo();
+    let src = source();
+    let update = |folders: &Folders| {
+        let (status, out, err) = folders.cli(&[
+            "titles",
+            "update",
+            "--titledb-url",
+            &src.url,
+            "--titledb-region",
+            "IL.en",
+        ]);
+        (status.success(), out, err)
+    };
+    let (ok, out, err) = update(&folders);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("versions.txt : 60510 identifiants de titres"),
+        "{out}"
+    );
+    assert!(folders.data.join("titledb/IL.en.json").is_file());
+    let (_, missing, _) = folders.cli(&["missing"]);
+    assert!(!missing.trim().is_empty());
+    // Nothing changed at the source: three 304s, nothing imported.
+    let (ok, out, _) = update(&folders);
+    assert!(ok && out.contains("rien n'a changé"), "{out}");
+    // Down, then garbage: an error naming the file, and the data as it was.
+    *src.mode.lock().unwrap() = "down";
+    let (ok, _, err) = update(&folders);
+    assert!(
+        !ok && err.contains("503") && err.contains("conservées"),
+        "{err}"
+    );
+    std::fs::remove_file(folders.data.join("titledb/versions.json")).unwrap();
+    *src.mode.lock().unwrap() = "garbage";
+    let (ok, _, err) = update(&folders);
+    assert!(!ok && err.contains("versions.json"), "{err}");
+    assert_eq!(folders.cli(&["missing"]).1, missing);
+    assert!(src.requests.load(Ordering::SeqCst) >= 7);
+    let (ok, _, err) = {
+        let (status, out, err) = folders.cli(&[
+            "titles",
+            "update",
+            "--titledb-url",
+            &src.url,
+            "--titledb-region",
+            "../x",
+        ]);
+        (status.success(), out, err)
+    };
+    assert!(!ok && err.contains("région"), "{err}");
+}
+
+#[test]
+fn the_demo_library_brings_its_title_data_and_shows_what_it_lacks() {
+    let folders = Folders::new();
+    let (status, out, err) = folders.cli(&["demo-library", folders.library.to_str().unwrap()]);
+    assert!(
+        status.success() && out.contains("données de titres sont importées"),
+        "{out}{err}"
+    );
+    // Beside the library, which holds only game files.
+    assert!(folders
+        .tmp
+        .path()
+        .join("library-titledb/versions.txt")
+        .is_file());
+    assert!(folders.cli(&["scan"]).0.success());
+    let (_, missing, _) = folders.cli(&["missing"]);
+    assert!(
+        missing.contains("0100000000010000 Moonlit Odyssey  mise à jour 0100000000010800  v65536 → v393216 du 2025-06-25"),
+        "{missing}"
+    );
+    assert!(
+        missing.contains("DLC 0100000000011002 (Moonlit Odyssey - Hats)\n"),
+        "{missing}"
+    );
+    // A data folder that has title data keeps it.
+    let again = folders.tmp.path().join("again");
+    let (_, out, _) = folders.cli(&["demo-library", again.to_str().unwrap()]);
+    assert!(out.contains("a déjà des données de titres"), "{out}");
+    let stats: Value = {
+        let s = TestServer::start_on(folders.clone(), &[]);
+        s.wait_idle();
+        s.get("/api/v1/stats").json()
+    };
+    assert_eq!(stats["updates_available"], 5, "{stats}");
+    assert_eq!(stats["dlc_missing"], 3, "{stats}");
+}
+
+/// A signed-in page as the loopback user sees it.
+fn page(s: &TestServer, path: &str) -> String {
+    let r = s.get(path);
+    assert_eq!(r.status, 200, "{path}: {}", r.body);
+    r.body
+}
+
+/// The rows of the title table, as text without tags.
+fn rows(html: &str) -> Vec<String> {
+    let Some(body) = html.split("<tbody>").nth(1) else {
+        return Vec::new();
+    };
+    body.split("</tbody>")
+        .next()
+        .unwrap()
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            let mut text = String::new();
+            let mut in_tag = false;
+            for c in row.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => {
+                        in_tag = false;
+                        text.push(' ')
+                    }
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let all = rows(&page(&s, "/library"));
+    assert_eq!(all.len(), 32, "{all:#?}");
+    let odyssey = all
+        .iter()
+        .find(|r| r.starts_with("Moonlit Odyssey"))
+        .unwrap();
+    assert_eq!(
+        odyssey,
+        "Moonlit Odyssey 0100000000010000 Jeu de base Mise à jour ×1 DLC ×1 v65536 → v393216 mise à jour disponible 1 DLC manquant 281,6 Ko"
+    );
+    let orphan = all.iter().find(|r| r.contains("0100AAAA00000000")).unwrap();
+    assert!(orphan.contains("jeu de base manquant"), "{orphan}");
+    // Incomplete only: every row lacks something; complete: none does.
+    let incomplete = rows(&page(&s, "/library?show=incomplete"));
+    assert_eq!(incomplete.len(), 9, "{incomplete:#?}");
+    assert!(incomplete.iter().all(|r| !r.contains(" complet ")));
+    let complete = rows(&page(&s, "/library?show=complete"));
+    assert_eq!(complete.len() + incomplete.len(), all.len());
+    assert!(complete.iter().all(|r| r.contains(" complet ")));
+    assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+    // Sorted by size, largest first; by name, Astral Link first; a search by words.
+    let by_size = rows(&page(&s, "/library?sort=size"));
+    assert!(
+        by_size[0].starts_with("The Legend of Zephyr"),
+        "{by_size:#?}"
+    );
+    assert!(rows(&page(&s, "/library?sort=name"))[0].starts_with("Astral Link"));
+    let found = rows(&page(&s, "/library?q=odyssey"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(rows(&page(&s, "/library?q=0100ABF0")).len(), 1);
+    // The English words, and the file list's old links go on to /files.
+    let en = s
+        .send("GET", "/library", &[("Accept-Language", "en")], None)
+        .body;
+    assert!(rows(&en)
+        .iter()
+        .any(|r| r.contains("update available 1 DLC missing")));
+    let r = s.get("/library?type=DLC&page=2");
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/files?type=DLC&page=2"))
+    );
+    assert!(page(&s, "/files?type=DLC").contains("<p id=\"result-count\">12 "));
+
+    // The title page: facts, the files by kind, what is missing, the history.
+    let title = page(&s, "/title/0100000000010000");
+    for text in [
+        "Studio Lune",
+        "2017-10-27",
+        "v393216 (2025-06-25)",
+        "Moonlit Odyssey - Costumes",
+        "0100000000011002</code> · Moonlit Odyssey - Hats",
+        "v327680 · 2025-06-10",
+        "data-api=\"/api/titles/0100000000010000/ignore\"",
+    ] {
+        assert!(title.contains(text), "{text} in {title}");
+    }
+    assert!(title.contains(
+        "href=\"/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv65536%5D.nsp\""
+    ));
+    assert_eq!(
+        page(&s, "/title/0100000000010000"),
+        page(&s, "/title/0100000000010000".to_lowercase().as_str())
+    );
+    for bad in [
+        "/title/0100000000000001",
+        "/title/..%2F..%2Fetc",
+        "/title/x",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+
+    // Ignoring a title's DLC takes its badge away at once; so does not counting DLC.
+    let ignore = |dlc: bool| {
+        let body = format!("{{\"dlc\": {dlc}, \"updates\": false}}");
+        s.send(
+            "POST",
+            "/api/titles/0100000000010000/ignore",
+            &[("Content-Type", "application/json")],
+            Some(body.into_bytes()),
+        )
+    };
+    assert_eq!(ignore(true).status, 200);
+    let row = rows(&page(&s, "/library?q=odyssey")).remove(0);
+    assert!(
+        !row.contains("DLC manquant") && row.contains("mise à jour disponible"),
+        "{row}"
+    );
+    assert!(page(&s, "/title/0100000000010000").contains("name=\"dlc\" checked"));
+    assert_eq!(ignore(false).status, 200);
+    let bad = s.send(
+        "POST",
+        "/api/titles/0100000000010000/ignore",
+        &[],
+        Some(b"{\"dlc\": 1}".to_vec()),
+    );
+    assert_eq!(bad.status, 400);
+    let settings = |count_dlc: bool| {
+        let body = format!("{{\"count_dlc\": {count_dlc}, \"icons\": false}}");
+        s.send("POST", "/api/titles/settings", &[], Some(body.into_bytes()))
+            .status
+    };
+    assert_eq!(settings(false), 200);
+    assert!(rows(&page(&s, "/library"))
+        .iter()
+        .all(|r| !r.contains("DLC manquant")));
+    assert!(page(&s, "/settings").contains("name=\"count_dlc\">"));
+    assert_eq!(settings(true), 200);
+    assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+}
+
+#[test]
+fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
+    let folders = scanned_demo();
+    let src = source();
+    // A region file whose icon for Moonlit Odyssey is on the local source, one icon
+    // that is no image, and one host that refuses.
+    let region = serde_json::json!({
+        "1": {"id": "0100000000010000", "name": "Moonlit Odyssey", "iconUrl": format!("{}/icon.jpg", src.url)},
+        "2": {"id": "01002B30028F6000", "name": "Summit", "iconUrl": format!("{}/page.html", src.url)},
+        "3": {"id": "0100535012974000", "name": "Styx", "iconUrl": "http://127.0.0.1:9/x.jpg"},
+    });
+    src.files
+        .lock()
+        .unwrap()
+        .push(("US.en.json".into(), region.to_string().into_bytes()));
+    let s = TestServer::start_on(folders.clone(), &["--titledb-url", &src.url]);
+    s.wait_idle();
+    let icon = folders.data.join("icons/0100000000010000");
+    // Off by default: the task fetches none, the route serves none.
+    assert_eq!(s.post("/api/titles/update").status, 202);
+    s.wait_idle();
+    assert!(!icon.exists());
+    assert_eq!(s.get("/icon/0100000000010000").status, 404);
+    let on = br#"{"count_dlc": true, "icons": true}"#.to_vec();
+    assert_eq!(
+        s.send("POST", "/api/titles/settings", &[], Some(on)).status,
+        200
+    );
+    assert_eq!(s.post("/api/titles/update").status, 202);
+    let job = s.wait_idle();
+    assert!(
+        job["last"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Icons: 1 fetched, 2 failed"),
+        "{job}"
+    );
+    assert_eq!(std::fs::read(&icon).unwrap(), JPEG);
+    let r = s.get("/icon/0100000000010000");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("image/jpeg"))
+    );
+    assert!(page(&s, "/library?q=odyssey")
+        .contains("<img class=\"icon\" src=\"/icon/0100000000010000\""));
+    assert!(!page(&s, "/library?q=summit").contains("<img"));
+    assert_eq!(
+        files_under(&folders.data.join("icons")).len(),
+        1,
+        "no half icon left"
+    );
+    for bad in [
+        "/icon/..%2Fludotheque.db",
+        "/icon/01002B30028F6000",
+        "/icon/x",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+}
+
+/// The first bytes of a JPEG, enough for the icon check.
+const JPEG: &[u8] = &[0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0];
