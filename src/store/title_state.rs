@@ -241,7 +241,8 @@ pub enum Sort {
 
 /// One page of titles, and how many match. A list without a search is a seek on its
 /// numbered column; a search finds its titles through the games' search index (a
-/// title matches when one of its files' names does) or a range of base IDs.
+/// title matches when one of its files' names does) or a range of title IDs (the
+/// base's, or one of its files').
 pub fn page(
     conn: &Connection,
     filter: &Filter,
@@ -273,10 +274,11 @@ fn search_clause(filter: &Filter) -> (String, Vec<String>) {
     if let Some(prefix) = &filter.id_prefix {
         args.push(prefix.clone());
         args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
+                                         // The base's own ID, or the ID of any of its files (an update's, a DLC's).
+        let (from, to) = (args.len() - 1, args.len());
         any.push(format!(
-            "(base_id >= ?{} AND base_id < ?{})",
-            args.len() - 1,
-            args.len()
+            "(base_id >= ?{from} AND base_id < ?{to}) OR base_id IN
+             (SELECT base_title_id FROM games WHERE title_id >= ?{from} AND title_id < ?{to})"
         ));
     }
     if !any.is_empty() {

@@ -459,6 +459,12 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     let found = rows(&page(&s, "/library?q=odyssey"));
     assert_eq!(found.len(), 1);
     assert_eq!(rows(&page(&s, "/library?q=0100ABF0")).len(), 1);
+    // A DLC's own ID finds its title.
+    let by_dlc = rows(&page(&s, "/library?q=0100ABF008969001"));
+    assert!(
+        by_dlc.len() == 1 && by_dlc[0].starts_with("Pôtions Épée"),
+        "{by_dlc:?}"
+    );
     // The English words, and the file list's old links go on to /files.
     let en = s
         .send("GET", "/library", &[("Accept-Language", "en")], None)
