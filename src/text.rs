@@ -47,6 +47,15 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// At most `max` characters of `s`, with `…` when it was cut: what a client sent may
+/// be quoted back in a message, but not at any length.
+pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => Cow::Borrowed(s),
+        Some((at, _)) => Cow::Owned(format!("{}…", &s[..at])),
+    }
+}
+
 /// Percent-decode one path segment; `None` when the bytes are not UTF-8.
 pub fn decode_segment(raw: &str) -> Option<String> {
     percent_encoding::percent_decode_str(raw)

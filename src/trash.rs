@@ -107,7 +107,6 @@ pub fn move_in(
     let finish = games::delete(&tx, key)
         .and_then(|_| games::refresh_playable(&tx))
         .and_then(|_| games::renumber(&tx, false))
-        .and_then(|_| crate::titles::model::refresh(&tx))
         .and_then(|_| Ok(tx.commit()?));
     if let Err(e) = finish {
         // Put the file back: the database does not know it moved.
@@ -171,7 +170,7 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
     library::index_one(db, root, &key)?;
-    crate::titles::model::refresh(db)?;
+    crate::titles::model::refresh_after_change(db);
     info!("trash: entry {id} restored to {}", row.key);
     Ok(row)
 }

@@ -259,7 +259,6 @@ pub fn convert(
     }
     trash::move_in(db, root, key, TrashReason::Converted, opts.retention_days)?;
     library::index_one(db, root, &out_key)?;
-    crate::titles::model::refresh(db)?;
     Ok(out_key)
 }
 

@@ -62,6 +62,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             }
         }
     }
+    // Once for the whole task: the titles follow the files that changed.
+    crate::titles::model::refresh_after_change(ctx.db);
     let mut message = format!("{converted} converted, {} failed", reasons.len());
     if !reasons.is_empty() {
         let quoted: Vec<&str> = reasons.iter().take(REASONS).map(String::as_str).collect();

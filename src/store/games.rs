@@ -589,11 +589,21 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
 
 /// Mark exactly `keys` as superseded (an older file of a title ID the library has a
 /// newer file of).
+/// Only rows whose flag changes are written: each write moves the library's
+/// generation, which drops every cached page.
 pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
-    conn.execute("UPDATE games SET superseded = 0 WHERE superseded", [])?;
-    let mut stmt = conn.prepare_cached("UPDATE games SET superseded = 1 WHERE key = ?1")?;
-    for key in keys {
-        stmt.execute([key])?;
+    let now: std::collections::HashSet<&str> = keys.iter().map(String::as_str).collect();
+    let mut stmt = conn.prepare_cached("SELECT key FROM games WHERE superseded")?;
+    let before: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut set = conn.prepare_cached("UPDATE games SET superseded = ?2 WHERE key = ?1")?;
+    for key in before.iter().filter(|k| !now.contains(k.as_str())) {
+        set.execute(params![key, false])?;
+    }
+    let before: std::collections::HashSet<&str> = before.iter().map(String::as_str).collect();
+    for key in keys.iter().filter(|k| !before.contains(k.as_str())) {
+        set.execute(params![key, true])?;
     }
     Ok(())
 }

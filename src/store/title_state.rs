@@ -301,16 +301,22 @@ fn search(
         Sort::Added => "added DESC, rank",
         Sort::Size => "size DESC, rank",
     };
-    // The match runs once, for both the count and the page.
+    // The match runs once, for both the count and the page; the page's bounds are
+    // bound, not written in, so every page shares one prepared statement.
+    let n = args.len();
     let sql = format!(
         "WITH hits AS MATERIALIZED (SELECT base_id FROM title_state WHERE {clause})
          SELECT {COLUMNS}, (SELECT count(*) FROM hits) FROM title_state
-         WHERE base_id IN (SELECT base_id FROM hits) ORDER BY {order} LIMIT {} OFFSET {}",
-        clamp(limit),
-        clamp(offset)
+         WHERE base_id IN (SELECT base_id FROM hits) ORDER BY {order}
+         LIMIT ?{} OFFSET ?{}",
+        n + 1,
+        n + 2
     );
+    let mut values: Vec<rusqlite::types::Value> = args.iter().cloned().map(Into::into).collect();
+    values.push(clamp(limit).into());
+    values.push(clamp(offset).into());
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
     let (mut total, mut items) = (None, Vec::new());
     while let Some(r) = rows.next()? {
         total = Some(r.get::<_, i64>(17)?);

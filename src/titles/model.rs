@@ -79,6 +79,15 @@ impl Data {
     }
 }
 
+/// `refresh` after one file changed (a delete, a restore, a convert): a failure is
+/// logged, not returned, since the change it follows has succeeded; the next scan or
+/// import computes again.
+pub fn refresh_after_change(db: &Connection) {
+    if let Err(e) = refresh(db) {
+        log::warn!("titles: could not recompute after a change: {e:?}");
+    }
+}
+
 /// Recompute every title's state, the missing list and the superseded files.
 ///
 /// Whole or not at all: it runs in a savepoint, so it nests in a caller's

@@ -416,6 +416,10 @@ pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
         return Err(not_found());
     }
     let path = icons::path(&c.app.config.data, c.param(0)).ok_or_else(not_found)?;
+    // Only a plain file the task wrote: a link planted in the cache is not followed.
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return Err(not_found());
+    }
     let bytes = std::fs::read(&path).map_err(|_| not_found())?;
     let content_type = icons::content_type(&bytes).ok_or_else(not_found)?;
     Ok(Reply {

@@ -81,6 +81,7 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
         TrashReason::Deleted,
         cfg.trash_retention_days,
     )?;
+    crate::titles::model::refresh_after_change(c.db);
     Reply::json(200, &TrashEntry::from(&row))
 }
 

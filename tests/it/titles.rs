@@ -544,6 +544,30 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     assert!(page(&s, "/settings").contains("name=\"count_dlc\">"));
     assert_eq!(settings(true), 200);
     assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+
+    // A file moved to the trash leaves its title at once; restored, it is back.
+    let costumes =
+        "Studio/Moon/Moonlit%20Odyssey%20-%20Costumes%20%5B0100000000011001%5D%5Bv0%5D.nsp";
+    let r = s.send("DELETE", &format!("/api/library/{costumes}"), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let title: Value = s.get("/api/v1/titles/0100000000010000").json();
+    assert_eq!(
+        (title["dlc"].as_u64(), title["missing_dlc"].as_u64()),
+        (Some(0), Some(2)),
+        "{title}"
+    );
+    let restored = s.post(&format!("/api/trash/{}/restore", r.json()["id"]));
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    let title: Value = s.get("/api/v1/titles/0100000000010000").json();
+    assert_eq!(
+        (title["dlc"].as_u64(), title["missing_dlc"].as_u64()),
+        (Some(1), Some(1)),
+        "{title}"
+    );
+    // A 404 quotes an ID it was sent, but not at any length.
+    let long = "A".repeat(3000);
+    let r = s.get(&format!("/api/v1/titles/{long}"));
+    assert!(r.status == 404 && r.body.len() < 300, "{}", r.body);
 }
 
 #[test]
@@ -597,6 +621,10 @@ fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
         1,
         "no half icon left"
     );
+    // A link planted in the cache is not followed, even to an image.
+    let elsewhere = folders.tmp.path().join("elsewhere.jpg");
+    std::fs::write(&elsewhere, JPEG).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, folders.data.join("icons/01002B30028F6000")).unwrap();
     for bad in [
         "/icon/..%2Fludotheque.db",
         "/icon/01002B30028F6000",
