@@ -171,6 +171,7 @@ pub enum Msg {
     NotTitleFile {
         file: String,
     },
+    /// `id` as the client sent it, cut short (`text::cut`) by whoever builds it.
     NoTitle {
         id: String,
     },
@@ -297,7 +298,7 @@ impl Msg {
             CannotOpen { file } => format!("{file} cannot be opened"),
             BadTitleFile { file, reason } => format!("{file} is not readable title data: {reason}; the previous data is kept"),
             NotTitleFile { file } => format!("{file} is none of the title data files (versions.txt, versions.json, or a region file such as US.en.json)"),
-            NoTitle { id } => format!("No title of the library has the ID {}.", crate::text::cut(id, 40)),
+            NoTitle { id } => format!("No title of the library has the ID {id}."),
             BadRegion => "A region is two letters, a dot and two letters, such as US.en.".into(),
             BadTitleUrl => "The title data URL must be http(s), without a query.".into(),
             BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),

@@ -339,7 +339,7 @@ pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
     let form: IgnoreForm = body(c, "dlc and updates, true or false")?;
     let Some(d) = details::get(c.db, c.param(0))? else {
         return Err(Error::not_found(Msg::NoTitle {
-            id: c.param(0).into(),
+            id: crate::text::cut(c.param(0), 40).into(),
         }));
     };
     let id = &d.state.base_id;

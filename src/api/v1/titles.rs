@@ -10,6 +10,7 @@ use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, trim_blank};
 use crate::store::missing as missing_store;
 use crate::store::title_state::{self, Filter, Sort};
+use crate::text::cut;
 use crate::titles::details;
 use crate::words::{GameKind, MissingKind, TitleStatus};
 
@@ -45,8 +46,11 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /api/v1/titles/{title_id}`: the base ID of a title of the library.
 pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let raw = c.param(0);
-    let d = details::get(c.db, raw)?
-        .ok_or_else(|| Error::not_found(Msg::NoTitle { id: raw.into() }))?;
+    let d = details::get(c.db, raw)?.ok_or_else(|| {
+        Error::not_found(Msg::NoTitle {
+            id: cut(raw, 40).into(),
+        })
+    })?;
     let mut files = TitleFiles::default();
     for (g, superseded) in &d.files {
         let file = TitleFile {
