@@ -126,7 +126,7 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
         (false, false) => (true, true),
         flags => flags,
     };
-    let tx = conn.unchecked_transaction()?;
+    let tx = crate::store::db::write_transaction(&conn)?;
     title_ignore::set(&tx, &title, dlc, updates, on)?;
     model::refresh(&tx)?;
     tx.commit()?;

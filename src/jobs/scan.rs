@@ -44,7 +44,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             .with_cause("the library folder is empty"));
     }
     let (read, unchanged) = read_changed(ctx, &walk.files, &mut known)?;
-    let tx = ctx.db.unchecked_transaction()?;
+    let tx = crate::store::db::write_transaction(ctx.db)?;
     // What is left of the known files was not found: forget it, unless part of the
     // library could not be read (they may be there).
     let removed = if !walk.incomplete {
@@ -87,7 +87,7 @@ fn read_changed(
 ) -> Result<(u64, u64), Error> {
     let root = &ctx.config.library;
     let (mut read, mut unchanged) = (0u64, 0u64);
-    let mut tx = ctx.db.unchecked_transaction()?;
+    let mut tx = crate::store::db::write_transaction(ctx.db)?;
     // Many new files (a first scan): index them for search once, at the end.
     let bulk = files.len().saturating_sub(known.len()) > BULK;
     if bulk {
@@ -117,7 +117,7 @@ fn read_changed(
         ctx.progress.advance(1, &found.key);
         if i % BATCH == BATCH - 1 {
             tx.commit()?;
-            tx = ctx.db.unchecked_transaction()?;
+            tx = crate::store::db::write_transaction(ctx.db)?;
         }
     }
     if bulk {

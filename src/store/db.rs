@@ -27,6 +27,17 @@ pub fn open(data_dir: &Path) -> Result<Connection, Error> {
     Ok(conn)
 }
 
+/// A transaction that takes the write lock at once (`BEGIN IMMEDIATE`), for work that
+/// reads before it writes. A deferred one that read first cannot take the lock when
+/// another connection wrote since its read (WAL gives `SQLITE_BUSY` at once, without
+/// waiting); this one waits for the lock like any write.
+pub fn write_transaction(conn: &Connection) -> Result<rusqlite::Transaction<'_>, Error> {
+    Ok(rusqlite::Transaction::new_unchecked(
+        conn,
+        rusqlite::TransactionBehavior::Immediate,
+    )?)
+}
+
 /// Open, then bring the schema up to date (refusing a database newer than the code).
 /// The data folder and the database are made private first.
 pub fn open_and_migrate(data_dir: &Path) -> Result<Connection, Error> {

@@ -125,7 +125,8 @@ impl Summary {
 
 /// Import `inputs` in one transaction, then recompute the titles.
 pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
-    let tx = db.unchecked_transaction()?;
+    // Immediate: an import reads before it writes, and may run beside a server.
+    let tx = crate::store::db::write_transaction(db)?;
     let mut files = Vec::new();
     let mut names = Vec::new();
     for input in inputs {

@@ -17,7 +17,7 @@ use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
 use crate::store::title_state::{self, Filter, Sort, TitleState};
-use crate::store::{title_catalog, title_imports};
+use crate::store::{db, title_catalog, title_imports};
 use crate::titles::{details, icons, model};
 use crate::words::{GameKind, MissingKind, Task, TitleStatus};
 
@@ -343,7 +343,7 @@ pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
         }));
     };
     let id = &d.state.base_id;
-    let tx = c.db.unchecked_transaction()?;
+    let tx = db::write_transaction(c.db)?;
     title_ignore::set(&tx, id, true, false, form.dlc)?;
     title_ignore::set(&tx, id, false, true, form.updates)?;
     model::refresh(&tx)?;
@@ -391,7 +391,7 @@ struct TitleSettings {
 /// `POST /api/titles/settings` `{count_dlc, icons}`.
 pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
     let form: TitleSettings = body(c, "count_dlc and icons, true or false")?;
-    let tx = c.db.unchecked_transaction()?;
+    let tx = db::write_transaction(c.db)?;
     title_ignore::set(&tx, EVERY_TITLE, true, false, !form.count_dlc)?;
     icons::set_enabled(&tx, form.icons)?;
     model::refresh(&tx)?;
