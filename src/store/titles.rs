@@ -64,3 +64,23 @@ pub fn upsert(conn: &Connection, f: &Facts) -> Result<(), Error> {
 pub fn count(conn: &Connection) -> Result<u64, Error> {
     Ok(conn.query_row("SELECT count(*) FROM titles", [], |r| r.get::<_, i64>(0))? as u64)
 }
+
+/// The facts of every title ID of the library's identified files.
+pub fn of_library(conn: &Connection) -> Result<Vec<Facts>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT id, name, publisher, release_date, icon_url, size FROM titles
+         WHERE id IN (SELECT title_id FROM games WHERE title_id IS NOT NULL)
+         ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Facts {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            publisher: r.get(2)?,
+            release_date: r.get(3)?,
+            icon_url: r.get(4)?,
+            size: r.get::<_, Option<i64>>(5)?.map(|n| n as u64),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -1,4 +1,5 @@
-//! The console: its settings, the push list, and what the last push did.
+//! The Consoles page: the shop (`web::shop`), then the console pushed to: its
+//! settings, the push list, and what the last push did.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
@@ -18,7 +19,10 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let d = device::get(c.db)?;
     let pending = push_list::list(c.db)?;
+    let shop = super::shop::section(c, &v)?;
     let body = html! {
+        (shop)
+        h2 { (v.t(M::Push)) }
         @match &d {
             Some(d) => dl.facts {
                 dt { (v.t(M::Name)) } dd { (d.name) }
