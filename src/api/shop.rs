@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use crate::error::{Error, Msg};
 use crate::http::auth::{basic_credentials, Principal};
 use crate::http::range;
-use crate::http::{Ctx, Reply, Req};
+use crate::http::{App, Ctx, Reply, Req};
 use crate::library::key::LibraryKey;
 use crate::shop::{Folder, Form, Item};
 use crate::store::shop_downloads;
@@ -26,8 +26,9 @@ const SHARE_WAIT: Duration = Duration::from_secs(2);
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
 /// `User-Agent` starting with `Mozilla/`; installers send Tinfoil's headers, their own
-/// name, no agent at all (Sphaira), or at least a console's credentials.
-pub fn is_installer(req: &Req) -> bool {
+/// name, no agent at all (Sphaira), or a console's credentials. With `--shop-public`
+/// an installer may send none of these (DBI), so anything but a browser is one.
+pub fn is_installer(app: &App, req: &Req) -> bool {
     let agent = req.header("user-agent").unwrap_or("");
     if agent.starts_with("Mozilla/") {
         return false;
@@ -38,12 +39,13 @@ pub fn is_installer(req: &Req) -> bool {
         || lower.contains("cyberfoil")
         || agent.is_empty()
         || basic_credentials(req).is_some()
+        || app.config.shop_public
 }
 
 /// An installer asking for a listing folder from the root (`/base/`, `/dlc/x.nsp`).
-pub fn is_installer_in_folder(req: &Req) -> bool {
+pub fn is_installer_in_folder(app: &App, req: &Req) -> bool {
     let folder = req.segments.first().map(String::as_str).unwrap_or("");
-    Folder::parse(folder).is_some() && req.segments.len() > 1 && is_installer(req)
+    Folder::parse(folder).is_some() && req.segments.len() > 1 && is_installer(app, req)
 }
 
 /// Tinfoil sends these with every index request (CyberFoil too, in its legacy mode).

@@ -57,7 +57,7 @@ pub struct Route {
     pub access: Access,
     pub handler: Handler,
     /// Matches only the requests this says yes to (an installer asking `/`).
-    pub when: Option<fn(&Req) -> bool>,
+    pub when: Option<fn(&App, &Req) -> bool>,
 }
 
 pub const fn route(
@@ -81,7 +81,7 @@ pub const fn route_if(
     method: &'static str,
     pattern: &'static str,
     access: Access,
-    when: fn(&Req) -> bool,
+    when: fn(&App, &Req) -> bool,
     handler: Handler,
 ) -> Route {
     Route {
@@ -110,14 +110,16 @@ pub fn find<'t>(
     method: &str,
     segments: &[String],
     test_routes: bool,
-    req: Option<&Req>,
+    req: Option<(&App, &Req)>,
 ) -> Result<(&'t Route, Vec<String>), Error> {
     let mut allow = Vec::new();
     for r in routes {
         if r.access == Access::Test && !test_routes {
             continue;
         }
-        if r.when.is_some_and(|when| !req.is_some_and(when)) {
+        if r.when
+            .is_some_and(|when| !req.is_some_and(|(app, req)| when(app, req)))
+        {
             continue;
         }
         if let Some(params) = match_pattern(r.pattern, segments) {
@@ -176,7 +178,7 @@ pub fn dispatch(
         &req.method,
         &req.segments,
         app.config.test_routes,
-        Some(req),
+        Some((app, req)),
     );
     let mut principal = Principal::Anonymous;
     if matches!(&found, Ok((r, _)) if r.access == Access::Shop) {

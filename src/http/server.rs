@@ -159,11 +159,21 @@ impl Pools {
     }
 }
 
+/// Lower the calling thread's priority (nice 10; Linux keeps one per thread): the
+/// download threads copy files, and on two cores four consoles downloading at full
+/// speed would otherwise slow every page and API answer. Failing is no error.
+fn lower_priority() {
+    // SAFETY: setpriority only reads its arguments; `0` names the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 /// `threads` threads named `name-N`, fed by a queue of `queue` requests.
 fn start_pool(
     app: &Arc<App>,
     table: &'static Table,
-    name: &str,
+    name: &'static str,
     threads: usize,
     queue: usize,
 ) -> Result<Pool, Error> {
@@ -178,6 +188,9 @@ fn start_pool(
             std::thread::Builder::new()
                 .name(format!("{name}-{i}"))
                 .spawn(move || {
+                    if name == "download" {
+                        lower_priority();
+                    }
                     for work in rx {
                         match work {
                             Work::Serve(rq) => handle(&app, &conn, table, rq),

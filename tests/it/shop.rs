@@ -461,6 +461,11 @@ fn a_public_shop_needs_no_password_but_still_refuses_keys() {
     );
     // Nothing else opens with it.
     assert_eq!(s.get("/api/v1/library").status, 401);
+    // DBI may send its own agent and no credentials: still the listing at the root.
+    let dbi = s.send("GET", "/", &[("User-Agent", "DBI")], None);
+    assert!(dbi.body.contains("<a href=\"base/\">"), "{dbi:?}");
+    let browser = s.send("GET", "/", &[("User-Agent", "Mozilla/5.0")], None);
+    assert!(!browser.body.contains("Index of"), "{browser:?}");
 }
 
 #[test]
