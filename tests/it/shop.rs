@@ -34,6 +34,16 @@ fn add_console(folders: &Folders, name: &str) -> String {
         .to_string()
 }
 
+/// `apikey create` through the CLI; returns the key.
+fn api_key(folders: &Folders) -> String {
+    let (_, out, _) = folders.cli(&["apikey", "create", "script"]);
+    out.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("ldq_"))
+        .unwrap()
+        .to_string()
+}
+
 fn basic(name: &str, password: &str) -> String {
     format!(
         "Basic {}",
@@ -359,13 +369,7 @@ fn sphaira_reads(s: &TestServer, folders: &Folders, path: &str, auth: &str) {
 #[test]
 fn only_a_console_password_opens_the_shop_and_nothing_else() {
     let (folders, password) = demo_shop();
-    let (_, out, _) = folders.cli(&["apikey", "create", "script"]);
-    let key = out
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("ldq_"))
-        .unwrap()
-        .to_string();
+    let key = api_key(&folders);
     let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
     let shop_paths = [
         "/shop",
@@ -437,13 +441,7 @@ fn only_a_console_password_opens_the_shop_and_nothing_else() {
 #[test]
 fn a_public_shop_needs_no_password_but_still_refuses_keys() {
     let (folders, _) = demo_shop();
-    let (_, out, _) = folders.cli(&["apikey", "create", "script"]);
-    let key = out
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("ldq_"))
-        .unwrap()
-        .to_string();
+    let key = api_key(&folders);
     let s = TestServer::start_on(folders, &["--shop-public", "--no-local-access"]);
     let index = s.send("GET", "/shop", &[], None);
     assert_eq!(index.status, 200);
