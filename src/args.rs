@@ -118,6 +118,17 @@ pub struct ServeArgs {
         default_value = "127.0.0.1,::1"
     )]
     pub trusted_proxy: Vec<std::net::IpAddr>,
+    /// Serve the shop to any console without a password (on a network you trust:
+    /// anyone who reaches the service can list and download every game).
+    #[arg(long, env = "LUDOTHEQUE_SHOP_PUBLIC")]
+    pub shop_public: bool,
+    /// Downloads one console may run at once; more wait a moment, then get 503.
+    #[arg(long, env = "LUDOTHEQUE_SHOP_DOWNLOADS", default_value_t = 4)]
+    pub shop_downloads: usize,
+    /// Downloads all consoles together may run at once (threads apart from the request
+    /// workers, so pages and the API never wait behind a download).
+    #[arg(long, env = "LUDOTHEQUE_SHOP_DOWNLOADS_TOTAL", default_value_t = 16)]
+    pub shop_downloads_total: usize,
     /// Where title data is fetched from.
     #[command(flatten)]
     pub titledb: TitledbArgs,
@@ -213,12 +224,31 @@ pub enum Command {
         #[command(subcommand)]
         command: ApikeyCommand,
     },
+    /// Manage the consoles allowed to pull from the shop (a password each, sent by the
+    /// console's installer with HTTP Basic; it opens the shop and nothing else).
+    Console {
+        #[command(subcommand)]
+        command: ConsoleCommand,
+    },
     /// Manage the accounts of the web interface (passwords are read from the terminal,
     /// or from standard input when it is not one; never from the command line).
     User {
         #[command(subcommand)]
         command: UserCommand,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConsoleCommand {
+    /// Add a console and print its password, once: only its hash is kept.
+    Add {
+        /// The console's name, which its installer sends as the user name (no `:`).
+        name: String,
+    },
+    /// List the consoles: name, creation, last use.
+    List,
+    /// Remove a console: its password stops working at once.
+    Remove { name: String },
 }
 
 #[derive(Subcommand, Debug)]

@@ -40,6 +40,10 @@ pub struct Config {
     pub convert_accept_unverified: bool,
     /// Proxies whose `X-Forwarded-Proto` is believed (for the cookie's `Secure`).
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// The shop without passwords, and its download threads: per console, in all.
+    pub shop_public: bool,
+    pub shop_downloads: usize,
+    pub shop_downloads_total: usize,
     /// Where title data is fetched from, and how often (None: never by itself).
     pub titledb_url: String,
     pub titledb_region: String,
@@ -58,7 +62,12 @@ impl Config {
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
         let library = make_dir(&global.library, "library")?;
         let workers = serve.workers.unwrap_or_else(default_workers);
-        if workers == 0 || serve.queue == 0 || serve.max_connections == 0 {
+        if workers == 0
+            || serve.queue == 0
+            || serve.max_connections == 0
+            || serve.shop_downloads == 0
+            || serve.shop_downloads_total == 0
+        {
             return Err(Error::invalid(Msg::AtLeastOne));
         }
         if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
@@ -85,6 +94,9 @@ impl Config {
             convert_accept_unverified: serve.convert_accept_unverified,
             push_timeout: Duration::from_secs(serve.push_timeout_secs),
             trusted_proxies: serve.trusted_proxy.clone(),
+            shop_public: serve.shop_public,
+            shop_downloads: serve.shop_downloads,
+            shop_downloads_total: serve.shop_downloads_total,
             titledb_url: serve.titledb.titledb_url.clone(),
             titledb_region: serve.titledb.titledb_region.clone(),
             titledb_refresh: (serve.titledb_refresh_hours > 0)

@@ -11,7 +11,8 @@
 //! - `routes`: the one route table.
 //! - `web`, then `api`: the handlers, by feature.
 //! - `http`: the server and what handlers speak (request, reply, access, shared state).
-//! - the domain: `jobs`, `convert`, `device`, `trash`, `library`, `accounts`, `keys`.
+//! - the domain: `jobs`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
+//!   `accounts`, `keys`, `consoles`.
 //! - `store`: SQLite, one file per table.
 //! - beside them all: `config`, `error`, `text`, `time`, `memory`.
 
@@ -20,6 +21,7 @@ pub mod api;
 pub mod args;
 pub mod cli;
 pub mod config;
+pub mod consoles;
 pub mod convert;
 pub mod device;
 pub mod error;
@@ -30,6 +32,7 @@ pub mod library;
 pub mod memory;
 pub mod routes;
 pub mod service;
+pub mod shop;
 pub mod store;
 pub mod text;
 pub mod time;

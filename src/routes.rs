@@ -5,9 +5,10 @@
 //! `api/v1/openapi.json`: a test keeps the two in step).
 
 use crate::api::download;
+use crate::api::shop;
 use crate::api::v1;
 use crate::error::Error;
-use crate::http::router::{route, Access, Ctx, Route, Table};
+use crate::http::router::{route, route_if, Access, Ctx, Route, Table};
 use crate::http::Reply;
 use crate::web;
 
@@ -15,6 +16,8 @@ use crate::web;
 pub const TABLE: Table = Table {
     routes: ROUTES,
     sign_in: web::sign_in::to_sign_in,
+    // The shop's files, also asked from the root by installers given the root.
+    downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/"],
 };
 
 use Access::*;
@@ -41,6 +44,16 @@ const ROUTES: &[Route] = &[
     // The console's downloads during a push: gated by the push's token, not by a key.
     route("GET", "/dl/{token}/{name}", Public, download::download),
     route("DROP", "/dl/{token}/{name}", Public, download::download),
+    // The shop, for console installers (Tinfoil, CyberFoil, DBI, Sphaira…).
+    route_if("GET", "/", Shop, shop::is_installer, shop::root),
+    route_if("GET", "/{path*}", Shop, shop::is_installer_in_folder, shop::root_files),
+    route("GET", "/shop", Shop, shop::shop),
+    route("GET", "/shop/versions.txt", Shop, shop::versions),
+    route("GET", "/shop/files/{path*}", Shop, shop::files),
+    route("GET", "/api/shop/sections", Shop, shop::sections),
+    route("GET", "/shop/api/shop/sections", Shop, shop::sections_under_shop),
+    route("GET", "/api/shop/icon/{title_id}", Shop, shop::icon),
+    route("GET", "/shop/api/shop/icon/{title_id}", Shop, shop::icon),
     // The web interface's pages and assets.
     route("GET", "/", Page, web::tasks::dashboard),
     route("GET", "/library", Page, web::titles::library_page),
@@ -87,6 +100,9 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/trash/{id}/restore", Private, web::trash::restore),
     route("DELETE", "/api/trash/{id}", Private, web::trash::purge),
     route("POST", "/api/job/cancel", Private, web::tasks::cancel_job),
+    route("POST", "/api/consoles", Private, web::shop::add_console),
+    route("DELETE", "/api/consoles/{name}", Private, web::shop::remove_console),
+    route("POST", "/api/shop/message", Private, web::shop::set_message),
     route("POST", "/api/device", Private, web::device::set_device),
     route("DELETE", "/api/device", Private, web::device::clear_device),
     route("GET", "/api/push", Private, web::device::push_list),
@@ -129,17 +145,17 @@ mod tests {
 
     #[test]
     fn wrong_method_lists_the_allowed_ones() {
-        let e = find(TABLE.routes, "DELETE", &segs("/api/v1/health"), false).unwrap_err();
+        let e = find(TABLE.routes, "DELETE", &segs("/api/v1/health"), false, None).unwrap_err();
         assert_eq!(
             e.kind,
             Kind::MethodNotAllowed {
                 allow: "GET, HEAD".into()
             }
         );
-        let (head, _) = find(TABLE.routes, "HEAD", &segs("/api/v1/health"), false).unwrap();
+        let (head, _) = find(TABLE.routes, "HEAD", &segs("/api/v1/health"), false, None).unwrap();
         assert_eq!(head.pattern, "/api/v1/health");
         assert_eq!(
-            find(TABLE.routes, "GET", &segs("/api/test/panic"), false)
+            find(TABLE.routes, "GET", &segs("/api/test/panic"), false, None)
                 .unwrap_err()
                 .kind,
             Kind::NotFound

@@ -56,6 +56,26 @@ pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// Everything but unreserved characters is escaped inside one path segment.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// One path segment, escaped: a `/`, `#`, `?` or `%` in it stays data.
+pub fn encode_segment(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+/// A game key as a URL path (each of its segments escaped, the slashes kept).
+pub fn key_path(key: &str) -> String {
+    key.split('/')
+        .map(encode_segment)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// Percent-decode one path segment; `None` when the bytes are not UTF-8.
 pub fn decode_segment(raw: &str) -> Option<String> {
     percent_encoding::percent_decode_str(raw)

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::device::{Session, Sessions};
 use crate::error::{Error, Msg};
-use crate::http::range::{parse_range, Unsatisfiable};
+use crate::http::range;
 use crate::http::{Ctx, Reply};
 
 fn no_such_download() -> Error {
@@ -38,39 +38,31 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let file = &session.files[index];
     session.current = file.key.to_string();
     let (key, size) = (file.key.clone(), file.size);
-    let range = match c.req.header("range").map(|h| parse_range(h, size)) {
-        Some(Err(Unsatisfiable)) => {
-            return Ok(empty(
-                416,
-                vec![("Content-Range", format!("bytes */{size}"))],
-            ));
-        }
-        Some(Ok(r)) => r,
-        None => None,
+    let plan = match range::plan(c.req.header("range"), size) {
+        Ok(plan) => plan,
+        Err(refused) => return Ok(refused),
     };
-    let (status, start, len, headers) = shape(range, size);
     if c.req.method == "HEAD" {
         drop(guard);
-        let mut reply = empty(200, headers);
+        let mut reply = empty(200, plan.headers);
         reply.stream = Some((Box::new(std::io::empty()), size));
         return Ok(reply);
     }
     // Never through a link out of the library, even one put there since the scan.
     let mut f = crate::library::safe::open(&c.app.config.library, &key)
         .map_err(|e| Error::not_found(Msg::FileGone).with_cause(e))?;
-    f.seek(SeekFrom::Start(start))?;
+    f.seek(SeekFrom::Start(plan.start))?;
     session.active += 1;
     drop(guard);
     let reader = Counting {
-        inner: f.take(len),
+        inner: f.take(plan.len),
         sessions,
         token: token.to_string(),
         index,
-        pos: start,
+        pos: plan.start,
     };
-    let mut reply = empty(status, headers);
-    reply.content_type = "application/octet-stream";
-    reply.stream = Some((Box::new(reader), len));
+    let mut reply = empty(plan.status, plan.headers);
+    reply.stream = Some((Box::new(reader), plan.len));
     Ok(reply)
 }
 
@@ -84,27 +76,10 @@ fn note_contact(session: &mut Session, c: &Ctx) {
     }
 }
 
-/// The answer's status, first byte, length and headers for `range` (inclusive) of a
-/// `size`-byte file, or for the whole file.
-fn shape(range: Option<(u64, u64)>, size: u64) -> (u16, u64, u64, Vec<(&'static str, String)>) {
-    let (start, end) = range.unwrap_or((0, size.saturating_sub(1)));
-    let len = if size == 0 { 0 } else { end - start + 1 };
-    let mut headers = vec![("Accept-Ranges", "bytes".to_string())];
-    if range.is_some() {
-        headers.push(("Content-Range", format!("bytes {start}-{end}/{size}")));
-    }
-    let status = if range.is_some() { 206 } else { 200 };
-    (status, start, len, headers)
-}
-
 fn empty(status: u16, headers: Vec<(&'static str, String)>) -> Reply {
-    Reply {
-        status,
-        content_type: "application/octet-stream",
-        headers,
-        body: Vec::new(),
-        stream: None,
-    }
+    let mut reply = range::empty(status);
+    reply.headers = headers;
+    reply
 }
 
 /// Streams a file range and notes, as bytes go out, which ranges were served.

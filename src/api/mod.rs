@@ -1,4 +1,6 @@
-//! Handlers. `v1` is the public, versioned API under `/api/v1/`.
+//! Handlers. `v1` is the public, versioned API under `/api/v1/`; `download` the
+//! push's downloads; `shop` what console installers pull.
 
 pub mod download;
+pub mod shop;
 pub mod v1;

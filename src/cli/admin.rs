@@ -3,10 +3,10 @@
 use std::io::IsTerminal;
 
 use super::open_store;
-use crate::args::{ApikeyCommand, GlobalArgs, UserCommand};
+use crate::args::{ApikeyCommand, ConsoleCommand, GlobalArgs, UserCommand};
 use crate::error::{Error, Msg};
 use crate::store::{api_keys, users};
-use crate::{accounts, keys, time};
+use crate::{accounts, consoles, keys, time};
 
 pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
     let conn = open_store(global)?;
@@ -158,4 +158,47 @@ fn read_password() -> Result<String, Error> {
         .read_line(&mut line)
         .map_err(failed)?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<(), Error> {
+    let conn = open_store(global)?;
+    match command {
+        ConsoleCommand::Add { name } => {
+            let (console, password) = consoles::add(&conn, name)?;
+            say!("Console ajoutée : {}", console.name);
+            say!();
+            say!("    utilisateur  {}", console.name);
+            say!("    mot de passe {password}");
+            say!();
+            say!(
+                "Saisissez-les dans l'installateur de la console (la page Consoles explique où, \
+                 installateur par installateur). Ce mot de passe n'est conservé que sous forme \
+                 d'empreinte : il ne pourra plus être affiché. Copiez-le maintenant."
+            );
+        }
+        ConsoleCommand::List => {
+            let all = crate::store::consoles::list(&conn)?;
+            if all.is_empty() {
+                say!("Aucune console : « ludotheque console add NOM » en ajoute une.");
+            }
+            for (i, c) in all.iter().enumerate() {
+                if i == 0 {
+                    say!("{:<24} {:<21} DERNIÈRE UTILISATION", "NOM", "AJOUTÉE");
+                }
+                say!(
+                    "{:<24} {:<21} {}",
+                    c.name,
+                    time::rfc3339(c.created_at),
+                    c.last_used_at
+                        .map(time::rfc3339)
+                        .unwrap_or_else(|| "jamais".into())
+                );
+            }
+        }
+        ConsoleCommand::Remove { name } => {
+            consoles::remove(&conn, name)?;
+            say!("Console retirée : {name} (son mot de passe ne fonctionne plus).");
+        }
+    }
+    Ok(())
 }

@@ -90,6 +90,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Serve(serve_args)) => serve(global, serve_args),
         Some(Command::Apikey { command }) => admin::apikey(global, command),
         Some(Command::User { command }) => admin::user_command(global, command),
+        Some(Command::Console { command }) => admin::console_command(global, command),
         Some(Command::Scan) => task::foreground(global, Task::Scan),
         Some(Command::Convert) => task::foreground(global, Task::Convert),
         Some(Command::Trash { command }) => library::trash_command(global, command),

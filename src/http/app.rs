@@ -27,6 +27,10 @@ pub struct App {
     pub poisoned: Mutex<Poisoned>,
     /// The first-run setup code, while no account exists (see `web::sign_in`).
     pub setup_code: Mutex<Option<String>>,
+    /// The shop's answers, kept per library generation.
+    pub shop: crate::shop::Shop,
+    /// The shop's downloads running per console.
+    pub downloads: Arc<super::slots::Slots>,
 }
 
 impl App {
@@ -47,6 +51,8 @@ impl App {
             port,
             poisoned: Mutex::default(),
             setup_code: Mutex::new(setup_code),
+            shop: Default::default(),
+            downloads: Default::default(),
         }
     }
 }

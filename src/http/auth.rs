@@ -22,6 +22,7 @@ use super::App;
 use super::Req;
 use crate::accounts;
 use crate::config::Config;
+use crate::consoles;
 use crate::error::{Error, Kind, Msg};
 use crate::keys;
 use crate::store::users::User;
@@ -35,6 +36,9 @@ pub enum Principal {
     Key { id: i64, prefix: String },
     /// A signed-in account of the web interface.
     User(User),
+    /// A console pulling from the shop: its name, or its address when the shop is
+    /// public and it sent no password.
+    Console(String),
     /// Nobody yet: the caller of a public route.
     Anonymous,
 }
@@ -45,7 +49,7 @@ impl Principal {
         match self {
             Principal::Local => true,
             Principal::User(u) => u.is_admin(),
-            Principal::Key { .. } | Principal::Anonymous => false,
+            Principal::Key { .. } | Principal::Console(_) | Principal::Anonymous => false,
         }
     }
 
@@ -54,6 +58,7 @@ impl Principal {
         match self {
             Principal::Key { prefix, .. } => Some(prefix.clone()),
             Principal::User(u) => Some(format!("user:{}", u.name)),
+            Principal::Console(name) => Some(format!("console:{name}")),
             Principal::Local | Principal::Anonymous => None,
         }
     }
@@ -99,6 +104,48 @@ pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Pri
         check_origin(req)?;
     }
     Ok(principal)
+}
+
+/// Who may pull from the shop. An API key is refused (403: keys are the public API's
+/// alone); a console's name and password (HTTP Basic) open it; without them the shop
+/// is open only with `--shop-public`, and the caller is known by its address. A wrong
+/// password is refused even then, so a removed console learns it was removed. Failures
+/// count against the same per-address limit as every other credential.
+pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
+    if req.header("x-api-key").is_some() || req.query("apikey").is_some() {
+        return Err(Error::forbidden(Msg::KeyNotForShop));
+    }
+    let refused = || match count_failure(app, req) {
+        Ok(()) => Error::new(Kind::Unauthorized, Msg::ShopCredentialsRequired),
+        Err(e) => e,
+    };
+    match basic_credentials(req) {
+        Some((name, password)) => match consoles::check(db, &name, &password)? {
+            Some(console) => Ok(Principal::Console(console.name)),
+            None => Err(refused()),
+        },
+        None if app.config.shop_public => Ok(Principal::Console(
+            req.peer
+                .map(|p| client_net(p.ip()).to_string())
+                .unwrap_or_else(|| "?".into()),
+        )),
+        None => Err(refused()),
+    }
+}
+
+/// The name and password of an `Authorization: Basic` header, if it holds a
+/// well-formed pair.
+pub fn basic_credentials(req: &Req) -> Option<(String, String)> {
+    use base64ct::{Base64, Encoding};
+    let value = req.header("authorization")?.trim();
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = Base64::decode_vec(encoded.trim()).ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (name, password) = text.split_once(':')?;
+    Some((name.to_string(), password.to_string()))
 }
 
 /// The session token of the request's cookie, if it carries one.
@@ -219,7 +266,7 @@ pub fn is_local(req: &Req) -> bool {
 }
 
 /// `host[:port]` → `host` (IPv6 literals keep their brackets).
-fn host_only(authority: &str) -> &str {
+pub fn host_only(authority: &str) -> &str {
     if authority.starts_with('[') {
         authority.split_inclusive(']').next().unwrap_or(authority)
     } else {
@@ -227,7 +274,7 @@ fn host_only(authority: &str) -> &str {
     }
 }
 
-fn is_loopback_host(host: &str) -> bool {
+pub fn is_loopback_host(host: &str) -> bool {
     let host = host.trim_end_matches('.');
     host.eq_ignore_ascii_case("localhost")
         || host == "[::1]"

@@ -15,6 +15,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod server;
+pub mod slots;
 pub mod warden;
 
 pub use app::App;

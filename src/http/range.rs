@@ -44,6 +44,55 @@ pub fn parse_range(header: &str, size: u64) -> Result<Option<(u64, u64)>, Unsati
     Ok(Some((start, end)))
 }
 
+/// How to answer a GET or HEAD of a `size`-byte file: the status, the first byte, the
+/// length and the headers (`Accept-Ranges`, and `Content-Range` for a range).
+pub struct Plan {
+    pub status: u16,
+    pub start: u64,
+    pub len: u64,
+    pub headers: Vec<(&'static str, String)>,
+}
+
+/// The plan for a request with this `Range` header (or none), or the 416 to answer.
+pub fn plan(header: Option<&str>, size: u64) -> Result<Plan, super::Reply> {
+    let range = match header.map(|h| parse_range(h, size)) {
+        Some(Err(Unsatisfiable)) => {
+            let mut reply = empty(416);
+            reply
+                .headers
+                .push(("Content-Range", format!("bytes */{size}")));
+            return Err(reply);
+        }
+        Some(Ok(r)) => r,
+        None => None,
+    };
+    let (start, end) = range.unwrap_or((0, size.saturating_sub(1)));
+    let len = if size == 0 { 0 } else { end - start + 1 };
+    let mut headers = vec![("Accept-Ranges", "bytes".to_string())];
+    if range.is_some() {
+        headers.push(("Content-Range", format!("bytes {start}-{end}/{size}")));
+    }
+    let status = if range.is_some() { 206 } else { 200 };
+    Ok(Plan {
+        status,
+        start,
+        len,
+        headers,
+    })
+}
+
+/// A reply without a body: the headers of a HEAD, a 416.
+pub fn empty(status: u16) -> super::Reply {
+    super::Reply {
+        status,
+        content_type: "application/octet-stream",
+        headers: Vec::new(),
+        body: Vec::new(),
+        stream: None,
+        after: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

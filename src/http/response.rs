@@ -4,7 +4,7 @@ use std::io::{Cursor, Read};
 
 use serde::Serialize;
 
-use crate::error::{Error, Kind};
+use crate::error::{Error, Kind, Msg};
 
 pub struct Reply {
     pub status: u16,
@@ -13,7 +13,12 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// A body streamed instead of `body` (a file range), with its length.
     pub stream: Option<(Box<dyn Read + Send>, u64)>,
+    /// Run by the worker once the response is written (or the client left), with its
+    /// database connection: what a download counts is known only then.
+    pub after: Option<After>,
 }
+
+pub type After = Box<dyn FnOnce(&rusqlite::Connection) + Send>;
 
 #[derive(Serialize)]
 struct ErrorBody<'a> {
@@ -34,6 +39,7 @@ impl Reply {
                 body
             },
             stream: None,
+            after: None,
         })
     }
 
@@ -46,6 +52,7 @@ impl Reply {
             headers: Vec::new(),
             body: Vec::new(),
             stream: Some((Box::new(Cursor::new(body)), len)),
+            after: None,
         }
     }
 
@@ -62,6 +69,10 @@ impl Reply {
             Kind::MethodNotAllowed { allow } => vec![("Allow", allow.clone())],
             Kind::RateLimited { retry_after } => vec![("Retry-After", retry_after.to_string())],
             Kind::Overloaded => vec![("Retry-After", "1".to_string())],
+            // An installer asks the console's owner for the name and password.
+            Kind::Unauthorized if e.msg == Msg::ShopCredentialsRequired => {
+                vec![("WWW-Authenticate", "Basic realm=\"ludotheque\"".to_string())]
+            }
             _ => Vec::new(),
         };
         Reply {
@@ -70,6 +81,7 @@ impl Reply {
             headers,
             body,
             stream: None,
+            after: None,
         }
     }
 

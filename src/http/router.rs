@@ -41,6 +41,9 @@ pub enum Access {
     /// A web page: like `Private`, but a caller who is not signed in is sent to the
     /// sign-in page instead of getting a 401.
     Page,
+    /// The shop: a console's password (HTTP Basic), or anyone with `--shop-public`;
+    /// never an API key, a session or the loopback rule (see `auth::authorize_shop`).
+    Shop,
     /// Mounted only with the hidden `--test-routes` flag.
     Test,
 }
@@ -53,6 +56,8 @@ pub struct Route {
     pub pattern: &'static str,
     pub access: Access,
     pub handler: Handler,
+    /// Matches only the requests this says yes to (an installer asking `/`).
+    pub when: Option<fn(&App, &Req) -> bool>,
 }
 
 pub const fn route(
@@ -66,6 +71,25 @@ pub const fn route(
         pattern,
         access,
         handler,
+        when: None,
+    }
+}
+
+/// A route that matches only the requests `when` says yes to; the next route of the
+/// same pattern takes the others.
+pub const fn route_if(
+    method: &'static str,
+    pattern: &'static str,
+    access: Access,
+    when: fn(&App, &Req) -> bool,
+    handler: Handler,
+) -> Route {
+    Route {
+        method,
+        pattern,
+        access,
+        handler,
+        when: Some(when),
     }
 }
 
@@ -73,19 +97,29 @@ pub const fn route(
 pub struct Table {
     pub routes: &'static [Route],
     pub sign_in: fn(&Connection, &Req) -> Reply,
+    /// Requests whose path starts with one of these are served by the download
+    /// threads, not the request workers: a download holds its thread for minutes.
+    pub downloads: &'static [&'static str],
 }
 
 /// The route for a method and path, or the 404 / 405 (with `Allow`) to answer. `HEAD`
 /// is answered wherever `GET` is, by the `GET` route (tiny_http sends no body for it).
+/// A route with a `when` is considered only for a `req` it says yes to.
 pub fn find<'t>(
     routes: &'t [Route],
     method: &str,
     segments: &[String],
     test_routes: bool,
+    req: Option<(&App, &Req)>,
 ) -> Result<(&'t Route, Vec<String>), Error> {
     let mut allow = Vec::new();
     for r in routes {
         if r.access == Access::Test && !test_routes {
+            continue;
+        }
+        if r.when
+            .is_some_and(|when| !req.is_some_and(|(app, req)| when(app, req)))
+        {
             continue;
         }
         if let Some(params) = match_pattern(r.pattern, segments) {
@@ -144,9 +178,15 @@ pub fn dispatch(
         &req.method,
         &req.segments,
         app.config.test_routes,
+        Some((app, req)),
     );
     let mut principal = Principal::Anonymous;
-    if !matches!(&found, Ok((r, _)) if r.access == Access::Public) {
+    if matches!(&found, Ok((r, _)) if r.access == Access::Shop) {
+        match auth::authorize_shop(app, db, req) {
+            Ok(p) => principal = p,
+            Err(e) => return (Err(e), None),
+        }
+    } else if !matches!(&found, Ok((r, _)) if r.access == Access::Public) {
         let own = matches!(&found, Ok((r, _)) if r.access == Access::Own);
         match auth::authorize(app, db, req, own) {
             Ok(p) => principal = p,

@@ -38,12 +38,21 @@ pub fn run(
         .server_addr()
         .to_ip()
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
-    let workers = start_workers(app, table)?;
+    let (workers, queue) = (app.config.workers, app.config.queue);
+    let workers = start_pool(app, table, "worker", workers, queue)?;
+    // A download waits for no one: a full download queue is a 503 at once.
+    let total = app.config.shop_downloads_total;
+    let downloads = start_pool(app, table, "download", total, total)?;
     let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(stop))?;
-    accept(app, server, stop, workers.0);
+    let pools = Pools {
+        workers: workers.0,
+        downloads: downloads.0,
+        prefixes: table.downloads,
+    };
+    accept(app, server, stop, pools);
     let _ = warden.join();
     info!("stopping: finishing requests in flight");
-    for w in workers.1 {
+    for w in workers.1.into_iter().chain(downloads.1) {
         let _ = w.join();
     }
     Ok(())
@@ -132,18 +141,56 @@ type Pool = (
     Vec<std::thread::JoinHandle<()>>,
 );
 
-fn start_workers(app: &Arc<App>, table: &'static Table) -> Result<Pool, Error> {
-    let (tx, rx) = bounded::<Work>(app.config.queue);
-    let mut handles = Vec::with_capacity(app.config.workers);
-    for i in 0..app.config.workers {
+/// Where the acceptor sends a request: the download threads for paths under one of
+/// `prefixes`, the request workers for the rest.
+struct Pools {
+    workers: crossbeam_channel::Sender<Work>,
+    downloads: crossbeam_channel::Sender<Work>,
+    prefixes: &'static [&'static str],
+}
+
+impl Pools {
+    fn for_url(&self, url: &str) -> &crossbeam_channel::Sender<Work> {
+        if self.prefixes.iter().any(|p| url.starts_with(p)) {
+            &self.downloads
+        } else {
+            &self.workers
+        }
+    }
+}
+
+/// Lower the calling thread's priority (nice 10; Linux keeps one per thread): the
+/// download threads copy files, and on two cores four consoles downloading at full
+/// speed would otherwise slow every page and API answer. Failing is no error.
+fn lower_priority() {
+    // SAFETY: setpriority only reads its arguments; `0` names the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
+/// `threads` threads named `name-N`, fed by a queue of `queue` requests.
+fn start_pool(
+    app: &Arc<App>,
+    table: &'static Table,
+    name: &'static str,
+    threads: usize,
+    queue: usize,
+) -> Result<Pool, Error> {
+    let (tx, rx) = bounded::<Work>(queue);
+    let mut handles = Vec::with_capacity(threads);
+    for i in 0..threads {
         // Open every connection before serving, so a worker can never die for lack of one.
         let conn = db::open(&app.config.data)?;
         let app = Arc::clone(app);
         let rx: Receiver<Work> = rx.clone();
         handles.push(
             std::thread::Builder::new()
-                .name(format!("worker-{i}"))
+                .name(format!("{name}-{i}"))
                 .spawn(move || {
+                    if name == "download" {
+                        lower_priority();
+                    }
                     for work in rx {
                         match work {
                             Work::Serve(rq) => handle(&app, &conn, table, rq),
@@ -160,12 +207,7 @@ fn start_workers(app: &Arc<App>, table: &'static Table) -> Result<Pool, Error> {
 /// promptly; dropping `tx` at the end lets the workers drain the queue and exit.
 /// Framing is checked here, in order, before any worker runs a request: what follows
 /// an ambiguous request on its connection must never run (see `framing`).
-fn accept(
-    app: &App,
-    server: &tiny_http::Server,
-    stop: &AtomicBool,
-    tx: crossbeam_channel::Sender<Work>,
-) {
+fn accept(app: &App, server: &tiny_http::Server, stop: &AtomicBool, pools: Pools) {
     let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
     while !stop.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
@@ -183,7 +225,10 @@ fn accept(
                     }
                     None => Work::Serve(rq),
                 };
-                match tx.try_send(work) {
+                let url = match &work {
+                    Work::Serve(rq) | Work::Refuse(rq, _) => rq.url(),
+                };
+                match pools.for_url(url).try_send(work) {
                     Ok(()) => {}
                     Err(TrySendError::Full(Work::Refuse(rq, _)))
                     | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
@@ -270,8 +315,14 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         reply.headers.push(("Cache-Control", "no-store".into()));
     }
     let status = reply.status;
+    let after = reply.after.take();
     if let Err(e) = rq.respond(reply.into_tiny()) {
         debug!("the client left before the response was written: {e}");
+    }
+    if let Some(after) = after {
+        if catch_unwind(AssertUnwindSafe(|| after(db))).is_err() {
+            error!("{method} {path}: the step after the response panicked");
+        }
     }
     // The access log never carries the query string: API keys may travel in it.
     info!(

@@ -620,3 +620,47 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
     let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(14)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// A file the shop offers.
+#[derive(Debug, Clone)]
+pub struct ShopFile {
+    pub key: String,
+    pub name: String,
+    pub kind: GameKind,
+    pub title_id: String,
+    pub base_title_id: String,
+    pub version: u32,
+    pub format: String,
+    pub size: u64,
+    pub mtime: i64,
+    pub superseded: bool,
+}
+
+/// Every file an installer can install: identified (base, update or DLC, with its
+/// title IDs) and with a header that parsed. An update or DLC whose base game is not
+/// in the library is offered too: the base may be on a cartridge. In name order.
+pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key, name, type, title_id, base_title_id, coalesce(version, 0), format,
+                size, mtime, superseded
+         FROM games INDEXED BY games_by_name
+         WHERE header_ok AND type IN ('BASE', 'UPDATE', 'DLC')
+           AND title_id IS NOT NULL AND base_title_id IS NOT NULL
+         ORDER BY folded, key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(ShopFile {
+            key: r.get(0)?,
+            name: r.get(1)?,
+            kind: r.get(2)?,
+            title_id: r.get(3)?,
+            base_title_id: r.get(4)?,
+            version: r.get(5)?,
+            format: r.get(6)?,
+            size: r.get::<_, i64>(7)? as u64,
+            mtime: r.get(8)?,
+            superseded: r.get(9)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -17,3 +17,17 @@ pub fn bump(conn: &Connection) -> Result<(), Error> {
     conn.execute("UPDATE library_generation SET n = n + 1", [])?;
     Ok(())
 }
+
+/// What the shop's answers are made of, in one read: the games' generation, the last
+/// title data import, the last task's end (icons are fetched by the titles task) and
+/// the shop's message. Answers built at one stamp hold while it does not move.
+pub fn shop_stamp(conn: &Connection) -> Result<(i64, i64, i64, Option<String>), Error> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT (SELECT n FROM library_generation),
+                    (SELECT coalesce(max(id), 0) FROM title_imports),
+                    (SELECT coalesce(max(finished_at), 0) FROM job_runs),
+                    (SELECT value FROM settings WHERE name = 'shop_message')",
+        )?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?)
+}

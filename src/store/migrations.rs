@@ -161,7 +161,7 @@ const MIGRATIONS: &[&str] = &[
          expires_at INTEGER NOT NULL
      );
      CREATE INDEX sessions_by_user ON sessions(user_id);",
-    // Title data (blawar/titledb): facts per title ID, the version catalogue, the
+    // 11: title data (blawar/titledb): facts per title ID, the version catalogue, the
     // version history; what the library makes of it (`title_state`, `missing`) is
     // recomputed when a scan or an import completes, never per request.
     "ALTER TABLE titles ADD COLUMN publisher TEXT;
@@ -248,6 +248,25 @@ const MIGRATIONS: &[&str] = &[
          ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
      CREATE INDEX games_by_type_ord
          ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);",
+    // 12: the consoles that pull from the shop, and what they downloaded.
+    "CREATE TABLE consoles (
+         id           INTEGER PRIMARY KEY,
+         name         TEXT NOT NULL UNIQUE,
+         hash         BLOB NOT NULL,        -- SHA-256 of the password
+         created_at   INTEGER NOT NULL,
+         last_used_at INTEGER
+     );
+     CREATE TABLE shop_downloads (
+         id          INTEGER PRIMARY KEY,
+         console     TEXT NOT NULL,         -- a console's name, or an address (--shop-public)
+         key         TEXT NOT NULL,
+         bytes       INTEGER NOT NULL,
+         started_at  INTEGER NOT NULL,
+         last_at     INTEGER NOT NULL,
+         duration_ms INTEGER NOT NULL
+     );
+     CREATE INDEX shop_downloads_by_file ON shop_downloads(console, key, started_at);
+     CREATE INDEX shop_downloads_by_time ON shop_downloads(last_at);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -2,6 +2,7 @@
 //! read or write it. Nothing outside this module writes SQL.
 
 pub mod api_keys;
+pub mod consoles;
 pub mod db;
 pub mod device;
 pub mod games;
@@ -13,6 +14,7 @@ pub mod platforms;
 pub mod push_list;
 pub mod sessions;
 pub mod settings;
+pub mod shop_downloads;
 pub mod title_catalog;
 pub mod title_ignore;
 pub mod title_imports;

@@ -65,3 +65,15 @@ pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
         .query_row([], |r| r.get(0))?;
     Ok(!any)
 }
+
+/// Every catalogue ID of the library's titles (bases, updates, DLC) with its latest
+/// known version, by ID.
+pub fn of_library(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT id, version FROM title_catalog
+         WHERE base_id IN (SELECT base_title_id FROM games WHERE base_title_id IS NOT NULL)
+         ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -22,23 +22,24 @@ pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> 
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
 
+/// A row of `id, name, publisher, release_date, icon_url, size`.
+fn facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<Facts> {
+    Ok(Facts {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        publisher: r.get(2)?,
+        release_date: r.get(3)?,
+        icon_url: r.get(4)?,
+        size: r.get::<_, Option<i64>>(5)?.map(|n| n as u64),
+    })
+}
+
 /// A title's facts, when the data knows it.
 pub fn get(conn: &Connection, title_id: &str) -> Result<Option<Facts>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, name, publisher, release_date, icon_url, size FROM titles WHERE id = ?1",
     )?;
-    Ok(stmt
-        .query_row([title_id], |r| {
-            Ok(Facts {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                publisher: r.get(2)?,
-                release_date: r.get(3)?,
-                icon_url: r.get(4)?,
-                size: r.get::<_, Option<i64>>(5)?.map(|n| n as u64),
-            })
-        })
-        .optional()?)
+    Ok(stmt.query_row([title_id], facts).optional()?)
 }
 
 /// Write what a region file says; a later entry for the same ID wins.
@@ -63,4 +64,15 @@ pub fn upsert(conn: &Connection, f: &Facts) -> Result<(), Error> {
 
 pub fn count(conn: &Connection) -> Result<u64, Error> {
     Ok(conn.query_row("SELECT count(*) FROM titles", [], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// The facts of every title ID of the library's identified files.
+pub fn of_library(conn: &Connection) -> Result<Vec<Facts>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT id, name, publisher, release_date, icon_url, size FROM titles
+         WHERE id IN (SELECT title_id FROM games WHERE title_id IS NOT NULL)
+         ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], facts)?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

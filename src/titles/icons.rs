@@ -35,6 +35,18 @@ pub fn path(data: &Path, title_id: &str) -> Option<PathBuf> {
     Some(data.join("icons").join(id))
 }
 
+/// The cached icon of `title_id` and its image type: only a plain file the task wrote
+/// (a link planted in the cache is not followed) that is an image.
+pub fn read_cached(data: &Path, title_id: &str) -> Option<(Vec<u8>, &'static str)> {
+    let path = path(data, title_id)?;
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let bytes = std::fs::read(&path).ok()?;
+    let content_type = content_type(&bytes)?;
+    Some((bytes, content_type))
+}
+
 /// The image type of an icon's bytes, told by its magic number; `None` for anything
 /// that is not an image a browser shows.
 pub fn content_type(bytes: &[u8]) -> Option<&'static str> {

@@ -23,5 +23,6 @@ pub fn asset(c: &Ctx) -> Result<Reply, Error> {
         ],
         body: text.as_bytes().to_vec(),
         stream: None,
+        after: None,
     })
 }

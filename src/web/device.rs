@@ -1,4 +1,5 @@
-//! The console: its settings, the push list, and what the last push did.
+//! The Consoles page: the shop (`web::shop`), then the console pushed to: its
+//! settings, the push list, and what the last push did.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
@@ -18,7 +19,10 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let d = device::get(c.db)?;
     let pending = push_list::list(c.db)?;
+    let shop = super::shop::section(c, &v)?;
     let body = html! {
+        (shop)
+        h2 { (v.t(M::Push)) }
         @match &d {
             Some(d) => dl.facts {
                 dt { (v.t(M::Name)) } dd { (d.name) }
@@ -30,20 +34,7 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
             },
             None => p.empty { (v.t(M::DeviceNone)) },
         }
-        @if v.admin {
-            form.stack data-api="/api/device" {
-                label { (v.t(M::Name)) input name="name" value=[d.as_ref().map(|d| &d.name)]; }
-                label { (v.t(M::Host)) input name="host" required value=[d.as_ref().map(|d| &d.host)] inputmode="decimal"; }
-                label { (v.t(M::Port)) input name="port" type="number" min="1" max="65535" value=(d.as_ref().map_or(2000, |d| d.port)); }
-                label { (v.t(M::OfferAddress)) input name="offer_address" value=[d.as_ref().and_then(|d| d.offer_address.as_ref())]; }
-                div.actions {
-                    button type="submit" { (v.t(M::Save)) }
-                    @if d.is_some() {
-                        button.secondary type="button" data-method="DELETE" data-api="/api/device" data-confirm { (v.t(M::Forget)) }
-                    }
-                }
-            }
-        }
+        @if v.admin { (device_form(&v, d.as_ref())) }
         h2 { (v.t(M::PushList)) " (" (pending.len()) " · " (size(&v, pending.iter().map(|(_, s)| s).sum())) ")" }
         @if pending.is_empty() {
             p.empty #push-empty { (v.t(M::PushEmpty)) }
@@ -72,6 +63,24 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, v.t(M::Device), "/device", body)
+}
+
+/// The console's settings, for an admin.
+fn device_form(v: &Viewer, d: Option<&device::Device>) -> maud::Markup {
+    html! {
+        form.stack data-api="/api/device" {
+            label { (v.t(M::Name)) input name="name" value=[d.map(|d| &d.name)]; }
+            label { (v.t(M::Host)) input name="host" required value=[d.map(|d| &d.host)] inputmode="decimal"; }
+            label { (v.t(M::Port)) input name="port" type="number" min="1" max="65535" value=(d.map_or(2000, |d| d.port)); }
+            label { (v.t(M::OfferAddress)) input name="offer_address" value=[d.and_then(|d| d.offer_address.as_ref())]; }
+            div.actions {
+                button type="submit" { (v.t(M::Save)) }
+                @if d.is_some() {
+                    button.secondary type="button" data-method="DELETE" data-api="/api/device" data-confirm { (v.t(M::Forget)) }
+                }
+            }
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]

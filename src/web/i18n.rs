@@ -51,7 +51,7 @@ messages! {
     Dashboard => "Tableau de bord", "Dashboard";
     Library => "Bibliothèque", "Library";
     Tasks => "Tâches", "Tasks";
-    Device => "Console et envoi", "Device and push";
+    Device => "Consoles", "Consoles";
     Trash => "Corbeille", "Trash";
     Platforms => "Plateformes", "Platforms";
     Settings => "Réglages", "Settings";
@@ -192,6 +192,41 @@ messages! {
     UpdateTitleData => "Mettre à jour les données de titres", "Update the title data";
     NotFound => "Introuvable", "Not found";
     NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";
+    // The shop.
+    Shop => "Boutique", "Shop";
+    ShopIntro => "Les installateurs de la console (Tinfoil, CyberFoil, DBI, Sphaira) parcourent toute la bibliothèque et installent depuis cette adresse :",
+        "Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and install from this address:";
+    ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre. Relancez-le avec --listen 0.0.0.0:",
+        "The service listens on this machine only: no console can reach it. Start it again with --listen 0.0.0.0:";
+    ShopPublic => "--shop-public : la boutique est ouverte sans mot de passe à quiconque atteint le service, qui peut lister et télécharger tous les jeux.",
+        "--shop-public: the shop is open without a password to anyone who reaches the service, who can list and download every game.";
+    ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique ; une clé d'API ne l'ouvre pas.",
+        "Each console identifies itself by its name and password (HTTP Basic). A console password opens the shop only; an API key does not open it.";
+    Consoles => "Consoles autorisées", "Allowed consoles";
+    NoConsoles => "Aucune console : ajoutez-en une pour qu'elle puisse ouvrir la boutique.", "No console yet: add one so it can open the shop.";
+    AddConsole => "Ajouter la console", "Add the console";
+    ConsolePasswordOnce => "Son mot de passe, affiché une seule fois (seule son empreinte est conservée) :", "Its password, shown once (only its hash is kept):";
+    ConsoleFullUrl => "L'adresse avec le nom et le mot de passe, pour les installateurs qui la prennent ainsi (DBI, Sphaira) :", "The address with the name and password, for installers that take it that way (DBI, Sphaira):";
+    Added => "Ajoutée", "Added";
+    HowToInstall => "Installateur par installateur", "Installer by installer";
+    HowTinfoil => "Tinfoil : File Browser, touche −, puis Protocol http, Host et Port ci-dessus, Path /, Username et Password de la console.",
+        "Tinfoil: File Browser, press −, then Protocol http, the Host and Port above, Path /, the console's Username and Password.";
+    HowCyberfoil => "CyberFoil : Shop, réglages de la boutique : l'adresse ci-dessus, le nom et le mot de passe de la console.",
+        "CyberFoil: Shop, shop settings: the address above, the console's name and password.";
+    HowDbi => "DBI : dans dbi.config, section [Network sources], une ligne Ludothèque=ApacheHTTP|ADRESSE (l'adresse avec nom et mot de passe) ; VersionsURL=ADRESSE/shop/versions.txt signale les mises à jour.",
+        "DBI: in dbi.config, section [Network sources], a line Ludotheque=ApacheHTTP|ADDRESS (the address with name and password); VersionsURL=ADDRESS/shop/versions.txt flags updates.";
+    HowSphaira => "Sphaira : fichier /config/sphaira/mount/HTTP.ini avec url= l'adresse ci-dessus, user= et pass= ceux de la console.",
+        "Sphaira: the file /config/sphaira/mount/HTTP.ini with url= the address above, user= and pass= the console's.";
+    HowPush => "Awoo et les installateurs qui attendent qu'on leur envoie des jeux : voir l'envoi plus bas.",
+        "Awoo and the installers that wait to be sent games: see the push below.";
+    ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
+        "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
+    RecentDownloads => "Téléchargements récents", "Recent downloads";
+    NoDownloads => "Aucune console n'a encore téléchargé depuis la boutique.", "No console has downloaded from the shop yet.";
+    Sent => "Envoyé", "Sent";
+    Duration => "Durée", "Duration";
+    When => "Quand", "When";
+    Push => "Envoi vers une console", "Push to a console";
     // Device and push.
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";

@@ -1,5 +1,6 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
-//! `library`, `tasks`, `device`, `trash`, `settings`, `sign_in`), each holding its pages and
+//! `library`, `tasks`, `device` with `shop`, `trash`, `settings`,
+//! `sign_in`), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
 //! page shell is `view`, the words `i18n`, the two static files `assets`.
@@ -9,6 +10,7 @@ pub mod device;
 pub mod i18n;
 pub mod library;
 pub mod settings;
+pub mod shop;
 pub mod sign_in;
 pub mod tasks;
 pub mod titles;

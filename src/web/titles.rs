@@ -415,13 +415,8 @@ pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
     if !icons::enabled(c.db)? {
         return Err(not_found());
     }
-    let path = icons::path(&c.app.config.data, c.param(0)).ok_or_else(not_found)?;
-    // Only a plain file the task wrote: a link planted in the cache is not followed.
-    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
-        return Err(not_found());
-    }
-    let bytes = std::fs::read(&path).map_err(|_| not_found())?;
-    let content_type = icons::content_type(&bytes).ok_or_else(not_found)?;
+    let (bytes, content_type) =
+        icons::read_cached(&c.app.config.data, c.param(0)).ok_or_else(not_found)?;
     Ok(Reply {
         status: 200,
         content_type,
@@ -431,5 +426,6 @@ pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
         ],
         body: bytes,
         stream: None,
+        after: None,
     })
 }

@@ -2,7 +2,6 @@
 //! (header, menu, main), and small formatting helpers (sizes, dates, links to keys).
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::i18n::{Lang, M};
 use crate::error::Error;
@@ -205,6 +204,7 @@ pub fn html_reply(status: u16, markup: Markup) -> Reply {
             .collect(),
         body: markup.into_string().into_bytes(),
         stream: None,
+        after: None,
     }
 }
 
@@ -219,6 +219,7 @@ pub fn redirect(to: &str) -> Reply {
         ],
         body: Vec::new(),
         stream: None,
+        after: None,
     }
 }
 
@@ -226,19 +227,9 @@ pub fn role(v: &Viewer) -> &'static str {
     v.t(if v.admin { M::RoleAdmin } else { M::RoleViewer })
 }
 
-/// Everything but unreserved characters is escaped inside one path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
 /// A game key as a URL path (each of its segments escaped, the slashes kept).
 pub fn key_path(key: &str) -> String {
-    key.split('/')
-        .map(|s| utf8_percent_encode(s, SEGMENT).to_string())
-        .collect::<Vec<_>>()
-        .join("/")
+    crate::text::key_path(key)
 }
 
 /// Where to go after signing in: a path of this site, or `/`. Only a path that starts
@@ -259,7 +250,7 @@ pub fn same_origin_path(next: &str) -> &str {
 
 /// A value for a query string.
 pub fn query_value(s: &str) -> String {
-    utf8_percent_encode(s, SEGMENT).to_string()
+    crate::text::encode_segment(s)
 }
 
 /// A size for people: French units (o, Ko, Mo…) with a decimal comma, or English.

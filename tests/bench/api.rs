@@ -177,8 +177,8 @@ fn main() {
         }
         let script = lua.as_ref().map(|_| script.as_path());
         // One second first, not counted: the measured run starts warm.
-        wrk(url, 1, script);
-        let (rps, p50, p99) = wrk(url, seconds, script);
+        gen::wrk(url, 1, script, &[]);
+        let (rps, p50, p99) = gen::wrk(url, seconds, script, &[]);
         if ceiling_rps == 0.0 {
             ceiling_rps = rps;
         }
@@ -189,43 +189,6 @@ fn main() {
     }
     let _ = server.kill();
     let _ = ceiling.kill();
-}
-
-/// Run wrk; returns requests/s and the 50th and 99th percentile latencies in ms.
-fn wrk(url: &str, seconds: usize, script: Option<&std::path::Path>) -> (f64, f64, f64) {
-    let mut cmd = Command::new("wrk");
-    cmd.args(["-t2", "-c64", &format!("-d{seconds}s"), "--latency"]);
-    if let Some(script) = script {
-        cmd.arg("-s").arg(script);
-    }
-    let out = cmd.arg(url).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let rps = text
-        .lines()
-        .find_map(|l| l.strip_prefix("Requests/sec:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0.0);
-    let pct = |p: &str| {
-        text.lines()
-            .map(str::trim)
-            .find_map(|l| l.strip_prefix(p))
-            .map(|v| millis(v.trim()))
-            .unwrap_or(f64::NAN)
-    };
-    if text.contains("Non-2xx") {
-        eprintln!("warning: non-2xx answers from {url}");
-    }
-    (rps, pct("50%"), pct("99%"))
-}
-
-fn millis(v: &str) -> f64 {
-    let (num, unit) = v.split_at(v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len()));
-    let n: f64 = num.parse().unwrap_or(f64::NAN);
-    match unit {
-        "us" => n / 1000.0,
-        "s" => n * 1000.0,
-        _ => n,
-    }
 }
 
 fn quoted(words: &[&str]) -> String {

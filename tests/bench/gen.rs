@@ -169,3 +169,52 @@ pub fn cli(data: &std::path::Path, args: &[&str]) -> String {
     assert!(out.status.success(), "{args:?}: {out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Run wrk (2 threads, 64 connections unless `extra` says otherwise, e.g. `-c16`,
+/// `-H …`); returns requests/s and the 50th and 99th percentile latencies in ms.
+pub fn wrk(
+    url: &str,
+    seconds: usize,
+    script: Option<&std::path::Path>,
+    extra: &[&str],
+) -> (f64, f64, f64) {
+    let mut cmd = std::process::Command::new("wrk");
+    let connections = if extra.iter().any(|a| a.starts_with("-c")) {
+        None
+    } else {
+        Some("-c64")
+    };
+    cmd.args(["-t2", &format!("-d{seconds}s"), "--latency"]);
+    cmd.args(connections).args(extra);
+    if let Some(script) = script {
+        cmd.arg("-s").arg(script);
+    }
+    let out = cmd.arg(url).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rps = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0);
+    let pct = |p: &str| {
+        text.lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(p))
+            .map(|v| millis(v.trim()))
+            .unwrap_or(f64::NAN)
+    };
+    if text.contains("Non-2xx") {
+        eprintln!("warning: non-2xx answers from {url}");
+    }
+    (rps, pct("50%"), pct("99%"))
+}
+
+pub fn millis(v: &str) -> f64 {
+    let (num, unit) = v.split_at(v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len()));
+    let n: f64 = num.parse().unwrap_or(f64::NAN);
+    match unit {
+        "us" => n / 1000.0,
+        "s" => n * 1000.0,
+        _ => n,
+    }
+}

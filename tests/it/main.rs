@@ -13,6 +13,7 @@ mod man;
 mod push;
 mod reliability;
 mod scripts;
+mod shop;
 mod titles;
 mod trash;
 mod web;

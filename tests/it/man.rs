@@ -79,12 +79,84 @@ or one status and sorts by name, date added or size.
 shows one title with its files by kind and what it lacks;
 .B /files
 lists every file, with the type and platform filters.
+.SH SHOP
+Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and
+install from the service's address, given as their shop; each console sends its own
+name and password (HTTP Basic), made with
+.BR ludotheque-console (1).
+.BR \-\-shop\-public
+serves the shop without a password. The Consoles page of the web interface shows the
+address, how each installer takes it, and what the consoles downloaded.
 .SH SEE ALSO
 .BR ludotheque-api (7),
 .BR ludotheque-apikey (1),
+.BR ludotheque-console (1),
 .BR ludotheque-user (1),
 .BR ludotheque-trash (1),
 .BR ludotheque-titles (1)
+"#;
+
+/// What `console`'s page says of the shop besides its commands.
+const CONSOLE_WRITTEN: &str = r#".SH CREDENTIALS
+A console's password opens the shop and nothing else: not the public API, not the web
+interface. An API key opens no shop route (403). A missing or wrong password is 401
+with
+.BR "WWW-Authenticate: Basic realm=\(dqludotheque\(dq" ,
+and counts against the same per-address limit of failed attempts as every other
+credential (then 429). Passwords are 16 random characters in four groups; only
+their SHA-256 is kept.
+.SH SHOP
+The shop's address is the service's root,
+.BR http://HOST:PORT/ .
+Each installer asks it its own way:
+.TP
+.B Tinfoil
+asks
+.B /
+with its headers (Theme, UID, HAUTH…) and gets its JSON index: every base game,
+update and DLC whose header was read, each URL ending in
+.BI # "Name [TITLEID][vVERSION].ext" ,
+the message set on the Consoles page (by default the service's name and the file
+count) and the title data of the library's titles.
+.TP
+.B CyberFoil
+asks
+.B /api/shop/sections
+(or, given
+.BR http://HOST:PORT/shop ,
+.BR /shop/api/shop/sections )
+and gets the sections new, updates, dlc and all (never cut).
+.TP
+.BR DBI ", " Sphaira
+ask
+.B /
+without Tinfoil's headers and get an Apache-style listing, one folder per kind
+.RB ( base/ ", " updates/ ", " dlc/ ),
+each file named
+.BR "Name [TITLEID][vVERSION].ext" .
+The same listing is at
+.BR /shop/files/ ;
+titledb's
+.B versions.txt
+for the library's titles is at
+.BR /shop/versions.txt .
+.PP
+A browser asking
+.B /
+gets the web interface. Files are read with HEAD and single ranges (206, 416), from
+.BI /shop/files/ FOLDER / NAME
+or, for scripts,
+.BI /shop/files/ KEY .
+Downloads run on their own threads: at most
+.B \-\-shop\-downloads
+(4) per console and
+.B \-\-shop\-downloads\-total
+(16) in all; a console past its share waits two seconds for one of its downloads
+to end, then gets 503 with Retry-After. What each console downloaded (once per file
+and hour, not per range) shows on the Consoles page.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-serve (1)
 "#;
 
 fn render(cmd: clap::Command, extra: &str) -> String {
@@ -110,7 +182,10 @@ fn pages() -> Vec<(String, String)> {
     let mut pages = vec![("ludotheque.1".to_string(), render(root.clone(), WRITTEN))];
     for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("ludotheque-{}", sub.get_name());
-        let see_also = ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n";
+        let see_also = match sub.get_name() {
+            "console" => CONSOLE_WRITTEN,
+            _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
+        };
         pages.push((
             format!("{name}.1"),
             render(

@@ -15,6 +15,7 @@ pub fn openapi(_: &Ctx) -> Result<Reply, Error> {
         headers: Vec::new(),
         body: OPENAPI.as_bytes().to_vec(),
         stream: None,
+        after: None,
     })
 }
 

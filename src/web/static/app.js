@@ -1,6 +1,6 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON; data-then says what happens on success ("reload"
-// by default, "stay", "key", or a page: the sign-in page's, checked on the server to
+// by default, "stay", "key", "console", or a page: the sign-in page's, checked on the server to
 // be a path of this site). Buttons with data-confirm need a
 // second click. The dashboard and tasks pages follow the running task.
 "use strict";
@@ -41,6 +41,7 @@ function after(el, data) {
   if (then === "reload") location.reload();
   else if (then === "stay") { say(""); if (window.followJob) window.followJob(); }
   else if (then === "key") showKey(el, data);
+  else if (then === "console") showConsole(el, data);
   else location.assign(then);
 }
 
@@ -68,6 +69,21 @@ function showKey(form, data) {
   row.insertCell().appendChild(revoke);
   table.hidden = false;
   document.getElementById("keys-empty").hidden = true;
+  form.reset();
+  say("");
+}
+
+// A console just added: its password and the address with it, shown once.
+function showConsole(form, data) {
+  document.getElementById("new-console-password").value = data.password;
+  document.getElementById("new-console-url").value = "http://" + encodeURIComponent(data.name) +
+    ":" + data.password + "@" + form.dataset.address + "/";
+  document.getElementById("new-console").hidden = false;
+  const table = document.getElementById("consoles");
+  const row = table.tBodies[0].insertRow();
+  [data.name, "—", table.dataset.never, ""].forEach((text) => { row.insertCell().textContent = text; });
+  table.hidden = false;
+  document.getElementById("consoles-empty").hidden = true;
   form.reset();
   say("");
 }

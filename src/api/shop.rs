@@ -1,0 +1,226 @@
+//! The shop's routes: what each console installer asks for (see `crate::shop` for
+//! the forms). Every route is `Access::Shop`: a console's password, or anyone with
+//! `--shop-public`. Downloads run on the download threads (the route table sends
+//! every path below `/shop/files/` there), each console within its share.
+//!
+//! One URL for every installer: the service's root. Tinfoil and CyberFoil asking `/`
+//! get the Tinfoil index, and CyberFoil asks `/api/shop/sections` first; DBI and
+//! Sphaira asking `/` get the listing, whose relative links (`base/`…) the root also
+//! answers for them. A browser asking `/` gets the web interface (`is_installer`).
+
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use crate::error::{Error, Msg};
+use crate::http::auth::{basic_credentials, Principal};
+use crate::http::range;
+use crate::http::{App, Ctx, Reply, Req};
+use crate::library::key::LibraryKey;
+use crate::shop::{Folder, Form, Item};
+use crate::store::shop_downloads;
+
+/// How long a console past its share of downloads waits for one of its own to end.
+const SHARE_WAIT: Duration = Duration::from_secs(2);
+
+/// Is this request to `/` an installer's rather than a browser's? Browsers all send a
+/// `User-Agent` starting with `Mozilla/`; installers send Tinfoil's headers, their own
+/// name, no agent at all (Sphaira), or a console's credentials. With `--shop-public`
+/// an installer may send none of these (DBI), so anything but a browser is one.
+pub fn is_installer(app: &App, req: &Req) -> bool {
+    let agent = req.header("user-agent").unwrap_or("");
+    if agent.starts_with("Mozilla/") {
+        return false;
+    }
+    let lower = agent.to_ascii_lowercase();
+    tinfoil_headers(req)
+        || lower.contains("tinfoil")
+        || lower.contains("cyberfoil")
+        || agent.is_empty()
+        || basic_credentials(req).is_some()
+        || app.config.shop_public
+}
+
+/// An installer asking for a listing folder from the root (`/base/`, `/dlc/x.nsp`).
+pub fn is_installer_in_folder(app: &App, req: &Req) -> bool {
+    let folder = req.segments.first().map(String::as_str).unwrap_or("");
+    Folder::parse(folder).is_some() && req.segments.len() > 1 && is_installer(app, req)
+}
+
+/// Tinfoil sends these with every index request (CyberFoil too, in its legacy mode).
+fn tinfoil_headers(req: &Req) -> bool {
+    ["theme", "uid", "hauth", "uauth"]
+        .iter()
+        .any(|h| req.header(h).is_some())
+}
+
+fn is_cyberfoil(req: &Req) -> bool {
+    req.header("user-agent")
+        .is_some_and(|a| a.to_ascii_lowercase().contains("cyberfoil"))
+}
+
+/// `GET /` from an installer.
+pub fn root(c: &Ctx) -> Result<Reply, Error> {
+    if tinfoil_headers(c.req) || is_cyberfoil(c.req) || wants_json(c.req) {
+        form(c, Form::Tinfoil)
+    } else {
+        form(c, Form::ListingTop)
+    }
+}
+
+/// `GET /shop`: Tinfoil's index, or CyberFoil's sections when CyberFoil asks.
+pub fn shop(c: &Ctx) -> Result<Reply, Error> {
+    if is_cyberfoil(c.req) && !tinfoil_headers(c.req) {
+        form(c, Form::SectionsUnderShop)
+    } else {
+        form(c, Form::Tinfoil)
+    }
+}
+
+fn wants_json(req: &Req) -> bool {
+    req.header("accept")
+        .is_some_and(|a| a.contains("application/json"))
+}
+
+/// `GET /api/shop/sections`.
+pub fn sections(c: &Ctx) -> Result<Reply, Error> {
+    form(c, Form::Sections)
+}
+
+/// `GET /shop/api/shop/sections`: CyberFoil given `…/shop` as its shop URL.
+pub fn sections_under_shop(c: &Ctx) -> Result<Reply, Error> {
+    form(c, Form::SectionsUnderShop)
+}
+
+/// `GET /shop/versions.txt`.
+pub fn versions(c: &Ctx) -> Result<Reply, Error> {
+    form(c, Form::Versions)
+}
+
+/// `GET /shop/files/` and below: a folder's listing, or a download.
+pub fn files(c: &Ctx) -> Result<Reply, Error> {
+    let path = c.param(0);
+    if path.is_empty() {
+        return form(c, Form::ListingTop);
+    }
+    if let Some(folder) = path.strip_suffix('/').and_then(Folder::parse) {
+        return form(c, Form::Listing(folder));
+    }
+    if Folder::parse(path).is_some() {
+        // Apache sends a folder asked without its slash to the folder.
+        let mut reply = range::empty(301);
+        reply.headers.push(("Location", format!("{path}/")));
+        return Ok(reply);
+    }
+    download(c, path)
+}
+
+/// `GET /{folder}/…` from an installer that was given the root as the shop.
+pub fn root_files(c: &Ctx) -> Result<Reply, Error> {
+    files(c)
+}
+
+/// `GET /api/shop/icon/{title_id}`: a cached icon (see `titles::icons`).
+pub fn icon(c: &Ctx) -> Result<Reply, Error> {
+    let (bytes, content_type) = crate::titles::icons::read_cached(&c.app.config.data, c.param(0))
+        .ok_or_else(|| Error::not_found(Msg::NoSuchFile))?;
+    let mut reply = range::empty(200);
+    reply.content_type = content_type;
+    reply.body = bytes;
+    reply
+        .headers
+        .push(("Cache-Control", "private, max-age=86400".into()));
+    Ok(reply)
+}
+
+fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {
+    let snapshot = c.app.shop.snapshot(c.db, &c.app.config.data)?;
+    let body = snapshot.form(form);
+    let len = body.len() as u64;
+    let mut reply = range::empty(200);
+    reply.content_type = match form {
+        Form::Tinfoil | Form::Sections | Form::SectionsUnderShop => "application/json",
+        Form::ListingTop | Form::Listing(_) => "text/html;charset=UTF-8",
+        Form::Versions => "text/plain; charset=utf-8",
+    };
+    reply.stream = Some((Box::new(std::io::Cursor::new(body)), len));
+    Ok(reply)
+}
+
+/// A file, whole or one range, streamed from disk within the console's share.
+fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
+    let snapshot = c.app.shop.snapshot(c.db, &c.app.config.data)?;
+    let item = snapshot
+        .find(path)
+        .ok_or_else(|| Error::not_found(Msg::NoSuchFile))?;
+    let console = match &c.principal {
+        Principal::Console(name) => name.clone(),
+        _ => return Err(Error::internal("a shop route without a console")),
+    };
+    let slot = c
+        .app
+        .downloads
+        .acquire(&console, c.app.config.shop_downloads, SHARE_WAIT)
+        .ok_or_else(Error::overloaded)?;
+    let (mut file, size, modified) = open(c, item)?;
+    let plan = match range::plan(c.req.header("range"), size) {
+        Ok(plan) => plan,
+        Err(refused) => return Ok(refused),
+    };
+    let mut reply = range::empty(plan.status);
+    reply.headers = plan.headers;
+    reply
+        .headers
+        .push(("Last-Modified", httpdate::fmt_http_date(modified)));
+    if c.req.method == "HEAD" {
+        reply.status = 200;
+        reply.headers.retain(|(n, _)| *n != "Content-Range");
+        reply.stream = Some((Box::new(std::io::empty()), size));
+        return Ok(reply);
+    }
+    file.seek(SeekFrom::Start(plan.start))?;
+    let sent = Arc::new(AtomicU64::new(0));
+    let reader = Counted {
+        inner: file.take(plan.len),
+        sent: Arc::clone(&sent),
+        _slot: slot,
+    };
+    reply.stream = Some((Box::new(reader), plan.len));
+    let (key, started) = (item.file.key.clone(), Instant::now());
+    reply.after = Some(Box::new(move |db| {
+        let bytes = sent.load(Ordering::Relaxed);
+        let ms = started.elapsed().as_millis() as u64;
+        if let Err(e) = shop_downloads::record(db, &console, &key, bytes, ms, crate::time::now()) {
+            log::warn!("noting a download of {key} by {console}: {e}");
+        }
+    }));
+    Ok(reply)
+}
+
+/// The file of an item, never through a link out of the library, with its size and
+/// time as they are now (the file may have changed since the scan).
+fn open(c: &Ctx, item: &Item) -> Result<(std::fs::File, u64, std::time::SystemTime), Error> {
+    let gone = || Error::not_found(Msg::FileGone);
+    let key = LibraryKey::parse(&item.file.key).ok_or_else(gone)?;
+    let file = crate::library::safe::open(&c.app.config.library, &key)
+        .map_err(|e| gone().with_cause(e))?;
+    let meta = file.metadata()?;
+    Ok((file, meta.len(), meta.modified().unwrap_or(UNIX_EPOCH)))
+}
+
+/// A download's bytes, counted as they are read; holds the console's slot until the
+/// response ends.
+struct Counted {
+    inner: std::io::Take<std::fs::File>,
+    sent: Arc<AtomicU64>,
+    _slot: crate::http::slots::Slot,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sent.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}

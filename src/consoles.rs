@@ -1,0 +1,118 @@
+//! Console passwords: the credential an installer on a console (Tinfoil, CyberFoil,
+//! DBI, Sphaira…) sends to pull from the shop, with HTTP Basic (user = the console's
+//! name). API keys stay what the public contract says they are (`/api/v1/` only), so
+//! consoles get a credential of their own that opens the shop routes and nothing else.
+//!
+//! A password is 16 random characters in four groups (`k7mq-x2rd-…`), from an
+//! alphabet without look-alikes, to be typed with a controller: about 79 bits. Being
+//! random and long, it is stored as a plain SHA-256, like API keys; a slow hash
+//! (Argon2) would cost every one of the hundreds of `Range` requests an install makes.
+
+use rand::Rng;
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Msg};
+use crate::store::consoles::{self, Console};
+use crate::time;
+
+/// Lower-case letters and digits without `0 o 1 l i`.
+const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+const GROUPS: usize = 4;
+const GROUP_LEN: usize = 4;
+/// How stale `last_used_at` may be before a use is written down again.
+const TOUCH_EVERY_S: i64 = 60;
+
+fn hash(password: &str) -> Vec<u8> {
+    Sha256::digest(password.as_bytes()).to_vec()
+}
+
+fn new_password() -> String {
+    let mut rng = rand::rng();
+    let groups: Vec<String> = (0..GROUPS)
+        .map(|_| {
+            (0..GROUP_LEN)
+                .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+                .collect()
+        })
+        .collect();
+    groups.join("-")
+}
+
+/// A console's name: a name like any other, without `:` (HTTP Basic ends the user
+/// name at the first one).
+pub fn check_name(name: &str) -> Result<(), Error> {
+    crate::text::check_name("A console's name", name)?;
+    if name.contains(':') {
+        return Err(Error::invalid(Msg::ConsoleNameColon));
+    }
+    Ok(())
+}
+
+/// Add a console; its password is returned once and never again.
+pub fn add(conn: &Connection, name: &str) -> Result<(Console, String), Error> {
+    let name = name.trim();
+    check_name(name)?;
+    let password = new_password();
+    if !consoles::insert(conn, name, &hash(&password), time::now())? {
+        return Err(Error::conflict(Msg::ConsoleExists { name: name.into() }));
+    }
+    let (console, _) = consoles::by_name(conn, name)?
+        .ok_or_else(|| Error::internal("the console just added is gone"))?;
+    Ok((console, password))
+}
+
+/// Remove a console: its password stops working at once.
+pub fn remove(conn: &Connection, name: &str) -> Result<(), Error> {
+    if !consoles::delete(conn, name)? {
+        return Err(Error::not_found(Msg::NoConsole {
+            name: crate::text::cut(name, 64).into(),
+        }));
+    }
+    Ok(())
+}
+
+/// The console a name and password open, or `None`. The hashes are compared in
+/// constant time; the use is noted at most once a minute.
+pub fn check(conn: &Connection, name: &str, password: &str) -> Result<Option<Console>, Error> {
+    use subtle::ConstantTimeEq;
+    let Some((console, stored)) = consoles::by_name(conn, name)? else {
+        return Ok(None);
+    };
+    if !bool::from(hash(password).ct_eq(&stored)) {
+        return Ok(None);
+    }
+    let now = time::now();
+    if console
+        .last_used_at
+        .is_none_or(|t| now - t >= TOUCH_EVERY_S)
+    {
+        // A busy database must not refuse a download: the note waits for next time.
+        if let Err(e) = consoles::touch(conn, console.id, now) {
+            log::debug!("noting the use of console {}: {e}", console.name);
+        }
+    }
+    Ok(Some(console))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_four_groups_from_the_alphabet_and_differ() {
+        let a = new_password();
+        assert_eq!(a.len(), GROUPS * GROUP_LEN + GROUPS - 1);
+        assert!(a
+            .split('-')
+            .all(|g| g.len() == GROUP_LEN && g.bytes().all(|b| ALPHABET.contains(&b))));
+        assert_ne!(a, new_password());
+    }
+
+    #[test]
+    fn names_refuse_a_colon() {
+        assert!(check_name("salon").is_ok());
+        assert!(check_name("salon:2").is_err());
+        assert!(check_name("").is_err());
+    }
+}

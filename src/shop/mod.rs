@@ -1,0 +1,356 @@
+//! The shop: the library as every console installer reads it. Tinfoil reads a JSON
+//! index, CyberFoil sections of items, DBI and Sphaira an Apache-style listing and a
+//! `versions.txt`; all of them download with `Range` requests (`api::shop`).
+//!
+//! Each file gets one name installers see, `Name [TITLEID][vVERSION].ext` (Tinfoil
+//! reads what it installs from those tags), unique within its kind's folder, and one
+//! download path, `/shop/files/{base|updates|dlc}/{that name}`. Answers are built once
+//! per [`Stamp`] (the library's generation, the title data, the last task, the
+//! message) into a [`Snapshot`] shared by every request; each form is rendered the
+//! first time it is asked and then served from the same bytes. At 10,000 files a
+//! snapshot and all its forms take a few MB.
+
+pub mod render;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rusqlite::Connection;
+
+use crate::error::Error;
+use crate::store::games::{self, ShopFile};
+use crate::store::titles::{self, Facts};
+use crate::store::{library_generation, title_catalog};
+use crate::words::GameKind;
+
+/// Where the downloads live; every form links below it.
+pub const FILES: &str = "/shop/files/";
+/// A name is cut to leave room for its tags within a file name's 255 bytes.
+const MAX_NAME_BYTES: usize = 180;
+
+/// A folder of the listing: one per kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Folder {
+    Base,
+    Updates,
+    Dlc,
+}
+
+impl Folder {
+    pub const ALL: [Folder; 3] = [Folder::Base, Folder::Updates, Folder::Dlc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Folder::Base => "base",
+            Folder::Updates => "updates",
+            Folder::Dlc => "dlc",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Folder> {
+        Folder::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    fn of(kind: GameKind) -> Option<Folder> {
+        match kind {
+            GameKind::Base => Some(Folder::Base),
+            GameKind::Update => Some(Folder::Updates),
+            GameKind::Dlc => Some(Folder::Dlc),
+            GameKind::Unknown => None,
+        }
+    }
+}
+
+/// A file of the shop.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub file: ShopFile,
+    pub folder: Folder,
+    /// The file name installers see, unique within the folder.
+    pub entry: String,
+    /// Whether the icon of its base title is cached.
+    pub icon: bool,
+}
+
+impl Item {
+    /// The download path below `prefix` (`/shop/files/` from the root).
+    pub fn path(&self, prefix: &str) -> String {
+        format!(
+            "{prefix}{}/{}",
+            self.folder.name(),
+            crate::text::encode_segment(&self.entry)
+        )
+    }
+}
+
+/// What the answers were built from (see `library_generation::shop_stamp`).
+pub type Stamp = (i64, i64, i64, Option<String>);
+
+/// The forms an installer may ask for, each rendered once per snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Tinfoil's JSON index.
+    Tinfoil,
+    /// CyberFoil's sections, asked from the root (`/api/shop/sections`).
+    Sections,
+    /// CyberFoil's sections, asked below `/shop` (it resolves `/x` under its shop URL).
+    SectionsUnderShop,
+    /// The listing's top: one folder per kind.
+    ListingTop,
+    Listing(Folder),
+    /// `id|rightsId|version`, for DBI.
+    Versions,
+}
+
+impl Form {
+    fn slot(self) -> usize {
+        match self {
+            Form::Tinfoil => 0,
+            Form::Sections => 1,
+            Form::SectionsUnderShop => 2,
+            Form::ListingTop => 3,
+            Form::Listing(Folder::Base) => 4,
+            Form::Listing(Folder::Updates) => 5,
+            Form::Listing(Folder::Dlc) => 6,
+            Form::Versions => 7,
+        }
+    }
+}
+
+/// The library as the shop offers it, at one stamp.
+pub struct Snapshot {
+    stamp: Stamp,
+    pub items: Vec<Item>,
+    by_entry: HashMap<(Folder, String), usize>,
+    by_key: HashMap<String, usize>,
+    /// What the title data says of the library's title IDs.
+    pub facts: Vec<Facts>,
+    /// The latest known version of every ID of the library's titles.
+    pub versions: Vec<(String, Option<u32>)>,
+    /// What Tinfoil and CyberFoil show when they connect.
+    pub message: String,
+    forms: [OnceLock<Arc<[u8]>>; 8],
+}
+
+impl Snapshot {
+    fn build(db: &Connection, data: &Path, stamp: Stamp) -> Result<Snapshot, Error> {
+        let icons = cached_icons(data);
+        let items = name_items(games::shop_files(db)?, &icons);
+        let by_entry = items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| ((it.folder, it.entry.clone()), i))
+            .collect();
+        let by_key = items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| (it.file.key.clone(), i))
+            .collect();
+        let message = match stamp.3.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => m.to_string(),
+            _ => format!("Ludothèque · {} fichiers", items.len()),
+        };
+        Ok(Snapshot {
+            facts: titles::of_library(db)?,
+            versions: title_catalog::of_library(db)?,
+            stamp,
+            items,
+            by_entry,
+            by_key,
+            message,
+            forms: Default::default(),
+        })
+    }
+
+    /// The bytes of a form, rendered on first use.
+    pub fn form(&self, form: Form) -> Arc<[u8]> {
+        Arc::clone(self.forms[form.slot()].get_or_init(|| render::render(self, form).into()))
+    }
+
+    /// The file a download path names: `{folder}/{entry}` first, else a library key
+    /// (`/shop/files/<key>`, for scripts).
+    pub fn find(&self, path: &str) -> Option<&Item> {
+        let by_entry = path.split_once('/').and_then(|(folder, entry)| {
+            let folder = Folder::parse(folder)?;
+            self.by_entry.get(&(folder, entry.to_string()))
+        });
+        by_entry
+            .or_else(|| self.by_key.get(path))
+            .map(|&i| &self.items[i])
+    }
+
+    pub fn in_folder(&self, folder: Folder) -> impl Iterator<Item = &Item> {
+        self.items.iter().filter(move |it| it.folder == folder)
+    }
+}
+
+/// The shop's answers, kept until their stamp moves. Only one request builds a new
+/// snapshot; the others asking at the same time wait for it rather than build it too.
+#[derive(Default)]
+pub struct Shop {
+    current: Mutex<Option<Arc<Snapshot>>>,
+    building: Mutex<()>,
+}
+
+impl Shop {
+    pub fn snapshot(&self, db: &Connection, data: &Path) -> Result<Arc<Snapshot>, Error> {
+        let stamp = library_generation::shop_stamp(db)?;
+        if let Some(s) = self.kept(&stamp) {
+            return Ok(s);
+        }
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = self.kept(&stamp) {
+            return Ok(s);
+        }
+        let snapshot = Arc::new(Snapshot::build(db, data, stamp)?);
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&snapshot));
+        Ok(snapshot)
+    }
+
+    fn kept(&self, stamp: &Stamp) -> Option<Arc<Snapshot>> {
+        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        current.as_ref().filter(|s| &s.stamp == stamp).cloned()
+    }
+}
+
+/// The title IDs whose icon is in the cache (`DATA/icons/{ID}`).
+fn cached_icons(data: &Path) -> HashSet<String> {
+    std::fs::read_dir(data.join("icons"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.len() == 16)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Give each file its entry: `Name [TITLEID][vVERSION].ext`, made safe as a file
+/// name, and made unique within its folder with ` (2)`, ` (3)`… in key order.
+fn name_items(files: Vec<ShopFile>, icons: &HashSet<String>) -> Vec<Item> {
+    let mut taken: HashSet<(Folder, String)> = HashSet::with_capacity(files.len());
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].key.cmp(&files[b].key));
+    let mut entries = vec![String::new(); files.len()];
+    for i in order {
+        let f = &files[i];
+        let Some(folder) = Folder::of(f.kind) else {
+            continue;
+        };
+        let stem = format!("{} [{}][v{}]", safe_name(&f.name), f.title_id, f.version);
+        let ext = f.format.to_ascii_lowercase();
+        let mut entry = format!("{stem}.{ext}");
+        let mut n = 2;
+        while !taken.insert((folder, entry.clone())) {
+            entry = format!("{stem} ({n}).{ext}");
+            n += 1;
+        }
+        entries[i] = entry;
+    }
+    files
+        .into_iter()
+        .zip(entries)
+        .filter_map(|(file, entry)| {
+            Some(Item {
+                folder: Folder::of(file.kind)?,
+                icon: icons.contains(&file.base_title_id),
+                file,
+                entry,
+            })
+        })
+        .collect()
+}
+
+/// A title's name as part of a file name: no character SMB, exFAT or a URL path
+/// refuses or reads otherwise (`/ \ : * ? " < > |`, control characters), no brackets
+/// that could pass for tags, and at most [`MAX_NAME_BYTES`].
+pub fn safe_name(name: &str) -> String {
+    let replaced: String = name
+        .replace(": ", " - ")
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '-',
+            '[' => '(',
+            ']' => ')',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let mut out = replaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.len() > MAX_NAME_BYTES {
+        let mut cut = MAX_NAME_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+    }
+    let out = out.trim_matches(|c: char| c == ' ' || c == '.').to_string();
+    if out.is_empty() {
+        "Untitled".into()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(key: &str, name: &str, kind: GameKind, id: &str, version: u32) -> ShopFile {
+        ShopFile {
+            key: key.into(),
+            name: name.into(),
+            kind,
+            title_id: id.into(),
+            base_title_id: id.into(),
+            version,
+            format: "NSP".into(),
+            size: 1,
+            mtime: 0,
+            superseded: false,
+        }
+    }
+
+    #[test]
+    fn names_are_safe_file_names() {
+        assert_eq!(
+            safe_name("Zelda: Breath of the Wild"),
+            "Zelda - Breath of the Wild"
+        );
+        assert_eq!(safe_name("AC/DC [Live]\n"), "AC-DC (Live)");
+        assert_eq!(safe_name(" ..  "), "Untitled");
+        assert!(safe_name(&"é".repeat(200)).len() <= MAX_NAME_BYTES);
+    }
+
+    #[test]
+    fn entries_carry_the_tags_and_are_unique_per_folder() {
+        let id = "0100000000010000";
+        let items = name_items(
+            vec![
+                file("b/x.nsp", "Odyssey", GameKind::Base, id, 0),
+                file("a/x.nsp", "Odyssey", GameKind::Base, id, 0),
+                file(
+                    "u.nsp",
+                    "Odyssey",
+                    GameKind::Update,
+                    "0100000000010800",
+                    65536,
+                ),
+            ],
+            &HashSet::new(),
+        );
+        let entries: Vec<&str> = items.iter().map(|i| i.entry.as_str()).collect();
+        assert_eq!(
+            entries,
+            [
+                "Odyssey [0100000000010000][v0] (2).nsp",
+                "Odyssey [0100000000010000][v0].nsp",
+                "Odyssey [0100000000010800][v65536].nsp",
+            ]
+        );
+        assert_eq!(
+            items[2].path(FILES),
+            "/shop/files/updates/Odyssey%20%5B0100000000010800%5D%5Bv65536%5D.nsp"
+        );
+    }
+}

@@ -1,0 +1,61 @@
+//! The `consoles` table: the consoles allowed to pull from the shop. A console's
+//! password is never stored, only its SHA-256 (see `crate::consoles`).
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::error::Error;
+
+#[derive(Debug, Clone)]
+pub struct Console {
+    pub id: i64,
+    pub name: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
+const COLUMNS: &str = "id, name, created_at, last_used_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Console> {
+    Ok(Console {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        created_at: r.get(2)?,
+        last_used_at: r.get(3)?,
+    })
+}
+
+/// Add a console; false when the name is taken.
+pub fn insert(conn: &Connection, name: &str, hash: &[u8], now: i64) -> Result<bool, Error> {
+    Ok(conn.execute(
+        "INSERT INTO consoles (name, hash, created_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT(name) DO NOTHING",
+        params![name, hash, now],
+    )? == 1)
+}
+
+/// The console of that name and its password hash.
+pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(Console, Vec<u8>)>, Error> {
+    let sql = format!("SELECT {COLUMNS}, hash FROM consoles WHERE name = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([name], |r| Ok((from_row(r)?, r.get(4)?)))
+        .optional()?)
+}
+
+pub fn list(conn: &Connection) -> Result<Vec<Console>, Error> {
+    let sql = format!("SELECT {COLUMNS} FROM consoles ORDER BY name");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Remove a console; false when there was none of that name.
+pub fn delete(conn: &Connection, name: &str) -> Result<bool, Error> {
+    Ok(conn.execute("DELETE FROM consoles WHERE name = ?1", [name])? == 1)
+}
+
+pub fn touch(conn: &Connection, id: i64, now: i64) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE consoles SET last_used_at = ?2 WHERE id = ?1")?
+        .execute(params![id, now])?;
+    Ok(())
+}

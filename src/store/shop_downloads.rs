@@ -1,0 +1,79 @@
+//! The `shop_downloads` table: what each console downloaded from the shop. An
+//! installer reads a file in many `Range` requests; they add up to one row per file
+//! and console per hour (from the first request), so the Consoles page shows files,
+//! not requests.
+
+use rusqlite::{params, Connection};
+
+use crate::error::Error;
+
+/// The window within which requests for one file by one console are one download.
+const WINDOW_S: i64 = 3600;
+/// Rows older than this are dropped when a new one is written.
+const KEEP_S: i64 = 90 * 24 * 3600;
+
+#[derive(Debug, Clone)]
+pub struct Download {
+    pub console: String,
+    pub key: String,
+    pub bytes: u64,
+    pub started_at: i64,
+    pub last_at: i64,
+    pub duration_ms: u64,
+}
+
+/// Count `bytes` sent in `duration_ms` for `key` to `console`, ending `now`.
+pub fn record(
+    conn: &Connection,
+    console: &str,
+    key: &str,
+    bytes: u64,
+    duration_ms: u64,
+    now: i64,
+) -> Result<(), Error> {
+    let added = conn
+        .prepare_cached(
+            "UPDATE shop_downloads
+             SET bytes = bytes + ?3, duration_ms = duration_ms + ?4, last_at = ?5
+             WHERE id = (SELECT id FROM shop_downloads
+                         WHERE console = ?1 AND key = ?2 AND started_at > ?5 - ?6
+                         ORDER BY started_at DESC LIMIT 1)",
+        )?
+        .execute(params![
+            console,
+            key,
+            bytes as i64,
+            duration_ms as i64,
+            now,
+            WINDOW_S
+        ])?;
+    if added == 0 {
+        conn.prepare_cached(
+            "INSERT INTO shop_downloads (console, key, bytes, started_at, last_at, duration_ms)
+             VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+        )?
+        .execute(params![console, key, bytes as i64, now, duration_ms as i64])?;
+        conn.prepare_cached("DELETE FROM shop_downloads WHERE last_at < ?1")?
+            .execute([now - KEEP_S])?;
+    }
+    Ok(())
+}
+
+/// The most recent downloads, newest first.
+pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT console, key, bytes, started_at, last_at, duration_ms
+         FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1",
+    )?;
+    let rows = stmt.query_map([limit], |r| {
+        Ok(Download {
+            console: r.get(0)?,
+            key: r.get(1)?,
+            bytes: r.get::<_, i64>(2)? as u64,
+            started_at: r.get(3)?,
+            last_at: r.get(4)?,
+            duration_ms: r.get::<_, i64>(5)? as u64,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,204 @@
+//! The shop on the Consoles page: the address to give installers and how each one
+//! takes it, the consoles allowed in (add, remove), the message installers show, and
+//! what consoles downloaded. Its internal routes (`/api/consoles`, `/api/shop/message`)
+//! are the page script's, not part of the public contract.
+
+use std::net::{IpAddr, SocketAddr};
+
+use maud::{html, Markup};
+use serde::{Deserialize, Serialize};
+
+use super::body;
+use super::i18n::M;
+use super::view::{date, size, Viewer};
+use crate::error::{Error, Msg};
+use crate::http::auth::{host_only, is_loopback_host};
+use crate::http::{Ctx, Reply};
+use crate::store::{consoles, settings, shop_downloads};
+
+/// The longest message installers show.
+const MAX_MESSAGE: usize = 200;
+
+/// The shop's part of the Consoles page.
+pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let (address, loopback) = address(c);
+    let all = consoles::list(c.db)?;
+    let message = settings::get(c.db, "shop_message")?.unwrap_or_default();
+    Ok(html! {
+        h2 { (v.t(M::Shop)) }
+        p { (v.t(M::ShopIntro)) }
+        p { code #shop-url { "http://" (address) "/" } }
+        @if let Some(port) = loopback {
+            p.warn role="note" { (v.t(M::ShopLoopback)) (port) }
+        }
+        p.note { (v.t(if c.app.config.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
+        h3 { (v.t(M::Consoles)) }
+        (console_table(v, &all))
+        @if v.admin {
+            form.stack data-api="/api/consoles" data-then="console" data-address=(address) {
+                label { (v.t(M::Name)) input name="name" required maxlength="64" pattern="[^:]+"; }
+                button type="submit" { (v.t(M::AddConsole)) }
+            }
+            div #new-console hidden {
+                p.note { (v.t(M::ConsolePasswordOnce)) }
+                div.copy {
+                    input #new-console-password readonly aria-label=(v.t(M::Password));
+                    button type="button" data-copy="new-console-password" { (v.t(M::Copy)) }
+                }
+                p.note { (v.t(M::ConsoleFullUrl)) }
+                div.copy {
+                    input #new-console-url readonly aria-label=(v.t(M::Shop));
+                    button type="button" data-copy="new-console-url" { (v.t(M::Copy)) }
+                }
+            }
+        }
+        h3 { (v.t(M::HowToInstall)) }
+        ul.how {
+            @for m in [M::HowTinfoil, M::HowCyberfoil, M::HowDbi, M::HowSphaira, M::HowPush] {
+                li { (v.t(m)) }
+            }
+        }
+        @if v.admin {
+            form.stack data-api="/api/shop/message" {
+                label { (v.t(M::ShopMessage)) input name="message" maxlength=(MAX_MESSAGE) value=(message); }
+                button type="submit" { (v.t(M::Save)) }
+            }
+        }
+        h3 { (v.t(M::RecentDownloads)) }
+        (downloads(c, v)?)
+    })
+}
+
+fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
+    html! {
+        p.empty #consoles-empty hidden[!all.is_empty()] { (v.t(M::NoConsoles)) }
+        div.scroll {
+            table #consoles hidden[all.is_empty()] data-never=(v.t(M::Never)) {
+                thead { tr {
+                    th { (v.t(M::Name)) } th { (v.t(M::Added)) } th { (v.t(M::LastUsed)) } th {}
+                } }
+                tbody {
+                    @for con in all {
+                        tr {
+                            td { (con.name) }
+                            td { (date(v, Some(con.created_at))) }
+                            td { (date(v, con.last_used_at)) }
+                            td { @if v.admin {
+                                button.danger type="button" data-method="DELETE" data-api={ "/api/consoles/" (crate::text::encode_segment(&con.name)) } data-confirm { (v.t(M::Remove)) }
+                            } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn downloads(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let recent = shop_downloads::recent(c.db, 20)?;
+    Ok(html! {
+        @if recent.is_empty() {
+            p.empty { (v.t(M::NoDownloads)) }
+        } @else {
+            div.scroll { table {
+                thead { tr {
+                    th { "Console" } th { (v.t(M::Name)) } th.num { (v.t(M::Sent)) }
+                    th.num { (v.t(M::Duration)) } th { (v.t(M::When)) }
+                } }
+                tbody { @for d in &recent { tr {
+                    td { (d.console) }
+                    td { a href={ "/game/" (crate::text::key_path(&d.key)) } { (d.key) } }
+                    td.num { (size(v, d.bytes)) }
+                    td.num { (seconds(v, d.duration_ms)) }
+                    td { (date(v, Some(d.last_at))) }
+                } } }
+            } }
+        }
+    })
+}
+
+/// A duration in seconds, with the reader's decimal mark.
+fn seconds(v: &Viewer, ms: u64) -> String {
+    let text = format!("{:.1} s", ms as f64 / 1000.0);
+    match v.lang {
+        super::i18n::Lang::Fr => text.replace('.', ","),
+        super::i18n::Lang::En => text,
+    }
+}
+
+/// The `host:port` a console should use, and the port when the service listens on
+/// loopback only (no console can reach it). Listening on every address, the address
+/// the browser used is the one to give, unless that is this machine's own name; then
+/// the address of the default route.
+fn address(c: &Ctx) -> (String, Option<u16>) {
+    let listen: SocketAddr = c
+        .app
+        .push
+        .listen()
+        .or_else(|| c.app.config.listen.parse().ok())
+        .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080)));
+    let port = listen.port();
+    if listen.ip().is_loopback() {
+        return (listen.to_string(), Some(port));
+    }
+    if !listen.ip().is_unspecified() {
+        return (listen.to_string(), None);
+    }
+    let typed = c.req.header("host").map(host_only).unwrap_or("");
+    let ip: Option<IpAddr> = if typed.is_empty() || is_loopback_host(typed) {
+        // A documentation address: the kernel names the route to it, nothing is sent.
+        crate::device::route_address("192.0.2.1", 9)
+    } else {
+        return (format!("{typed}:{port}"), None);
+    };
+    let host = ip.map_or("ADRESSE".to_string(), |ip| {
+        SocketAddr::new(ip, port).to_string()
+    });
+    (host, None)
+}
+
+#[derive(Deserialize)]
+struct NewConsole {
+    name: String,
+}
+
+#[derive(Serialize)]
+struct CreatedConsole {
+    name: String,
+    password: String,
+}
+
+/// `POST /api/consoles` `{name}`: the password, once.
+pub fn add_console(c: &Ctx) -> Result<Reply, Error> {
+    let form: NewConsole = body(c, "name")?;
+    let (console, password) = crate::consoles::add(c.db, &form.name)?;
+    Reply::json(
+        201,
+        &CreatedConsole {
+            name: console.name,
+            password,
+        },
+    )
+}
+
+/// `DELETE /api/consoles/{name}`.
+pub fn remove_console(c: &Ctx) -> Result<Reply, Error> {
+    crate::consoles::remove(c.db, c.param(0))?;
+    Reply::json(200, &serde_json::json!({"removed": c.param(0)}))
+}
+
+#[derive(Deserialize)]
+struct MessageForm {
+    message: String,
+}
+
+/// `POST /api/shop/message` `{message}`: empty for the default.
+pub fn set_message(c: &Ctx) -> Result<Reply, Error> {
+    let form: MessageForm = body(c, "message")?;
+    let message = form.message.trim();
+    if message.chars().count() > MAX_MESSAGE || message.chars().any(char::is_control) {
+        return Err(Error::invalid(Msg::ShopMessage { max: MAX_MESSAGE }));
+    }
+    settings::set(c.db, "shop_message", message)?;
+    Reply::json(200, &serde_json::json!({"message": message}))
+}
