@@ -46,7 +46,7 @@ const ROUTES: &[Route] = &[
     route("DROP", "/dl/{token}/{name}", Public, download::download),
     // The shop, for console installers (Tinfoil, CyberFoil, DBI, Sphaira…).
     route_if("GET", "/", Shop, shop::is_installer, shop::root),
-    route_if("GET", "/{path*}", Shop, shop::is_installer_in_folder, shop::root_files),
+    route_if("GET", "/{path*}", Shop, shop::is_installer_in_folder, shop::files),
     route("GET", "/shop", Shop, shop::shop),
     route("GET", "/shop/versions.txt", Shop, shop::versions),
     route("GET", "/shop/files/{path*}", Shop, shop::files),

@@ -33,10 +33,9 @@ pub fn is_installer(app: &App, req: &Req) -> bool {
     if agent.starts_with("Mozilla/") {
         return false;
     }
-    let lower = agent.to_ascii_lowercase();
     tinfoil_headers(req)
-        || lower.contains("tinfoil")
-        || lower.contains("cyberfoil")
+        || is_cyberfoil(req)
+        || agent.to_ascii_lowercase().contains("tinfoil")
         || agent.is_empty()
         || basic_credentials(req).is_some()
         || app.config.shop_public
@@ -116,11 +115,6 @@ pub fn files(c: &Ctx) -> Result<Reply, Error> {
     download(c, path)
 }
 
-/// `GET /{folder}/…` from an installer that was given the root as the shop.
-pub fn root_files(c: &Ctx) -> Result<Reply, Error> {
-    files(c)
-}
-
 /// `GET /api/shop/icon/{title_id}`: a cached icon (see `titles::icons`).
 pub fn icon(c: &Ctx) -> Result<Reply, Error> {
     let (bytes, content_type) = crate::titles::icons::read_cached(&c.app.config.data, c.param(0))
@@ -136,16 +130,12 @@ pub fn icon(c: &Ctx) -> Result<Reply, Error> {
 
 fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {
     let snapshot = c.app.shop.snapshot(c.db, &c.app.config.data)?;
-    let body = snapshot.form(form);
-    let len = body.len() as u64;
-    let mut reply = range::empty(200);
-    reply.content_type = match form {
+    let content_type = match form {
         Form::Tinfoil | Form::Sections | Form::SectionsUnderShop => "application/json",
         Form::ListingTop | Form::Listing(_) => "text/html;charset=UTF-8",
         Form::Versions => "text/plain; charset=utf-8",
     };
-    reply.stream = Some((Box::new(std::io::Cursor::new(body)), len));
-    Ok(reply)
+    Ok(Reply::shared(content_type, snapshot.form(form)))
 }
 
 /// A file, whole or one range, streamed from disk within the console's share.

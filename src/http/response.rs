@@ -45,10 +45,15 @@ impl Reply {
 
     /// A 200 whose JSON body is already rendered and shared.
     pub fn json_shared(body: std::sync::Arc<[u8]>) -> Reply {
+        Reply::shared("application/json", body)
+    }
+
+    /// A 200 whose body is already rendered and shared by every request that sends it.
+    pub fn shared(content_type: &'static str, body: std::sync::Arc<[u8]>) -> Reply {
         let len = body.len() as u64;
         Reply {
             status: 200,
-            content_type: "application/json",
+            content_type,
             headers: Vec::new(),
             body: Vec::new(),
             stream: Some((Box::new(Cursor::new(body)), len)),

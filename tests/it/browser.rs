@@ -373,6 +373,42 @@ fn a_person_in_a_browser_runs_the_library() {
         shot(&tab, page);
     }
 
+    // A console for the shop: its password shown once, with the address; it opens the shop.
+    open(&tab, &format!("{base}/device"));
+    fill(
+        &tab,
+        "form[data-api='/api/consoles'] input[name=name]",
+        "salon",
+    );
+    tab.press_key("Enter").unwrap();
+    wait_for(&tab, "!document.getElementById('new-console').hidden");
+    let password = js(
+        &tab,
+        "document.getElementById('new-console-password').value",
+    );
+    let password = password.as_str().unwrap().to_string();
+    let url = js(&tab, "document.getElementById('new-console-url').value");
+    assert!(
+        url.as_str()
+            .unwrap()
+            .starts_with(&format!("http://salon:{password}@")),
+        "{url}"
+    );
+    fits_the_screen(&tab, "device-console-added");
+    shot(&tab, "device-console-added");
+    let auth = {
+        use base64ct::{Base64, Encoding};
+        format!(
+            "Basic {}",
+            Base64::encode_string(format!("salon:{password}").as_bytes())
+        )
+    };
+    assert_eq!(
+        s.send("GET", "/shop", &[("Authorization", &auth)], None)
+            .status,
+        200
+    );
+
     // Sign out; a viewer sees no way to start a task, and the route refuses one.
     click(&tab, "header button[data-api='/api/logout']");
     wait_for(&tab, "location.pathname === '/login'");
@@ -395,6 +431,8 @@ fn a_person_in_a_browser_runs_the_library() {
     shot(&tab, "library-desktop");
     open(&tab, &format!("{base}/title/0100000000010000"));
     shot(&tab, "title-desktop");
+    open(&tab, &format!("{base}/device"));
+    shot(&tab, "device-desktop");
     // The same pages in English, at both widths.
     let status = js(
         &tab,
@@ -404,10 +442,13 @@ fn a_person_in_a_browser_runs_the_library() {
     open(&tab, &format!("{base}/library"));
     assert_eq!(js(&tab, "document.documentElement.lang"), "en");
     shot(&tab, "library-desktop-en");
+    open(&tab, &format!("{base}/device"));
+    shot(&tab, "device-desktop-en");
     screen(&tab, 360, 740, true);
     for (page, name) in [
         ("library", "library-en"),
         ("title/0100000000010000", "title-en"),
+        ("device", "device-en"),
     ] {
         open(&tab, &format!("{base}/{page}"));
         fits_the_screen(&tab, name);
