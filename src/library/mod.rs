@@ -5,6 +5,7 @@ pub mod containers;
 pub mod demo;
 pub mod identify;
 pub mod key;
+pub mod name_index;
 pub mod probe;
 pub mod safe;
 pub mod search;

@@ -135,8 +135,20 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
     title_state::replace_all(db, &states)?;
     missing::replace_all(db, &missing_rows)?;
     games::set_superseded(db, &superseded)?;
+    crate::store::settings::set(db, COMPUTED_SETTING, MODEL_VERSION)?;
     // Pages kept from before the change are stale even when no game row moved.
     library_generation::bump(db)
+}
+
+/// Set once the states are computed by this version of the model; a version that
+/// computes them differently (or the first run after an upgrade) changes the value.
+const COMPUTED_SETTING: &str = "titles_model";
+const MODEL_VERSION: &str = "1";
+
+/// The states were computed by this model: a scan that changed no file need not
+/// compute them again (every other change of games or title data refreshes them).
+pub fn is_current(db: &Connection) -> Result<bool, Error> {
+    Ok(crate::store::settings::get(db, COMPUTED_SETTING)?.as_deref() == Some(MODEL_VERSION))
 }
 
 /// One title's state and the rows of what it lacks.

@@ -37,7 +37,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
         let mut query = search_query(q)?;
         query.kind = kind_filter;
         query.platform = platform.map(str::to_string);
-        games::search(c.db, &query, paging.limit, paging.offset())?
+        library::search::search(c.db, &c.app.names, &query, paging.limit, paging.offset())?
     };
     let all_platforms = platforms::list(c.db)?;
     let pages = paging.pages(total);

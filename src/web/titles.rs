@@ -14,7 +14,7 @@ use super::view::{key_path, kind, page, query_value, redirect, size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::search::{search_query, trim_blank};
+use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
 use crate::store::title_state::{self, Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
@@ -67,7 +67,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
-    filter.words = query.words;
+    filter.named = titles_named(c.db, &c.app.names, &query.words)?;
     filter.id_prefix = query.id_prefix;
     let paging = Paging {
         limit: 50,

@@ -87,7 +87,8 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         query.words, query.id_prefix, paging.page, paging.limit
     );
     c.app.pages.json(c.db, key, || {
-        let (total, items) = games::search(c.db, &query, paging.limit, paging.offset())?;
+        let (total, items) =
+            library::search::search(c.db, &c.app.names, &query, paging.limit, paging.offset())?;
         let hits = items
             .iter()
             .map(|g| SearchHit {
