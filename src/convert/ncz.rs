@@ -304,19 +304,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     let (regions, start) = (sink.regions.clone(), sink.pos);
     std::thread::scope(|s| {
         let reader_done = finished.clone();
-        let reader = move || {
-            for (i, &size) in sizes.iter().enumerate() {
-                let read = read_block(input, size as u64, expected(i));
-                let failed = read.is_err();
-                let sent = match read {
-                    Ok(data) => credits.recv().is_ok() && jobs.send((i, data)).is_ok(),
-                    Err(e) => reader_done.send((i, Err(e))).is_ok(),
-                };
-                if failed || !sent {
-                    return;
-                }
-            }
-        };
+        let reader = move || read_blocks(input, sizes, &expected, &credits, &jobs, &reader_done);
         named("convert-read", s, reader)?;
         for _ in 0..cores {
             let (todo, finished, regions) = (todo.clone(), finished.clone(), &regions);
@@ -373,6 +361,30 @@ fn write_in_order<W: Write>(
         }
     }
     Ok(())
+}
+
+/// Read the compressed blocks in order, each once a credit allows it, and hand them to
+/// the decoders; a block that cannot be read goes straight to the writer as an error.
+fn read_blocks<R: Read>(
+    input: &mut R,
+    sizes: &[u32],
+    expected: &dyn Fn(usize) -> u64,
+    credits: &crossbeam_channel::Receiver<()>,
+    jobs: &crossbeam_channel::Sender<(usize, Vec<u8>)>,
+    failed: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, FormatError>)>,
+) {
+    for (i, &size) in sizes.iter().enumerate() {
+        let sent = match read_block(input, size as u64, expected(i)) {
+            Ok(data) => credits.recv().is_ok() && jobs.send((i, data)).is_ok(),
+            Err(e) => {
+                let _ = failed.send((i, Err(e)));
+                false
+            }
+        };
+        if !sent {
+            return;
+        }
+    }
 }
 
 /// One compressed block of `size` bytes, whose data is `want` bytes.

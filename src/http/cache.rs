@@ -1,8 +1,7 @@
 //! Rendered library and search pages, and the library's counts, kept until the
 //! library changes.
 //!
-//! Dashboards and scripts ask for the same few pages again and again, and a search
-//! costs a trigram match over every name. An answer is stored with the library's
+//! Dashboards and scripts ask for the same few pages again and again. An answer is stored with the library's
 //! generation (`store::library_generation`), which SQLite triggers move on every
 //! write to the games, whoever makes it; an answer from an older generation is never
 //! served. The whole cache is dropped when the generation moves or when it would grow

@@ -216,7 +216,7 @@ impl NameIndex {
         lists.sort_by_key(|l| l.len());
         let mut hits: Vec<u32> = lists[0].to_vec();
         for list in &lists[1..] {
-            hits.retain(|i| list.binary_search(i).is_ok());
+            intersect(&mut hits, list);
         }
         hits.retain(holds_all);
         hits
@@ -255,6 +255,21 @@ fn distinct_trigrams(s: &str, out: &mut Vec<Trigram>) {
     out.extend(trigrams(s));
     out.sort_unstable();
     out.dedup();
+}
+
+/// Keep the positions of `hits` that are also in `list` (both ascending). Each one is
+/// looked for by galloping forward from the last: the cost follows the shorter list.
+fn intersect(hits: &mut Vec<u32>, list: &[u32]) {
+    let mut rest = list;
+    hits.retain(|&i| {
+        let mut step = 1;
+        while step < rest.len() && rest[step] < i {
+            step *= 2;
+        }
+        let at = rest[..(step + 1).min(rest.len())].partition_point(|&x| x < i);
+        rest = &rest[at..];
+        rest.first() == Some(&i)
+    });
 }
 
 /// Two ascending lists merged, without repeats.
@@ -304,5 +319,188 @@ impl Names {
             .as_ref()
             .filter(|i| i.generation == generation)
             .cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+    use crate::store::games::GameRow;
+    use crate::words::IdSource;
+
+    /// Names from few letters (accents, digits, spaces), so that words of one to four
+    /// characters match often and trigram lists overlap.
+    fn random_name(rng: &mut StdRng) -> String {
+        const LETTERS: [&str; 10] = ["a", "b", "é", "c", " ", "1", "ab", "ba", "ö", "z"];
+        (0..rng.random_range(1..12))
+            .map(|_| LETTERS[rng.random_range(0..LETTERS.len())])
+            .collect()
+    }
+
+    type Row = (String, String, String, Option<String>, GameKind);
+
+    /// `n` games of random names, types, platforms and title IDs (some without).
+    fn library(rng: &mut StdRng, n: usize) -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        conn.execute_batch(
+            "INSERT INTO platforms VALUES ('other', 'Other', 'o', 'nsp');",
+        )
+        .unwrap();
+        for i in 0..n {
+            let name = random_name(rng);
+            let id = rng
+                .random_bool(0.9)
+                .then(|| 0x0100_0000_0000_0000u64 | rng.random_range(0..0x1_0000_0000u64) << 12);
+            let kind = [
+                GameKind::Base,
+                GameKind::Update,
+                GameKind::Dlc,
+                GameKind::Unknown,
+            ][i % 4];
+            let row = GameRow {
+                key: format!("g{i}.nsp"),
+                platform: if i % 3 == 0 { "other" } else { "switch" }.into(),
+                folded: crate::library::identify::fold(&name),
+                name: name.clone(),
+                file_name_name: name,
+                kind,
+                subtype: None,
+                title_id: id.map(format_title_id),
+                base_title_id: id.map(|id| format_title_id(id & !0xFFF)),
+                version: None,
+                format: "nsp".into(),
+                size: 1,
+                mtime: 1,
+                header_ok: true,
+                identified_by: IdSource::Filename,
+                note: None,
+            };
+            games::upsert(&conn, &row).unwrap();
+        }
+        (dir, conn)
+    }
+
+    fn rows(conn: &Connection) -> Vec<Row> {
+        let mut stmt = conn
+            .prepare("SELECT folded, key, platform, title_id, type FROM games ORDER BY folded, key")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    fn random_query(rng: &mut StdRng, rows: &[Row]) -> SearchQuery {
+        let mut q = SearchQuery::default();
+        for _ in 0..rng.random_range(0..3) {
+            // A piece of a real name (so that it matches), or a random one.
+            let source = match rng.random_bool(0.7) {
+                true => rows[rng.random_range(0..rows.len())].0.clone(),
+                false => crate::library::identify::fold(&random_name(rng)),
+            };
+            let chars: Vec<char> = source.chars().filter(|c| !c.is_whitespace()).collect();
+            if chars.is_empty() {
+                continue;
+            }
+            let from = rng.random_range(0..chars.len());
+            let to = rng.random_range(from..chars.len().min(from + 5)) + 1;
+            q.words.push(chars[from..to].iter().collect());
+        }
+        if rng.random_bool(0.3) {
+            let id = rows[rng.random_range(0..rows.len())]
+                .3
+                .clone()
+                .unwrap_or_default();
+            let len = rng.random_range(4..=16).min(id.len());
+            q.id_prefix = Some(id[..len].to_string()).filter(|p| p.len() >= 4);
+        }
+        if rng.random_bool(0.3) {
+            q.kind =
+                Some([GameKind::Base, GameKind::Update, GameKind::Dlc][rng.random_range(0..3)]);
+        }
+        if rng.random_bool(0.2) {
+            q.platform = Some(["switch", "other", "none"][rng.random_range(0..3)].into());
+        }
+        q
+    }
+
+    /// The index gives what the plain definition gives, in the same order, over many
+    /// random libraries and queries: the words, the prefix, the filters and their
+    /// combinations; and the titles' search the same base IDs.
+    #[test]
+    fn the_index_answers_what_the_definition_says() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for n in [0, 1, 50, 3000] {
+            let (_dir, conn) = library(&mut rng, n);
+            let rows = rows(&conn);
+            let index = NameIndex::build(&conn).unwrap();
+            assert_eq!(index.len(), n);
+            let key_of: HashMap<i64, String> = conn
+                .prepare("SELECT rowid, key FROM games")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            for _ in 0..(if n == 0 { 1 } else { 400 }) {
+                let q = match rows.is_empty() {
+                    true => SearchQuery {
+                        words: vec!["a".into()],
+                        ..SearchQuery::default()
+                    },
+                    false => random_query(&mut rng, &rows),
+                };
+                let got: Vec<String> = index
+                    .rowids(&index.matches(&q))
+                    .iter()
+                    .map(|id| key_of[id].clone())
+                    .collect();
+                assert_eq!(
+                    got,
+                    brute(&rows, &q),
+                    "words {:?} prefix {:?}",
+                    q.words,
+                    q.id_prefix
+                );
+                if !q.words.is_empty() {
+                    let mut bases: Vec<String> = rows
+                        .iter()
+                        .filter(|r| q.words.iter().all(|w| r.0.contains(w.as_str())))
+                        .filter_map(|r| r.3.as_ref())
+                        .map(|id| format_title_id(parse_title_id(id).unwrap() & !0xFFF))
+                        .collect();
+                    bases.sort();
+                    bases.dedup();
+                    assert_eq!(index.bases_named(&q.words), bases, "{:?}", q.words);
+                }
+            }
+        }
+    }
+
+    /// What a search means, written as plainly as possible: every game, kept when
+    /// every word occurs in its folded name or its title ID starts with the prefix,
+    /// and when it has the type and platform asked.
+    fn brute(rows: &[Row], q: &SearchQuery) -> Vec<String> {
+        rows.iter()
+            .filter(|(folded, _, platform, id, kind)| {
+                let by_name =
+                    !q.words.is_empty() && q.words.iter().all(|w| folded.contains(w.as_str()));
+                let by_id = q
+                    .id_prefix
+                    .as_ref()
+                    .is_some_and(|p| id.as_ref().is_some_and(|id| id.starts_with(p.as_str())));
+                let any = q.words.is_empty() && q.id_prefix.is_none();
+                (by_name || by_id || (any && (q.kind.is_some() || q.platform.is_some())))
+                    && q.kind.is_none_or(|k| k == *kind)
+                    && q.platform.as_ref().is_none_or(|p| p == platform)
+            })
+            .map(|(_, key, ..)| key.clone())
+            .collect()
     }
 }
