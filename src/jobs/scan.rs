@@ -11,8 +11,7 @@
 //! opened again, and a scan that changed nothing recomputes nothing. Files are probed
 //! (their headers read) on a few threads while this one writes rows, in transactions
 //! of [`BATCH`] files so that a cold scan of a large library is not bound by commits.
-//! Ranks (the library order) are renumbered once, at the end, so files found by a scan
-//! appear in lists when it completes. A cancel finishes what was written and stops.
+//! A cancel finishes what was written and stops.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -95,7 +94,8 @@ struct Read {
 
 /// In one transaction: forget the files not found (`gone`), restore the indexes after
 /// a bulk read, and recompute what follows the whole library when anything changed
-/// (or when the titles' states were computed by an older version).
+/// (or when the titles' states were computed by an older version). Lists follow the
+/// library's generation, which the writes moved (see `library::name_index`).
 fn finish(
     ctx: &TaskCtx,
     read: &Read,
@@ -111,7 +111,6 @@ fn finish(
     let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty());
     if changed {
         games::refresh_playable(&tx)?;
-        games::renumber(&tx, read.bulk)?;
     }
     library::mark_ready(&tx, ctx.config.library.as_path())?;
     if changed || !crate::titles::model::is_current(&tx)? {

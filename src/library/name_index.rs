@@ -28,21 +28,65 @@ use crate::words::GameKind;
 /// Three characters, packed (21 bits each).
 type Trigram = u64;
 
+/// What a list shows of a game (the API's list item and a search hit), kept beside
+/// its name. Texts are spans of [`NameIndex::text`].
+struct Entry {
+    key: (u32, u32),
+    name: (u32, u32),
+    folded: (u32, u32),
+    /// 0 for none (no game has title ID 0).
+    title_id: u64,
+    base: u64,
+    size: u64,
+    /// Meaningful when `has_version` (an `Option` would pad the entry by 8 bytes).
+    version: u32,
+    has_version: bool,
+    kind: GameKind,
+    playable: bool,
+    /// Index into `platforms`.
+    platform: u16,
+}
+
+/// A game as a list shows it, borrowed from the index.
+pub struct Listed<'a> {
+    pub key: &'a str,
+    pub name: &'a str,
+    pub kind: GameKind,
+    pub size: u64,
+    pub playable: bool,
+    pub version: Option<u32>,
+    pub title_id: Option<u64>,
+    pub base_title_id: Option<u64>,
+}
+
+impl Listed<'_> {
+    /// An owned copy, as the store reads games.
+    pub fn to_item(&self) -> games::GameItem {
+        games::GameItem {
+            key: self.key.to_string(),
+            name: self.name.to_string(),
+            kind: self.kind,
+            size: self.size,
+            playable: self.playable,
+            title_id: self.title_id.map(format_title_id),
+            version: self.version,
+            base_title_id: self.base_title_id.map(format_title_id),
+        }
+    }
+}
+
 /// The index at one generation of the library.
 pub struct NameIndex {
     generation: i64,
-    /// Every folded name, one after the other; name `i` ends at `ends[i]`.
-    names: String,
-    ends: Vec<u32>,
-    rowids: Vec<i64>,
-    kinds: Vec<GameKind>,
-    /// Index into `platforms`.
-    platform: Vec<u16>,
+    /// Every game in library order.
+    entries: Vec<Entry>,
+    /// Keys, names and folded names, one after the other.
+    text: String,
     platforms: Vec<String>,
-    /// Base title ID, 0 for none (no title has ID 0).
-    bases: Vec<u64>,
-    /// (title ID, position), sorted: a prefix is a range.
-    by_id: Vec<(u64, u32)>,
+    /// The positions of each type's games, ascending (the library filtered by type).
+    by_kind: Vec<(GameKind, Vec<u32>)>,
+    /// The positions of the games with a title ID, sorted by it: a prefix is a range.
+    by_id: Vec<u32>,
     /// Where each trigram's positions lie in `postings`, ascending.
     grams: HashMap<Trigram, (u32, u32)>,
     postings: Vec<u32>,
@@ -53,13 +97,10 @@ impl NameIndex {
     pub fn build(db: &Connection) -> Result<NameIndex, Error> {
         let mut index = NameIndex {
             generation: 0,
-            names: String::new(),
-            ends: Vec::new(),
-            rowids: Vec::new(),
-            kinds: Vec::new(),
-            platform: Vec::new(),
+            entries: Vec::new(),
+            text: String::new(),
             platforms: Vec::new(),
-            bases: Vec::new(),
+            by_kind: GameKind::ALL.iter().map(|k| (*k, Vec::new())).collect(),
             by_id: Vec::new(),
             grams: HashMap::new(),
             postings: Vec::new(),
@@ -68,22 +109,41 @@ impl NameIndex {
         let generation = games::for_each_indexed(db, |g| {
             let next = platform_of.len() as u16;
             let platform = *platform_of.entry(g.platform).or_insert(next);
-            let at = index.rowids.len() as u32;
-            index.names.push_str(&g.folded);
-            index.ends.push(index.names.len() as u32);
-            index.rowids.push(g.rowid);
-            index.kinds.push(g.kind);
-            index.platform.push(platform);
-            index.bases.push(id_number(g.base_title_id.as_deref()));
-            if let Some(id) = g.title_id.as_deref().and_then(parse_title_id) {
-                index.by_id.push((id, at));
+            let at = index.entries.len() as u32;
+            let mut span = |s: &str| {
+                let start = index.text.len() as u32;
+                index.text.push_str(s);
+                (start, s.len() as u32)
+            };
+            let entry = Entry {
+                key: span(&g.item.key),
+                name: span(&g.item.name),
+                folded: span(&g.folded),
+                title_id: id_number(g.item.title_id.as_deref()),
+                base: id_number(g.item.base_title_id.as_deref()),
+                size: g.item.size,
+                version: g.item.version.unwrap_or(0),
+                has_version: g.item.version.is_some(),
+                kind: g.item.kind,
+                playable: g.item.playable,
+                platform,
+            };
+            if entry.title_id != 0 {
+                index.by_id.push(at);
             }
+            if let Some((_, list)) = index.by_kind.iter_mut().find(|(k, _)| *k == entry.kind) {
+                list.push(at);
+            }
+            index.entries.push(entry);
         })?;
         index.generation = generation;
         let mut platforms: Vec<(String, u16)> = platform_of.into_iter().collect();
         platforms.sort_by_key(|(_, i)| *i);
         index.platforms = platforms.into_iter().map(|(p, _)| p).collect();
-        index.by_id.sort_unstable();
+        let entries = &index.entries;
+        index
+            .by_id
+            .sort_unstable_by_key(|&i| entries[i as usize].title_id);
         index.index_trigrams();
         Ok(index)
     }
@@ -123,28 +183,76 @@ impl NameIndex {
     }
 
     pub fn len(&self) -> usize {
-        self.rowids.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rowids.is_empty()
+        self.entries.is_empty()
     }
 
+    fn span(&self, (start, len): (u32, u32)) -> &str {
+        &self.text[start as usize..(start + len) as usize]
+    }
+
+    /// The folded name of the game at position `i`.
     fn name(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.names[start..self.ends[i] as usize]
+        self.span(self.entries[i].folded)
+    }
+
+    /// The game at position `i`, as lists show it.
+    pub fn listed(&self, i: u32) -> Listed<'_> {
+        let e = &self.entries[i as usize];
+        Listed {
+            key: self.span(e.key),
+            name: self.span(e.name),
+            kind: e.kind,
+            size: e.size,
+            playable: e.playable,
+            version: e.has_version.then_some(e.version),
+            title_id: (e.title_id != 0).then_some(e.title_id),
+            base_title_id: (e.base != 0).then_some(e.base),
+        }
+    }
+
+    /// One page of the library (of one type, or all), in library order: how many
+    /// games the list holds, and the positions of the page.
+    pub fn page(&self, kind: Option<GameKind>, limit: u64, offset: u64) -> (u64, Vec<u32>) {
+        let slice = |n: usize| -> std::ops::Range<usize> {
+            let from = usize::try_from(offset).unwrap_or(usize::MAX).min(n);
+            from..from
+                .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
+                .min(n)
+        };
+        match kind {
+            None => {
+                let range = slice(self.len());
+                (
+                    self.len() as u64,
+                    (range.start as u32..range.end as u32).collect(),
+                )
+            }
+            Some(kind) => {
+                let list = self
+                    .by_kind
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map_or(&[][..], |(_, l)| l);
+                (list.len() as u64, list[slice(list.len())].to_vec())
+            }
+        }
     }
 
     /// What the index holds on the heap, in bytes (for the log and the benchmark).
     pub fn heap_bytes(&self) -> usize {
-        self.names.capacity()
-            + self.ends.capacity() * 4
-            + self.rowids.capacity() * 8
-            + self.kinds.capacity() * std::mem::size_of::<GameKind>()
-            + self.platform.capacity() * 2
-            + self.bases.capacity() * 8
-            + self.by_id.capacity() * 16
-            + self.grams.capacity() * 24
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.text.capacity()
+            + self
+                .by_kind
+                .iter()
+                .map(|(_, l)| l.capacity() * 4)
+                .sum::<usize>()
+            + self.by_id.capacity() * 4
+            + self.grams.capacity() * (std::mem::size_of::<(Trigram, (u32, u32))>() + 1)
             + self.postings.capacity() * 4
     }
 
@@ -162,20 +270,15 @@ impl NameIndex {
             (None, None) => (0..self.len() as u32).collect(),
         };
         if let Some(kind) = q.kind {
-            hits.retain(|&i| self.kinds[i as usize] == kind);
+            hits.retain(|&i| self.entries[i as usize].kind == kind);
         }
         if let Some(p) = &q.platform {
             match self.platforms.iter().position(|x| x == p) {
-                Some(p) => hits.retain(|&i| self.platform[i as usize] as usize == p),
+                Some(p) => hits.retain(|&i| self.entries[i as usize].platform as usize == p),
                 None => hits.clear(),
             }
         }
         hits
-    }
-
-    /// The rowids of games at `positions`, in the same order.
-    pub fn rowids(&self, positions: &[u32]) -> Vec<i64> {
-        positions.iter().map(|&i| self.rowids[i as usize]).collect()
     }
 
     /// The base title IDs of the games whose names hold every word, sorted and
@@ -185,7 +288,7 @@ impl NameIndex {
         let mut ids: Vec<u64> = self
             .named(words)
             .iter()
-            .map(|&i| self.bases[i as usize])
+            .map(|&i| self.entries[i as usize].base)
             .filter(|&id| id != 0)
             .collect();
         ids.sort_unstable();
@@ -231,9 +334,10 @@ impl NameIndex {
         let shift = 4 * (16 - prefix.len().clamp(1, 16)) as u32;
         let low = p.checked_shl(shift).unwrap_or(0);
         let high = (p as u128 + 1) << shift;
-        let from = self.by_id.partition_point(|&(id, _)| id < low);
-        let to = self.by_id.partition_point(|&(id, _)| (id as u128) < high);
-        let mut hits: Vec<u32> = self.by_id[from..to].iter().map(|&(_, i)| i).collect();
+        let id = |i: &u32| self.entries[*i as usize].title_id;
+        let from = self.by_id.partition_point(|i| id(i) < low);
+        let to = self.by_id.partition_point(|i| (id(i) as u128) < high);
+        let mut hits: Vec<u32> = self.by_id[from..to].to_vec();
         hits.sort_unstable();
         hits
     }
@@ -243,16 +347,28 @@ fn id_number(id: Option<&str>) -> u64 {
     id.and_then(parse_title_id).unwrap_or(0)
 }
 
-/// Every run of three characters in `s`.
-fn trigrams(s: &str) -> impl Iterator<Item = Trigram> + '_ {
-    let chars: Vec<u64> = s.chars().map(u64::from).collect();
-    (0..chars.len().saturating_sub(2))
-        .map(move |i| chars[i] << 42 | chars[i + 1] << 21 | chars[i + 2])
+fn pack(a: char, b: char, c: char) -> Trigram {
+    u64::from(a) << 42 | u64::from(b) << 21 | u64::from(c)
 }
 
+/// Every run of three characters in `s`.
+fn trigrams(s: &str) -> impl Iterator<Item = Trigram> + '_ {
+    let chars: Vec<char> = s.chars().collect();
+    (0..chars.len().saturating_sub(2)).map(move |i| pack(chars[i], chars[i + 1], chars[i + 2]))
+}
+
+/// The trigrams of a name that a search can ask for: a search word holds no blank
+/// and no control character (`library::search` splits on them), so neither does any
+/// trigram it asks for, and those are not indexed.
 fn distinct_trigrams(s: &str, out: &mut Vec<Trigram>) {
     out.clear();
-    out.extend(trigrams(s));
+    let chars: Vec<char> = s.chars().collect();
+    out.extend(
+        chars
+            .windows(3)
+            .filter(|w| !w.iter().any(|c| c.is_whitespace() || c.is_control()))
+            .map(|w| pack(w[0], w[1], w[2])),
+    );
     out.sort_unstable();
     out.dedup();
 }
@@ -346,10 +462,8 @@ mod tests {
     fn library(rng: &mut StdRng, n: usize) -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
         let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
-        conn.execute_batch(
-            "INSERT INTO platforms VALUES ('other', 'Other', 'o', 'nsp');",
-        )
-        .unwrap();
+        conn.execute_batch("INSERT INTO platforms VALUES ('other', 'Other', 'o', 'nsp');")
+            .unwrap();
         for i in 0..n {
             let name = random_name(rng);
             let id = rng
@@ -441,13 +555,6 @@ mod tests {
             let rows = rows(&conn);
             let index = NameIndex::build(&conn).unwrap();
             assert_eq!(index.len(), n);
-            let key_of: HashMap<i64, String> = conn
-                .prepare("SELECT rowid, key FROM games")
-                .unwrap()
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
             for _ in 0..(if n == 0 { 1 } else { 400 }) {
                 let q = match rows.is_empty() {
                     true => SearchQuery {
@@ -457,9 +564,9 @@ mod tests {
                     false => random_query(&mut rng, &rows),
                 };
                 let got: Vec<String> = index
-                    .rowids(&index.matches(&q))
+                    .matches(&q)
                     .iter()
-                    .map(|id| key_of[id].clone())
+                    .map(|&i| index.listed(i).key.to_string())
                     .collect();
                 assert_eq!(
                     got,

@@ -2,12 +2,13 @@
 //! same way: the text is folded like the names (`identify::fold`) and split in words,
 //! or read as a title-ID prefix.
 
+use std::sync::Arc;
+
 use rusqlite::Connection;
 
 use super::identify;
-use super::name_index::Names;
+use super::name_index::{NameIndex, Names};
 use crate::error::{Error, Msg};
-use crate::store::games::{self, GameItem};
 use crate::words::GameKind;
 
 /// What a search looks for: words that must all occur in the folded name, or a
@@ -22,15 +23,15 @@ pub struct SearchQuery {
     pub platform: Option<String>,
 }
 
-/// One page of the games matching `q`, in library order, with how many match: from
-/// the search index, then the page's rows from the database.
+/// One page of the games matching `q`, in library order, with how many match: the
+/// index they were found in, and their positions in it (see `NameIndex::listed`).
 pub fn search(
     db: &Connection,
     names: &Names,
     q: &SearchQuery,
     limit: u64,
     offset: u64,
-) -> Result<(u64, Vec<GameItem>), Error> {
+) -> Result<(Arc<NameIndex>, u64, Vec<u32>), Error> {
     let index = names.get(db)?;
     let hits = index.matches(q);
     let from = usize::try_from(offset)
@@ -39,8 +40,8 @@ pub fn search(
     let to = from
         .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
         .min(hits.len());
-    let items = games::items_by_rowid(db, &index.rowids(&hits[from..to]))?;
-    Ok((hits.len() as u64, items))
+    let page = hits[from..to].to_vec();
+    Ok((index, hits.len() as u64, page))
 }
 
 /// The longest search text, in bytes, and the most words in it: a name is a few

@@ -144,132 +144,48 @@ fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
     })
 }
 
-/// One page of the library sorted by folded name then key (stable across pages),
-/// optionally of one type, with the total count. Ranks make both index lookups, however
-/// deep the page.
-pub fn page(
-    conn: &Connection,
-    kind: Option<GameKind>,
-    limit: u64,
-    offset: u64,
-) -> Result<(u64, Vec<GameItem>), Error> {
-    let (count_sql, page_sql) = match kind {
-        Some(_) => (
-            "SELECT coalesce(max(type_ord) + 1, 0) FROM games WHERE type = ?1",
-            format!(
-                "SELECT {ITEM_COLUMNS} FROM games WHERE type = ?1 AND type_ord >= ?3
-                 ORDER BY type_ord LIMIT ?2 + 0"
-            ),
-        ),
-        None => (
-            "SELECT coalesce(max(ord) + 1, 0) FROM games WHERE ?1 IS NULL",
-            format!("SELECT {ITEM_COLUMNS} FROM games WHERE ?1 IS NULL AND ord >= ?3 ORDER BY ord LIMIT ?2 + 0"),
-        ),
-    };
-    let total: i64 = conn
-        .prepare_cached(count_sql)?
-        .query_row([kind], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&page_sql)?;
-    let rows = stmt.query_map(params![kind, clamp_i64(limit), clamp_i64(offset)], item)?;
-    Ok((total as u64, rows.collect::<Result<_, _>>()?))
-}
-
-/// The rank indexes, as the migrations last created them. A bulk renumber drops and
-/// rebuilds them (a test checks that the text here and the migrations' agree). They
-/// cover the list columns, so a page is read from the index alone.
-const RANK_INDEXES: &str = "
-     CREATE INDEX games_by_ord
-         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
-     CREATE INDEX games_by_type_ord
-         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);";
-
-/// Recompute every game's rank after a change of membership or of names. Only rows
-/// whose rank moves are written. Call it in the transaction that made the change.
-///
-/// The ranks go through a temporary table keyed by rowid: joining `games` to the
-/// window query directly has no index to join on, which is quadratic. With `bulk`
-/// (a scan that changed many rows), the rank indexes are dropped and built again
-/// afterwards: one sort instead of an index update per row.
-pub fn renumber(conn: &Connection, bulk: bool) -> Result<(), Error> {
-    if bulk {
-        conn.execute_batch(
-            "DROP INDEX IF EXISTS games_by_ord; DROP INDEX IF EXISTS games_by_type_ord;",
-        )?;
-    }
-    conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS ranks (
-             id INTEGER PRIMARY KEY, ord INTEGER NOT NULL, type_ord INTEGER NOT NULL
-         );
-         DELETE FROM temp.ranks;
-         INSERT INTO temp.ranks (id, ord, type_ord)
-             SELECT rowid,
-                    row_number() OVER (ORDER BY folded, key) - 1,
-                    row_number() OVER (PARTITION BY type ORDER BY folded, key) - 1
-             FROM games;
-         UPDATE games SET ord = r.ord, type_ord = r.type_ord
-         FROM temp.ranks AS r
-         WHERE r.id = games.rowid
-           AND (games.ord IS NOT r.ord OR games.type_ord IS NOT r.type_ord);
-         DELETE FROM temp.ranks;",
-    )?;
-    if bulk {
-        conn.execute_batch(RANK_INDEXES)?;
-    }
-    Ok(())
-}
-
 /// The lookup indexes of `games`, as the migrations last created them (a test checks
-/// that they agree). The rank indexes are [`RANK_INDEXES`].
+/// that they agree).
 const LOOKUP_INDEXES: &str = "
      CREATE INDEX games_by_name ON games (folded, key);
      CREATE INDEX games_by_title ON games (title_id);
      CREATE INDEX games_by_base ON games (base_title_id);";
 
 /// How many indexes named `games_by_*` a whole schema has.
-const INDEX_COUNT: i64 = 5;
+const INDEX_COUNT: i64 = 3;
 
 /// For a scan that inserts many games: stop keeping the indexes up row by row; they
-/// are built once, by [`resume_indexes`] and a bulk [`renumber`] at the end of the
-/// same scan, and [`ensure_indexes`] repairs a scan killed in between. Only the key's
-/// index stays, which the scan's upserts need.
+/// are built once, by [`resume_indexes`] at the end of the same scan, and
+/// [`ensure_indexes`] repairs a scan killed in between. Only the key's index stays,
+/// which the scan's upserts need.
 pub fn suspend_indexes(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
         "DROP INDEX IF EXISTS games_by_name; DROP INDEX IF EXISTS games_by_title;
-         DROP INDEX IF EXISTS games_by_base;
-         DROP INDEX IF EXISTS games_by_ord; DROP INDEX IF EXISTS games_by_type_ord;",
+         DROP INDEX IF EXISTS games_by_base;",
     )?;
     Ok(())
 }
 
-/// Build the lookup indexes again; the rank indexes follow with the next
-/// `renumber(conn, true)`, which must come in the same transaction.
+/// Build the lookup indexes again (one sort each).
 pub fn resume_indexes(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(LOOKUP_INDEXES)?;
     Ok(())
 }
 
-/// At start: if a scan was killed while the indexes were set aside, build them again;
-/// if it was killed before the end, rank the games it wrote.
+/// At start: if a scan was killed while the indexes were set aside, build them again.
 pub fn ensure_indexes(conn: &Connection) -> Result<(), Error> {
     let present: i64 = conn.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'games\\_by\\_%' ESCAPE '\\'",
         [],
         |r| r.get(0),
     )?;
-    let tx = crate::store::db::write_transaction(conn)?;
     if present < INDEX_COUNT {
         log::warn!("the indexes were left set aside by an interrupted scan; building them");
+        let tx = crate::store::db::write_transaction(conn)?;
         suspend_indexes(&tx)?;
         resume_indexes(&tx)?;
-        renumber(&tx, true)?;
-    } else if tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM games WHERE ord IS NULL)",
-        [],
-        |r| r.get(0),
-    )? {
-        renumber(&tx, false)?;
+        tx.commit()?;
     }
-    tx.commit()?;
     Ok(())
 }
 
@@ -299,37 +215,17 @@ mod tests {
              VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
         )
         .unwrap();
-        // A scan killed here: the next start repairs the indexes and the ranks.
+        // A scan killed here: the next start repairs the indexes.
         ensure_indexes(&conn).unwrap();
         assert_eq!(index_sql(&conn), indexes);
-        let ord: Option<i64> = conn
-            .query_row("SELECT ord FROM games", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(ord, Some(0));
-    }
-
-    #[test]
-    fn a_bulk_renumber_rebuilds_the_indexes_the_migration_made() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
-        let before = index_sql(&conn);
-        renumber(&conn, true).unwrap();
-        assert_eq!(index_sql(&conn), before);
     }
 }
 
-fn clamp_i64(n: u64) -> i64 {
-    n.min(i64::MAX as u64) as i64
-}
-
-/// What the search index needs of a game (see `library::name_index`).
+/// What the in-memory index holds of a game (see `library::name_index`).
 pub struct Indexed {
-    pub rowid: i64,
+    pub item: GameItem,
     pub folded: String,
-    pub kind: GameKind,
     pub platform: String,
-    pub title_id: Option<String>,
-    pub base_title_id: Option<String>,
 }
 
 /// Every game, in library order (folded name, then key), handed to `each` one by one
@@ -338,37 +234,18 @@ pub struct Indexed {
 pub fn for_each_indexed(conn: &Connection, mut each: impl FnMut(Indexed)) -> Result<i64, Error> {
     let tx = conn.unchecked_transaction()?;
     let generation = crate::store::library_generation::current(&tx)?;
-    let mut stmt = tx.prepare(
-        "SELECT rowid, folded, type, platform, title_id, base_title_id FROM games
-         ORDER BY folded, key",
-    )?;
+    let mut stmt = tx.prepare(&format!(
+        "SELECT {ITEM_COLUMNS}, folded, platform FROM games ORDER BY folded, key"
+    ))?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         each(Indexed {
-            rowid: r.get(0)?,
-            folded: r.get(1)?,
-            kind: r.get(2)?,
-            platform: r.get(3)?,
-            title_id: r.get(4)?,
-            base_title_id: r.get(5)?,
+            item: item(r)?,
+            folded: r.get(8)?,
+            platform: r.get(9)?,
         });
     }
     Ok(generation)
-}
-
-/// The games with these rowids, in the order given (one that is gone is skipped).
-pub fn items_by_rowid(conn: &Connection, rowids: &[i64]) -> Result<Vec<GameItem>, Error> {
-    let ids = serde_json::to_string(rowids).map_err(Error::internal)?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {} FROM json_each(?1) AS j JOIN games g ON g.rowid = j.value ORDER BY j.key",
-        ITEM_COLUMNS
-            .split(", ")
-            .map(|c| format!("g.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))?;
-    let rows = stmt.query_map([ids], item)?;
-    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Everything the single-game route shows.

@@ -274,6 +274,12 @@ const MIGRATIONS: &[&str] = &[
      DROP TRIGGER games_fts_delete;
      DROP TRIGGER games_fts_update;
      DROP TABLE games_fts;",
+    // 14: the library's order lives in the same index (a position per game, per
+    //     generation): the ranks were only kept up for pages now read from memory.
+    "DROP INDEX IF EXISTS games_by_ord;
+     DROP INDEX IF EXISTS games_by_type_ord;
+     ALTER TABLE games DROP COLUMN ord;
+     ALTER TABLE games DROP COLUMN type_ord;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -4,6 +4,8 @@ use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
+use crate::library::identify::format_title_id;
+use crate::library::name_index::Listed;
 use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
 use crate::store::platforms;
@@ -23,12 +25,27 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
     let paging = Paging::from_req(c.req);
     let key = format!("library {kind:?} {} {}", paging.page, paging.limit);
     c.app.pages.json(c.db, key, || {
-        let (total, items) = games::page(c.db, kind, paging.limit, paging.offset())?;
-        Reply::json(
-            200,
-            &envelope(paging, total, items.iter().map(Game::from).collect()),
-        )
+        let index = c.app.names.get(c.db)?;
+        let (total, at) = index.page(kind, paging.limit, paging.offset());
+        let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
+        let ids = id_texts(&listed);
+        let items = listed.iter().zip(&ids).map(Game::listed).collect();
+        Reply::json(200, &envelope(paging, total, items))
     })
+}
+
+/// The title IDs of listed games as text (the index keeps them as numbers): the
+/// game's own, and its base's.
+pub(super) fn id_texts(listed: &[Listed]) -> Vec<(Option<String>, Option<String>)> {
+    listed
+        .iter()
+        .map(|l| {
+            (
+                l.title_id.map(format_title_id),
+                l.base_title_id.map(format_title_id),
+            )
+        })
+        .collect()
 }
 
 pub(super) fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
@@ -87,13 +104,16 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         query.words, query.id_prefix, paging.page, paging.limit
     );
     c.app.pages.json(c.db, key, || {
-        let (total, items) =
+        let (index, total, at) =
             library::search::search(c.db, &c.app.names, &query, paging.limit, paging.offset())?;
-        let hits = items
+        let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
+        let ids = id_texts(&listed);
+        let hits = listed
             .iter()
-            .map(|g| SearchHit {
-                game: Game::from(g),
-                title_id: g.title_id.as_deref(),
+            .zip(&ids)
+            .map(|(l, ids)| SearchHit {
+                game: Game::listed((l, ids)),
+                title_id: ids.0.as_deref(),
             })
             .collect();
         Reply::json(200, &envelope(paging, total, hits))
