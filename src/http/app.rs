@@ -31,6 +31,8 @@ pub struct App {
     pub shop: crate::shop::Shop,
     /// The search index, kept per library generation.
     pub names: crate::library::name_index::Names,
+    /// The titles' lists, kept per library generation.
+    pub titles: crate::titles::listing::TitleLists,
     /// The shop's downloads running per console.
     pub downloads: Arc<super::slots::Slots>,
 }
@@ -55,6 +57,7 @@ impl App {
             setup_code: Mutex::new(setup_code),
             shop: Default::default(),
             names: Default::default(),
+            titles: Default::default(),
             downloads: Default::default(),
         }
     }

@@ -229,7 +229,7 @@ pub struct Filter {
 }
 
 /// How a list of titles is sorted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Sort {
     #[default]
     Name,
@@ -330,6 +330,16 @@ fn search(
             .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
     };
     Ok((total as u64, items))
+}
+
+/// Every title in library order, with the generation they were read at (one read
+/// transaction: the two agree).
+pub fn all(conn: &Connection) -> Result<(i64, Vec<TitleState>), Error> {
+    let tx = conn.unchecked_transaction()?;
+    let generation = crate::store::library_generation::current(&tx)?;
+    let mut stmt = tx.prepare(&format!("SELECT {COLUMNS} FROM title_state ORDER BY rank"))?;
+    let rows = stmt.query_map([], row)?.collect::<Result<_, _>>()?;
+    Ok((generation, rows))
 }
 
 pub fn get(conn: &Connection, base_id: &str) -> Result<Option<TitleState>, Error> {

@@ -9,7 +9,7 @@ use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::missing as missing_store;
-use crate::store::title_state::{self, Filter, Sort};
+use crate::store::title_state::{Filter, Sort};
 use crate::text::cut;
 use crate::titles::details;
 use crate::words::{GameKind, MissingKind, TitleStatus};
@@ -35,7 +35,9 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
             id_prefix: query.id_prefix.clone(),
         };
         let (total, rows) =
-            title_state::page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
+            c.app
+                .titles
+                .page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
         Reply::json(
             200,
             &envelope(paging, total, rows.iter().map(Title::from).collect()),
