@@ -61,13 +61,16 @@ struct Lists {
     generation: i64,
     /// In library order (`rank`).
     rows: Vec<TitleState>,
-    numbered: Mutex<HashMap<(Holds, Sort), Arc<Vec<u32>>>>,
+    numbered: Mutex<HashMap<(Holds, Sort), List>>,
 }
+
+/// Positions in `Lists::rows`, in a list's order.
+type List = Arc<Vec<u32>>;
 
 impl Lists {
     /// The positions of the titles of one list, in its order: by name (the library
     /// order), or newest or largest first with the library order between equals.
-    fn list(&self, holds: Holds, sort: Sort) -> Arc<Vec<u32>> {
+    fn list(&self, holds: Holds, sort: Sort) -> List {
         let mut numbered = self.numbered.lock().unwrap_or_else(|e| e.into_inner());
         let list = numbered.entry((holds, sort)).or_insert_with(|| {
             let mut at: Vec<u32> = (0..self.rows.len() as u32)
