@@ -246,7 +246,7 @@ fn decode_solid<R: Read>(
     let mut left = total;
     while left > 0 {
         let mut buf = spare.try_recv().unwrap_or_default();
-        buf.resize((left as usize).min(CHUNK), 0);
+        buf.resize(left.min(CHUNK as u64) as usize, 0);
         let mut n = 0;
         // Fill the chunk: fewer, larger hand-offs.
         while n < buf.len() {
@@ -311,11 +311,14 @@ fn blocks<R: Read + Seek + Send, W: Write>(
             let decoder = move || {
                 for (i, data) in todo {
                     let at = start + i as u64 * block;
-                    let plain = decode_block((data, expected(i)));
-                    let ready = plain.map(|mut p| {
-                        encrypt(regions, at, &mut p);
-                        p
-                    });
+                    // A decoder that panicked would leave its block missing and the
+                    // writer waiting for it: it becomes that block's error instead.
+                    let ready = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut plain = decode_block((data, expected(i)))?;
+                        encrypt(regions, at, &mut plain);
+                        Ok(plain)
+                    }))
+                    .unwrap_or_else(|_| Err(bad("a block decoder failed")));
                     if finished.send((i, ready)).is_err() {
                         return;
                     }
@@ -428,7 +431,7 @@ fn large_blocks<R: Read + Seek, W: Write>(
         let mut left = want;
         while left > 0 {
             let n = reader
-                .read(&mut buf[..(left as usize).min(CHUNK)])
+                .read(&mut buf[..left.min(CHUNK as u64) as usize])
                 .map_err(|_| bad("a zstd block is corrupt"))?;
             if n == 0 {
                 return Err(bad("a zstd block decompressed to the wrong size").into());

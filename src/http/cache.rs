@@ -68,18 +68,19 @@ struct Inner {
 
 impl PageCache {
     /// The JSON answer for `key`: from the cache when the library has not changed
-    /// since it was rendered, else from `render`, then kept.
+    /// since it was rendered, else from `render`, then kept. `render` is told the
+    /// generation it renders for (the in-memory indexes need not read it again).
     pub fn json(
         &self,
         db: &Connection,
         key: String,
-        render: impl FnOnce() -> Result<Reply, Error>,
+        render: impl FnOnce(i64) -> Result<Reply, Error>,
     ) -> Result<Reply, Error> {
         let generation = library_generation::current(db)?;
         if let Some(body) = self.get(generation, &key) {
             return Ok(Reply::json_shared(body));
         }
-        let reply = render()?;
+        let reply = render(generation)?;
         if reply.status != 200 {
             return Ok(reply);
         }

@@ -1,6 +1,6 @@
 //! The scan task: walk the library, identify new and changed files, forget removed
-//! ones, then recompute what depends on the whole library (`playable`, ranks, the
-//! titles' states).
+//! ones, then recompute what depends on the whole library (`playable`, the titles'
+//! states).
 //!
 //! A scan never forgets games it could not look for: a library folder that is missing
 //! or empty while games are known (an unplugged disk, an empty mount point) fails the
@@ -107,6 +107,9 @@ fn finish(
     }
     if read.bulk {
         games::resume_indexes(&tx)?;
+    } else {
+        // An earlier bulk scan that failed before its end left them set aside.
+        games::ensure_indexes(&tx)?;
     }
     let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty());
     if changed {

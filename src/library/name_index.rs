@@ -34,9 +34,11 @@ struct Entry {
     key: (u32, u32),
     name: (u32, u32),
     folded: (u32, u32),
-    /// 0 for none (no game has title ID 0).
+    /// Meaningful when `has_title_id` / `has_base` (a file may name ID 0).
     title_id: u64,
     base: u64,
+    has_title_id: bool,
+    has_base: bool,
     size: u64,
     /// Meaningful when `has_version` (an `Option` would pad the entry by 8 bytes).
     version: u32,
@@ -119,8 +121,10 @@ impl NameIndex {
                 key: span(&g.item.key),
                 name: span(&g.item.name),
                 folded: span(&g.folded),
-                title_id: id_number(g.item.title_id.as_deref()),
-                base: id_number(g.item.base_title_id.as_deref()),
+                title_id: id_number(g.item.title_id.as_deref()).unwrap_or(0),
+                base: id_number(g.item.base_title_id.as_deref()).unwrap_or(0),
+                has_title_id: id_number(g.item.title_id.as_deref()).is_some(),
+                has_base: id_number(g.item.base_title_id.as_deref()).is_some(),
                 size: g.item.size,
                 version: g.item.version.unwrap_or(0),
                 has_version: g.item.version.is_some(),
@@ -128,7 +132,7 @@ impl NameIndex {
                 playable: g.item.playable,
                 platform,
             };
-            if entry.title_id != 0 {
+            if entry.has_title_id {
                 index.by_id.push(at);
             }
             if let Some((_, list)) = index.by_kind.iter_mut().find(|(k, _)| *k == entry.kind) {
@@ -209,8 +213,8 @@ impl NameIndex {
             size: e.size,
             playable: e.playable,
             version: e.has_version.then_some(e.version),
-            title_id: (e.title_id != 0).then_some(e.title_id),
-            base_title_id: (e.base != 0).then_some(e.base),
+            title_id: e.has_title_id.then_some(e.title_id),
+            base_title_id: e.has_base.then_some(e.base),
         }
     }
 
@@ -288,8 +292,9 @@ impl NameIndex {
         let mut ids: Vec<u64> = self
             .named(words)
             .iter()
-            .map(|&i| self.entries[i as usize].base)
-            .filter(|&id| id != 0)
+            .map(|&i| &self.entries[i as usize])
+            .filter(|e| e.has_base)
+            .map(|e| e.base)
             .collect();
         ids.sort_unstable();
         ids.dedup();
@@ -343,8 +348,8 @@ impl NameIndex {
     }
 }
 
-fn id_number(id: Option<&str>) -> u64 {
-    id.and_then(parse_title_id).unwrap_or(0)
+fn id_number(id: Option<&str>) -> Option<u64> {
+    id.and_then(parse_title_id)
 }
 
 fn pack(a: char, b: char, c: char) -> Trigram {
@@ -400,7 +405,9 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 
 /// The index at the library's current generation, built again when it moves. Only
 /// one request builds; the others asking meanwhile wait for it rather than build it
-/// too.
+/// too, and take it even when the library moved again while it was built: an index
+/// newer than the generation a request read is as good (during a scan, the library
+/// moves every 512 files, and each waiting request would otherwise build again).
 #[derive(Default)]
 pub struct Names {
     current: Mutex<Option<Arc<NameIndex>>>,
@@ -409,7 +416,11 @@ pub struct Names {
 
 impl Names {
     pub fn get(&self, db: &Connection) -> Result<Arc<NameIndex>, Error> {
-        let generation = library_generation::current(db)?;
+        self.at(db, library_generation::current(db)?)
+    }
+
+    /// The index at `generation` or newer (the caller just read it).
+    pub fn at(&self, db: &Connection, generation: i64) -> Result<Arc<NameIndex>, Error> {
         if let Some(index) = self.kept(generation) {
             return Ok(index);
         }
@@ -433,7 +444,7 @@ impl Names {
         let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
         current
             .as_ref()
-            .filter(|i| i.generation == generation)
+            .filter(|i| i.generation >= generation)
             .cloned()
     }
 }
@@ -466,9 +477,12 @@ mod tests {
             .unwrap();
         for i in 0..n {
             let name = random_name(rng);
-            let id = rng
-                .random_bool(0.9)
-                .then(|| 0x0100_0000_0000_0000u64 | rng.random_range(0..0x1_0000_0000u64) << 12);
+            // Some without a title ID, and a few named [0000000000000000].
+            let id = match rng.random_range(0..20) {
+                0 => None,
+                1 => Some(0),
+                _ => Some(0x0100_0000_0000_0000u64 | rng.random_range(0..0x1_0000_0000u64) << 12),
+            };
             let kind = [
                 GameKind::Base,
                 GameKind::Update,

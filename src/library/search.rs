@@ -2,8 +2,6 @@
 //! same way: the text is folded like the names (`identify::fold`) and split in words,
 //! or read as a title-ID prefix.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
 
 use super::identify;
@@ -24,15 +22,8 @@ pub struct SearchQuery {
 }
 
 /// One page of the games matching `q`, in library order, with how many match: the
-/// index they were found in, and their positions in it (see `NameIndex::listed`).
-pub fn search(
-    db: &Connection,
-    names: &Names,
-    q: &SearchQuery,
-    limit: u64,
-    offset: u64,
-) -> Result<(Arc<NameIndex>, u64, Vec<u32>), Error> {
-    let index = names.get(db)?;
+/// positions of the page in `index` (see `NameIndex::listed`).
+pub fn search(index: &NameIndex, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
     let hits = index.matches(q);
     let from = usize::try_from(offset)
         .unwrap_or(usize::MAX)
@@ -40,8 +31,7 @@ pub fn search(
     let to = from
         .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
         .min(hits.len());
-    let page = hits[from..to].to_vec();
-    Ok((index, hits.len() as u64, page))
+    (hits.len() as u64, hits[from..to].to_vec())
 }
 
 /// The longest search text, in bytes, and the most words in it: a name is a few

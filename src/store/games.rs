@@ -172,19 +172,20 @@ pub fn resume_indexes(conn: &Connection) -> Result<(), Error> {
     Ok(())
 }
 
-/// At start: if a scan was killed while the indexes were set aside, build them again.
+/// If a scan was killed or failed while the indexes were set aside, build them again
+/// (at start, and at the end of every scan).
 pub fn ensure_indexes(conn: &Connection) -> Result<(), Error> {
-    let present: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'games\\_by\\_%' ESCAPE '\\'",
-        [],
-        |r| r.get(0),
-    )?;
+    let present: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'games\\_by\\_%' ESCAPE '\\'",
+        )?
+        .query_row([], |r| r.get(0))?;
     if present < INDEX_COUNT {
         log::warn!("the indexes were left set aside by an interrupted scan; building them");
-        let tx = crate::store::db::write_transaction(conn)?;
-        suspend_indexes(&tx)?;
-        resume_indexes(&tx)?;
-        tx.commit()?;
+        // In the caller's transaction when there is one; alone, a kill between the
+        // two leaves fewer indexes, which the next start finds again.
+        suspend_indexes(conn)?;
+        resume_indexes(conn)?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ pub fn current(conn: &Connection) -> Result<i64, Error> {
         .query_row([], |r| r.get(0))?)
 }
 
-/// For writes the triggers do not see (the search index rebuilt after a scan).
+/// For writes the triggers do not see (the titles' states computed again).
 pub fn bump(conn: &Connection) -> Result<(), Error> {
     conn.execute("UPDATE library_generation SET n = n + 1", [])?;
     Ok(())

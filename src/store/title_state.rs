@@ -240,9 +240,10 @@ pub enum Sort {
 }
 
 /// One page of titles, and how many match. A list without a search is a seek on its
-/// numbered column; a search finds its titles through the games' search index (a
-/// title matches when one of its files' names does) or a range of title IDs (the
-/// base's, or one of its files').
+/// numbered column (pages read them from memory, see `titles::listing`); a search
+/// keeps the titles among `filter.named` (the base IDs the in-memory search index
+/// found: a title matches when one of its files' names does) or in a range of title
+/// IDs (the base's, or one of its files').
 pub fn page(
     conn: &Connection,
     filter: &Filter,

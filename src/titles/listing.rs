@@ -89,7 +89,8 @@ impl Lists {
 }
 
 /// The lists at the library's current generation, read again when it moves. Only one
-/// request reads them; the others asking meanwhile wait for it.
+/// request reads them; the others asking meanwhile wait for it, and take them even if
+/// they are newer than the generation they read (see `library::name_index::Names`).
 #[derive(Default)]
 pub struct TitleLists {
     current: Mutex<Option<Arc<Lists>>>,
@@ -148,7 +149,7 @@ impl TitleLists {
         let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
         current
             .as_ref()
-            .filter(|l| l.generation == generation)
+            .filter(|l| l.generation >= generation)
             .cloned()
     }
 }

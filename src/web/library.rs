@@ -83,15 +83,14 @@ fn files_of(
     platform: Option<&str>,
     paging: Paging,
 ) -> Result<(u64, Vec<games::GameItem>), Error> {
-    let (index, total, at) = if q.is_empty() && platform.is_none() {
-        let index = c.app.names.get(c.db)?;
-        let (total, at) = index.page(kind, paging.limit, paging.offset());
-        (index, total, at)
+    let index = c.app.names.get(c.db)?;
+    let (total, at) = if q.is_empty() && platform.is_none() {
+        index.page(kind, paging.limit, paging.offset())
     } else {
         let mut query = search_query(q)?;
         query.kind = kind;
         query.platform = platform.map(str::to_string);
-        library::search::search(c.db, &c.app.names, &query, paging.limit, paging.offset())?
+        library::search::search(&index, &query, paging.limit, paging.offset())
     };
     Ok((
         total,

@@ -77,7 +77,6 @@ const MENU: [(&str, M); 8] = [
     ("/settings/keys", M::ApiKeys),
 ];
 
-/// The error texts the page's script shows, by slug.
 /// The script's words in the reader's language: the same on every page, so made once
 /// per language.
 fn messages_of(v: &Viewer) -> &'static str {
@@ -89,6 +88,8 @@ fn messages_of(v: &Viewer) -> &'static str {
     slot.get_or_init(|| script_messages(v))
 }
 
+/// The error texts the page's script shows, by slug, and the words of the live task
+/// panel, as one JSON object.
 fn script_messages(v: &Viewer) -> String {
     let pairs = [
         ("bad_request", M::ErrBadRequest),

@@ -14,7 +14,7 @@ use crate::time;
 use crate::words::GameKind;
 
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
-    c.app.pages.json(c.db, "stats".into(), || {
+    c.app.pages.json(c.db, "stats".into(), |_| {
         let titles = title_state::counts(c.db)?;
         Reply::json(200, &Stats::new(&c.app.pages.stats(c.db)?, titles))
     })
@@ -24,8 +24,8 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
     let kind = params::game_type(c.req)?;
     let paging = Paging::from_req(c.req);
     let key = format!("library {kind:?} {} {}", paging.page, paging.limit);
-    c.app.pages.json(c.db, key, || {
-        let index = c.app.names.get(c.db)?;
+    c.app.pages.json(c.db, key, |generation| {
+        let index = c.app.names.at(c.db, generation)?;
         let (total, at) = index.page(kind, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
         let ids = id_texts(&listed);
@@ -103,9 +103,9 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         "search {:?} {:?} {} {}",
         query.words, query.id_prefix, paging.page, paging.limit
     );
-    c.app.pages.json(c.db, key, || {
-        let (index, total, at) =
-            library::search::search(c.db, &c.app.names, &query, paging.limit, paging.offset())?;
+    c.app.pages.json(c.db, key, |generation| {
+        let index = c.app.names.at(c.db, generation)?;
+        let (total, at) = library::search::search(&index, &query, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
         let ids = id_texts(&listed);
         let hits = listed

@@ -27,7 +27,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         "titles {status:?} {:?} {:?} {} {}",
         query.words, query.id_prefix, paging.page, paging.limit
     );
-    c.app.pages.json(c.db, key, || {
+    c.app.pages.json(c.db, key, |_| {
         let filter = Filter {
             status,
             incomplete: false,
@@ -91,7 +91,7 @@ pub fn missing(c: &Ctx) -> Result<Reply, Error> {
     };
     let paging = Paging::from_req(c.req);
     let key = format!("missing {kind:?} {} {}", paging.page, paging.limit);
-    c.app.pages.json(c.db, key, || {
+    c.app.pages.json(c.db, key, |_| {
         let (total, rows) = missing_store::page(c.db, kind, None, paging.limit, paging.offset())?;
         Reply::json(
             200,
