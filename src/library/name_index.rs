@@ -13,7 +13,7 @@
 //! bytes), and a few numbers per game: about 20 MiB for 100,000 games.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rusqlite::Connection;
@@ -403,16 +403,10 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The index at the library's current generation, built again when it moves. Only
-/// one request builds; the others asking meanwhile wait for it rather than build it
-/// too, and take it even when the library moved again while it was built: an index
-/// newer than the generation a request read is as good (during a scan, the library
-/// moves every 512 files, and each waiting request would otherwise build again).
+/// The index at the library's current generation, built again when it moves (see
+/// `library_generation::Kept`).
 #[derive(Default)]
-pub struct Names {
-    current: Mutex<Option<Arc<NameIndex>>>,
-    building: Mutex<()>,
-}
+pub struct Names(library_generation::Kept<NameIndex>);
 
 impl Names {
     pub fn get(&self, db: &Connection) -> Result<Arc<NameIndex>, Error> {
@@ -421,31 +415,17 @@ impl Names {
 
     /// The index at `generation` or newer (the caller just read it).
     pub fn at(&self, db: &Connection, generation: i64) -> Result<Arc<NameIndex>, Error> {
-        if let Some(index) = self.kept(generation) {
-            return Ok(index);
-        }
-        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(index) = self.kept(generation) {
-            return Ok(index);
-        }
-        let started = Instant::now();
-        let index = Arc::new(NameIndex::build(db)?);
-        log::info!(
-            "search index: {} games, {:.1} MiB, built in {} ms",
-            index.len(),
-            index.heap_bytes() as f64 / (1 << 20) as f64,
-            started.elapsed().as_millis()
-        );
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&index));
-        Ok(index)
-    }
-
-    fn kept(&self, generation: i64) -> Option<Arc<NameIndex>> {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        current
-            .as_ref()
-            .filter(|i| i.generation >= generation)
-            .cloned()
+        self.0.get(generation, || {
+            let started = Instant::now();
+            let index = NameIndex::build(db)?;
+            log::info!(
+                "search index: {} games, {:.1} MiB, built in {} ms",
+                index.len(),
+                index.heap_bytes() as f64 / (1 << 20) as f64,
+                started.elapsed().as_millis()
+            );
+            Ok((index.generation, index))
+        })
     }
 }
 

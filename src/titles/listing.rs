@@ -58,7 +58,6 @@ impl Holds {
 
 /// Every title's state at one generation, and the lists numbered so far.
 struct Lists {
-    generation: i64,
     /// In library order (`rank`).
     rows: Vec<TitleState>,
     numbered: Mutex<HashMap<(Holds, Sort), List>>,
@@ -88,14 +87,10 @@ impl Lists {
     }
 }
 
-/// The lists at the library's current generation, read again when it moves. Only one
-/// request reads them; the others asking meanwhile wait for it, and take them even if
-/// they are newer than the generation they read (see `library::name_index::Names`).
+/// The lists at the library's current generation, read again when it moves (see
+/// `library_generation::Kept`).
 #[derive(Default)]
-pub struct TitleLists {
-    current: Mutex<Option<Arc<Lists>>>,
-    reading: Mutex<()>,
-}
+pub struct TitleLists(library_generation::Kept<Lists>);
 
 impl TitleLists {
     /// One page of titles and how many the list holds: from memory for the lists,
@@ -127,30 +122,11 @@ impl TitleLists {
     }
 
     fn get(&self, db: &Connection) -> Result<Arc<Lists>, Error> {
-        let generation = library_generation::current(db)?;
-        if let Some(lists) = self.kept(generation) {
-            return Ok(lists);
-        }
-        let _reading = self.reading.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(lists) = self.kept(generation) {
-            return Ok(lists);
-        }
-        let (generation, rows) = title_state::all(db)?;
-        let lists = Arc::new(Lists {
-            generation,
-            rows,
-            numbered: Mutex::default(),
-        });
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&lists));
-        Ok(lists)
-    }
-
-    fn kept(&self, generation: i64) -> Option<Arc<Lists>> {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        current
-            .as_ref()
-            .filter(|l| l.generation >= generation)
-            .cloned()
+        self.0.get(library_generation::current(db)?, || {
+            let (generation, rows) = title_state::all(db)?;
+            let numbered = Mutex::default();
+            Ok((generation, Lists { rows, numbered }))
+        })
     }
 }
 
