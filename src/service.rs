@@ -47,7 +47,7 @@ impl Service {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
         convert::clean_leftover(&conn, &config.library)?;
-        crate::store::games::ensure_search_index(&conn)?;
+        crate::store::games::ensure_indexes(&conn)?;
         catch_file_size_signal()?;
         let stop = Arc::new(AtomicBool::new(false));
         for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {

@@ -106,7 +106,6 @@ pub fn move_in(
     }
     let finish = games::delete(&tx, key)
         .and_then(|_| games::refresh_playable(&tx))
-        .and_then(|_| games::renumber(&tx, false))
         .and_then(|_| Ok(tx.commit()?));
     if let Err(e) = finish {
         // Put the file back: the database does not know it moved.

@@ -324,7 +324,8 @@ struct ThreadedWriter {
 impl ThreadedWriter {
     fn new(mut file: File) -> ThreadedWriter {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(4);
-        let writer = std::thread::spawn(move || {
+        let writer = std::thread::Builder::new().name("convert-write".into());
+        let writer = writer.spawn(move || {
             let (mut written, mut flushed) = (0u64, 0u64);
             for buf in rx {
                 file.write_all(&buf)?;
@@ -339,7 +340,8 @@ impl ThreadedWriter {
         ThreadedWriter {
             buf: Vec::with_capacity(BUFFER),
             tx: Some(tx),
-            writer: Some(writer),
+            // Could not start: the first send finds the channel closed.
+            writer: writer.ok(),
         }
     }
 

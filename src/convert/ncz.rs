@@ -17,6 +17,10 @@ type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
 
 const HEAD: u64 = 0x4000;
 const CHUNK: usize = 1 << 20;
+/// Decoded chunks waiting for the encrypt-and-hash stage in solid mode.
+const DEPTH: usize = 4;
+/// Blocks in flight per core in block mode.
+const AHEAD: usize = 4;
 /// Blocks larger than this are streamed one at a time instead of in parallel batches.
 const MAX_PARALLEL_BLOCK: u64 = 4 << 20;
 
@@ -24,10 +28,31 @@ fn bad(msg: impl Into<String>) -> FormatError {
     FormatError(msg.into())
 }
 
-/// A region of the NCA after 0x4000 and how to treat its bytes.
+/// A region of the NCA after 0x4000 and how to treat its bytes: encrypted again with
+/// this key and counter (CTR, CTR-Ex), or written as it is.
+#[derive(Clone)]
 struct Region {
     end: u64,
-    cipher: Option<Aes128Ctr>,
+    key: Option<([u8; 16], [u8; 16])>,
+}
+
+/// Encrypt `data`, which lies at `pos` in the NCA, with the keys of the regions it
+/// covers. A pure function of its arguments, so any thread can do it.
+fn encrypt(regions: &[Region], mut pos: u64, mut data: &mut [u8]) {
+    let mut i = regions.partition_point(|r| r.end <= pos);
+    while !data.is_empty() && i < regions.len() {
+        let region = &regions[i];
+        let take = ((region.end - pos) as usize).min(data.len());
+        let (now, rest) = data.split_at_mut(take);
+        if let Some((key, iv)) = &region.key {
+            let mut cipher = Aes128Ctr::new(key.into(), iv.into());
+            cipher.seek(pos);
+            cipher.apply_keystream(now);
+        }
+        pos += take as u64;
+        data = rest;
+        i += 1;
+    }
 }
 
 /// The size of the decompressed NCA: `max(0x4000, last.offset + last.size)` (`docs/nsz.md` §2).
@@ -45,7 +70,7 @@ fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatError> {
         if first.offset > HEAD {
             out.push(Region {
                 end: first.offset,
-                cipher: None,
+                key: None,
             });
         }
     }
@@ -64,12 +89,12 @@ fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatError> {
         if end <= HEAD {
             continue; // entirely inside the verbatim copy
         }
-        let cipher = matches!(s.crypto_type, 3 | 4).then(|| {
+        let key = matches!(s.crypto_type, 3 | 4).then(|| {
             let mut iv = [0u8; 16];
             iv[..8].copy_from_slice(&s.counter[..8]);
-            Aes128Ctr::new(&s.key.into(), &iv.into())
+            (s.key, iv)
         });
-        out.push(Region { end, cipher });
+        out.push(Region { end, key });
     }
     Ok(out)
 }
@@ -78,7 +103,6 @@ fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatError> {
 struct Sink<'a, W: Write> {
     out: &'a mut W,
     regions: Vec<Region>,
-    current: usize,
     pos: u64,
     end: u64,
     hash: Sha256,
@@ -86,26 +110,18 @@ struct Sink<'a, W: Write> {
 }
 
 impl<W: Write> Sink<'_, W> {
-    /// Take plaintext stream bytes; returns an error once the NCA is complete and more
-    /// is offered (the caller stops at `remaining`).
-    fn put(&mut self, mut data: &mut [u8]) -> Result<(), ConvertFail> {
-        while !data.is_empty() {
-            let region = &mut self.regions[self.current];
-            let take = ((region.end - self.pos) as usize).min(data.len());
-            let (now, rest) = data.split_at_mut(take);
-            if let Some(cipher) = region.cipher.as_mut() {
-                cipher.seek(self.pos);
-                cipher.apply_keystream(now);
-            }
-            self.hash.update(&*now);
-            self.out.write_all(now).map_err(ConvertFail::Write)?;
-            (self.on_write)(take as u64).map_err(ConvertFail::Write)?;
-            self.pos += take as u64;
-            if self.pos == region.end && self.current + 1 < self.regions.len() {
-                self.current += 1;
-            }
-            data = rest;
-        }
+    /// Take plaintext stream bytes (never past `remaining`).
+    fn put(&mut self, data: &mut [u8]) -> Result<(), ConvertFail> {
+        encrypt(&self.regions, self.pos, data);
+        self.put_encrypted(data)
+    }
+
+    /// Take bytes already encrypted (block mode encrypts on the decoding threads).
+    fn put_encrypted(&mut self, data: &[u8]) -> Result<(), ConvertFail> {
+        self.hash.update(data);
+        self.out.write_all(data).map_err(ConvertFail::Write)?;
+        (self.on_write)(data.len() as u64).map_err(ConvertFail::Write)?;
+        self.pos += data.len() as u64;
         Ok(())
     }
 
@@ -140,7 +156,6 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
     let mut sink = Sink {
         out,
         regions: regions(&ncz.sections)?,
-        current: 0,
         pos: 0,
         end: size,
         hash: Sha256::new(),
@@ -186,26 +201,66 @@ fn read_error(e: std::io::Error) -> ConvertFail {
     }
 }
 
-fn solid<R: Read + Seek, W: Write>(
+/// Solid mode: one zstd stream, decoded on its own thread while this one encrypts,
+/// hashes and hands the bytes to the writer: the three stages run at once.
+fn solid<R: Read + Seek + Send, W: Write>(
     input: &mut R,
     offset: u64,
     limit: u64,
     sink: &mut Sink<W>,
 ) -> Result<(), ConvertFail> {
     input.seek(SeekFrom::Start(offset)).map_err(read_error)?;
-    let compressed = BufReader::with_capacity(CHUNK, input.take(limit - offset));
+    let total = sink.remaining();
+    let (full, decoded) = crossbeam_channel::bounded(DEPTH);
+    let (give_back, spare) = crossbeam_channel::bounded(DEPTH + 2);
+    std::thread::scope(|s| {
+        let decoder = move || {
+            let result = decode_solid(input, limit - offset, total, &full, &spare);
+            if let Err(e) = result {
+                let _ = full.send(Err(e));
+            }
+        };
+        named("convert-decode", s, decoder)?;
+        // Until the decoder hangs up: then `remaining` tells whether it was short.
+        for chunk in decoded {
+            let mut chunk: Vec<u8> = chunk?;
+            sink.put(&mut chunk)?;
+            let _ = give_back.try_send(chunk);
+        }
+        Ok(())
+    })
+}
+
+/// Decode up to `total` bytes of the stream in chunks sent over `full`, reusing the
+/// buffers that come back over `spare`. Stops early when the receiver is gone.
+fn decode_solid<R: Read>(
+    input: &mut R,
+    len: u64,
+    total: u64,
+    full: &crossbeam_channel::Sender<Result<Vec<u8>, FormatError>>,
+    spare: &crossbeam_channel::Receiver<Vec<u8>>,
+) -> Result<(), FormatError> {
+    let compressed = BufReader::with_capacity(CHUNK, input.take(len));
     let mut decoder = zstd::stream::read::Decoder::with_buffer(compressed)
         .map_err(|_| bad("the zstd stream cannot be opened"))?;
-    let mut buf = vec![0u8; CHUNK];
-    while sink.remaining() > 0 {
-        let want = (sink.remaining() as usize).min(CHUNK);
-        let n = decoder
-            .read(&mut buf[..want])
-            .map_err(|_| bad("the zstd stream is corrupt"))?;
-        if n == 0 {
-            break; // too short: reported by the caller
+    let mut left = total;
+    while left > 0 {
+        let mut buf = spare.try_recv().unwrap_or_default();
+        buf.resize(left.min(CHUNK as u64) as usize, 0);
+        let mut n = 0;
+        // Fill the chunk: fewer, larger hand-offs.
+        while n < buf.len() {
+            match decoder.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(_) => return Err(bad("the zstd stream is corrupt")),
+            }
         }
-        sink.put(&mut buf[..n])?;
+        buf.truncate(n);
+        left -= n as u64;
+        if n == 0 || full.send(Ok(buf)).is_err() {
+            return Ok(()); // too short (reported by the caller), or the writer stopped
+        }
     }
     let mut probe = [0u8; 1];
     if matches!(decoder.read(&mut probe), Ok(1)) {
@@ -214,8 +269,10 @@ fn solid<R: Read + Seek, W: Write>(
     Ok(())
 }
 
-/// Block mode: batches of blocks decompressed on every core, written in order.
-fn blocks<R: Read + Seek, W: Write>(
+/// Block mode: one thread reads the compressed blocks, a thread per core decodes and
+/// encrypts them, and this one hashes and writes them in order. At most [`AHEAD`]
+/// blocks per core are in flight, so memory stays bounded.
+fn blocks<R: Read + Seek + Send, W: Write>(
     input: &mut R,
     exponent: u8,
     sizes: &[u32],
@@ -224,7 +281,7 @@ fn blocks<R: Read + Seek, W: Write>(
 ) -> Result<(), ConvertFail> {
     let block = 1u64 << exponent;
     let total = sink.remaining();
-    let expected = |i: usize| -> u64 {
+    let expected = move |i: usize| -> u64 {
         if i + 1 == sizes.len() && !total.is_multiple_of(block) {
             total % block
         } else {
@@ -236,39 +293,114 @@ fn blocks<R: Read + Seek, W: Write>(
         return large_blocks(input, offset, sizes, &expected, sink);
     }
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let batch = cores * 4;
-    // Pipelined: the next batch decodes on other threads while this one is
-    // encrypted, hashed and written here.
-    let mut next = 0;
-    let read_batch =
-        |input: &mut R, next: &mut usize| -> Result<Vec<(Vec<u8>, u64)>, ConvertFail> {
-            let n = batch.min(sizes.len() - *next);
-            let mut compressed = Vec::with_capacity(n);
-            for (j, &size) in sizes.iter().enumerate().skip(*next).take(n) {
-                let (size, want) = (size as u64, expected(j));
-                if size > want {
-                    return Err(bad("a compressed block is larger than its data (corrupt)").into());
+    let ahead = cores * AHEAD;
+    let (jobs, todo) = crossbeam_channel::bounded::<(usize, Vec<u8>)>(ahead);
+    let (finished, done) =
+        crossbeam_channel::bounded::<(usize, Result<Vec<u8>, FormatError>)>(ahead);
+    let (credit, credits) = crossbeam_channel::bounded::<()>(ahead);
+    for _ in 0..ahead {
+        let _ = credit.send(());
+    }
+    let (regions, start) = (sink.regions.clone(), sink.pos);
+    std::thread::scope(|s| {
+        let reader_done = finished.clone();
+        let reader = move || read_blocks(input, sizes, &expected, &credits, &jobs, &reader_done);
+        named("convert-read", s, reader)?;
+        for _ in 0..cores {
+            let (todo, finished, regions) = (todo.clone(), finished.clone(), &regions);
+            let decoder = move || {
+                for (i, data) in todo {
+                    let at = start + i as u64 * block;
+                    // A decoder that panicked would leave its block missing and the
+                    // writer waiting for it: it becomes that block's error instead.
+                    let ready = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut plain = decode_block((data, expected(i)))?;
+                        encrypt(regions, at, &mut plain);
+                        Ok(plain)
+                    }))
+                    .unwrap_or_else(|_| Err(bad("a block decoder failed")));
+                    if finished.send((i, ready)).is_err() {
+                        return;
+                    }
                 }
-                let mut buf = vec![0u8; size as usize];
-                input.read_exact(&mut buf).map_err(read_error)?;
-                compressed.push((buf, want));
-            }
-            *next += n;
-            Ok(compressed)
-        };
-    let mut pending = spawn_batch(read_batch(input, &mut next)?);
-    while !pending.is_empty() {
-        let ready = join_batch(pending)?;
-        pending = if next < sizes.len() {
-            spawn_batch(read_batch(input, &mut next)?)
-        } else {
-            Vec::new()
-        };
-        for mut plain in ready {
-            sink.put(&mut plain)?;
+            };
+            named("convert-decode", s, decoder)?;
+        }
+        drop((todo, finished));
+        write_in_order(sizes.len(), done, credit, sink)
+    })
+}
+
+/// Start a thread of the pipeline, named so that `top -H` tells the stages apart.
+fn named<'s, 'e>(
+    name: &str,
+    scope: &'s std::thread::Scope<'s, 'e>,
+    work: impl FnOnce() + Send + 's,
+) -> Result<(), ConvertFail> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, work)
+        .map(drop)
+        .map_err(ConvertFail::Write)
+}
+
+/// Take the decoded blocks as they finish and write them in their order, giving a
+/// credit back to the reader for each one written.
+fn write_in_order<W: Write>(
+    count: usize,
+    done: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, FormatError>)>,
+    credit: crossbeam_channel::Sender<()>,
+    sink: &mut Sink<W>,
+) -> Result<(), ConvertFail> {
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut next = 0;
+    while next < count {
+        let (i, block) = done.recv().map_err(|_| bad("a block decoder failed"))?;
+        waiting.insert(i, block);
+        while let Some(block) = waiting.remove(&next) {
+            sink.put_encrypted(&block?)?;
+            let _ = credit.send(());
+            next += 1;
         }
     }
     Ok(())
+}
+
+/// Read the compressed blocks in order, each once a credit allows it, and hand them to
+/// the decoders; a block that cannot be read goes straight to the writer as an error.
+fn read_blocks<R: Read>(
+    input: &mut R,
+    sizes: &[u32],
+    expected: &dyn Fn(usize) -> u64,
+    credits: &crossbeam_channel::Receiver<()>,
+    jobs: &crossbeam_channel::Sender<(usize, Vec<u8>)>,
+    failed: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, FormatError>)>,
+) {
+    for (i, &size) in sizes.iter().enumerate() {
+        let sent = match read_block(input, size as u64, expected(i)) {
+            Ok(data) => credits.recv().is_ok() && jobs.send((i, data)).is_ok(),
+            Err(e) => {
+                let _ = failed.send((i, Err(e)));
+                false
+            }
+        };
+        if !sent {
+            return;
+        }
+    }
+}
+
+/// One compressed block of `size` bytes, whose data is `want` bytes.
+fn read_block<R: Read>(input: &mut R, size: u64, want: u64) -> Result<Vec<u8>, FormatError> {
+    if size > want {
+        return Err(bad("a compressed block is larger than its data (corrupt)"));
+    }
+    let mut buf = vec![0u8; size as usize];
+    input.read_exact(&mut buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
+        _ => bad("the file could not be read"),
+    })?;
+    Ok(buf)
 }
 
 /// Blocks too large to hold in memory: each is streamed, one after the other.
@@ -299,7 +431,7 @@ fn large_blocks<R: Read + Seek, W: Write>(
         let mut left = want;
         while left > 0 {
             let n = reader
-                .read(&mut buf[..(left as usize).min(CHUNK)])
+                .read(&mut buf[..left.min(CHUNK as u64) as usize])
                 .map_err(|_| bad("a zstd block is corrupt"))?;
             if n == 0 {
                 return Err(bad("a zstd block decompressed to the wrong size").into());
@@ -310,27 +442,6 @@ fn large_blocks<R: Read + Seek, W: Write>(
         drop(reader);
     }
     Ok(())
-}
-
-type Decoding = std::thread::JoinHandle<Result<Vec<u8>, FormatError>>;
-
-/// Start decoding each block of a batch on its own thread.
-fn spawn_batch(blocks: Vec<(Vec<u8>, u64)>) -> Vec<Decoding> {
-    blocks
-        .into_iter()
-        .map(|b| std::thread::spawn(move || decode_block(b)))
-        .collect()
-}
-
-fn join_batch(handles: Vec<Decoding>) -> Result<Vec<Vec<u8>>, ConvertFail> {
-    handles
-        .into_iter()
-        .map(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(bad("a block decoder failed")))
-                .map_err(ConvertFail::from)
-        })
-        .collect()
 }
 
 /// One block: stored raw when its compressed size is its size, else one zstd frame

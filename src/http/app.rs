@@ -29,6 +29,10 @@ pub struct App {
     pub setup_code: Mutex<Option<String>>,
     /// The shop's answers, kept per library generation.
     pub shop: crate::shop::Shop,
+    /// The search index, kept per library generation.
+    pub names: crate::library::name_index::Names,
+    /// The titles' lists, kept per library generation.
+    pub titles: crate::titles::listing::TitleLists,
     /// The shop's downloads running per console.
     pub downloads: Arc<super::slots::Slots>,
 }
@@ -52,6 +56,8 @@ impl App {
             poisoned: Mutex::default(),
             setup_code: Mutex::new(setup_code),
             shop: Default::default(),
+            names: Default::default(),
+            titles: Default::default(),
             downloads: Default::default(),
         }
     }

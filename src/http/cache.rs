@@ -1,8 +1,7 @@
 //! Rendered library and search pages, and the library's counts, kept until the
 //! library changes.
 //!
-//! Dashboards and scripts ask for the same few pages again and again, and a search
-//! costs a trigram match over every name. An answer is stored with the library's
+//! Dashboards and scripts ask for the same few pages again and again. An answer is stored with the library's
 //! generation (`store::library_generation`), which SQLite triggers move on every
 //! write to the games, whoever makes it; an answer from an older generation is never
 //! served. The whole cache is dropped when the generation moves or when it would grow
@@ -69,18 +68,19 @@ struct Inner {
 
 impl PageCache {
     /// The JSON answer for `key`: from the cache when the library has not changed
-    /// since it was rendered, else from `render`, then kept.
+    /// since it was rendered, else from `render`, then kept. `render` is told the
+    /// generation it renders for (the in-memory indexes need not read it again).
     pub fn json(
         &self,
         db: &Connection,
         key: String,
-        render: impl FnOnce() -> Result<Reply, Error>,
+        render: impl FnOnce(i64) -> Result<Reply, Error>,
     ) -> Result<Reply, Error> {
         let generation = library_generation::current(db)?;
         if let Some(body) = self.get(generation, &key) {
             return Ok(Reply::json_shared(body));
         }
-        let reply = render()?;
+        let reply = render(generation)?;
         if reply.status != 200 {
             return Ok(reply);
         }

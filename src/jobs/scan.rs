@@ -1,5 +1,6 @@
 //! The scan task: walk the library, identify new and changed files, forget removed
-//! ones, then recompute what depends on the whole library (`playable`).
+//! ones, then recompute what depends on the whole library (`playable`, the titles'
+//! states).
 //!
 //! A scan never forgets games it could not look for: a library folder that is missing
 //! or empty while games are known (an unplugged disk, an empty mount point) fails the
@@ -7,23 +8,31 @@
 //! found.
 //!
 //! Incremental: a file whose size and modification time match the database is not
-//! opened again. Ranks (the library order) are renumbered once, at the end, so files
-//! found by a scan appear in lists when it completes. Writes are batched in transactions so that a cold scan of a large
-//! library is not bound by commits; a cancel commits what was done and stops.
+//! opened again, and a scan that changed nothing recomputes nothing. Files are probed
+//! (their headers read) on a few threads while this one writes rows, in transactions
+//! of [`BATCH`] files so that a cold scan of a large library is not bound by commits.
+//! A cancel finishes what was written and stops.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
-use log::warn;
+use crossbeam_channel::Receiver;
+use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
-use crate::library::{self, probe, walk};
+use crate::library::probe::{self, Probe};
+use crate::library::{self, walk};
 use crate::store::{games, platforms};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
-/// Above this many changes, indexes are rebuilt once rather than kept up row by row.
+/// Above this many new or changed files, indexes are built once at the end rather
+/// than kept up row by row.
 const BULK: usize = 2000;
+/// Files a probing thread takes at a time.
+const CHUNK: usize = 64;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
@@ -32,97 +41,172 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root_entries = std::fs::read_dir(root)
         .map_err(|e| Error::new(Kind::Unavailable, Msg::LibraryUnavailable).with_cause(e))?
         .count();
-    let walk = walk::walk(root, &platforms::list(ctx.db)?);
+    let started = Instant::now();
+    let mut walk = walk::walk(root, &platforms::list(ctx.db)?);
     for problem in &walk.problems {
         warn!("scan: {problem}");
         ctx.progress.error();
     }
-    ctx.progress.set_total(walk.files.len() as u64);
+    let files = walk.files.len();
+    ctx.progress.set_total(files as u64);
     let mut known = games::fingerprints(ctx.db)?;
     if root_entries == 0 && !known.is_empty() {
         return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
             .with_cause("the library folder is empty"));
     }
-    let (read, unchanged) = read_changed(ctx, &walk.files, &mut known)?;
-    let tx = crate::store::db::write_transaction(ctx.db)?;
+    let walked = started.elapsed();
+    let read = read_changed(ctx, std::mem::take(&mut walk.files), &mut known)?;
+    let read_time = started.elapsed() - walked;
     // What is left of the known files was not found: forget it, unless part of the
     // library could not be read (they may be there).
-    let removed = if !walk.incomplete {
-        for key in known.keys() {
-            games::delete(&tx, key)?;
-        }
-        known.len()
-    } else {
-        0
-    };
-    if read > 0 || removed > 0 {
-        games::refresh_playable(&tx)?;
-        games::renumber(&tx, read + removed as u64 > BULK as u64)?;
+    let removed = if walk.incomplete { 0 } else { known.len() };
+    finish(ctx, &read, (!walk.incomplete).then_some(&known))?;
+    info!(
+        "scan: walk {} ms, read {} ms, the rest {} ms",
+        walked.as_millis(),
+        read_time.as_millis(),
+        (started.elapsed() - walked - read_time).as_millis()
+    );
+    if read.cancelled {
+        return Err(Error::cancelled());
     }
-    library::mark_ready(&tx, root)?;
-    // What each title has and lacks follows the library (and a first scan after an
-    // upgrade computes it even when no file changed).
-    crate::titles::model::refresh(&tx)?;
-    tx.commit()?;
-    let files = walk.files.len();
+    let (n, unchanged) = (read.read, read.unchanged);
     Ok(Outcome {
         message: if walk.incomplete {
             format!(
-                "{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
+                "{files} files: {n} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
                 known.len()
             )
         } else {
-            format!("{files} files: {read} read, {unchanged} unchanged, {removed} removed")
+            format!("{files} files: {n} read, {unchanged} unchanged, {removed} removed")
         },
     })
 }
 
-/// Read every file that is new or changed since the last scan, in batches of
-/// [`BATCH`] per transaction; what `known` still holds afterwards was not found.
-/// Returns (read, unchanged).
-fn read_changed(
+/// What reading the new and changed files did.
+struct Read {
+    read: u64,
+    unchanged: u64,
+    /// Many rows were written with the indexes set aside (`games::suspend_indexes`).
+    bulk: bool,
+    cancelled: bool,
+}
+
+/// In one transaction: forget the files not found (`gone`), restore the indexes after
+/// a bulk read, and recompute what follows the whole library when anything changed
+/// (or when the titles' states were computed by an older version). Lists follow the
+/// library's generation, which the writes moved (see `library::name_index`).
+fn finish(
     ctx: &TaskCtx,
-    files: &[walk::Found],
-    known: &mut HashMap<String, (u64, i64)>,
-) -> Result<(u64, u64), Error> {
-    let root = &ctx.config.library;
-    let (mut read, mut unchanged) = (0u64, 0u64);
-    let mut tx = crate::store::db::write_transaction(ctx.db)?;
-    // Many new files (a first scan): index them for search once, at the end.
-    let bulk = files.len().saturating_sub(known.len()) > BULK;
-    if bulk {
-        games::suspend_search_index(&tx)?;
+    read: &Read,
+    gone: Option<&HashMap<String, (u64, i64)>>,
+) -> Result<(), Error> {
+    let tx = crate::store::db::write_transaction(ctx.db)?;
+    for key in gone.into_iter().flat_map(|gone| gone.keys()) {
+        games::delete(&tx, key)?;
     }
-    for (i, found) in files.iter().enumerate() {
-        if ctx.progress.is_cancelled() {
-            if bulk {
-                games::resume_search_index(&tx)?;
-            }
-            tx.commit()?;
-            return Err(Error::cancelled());
-        }
-        if known.remove(found.key.as_str()) == Some((found.size, found.mtime)) {
-            unchanged += 1;
-            ctx.progress.advance(1, &found.key);
-            continue;
-        }
-        let probe = probe::probe(root, &found.key, &found.format);
-        if !probe.header_ok {
-            let note = probe.note.as_deref().unwrap_or("");
-            warn!("scan: {}: {note}", found.key);
-            ctx.progress.error();
-        }
-        games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
-        read += 1;
-        ctx.progress.advance(1, &found.key);
-        if i % BATCH == BATCH - 1 {
-            tx.commit()?;
-            tx = crate::store::db::write_transaction(ctx.db)?;
-        }
+    if read.bulk {
+        games::resume_indexes(&tx)?;
+    } else {
+        // An earlier bulk scan that failed before its end left them set aside.
+        games::ensure_indexes(&tx)?;
     }
-    if bulk {
-        games::resume_search_index(&tx)?;
+    let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty());
+    if changed {
+        games::refresh_playable(&tx)?;
+    }
+    library::mark_ready(&tx, ctx.config.library.as_path())?;
+    if changed || !crate::titles::model::is_current(&tx)? {
+        crate::titles::model::refresh(&tx)?;
     }
     tx.commit()?;
-    Ok((read, unchanged))
+    Ok(())
+}
+
+/// Read every file that is new or changed since the last scan: a few threads probe
+/// them while this one writes their rows. What `known` still holds afterwards was not
+/// found.
+fn read_changed(
+    ctx: &TaskCtx,
+    files: Vec<walk::Found>,
+    known: &mut HashMap<String, (u64, i64)>,
+) -> Result<Read, Error> {
+    let mut todo = files;
+    let all = todo.len();
+    todo.retain(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)));
+    let unchanged = (all - todo.len()) as u64;
+    ctx.progress.advance(unchanged, "");
+    let root = ctx.config.library.as_path();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let next = AtomicUsize::new(0);
+    let (sender, probed) = crossbeam_channel::bounded(threads * 2);
+    let todo = &todo;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let (sender, next) = (sender.clone(), &next);
+            let prober = move || loop {
+                let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                let Some(chunk) = todo.get(start..(start + CHUNK).min(todo.len())) else {
+                    break;
+                };
+                let chunk: Vec<_> = chunk
+                    .iter()
+                    .map(|f| (f, probe::probe(root, &f.key, &f.format)))
+                    .collect();
+                // The writer stopped (an error or a cancel): so do we.
+                if chunk.is_empty() || sender.send(chunk).is_err() {
+                    break;
+                }
+            };
+            std::thread::Builder::new()
+                .name("probe".into())
+                .spawn_scoped(s, prober)
+                .map_err(|e| Error::internal(format!("cannot start a probing thread: {e}")))?;
+        }
+        drop(sender);
+        let bulk = todo.len() > BULK;
+        let (read, cancelled) = write_rows(ctx, probed, bulk)?;
+        Ok(Read {
+            read,
+            unchanged,
+            bulk,
+            cancelled,
+        })
+    })
+}
+
+/// Write the rows of probed files as they come, [`BATCH`] per transaction. Returns how
+/// many were written, and whether the task was cancelled before the end.
+fn write_rows(
+    ctx: &TaskCtx,
+    probed: Receiver<Vec<(&walk::Found, Probe)>>,
+    bulk: bool,
+) -> Result<(u64, bool), Error> {
+    let mut tx = crate::store::db::write_transaction(ctx.db)?;
+    if bulk {
+        games::suspend_indexes(&tx)?;
+    }
+    let mut read = 0u64;
+    for chunk in probed {
+        if ctx.progress.is_cancelled() {
+            tx.commit()?;
+            return Ok((read, true));
+        }
+        for (found, probe) in chunk {
+            if !probe.header_ok {
+                let note = probe.note.as_deref().unwrap_or("");
+                warn!("scan: {}: {note}", found.key);
+                ctx.progress.error();
+            }
+            games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
+            read += 1;
+            ctx.progress.advance(1, &found.key);
+            if read.is_multiple_of(BATCH as u64) {
+                tx.commit()?;
+                tx = crate::store::db::write_transaction(ctx.db)?;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok((read, false))
 }

@@ -5,6 +5,7 @@ pub mod containers;
 pub mod demo;
 pub mod identify;
 pub mod key;
+pub mod name_index;
 pub mod probe;
 pub mod safe;
 pub mod search;
@@ -85,9 +86,6 @@ pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
             renamed += 1;
         }
     }
-    if renamed > 0 {
-        games::renumber(db, false)?;
-    }
     Ok(renamed)
 }
 
@@ -107,6 +105,5 @@ pub fn index_one(db: &Connection, root: &Path, key: &LibraryKey) -> Result<(), E
     };
     let probe = probe::probe(root, key, &found.format);
     games::upsert(db, &game_row(db, &found, probe)?)?;
-    games::refresh_playable(db)?;
-    games::renumber(db, false)
+    games::refresh_playable(db)
 }

@@ -2,9 +2,37 @@
 //! same way: the text is folded like the names (`identify::fold`) and split in words,
 //! or read as a title-ID prefix.
 
+use rusqlite::Connection;
+
 use super::identify;
+use super::name_index::{NameIndex, Names};
 use crate::error::{Error, Msg};
-use crate::store::games::SearchQuery;
+use crate::words::GameKind;
+
+/// What a search looks for: words that must all occur in the folded name, or a
+/// title-ID prefix (upper-case hex).
+#[derive(Default)]
+pub struct SearchQuery {
+    pub words: Vec<String>,
+    pub id_prefix: Option<String>,
+    /// Only games of this type (`BASE`…) and of this platform (the web interface's
+    /// filters); with no words and no prefix, these alone select.
+    pub kind: Option<GameKind>,
+    pub platform: Option<String>,
+}
+
+/// One page of the games matching `q`, in library order, with how many match: the
+/// positions of the page in `index` (see `NameIndex::listed`).
+pub fn search(index: &NameIndex, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
+    let hits = index.matches(q);
+    let from = usize::try_from(offset)
+        .unwrap_or(usize::MAX)
+        .min(hits.len());
+    let to = from
+        .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
+        .min(hits.len());
+    (hits.len() as u64, hits[from..to].to_vec())
+}
 
 /// The longest search text, in bytes, and the most words in it: a name is a few
 /// words, and each word is one more term for the search index to match.
@@ -16,6 +44,19 @@ pub const MAX_SEARCH_WORDS: usize = 32;
 /// in the API and on the pages alike.
 pub fn trim_blank(q: &str) -> &str {
     q.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+/// For the titles' search: the base IDs of the titles one of whose files' names
+/// holds every word; `None` without words.
+pub fn titles_named(
+    db: &Connection,
+    names: &Names,
+    words: &[String],
+) -> Result<Option<Vec<String>>, Error> {
+    if words.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(names.get(db)?.bases_named(words)))
 }
 
 /// What a search text means: folded words that must all occur in a name, or a

@@ -19,7 +19,6 @@ use crate::store::platforms::Platform;
 pub struct Found {
     /// Path relative to the root, `/`-separated.
     pub key: LibraryKey,
-    pub path: PathBuf,
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime: i64,
@@ -142,7 +141,6 @@ fn game_file(
     }
     Some(Found {
         key: key_of(root, &path)?,
-        path,
         size: meta.len(),
         mtime: mtime_ns(&meta),
         platform: platform.slug.clone(),
@@ -171,7 +169,6 @@ pub fn found(root: &Path, key: &LibraryKey, platforms: &[Platform]) -> Option<Fo
     })?;
     Some(Found {
         key: key.clone(),
-        path,
         size: meta.len(),
         mtime: mtime_ns(&meta),
         platform: platform.slug.clone(),

@@ -144,109 +144,48 @@ fn item(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameItem> {
     })
 }
 
-/// One page of the library sorted by folded name then key (stable across pages),
-/// optionally of one type, with the total count. Ranks make both index lookups, however
-/// deep the page.
-pub fn page(
-    conn: &Connection,
-    kind: Option<GameKind>,
-    limit: u64,
-    offset: u64,
-) -> Result<(u64, Vec<GameItem>), Error> {
-    let (count_sql, page_sql) = match kind {
-        Some(_) => (
-            "SELECT coalesce(max(type_ord) + 1, 0) FROM games WHERE type = ?1",
-            format!(
-                "SELECT {ITEM_COLUMNS} FROM games WHERE type = ?1 AND type_ord >= ?3
-                 ORDER BY type_ord LIMIT ?2"
-            ),
-        ),
-        None => (
-            "SELECT coalesce(max(ord) + 1, 0) FROM games WHERE ?1 IS NULL",
-            format!("SELECT {ITEM_COLUMNS} FROM games WHERE ?1 IS NULL AND ord >= ?3 ORDER BY ord LIMIT ?2"),
-        ),
-    };
-    let total: i64 = conn
-        .prepare_cached(count_sql)?
-        .query_row([kind], |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(&page_sql)?;
-    let rows = stmt.query_map(params![kind, clamp_i64(limit), clamp_i64(offset)], item)?;
-    Ok((total as u64, rows.collect::<Result<_, _>>()?))
-}
+/// The lookup indexes of `games`, as the migrations last created them (a test checks
+/// that they agree).
+const LOOKUP_INDEXES: &str = "
+     CREATE INDEX games_by_name ON games (folded, key);
+     CREATE INDEX games_by_title ON games (title_id);
+     CREATE INDEX games_by_base ON games (base_title_id);";
 
-/// The rank indexes, as the migrations last created them. A bulk renumber drops and
-/// rebuilds them (a test checks that the text here and the migrations' agree). They
-/// cover the list columns, so a page is read from the index alone.
-const RANK_INDEXES: &str = "
-     CREATE INDEX games_by_ord
-         ON games (ord, key, name, type, size, playable, title_id, version, base_title_id);
-     CREATE INDEX games_by_type_ord
-         ON games (type, type_ord, key, name, size, playable, title_id, version, base_title_id);";
+/// How many indexes named `games_by_*` a whole schema has.
+const INDEX_COUNT: i64 = 3;
 
-/// Recompute every game's rank after a change of membership or of names. Only rows
-/// whose rank moves are written. Call it in the transaction that made the change.
-///
-/// The ranks go through a temporary table keyed by rowid: joining `games` to the
-/// window query directly has no index to join on, which is quadratic. With `bulk`
-/// (a scan that changed many rows), the rank indexes are dropped and built again
-/// afterwards: one sort instead of an index update per row.
-pub fn renumber(conn: &Connection, bulk: bool) -> Result<(), Error> {
-    if bulk {
-        conn.execute_batch("DROP INDEX games_by_ord; DROP INDEX games_by_type_ord;")?;
-    }
+/// For a scan that inserts many games: stop keeping the indexes up row by row; they
+/// are built once, by [`resume_indexes`] at the end of the same scan, and
+/// [`ensure_indexes`] repairs a scan killed in between. Only the key's index stays,
+/// which the scan's upserts need.
+pub fn suspend_indexes(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS ranks (
-             id INTEGER PRIMARY KEY, ord INTEGER NOT NULL, type_ord INTEGER NOT NULL
-         );
-         DELETE FROM temp.ranks;
-         INSERT INTO temp.ranks (id, ord, type_ord)
-             SELECT rowid,
-                    row_number() OVER (ORDER BY folded, key) - 1,
-                    row_number() OVER (PARTITION BY type ORDER BY folded, key) - 1
-             FROM games;
-         UPDATE games SET ord = r.ord, type_ord = r.type_ord
-         FROM temp.ranks AS r
-         WHERE r.id = games.rowid
-           AND (games.ord IS NOT r.ord OR games.type_ord IS NOT r.type_ord);
-         DELETE FROM temp.ranks;",
+        "DROP INDEX IF EXISTS games_by_name; DROP INDEX IF EXISTS games_by_title;
+         DROP INDEX IF EXISTS games_by_base;",
     )?;
-    if bulk {
-        conn.execute_batch(RANK_INDEXES)?;
-    }
     Ok(())
 }
 
-/// The search index's insert trigger, as migration 4 created it.
-const FTS_INSERT_TRIGGER: &str = "CREATE TRIGGER games_fts_insert AFTER INSERT ON games BEGIN
-         INSERT INTO games_fts (rowid, folded) VALUES (new.rowid, new.folded);
-     END";
-
-/// For a scan that inserts many games: stop indexing them one by one (the trigger
-/// costs ten times a rebuild). [`resume_search_index`] must follow in the same scan;
-/// [`ensure_search_index`] repairs a scan killed in between.
-pub fn suspend_search_index(conn: &Connection) -> Result<(), Error> {
-    conn.execute_batch("DROP TRIGGER IF EXISTS games_fts_insert")?;
+/// Build the lookup indexes again (one sort each).
+pub fn resume_indexes(conn: &Connection) -> Result<(), Error> {
+    conn.execute_batch(LOOKUP_INDEXES)?;
     Ok(())
 }
 
-/// Put the insert trigger back and rebuild the search index from the table.
-pub fn resume_search_index(conn: &Connection) -> Result<(), Error> {
-    conn.execute_batch(FTS_INSERT_TRIGGER)?;
-    conn.execute_batch("INSERT INTO games_fts (games_fts) VALUES ('rebuild')")?;
-    // Searches answered while the index was suspended missed the new games.
-    crate::store::library_generation::bump(conn)
-}
-
-/// At start: if a scan was killed while the index was suspended, repair it.
-pub fn ensure_search_index(conn: &Connection) -> Result<(), Error> {
-    let present: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'games_fts_insert'",
-        [],
-        |r| r.get(0),
-    )?;
-    if present == 0 {
-        log::warn!("the search index was left suspended by an interrupted scan; rebuilding it");
-        resume_search_index(conn)?;
+/// If a scan was killed or failed while the indexes were set aside, build them again
+/// (at start, and at the end of every scan).
+pub fn ensure_indexes(conn: &Connection) -> Result<(), Error> {
+    let present: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'games\\_by\\_%' ESCAPE '\\'",
+        )?
+        .query_row([], |r| r.get(0))?;
+    if present < INDEX_COUNT {
+        log::warn!("the indexes were left set aside by an interrupted scan; building them");
+        // In the caller's transaction when there is one; alone, a kill between the
+        // two leaves fewer indexes, which the next start finds again.
+        suspend_indexes(conn)?;
+        resume_indexes(conn)?;
     }
     Ok(())
 }
@@ -257,27 +196,19 @@ mod tests {
 
     fn index_sql(conn: &Connection) -> Vec<String> {
         let mut stmt = conn
-            .prepare("SELECT sql FROM sqlite_master WHERE name IN ('games_by_ord', 'games_by_type_ord') ORDER BY name")
+            .prepare("SELECT sql FROM sqlite_master WHERE name LIKE 'games_by_%' ORDER BY name")
             .unwrap();
         let rows = stmt.query_map([], |r| r.get(0)).unwrap();
         rows.map(Result::unwrap).collect()
     }
 
-    fn trigger_sql(conn: &Connection) -> String {
-        conn.query_row(
-            "SELECT sql FROM sqlite_master WHERE name = 'games_fts_insert'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
-    }
-
     #[test]
-    fn the_search_index_suspended_and_resumed_is_the_migrations_and_complete() {
+    fn the_indexes_set_aside_and_built_again_are_the_migrations_and_complete() {
         let dir = tempfile::tempdir().unwrap();
         let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
-        let before = trigger_sql(&conn);
-        suspend_search_index(&conn).unwrap();
+        let indexes = index_sql(&conn);
+        assert_eq!(indexes.len(), INDEX_COUNT as usize);
+        suspend_indexes(&conn).unwrap();
         conn.execute_batch(
             "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
              INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size, mtime,
@@ -285,151 +216,37 @@ mod tests {
              VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
         )
         .unwrap();
-        // A scan killed here: the next start repairs the index.
-        ensure_search_index(&conn).unwrap();
-        assert_eq!(trigger_sql(&conn), before);
-        let hits: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM games_fts WHERE games_fts MATCH '\"zel\"'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(hits, 1, "the game inserted while suspended is found");
-    }
-
-    #[test]
-    fn a_bulk_renumber_rebuilds_the_indexes_the_migration_made() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
-        let before = index_sql(&conn);
-        assert_eq!(before.len(), 2);
-        renumber(&conn, true).unwrap();
-        assert_eq!(index_sql(&conn), before);
+        // A scan killed here: the next start repairs the indexes.
+        ensure_indexes(&conn).unwrap();
+        assert_eq!(index_sql(&conn), indexes);
     }
 }
 
-fn clamp_i64(n: u64) -> i64 {
-    n.min(i64::MAX as u64) as i64
+/// What the in-memory index holds of a game (see `library::name_index`).
+pub struct Indexed {
+    pub item: GameItem,
+    pub folded: String,
+    pub platform: String,
 }
 
-/// What a search looks for: words that must all occur in the folded name, or a
-/// title-ID prefix (upper-case hex).
-#[derive(Default)]
-pub struct SearchQuery {
-    pub words: Vec<String>,
-    pub id_prefix: Option<String>,
-    /// Only games of this type (`BASE`…) and of this platform (the web interface's
-    /// filters); with no words and no prefix, these alone select.
-    pub kind: Option<GameKind>,
-    pub platform: Option<String>,
-}
-
-/// One page of the games matching `q`, sorted like the library, with the count.
-///
-/// Words of three characters or more go through the trigram index; shorter ones are
-/// checked with LIKE on what the index already narrowed (or on every name when no
-/// word is long enough). A title-ID prefix is a range on the title-ID index.
-pub fn search(
-    conn: &Connection,
-    q: &SearchQuery,
-    limit: u64,
-    offset: u64,
-) -> Result<(u64, Vec<GameItem>), Error> {
-    let Some((filter, args)) = search_filter(q) else {
-        return Ok((0, Vec::new()));
-    };
-    // The match runs once, materialized, for both the count and the page. (A window
-    // count in the page query made SQLite drop the multi-index OR plan.)
-    let n = args.len();
-    let sql = format!(
-        "WITH hits AS MATERIALIZED (SELECT rowid AS id FROM games WHERE {filter})
-         SELECT {ITEM_COLUMNS}, (SELECT count(*) FROM hits) FROM games
-         WHERE rowid IN (SELECT id FROM hits)
-         ORDER BY folded, key LIMIT ?{} OFFSET ?{}",
-        n + 1,
-        n + 2
-    );
-    let mut values: Vec<rusqlite::types::Value> = args.iter().cloned().map(Into::into).collect();
-    values.push(clamp_i64(limit).into());
-    values.push(clamp_i64(offset).into());
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
-    let (mut total, mut items) = (None, Vec::new());
-    while let Some(row) = rows.next()? {
-        total = Some(row.get::<_, i64>(8)?);
-        items.push(item(row)?);
+/// Every game, in library order (folded name, then key), handed to `each` one by one
+/// so that the whole table is never held as rows. In one read transaction with the
+/// generation it returns, so the two agree.
+pub fn for_each_indexed(conn: &Connection, mut each: impl FnMut(Indexed)) -> Result<i64, Error> {
+    let tx = conn.unchecked_transaction()?;
+    let generation = crate::store::library_generation::current(&tx)?;
+    let mut stmt = tx.prepare(&format!(
+        "SELECT {ITEM_COLUMNS}, folded, platform FROM games ORDER BY folded, key"
+    ))?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        each(Indexed {
+            item: item(r)?,
+            folded: r.get(8)?,
+            platform: r.get(9)?,
+        });
     }
-    let total = match total {
-        Some(total) => total,
-        // Past the end, no row carried the count.
-        None => conn
-            .prepare_cached(&format!("SELECT count(*) FROM games WHERE {filter}"))?
-            .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
-    };
-    Ok((total as u64, items))
-}
-
-/// The `WHERE` clause of a search and its arguments; `None` when nothing can match.
-/// Words of 3 characters or more go through the trigram index, shorter ones through
-/// `LIKE`; a title-ID prefix is a range on the ID index.
-fn search_filter(q: &SearchQuery) -> Option<(String, Vec<String>)> {
-    let mut args: Vec<String> = Vec::new();
-    let mut any = Vec::new();
-    let by_name = name_terms(&q.words, &mut args);
-    if !by_name.is_empty() {
-        any.push(format!("({})", by_name.join(" AND ")));
-    }
-    if let Some(prefix) = &q.id_prefix {
-        args.push(prefix.clone());
-        args.push(format!("{prefix}G")); // every upper-case hex digit sorts before G
-        any.push(format!(
-            "rowid IN (SELECT rowid FROM games WHERE title_id >= ?{} AND title_id < ?{})",
-            args.len() - 1,
-            args.len()
-        ));
-    }
-    let mut filter = match (any.is_empty(), &q.kind, &q.platform) {
-        (true, None, None) => return None,
-        (true, _, _) => "1".to_string(),
-        (false, _, _) => format!("({})", any.join(" OR ")),
-    };
-    let kind = q.kind.map(|k| k.as_str().to_string());
-    for (column, value) in [("type", &kind), ("platform", &q.platform)] {
-        if let Some(value) = value {
-            args.push(value.clone());
-            filter.push_str(&format!(" AND {column} = ?{}", args.len()));
-        }
-    }
-    Some((filter, args))
-}
-
-/// One condition per word (all must hold) on `games`, their arguments appended to
-/// `args`. The titles' search uses it too.
-pub fn name_terms(words: &[String], args: &mut Vec<String>) -> Vec<String> {
-    let (long, short): (Vec<&String>, Vec<&String>) =
-        words.iter().partition(|w| w.chars().count() >= 3);
-    let mut terms = Vec::new();
-    if !long.is_empty() {
-        let quoted: Vec<String> = long
-            .iter()
-            .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-            .collect();
-        args.push(quoted.join(" AND "));
-        terms.push(format!(
-            "rowid IN (SELECT rowid FROM games_fts WHERE games_fts MATCH ?{})",
-            args.len()
-        ));
-    }
-    for w in short {
-        let escaped = w
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
-        args.push(format!("%{escaped}%"));
-        terms.push(format!("folded LIKE ?{} ESCAPE '\\'", args.len()));
-    }
-    terms
+    Ok(generation)
 }
 
 /// Everything the single-game route shows.

@@ -267,6 +267,19 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX shop_downloads_by_file ON shop_downloads(console, key, started_at);
      CREATE INDEX shop_downloads_by_time ON shop_downloads(last_at);",
+    // 13: the search index lives in memory (`library::name_index`): the trigram table
+    //     only cost every write its upkeep, and a scan its rebuild. (A scan killed
+    //     while it was suspended may have dropped the insert trigger already.)
+    "DROP TRIGGER IF EXISTS games_fts_insert;
+     DROP TRIGGER games_fts_delete;
+     DROP TRIGGER games_fts_update;
+     DROP TABLE games_fts;",
+    // 14: the library's order lives in the same index (a position per game, per
+    //     generation): the ranks were only kept up for pages now read from memory.
+    "DROP INDEX IF EXISTS games_by_ord;
+     DROP INDEX IF EXISTS games_by_type_ord;
+     ALTER TABLE games DROP COLUMN ord;
+     ALTER TABLE games DROP COLUMN type_ord;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

@@ -68,7 +68,7 @@ pub fn page(
     let (count_sql, clause, args): (&str, &str, Vec<Value>) = match (kind, title_id) {
         (_, Some(id)) => (
             "SELECT count(*) FROM missing WHERE title_id = ?1 AND (?2 IS NULL OR kind = ?2)",
-            "m.title_id = ?1 AND (?2 IS NULL OR m.kind = ?2) ORDER BY m.rank LIMIT ?3 OFFSET ?4",
+            "m.title_id = ?1 AND (?2 IS NULL OR m.kind = ?2) ORDER BY m.rank LIMIT ?3 + 0 OFFSET ?4",
             vec![
                 id.to_string().into(),
                 kind_value(),
@@ -78,12 +78,12 @@ pub fn page(
         ),
         (None, None) => (
             "SELECT max(rank) + 1 FROM missing",
-            "m.rank >= ?2 ORDER BY m.rank LIMIT ?1",
+            "m.rank >= ?2 ORDER BY m.rank LIMIT ?1 + 0",
             vec![limit.into(), offset.into()],
         ),
         (Some(_), None) => (
             "SELECT max(kind_rank) + 1 FROM missing WHERE kind = ?1",
-            "m.kind = ?1 AND m.kind_rank >= ?3 ORDER BY m.kind_rank LIMIT ?2",
+            "m.kind = ?1 AND m.kind_rank >= ?3 ORDER BY m.kind_rank LIMIT ?2 + 0",
             vec![kind_value(), limit.into(), offset.into()],
         ),
     };

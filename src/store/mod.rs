@@ -1,5 +1,10 @@
 //! The SQLite store: one file per table, each holding the SQL of the functions that
 //! read or write it. Nothing outside this module writes SQL.
+//!
+//! Pages are written `LIMIT ?N + 0`, never `LIMIT ?N`: SQLite reads a bare LIMIT
+//! parameter to plan the query, and then prepares the statement again every time a
+//! value is bound to it, which cost a page its parse and plan on every request (a
+//! test in `tests/it/architecture.rs` keeps it so).
 
 pub mod api_keys;
 pub mod consoles;

@@ -6,9 +6,8 @@ use crate::error::Error;
 
 pub fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
     Ok(conn
-        .query_row("SELECT value FROM settings WHERE name = ?1", [name], |r| {
-            r.get(0)
-        })
+        .prepare_cached("SELECT value FROM settings WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))
         .optional()?)
 }
 

@@ -63,7 +63,7 @@ pub fn record(
 pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT console, key, bytes, started_at, last_at, duration_ms
-         FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1",
+         FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1 + 0",
     )?;
     let rows = stmt.query_map([limit], |r| {
         Ok(Download {

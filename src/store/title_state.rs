@@ -5,7 +5,6 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
-use crate::store::games;
 use crate::words::TitleStatus;
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -149,7 +148,7 @@ fn write_positions(conn: &Connection) -> Result<(), Error> {
 /// numbers the titles it holds (`None`: every title) and the one that numbers its
 /// order. `None` for a search, or for a combination no page offers.
 fn positions(filter: &Filter, sort: Sort) -> Option<(Option<&'static str>, &'static str)> {
-    if !filter.words.is_empty() || filter.id_prefix.is_some() {
+    if filter.named.is_some() || filter.id_prefix.is_some() {
         return None;
     }
     let holds = match (filter.incomplete, filter.status) {
@@ -186,11 +185,11 @@ fn seek(
     let sql = match holds {
         Some(holds) if order != "rank" => format!(
             "SELECT {COLUMNS} FROM title_state INDEXED BY title_state_by_{}
-             WHERE {holds} IS NOT NULL AND {order} IS NOT NULL ORDER BY {order} LIMIT ?2 OFFSET ?1",
+             WHERE {holds} IS NOT NULL AND {order} IS NOT NULL ORDER BY {order} LIMIT ?2 + 0 OFFSET ?1",
             order.trim_end_matches("_rank")
         ),
         _ => format!(
-            "SELECT {COLUMNS} FROM title_state WHERE {counted} >= ?1 ORDER BY {counted} LIMIT ?2"
+            "SELECT {COLUMNS} FROM title_state WHERE {counted} >= ?1 ORDER BY {counted} LIMIT ?2 + 0"
         ),
     };
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -222,14 +221,15 @@ pub struct Filter {
     pub status: Option<TitleStatus>,
     /// Only titles that are not complete.
     pub incomplete: bool,
-    /// Folded words the name must all hold.
-    pub words: Vec<String>,
+    /// With search words: the base IDs of the titles one of whose files' names holds
+    /// them all (`library::name_index` finds them).
+    pub named: Option<Vec<String>>,
     /// A hex prefix of the base ID (upper case).
     pub id_prefix: Option<String>,
 }
 
 /// How a list of titles is sorted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Sort {
     #[default]
     Name,
@@ -240,9 +240,10 @@ pub enum Sort {
 }
 
 /// One page of titles, and how many match. A list without a search is a seek on its
-/// numbered column; a search finds its titles through the games' search index (a
-/// title matches when one of its files' names does) or a range of title IDs (the
-/// base's, or one of its files').
+/// numbered column (pages read them from memory, see `titles::listing`); a search
+/// keeps the titles among `filter.named` (the base IDs the in-memory search index
+/// found: a title matches when one of its files' names does) or in a range of title
+/// IDs (the base's, or one of its files').
 pub fn page(
     conn: &Connection,
     filter: &Filter,
@@ -264,11 +265,11 @@ fn search_clause(filter: &Filter) -> (String, Vec<String>) {
     }
     let mut args: Vec<String> = Vec::new();
     let mut any = Vec::new();
-    let by_name = games::name_terms(&filter.words, &mut args);
-    if !by_name.is_empty() {
+    if let Some(named) = &filter.named {
+        args.push(serde_json::to_string(named).unwrap_or_default());
         any.push(format!(
-            "base_id IN (SELECT base_title_id FROM games WHERE {})",
-            by_name.join(" AND ")
+            "base_id IN (SELECT value FROM json_each(?{}))",
+            args.len()
         ));
     }
     if let Some(prefix) = &filter.id_prefix {
@@ -308,7 +309,7 @@ fn search(
         "WITH hits AS MATERIALIZED (SELECT base_id FROM title_state WHERE {clause})
          SELECT {COLUMNS}, (SELECT count(*) FROM hits) FROM title_state
          WHERE base_id IN (SELECT base_id FROM hits) ORDER BY {order}
-         LIMIT ?{} OFFSET ?{}",
+         LIMIT ?{} + 0 OFFSET ?{}",
         n + 1,
         n + 2
     );
@@ -330,6 +331,16 @@ fn search(
             .query_row(rusqlite::params_from_iter(&args), |r| r.get(0))?,
     };
     Ok((total as u64, items))
+}
+
+/// Every title in library order, with the generation they were read at (one read
+/// transaction: the two agree).
+pub fn all(conn: &Connection) -> Result<(i64, Vec<TitleState>), Error> {
+    let tx = conn.unchecked_transaction()?;
+    let generation = crate::store::library_generation::current(&tx)?;
+    let mut stmt = tx.prepare(&format!("SELECT {COLUMNS} FROM title_state ORDER BY rank"))?;
+    let rows = stmt.query_map([], row)?.collect::<Result<_, _>>()?;
+    Ok((generation, rows))
 }
 
 pub fn get(conn: &Connection, base_id: &str) -> Result<Option<TitleState>, Error> {

@@ -36,7 +36,9 @@ pub fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
 }
 
 pub fn count(conn: &Connection) -> Result<i64, Error> {
-    Ok(conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?)
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM users")?
+        .query_row([], |r| r.get(0))?)
 }
 
 /// Insert an account; `None` when the name is taken (names compare without case).

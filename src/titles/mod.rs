@@ -11,6 +11,7 @@
 pub mod details;
 pub mod fetch;
 pub mod icons;
+pub mod listing;
 pub mod model;
 pub mod region;
 pub mod versions;

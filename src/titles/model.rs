@@ -80,8 +80,9 @@ impl Data {
 }
 
 /// `refresh` after one file changed (a delete, a restore, a convert): a failure is
-/// logged, not returned, since the change it follows has succeeded; the next scan or
-/// import computes again.
+/// logged, not returned, since the change it follows has succeeded; the next scan
+/// sees the states were not computed from the games as they are (`is_current`) and
+/// computes them again, as does the next import.
 pub fn refresh_after_change(db: &Connection) {
     if let Err(e) = refresh(db) {
         log::warn!("titles: could not recompute after a change: {e:?}");
@@ -136,7 +137,28 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
     missing::replace_all(db, &missing_rows)?;
     games::set_superseded(db, &superseded)?;
     // Pages kept from before the change are stale even when no game row moved.
-    library_generation::bump(db)
+    library_generation::bump(db)?;
+    crate::store::settings::set(db, COMPUTED_SETTING, &computed_mark(db)?)
+}
+
+/// What the states were computed from: this version of the model, at this generation
+/// of the library. A write to the games that no refresh followed (a scan killed after
+/// its last batch, a cancelled convert, a refresh that failed) moves the generation,
+/// and so does every refresh; a version that computes differently changes the mark.
+const COMPUTED_SETTING: &str = "titles_model";
+const MODEL_VERSION: &str = "1";
+
+fn computed_mark(db: &Connection) -> Result<String, Error> {
+    Ok(format!(
+        "{MODEL_VERSION} {}",
+        library_generation::current(db)?
+    ))
+}
+
+/// The states were computed by this model from the games as they are: a scan that
+/// changed no file need not compute them again.
+pub fn is_current(db: &Connection) -> Result<bool, Error> {
+    Ok(crate::store::settings::get(db, COMPUTED_SETTING)? == Some(computed_mark(db)?))
 }
 
 /// One title's state and the rows of what it lacks.

@@ -31,14 +31,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
         limit: 50,
         ..Paging::from_req(c.req)
     };
-    let (total, items) = if q.is_empty() && platform.is_none() {
-        games::page(c.db, kind_filter, paging.limit, paging.offset())?
-    } else {
-        let mut query = search_query(q)?;
-        query.kind = kind_filter;
-        query.platform = platform.map(str::to_string);
-        games::search(c.db, &query, paging.limit, paging.offset())?
-    };
+    let (total, items) = files_of(c, q, kind_filter, platform, paging)?;
     let all_platforms = platforms::list(c.db)?;
     let pages = paging.pages(total);
     let link = |n: u64| {
@@ -79,6 +72,30 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
         (pager(&v, paging, pages, link))
     };
     page(&v, v.t(M::AllFiles), "/library", body)
+}
+
+/// A page of the files: the library in order (of one type), or what a search and
+/// the platform filter keep.
+fn files_of(
+    c: &Ctx,
+    q: &str,
+    kind: Option<GameKind>,
+    platform: Option<&str>,
+    paging: Paging,
+) -> Result<(u64, Vec<games::GameItem>), Error> {
+    let index = c.app.names.get(c.db)?;
+    let (total, at) = if q.is_empty() && platform.is_none() {
+        index.page(kind, paging.limit, paging.offset())
+    } else {
+        let mut query = search_query(q)?;
+        query.kind = kind;
+        query.platform = platform.map(str::to_string);
+        library::search::search(&index, &query, paging.limit, paging.offset())
+    };
+    Ok((
+        total,
+        at.iter().map(|&i| index.listed(i).to_item()).collect(),
+    ))
 }
 
 /// The search box and the type and platform filters of the library page.

@@ -10,13 +10,13 @@ use serde::Deserialize;
 use super::body;
 use super::i18n::M;
 use super::library::pager;
-use super::view::{key_path, kind, page, query_value, redirect, size, Viewer};
+use super::view::{key_path, kind, page, query_value, redirect, size, Size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::search::{search_query, trim_blank};
+use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
-use crate::store::title_state::{self, Filter, Sort, TitleState};
+use crate::store::title_state::{Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
 use crate::titles::{details, icons, model};
 use crate::words::{GameKind, MissingKind, Task, TitleStatus};
@@ -67,13 +67,16 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
-    filter.words = query.words;
+    filter.named = titles_named(c.db, &c.app.names, &query.words)?;
     filter.id_prefix = query.id_prefix;
     let paging = Paging {
         limit: 50,
         ..Paging::from_req(c.req)
     };
-    let (total, rows) = title_state::page(c.db, &filter, sort, paging.limit, paging.offset())?;
+    let (total, rows) = c
+        .app
+        .titles
+        .page(c.db, &filter, sort, paging.limit, paging.offset())?;
     let link = |n: u64| {
         let mut url = format!("/library?page={n}&sort={sort_name}");
         for (name, value) in [("q", q), ("show", show)] {
@@ -159,9 +162,9 @@ fn title_table(c: &Ctx, v: &Viewer, rows: &[TitleState], with_icons: bool) -> Ma
                                 br.wide; code.id.wide { (t.base_id) }
                             }
                             td.wide { (contents(v, t)) }
-                            td.wide { (versions(t)) }
+                            td.wide { (Versions(t)) }
                             td { (status_badges(v, t)) }
-                            td.num.wide { (size(v, t.size)) }
+                            td.num.wide { (Size(v, t.size)) }
                         }
                     }
                 }
@@ -187,13 +190,26 @@ fn contents(v: &Viewer, t: &TitleState) -> Markup {
     }
 }
 
-/// The installed version against the latest known: `v65536 → v393216`.
-fn versions(t: &TitleState) -> String {
-    let v = |n: Option<u32>| n.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into());
-    match (t.installed_version, t.latest_version) {
-        (Some(a), Some(b)) if a >= b => format!("v{a}"),
-        (a, None) => v(a),
-        (a, b) => format!("{} → {}", v(a), v(b)),
+/// The installed version against the latest known: `v65536 → v393216`, written
+/// straight into the page (one per row of a list).
+struct Versions<'a>(&'a TitleState);
+
+impl maud::Render for Versions<'_> {
+    fn render_to(&self, out: &mut String) {
+        use std::fmt::Write;
+        let v = |out: &mut String, n: Option<u32>| match n {
+            Some(n) => drop(write!(out, "v{n}")),
+            None => out.push('—'),
+        };
+        match (self.0.installed_version, self.0.latest_version) {
+            (Some(a), Some(b)) if a >= b => v(out, Some(a)),
+            (a, None) => v(out, a),
+            (a, b) => {
+                v(out, a);
+                out.push_str(" → ");
+                v(out, b);
+            }
+        }
     }
 }
 

@@ -77,7 +77,19 @@ const MENU: [(&str, M); 8] = [
     ("/settings/keys", M::ApiKeys),
 ];
 
-/// The error texts the page's script shows, by slug.
+/// The script's words in the reader's language: the same on every page, so made once
+/// per language.
+fn messages_of(v: &Viewer) -> &'static str {
+    static MADE: [std::sync::OnceLock<String>; 2] = [const { std::sync::OnceLock::new() }; 2];
+    let slot = match v.lang {
+        Lang::Fr => &MADE[0],
+        Lang::En => &MADE[1],
+    };
+    slot.get_or_init(|| script_messages(v))
+}
+
+/// The error texts the page's script shows, by slug, and the words of the live task
+/// panel, as one JSON object.
 fn script_messages(v: &Viewer) -> String {
     let pairs = [
         ("bad_request", M::ErrBadRequest),
@@ -122,7 +134,7 @@ fn head(v: &Viewer, title: &str) -> Markup {
             meta name="viewport" content="width=device-width, initial-scale=1";
             title { (title) " · Ludothèque" }
             link rel="stylesheet" href={ "/static/app.css?v=" (env!("CARGO_PKG_VERSION")) };
-            script type="application/json" id="i18n" { (PreEscaped(script_messages(v))) }
+            script type="application/json" id="i18n" { (PreEscaped(messages_of(v))) }
             script src={ "/static/app.js?v=" (env!("CARGO_PKG_VERSION")) } defer {}
         }
     }
@@ -255,6 +267,23 @@ pub fn query_value(s: &str) -> String {
 
 /// A size for people: French units (o, Ko, Mo…) with a decimal comma, or English.
 pub fn size(v: &Viewer, bytes: u64) -> String {
+    let mut text = String::new();
+    write_size(v, bytes, &mut text);
+    text
+}
+
+/// A size written straight into the page, without a string of its own: lists show
+/// one per row.
+pub struct Size<'a>(pub &'a Viewer, pub u64);
+
+impl maud::Render for Size<'_> {
+    fn render_to(&self, out: &mut String) {
+        write_size(self.0, self.1, out);
+    }
+}
+
+fn write_size(v: &Viewer, bytes: u64, out: &mut String) {
+    use std::fmt::Write;
     let (units, comma) = match v.lang {
         Lang::Fr => (["o", "Ko", "Mo", "Go", "To", "Po"], true),
         Lang::En => (["B", "KB", "MB", "GB", "TB", "PB"], false),
@@ -265,15 +294,13 @@ pub fn size(v: &Viewer, bytes: u64) -> String {
         value /= 1000.0;
         unit += 1;
     }
-    let text = if unit == 0 {
-        format!("{bytes} {}", units[0])
-    } else {
-        format!("{value:.1} {}", units[unit])
+    let start = out.len();
+    let _ = match unit {
+        0 => write!(out, "{bytes} {}", units[0]),
+        _ => write!(out, "{value:.1} {}", units[unit]),
     };
-    if comma {
-        text.replace('.', ",")
-    } else {
-        text
+    if let Some(dot) = out[start..].find('.').filter(|_| comma) {
+        out.replace_range(start + dot..start + dot + 1, ",");
     }
 }
 

@@ -90,6 +90,12 @@ pub fn start_server_with(
     flags: &[&str],
 ) -> (Server, String) {
     use std::io::{BufRead, BufReader};
+    // BENCH_LOG=info (or debug) shows the server's log, e.g. the scan's phases.
+    let log_level = std::env::var("BENCH_LOG").unwrap_or_else(|_| "warn".into());
+    let log = match log_level.as_str() {
+        "warn" => std::process::Stdio::null(),
+        _ => std::process::Stdio::inherit(),
+    };
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args([
             "--data",
@@ -97,10 +103,16 @@ pub fn start_server_with(
             "--library",
             lib.to_str().unwrap(),
         ])
-        .args(["--log-level", "warn", "serve", "--listen", "127.0.0.1:0"])
+        .args([
+            "--log-level",
+            &log_level,
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+        ])
         .args(flags)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap();
     let mut line = String::new();

@@ -194,3 +194,34 @@ fn no_function_is_longer_than_a_screen() {
         long.join("\n")
     );
 }
+
+/// A bare parameter after LIMIT (`LIMIT ?2`) makes SQLite prepare the statement
+/// again every time a value is bound to it (it reads the value to plan the query), so
+/// a cached statement is parsed and planned anew on every page. Written `LIMIT ?2 + 0`
+/// it is an expression, and the plan is kept. See `store`'s module doc.
+#[test]
+fn no_query_binds_a_bare_limit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut bare = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let Some(at) = line
+                .find("LIMIT ?")
+                .filter(|_| !line.trim().starts_with("//"))
+            else {
+                continue;
+            };
+            let rest = &line[at + "LIMIT ?".len()..];
+            let param = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '{' || c == '}'))
+                .unwrap_or(rest.len());
+            if !rest[param..].starts_with(" + 0") {
+                bare.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(bare.is_empty(), "write LIMIT ?N + 0:\n{}", bare.join("\n"));
+}

@@ -4,6 +4,8 @@ use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
+use crate::library::identify::format_title_id;
+use crate::library::name_index::Listed;
 use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
 use crate::store::platforms;
@@ -12,7 +14,7 @@ use crate::time;
 use crate::words::GameKind;
 
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
-    c.app.pages.json(c.db, "stats".into(), || {
+    c.app.pages.json(c.db, "stats".into(), |_| {
         let titles = title_state::counts(c.db)?;
         Reply::json(200, &Stats::new(&c.app.pages.stats(c.db)?, titles))
     })
@@ -22,13 +24,28 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
     let kind = params::game_type(c.req)?;
     let paging = Paging::from_req(c.req);
     let key = format!("library {kind:?} {} {}", paging.page, paging.limit);
-    c.app.pages.json(c.db, key, || {
-        let (total, items) = games::page(c.db, kind, paging.limit, paging.offset())?;
-        Reply::json(
-            200,
-            &envelope(paging, total, items.iter().map(Game::from).collect()),
-        )
+    c.app.pages.json(c.db, key, |generation| {
+        let index = c.app.names.at(c.db, generation)?;
+        let (total, at) = index.page(kind, paging.limit, paging.offset());
+        let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
+        let ids = id_texts(&listed);
+        let items = listed.iter().zip(&ids).map(Game::listed).collect();
+        Reply::json(200, &envelope(paging, total, items))
     })
+}
+
+/// The title IDs of listed games as text (the index keeps them as numbers): the
+/// game's own, and its base's.
+pub(super) fn id_texts(listed: &[Listed]) -> Vec<(Option<String>, Option<String>)> {
+    listed
+        .iter()
+        .map(|l| {
+            (
+                l.title_id.map(format_title_id),
+                l.base_title_id.map(format_title_id),
+            )
+        })
+        .collect()
 }
 
 pub(super) fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
@@ -86,13 +103,17 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         "search {:?} {:?} {} {}",
         query.words, query.id_prefix, paging.page, paging.limit
     );
-    c.app.pages.json(c.db, key, || {
-        let (total, items) = games::search(c.db, &query, paging.limit, paging.offset())?;
-        let hits = items
+    c.app.pages.json(c.db, key, |generation| {
+        let index = c.app.names.at(c.db, generation)?;
+        let (total, at) = library::search::search(&index, &query, paging.limit, paging.offset());
+        let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
+        let ids = id_texts(&listed);
+        let hits = listed
             .iter()
-            .map(|g| SearchHit {
-                game: Game::from(g),
-                title_id: g.title_id.as_deref(),
+            .zip(&ids)
+            .map(|(l, ids)| SearchHit {
+                game: Game::listed((l, ids)),
+                title_id: ids.0.as_deref(),
             })
             .collect();
         Reply::json(200, &envelope(paging, total, hits))

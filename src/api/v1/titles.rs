@@ -7,9 +7,9 @@ use super::types::{MissingItem, Title, TitleDetails, TitleFile, TitleFiles, Vers
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::search::{search_query, trim_blank};
+use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::missing as missing_store;
-use crate::store::title_state::{self, Filter, Sort};
+use crate::store::title_state::{Filter, Sort};
 use crate::text::cut;
 use crate::titles::details;
 use crate::words::{GameKind, MissingKind, TitleStatus};
@@ -27,15 +27,17 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         "titles {status:?} {:?} {:?} {} {}",
         query.words, query.id_prefix, paging.page, paging.limit
     );
-    c.app.pages.json(c.db, key, || {
+    c.app.pages.json(c.db, key, |_| {
         let filter = Filter {
             status,
             incomplete: false,
-            words: query.words.clone(),
+            named: titles_named(c.db, &c.app.names, &query.words)?,
             id_prefix: query.id_prefix.clone(),
         };
         let (total, rows) =
-            title_state::page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
+            c.app
+                .titles
+                .page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
         Reply::json(
             200,
             &envelope(paging, total, rows.iter().map(Title::from).collect()),
@@ -89,7 +91,7 @@ pub fn missing(c: &Ctx) -> Result<Reply, Error> {
     };
     let paging = Paging::from_req(c.req);
     let key = format!("missing {kind:?} {} {}", paging.page, paging.limit);
-    c.app.pages.json(c.db, key, || {
+    c.app.pages.json(c.db, key, |_| {
         let (total, rows) = missing_store::page(c.db, kind, None, paging.limit, paging.offset())?;
         Reply::json(
             200,

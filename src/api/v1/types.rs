@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::jobs::Snapshot;
+use crate::library::name_index::Listed;
 use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
 use crate::store::missing::Missing;
@@ -108,6 +109,21 @@ impl<'a> From<&'a GameItem> for Game<'a> {
             playable: g.playable,
             version: g.version,
             base_title_id: g.base_title_id.as_deref(),
+        }
+    }
+}
+
+impl<'a> Game<'a> {
+    /// A game from the in-memory index, with its title IDs as text.
+    pub fn listed((l, ids): (&'a Listed<'a>, &'a (Option<String>, Option<String>))) -> Self {
+        Game {
+            key: l.key,
+            name: l.name,
+            kind: l.kind,
+            size: l.size,
+            playable: l.playable,
+            version: l.version,
+            base_title_id: ids.1.as_deref(),
         }
     }
 }

@@ -1,0 +1,607 @@
+//! The search index: every game's folded name in memory, with the trigrams that
+//! occur in it, rebuilt when the library's generation moves.
+//!
+//! A search is asked far more often than the library changes, and SQLite's trigram
+//! index cost two full-text queries per request (the page and its count). Here the
+//! games are numbered in library order (folded name, then key), so a search is an
+//! intersection of sorted lists: its count is a length and its page a slice, with no
+//! sort. The answers are the ones `library::search` defines: every word occurs in the
+//! folded name (a substring; words of three characters or more are narrowed by
+//! their trigrams first, then checked), or the title ID starts with the prefix.
+//!
+//! Memory: the names (about 30 bytes each), a position per trigram occurrence (4
+//! bytes), and a few numbers per game: about 20 MiB for 100,000 games.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rusqlite::Connection;
+
+use super::identify::{format_title_id, parse_title_id};
+use super::search::SearchQuery;
+use crate::error::Error;
+use crate::store::games;
+use crate::store::library_generation;
+use crate::words::GameKind;
+
+/// Three characters, packed (21 bits each).
+type Trigram = u64;
+
+/// What a list shows of a game (the API's list item and a search hit), kept beside
+/// its name. Texts are spans of [`NameIndex::text`].
+struct Entry {
+    key: (u32, u32),
+    name: (u32, u32),
+    folded: (u32, u32),
+    /// Meaningful when `has_title_id` / `has_base` (a file may name ID 0).
+    title_id: u64,
+    base: u64,
+    has_title_id: bool,
+    has_base: bool,
+    size: u64,
+    /// Meaningful when `has_version` (an `Option` would pad the entry by 8 bytes).
+    version: u32,
+    has_version: bool,
+    kind: GameKind,
+    playable: bool,
+    /// Index into `platforms`.
+    platform: u16,
+}
+
+/// A game as a list shows it, borrowed from the index.
+pub struct Listed<'a> {
+    pub key: &'a str,
+    pub name: &'a str,
+    pub kind: GameKind,
+    pub size: u64,
+    pub playable: bool,
+    pub version: Option<u32>,
+    pub title_id: Option<u64>,
+    pub base_title_id: Option<u64>,
+}
+
+impl Listed<'_> {
+    /// An owned copy, as the store reads games.
+    pub fn to_item(&self) -> games::GameItem {
+        games::GameItem {
+            key: self.key.to_string(),
+            name: self.name.to_string(),
+            kind: self.kind,
+            size: self.size,
+            playable: self.playable,
+            title_id: self.title_id.map(format_title_id),
+            version: self.version,
+            base_title_id: self.base_title_id.map(format_title_id),
+        }
+    }
+}
+
+/// The index at one generation of the library.
+pub struct NameIndex {
+    generation: i64,
+    /// Every game in library order.
+    entries: Vec<Entry>,
+    /// Keys, names and folded names, one after the other.
+    text: String,
+    platforms: Vec<String>,
+    /// The positions of each type's games, ascending (the library filtered by type).
+    by_kind: Vec<(GameKind, Vec<u32>)>,
+    /// The positions of the games with a title ID, sorted by it: a prefix is a range.
+    by_id: Vec<u32>,
+    /// Where each trigram's positions lie in `postings`, ascending.
+    grams: HashMap<Trigram, (u32, u32)>,
+    postings: Vec<u32>,
+}
+
+impl NameIndex {
+    /// Read every game from the database, in library order.
+    pub fn build(db: &Connection) -> Result<NameIndex, Error> {
+        let mut index = NameIndex {
+            generation: 0,
+            entries: Vec::new(),
+            text: String::new(),
+            platforms: Vec::new(),
+            by_kind: GameKind::ALL.iter().map(|k| (*k, Vec::new())).collect(),
+            by_id: Vec::new(),
+            grams: HashMap::new(),
+            postings: Vec::new(),
+        };
+        let mut platform_of = HashMap::new();
+        let generation = games::for_each_indexed(db, |g| {
+            let next = platform_of.len() as u16;
+            let platform = *platform_of.entry(g.platform).or_insert(next);
+            let at = index.entries.len() as u32;
+            let mut span = |s: &str| {
+                let start = index.text.len() as u32;
+                index.text.push_str(s);
+                (start, s.len() as u32)
+            };
+            let entry = Entry {
+                key: span(&g.item.key),
+                name: span(&g.item.name),
+                folded: span(&g.folded),
+                title_id: id_number(g.item.title_id.as_deref()).unwrap_or(0),
+                base: id_number(g.item.base_title_id.as_deref()).unwrap_or(0),
+                has_title_id: id_number(g.item.title_id.as_deref()).is_some(),
+                has_base: id_number(g.item.base_title_id.as_deref()).is_some(),
+                size: g.item.size,
+                version: g.item.version.unwrap_or(0),
+                has_version: g.item.version.is_some(),
+                kind: g.item.kind,
+                playable: g.item.playable,
+                platform,
+            };
+            if entry.has_title_id {
+                index.by_id.push(at);
+            }
+            if let Some((_, list)) = index.by_kind.iter_mut().find(|(k, _)| *k == entry.kind) {
+                list.push(at);
+            }
+            index.entries.push(entry);
+        })?;
+        index.generation = generation;
+        let mut platforms: Vec<(String, u16)> = platform_of.into_iter().collect();
+        platforms.sort_by_key(|(_, i)| *i);
+        index.platforms = platforms.into_iter().map(|(p, _)| p).collect();
+        let entries = &index.entries;
+        index
+            .by_id
+            .sort_unstable_by_key(|&i| entries[i as usize].title_id);
+        index.index_trigrams();
+        Ok(index)
+    }
+
+    /// Two passes over the names: count each trigram's games, then place each game in
+    /// its lists. In order of position, so every list comes out sorted.
+    fn index_trigrams(&mut self) {
+        let mut counts: HashMap<Trigram, u32> = HashMap::new();
+        let mut seen = Vec::new();
+        for i in 0..self.len() {
+            distinct_trigrams(self.name(i), &mut seen);
+            for g in &seen {
+                *counts.entry(*g).or_default() += 1;
+            }
+        }
+        let mut start = 0u32;
+        let mut grams: HashMap<Trigram, (u32, u32)> = HashMap::with_capacity(counts.len());
+        for (g, n) in counts {
+            grams.insert(g, (start, 0));
+            start += n;
+        }
+        let mut postings = vec![0u32; start as usize];
+        for i in 0..self.len() {
+            distinct_trigrams(self.name(i), &mut seen);
+            for g in &seen {
+                let (from, filled) = grams.get_mut(g).expect("counted in the first pass");
+                postings[(*from + *filled) as usize] = i as u32;
+                *filled += 1;
+            }
+        }
+        self.grams = grams;
+        self.postings = postings;
+    }
+
+    pub fn generation(&self) -> i64 {
+        self.generation
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn span(&self, (start, len): (u32, u32)) -> &str {
+        &self.text[start as usize..(start + len) as usize]
+    }
+
+    /// The folded name of the game at position `i`.
+    fn name(&self, i: usize) -> &str {
+        self.span(self.entries[i].folded)
+    }
+
+    /// The game at position `i`, as lists show it.
+    pub fn listed(&self, i: u32) -> Listed<'_> {
+        let e = &self.entries[i as usize];
+        Listed {
+            key: self.span(e.key),
+            name: self.span(e.name),
+            kind: e.kind,
+            size: e.size,
+            playable: e.playable,
+            version: e.has_version.then_some(e.version),
+            title_id: e.has_title_id.then_some(e.title_id),
+            base_title_id: e.has_base.then_some(e.base),
+        }
+    }
+
+    /// One page of the library (of one type, or all), in library order: how many
+    /// games the list holds, and the positions of the page.
+    pub fn page(&self, kind: Option<GameKind>, limit: u64, offset: u64) -> (u64, Vec<u32>) {
+        let slice = |n: usize| -> std::ops::Range<usize> {
+            let from = usize::try_from(offset).unwrap_or(usize::MAX).min(n);
+            from..from
+                .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
+                .min(n)
+        };
+        match kind {
+            None => {
+                let range = slice(self.len());
+                (
+                    self.len() as u64,
+                    (range.start as u32..range.end as u32).collect(),
+                )
+            }
+            Some(kind) => {
+                let list = self
+                    .by_kind
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map_or(&[][..], |(_, l)| l);
+                (list.len() as u64, list[slice(list.len())].to_vec())
+            }
+        }
+    }
+
+    /// What the index holds on the heap, in bytes (for the log and the benchmark).
+    pub fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.text.capacity()
+            + self
+                .by_kind
+                .iter()
+                .map(|(_, l)| l.capacity() * 4)
+                .sum::<usize>()
+            + self.by_id.capacity() * 4
+            + self.grams.capacity() * (std::mem::size_of::<(Trigram, (u32, u32))>() + 1)
+            + self.postings.capacity() * 4
+    }
+
+    /// The positions (library order) of the games `q` matches: by every word, or by
+    /// the title-ID prefix; then of its type and platform when it names them. With
+    /// neither words nor prefix, the type and platform alone select; with nothing at
+    /// all, nothing matches.
+    pub fn matches(&self, q: &SearchQuery) -> Vec<u32> {
+        let by_name = (!q.words.is_empty()).then(|| self.named(&q.words));
+        let by_id = q.id_prefix.as_deref().map(|p| self.with_id_prefix(p));
+        let mut hits = match (by_name, by_id) {
+            (Some(a), Some(b)) => union(&a, &b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) if q.kind.is_none() && q.platform.is_none() => return Vec::new(),
+            (None, None) => (0..self.len() as u32).collect(),
+        };
+        if let Some(kind) = q.kind {
+            hits.retain(|&i| self.entries[i as usize].kind == kind);
+        }
+        if let Some(p) = &q.platform {
+            match self.platforms.iter().position(|x| x == p) {
+                Some(p) => hits.retain(|&i| self.entries[i as usize].platform as usize == p),
+                None => hits.clear(),
+            }
+        }
+        hits
+    }
+
+    /// The base title IDs of the games whose names hold every word, sorted and
+    /// without repeats (the titles' search: a title matches when one of its files
+    /// does).
+    pub fn bases_named(&self, words: &[String]) -> Vec<String> {
+        let mut ids: Vec<u64> = self
+            .named(words)
+            .iter()
+            .map(|&i| &self.entries[i as usize])
+            .filter(|e| e.has_base)
+            .map(|e| e.base)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(format_title_id).collect()
+    }
+
+    /// Positions of the names that hold every word, ascending.
+    fn named(&self, words: &[String]) -> Vec<u32> {
+        let mut grams = Vec::new();
+        for w in words.iter().filter(|w| w.chars().count() >= 3) {
+            grams.extend(trigrams(w));
+        }
+        grams.sort_unstable();
+        grams.dedup();
+        let holds_all = |i: &u32| words.iter().all(|w| self.name(*i as usize).contains(&**w));
+        if grams.is_empty() {
+            // Only short words: every name is checked (a few milliseconds at 100,000).
+            return (0..self.len() as u32).filter(holds_all).collect();
+        }
+        let mut lists = Vec::with_capacity(grams.len());
+        for g in &grams {
+            match self.grams.get(g) {
+                Some(&(from, n)) => lists.push(&self.postings[from as usize..(from + n) as usize]),
+                None => return Vec::new(),
+            }
+        }
+        lists.sort_by_key(|l| l.len());
+        let mut hits: Vec<u32> = lists[0].to_vec();
+        for list in &lists[1..] {
+            intersect(&mut hits, list);
+        }
+        hits.retain(holds_all);
+        hits
+    }
+
+    /// Positions of the games whose title ID starts with `prefix` (1 to 16 upper-case
+    /// hex digits), ascending.
+    fn with_id_prefix(&self, prefix: &str) -> Vec<u32> {
+        let Ok(p) = u64::from_str_radix(prefix, 16) else {
+            return Vec::new();
+        };
+        let shift = 4 * (16 - prefix.len().clamp(1, 16)) as u32;
+        let low = p.checked_shl(shift).unwrap_or(0);
+        let high = (p as u128 + 1) << shift;
+        let id = |i: &u32| self.entries[*i as usize].title_id;
+        let from = self.by_id.partition_point(|i| id(i) < low);
+        let to = self.by_id.partition_point(|i| (id(i) as u128) < high);
+        let mut hits: Vec<u32> = self.by_id[from..to].to_vec();
+        hits.sort_unstable();
+        hits
+    }
+}
+
+fn id_number(id: Option<&str>) -> Option<u64> {
+    id.and_then(parse_title_id)
+}
+
+fn pack(a: char, b: char, c: char) -> Trigram {
+    u64::from(a) << 42 | u64::from(b) << 21 | u64::from(c)
+}
+
+/// Every run of three characters in `s`.
+fn trigrams(s: &str) -> impl Iterator<Item = Trigram> + '_ {
+    let chars: Vec<char> = s.chars().collect();
+    (0..chars.len().saturating_sub(2)).map(move |i| pack(chars[i], chars[i + 1], chars[i + 2]))
+}
+
+/// The trigrams of a name that a search can ask for: a search word holds no blank
+/// and no control character (`library::search` splits on them), so neither does any
+/// trigram it asks for, and those are not indexed.
+fn distinct_trigrams(s: &str, out: &mut Vec<Trigram>) {
+    out.clear();
+    let chars: Vec<char> = s.chars().collect();
+    out.extend(
+        chars
+            .windows(3)
+            .filter(|w| !w.iter().any(|c| c.is_whitespace() || c.is_control()))
+            .map(|w| pack(w[0], w[1], w[2])),
+    );
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// Keep the positions of `hits` that are also in `list` (both ascending). Each one is
+/// looked for by galloping forward from the last: the cost follows the shorter list.
+fn intersect(hits: &mut Vec<u32>, list: &[u32]) {
+    let mut rest = list;
+    hits.retain(|&i| {
+        let mut step = 1;
+        while step < rest.len() && rest[step] < i {
+            step *= 2;
+        }
+        let at = rest[..(step + 1).min(rest.len())].partition_point(|&x| x < i);
+        rest = &rest[at..];
+        rest.first() == Some(&i)
+    });
+}
+
+/// Two ascending lists merged, without repeats.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    out.extend_from_slice(a);
+    out.extend_from_slice(b);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The index at the library's current generation, built again when it moves (see
+/// `library_generation::Kept`).
+#[derive(Default)]
+pub struct Names(library_generation::Kept<NameIndex>);
+
+impl Names {
+    pub fn get(&self, db: &Connection) -> Result<Arc<NameIndex>, Error> {
+        self.at(db, library_generation::current(db)?)
+    }
+
+    /// The index at `generation` or newer (the caller just read it).
+    pub fn at(&self, db: &Connection, generation: i64) -> Result<Arc<NameIndex>, Error> {
+        self.0.get(generation, || {
+            let started = Instant::now();
+            let index = NameIndex::build(db)?;
+            log::info!(
+                "search index: {} games, {:.1} MiB, built in {} ms",
+                index.len(),
+                index.heap_bytes() as f64 / (1 << 20) as f64,
+                started.elapsed().as_millis()
+            );
+            Ok((index.generation, index))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+    use crate::store::games::GameRow;
+    use crate::words::IdSource;
+
+    /// Names from few letters (accents, digits, spaces), so that words of one to four
+    /// characters match often and trigram lists overlap.
+    fn random_name(rng: &mut StdRng) -> String {
+        const LETTERS: [&str; 10] = ["a", "b", "é", "c", " ", "1", "ab", "ba", "ö", "z"];
+        (0..rng.random_range(1..12))
+            .map(|_| LETTERS[rng.random_range(0..LETTERS.len())])
+            .collect()
+    }
+
+    type Row = (String, String, String, Option<String>, GameKind);
+
+    /// `n` games of random names, types, platforms and title IDs (some without).
+    fn library(rng: &mut StdRng, n: usize) -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        conn.execute_batch("INSERT INTO platforms VALUES ('other', 'Other', 'o', 'nsp');")
+            .unwrap();
+        for i in 0..n {
+            let name = random_name(rng);
+            // Some without a title ID, and a few named [0000000000000000].
+            let id = match rng.random_range(0..20) {
+                0 => None,
+                1 => Some(0),
+                _ => Some(0x0100_0000_0000_0000u64 | rng.random_range(0..0x1_0000_0000u64) << 12),
+            };
+            let kind = [
+                GameKind::Base,
+                GameKind::Update,
+                GameKind::Dlc,
+                GameKind::Unknown,
+            ][i % 4];
+            let row = GameRow {
+                key: format!("g{i}.nsp"),
+                platform: if i % 3 == 0 { "other" } else { "switch" }.into(),
+                folded: crate::library::identify::fold(&name),
+                name: name.clone(),
+                file_name_name: name,
+                kind,
+                subtype: None,
+                title_id: id.map(format_title_id),
+                base_title_id: id.map(|id| format_title_id(id & !0xFFF)),
+                version: None,
+                format: "nsp".into(),
+                size: 1,
+                mtime: 1,
+                header_ok: true,
+                identified_by: IdSource::Filename,
+                note: None,
+            };
+            games::upsert(&conn, &row).unwrap();
+        }
+        (dir, conn)
+    }
+
+    fn rows(conn: &Connection) -> Vec<Row> {
+        let mut stmt = conn
+            .prepare("SELECT folded, key, platform, title_id, type FROM games ORDER BY folded, key")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    fn random_query(rng: &mut StdRng, rows: &[Row]) -> SearchQuery {
+        let mut q = SearchQuery::default();
+        for _ in 0..rng.random_range(0..3) {
+            // A piece of a real name (so that it matches), or a random one.
+            let source = match rng.random_bool(0.7) {
+                true => rows[rng.random_range(0..rows.len())].0.clone(),
+                false => crate::library::identify::fold(&random_name(rng)),
+            };
+            let chars: Vec<char> = source.chars().filter(|c| !c.is_whitespace()).collect();
+            if chars.is_empty() {
+                continue;
+            }
+            let from = rng.random_range(0..chars.len());
+            let to = rng.random_range(from..chars.len().min(from + 5)) + 1;
+            q.words.push(chars[from..to].iter().collect());
+        }
+        if rng.random_bool(0.3) {
+            let id = rows[rng.random_range(0..rows.len())]
+                .3
+                .clone()
+                .unwrap_or_default();
+            let len = rng.random_range(4..=16).min(id.len());
+            q.id_prefix = Some(id[..len].to_string()).filter(|p| p.len() >= 4);
+        }
+        if rng.random_bool(0.3) {
+            q.kind =
+                Some([GameKind::Base, GameKind::Update, GameKind::Dlc][rng.random_range(0..3)]);
+        }
+        if rng.random_bool(0.2) {
+            q.platform = Some(["switch", "other", "none"][rng.random_range(0..3)].into());
+        }
+        q
+    }
+
+    /// The index gives what the plain definition gives, in the same order, over many
+    /// random libraries and queries: the words, the prefix, the filters and their
+    /// combinations; and the titles' search the same base IDs.
+    #[test]
+    fn the_index_answers_what_the_definition_says() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for n in [0, 1, 50, 3000] {
+            let (_dir, conn) = library(&mut rng, n);
+            let rows = rows(&conn);
+            let index = NameIndex::build(&conn).unwrap();
+            assert_eq!(index.len(), n);
+            for _ in 0..(if n == 0 { 1 } else { 400 }) {
+                let q = match rows.is_empty() {
+                    true => SearchQuery {
+                        words: vec!["a".into()],
+                        ..SearchQuery::default()
+                    },
+                    false => random_query(&mut rng, &rows),
+                };
+                let got: Vec<String> = index
+                    .matches(&q)
+                    .iter()
+                    .map(|&i| index.listed(i).key.to_string())
+                    .collect();
+                assert_eq!(
+                    got,
+                    brute(&rows, &q),
+                    "words {:?} prefix {:?}",
+                    q.words,
+                    q.id_prefix
+                );
+                if !q.words.is_empty() {
+                    let mut bases: Vec<String> = rows
+                        .iter()
+                        .filter(|r| q.words.iter().all(|w| r.0.contains(w.as_str())))
+                        .filter_map(|r| r.3.as_ref())
+                        .map(|id| format_title_id(parse_title_id(id).unwrap() & !0xFFF))
+                        .collect();
+                    bases.sort();
+                    bases.dedup();
+                    assert_eq!(index.bases_named(&q.words), bases, "{:?}", q.words);
+                }
+            }
+        }
+    }
+
+    /// What a search means, written as plainly as possible: every game, kept when
+    /// every word occurs in its folded name or its title ID starts with the prefix,
+    /// and when it has the type and platform asked.
+    fn brute(rows: &[Row], q: &SearchQuery) -> Vec<String> {
+        rows.iter()
+            .filter(|(folded, _, platform, id, kind)| {
+                let by_name =
+                    !q.words.is_empty() && q.words.iter().all(|w| folded.contains(w.as_str()));
+                let by_id = q
+                    .id_prefix
+                    .as_ref()
+                    .is_some_and(|p| id.as_ref().is_some_and(|id| id.starts_with(p.as_str())));
+                let any = q.words.is_empty() && q.id_prefix.is_none();
+                (by_name || by_id || (any && (q.kind.is_some() || q.platform.is_some())))
+                    && q.kind.is_none_or(|k| k == *kind)
+                    && q.platform.as_ref().is_none_or(|p| p == platform)
+            })
+            .map(|(_, key, ..)| key.clone())
+            .collect()
+    }
+}
