@@ -182,10 +182,6 @@ impl NameIndex {
         self.postings = postings;
     }
 
-    pub fn generation(&self) -> i64 {
-        self.generation
-    }
-
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -303,3 +303,30 @@ fn older_files(files: &[TitleFile]) -> Vec<String> {
         .map(|f| f.key.clone())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scan that changed no file skips the computation only while the states were
+    /// computed from the games as they are: a write to the games that no refresh
+    /// followed (a scan killed after its last batch, a cancelled convert) makes the
+    /// next scan compute them again.
+    #[test]
+    fn the_states_are_current_until_the_games_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        assert!(!is_current(&db).unwrap(), "never computed");
+        refresh(&db).unwrap();
+        assert!(is_current(&db).unwrap());
+        db.execute_batch(
+            "INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
+                                mtime, header_ok, identified_by)
+             VALUES ('a.nsp', 'switch', 'A', 'A', 'a', 'BASE', 'nsp', 1, 1, 1, 'filename')",
+        )
+        .unwrap();
+        assert!(!is_current(&db).unwrap(), "a game was written since");
+        refresh(&db).unwrap();
+        assert!(is_current(&db).unwrap());
+    }
+}
