@@ -217,12 +217,7 @@ impl NameIndex {
     /// One page of the library (of one type, or all), in library order: how many
     /// games the list holds, and the positions of the page.
     pub fn page(&self, kind: Option<GameKind>, limit: u64, offset: u64) -> (u64, Vec<u32>) {
-        let slice = |n: usize| -> std::ops::Range<usize> {
-            let from = usize::try_from(offset).unwrap_or(usize::MAX).min(n);
-            from..from
-                .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
-                .min(n)
-        };
+        let slice = |n: usize| super::search::page_range(n, limit, offset);
         match kind {
             None => {
                 let range = slice(self.len());

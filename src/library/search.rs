@@ -25,13 +25,19 @@ pub struct SearchQuery {
 /// positions of the page in `index` (see `NameIndex::listed`).
 pub fn search(index: &NameIndex, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
     let hits = index.matches(q);
-    let from = usize::try_from(offset)
-        .unwrap_or(usize::MAX)
-        .min(hits.len());
-    let to = from
+    (
+        hits.len() as u64,
+        hits[page_range(hits.len(), limit, offset)].to_vec(),
+    )
+}
+
+/// Where a page lies in a list of `len` held in memory: past the end it is empty,
+/// never out of bounds, whatever the numbers a client sent.
+pub fn page_range(len: usize, limit: u64, offset: u64) -> std::ops::Range<usize> {
+    let from = usize::try_from(offset).unwrap_or(usize::MAX).min(len);
+    from..from
         .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
-        .min(hits.len());
-    (hits.len() as u64, hits[from..to].to_vec())
+        .min(len)
 }
 
 /// The longest search text, in bytes, and the most words in it: a name is a few

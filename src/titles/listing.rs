@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 
 use crate::error::Error;
+use crate::library::search::page_range;
 use crate::store::library_generation;
 use crate::store::title_state::{self, Filter, Sort, TitleState};
 use crate::words::TitleStatus;
@@ -108,13 +109,7 @@ impl TitleLists {
         };
         let lists = self.get(db)?;
         let list = lists.list(holds, sort);
-        let from = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(list.len());
-        let to = from
-            .saturating_add(usize::try_from(limit).unwrap_or(usize::MAX))
-            .min(list.len());
-        let rows = list[from..to]
+        let rows = list[page_range(list.len(), limit, offset)]
             .iter()
             .map(|&i| lists.rows[i as usize].clone())
             .collect();

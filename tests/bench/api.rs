@@ -30,7 +30,7 @@ use std::process::{Command, Stdio};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("ceiling") {
-        return ceiling(std::fs::read(&args[1]).unwrap());
+        return gen::ceiling(Some(std::fs::read(&args[1]).unwrap()), None);
     }
     let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
     // A word that is not a number runs only the rows whose label holds it.
@@ -261,23 +261,11 @@ fn main() {
     let _ = server.kill();
 }
 
-/// A bare tiny_http answering `body` (this same program, run as `ceiling FILE`).
+/// A bare tiny_http answering `body` (see `gen::ceiling`).
 fn start_ceiling(dir: &std::path::Path, body: &[u8]) -> (gen::Server, String) {
     let body_file = dir.join("ceiling-body");
     std::fs::write(&body_file, body).unwrap();
-    let mut ceiling = gen::Server(
-        Command::new(std::env::current_exe().unwrap())
-            .arg("ceiling")
-            .arg(&body_file)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    BufReader::new(ceiling.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (ceiling, format!("{}/", line.trim()))
+    gen::spawn_ceiling("ceiling", &body_file)
 }
 
 /// What a browser's agent starts with: the service's root is the shop for anything
@@ -287,37 +275,4 @@ const BROWSER: &str = "Mozilla/5.0 (bench_api)";
 fn quoted(words: &[&str]) -> String {
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
     quoted.join(", ")
-}
-
-/// The ceiling: tiny_http answering a constant JSON body from a fixed pool of threads.
-fn ceiling(body: Vec<u8>) {
-    // The same socket setup as the service: TCP_NODELAY on the listener.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket2::SockRef::from(&listener)
-        .set_tcp_nodelay(true)
-        .unwrap();
-    let server = std::sync::Arc::new(tiny_http::Server::from_listener(listener, None).unwrap());
-    println!("http://{}", server.server_addr().to_ip().unwrap());
-    let workers = (std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        * 2)
-    .max(4);
-    let handles: Vec<_> = (0..workers)
-        .map(|_| {
-            let (server, body) = (server.clone(), body.clone());
-            std::thread::spawn(move || {
-                let header =
-                    tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
-                while let Ok(rq) = server.recv() {
-                    let response =
-                        tiny_http::Response::from_data(body.clone()).with_header(header.clone());
-                    let _ = rq.respond(response);
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        let _ = h.join();
-    }
 }

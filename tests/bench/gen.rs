@@ -230,3 +230,60 @@ pub fn millis(v: &str) -> f64 {
         _ => n,
     }
 }
+
+/// The bound the benchmarks measure against: a bare tiny_http answering a constant
+/// body, or streaming a file whole, from a fixed pool of threads (as many as the
+/// service has workers), with the service's socket setup. It prints its address,
+/// then serves until killed. A benchmark runs it as itself with `ceiling BODY_FILE`
+/// or `file FILE` (see [`spawn_ceiling`]).
+pub fn ceiling(body: Option<Vec<u8>>, file: Option<std::path::PathBuf>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    socket2::SockRef::from(&listener)
+        .set_tcp_nodelay(true)
+        .unwrap();
+    let server = std::sync::Arc::new(tiny_http::Server::from_listener(listener, None).unwrap());
+    println!("http://{}/", server.server_addr().to_ip().unwrap());
+    let workers = (std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        * 2)
+    .max(4);
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (server, body, file) = (server.clone(), body.clone(), file.clone());
+            std::thread::spawn(move || {
+                while let Ok(rq) = server.recv() {
+                    let _ = match (&body, &file) {
+                        (Some(b), _) => rq.respond(tiny_http::Response::from_data(b.clone())),
+                        (_, Some(f)) => rq.respond(tiny_http::Response::from_file(
+                            std::fs::File::open(f).unwrap(),
+                        )),
+                        _ => Ok(()),
+                    };
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        let _ = h.join();
+    }
+}
+
+/// Run this benchmark again as the bound (`mode` is `ceiling` or `file`, see
+/// [`ceiling`]); returns it and its base URL, ending in `/`.
+pub fn spawn_ceiling(mode: &str, arg: &std::path::Path) -> (Server, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Server(
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .arg(mode)
+            .arg(arg)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line.trim().to_string())
+}

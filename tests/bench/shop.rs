@@ -28,8 +28,8 @@ const GIB: u64 = 1024 * 1024 * 1024;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("ceiling") => return ceiling(Some(std::fs::read(&args[1]).unwrap()), None),
-        Some("file") => return ceiling(None, Some(args[1].clone().into())),
+        Some("ceiling") => return gen::ceiling(Some(std::fs::read(&args[1]).unwrap()), None),
+        Some("file") => return gen::ceiling(None, Some(args[1].clone().into())),
         _ => {}
     }
     let nums: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
@@ -99,7 +99,7 @@ fn form_row(
     let body = rq.call().unwrap().body_mut().read_to_vec().unwrap();
     let file = tmp.join("body");
     std::fs::write(&file, &body).unwrap();
-    let (mut bound, bound_base) = spawn_ceiling("ceiling", &file);
+    let (mut bound, bound_base) = gen::spawn_ceiling("ceiling", &file);
     let flags: Vec<String> = headers
         .iter()
         .flat_map(|(k, v)| ["-H".to_string(), format!("{k}: {v}")])
@@ -145,7 +145,7 @@ fn download_rows(
     let url = format!("{base}/shop/files/{}", path.join("/"));
     let _ = std::fs::read(big).map(|b| b.len()); // into the page cache
     let service = best_of(3, || fetch(agent, &url, &consoles[0]));
-    let (mut bound, bound_base) = spawn_ceiling("file", big);
+    let (mut bound, bound_base) = gen::spawn_ceiling("file", big);
     let bare = best_of(3, || fetch(agent, &bound_base, ""));
     let _ = bound.kill();
     let mbs = |s: f64| GIB as f64 / s / 1e6;
@@ -291,55 +291,4 @@ fn rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
-}
-
-fn spawn_ceiling(mode: &str, arg: &std::path::Path) -> (gen::Server, String) {
-    let mut child = gen::Server(
-        Command::new(std::env::current_exe().unwrap())
-            .arg(mode)
-            .arg(arg)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line.trim().to_string())
-}
-
-/// The bound: tiny_http answering a constant body, or streaming a file whole, from a
-/// fixed pool of threads, with the service's socket setup.
-fn ceiling(body: Option<Vec<u8>>, file: Option<std::path::PathBuf>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    socket2::SockRef::from(&listener)
-        .set_tcp_nodelay(true)
-        .unwrap();
-    let server = Arc::new(tiny_http::Server::from_listener(listener, None).unwrap());
-    println!("http://{}/", server.server_addr().to_ip().unwrap());
-    let workers = (std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        * 2)
-    .max(4);
-    let handles: Vec<_> = (0..workers)
-        .map(|_| {
-            let (server, body, file) = (server.clone(), body.clone(), file.clone());
-            std::thread::spawn(move || {
-                while let Ok(rq) = server.recv() {
-                    let _ = match (&body, &file) {
-                        (Some(b), _) => rq.respond(tiny_http::Response::from_data(b.clone())),
-                        (_, Some(f)) => rq.respond(tiny_http::Response::from_file(
-                            std::fs::File::open(f).unwrap(),
-                        )),
-                        _ => Ok(()),
-                    };
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        let _ = h.join();
-    }
 }
