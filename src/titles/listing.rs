@@ -88,6 +88,27 @@ impl Lists {
     }
 }
 
+/// One page of titles: borrowed from the lists in memory (a page of a list is not
+/// copied), or read from SQLite (a search).
+pub struct TitleRows {
+    shared: Option<(Arc<Lists>, Vec<u32>)>,
+    read: Vec<TitleState>,
+}
+
+impl TitleRows {
+    pub fn iter(&self) -> impl Iterator<Item = &TitleState> {
+        let shared = self
+            .shared
+            .iter()
+            .flat_map(|(lists, at)| at.iter().map(move |&i| &lists.rows[i as usize]));
+        shared.chain(&self.read)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shared.as_ref().is_none_or(|(_, at)| at.is_empty()) && self.read.is_empty()
+    }
+}
+
 /// The lists at the library's current generation, read again when it moves (see
 /// `library_generation::Kept`).
 #[derive(Default)]
@@ -103,16 +124,18 @@ impl TitleLists {
         sort: Sort,
         limit: u64,
         offset: u64,
-    ) -> Result<(u64, Vec<TitleState>), Error> {
+    ) -> Result<(u64, TitleRows), Error> {
         let Some(holds) = Holds::of(filter) else {
-            return title_state::page(db, filter, sort, limit, offset);
+            let (total, read) = title_state::page(db, filter, sort, limit, offset)?;
+            return Ok((total, TitleRows { shared: None, read }));
         };
         let lists = self.get(db)?;
         let list = lists.list(holds, sort);
-        let rows = list[page_range(list.len(), limit, offset)]
-            .iter()
-            .map(|&i| lists.rows[i as usize].clone())
-            .collect();
+        let at = list[page_range(list.len(), limit, offset)].to_vec();
+        let rows = TitleRows {
+            shared: Some((lists, at)),
+            read: Vec::new(),
+        };
         Ok((list.len() as u64, rows))
     }
 
@@ -193,18 +216,13 @@ mod tests {
                             ..Filter::default()
                         };
                         for (limit, offset) in [(50, 0), (7, 0), (7, 7), (7, 294), (10, 1000)] {
-                            let ids = |(total, rows): (u64, Vec<TitleState>)| {
-                                (
-                                    total,
-                                    rows.into_iter().map(|t| t.base_id).collect::<Vec<_>>(),
-                                )
-                            };
-                            let memory =
-                                ids(lists.page(&conn, &filter, sort, limit, offset).unwrap());
-                            let sqlite = ids(title_state::page(
-                                &conn, &filter, sort, limit, offset,
-                            )
-                            .unwrap());
+                            let (total, rows) =
+                                lists.page(&conn, &filter, sort, limit, offset).unwrap();
+                            let memory = (total, rows.iter().map(|t| t.base_id.clone()).collect());
+                            let (total, rows) =
+                                title_state::page(&conn, &filter, sort, limit, offset).unwrap();
+                            let sqlite: (u64, Vec<String>) =
+                                (total, rows.into_iter().map(|t| t.base_id).collect());
                             assert_eq!(memory, sqlite, "{filter:?} {sort:?} {limit} {offset}");
                         }
                     }
