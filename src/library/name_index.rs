@@ -369,9 +369,20 @@ fn distinct_trigrams(s: &str, out: &mut Vec<Trigram>) {
     out.dedup();
 }
 
-/// Keep the positions of `hits` that are also in `list` (both ascending). Each one is
-/// looked for by galloping forward from the last: the cost follows the shorter list.
+/// Keep the positions of `hits` that are also in `list` (both ascending).
 fn intersect(hits: &mut Vec<u32>, list: &[u32]) {
+    // Galloping pays when `list` is much longer than `hits`; between lists of like
+    // length (the first two words' trigrams), a merge without branches is several
+    // times faster: it was a quarter of a search request.
+    if list.len() / 16 > hits.len() {
+        gallop(hits, list);
+    } else {
+        merge(hits, list);
+    }
+}
+
+/// Each hit looked for by galloping forward from the last: the cost follows `hits`.
+fn gallop(hits: &mut Vec<u32>, list: &[u32]) {
     let mut rest = list;
     hits.retain(|&i| {
         let mut step = 1;
@@ -382,6 +393,19 @@ fn intersect(hits: &mut Vec<u32>, list: &[u32]) {
         rest = &rest[at..];
         rest.first() == Some(&i)
     });
+}
+
+/// Both lists walked side by side; the common positions are written over `hits`.
+fn merge(hits: &mut Vec<u32>, list: &[u32]) {
+    let (mut a, mut b, mut kept) = (0, 0, 0);
+    while a < hits.len() && b < list.len() {
+        let (x, y) = (hits[a], list[b]);
+        hits[kept] = x;
+        kept += usize::from(x == y);
+        a += usize::from(x <= y);
+        b += usize::from(y <= x);
+    }
+    hits.truncate(kept);
 }
 
 /// Two ascending lists merged, without repeats.
@@ -527,6 +551,34 @@ mod tests {
             q.platform = Some(["switch", "other", "none"][rng.random_range(0..3)].into());
         }
         q
+    }
+
+    /// Both ways of intersecting keep exactly the common positions, in order, for
+    /// lists of like and of very different lengths.
+    #[test]
+    fn intersecting_keeps_the_common_positions() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for _ in 0..500 {
+            let list = |rng: &mut StdRng, n: usize, span: u32| -> Vec<u32> {
+                let mut l: Vec<u32> = (0..n).map(|_| rng.random_range(0..span)).collect();
+                l.sort_unstable();
+                l.dedup();
+                l
+            };
+            let span = rng.random_range(1..5000);
+            let (n, m) = (rng.random_range(0..200), rng.random_range(0..5000));
+            let a = list(&mut rng, n, span);
+            let b = list(&mut rng, m, span);
+            let expected: Vec<u32> = a.iter().copied().filter(|x| b.contains(x)).collect();
+            for way in [gallop, merge, intersect] {
+                let mut hits = a.clone();
+                way(&mut hits, &b);
+                assert_eq!(hits, expected);
+                let mut hits = b.clone();
+                way(&mut hits, &a);
+                assert_eq!(hits, expected);
+            }
+        }
     }
 
     /// The index gives what the plain definition gives, in the same order, over many

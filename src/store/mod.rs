@@ -1,9 +1,12 @@
 //! The SQLite store: one file per table, each holding the SQL of the functions that
 //! read or write it. Nothing outside this module writes SQL.
 //!
-//! Pages are written `LIMIT ?N + 0`, never `LIMIT ?N`: SQLite reads a bare LIMIT
-//! parameter to plan the query, and then prepares the statement again every time a
-//! value is bound to it, which cost a page its parse and plan on every request (a
+//! SQLite may plan a query with the values bound to it, and then prepares the
+//! statement again every time a value is bound: a bare `LIMIT ?N`, or an indexed
+//! column compared with a parameter in a sorted query. That cost a page its parse
+//! and plan on every request. `db::open` turns it off for every connection (the
+//! query planner stability guarantee, tested there); pages are also written
+//! `LIMIT ?N + 0`, so that a connection opened some other way still plans once (a
 //! test in `tests/it/architecture.rs` keeps it so).
 
 pub mod api_keys;

@@ -30,22 +30,18 @@ pub struct TitleState {
 }
 
 impl TitleState {
-    /// What applies, or `[complete]`.
-    pub fn status(&self) -> Vec<TitleStatus> {
-        let mut out = Vec::new();
-        if self.update_available {
-            out.push(TitleStatus::UpdateAvailable);
-        }
-        if self.dlc_missing {
-            out.push(TitleStatus::DlcMissing);
-        }
-        if self.base_missing {
-            out.push(TitleStatus::BaseMissing);
-        }
-        if out.is_empty() {
-            out.push(TitleStatus::Complete);
-        }
-        out
+    /// What applies, or `[complete]`. An iterator: a list page asks it of every row.
+    pub fn status(&self) -> impl Iterator<Item = TitleStatus> {
+        let applies = [
+            (self.update_available, TitleStatus::UpdateAvailable),
+            (self.dlc_missing, TitleStatus::DlcMissing),
+            (self.base_missing, TitleStatus::BaseMissing),
+        ];
+        let complete = !(self.update_available || self.dlc_missing || self.base_missing);
+        applies
+            .into_iter()
+            .filter_map(|(applies, status)| applies.then_some(status))
+            .chain(complete.then_some(TitleStatus::Complete))
     }
 }
 
@@ -408,8 +404,8 @@ mod tests {
                     };
                     let mut want: Vec<&TitleState> = states
                         .iter()
-                        .filter(|t| status.is_none_or(|s| t.status().contains(&s)))
-                        .filter(|t| !incomplete || !t.status().contains(&TitleStatus::Complete))
+                        .filter(|t| status.is_none_or(|s| t.status().any(|x| x == s)))
+                        .filter(|t| !incomplete || !t.status().any(|x| x == TitleStatus::Complete))
                         .collect();
                     want.sort_by_key(|t| match sort {
                         Sort::Name => (0, t.rank),

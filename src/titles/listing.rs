@@ -5,7 +5,8 @@
 //! A list page read from SQLite cost a seek and a row lookup per title, which was a
 //! third of a web library page. The states change only when the titles are computed
 //! again, which moves the library's generation; then the lists are read again. A
-//! search (words, a title-ID prefix) still goes through `store::title_state`.
+//! search by words keeps the titles the search index named, in the list's order;
+//! a search by title ID still goes through `store::title_state`.
 //!
 //! Memory: a title's state is about 250 bytes: 8 MB for the 33,000 titles of a
 //! library of 100,000 files, and 4 bytes per title per list asked.
@@ -30,10 +31,11 @@ enum Holds {
 }
 
 impl Holds {
-    /// The list a filter asks for; `None` for a search or a combination no page
-    /// offers (the incomplete of one status), which SQLite answers.
+    /// The list a filter asks for (a search by words keeps the named titles of it);
+    /// `None` for a search by title ID or a combination no page offers (the
+    /// incomplete of one status), which SQLite answers.
     fn of(filter: &Filter) -> Option<Holds> {
-        if filter.named.is_some() || filter.id_prefix.is_some() {
+        if filter.id_prefix.is_some() {
             return None;
         }
         match (filter.incomplete, filter.status) {
@@ -61,6 +63,8 @@ impl Holds {
 struct Lists {
     /// In library order (`rank`).
     rows: Vec<TitleState>,
+    /// Positions in `rows`, by base ID.
+    by_id: Vec<u32>,
     numbered: Mutex<HashMap<(Holds, Sort), List>>,
 }
 
@@ -86,6 +90,51 @@ impl Lists {
         });
         Arc::clone(list)
     }
+
+    /// The titles of `named` (base IDs, sorted) that one list holds, in its order.
+    fn named(&self, named: &[String], holds: Holds, sort: Sort) -> Vec<u32> {
+        let id = |i: &u32| self.rows[*i as usize].base_id.as_str();
+        let mut at: Vec<u32> = named
+            .iter()
+            .filter_map(|name| {
+                let k = self.by_id.partition_point(|i| id(i) < name.as_str());
+                self.by_id.get(k).filter(|i| id(i) == name)
+            })
+            .copied()
+            .filter(|&i| holds.holds(&self.rows[i as usize]))
+            .collect();
+        // The library order, then the list's own order (a stable sort keeps the
+        // library order between equals, as the list does).
+        at.sort_unstable();
+        let row = |i: &u32| &self.rows[*i as usize];
+        match sort {
+            Sort::Name => {}
+            Sort::Added => at.sort_by_key(|i| std::cmp::Reverse(row(i).added)),
+            Sort::Size => at.sort_by_key(|i| std::cmp::Reverse(row(i).size)),
+        }
+        at
+    }
+}
+
+/// One page of titles: borrowed from the lists in memory (a page of a list is not
+/// copied), or read from SQLite (a search).
+pub struct TitleRows {
+    shared: Option<(Arc<Lists>, Vec<u32>)>,
+    read: Vec<TitleState>,
+}
+
+impl TitleRows {
+    pub fn iter(&self) -> impl Iterator<Item = &TitleState> {
+        let shared = self
+            .shared
+            .iter()
+            .flat_map(|(lists, at)| at.iter().map(move |&i| &lists.rows[i as usize]));
+        shared.chain(&self.read)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shared.as_ref().is_none_or(|(_, at)| at.is_empty()) && self.read.is_empty()
+    }
 }
 
 /// The lists at the library's current generation, read again when it moves (see
@@ -103,24 +152,39 @@ impl TitleLists {
         sort: Sort,
         limit: u64,
         offset: u64,
-    ) -> Result<(u64, Vec<TitleState>), Error> {
+    ) -> Result<(u64, TitleRows), Error> {
         let Some(holds) = Holds::of(filter) else {
-            return title_state::page(db, filter, sort, limit, offset);
+            let (total, read) = title_state::page(db, filter, sort, limit, offset)?;
+            return Ok((total, TitleRows { shared: None, read }));
         };
         let lists = self.get(db)?;
-        let list = lists.list(holds, sort);
-        let rows = list[page_range(list.len(), limit, offset)]
-            .iter()
-            .map(|&i| lists.rows[i as usize].clone())
-            .collect();
+        let list = match &filter.named {
+            Some(named) => Arc::new(lists.named(named, holds, sort)),
+            None => lists.list(holds, sort),
+        };
+        let at = list[page_range(list.len(), limit, offset)].to_vec();
+        let rows = TitleRows {
+            shared: Some((lists, at)),
+            read: Vec::new(),
+        };
         Ok((list.len() as u64, rows))
     }
 
     fn get(&self, db: &Connection) -> Result<Arc<Lists>, Error> {
         self.0.get(library_generation::current(db)?, || {
             let (generation, rows) = title_state::all(db)?;
+            let mut by_id: Vec<u32> = (0..rows.len() as u32).collect();
+            by_id
+                .sort_unstable_by(|a, b| rows[*a as usize].base_id.cmp(&rows[*b as usize].base_id));
             let numbered = Mutex::default();
-            Ok((generation, Lists { rows, numbered }))
+            Ok((
+                generation,
+                Lists {
+                    rows,
+                    by_id,
+                    numbered,
+                },
+            ))
         })
     }
 }
@@ -165,6 +229,8 @@ mod tests {
     /// give; a search and an unserved combination go to SQLite.
     #[test]
     fn every_list_from_memory_is_the_list_sqlite_numbers() {
+        // Lists and searches by words: memory against SQLite's numbered lists and
+        // its search.
         let mut rng = StdRng::seed_from_u64(5);
         for n in [0, 1, 7, 300] {
             let dir = tempfile::tempdir().unwrap();
@@ -184,27 +250,36 @@ mod tests {
                 Some(TitleStatus::BaseMissing),
                 Some(TitleStatus::Complete),
             ];
-            for incomplete in [false, true] {
-                for status in statuses {
+            // A search by words: some of the titles, an ID no title has, or none.
+            let mut some: Vec<String> = rows
+                .iter()
+                .filter(|_| rng.random_bool(0.3))
+                .map(|t| t.base_id.clone())
+                .chain(["0100FFFFFFFFF000".to_string()])
+                .collect();
+            some.sort();
+            let searches = [None, Some(some), Some(Vec::new())];
+            for (incomplete, status, named) in [false, true]
+                .into_iter()
+                .flat_map(|i| statuses.map(|s| (i, s)))
+                .flat_map(|(i, s)| searches.clone().map(|n| (i, s, n)))
+            {
+                {
                     for sort in [Sort::Name, Sort::Added, Sort::Size] {
                         let filter = Filter {
                             status,
                             incomplete,
+                            named: named.clone(),
                             ..Filter::default()
                         };
                         for (limit, offset) in [(50, 0), (7, 0), (7, 7), (7, 294), (10, 1000)] {
-                            let ids = |(total, rows): (u64, Vec<TitleState>)| {
-                                (
-                                    total,
-                                    rows.into_iter().map(|t| t.base_id).collect::<Vec<_>>(),
-                                )
-                            };
-                            let memory =
-                                ids(lists.page(&conn, &filter, sort, limit, offset).unwrap());
-                            let sqlite = ids(title_state::page(
-                                &conn, &filter, sort, limit, offset,
-                            )
-                            .unwrap());
+                            let (total, rows) =
+                                lists.page(&conn, &filter, sort, limit, offset).unwrap();
+                            let memory = (total, rows.iter().map(|t| t.base_id.clone()).collect());
+                            let (total, rows) =
+                                title_state::page(&conn, &filter, sort, limit, offset).unwrap();
+                            let sqlite: (u64, Vec<String>) =
+                                (total, rows.into_iter().map(|t| t.base_id).collect());
                             assert_eq!(memory, sqlite, "{filter:?} {sort:?} {limit} {offset}");
                         }
                     }

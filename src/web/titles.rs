@@ -18,6 +18,7 @@ use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
 use crate::store::title_state::{Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
+use crate::titles::listing::TitleRows;
 use crate::titles::{details, icons, model};
 use crate::words::{GameKind, MissingKind, Task, TitleStatus};
 
@@ -145,7 +146,7 @@ fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
     }
 }
 
-fn title_table(c: &Ctx, v: &Viewer, rows: &[TitleState], with_icons: bool) -> Markup {
+fn title_table(c: &Ctx, v: &Viewer, rows: &TitleRows, with_icons: bool) -> Markup {
     html! {
         div.scroll {
             table #titles {
@@ -154,16 +155,16 @@ fn title_table(c: &Ctx, v: &Viewer, rows: &[TitleState], with_icons: bool) -> Ma
                     th { (v.t(M::Status)) } th.num.wide { (v.t(M::Size)) }
                 } }
                 tbody {
-                    @for t in rows {
+                    @for t in rows.iter() {
                         tr {
                             td.title {
                                 @if with_icons { (icon(c, &t.base_id)) }
                                 a href={ "/title/" (t.base_id) } { (t.name) }
                                 br.wide; code.id.wide { (t.base_id) }
                             }
-                            td.wide { (contents(v, t)) }
+                            td.wide { (Contents(v, t)) }
                             td.wide { (Versions(t)) }
-                            td { (status_badges(v, t)) }
+                            td { (StatusBadges(v, t)) }
                             td.num.wide { (Size(v, t.size)) }
                         }
                     }
@@ -179,15 +180,46 @@ fn icon(c: &Ctx, title_id: &str) -> Markup {
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }
 
-/// What files the title has: its base, how many updates, how many DLC.
-fn contents(v: &Viewer, t: &TitleState) -> Markup {
-    html! {
-        span.badges {
-            @if t.base_files > 0 { span.badge { (kind(v, GameKind::Base)) } }
-            @if t.update_files > 0 { span.badge { (kind(v, GameKind::Update)) " ×" (t.update_files) } }
-            @if t.dlc_files > 0 { span.badge { (v.t(M::Dlc)) " ×" (t.dlc_files) } }
+/// What files the title has: its base, how many updates, how many DLC. Like
+/// `Versions`, written straight into the page rather than rendered aside.
+struct Contents<'a>(&'a Viewer, &'a TitleState);
+
+impl maud::Render for Contents<'_> {
+    fn render_to(&self, out: &mut String) {
+        use std::fmt::Write;
+        let Contents(v, t) = self;
+        out.push_str("<span class=\"badges\">");
+        if t.base_files > 0 {
+            badge(out, "badge", |out| text(out, kind(v, GameKind::Base)));
         }
+        for (n, name) in [
+            (t.update_files, kind(v, GameKind::Update)),
+            (t.dlc_files, v.t(M::Dlc)),
+        ] {
+            if n > 0 {
+                badge(out, "badge", |out| {
+                    text(out, name);
+                    let _ = write!(out, " ×{n}");
+                });
+            }
+        }
+        out.push_str("</span>");
     }
+}
+
+/// `<span class="{class}">…</span>`, what `inner` writes inside.
+fn badge(out: &mut String, class: &str, inner: impl FnOnce(&mut String)) {
+    out.push_str("<span class=\"");
+    out.push_str(class);
+    out.push_str("\">");
+    inner(out);
+    out.push_str("</span>");
+}
+
+/// Text, escaped for HTML.
+fn text(out: &mut String, s: &str) {
+    use std::fmt::Write;
+    let _ = maud::Escaper::new(out).write_str(s);
 }
 
 /// The installed version against the latest known: `v65536 → v393216`, written
@@ -213,20 +245,32 @@ impl maud::Render for Versions<'_> {
     }
 }
 
-fn status_badges(v: &Viewer, t: &TitleState) -> Markup {
-    html! {
-        span.badges {
-            @for s in t.status() {
-                @match s {
-                    TitleStatus::UpdateAvailable => span.badge.warn { (v.t(M::StatusUpdateAvailable)) },
-                    TitleStatus::DlcMissing => span.badge.warn {
-                        (t.missing_dlc) " " (v.t(if t.missing_dlc == 1 { M::StatusOneDlcMissing } else { M::StatusDlcMissing }))
-                    },
-                    TitleStatus::BaseMissing => span.badge.bad { (v.t(M::StatusBaseMissing)) },
-                    TitleStatus::Complete => span.badge.good { (v.t(M::StatusComplete)) },
+/// What the title lacks, or "complete", as badges written straight into the page.
+struct StatusBadges<'a>(&'a Viewer, &'a TitleState);
+
+impl maud::Render for StatusBadges<'_> {
+    fn render_to(&self, out: &mut String) {
+        use std::fmt::Write;
+        let StatusBadges(v, t) = self;
+        out.push_str("<span class=\"badges\">");
+        for s in t.status() {
+            let (class, m) = match s {
+                TitleStatus::UpdateAvailable => ("badge warn", M::StatusUpdateAvailable),
+                TitleStatus::DlcMissing if t.missing_dlc == 1 => {
+                    ("badge warn", M::StatusOneDlcMissing)
                 }
-            }
+                TitleStatus::DlcMissing => ("badge warn", M::StatusDlcMissing),
+                TitleStatus::BaseMissing => ("badge bad", M::StatusBaseMissing),
+                TitleStatus::Complete => ("badge good", M::StatusComplete),
+            };
+            badge(out, class, |out| {
+                if s == TitleStatus::DlcMissing {
+                    let _ = write!(out, "{} ", t.missing_dlc);
+                }
+                text(out, v.t(m));
+            });
         }
+        out.push_str("</span>");
     }
 }
 
@@ -257,7 +301,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
                 (t.latest_version.map(|n| format!("v{n}")).unwrap_or_else(dash))
                 @if let Some(date) = &t.latest_date { " (" (date) ")" }
             }
-            dt { (v.t(M::Status)) } dd #title-status { (status_badges(&v, t)) }
+            dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
             dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
         }
         (file_tables(&v, &d))

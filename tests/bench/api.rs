@@ -23,9 +23,7 @@
 
 #[path = "gen.rs"]
 mod gen;
-
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

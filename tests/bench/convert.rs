@@ -29,7 +29,6 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 #[path = "gen.rs"]
-#[allow(dead_code)]
 mod gen;
 
 fn main() {

@@ -9,14 +9,16 @@
 //!   tiny_http serving the same file;
 //! - `/api/v1/health` p99 while four consoles download that file, and without them.
 //!
-//!     apt-get install wrk
-//!     cargo test --release --test bench_shop -- [N] [SECONDS]
+//! ```text
+//! apt-get install wrk
+//! cargo test --release --test bench_shop -- [N] [SECONDS]
+//! ```
 
 #[path = "gen.rs"]
 mod gen;
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::process::{Command, Stdio};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

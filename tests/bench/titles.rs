@@ -77,6 +77,8 @@ fn time(f: impl FnOnce()) -> f64 {
 /// kernel's accounting of that one child (wait4), and what it printed.
 fn run(data: &Path, args: &[&str]) -> (u64, String) {
     use std::io::Read;
+    // Waited for below with wait4, which std cannot do: it returns the child's rusage.
+    #[allow(clippy::zombie_processes)]
     let mut child = Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args(["--data", data.to_str().unwrap(), "--log-level", "warn"])
         .args(args)

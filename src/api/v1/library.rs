@@ -4,7 +4,7 @@ use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
-use crate::library::identify::format_title_id;
+use crate::library::identify::IdText;
 use crate::library::name_index::Listed;
 use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
@@ -36,13 +36,13 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 
 /// The title IDs of listed games as text (the index keeps them as numbers): the
 /// game's own, and its base's.
-pub(super) fn id_texts(listed: &[Listed]) -> Vec<(Option<String>, Option<String>)> {
+pub(super) fn id_texts(listed: &[Listed]) -> Vec<(Option<IdText>, Option<IdText>)> {
     listed
         .iter()
         .map(|l| {
             (
-                l.title_id.map(format_title_id),
-                l.base_title_id.map(format_title_id),
+                l.title_id.map(IdText::new),
+                l.base_title_id.map(IdText::new),
             )
         })
         .collect()
@@ -113,7 +113,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
             .zip(&ids)
             .map(|(l, ids)| SearchHit {
                 game: Game::listed((l, ids)),
-                title_id: ids.0.as_deref(),
+                title_id: ids.0.as_ref().map(IdText::as_str),
             })
             .collect();
         Reply::json(200, &envelope(paging, total, hits))

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::jobs::Snapshot;
+use crate::library::identify::IdText;
 use crate::library::name_index::Listed;
 use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
@@ -115,7 +116,7 @@ impl<'a> From<&'a GameItem> for Game<'a> {
 
 impl<'a> Game<'a> {
     /// A game from the in-memory index, with its title IDs as text.
-    pub fn listed((l, ids): (&'a Listed<'a>, &'a (Option<String>, Option<String>))) -> Self {
+    pub fn listed((l, ids): (&'a Listed<'a>, &'a (Option<IdText>, Option<IdText>))) -> Self {
         Game {
             key: l.key,
             name: l.name,
@@ -123,7 +124,7 @@ impl<'a> Game<'a> {
             size: l.size,
             playable: l.playable,
             version: l.version,
-            base_title_id: ids.1.as_deref(),
+            base_title_id: ids.1.as_ref().map(IdText::as_str),
         }
     }
 }
@@ -219,7 +220,7 @@ impl<'a> From<&'a TitleState> for Title<'a> {
         Title {
             title_id: &t.base_id,
             name: &t.name,
-            status: t.status(),
+            status: t.status().collect(),
             missing_dlc: t.missing_dlc,
             installed_version: t.installed_version,
             latest_version: t.latest_version,
