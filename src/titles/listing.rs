@@ -72,20 +72,14 @@ struct Lists {
 type List = Arc<Vec<u32>>;
 
 impl Lists {
-    /// The positions of the titles of one list, in its order: by name (the library
-    /// order), or newest or largest first with the library order between equals.
+    /// The positions of the titles of one list, in its order.
     fn list(&self, holds: Holds, sort: Sort) -> List {
         let mut numbered = self.numbered.lock().unwrap_or_else(|e| e.into_inner());
         let list = numbered.entry((holds, sort)).or_insert_with(|| {
             let mut at: Vec<u32> = (0..self.rows.len() as u32)
                 .filter(|&i| holds.holds(&self.rows[i as usize]))
                 .collect();
-            let row = |i: &u32| &self.rows[*i as usize];
-            match sort {
-                Sort::Name => {}
-                Sort::Added => at.sort_by_key(|i| std::cmp::Reverse(row(i).added)),
-                Sort::Size => at.sort_by_key(|i| std::cmp::Reverse(row(i).size)),
-            }
+            self.sort(&mut at, sort);
             Arc::new(at)
         });
         Arc::clone(list)
@@ -103,16 +97,21 @@ impl Lists {
             .copied()
             .filter(|&i| holds.holds(&self.rows[i as usize]))
             .collect();
-        // The library order, then the list's own order (a stable sort keeps the
-        // library order between equals, as the list does).
         at.sort_unstable();
+        self.sort(&mut at, sort);
+        at
+    }
+
+    /// Positions given in library order put in `sort`'s order: by name (the library
+    /// order), or newest or largest first. The sort is stable, so equals keep the
+    /// library order.
+    fn sort(&self, at: &mut [u32], sort: Sort) {
         let row = |i: &u32| &self.rows[*i as usize];
         match sort {
             Sort::Name => {}
             Sort::Added => at.sort_by_key(|i| std::cmp::Reverse(row(i).added)),
             Sort::Size => at.sort_by_key(|i| std::cmp::Reverse(row(i).size)),
         }
-        at
     }
 }
 
