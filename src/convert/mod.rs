@@ -152,6 +152,12 @@ impl XciLayout {
             };
             let strtab = hfs0_strings(parts.iter().map(|p| p.name.as_str()));
             let hlen = 0x10 + 0x40 * parts.len() as u64 + strtab.len() as u64;
+            // The rebuilt partition's header must fit before its data, 0x8000 in.
+            if hlen > 0x8000 {
+                return Err(FormatError(
+                    "a partition lists too many files to be rebuilt".into(),
+                ));
+            }
             let data: u64 = parts.iter().map(|p| p.size).sum();
             let size = if parts.is_empty() {
                 hlen
@@ -165,6 +171,12 @@ impl XciLayout {
                 hlen,
                 size,
             });
+        }
+        let names = hfs0_strings(partitions.iter().map(|p| p.name.as_str()));
+        if 0x10 + 0x40 * partitions.len() + names.len() > 0x8000 {
+            return Err(FormatError(
+                "the root HFS0 lists too many partitions".into(),
+            ));
         }
         Ok(XciLayout { partitions })
     }
@@ -772,6 +784,20 @@ mod tests {
         );
     }
 
+    /// A partition whose header cannot fit in the 0x8000 bytes before its data is
+    /// refused with a reason, not written with a wrapped-around length.
+    #[test]
+    fn a_partition_header_too_long_to_rebuild_is_refused() {
+        let files = (0..600)
+            .map(|i| (format!("file-{i:04}.bin"), vec![1u8; 8]))
+            .collect();
+        let xcz = synth::xci(&[("update", vec![]), ("secure", files)]);
+        match convert_bytes("x.xcz", &xcz) {
+            Err(ConvertFail::Input(e)) => assert!(e.0.contains("too many files"), "{}", e.0),
+            other => panic!("expected a refusal, got {:?}", other.map(|v| v.len())),
+        }
+    }
+
     #[test]
     fn damaged_inputs_fail_with_a_reason() {
         let mut rng = StdRng::seed_from_u64(18);
@@ -820,6 +846,31 @@ mod tests {
         };
         let renamed = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&lying))]);
         assert!(reason(&renamed).contains("content ID"));
+    }
+
+    /// A fixture cut short anywhere never converts: the cut may fall in a header, in
+    /// a compressed stream, in a copied file or in the padding between partitions.
+    #[test]
+    fn a_truncated_input_never_converts() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/nsz");
+        for input in [
+            "synth_block.nsz",
+            "synth_solid.nsz",
+            "synth_block.xcz",
+            "stress_block.xcz",
+        ] {
+            let bytes = std::fs::read(dir.join(input)).unwrap();
+            let step = (bytes.len() / 97).max(1);
+            for len in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
+                if let Ok(out) = convert_bytes(input, &bytes[..len]) {
+                    panic!(
+                        "{input} cut at {len} of {} converted to {} bytes",
+                        bytes.len(),
+                        out.len()
+                    );
+                }
+            }
+        }
     }
 
     /// The reference tool's own outputs for the shared fixtures.

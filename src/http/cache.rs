@@ -63,7 +63,7 @@ impl<T: Clone> Slot<T> {
 struct Inner {
     generation: i64,
     bytes: usize,
-    pages: HashMap<String, Arc<[u8]>>,
+    pages: HashMap<String, Arc<Vec<u8>>>,
 }
 
 impl PageCache {
@@ -86,7 +86,7 @@ impl PageCache {
         }
         // Kept and sent from one shared copy: a page asked by many clients at once
         // is not copied for each of them.
-        let body: Arc<[u8]> = reply.body.into();
+        let body = Arc::new(reply.body);
         self.put(generation, key, Arc::clone(&body));
         Ok(Reply::json_shared(body))
     }
@@ -104,22 +104,24 @@ impl PageCache {
             .get_or(generation, || games::stats_by_platform(db))
     }
 
-    fn get(&self, generation: i64, key: &str) -> Option<Arc<[u8]>> {
+    fn get(&self, generation: i64, key: &str) -> Option<Arc<Vec<u8>>> {
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         (inner.generation == generation)
             .then(|| inner.pages.get(key).cloned())
             .flatten()
     }
 
-    fn put(&self, generation: i64, key: String, body: Arc<[u8]>) {
+    fn put(&self, generation: i64, key: String, body: Arc<Vec<u8>>) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // A page rendered from an older generation than the cache holds is dropped;
         // a newer one starts the cache afresh.
         if generation < inner.generation {
             return;
         }
+        let mut dropped = HashMap::new();
         if generation > inner.generation || inner.bytes + body.len() > BUDGET_BYTES {
-            inner.pages.clear();
+            dropped = std::mem::take(&mut inner.pages);
+            inner.pages.reserve(dropped.len());
             inner.bytes = 0;
             inner.generation = generation;
         }
@@ -127,6 +129,10 @@ impl PageCache {
         if let Some(old) = inner.pages.insert(key, body) {
             inner.bytes -= old.len();
         }
+        // Freeing a full cache (a thousand pages) is done after the lock is let go:
+        // every other request asks for it.
+        drop(inner);
+        drop(dropped);
     }
 }
 
@@ -137,21 +143,30 @@ mod tests {
     #[test]
     fn an_answer_from_another_generation_is_never_served() {
         let cache = PageCache::default();
-        cache.put(3, "a".into(), b"three"[..].into());
-        assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
+        cache.put(3, "a".into(), Arc::new(b"three".to_vec()));
+        assert_eq!(
+            cache.get(3, "a").as_deref().map(Vec::as_slice),
+            Some(&b"three"[..])
+        );
         assert_eq!(cache.get(4, "a"), None);
-        cache.put(2, "a".into(), b"two"[..].into());
-        assert_eq!(cache.get(3, "a").as_deref(), Some(&b"three"[..]));
-        cache.put(4, "b".into(), b"four"[..].into());
+        cache.put(2, "a".into(), Arc::new(b"two".to_vec()));
+        assert_eq!(
+            cache.get(3, "a").as_deref().map(Vec::as_slice),
+            Some(&b"three"[..])
+        );
+        cache.put(4, "b".into(), Arc::new(b"four".to_vec()));
         assert_eq!(cache.get(3, "a"), None, "a newer generation drops the rest");
-        assert_eq!(cache.get(4, "b").as_deref(), Some(&b"four"[..]));
+        assert_eq!(
+            cache.get(4, "b").as_deref().map(Vec::as_slice),
+            Some(&b"four"[..])
+        );
     }
 
     #[test]
     fn the_budget_is_never_exceeded() {
         let cache = PageCache::default();
         for i in 0..100 {
-            cache.put(1, format!("{i}"), vec![0; BUDGET_BYTES / 10].into());
+            cache.put(1, format!("{i}"), Arc::new(vec![0; BUDGET_BYTES / 10]));
             assert!(cache.inner.lock().unwrap().bytes <= BUDGET_BYTES);
         }
         assert!(cache.get(1, "99").is_some());

@@ -1,6 +1,7 @@
 //! What a handler returns, and the one place an [`Error`] becomes a response body.
 
 use std::io::{Cursor, Read};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -19,6 +20,16 @@ pub struct Reply {
 }
 
 pub type After = Box<dyn FnOnce(&rusqlite::Connection) + Send>;
+
+/// A body shared between requests, read through a cursor without a copy: an
+/// `Arc<Vec<u8>>` as well as an `Arc<[u8]>` (a page just rendered is shared as it is).
+struct SharedBody<B: ?Sized>(Arc<B>);
+
+impl<B: AsRef<[u8]> + ?Sized> AsRef<[u8]> for SharedBody<B> {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
 
 #[derive(Serialize)]
 struct ErrorBody<'a> {
@@ -44,19 +55,25 @@ impl Reply {
     }
 
     /// A 200 whose JSON body is already rendered and shared.
-    pub fn json_shared(body: std::sync::Arc<[u8]>) -> Reply {
+    pub fn json_shared<B>(body: Arc<B>) -> Reply
+    where
+        B: AsRef<[u8]> + Send + Sync + ?Sized + 'static,
+    {
         Reply::shared("application/json", body)
     }
 
     /// A 200 whose body is already rendered and shared by every request that sends it.
-    pub fn shared(content_type: &'static str, body: std::sync::Arc<[u8]>) -> Reply {
-        let len = body.len() as u64;
+    pub fn shared<B>(content_type: &'static str, body: Arc<B>) -> Reply
+    where
+        B: AsRef<[u8]> + Send + Sync + ?Sized + 'static,
+    {
+        let len = (*body).as_ref().len() as u64;
         Reply {
             status: 200,
             content_type,
             headers: Vec::new(),
             body: Vec::new(),
-            stream: Some((Box::new(Cursor::new(body)), len)),
+            stream: Some((Box::new(Cursor::new(SharedBody(body))), len)),
             after: None,
         }
     }

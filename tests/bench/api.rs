@@ -88,7 +88,7 @@ fn main() {
         ),
         (
             "search, 4551 queries",
-            ">= 25%",
+            ">= 25%, p99 <= 2x",
             format!("/api/v1/search?q={}%20{}", words[0], words[1]),
             format!(
                 "{search_lua}\n\
@@ -217,8 +217,17 @@ fn main() {
             section = title;
             println!("\n{title}");
             println!(
-                "{:<28} {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>6} {:>9}",
-                "route", "req/s", "p50 ms", "p99 ms", "ceiling", "p99 ms", "ratio", "goal", "body"
+                "{:<28} {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>6} {:<17} {:>9}",
+                "route",
+                "req/s",
+                "p50 ms",
+                "p99 ms",
+                "ceiling",
+                "p99 ms",
+                "ratio",
+                "p99",
+                "goal",
+                "body"
             );
         }
         if let Some(lua) = &lua {
@@ -226,12 +235,12 @@ fn main() {
         }
         let script = lua.as_ref().map(|_| script.as_path());
         // The ceiling answers the bytes of this row's sample URL (a page of the
-        // same list, the same kind of search), and is measured just before the row:
-        // on a shared machine it drifts. Each run follows one second that is not
-        // counted, so it starts warm: a burst of new connections onto an idle
-        // tiny_http meets its pool race (tests/RELIABILITY.md). A bare tiny_http has
-        // no warden to wake a stalled thread: a run where the race left connections
-        // waiting shows as far fewer requests, so the best of three is the ceiling.
+        // same list, the same kind of search). The ceiling and the service take
+        // turns, three runs each, so that both meet the same drift of this shared
+        // machine, and each gives its best run. Best, because a bare tiny_http can
+        // leave part of a burst of new connections unanswered for a whole run (the
+        // pool race, tests/RELIABILITY.md): such a run shows as far fewer requests.
+        // Each run follows one second that is not counted, so it starts warm.
         let body = agent
             .get(&sample)
             .header("User-Agent", BROWSER)
@@ -241,21 +250,29 @@ fn main() {
             .read_to_vec()
             .unwrap();
         let (mut ceiling, ceiling_url) = start_ceiling(tmp.path(), &body);
-        gen::wrk(&ceiling_url, 1, None, &header);
-        let (ceiling_rps, _, ceiling_p99) = [0, 1, 2]
-            .map(|_| gen::wrk(&ceiling_url, seconds, None, &header))
-            .into_iter()
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .unwrap();
+        let (mut bound, mut ours) = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            gen::wrk(&ceiling_url, 1, None, &header);
+            bound.push(gen::wrk(&ceiling_url, seconds, None, &header));
+            gen::wrk(&url, 1, script, &header);
+            ours.push(gen::wrk(&url, seconds, script, &header));
+        }
         let _ = ceiling.kill();
-        gen::wrk(&url, 1, script, &header);
-        let (rps, p50, p99) = gen::wrk(&url, seconds, script, &header);
+        let best = |runs: &[(f64, f64, f64)]| {
+            runs.iter()
+                .copied()
+                .fold((0.0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
+        };
+        let (rps, p50, p99) = best(&ours);
+        let (ceiling_rps, _, ceiling_p99) = best(&bound);
         println!(
-            "{label:<28} {rps:>8.0} {p50:>8.2} {p99:>8.2} | {ceiling_rps:>8.0} {ceiling_p99:>8.2} | {:>5.0}% {goal:>6} {:>6.1} KB",
+            "{label:<28} {rps:>8.0} {p50:>8.2} {p99:>8.2} | {ceiling_rps:>8.0} {ceiling_p99:>8.2} | {:>5.0}% {:>5.1}x {goal:<17} {:>6.1} KB",
             100.0 * rps / ceiling_rps,
+            p99 / ceiling_p99,
             body.len() as f64 / 1000.0
         );
     }
+    println!("\nEach row: the best of three runs, the ceiling's and the service's taken in turns.");
     let _ = server.kill();
 }
 
