@@ -230,3 +230,25 @@ fn a_foreground_task_sends_its_events_before_it_exits() {
         "titles_added"
     );
 }
+
+#[test]
+fn a_task_stopped_with_the_service_is_told_interrupted() {
+    let (url, rx) = receiver(0);
+    let mut s = TestServer::start_on(
+        unscanned_demo(),
+        &["--webhook-url", &url, "--task-delay-ms", "30000"],
+    );
+    assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    s.signal(libc::SIGTERM);
+    assert!(s
+        .wait_exit(Duration::from_secs(15))
+        .is_some_and(|st| st.success()));
+    let end = rx
+        .try_recv()
+        .expect("sent before the service exited")
+        .json();
+    assert_eq!(
+        (end["task"].as_str(), end["result"].as_str()),
+        (Some("scan"), Some("interrupted"))
+    );
+}
