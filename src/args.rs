@@ -136,6 +136,15 @@ pub struct ServeArgs {
     /// titles update` fetches it by hand).
     #[arg(long, env = "LUDOTHEQUE_TITLEDB_REFRESH_HOURS", default_value_t = 0)]
     pub titledb_refresh_hours: u32,
+    /// POST a JSON event to this address (http or https) when a task ends, when titles
+    /// appear in the library and when updates become available (the events: WEBHOOK in
+    /// ludotheque-serve(1)).
+    #[arg(long, env = "LUDOTHEQUE_WEBHOOK_URL")]
+    pub webhook_url: Option<String>,
+    /// Sign each event: `X-Ludotheque-Signature: sha256=<hex HMAC-SHA256 of the body>`.
+    /// Prefer the environment variable: a flag shows in the list of processes.
+    #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub webhook_secret: Option<String>,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,

@@ -48,6 +48,9 @@ pub struct Config {
     pub titledb_url: String,
     pub titledb_region: String,
     pub titledb_refresh: Option<Duration>,
+    /// Where events are POSTed, and the secret that signs them (`notify`).
+    pub webhook_url: Option<String>,
+    pub webhook_secret: Option<String>,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -76,6 +79,7 @@ impl Config {
         if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
             return Err(Error::invalid(Msg::RatesPositive));
         }
+        let (webhook_url, webhook_secret) = webhook(serve)?;
         Ok(Config {
             data,
             library,
@@ -101,6 +105,8 @@ impl Config {
             titledb_region: serve.titledb.titledb_region.clone(),
             titledb_refresh: (serve.titledb_refresh_hours > 0)
                 .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
+            webhook_url,
+            webhook_secret,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })
@@ -119,6 +125,28 @@ impl Config {
         ]);
         Config::new(&args.global, &ServeArgs::from_env()).unwrap()
     }
+}
+
+/// The webhook's address and secret, checked: an empty one is none.
+fn webhook(serve: &ServeArgs) -> Result<(Option<String>, Option<String>), Error> {
+    let url = serve.webhook_url.clone().filter(|u| !u.is_empty());
+    let secret = serve.webhook_secret.clone().filter(|s| !s.is_empty());
+    if url.as_deref().is_some_and(|u| !valid_webhook_url(u)) {
+        return Err(Error::invalid(Msg::BadWebhookUrl));
+    }
+    if secret.is_some() && url.is_none() {
+        return Err(Error::invalid(Msg::WebhookSecretAlone));
+    }
+    Ok((url, secret))
+}
+
+/// An http or https address with a host, and no blank or control character.
+fn valid_webhook_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
+        && !url.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// Twice the cores, at least 4: workers mostly wait on SQLite and sockets.

@@ -30,6 +30,7 @@ pub mod jobs;
 pub mod keys;
 pub mod library;
 pub mod memory;
+pub mod notify;
 pub mod routes;
 pub mod service;
 pub mod shop;

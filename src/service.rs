@@ -117,6 +117,8 @@ impl Service {
         {
             let _ = thread.join();
         }
+        // A task stopped here ends `interrupted`: let the webhook tell it, briefly.
+        self.jobs.flush_events(Duration::from_secs(5));
         info!("stopped");
     }
 }

@@ -33,6 +33,8 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
         eprintln!();
     }
     let last = jobs.snapshot().last;
+    // The webhook's first attempt at each event (15 s at most each), not its retries.
+    jobs.flush_events(Duration::from_secs(20));
     service.close();
     match last {
         Some(run) => report(task, &run),

@@ -105,6 +105,8 @@ pub fn french(m: &Msg) -> String {
         NoTitle { id } => format!("aucun titre de la bibliothèque n'a l'identifiant {id}"),
         BadRegion => "une région s'écrit deux lettres, un point et deux lettres, comme US.en".into(),
         BadTitleUrl => "l'adresse des données de titres doit être en http(s), sans requête".into(),
+        BadWebhookUrl => "l'adresse du webhook doit être en http(s), avec un hôte, sans espace".into(),
+        WebhookSecretAlone => "un secret de webhook demande une adresse de webhook".into(),
         BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
         BadMissingKind => "kind doit valoir update ou dlc".into(),
         TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {reason} ; les données précédentes sont conservées"),

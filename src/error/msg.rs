@@ -190,6 +190,8 @@ pub enum Msg {
     BadTitleStatus,
     BadRegion,
     BadTitleUrl,
+    BadWebhookUrl,
+    WebhookSecretAlone,
     BadMissingKind,
     TitleSourceDown {
         file: String,
@@ -319,6 +321,8 @@ impl Msg {
             NoTitle { id } => format!("No title of the library has the ID {id}."),
             BadRegion => "A region is two letters, a dot and two letters, such as US.en.".into(),
             BadTitleUrl => "The title data URL must be http(s), without a query.".into(),
+            BadWebhookUrl => "The webhook URL must be http(s) with a host, without blanks.".into(),
+            WebhookSecretAlone => "A webhook secret needs a webhook URL.".into(),
             BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
             BadMissingKind => "kind must be update or dlc.".into(),
             TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),

@@ -23,6 +23,7 @@ use rusqlite::Connection;
 use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
 use crate::error::{Error, Kind, Msg};
+use crate::notify::{Notifier, Titles, Webhook};
 use crate::store::{db, job_runs, job_runs::JobRun};
 use crate::time;
 
@@ -68,6 +69,8 @@ pub struct Jobs {
     tx: Sender<Order>,
     cancel: AtomicBool,
     stopping: AtomicBool,
+    /// The webhook, told of each run's end and of what it changed in the titles.
+    notifier: Notifier,
 }
 
 impl Jobs {
@@ -90,6 +93,10 @@ impl Jobs {
             tx,
             cancel: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            notifier: Notifier::start(config.webhook_url.clone().map(|url| Webhook {
+                url,
+                secret: config.webhook_secret.clone(),
+            }))?,
         });
         let thread_jobs = Arc::clone(&jobs);
         let config = config.clone();
@@ -145,6 +152,12 @@ impl Jobs {
             self.interrupt.interrupt();
         }
         let _ = self.tx.send(Order::Stop);
+    }
+
+    /// Wait, at most `limit`, until the webhook has sent (or dropped) what the tasks
+    /// told it.
+    pub fn flush_events(&self, limit: Duration) {
+        self.notifier.flush(limit);
     }
 
     pub fn snapshot(&self) -> Snapshot {
@@ -233,7 +246,22 @@ fn job_thread(
 ) {
     while let Ok(Order::Run(task)) = rx.recv() {
         let _release = Release(jobs);
+        // The titles before the task, to tell the webhook what it changed.
+        let before = jobs
+            .notifier
+            .is_on()
+            .then(|| Titles::read(conn))
+            .and_then(|read| {
+                read.map_err(|e| warn!("webhook: titles not read: {e}"))
+                    .ok()
+            });
         run_one(jobs, conn, config, task, exec);
+        if let Some(run) = jobs.slot().last.clone() {
+            jobs.notifier.task_finished(&run);
+        }
+        if let Some(before) = before {
+            jobs.notifier.title_changes(&before, conn);
+        }
     }
 }
 

@@ -16,4 +16,5 @@ mod scripts;
 mod shop;
 mod titles;
 mod trash;
+mod upkeep;
 mod web;

@@ -96,6 +96,44 @@ address, how each installer takes it, and what the consoles downloaded.
 .BR ludotheque-titles (1)
 "#;
 
+/// What `serve`'s page says of the webhook besides its flags.
+const SERVE_WRITTEN: &str = r#".SH WEBHOOK
+With
+.BR \-\-webhook\-url ,
+the service POSTs a small JSON event to that address (Content-Type application/json,
+the event's name in
+.BR X\-Ludotheque\-Event ):
+.TP
+.B task_finished
+when a task ends, whatever its result:
+.IR "{""event"", ""at"", ""task"", ""result"", ""done"", ""total"", ""errors"", ""message""}" .
+.TP
+.B titles_added
+when a task (a scan, usually) brought titles the library did not have:
+.IR "{""event"", ""at"", ""count"", ""titles""}" ,
+each title
+.IR "{""title_id"", ""name"", ""installed_version"", ""latest_version""}" ,
+at most 100 listed (\fIcount\fR says how many there are).
+.TP
+.B updates_available
+when titles of the library have an update available that they had not before (a
+title data refresh, usually); the same shape.
+.PP
+.I at
+is an RFC 3339 time in UTC. With
+.BR \-\-webhook\-secret ,
+each request carries
+.BR "X\-Ludotheque\-Signature: sha256=" \fIhex\fR,
+the HMAC-SHA256 of the raw body under the secret: compare it with your own before
+trusting the event. Events are sent in order from their own thread, so a slow or
+unreachable receiver never holds a task; any answer other than 2xx is tried again
+after 1 s, 5 s, 30 s and 2 min, then dropped, and past 64 waiting events a new one is
+dropped. Both are logged with the receiver's host only.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-api (7)
+"#;
+
 /// What `console`'s page says of the shop besides its commands.
 const CONSOLE_WRITTEN: &str = r#".SH CREDENTIALS
 A console's password opens the shop and nothing else: not the public API, not the web
@@ -184,6 +222,7 @@ fn pages() -> Vec<(String, String)> {
         let name = format!("ludotheque-{}", sub.get_name());
         let see_also = match sub.get_name() {
             "console" => CONSOLE_WRITTEN,
+            "serve" => SERVE_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };
         pages.push((

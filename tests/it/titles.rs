@@ -28,9 +28,9 @@ fn import(folders: &Folders, names: &[&str]) -> (bool, String, String) {
     (status.success(), out, err)
 }
 
-/// The demo library without its title data (written with another data folder), so
-/// that the tests below see only what they import.
-fn scanned_demo() -> Arc<Folders> {
+/// The demo library without its title data (written with another data folder), not
+/// scanned yet.
+pub(crate) fn unscanned_demo() -> Arc<Folders> {
     let folders = Folders::new();
     let elsewhere = folders.tmp.path().join("demo-data");
     let out = std::process::Command::new(crate::harness::BIN)
@@ -39,6 +39,12 @@ fn scanned_demo() -> Arc<Folders> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
+    folders
+}
+
+/// The same, scanned, so that the tests below see only what they import.
+fn scanned_demo() -> Arc<Folders> {
+    let folders = unscanned_demo();
     let (status, out, err) = folders.cli(&["scan"]);
     assert!(status.success(), "{out}{err}");
     folders
@@ -220,15 +226,15 @@ fn an_import_while_the_server_runs_is_seen_at_once() {
 /// Files a source serves, by name.
 type Files = Vec<(String, Vec<u8>)>;
 
-struct Source {
-    url: String,
+pub(crate) struct Source {
+    pub(crate) url: String,
     requests: Arc<AtomicUsize>,
     mode: Arc<Mutex<&'static str>>,
     /// Files served instead of the fixtures, by name.
     files: Arc<Mutex<Files>>,
 }
 
-fn source() -> Source {
+pub(crate) fn source() -> Source {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let requests = Arc::new(AtomicUsize::new(0));
