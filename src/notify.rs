@@ -209,12 +209,7 @@ impl Titles {
 /// The webhook thread: each event in turn, with its retries; ends when the service
 /// drops its sender.
 fn deliver_all(hook: &Webhook, rx: &Receiver<Value>, pending: &AtomicUsize) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(15)))
-        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+    let agent = crate::titles::fetch::agent_within(Duration::from_secs(15));
     let host = host_of(&hook.url);
     for event in rx {
         let name = event["event"].as_str().unwrap_or_default().to_string();

@@ -49,6 +49,17 @@ pub fn valid_region(region: &str) -> bool {
 }
 
 /// A base URL is http(s), without a query.
+/// An agent for a short request to another host (an icon, a webhook event): the whole
+/// exchange within `limit`, any status read as an answer, the service named.
+pub fn agent_within(limit: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(limit))
+        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
 pub fn valid_base_url(url: &str) -> bool {
     (url.starts_with("https://") || url.starts_with("http://")) && !url.contains(['?', '#', ' '])
 }

@@ -76,12 +76,7 @@ pub fn fetch_missing(db: &Connection, data: &Path) -> Result<Fetched, Error> {
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(data.join("icons"))?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(15)))
-        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
+    let agent = super::fetch::agent_within(Duration::from_secs(15));
     let mut done = Fetched::default();
     let mut in_a_row = 0;
     for (id, url) in wanted {
