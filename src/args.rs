@@ -57,6 +57,26 @@ pub struct GlobalArgs {
         default_value = "info"
     )]
     pub log_level: LevelFilter,
+    /// Which copy `dedupe` keeps of a title ID and version found twice: uncompressed
+    /// (.nsp, .xci) or compressed (.nsz, .xcz). The newest version always stays.
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_DEDUPE_KEEP",
+        default_value = "uncompressed",
+        value_parser = ["uncompressed", "compressed"]
+    )]
+    pub dedupe_keep: String,
+    /// Where `organize` puts each file, relative to its platform's folder. Fields:
+    /// {name} (the base game's, for its updates and DLC too), {dlc_name} (the file's
+    /// own), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}.
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_ORGANIZE_TEMPLATE",
+        default_value = crate::naming::DEFAULT
+    )]
+    pub organize_template: String,
 }
 
 #[derive(ClapArgs, Debug, Clone)]
@@ -180,6 +200,27 @@ pub enum Command {
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
     Convert,
+    /// Move each identified file to the place --organize-template gives it, inside
+    /// the library, in the foreground; every run is journaled and can be undone.
+    Organize {
+        /// List every move (and every file whose place is taken); move nothing.
+        #[arg(long, conflicts_with_all = ["list", "undo"])]
+        dry_run: bool,
+        /// List the runs: number, date, template, files moved and moved back.
+        #[arg(long, conflicts_with = "undo")]
+        list: bool,
+        /// Put every file run RUN moved back where it was (the newest run first, when
+        /// several moved the same file).
+        #[arg(long, value_name = "RUN")]
+        undo: Option<i64>,
+    },
+    /// Move superseded updates and duplicate copies to the trash (reasons superseded
+    /// and duplicate), in the foreground; --dry-run only lists them.
+    Dedupe {
+        /// List what would move, and the copy that stays; move nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Title data: which updates and DLC exist, and what the library lacks (import,
     /// update, status, ignore).
     Titles {

@@ -14,7 +14,8 @@
 //! - the domain: `jobs`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
 //!   `accounts`, `keys`, `consoles`.
 //! - `store`: SQLite, one file per table.
-//! - beside them all: `config`, `error`, `text`, `time`, `memory`.
+//! - beside them all: `config`, `error`, `text` (with `naming`, organize's template),
+//!   `time`, `memory`.
 
 pub mod accounts;
 pub mod api;
@@ -30,6 +31,7 @@ pub mod jobs;
 pub mod keys;
 pub mod library;
 pub mod memory;
+pub mod naming;
 pub mod notify;
 pub mod routes;
 pub mod service;

@@ -47,6 +47,7 @@ impl Service {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
         convert::clean_leftover(&conn, &config.library)?;
+        jobs::organize::recover(&conn, &config.library)?;
         crate::store::games::ensure_indexes(&conn)?;
         catch_file_size_signal()?;
         let stop = Arc::new(AtomicBool::new(false));

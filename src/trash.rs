@@ -158,13 +158,10 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
-    // A hard link fails when the target exists, so a file that appeared meanwhile is
-    // never overwritten. Filesystems without hard links fall back to a rename.
-    match std::fs::hard_link(&src, &dst) {
-        Ok(()) => std::fs::remove_file(&src)?,
+    // A file that appeared meanwhile is never overwritten.
+    match library::safe::move_new(&src, &dst) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(occupied()),
-        Err(_) if std::fs::symlink_metadata(&dst).is_ok() => return Err(occupied()),
-        Err(_) => std::fs::rename(&src, &dst)?,
+        moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
