@@ -15,7 +15,8 @@
 //! the shop's download history) and the journal says `moved`. A kill in between is
 //! settled by [`recover`] at the next start: the file is where the journal says it
 //! went, or it is not and the row is dropped. Undoing runs the same steps backwards
-//! (`undoing`, `undone`).
+//! (`undoing`, `undone`). The game's entries in the trash follow each move
+//! (`trash::follow`): the `.nsz` a convert replaced restores beside its `.nsp`.
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
@@ -196,6 +197,10 @@ fn journaled(
         // The database does not know the file moved: put it back.
         let _ = safe::move_new(&to.under(root), &from.under(root));
         return Err(e);
+    }
+    // Best effort: an entry that stays behind still restores where it was.
+    if let Err(e) = crate::trash::follow(db, root, from, to) {
+        warn!("organize: the trash of {from} did not follow: {e}");
     }
     Ok(())
 }

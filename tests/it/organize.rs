@@ -190,3 +190,29 @@ fn a_template_of_ones_own_and_a_template_that_could_lose_files() {
         );
     }
 }
+
+#[test]
+fn the_original_a_convert_put_in_the_trash_follows_its_game() {
+    let folders = scanned_demo();
+    let lib = folders.library.clone();
+    let (status, out, err) = folders.cli(&["convert"]);
+    assert!(status.success(), "{out}{err}");
+    let was = "Studio/Pôtions Épée [0100ABF008968000][v0].nsz";
+    let (_, list, _) = folders.cli(&["trash", "list"]);
+    assert!(list.contains(was), "{list}");
+    let (status, out, err) = folders.cli(&["organize"]);
+    assert!(status.success(), "{out}{err}");
+    let now = "Pôtions Épée/Pôtions Épée [0100ABF008968000][v0].nsz";
+    let (_, list, _) = folders.cli(&["trash", "list"]);
+    assert!(list.contains(now) && !list.contains(was), "{list}");
+    let id = list
+        .lines()
+        .find(|l| l.contains(now))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let (status, out, err) = folders.cli(&["trash", "restore", &id]);
+    assert!(status.success(), "{out}{err}");
+    assert!(lib.join(now).is_file(), "restored beside its .nsp");
+    assert!(lib.join("Pôtions Épée/Pôtions Épée [0100ABF008968000][v0].nsp").is_file());
+}
