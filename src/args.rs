@@ -165,6 +165,10 @@ pub struct ServeArgs {
     /// Prefer the environment variable: a flag shows in the list of processes.
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
+    /// How changes under the library are seen without a scan: auto (inotify; polling
+    /// on NFS, SMB and other network mounts), poll (every 2 s, wherever it is) or off.
+    #[arg(long, env = "LUDOTHEQUE_WATCH", default_value = "auto", value_parser = ["auto", "poll", "off"])]
+    pub watch: String,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -195,7 +199,7 @@ pub struct TitledbArgs {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the service (the default when no command is named).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Scan the library in the foreground (refused while a server uses the data folder).
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.

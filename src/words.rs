@@ -151,6 +151,19 @@ words! {
 }
 
 words! {
+    /// How the service sees changes under the library (`--watch`).
+    WatchMode {
+        /// inotify, or polling on a network filesystem (NFS, SMB…) or where inotify
+        /// cannot be had.
+        Auto = "auto",
+        /// Polling, wherever the library is.
+        Poll = "poll",
+        /// Nothing: only a scan sees changes.
+        Off = "off",
+    }
+}
+
+words! {
     /// Which of two copies of the same title ID and version `dedupe` keeps.
     DedupeKeep {
         /// The `.nsp` or `.xci`: installs without decompressing.

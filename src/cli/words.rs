@@ -109,7 +109,6 @@ pub fn french(m: &Msg) -> String {
         WebhookSecretAlone => "un secret de webhook demande une adresse de webhook".into(),
         BadOrganizeTemplate => "le modèle de rangement doit être un chemin relatif finissant par .{ext}, avec pour seuls champs {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} et {ext}".into(),
         NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
-        WatchNeedsPoll => "impossible de surveiller la bibliothèque ici (inotify) : utilisez --watch=poll ou --watch=off".into(),
         BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
         BadMissingKind => "kind doit valoir update ou dlc".into(),
         TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {reason} ; les données précédentes sont conservées"),

@@ -194,7 +194,6 @@ pub enum Msg {
     WebhookSecretAlone,
     BadOrganizeTemplate,
     NoOrganizeRun,
-    WatchNeedsPoll,
     BadMissingKind,
     TitleSourceDown {
         file: String,
@@ -328,7 +327,6 @@ impl Msg {
             WebhookSecretAlone => "A webhook secret needs a webhook URL.".into(),
             BadOrganizeTemplate => "The organize template must be a relative path ending in .{ext}, with only the placeholders {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} and {ext}.".into(),
             NoOrganizeRun => "No organize run has that number.".into(),
-            WatchNeedsPoll => "Watching the library for changes is not possible here (inotify); use --watch=poll or --watch=off.".into(),
             BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
             BadMissingKind => "kind must be update or dlc.".into(),
             TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),

@@ -522,3 +522,23 @@ pub fn placed(conn: &Connection) -> Result<Vec<Placed>, Error> {
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The size and time the database holds for the file at `key`.
+pub fn fingerprint(conn: &Connection, key: &str) -> Result<Option<(u64, i64)>, Error> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached("SELECT size, mtime FROM games WHERE key = ?1")?
+        .query_row([key], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))
+        .optional()?)
+}
+
+/// Whether a game is at `key` or in the folder `key`.
+pub fn any_at_or_under(conn: &Connection, key: &str) -> Result<bool, Error> {
+    // Keys in the folder sort between `key/` and `key0` ('0' follows '/').
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM games WHERE key = ?1
+                            OR (key > ?1 || '/' AND key < ?1 || '0'))",
+        )?
+        .query_row([key], |r| r.get(0))?)
+}

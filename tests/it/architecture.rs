@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "error", "time", "memory", "words", "text", "naming", "args", "store", "config", "library",
     "titles", "accounts", "keys", "consoles", "shop", "device", "trash", "convert", "notify",
-    "jobs", "http", "api", "web", "routes", "service", "cli",
+    "jobs", "watch", "http", "api", "web", "routes", "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.

@@ -19,4 +19,5 @@ mod shop;
 mod titles;
 mod trash;
 mod upkeep;
+mod watch;
 mod web;

@@ -214,5 +214,7 @@ fn the_original_a_convert_put_in_the_trash_follows_its_game() {
     let (status, out, err) = folders.cli(&["trash", "restore", &id]);
     assert!(status.success(), "{out}{err}");
     assert!(lib.join(now).is_file(), "restored beside its .nsp");
-    assert!(lib.join("Pôtions Épée/Pôtions Épée [0100ABF008968000][v0].nsp").is_file());
+    assert!(lib
+        .join("Pôtions Épée/Pôtions Épée [0100ABF008968000][v0].nsp")
+        .is_file());
 }
