@@ -166,7 +166,7 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
     /// How changes under the library are seen without a scan: auto (inotify; polling
-    /// on NFS, SMB and other network mounts), poll (every 2 s, wherever it is) or off.
+    /// on NFS, SMB and other network mounts), poll (wherever it is) or off.
     #[arg(long, env = "LUDOTHEQUE_WATCH", default_value = "auto", value_parser = ["auto", "poll", "off"])]
     pub watch: String,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
