@@ -22,10 +22,11 @@ const SHOWN: usize = 500;
 pub fn upkeep_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let body = html! {
-        (organize_section(c, &v)?)
         (dedupe_section(c, &v)?)
+        (organize_section(c, &v)?)
     };
-    page(&v, v.t(M::Upkeep), "/upkeep", body)
+    // Reached from the Tasks page, which the menu shows as the current one.
+    page(&v, v.t(M::Upkeep), "/tasks", body)
 }
 
 fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
@@ -42,6 +43,11 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 p.empty #dedupe-empty { (v.t(M::DedupeNothing)) }
             } @else {
                 p #dedupe-count { (drops.len()) " · " (size(v, bytes)) }
+                @if v.admin {
+                    div.actions {
+                        button type="button" #start-dedupe data-api="/api/dedupe" data-then="/tasks" { (v.t(M::DedupeStart)) }
+                    }
+                }
                 div.scroll {
                     table #dedupe-list {
                         thead { tr {
@@ -60,11 +66,6 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                     }
                 }
                 @if drops.len() > SHOWN { p { "… " (drops.len() - SHOWN) } }
-                @if v.admin {
-                    div.actions {
-                        button type="button" #start-dedupe data-api="/api/dedupe" data-then="stay" { (v.t(M::DedupeStart)) }
-                    }
-                }
             }
         }
     })
@@ -81,6 +82,11 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             p #organize-count {
                 (plan.moves.len()) " " (v.t(M::OrganizeToMove)) " · " (plan.taken.len()) " " (v.t(M::OrganizeTaken))
                 " · " (plan.in_place) " " (v.t(M::OrganizeInPlace)) " · " (plan.left) " " (v.t(M::OrganizeLeft))
+            }
+            @if v.admin && !plan.moves.is_empty() {
+                div.actions {
+                    button type="button" #start-organize data-api="/api/organize" data-then="/tasks" { (v.t(M::OrganizeStart)) }
+                }
             }
             @if !plan.moves.is_empty() || !plan.taken.is_empty() {
                 div.scroll {
@@ -100,11 +106,6 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                     }
                 }
                 @if plan.moves.len() + plan.taken.len() > SHOWN { p { "… " (plan.moves.len() + plan.taken.len() - SHOWN) } }
-            }
-            @if v.admin && !plan.moves.is_empty() {
-                div.actions {
-                    button type="button" #start-organize data-api="/api/organize" data-then="stay" { (v.t(M::OrganizeStart)) }
-                }
             }
             @if !runs.is_empty() {
                 h3 { (v.t(M::OrganizeRuns)) }
