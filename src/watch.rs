@@ -18,7 +18,9 @@
 //! until the slot is free. The service's own writes (the trash, convert's `.part`
 //! files and its output, organize's moves) leave the database agreeing with the disk,
 //! so they never start a scan; hidden names (the trash folder among them) and files of
-//! no platform's extensions are not even looked at.
+//! no platform's extensions are not even looked at, and links to folders are not
+//! followed. At start, and when events were lost, the whole library is compared with
+//! the rows (the walk of a scan, no file read) and what differs settles the same way.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -55,29 +57,36 @@ const BUDGET: u32 = 200;
 /// A file changed this recently is looked at on every poll.
 const RECENT: Duration = Duration::from_secs(600);
 
-/// Start watching the library, unless `--watch=off`.
+/// Start watching the library, unless `--watch=off`. The watch is set up on its own
+/// thread (inotify's watches and polling's first look both walk the library), which
+/// then compares the whole library with the database once: files changed while the
+/// service was stopped are seen too.
 pub fn start(
     config: &Config,
     jobs: Arc<Jobs>,
     stop: Arc<AtomicBool>,
 ) -> Result<Option<JoinHandle<()>>, Error> {
-    let root = config.library.clone();
-    let source = match config.watch {
-        WatchMode::Off => return Ok(None),
-        WatchMode::Poll => Source::poll(&root),
-        WatchMode::Auto if is_network_mount(&root) => {
-            info!("watch: the library is on a network filesystem; polling it");
-            Source::poll(&root)
-        }
-        WatchMode::Auto => Source::events(&root).unwrap_or_else(|e| {
-            warn!("watch: inotify cannot watch the library ({e}); polling it instead");
-            Source::poll(&root)
-        }),
-    };
+    if config.watch == WatchMode::Off {
+        return Ok(None);
+    }
+    let (root, mode) = (config.library.clone(), config.watch);
     let conn = db::open(&config.data)?;
     let thread = std::thread::Builder::new()
         .name("watch".into())
-        .spawn(move || watch(source, &conn, &root, &jobs, &stop))?;
+        .spawn(move || {
+            let source = match mode {
+                WatchMode::Auto if is_network_mount(&root) => {
+                    info!("watch: the library is on a network filesystem; polling it");
+                    Source::poll(&root)
+                }
+                WatchMode::Auto => Source::events(&root).unwrap_or_else(|e| {
+                    warn!("watch: inotify cannot watch the library ({e}); polling it instead");
+                    Source::poll(&root)
+                }),
+                _ => Source::poll(&root),
+            };
+            watch(source, &conn, &root, &jobs, &stop)
+        })?;
     Ok(Some(thread))
 }
 
@@ -85,7 +94,7 @@ pub fn start(
 /// changes.
 fn is_network_mount(root: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    const NETWORK: [i64; 7] = [
+    const NETWORK: [u32; 7] = [
         0x6969,     // NFS
         0x517B,     // SMB
         0xFF534D42, // CIFS
@@ -100,7 +109,9 @@ fn is_network_mount(root: &Path) -> bool {
     // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
     let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
     let ok = unsafe { libc::statfs(path.as_ptr(), &mut fs) } == 0;
-    ok && NETWORK.contains(&(fs.f_type as i64))
+    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
+    // systems, where CIFS's magic number would read negative).
+    ok && NETWORK.contains(&(fs.f_type as u32))
 }
 
 /// Where changed paths come from.
@@ -108,6 +119,7 @@ enum Source {
     Events {
         _watcher: notify::RecommendedWatcher,
         rx: mpsc::Receiver<notify::Result<notify::Event>>,
+        root: PathBuf,
     },
     Poll(Box<Poller>),
 }
@@ -115,12 +127,16 @@ enum Source {
 impl Source {
     fn events(root: &Path) -> notify::Result<Source> {
         let (tx, rx) = mpsc::channel();
-        let mut watcher = notify::recommended_watcher(tx)?;
+        // Links are not followed: the scan does not follow a linked folder either,
+        // and one that leads back up would be watched without end.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut watcher = notify::RecommendedWatcher::new(tx, config)?;
         watcher.watch(root, notify::RecursiveMode::Recursive)?;
         info!("watch: inotify");
         Ok(Source::Events {
             _watcher: watcher,
             rx,
+            root: root.to_path_buf(),
         })
     }
 
@@ -129,46 +145,76 @@ impl Source {
         Source::Poll(Box::new(Poller::new(root)))
     }
 
-    /// The paths that changed since the last call.
-    fn changes(&mut self, out: &mut Vec<PathBuf>) {
-        match self {
-            Source::Events { rx, .. } => {
-                for event in rx.try_iter() {
-                    match event {
-                        Ok(e) if !e.kind.is_access() => out.extend(e.paths),
-                        Ok(_) => {}
-                        Err(e) => warn!("watch: {e}"),
-                    }
-                }
+    /// The paths that changed since the last call; true when events were lost (the
+    /// kernel's queue overflowed) and the whole library must be compared. When the
+    /// system's limit of inotify watches is reached, polling takes over.
+    fn changes(&mut self, out: &mut Vec<PathBuf>) -> bool {
+        let Source::Events { rx, root, .. } = self else {
+            if let Source::Poll(poller) = self {
+                poller.tick(out);
             }
-            Source::Poll(poller) => poller.tick(out),
+            return false;
+        };
+        let (mut lost, mut limit) = (false, false);
+        for event in rx.try_iter() {
+            match event {
+                Ok(e) if e.need_rescan() => lost = true,
+                Ok(e) if !e.kind.is_access() => out.extend(e.paths),
+                Ok(_) => {}
+                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => limit = true,
+                Err(e) => warn!("watch: {e}"),
+            }
         }
+        if limit {
+            warn!("watch: the system's limit of inotify watches is reached; polling instead");
+            let root = root.clone();
+            *self = Source::poll(&root);
+        }
+        lost || limit
     }
 }
 
 /// The watch thread: gather changes, let them settle, start a scan when the
 /// database disagrees with the disk.
 fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: &AtomicBool) {
-    let mut pending = Pending::default();
+    // Whatever changed while the service was stopped.
+    let mut pending = Pending {
+        whole: true,
+        ..Pending::default()
+    };
     let mut changed = Vec::new();
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(TICK);
-        source.changes(&mut changed);
+        pending.whole |= source.changes(&mut changed);
         for path in changed.drain(..) {
             if relevant(root, &path) {
                 pending.touch(path);
             }
         }
-        if pending.paths.is_empty() || !pending.settled() {
+        // A running task goes first; nothing is compared meanwhile.
+        if pending.is_empty() || jobs.snapshot().running {
+            continue;
+        }
+        if pending.whole {
+            // What differs settles like any change: a download under way at start is
+            // not read half-written either.
+            pending.whole = false;
+            match library_changes(conn, root) {
+                Ok(changes) => changes.into_iter().for_each(|p| pending.touch(p)),
+                Err(e) => warn!("watch: {e}"),
+            }
+            continue;
+        }
+        if !pending.settled() {
             continue;
         }
         match differs(conn, root, pending.paths.keys()) {
-            Ok(false) => pending.paths.clear(),
-            // While a task runs, the changes wait for the slot.
+            Ok(false) => pending = Pending::default(),
+            // The slot may have been taken meanwhile: the changes wait for it.
             Ok(true) => {
                 if jobs.try_start(Task::Scan).is_ok() {
                     info!("watch: {} change(s) settled; scanning", pending.paths.len());
-                    pending.paths.clear();
+                    pending = Pending::default();
                 }
             }
             Err(e) => warn!("watch: {e}"),
@@ -187,26 +233,52 @@ fn relevant(root: &Path, path: &Path) -> bool {
 }
 
 /// Changed paths, each with its size and time when last seen, and since when it has
-/// not moved.
+/// not moved; `whole` when the whole library is to be compared.
 #[derive(Default)]
 struct Pending {
     paths: HashMap<PathBuf, (Option<(u64, i64)>, Instant)>,
+    whole: bool,
 }
 
+/// A file's size and time; for a folder (one that appeared whole), the total size
+/// and latest time of the files below it, so that a folder still being filled has
+/// not settled. Links are not followed into folders.
 fn look(path: &Path) -> Option<(u64, i64)> {
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| (if m.is_dir() { 0 } else { m.len() }, mtime_ns(&m)))
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_dir() {
+        let meta = std::fs::metadata(path).unwrap_or(meta);
+        return Some((meta.len(), mtime_ns(&meta)));
+    }
+    let (mut size, mut latest) = (0, mtime_ns(&meta));
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match (entry.file_type(), entry.metadata()) {
+                (Ok(t), _) if t.is_dir() => stack.push(entry.path()),
+                (_, Ok(m)) => {
+                    size += m.len();
+                    latest = latest.max(mtime_ns(&m));
+                }
+                _ => {}
+            }
+        }
+    }
+    Some((size, latest))
 }
 
 impl Pending {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.whole
+    }
+
     fn touch(&mut self, path: PathBuf) {
         let seen = look(&path);
         debug!("watch: {} changed", path.display());
         self.paths.insert(path, (seen, Instant::now()));
     }
 
-    /// Every path has kept its size and time for [`SETTLE`].
+    /// Every path has kept its size and time for [`SETTLE`]: a scan reads no file
+    /// that is still being written, even one beside a file that has settled.
     fn settled(&mut self) -> bool {
         let mut all = true;
         for (path, (seen, since)) in &mut self.paths {
@@ -218,6 +290,23 @@ impl Pending {
         }
         all
     }
+}
+
+/// The paths where the whole library disagrees with the rows (the walk of a scan,
+/// reading no file): new and changed game files, and rows whose file is gone.
+fn library_changes(conn: &Connection, root: &Path) -> Result<Vec<PathBuf>, Error> {
+    let walk = crate::library::walk::walk(root, &platforms::list(conn)?);
+    let mut known = games::fingerprints(conn)?;
+    let mut changed: Vec<PathBuf> = walk
+        .files
+        .iter()
+        .filter(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)))
+        .map(|f| f.key.under(root))
+        .collect();
+    if !walk.incomplete {
+        changed.extend(known.keys().map(|key| root.join(key)));
+    }
+    Ok(changed)
 }
 
 /// Whether any of `paths` disagrees with the database: a game file (of a platform's
@@ -236,10 +325,14 @@ fn differs<'a>(
         let Some(key) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
             continue;
         };
-        let differ = match std::fs::metadata(path) {
+        let differ = match std::fs::symlink_metadata(path) {
             Err(_) => games::any_at_or_under(conn, key)?,
             Ok(m) if m.is_dir() => folder_differs(conn, root, path, &exts)?,
-            Ok(m) => file_differs(conn, key, &m, &exts)?,
+            // A link counts as the file it leads to; a link to a folder is not walked.
+            Ok(_) => match std::fs::metadata(path) {
+                Ok(m) if m.is_file() => file_differs(conn, key, &m, &exts)?,
+                _ => games::any_at_or_under(conn, key)?,
+            },
         };
         if differ {
             debug!("watch: {key} differs from the library");
@@ -263,6 +356,7 @@ fn file_differs(
 }
 
 /// A folder that appeared whole (moved in): any game file below it that differs.
+/// Links to folders are not followed, as the scan does not follow them.
 fn folder_differs(
     conn: &Connection,
     root: &Path,
@@ -276,16 +370,19 @@ fn folder_differs(
         };
         for entry in entries.flatten() {
             let path = entry.path();
+            let key = path.strip_prefix(root).ok().and_then(Path::to_str);
+            let (Some(key), Ok(kind)) = (key, entry.file_type()) else {
+                continue;
+            };
             if !relevant(root, &path) {
                 continue;
             }
-            match (
-                std::fs::metadata(&path),
-                path.strip_prefix(root).ok().and_then(Path::to_str),
-            ) {
-                (Ok(m), _) if m.is_dir() => stack.push(path),
-                (Ok(m), Some(key)) if file_differs(conn, key, &m, exts)? => return Ok(true),
-                _ => {}
+            if kind.is_dir() {
+                stack.push(path);
+            } else if let Some(m) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
+                if file_differs(conn, key, &m, exts)? {
+                    return Ok(true);
+                }
             }
         }
     }
@@ -441,6 +538,8 @@ impl Poller {
             }
             // Listed again alone: a subfolder that changed too is compared on its own.
             let Some((folder, subfolders, _)) = self.read_folder(&dir) else {
+                // Unreadable for now: polled again next time.
+                self.folders.insert(dir, old);
                 continue;
             };
             for gone in old.entries.difference(&folder.entries) {

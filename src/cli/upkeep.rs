@@ -10,16 +10,15 @@ use crate::jobs::{dedupe, Task};
 use crate::service::Service;
 use crate::store::organize_runs;
 use crate::time;
-use crate::words::{DedupeKeep, TrashReason};
+use crate::words::TrashReason;
 
 pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
     if !dry_run {
         return task::foreground(global, Task::Dedupe);
     }
+    let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;
-    // clap checked the spelling.
-    let keep = DedupeKeep::parse(&global.dedupe_keep).unwrap_or(DedupeKeep::Uncompressed);
-    let drops = dedupe::plan(&db, keep)?;
+    let drops = dedupe::plan(&db, &config.library, config.dedupe_keep)?;
     for d in &drops {
         let why = match d.reason {
             TrashReason::Superseded => "remplacé",

@@ -10,11 +10,15 @@
 //! whose every file is unreadable.
 //!
 //! A base game without a version counts as version 0 (every base game is); an update
-//! or DLC whose version is not known is left alone: nothing says which is newer.
+//! or DLC whose version is not known is left alone: nothing says which is newer. Only
+//! regular files on disk count: a symlink, or a row whose file is gone, is neither
+//! kept nor trashed.
 //! The plan is computed again when the task runs, so what a page showed a minute ago
 //! cannot trash a file that has since become the newest.
 
 use std::cmp::Ordering;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 use log::warn;
 use rusqlite::Connection;
@@ -40,6 +44,8 @@ pub struct Drop {
 
 /// A file as the rule sees it.
 struct Copy {
+    /// Device and inode of the file on disk.
+    file: (u64, u64),
     key: String,
     name: String,
     title_id: String,
@@ -49,7 +55,10 @@ struct Copy {
     header_ok: bool,
 }
 
-fn copies(db: &Connection) -> Result<Vec<Copy>, Error> {
+/// Every identified game whose file is there, a regular file: a symlink is no copy
+/// (trashing the file it leads to would break it), and a row whose file is gone
+/// (the watch off, no scan since) is no copy to keep.
+fn copies(db: &Connection, root: &Path) -> Result<Vec<Copy>, Error> {
     let mut stmt = db.prepare(
         "SELECT key, name, type, title_id, version, format, size, header_ok FROM games
          WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
@@ -59,6 +68,7 @@ fn copies(db: &Connection) -> Result<Vec<Copy>, Error> {
         let kind: GameKind = r.get(2)?;
         let version: Option<u32> = r.get(4)?;
         Ok(Copy {
+            file: (0, 0),
             key: r.get(0)?,
             name: r.get(1)?,
             title_id: r.get(3)?,
@@ -68,7 +78,18 @@ fn copies(db: &Connection) -> Result<Vec<Copy>, Error> {
             header_ok: r.get(7)?,
         })
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let mut out = Vec::new();
+    for row in rows {
+        let mut c = row?;
+        let on_disk = LibraryKey::parse(&c.key)
+            .and_then(|k| std::fs::symlink_metadata(k.under(root)).ok())
+            .filter(|m| m.file_type().is_file());
+        if let Some(m) = on_disk {
+            c.file = (m.dev(), m.ino());
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 fn compressed(format: &str) -> bool {
@@ -86,8 +107,8 @@ fn better(a: &Copy, b: &Copy, keep: DedupeKeep) -> Ordering {
 }
 
 /// Every file the rule would move to the trash, in title ID then key order.
-pub fn plan(db: &Connection, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
-    let all = copies(db)?;
+pub fn plan(db: &Connection, root: &Path, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
+    let all = copies(db, root)?;
     let mut drops = Vec::new();
     for group in all.chunk_by(|a, b| a.title_id == b.title_id) {
         let known: Vec<&Copy> = group.iter().filter(|c| c.version.is_some()).collect();
@@ -97,7 +118,8 @@ pub fn plan(db: &Connection, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
         if !kept.header_ok {
             continue;
         }
-        for c in known.iter().filter(|c| c.key != kept.key) {
+        // A second name of the kept file (a hard link) is the same file, not a copy.
+        for c in known.iter().filter(|c| c.file != kept.file) {
             let reason = match c.version.cmp(&kept.version) {
                 Ordering::Less => TrashReason::Superseded,
                 Ordering::Equal => TrashReason::Duplicate,
@@ -120,7 +142,7 @@ pub fn plan(db: &Connection, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
 /// The task: move every file of the plan to the trash. A file that cannot be moved
 /// is counted as an error and logged; the others still go.
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let drops = plan(ctx.db, ctx.config.dedupe_keep)?;
+    let drops = plan(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
     ctx.progress.set_total(drops.len() as u64);
     let (mut superseded, mut duplicates, mut bytes) = (0u64, 0u64, 0u64);
     let result = (|| {

@@ -64,10 +64,15 @@ fn platform_folders(db: &Connection) -> Result<HashMap<String, Option<LibraryKey
 /// The base game's name for every base title ID: from the title data, else from the
 /// library's base game, else none (the file's own name is used).
 fn base_names(db: &Connection, games: &[games::Placed]) -> Result<HashMap<String, String>, Error> {
-    let mut names = HashMap::new();
+    // Two base copies named differently: the least name, whatever their keys, so
+    // that a run does not change which folder the next run picks.
+    let mut names: HashMap<String, String> = HashMap::new();
     for g in games.iter().filter(|g| g.kind == GameKind::Base) {
         if let Some(id) = &g.title_id {
-            names.entry(id.clone()).or_insert_with(|| g.name.clone());
+            let name = names.entry(id.clone()).or_insert_with(|| g.name.clone());
+            if g.name < *name {
+                name.clone_from(&g.name);
+            }
         }
     }
     for g in games {
@@ -339,16 +344,26 @@ pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
 /// Settle the moves a kill left halfway: a file found where its move was going keeps
 /// the move (the keys follow it now); otherwise the move did not happen.
 pub fn recover(db: &Connection, root: &Path) -> Result<(), Error> {
+    let file = |key: &str| {
+        let path = LibraryKey::parse(key)?.under(root);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        Some((path, (meta.dev(), meta.ino())))
+    };
     for row in organize_moves::unfinished(db)? {
         let (from, to) = (row.from_key.as_str(), row.to_key.as_str());
-        let at = |key: &str| {
-            LibraryKey::parse(key).is_some_and(|k| std::fs::symlink_metadata(k.under(root)).is_ok())
-        };
         let (state, src, dst, done) = match row.state {
             MoveState::Moving => (row.state, from, to, MoveState::Moved),
             _ => (row.state, to, from, MoveState::Undone),
         };
-        if at(dst) && !at(src) {
+        let (old, new) = (file(src), file(dst));
+        // Cut between the hard link and the unlink of a filesystem without
+        // renameat2: one file under both names; the old name goes.
+        if let (Some((path, a)), Some((_, b))) = (&old, &new) {
+            if a == b {
+                std::fs::remove_file(path)?;
+            }
+        }
+        if new.is_some() && file(src).is_none() {
             warn!("organize: finishing the move of {src} to {dst} a stop cut short");
             rekey(db, row.id, src, dst, done)?;
         } else if state == MoveState::Moving {
@@ -408,6 +423,16 @@ mod tests {
         assert_eq!(undone.moved_back, 1);
         assert!(root.join("a/x.nsp").exists());
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
+    }
+
+    #[test]
+    fn a_move_killed_between_its_link_and_its_unlink_keeps_one_name() {
+        let (_dir, conn, root) = cut_short(false);
+        std::fs::hard_link(root.join("a/x.nsp"), root.join("b/x.nsp")).unwrap();
+        recover(&conn, &root).unwrap();
+        assert!(!root.join("a/x.nsp").exists());
+        assert_eq!(std::fs::read(root.join("b/x.nsp")).unwrap(), b"x");
+        assert_eq!(keys(&conn, "games"), ["b/x.nsp"]);
     }
 
     #[test]

@@ -120,7 +120,11 @@ pub fn move_new(src: &Path, dst: &Path) -> Result<()> {
     }
     let exists = || std::fs::symlink_metadata(dst).is_ok();
     match std::fs::hard_link(src, dst) {
-        Ok(()) => std::fs::remove_file(src),
+        // The file must not keep both names: when the old one cannot go, neither
+        // does the new.
+        Ok(()) => std::fs::remove_file(src).inspect_err(|_| {
+            let _ = std::fs::remove_file(dst);
+        }),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(e),
         Err(_) if exists() => Err(ErrorKind::AlreadyExists.into()),
         Err(_) => std::fs::rename(src, dst),

@@ -30,7 +30,7 @@ pub fn upkeep_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
-    let drops = dedupe::plan(c.db, c.app.config.dedupe_keep)?;
+    let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
     let bytes = drops.iter().map(|d| d.size).sum();
     Ok(html! {
         section.panel #dedupe {

@@ -135,3 +135,21 @@ fn a_copy_whose_header_is_broken_never_pushes_out_a_good_one() {
     assert!(status.success());
     assert!(lib.join(broken).exists() && lib.join(STYX_NEW).exists());
 }
+
+#[test]
+fn a_link_is_no_copy_and_never_costs_the_file_it_leads_to() {
+    let folders = Folders::new();
+    demo(&folders);
+    let lib = &folders.library;
+    // A link whose key sorts before the file's: were it a copy, the file would go.
+    let link = "Aaa/Styx [0100535012974800][v131072].nsp";
+    std::fs::create_dir_all(lib.join("Aaa")).unwrap();
+    std::os::unix::fs::symlink(lib.join(STYX_NEW), lib.join(link)).unwrap();
+    let (status, _, _) = folders.cli(&["scan"]);
+    assert!(status.success());
+    let (_, out, _) = folders.cli(&["dedupe", "--dry-run"]);
+    assert!(out.contains("Aucun fichier remplacé ni doublon"), "{out}");
+    let (status, _, _) = folders.cli(&["dedupe"]);
+    assert!(status.success());
+    assert!(lib.join(STYX_NEW).is_file() && lib.join(link).is_file());
+}

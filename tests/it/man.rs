@@ -114,7 +114,9 @@ minute. It polls every 2 s, or less often on a large library or a slow server: e
 pass waits 200 times as long as it took (about 0.5 % of a core). A changed file is taken once its size and time have stayed still for 3 s
 (a download in progress is not read half-written; a burst of changes is one scan),
 and only when it disagrees with the library: the service's own writes (the trash,
-convert, organize) never start a scan. A change during a task waits for the task to
+convert, organize) never start a scan. At start, and when events were lost, the whole
+library is compared with the database (reading no file), so changes made while the
+service was stopped are seen too. Links to folders are not followed. A change during a task waits for the task to
 end; scripts that start tasks meet 409
 .B busy
 more often and should retry.
@@ -204,7 +206,8 @@ those of the same version as
 .BR duplicate .
 A newer file kept back only because it does not parse is never trashed. A base game
 without a version counts as version 0; an update or DLC whose version is unknown is
-left alone. Nothing is deleted: each file can be restored with
+left alone. Only regular files on disk count: a symlink, or a row whose file is
+gone, is neither kept nor trashed. Nothing is deleted: each file can be restored with
 .B ludotheque trash restore
 until the trash's retention ends.
 .SH SEE ALSO

@@ -189,3 +189,25 @@ fn with_the_watch_off_only_a_scan_sees_a_new_file() {
     assert!(labels(&s).is_empty());
     assert!(!s.output().contains("watch:"));
 }
+
+#[test]
+fn changes_made_while_stopped_are_seen_at_start_and_a_link_loop_is_harmless() {
+    let folders = scanned_demo();
+    let lib = folders.library.clone();
+    // A link that leads back up: the scan does not follow it, nor may the watch.
+    std::os::unix::fs::symlink("..", lib.join("Indies/loop")).unwrap();
+    copy(&lib, STYX, NEW);
+    let mut s = TestServer::start_on(folders, &["--watch", "auto"]);
+    eventually("the file written while stopped is listed", &s, || {
+        s.get(&game_url(NEW)).status == 200
+    });
+    std::fs::remove_file(lib.join(NEW)).unwrap();
+    eventually("the removed file is gone", &s, || {
+        s.get(&game_url(NEW)).status == 404
+    });
+    s.signal(libc::SIGTERM);
+    let status = s
+        .wait_exit(Duration::from_secs(10))
+        .expect("stopped in time");
+    assert!(status.success());
+}
