@@ -188,8 +188,8 @@ fn rename(root: &Path, from: &LibraryKey, to: &LibraryKey) -> std::io::Result<()
     safe::move_new(&from.under(root), &to.under(root))
 }
 
-/// One journaled move of the file at `from` to `to`, as the row `id` in state
-/// `before` says; `after` is its state once done.
+/// One journaled move of the file at `from` to `to`, whose journal row `id` is
+/// already written (`moving` or `undoing`); `after` is its state once done.
 fn journaled(
     db: &Connection,
     root: &Path,
@@ -249,8 +249,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         match move_one(db, root, run, m) {
             Ok(()) => {
                 moved += 1;
-                let from = LibraryKey::parse(&m.from);
-                if let Some(from) = from {
+                if let Some(from) = LibraryKey::parse(&m.from) {
                     safe::remove_empty_folders(root, &from, &kept_folder(root, &m.from, &folders));
                 }
             }
