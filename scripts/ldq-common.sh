@@ -5,7 +5,9 @@
 #   LUDOTHEQUE_URL           base address of the service (default http://127.0.0.1:8080)
 #   LUDOTHEQUE_API_KEY       the API key, or
 #   LUDOTHEQUE_API_KEY_FILE  a file holding it (first line)
-#   LDQ_MAX_BUSY_TRIES       how many 409 answers to wait through (default 10)
+#   LDQ_MAX_BUSY_TRIES       how many 409 answers to wait through (default 10): the
+#                            service also starts scans by itself when it sees files
+#                            change (--watch), so a task may be running at any time
 #   LDQ_POLL_SECONDS         seconds between two looks at a running task (default 2)
 #
 # The key reaches curl on its standard input (--config -), never on its command

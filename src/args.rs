@@ -57,6 +57,26 @@ pub struct GlobalArgs {
         default_value = "info"
     )]
     pub log_level: LevelFilter,
+    /// Which copy `dedupe` keeps of a title ID and version found twice: uncompressed
+    /// (.nsp, .xci) or compressed (.nsz, .xcz). The newest version always stays.
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_DEDUPE_KEEP",
+        default_value = "uncompressed",
+        value_parser = ["uncompressed", "compressed"]
+    )]
+    pub dedupe_keep: String,
+    /// Where `organize` puts each file, relative to its platform's folder. Fields:
+    /// {name} (the base game's, for its updates and DLC too), {dlc_name} (the file's
+    /// own), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}.
+    #[arg(
+        long,
+        global = true,
+        env = "LUDOTHEQUE_ORGANIZE_TEMPLATE",
+        default_value = crate::naming::DEFAULT
+    )]
+    pub organize_template: String,
 }
 
 #[derive(ClapArgs, Debug, Clone)]
@@ -145,6 +165,10 @@ pub struct ServeArgs {
     /// Prefer the environment variable: a flag shows in the list of processes.
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]
     pub webhook_secret: Option<String>,
+    /// How changes under the library are seen without a scan: auto (inotify; polling
+    /// on NFS, SMB and other network mounts), poll (wherever it is) or off.
+    #[arg(long, env = "LUDOTHEQUE_WATCH", default_value = "auto", value_parser = ["auto", "poll", "off"])]
+    pub watch: String,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -175,11 +199,32 @@ pub struct TitledbArgs {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the service (the default when no command is named).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Scan the library in the foreground (refused while a server uses the data folder).
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
     Convert,
+    /// Move each identified file to the place --organize-template gives it, inside
+    /// the library, in the foreground; every run is journaled and can be undone.
+    Organize {
+        /// List every move (and every file whose place is taken); move nothing.
+        #[arg(long, conflicts_with_all = ["list", "undo"])]
+        dry_run: bool,
+        /// List the runs: number, date, template, files moved and moved back.
+        #[arg(long, conflicts_with = "undo")]
+        list: bool,
+        /// Put every file run RUN moved back where it was (the newest run first, when
+        /// several moved the same file).
+        #[arg(long, value_name = "RUN")]
+        undo: Option<i64>,
+    },
+    /// Move superseded updates and duplicate copies to the trash (reasons superseded
+    /// and duplicate), in the foreground; --dry-run only lists them.
+    Dedupe {
+        /// List what would move, and the copy that stays; move nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Title data: which updates and DLC exist, and what the library lacks (import,
     /// update, status, ignore).
     Titles {

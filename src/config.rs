@@ -51,6 +51,12 @@ pub struct Config {
     /// Where events are POSTed, and the secret that signs them (`notify`).
     pub webhook_url: Option<String>,
     pub webhook_secret: Option<String>,
+    /// How changes under the library are seen (`watch`).
+    pub watch: crate::words::WatchMode,
+    /// Where `organize` puts each file.
+    pub organize_template: crate::naming::Template,
+    /// Which copy `dedupe` keeps between two of the same version.
+    pub dedupe_keep: crate::words::DedupeKeep,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -107,6 +113,14 @@ impl Config {
                 .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             webhook_url,
             webhook_secret,
+            // clap checked the spelling.
+            watch: crate::words::WatchMode::parse(&serve.watch)
+                .unwrap_or(crate::words::WatchMode::Auto),
+            organize_template: crate::naming::Template::parse(&global.organize_template)
+                .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
+            // clap checked the spelling.
+            dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
+                .unwrap_or(crate::words::DedupeKeep::Uncompressed),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
         })

@@ -11,10 +11,12 @@
 //! - `routes`: the one route table.
 //! - `web`, then `api`: the handlers, by feature.
 //! - `http`: the server and what handlers speak (request, reply, access, shared state).
-//! - the domain: `jobs`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
+//! - `watch`: changes under the library start a scan through the task slot.
+//! - the domain: `jobs`, `notify`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
 //!   `accounts`, `keys`, `consoles`.
 //! - `store`: SQLite, one file per table.
-//! - beside them all: `config`, `error`, `text`, `time`, `memory`.
+//! - beside them all: `config`, `error`, `text` (with `naming`, organize's template),
+//!   `time`, `memory`.
 
 pub mod accounts;
 pub mod api;
@@ -30,6 +32,7 @@ pub mod jobs;
 pub mod keys;
 pub mod library;
 pub mod memory;
+pub mod naming;
 pub mod notify;
 pub mod routes;
 pub mod service;
@@ -39,5 +42,6 @@ pub mod text;
 pub mod time;
 pub mod titles;
 pub mod trash;
+pub mod watch;
 pub mod web;
 pub mod words;

@@ -34,6 +34,8 @@ pub struct Service {
     _lock: std::fs::File,
     job_thread: Option<JoinHandle<()>>,
     maintenance: Option<JoinHandle<()>>,
+    /// Only a server watches the library (`watch`); a foreground task does not.
+    watcher: Option<JoinHandle<()>>,
 }
 
 impl Service {
@@ -47,6 +49,7 @@ impl Service {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
         convert::clean_leftover(&conn, &config.library)?;
+        jobs::organize::recover(&conn, &config.library)?;
         crate::store::games::ensure_indexes(&conn)?;
         catch_file_size_signal()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -68,11 +71,12 @@ impl Service {
             _lock: lock,
             job_thread: Some(job_thread),
             maintenance: Some(maintenance),
+            watcher: None,
         })
     }
 
     /// Serve HTTP until SIGTERM or SIGINT, then stop cleanly.
-    pub fn serve(self) -> Result<(), Error> {
+    pub fn serve(mut self) -> Result<(), Error> {
         memory::without_thread_caches();
         memory::limit_malloc_arenas();
         accounts::limit_hashing(self.config.workers);
@@ -88,6 +92,8 @@ impl Service {
             info!("this library was never scanned: starting a scan");
             let _ = self.jobs.try_start(Task::Scan);
         }
+        self.watcher =
+            crate::watch::start(&self.config, Arc::clone(&self.jobs), Arc::clone(&self.stop))?;
         self.push.set_listen(addr);
         println!("listening on http://{addr}");
         std::io::stdout().flush()?;
@@ -111,10 +117,12 @@ impl Service {
     pub fn close(mut self) {
         self.stop.store(true, Ordering::SeqCst);
         self.jobs.stop();
-        for thread in [self.job_thread.take(), self.maintenance.take()]
-            .into_iter()
-            .flatten()
-        {
+        let threads = [
+            self.job_thread.take(),
+            self.maintenance.take(),
+            self.watcher.take(),
+        ];
+        for thread in threads.into_iter().flatten() {
             let _ = thread.join();
         }
         // A task stopped here ends `interrupted`: let the webhook tell it, briefly.

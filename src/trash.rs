@@ -158,13 +158,10 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
-    // A hard link fails when the target exists, so a file that appeared meanwhile is
-    // never overwritten. Filesystems without hard links fall back to a rename.
-    match std::fs::hard_link(&src, &dst) {
-        Ok(()) => std::fs::remove_file(&src)?,
+    // A file that appeared meanwhile is never overwritten.
+    match library::safe::move_new(&src, &dst) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(occupied()),
-        Err(_) if std::fs::symlink_metadata(&dst).is_ok() => return Err(occupied()),
-        Err(_) => std::fs::rename(&src, &dst)?,
+        moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
@@ -172,6 +169,64 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     crate::titles::model::refresh_after_change(db);
     info!("trash: entry {id} restored to {}", row.key);
     Ok(row)
+}
+
+/// The forms of one game file: a convert puts the `.nsz` it replaced in the trash
+/// under the `.nsp`'s name but for its extension.
+const FORMS: [&str; 4] = ["nsp", "nsz", "xci", "xcz"];
+
+/// A game file moved from `from` to `to` (`organize`, or its undo): its other forms
+/// in the trash (the `.nsz` a convert replaced) and whatever was trashed from the
+/// same place follow it, so that a restore puts them beside it. Returns how many.
+/// An entry that cannot follow keeps its old key, and still restores there.
+pub fn follow(
+    db: &Connection,
+    root: &Path,
+    from: &LibraryKey,
+    to: &LibraryKey,
+) -> Result<usize, Error> {
+    let stem = |key: &LibraryKey| {
+        key.as_str()
+            .rsplit_once('.')
+            .filter(|(_, ext)| FORMS.contains(&ext.to_ascii_lowercase().as_str()))
+            .map(|(stem, _)| stem.to_string())
+    };
+    let (Some(old), Some(new)) = (stem(from), stem(to)) else {
+        return Ok(0);
+    };
+    check_dir(root)?;
+    let mut followed = 0;
+    for ext in FORMS {
+        for row in store::with_key(db, &format!("{old}.{ext}"))? {
+            let (Some(was), Some(now)) = (
+                LibraryKey::parse(&row.key),
+                LibraryKey::parse(&format!("{new}.{ext}")),
+            ) else {
+                continue;
+            };
+            let entry = entry_key(row.id);
+            let moved =
+                library::safe::make_folders(&dir(root), &now.inside(&entry)).and_then(|_| {
+                    library::safe::move_new(
+                        &entry_file(root, row.id, &was),
+                        &entry_file(root, row.id, &now),
+                    )
+                });
+            match moved {
+                Ok(()) => {
+                    store::set_key(db, row.id, now.as_str())?;
+                    library::safe::remove_empty_folders(
+                        &entry_dir(root, row.id),
+                        &was,
+                        &entry_dir(root, row.id),
+                    );
+                    followed += 1;
+                }
+                Err(e) => warn!("trash: entry {} stays at {}: {e}", row.id, row.key),
+            }
+        }
+    }
+    Ok(followed)
 }
 
 /// Delete an entry's file for good.

@@ -95,6 +95,10 @@ words! {
         Push = "push",
         /// Fetch and import the title data.
         Titles = "titles",
+        /// Move the files to the naming template (`jobs::organize`).
+        Organize = "organize",
+        /// Move superseded updates and duplicates to the trash (`jobs::dedupe`).
+        Dedupe = "dedupe",
     }
 }
 
@@ -109,7 +113,7 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan | Task::Titles => Unit::Files,
+            Task::Scan | Task::Titles | Task::Organize | Task::Dedupe => Unit::Files,
             Task::Convert | Task::Push => Unit::Bytes,
         }
     }
@@ -138,6 +142,46 @@ words! {
         Converted = "converted",
         /// Found in the trash folder without a row after a crash, and adopted.
         Recovered = "recovered",
+        /// An older version of a title ID whose newer version is in the library
+        /// (`dedupe`).
+        Superseded = "superseded",
+        /// The same title ID and version as a copy that stays (`dedupe`).
+        Duplicate = "duplicate",
+    }
+}
+
+words! {
+    /// How the service sees changes under the library (`--watch`).
+    WatchMode {
+        /// inotify, or polling on a network filesystem (NFS, SMB…) or where inotify
+        /// cannot be had.
+        Auto = "auto",
+        /// Polling, wherever the library is.
+        Poll = "poll",
+        /// Nothing: only a scan sees changes.
+        Off = "off",
+    }
+}
+
+words! {
+    /// Which of two copies of the same title ID and version `dedupe` keeps.
+    DedupeKeep {
+        /// The `.nsp` or `.xci`: installs without decompressing.
+        Uncompressed = "uncompressed",
+        /// The `.nsz` or `.xcz`: smaller.
+        Compressed = "compressed",
+    }
+}
+
+words! {
+    /// How far one file of an `organize` run got (its journal row).
+    MoveState {
+        /// About to move: a kill here is finished or forgotten at the next start.
+        Moving = "moving",
+        Moved = "moved",
+        /// About to move back (`organize --undo`).
+        Undoing = "undoing",
+        Undone = "undone",
     }
 }
 

@@ -31,6 +31,7 @@ mod admin;
 mod library;
 mod task;
 mod titles;
+mod upkeep;
 pub mod words;
 
 pub use words::error_line;
@@ -93,6 +94,12 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Console { command }) => admin::console_command(global, command),
         Some(Command::Scan) => task::foreground(global, Task::Scan),
         Some(Command::Convert) => task::foreground(global, Task::Convert),
+        Some(Command::Dedupe { dry_run }) => upkeep::dedupe(global, *dry_run),
+        Some(Command::Organize {
+            dry_run,
+            list,
+            undo,
+        }) => upkeep::organize(global, *dry_run, *list, *undo),
         Some(Command::Trash { command }) => library::trash_command(global, command),
         Some(Command::Backup { file }) => library::backup(global, file),
         Some(Command::Device { command }) => library::device_command(global, command),

@@ -107,6 +107,8 @@ pub fn french(m: &Msg) -> String {
         BadTitleUrl => "l'adresse des données de titres doit être en http(s), sans requête".into(),
         BadWebhookUrl => "l'adresse du webhook doit être en http(s), avec un hôte, sans espace".into(),
         WebhookSecretAlone => "un secret de webhook demande une adresse de webhook".into(),
+        BadOrganizeTemplate => "le modèle de rangement doit être un chemin relatif finissant par .{ext}, avec pour seuls champs {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} et {ext}".into(),
+        NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
         BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
         BadMissingKind => "kind doit valoir update ou dlc".into(),
         TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {reason} ; les données précédentes sont conservées"),

@@ -192,6 +192,8 @@ pub enum Msg {
     BadTitleUrl,
     BadWebhookUrl,
     WebhookSecretAlone,
+    BadOrganizeTemplate,
+    NoOrganizeRun,
     BadMissingKind,
     TitleSourceDown {
         file: String,
@@ -323,6 +325,8 @@ impl Msg {
             BadTitleUrl => "The title data URL must be http(s), without a query.".into(),
             BadWebhookUrl => "The webhook URL must be http(s) with a host, without blanks.".into(),
             WebhookSecretAlone => "A webhook secret needs a webhook URL.".into(),
+            BadOrganizeTemplate => "The organize template must be a relative path ending in .{ext}, with only the placeholders {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} and {ext}.".into(),
+            NoOrganizeRun => "No organize run has that number.".into(),
             BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
             BadMissingKind => "kind must be update or dlc.".into(),
             TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),

@@ -1,8 +1,10 @@
-//! Tasks: the long-running work (scan, convert, push, title data) that runs one at a
-//! time on the job thread. `runner` owns the slot; this file names the tasks and
-//! dispatches each to its module.
+//! Tasks: the long-running work (scan, convert, push, title data, organize, dedupe)
+//! that runs one at a time on the job thread. `runner` owns the slot; this file names
+//! the tasks and dispatches each to its module.
 
 pub mod convert;
+pub mod dedupe;
+pub mod organize;
 pub mod push;
 pub mod runner;
 pub mod scan;
@@ -39,5 +41,7 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Convert => convert::run(ctx),
         Task::Push => push::run(ctx, push),
         Task::Titles => titles::run(ctx),
+        Task::Dedupe => dedupe::run(ctx),
+        Task::Organize => organize::run(ctx),
     }
 }

@@ -89,6 +89,59 @@ pub fn make_folders(root: &Path, key: &LibraryKey) -> Result<()> {
     Ok(())
 }
 
+/// Move the file `src` to `dst`, which must not exist: an existing `dst` is never
+/// overwritten (`AlreadyExists`), even one that appears meanwhile. The folders of
+/// `dst` must exist. Both are on the same filesystem (a rename).
+///
+/// `renameat2(RENAME_NOREPLACE)` does it in one step where the filesystem has it;
+/// elsewhere a hard link (which fails on an existing target) and an unlink; on a
+/// filesystem without hard links either (exFAT, some network mounts), a check and a
+/// rename, which leaves only the instant between the two.
+pub fn move_new(src: &Path, dst: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(Error::other);
+    let (from, to) = (c(src)?, c(dst)?);
+    // SAFETY: two valid NUL-terminated paths, relative to the working directory.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    };
+    if done == 0 {
+        return Ok(());
+    }
+    let e = Error::last_os_error();
+    if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
+        return Err(e);
+    }
+    let exists = || std::fs::symlink_metadata(dst).is_ok();
+    match std::fs::hard_link(src, dst) {
+        // The file must not keep both names: when the old one cannot go, neither
+        // does the new.
+        Ok(()) => std::fs::remove_file(src).inspect_err(|_| {
+            let _ = std::fs::remove_file(dst);
+        }),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(e),
+        Err(_) if exists() => Err(ErrorKind::AlreadyExists.into()),
+        Err(_) => std::fs::rename(src, dst),
+    }
+}
+
+/// Remove the folders of `key` below `root` that are left empty, nearest to the file
+/// first, stopping at the first that is not empty and never removing `keep` (a
+/// platform folder) or a folder above it.
+pub fn remove_empty_folders(root: &Path, key: &LibraryKey, keep: &Path) {
+    for folder in key.folders_under(root).iter().rev() {
+        if folder == keep || keep.starts_with(folder) || std::fs::remove_dir(folder).is_err() {
+            break;
+        }
+    }
+}
+
 /// A folder the scan may walk: every component below `root` a real folder (or not
 /// there yet), none hidden. Platform folders are held to it when added and scanned.
 pub fn walkable_folder(root: &Path, folder: &str) -> bool {
@@ -150,5 +203,23 @@ mod tests {
         assert!(!walkable_folder(&root, "games/.hidden"));
         assert!(walkable_folder(&root, "games"));
         assert!(walkable_folder(&root, "not/yet"));
+    }
+
+    #[test]
+    fn a_move_never_overwrites() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("c"),
+        );
+        std::fs::write(&a, b"a").unwrap();
+        std::fs::write(&b, b"b").unwrap();
+        let e = move_new(&a, &b).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&b).unwrap(), b"b");
+        move_new(&a, &c).unwrap();
+        assert!(!a.exists());
+        assert_eq!(std::fs::read(&c).unwrap(), b"a");
     }
 }

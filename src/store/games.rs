@@ -481,3 +481,64 @@ pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The file at `from` now lives at `to` (`organize`).
+pub fn rekey(conn: &Connection, from: &str, to: &str) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE games SET key = ?2 WHERE key = ?1")?
+        .execute(params![from, to])?;
+    Ok(())
+}
+
+/// What `organize` needs of a game to name it.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    pub key: String,
+    pub platform: String,
+    pub name: String,
+    pub kind: GameKind,
+    pub title_id: Option<String>,
+    pub base_title_id: Option<String>,
+    pub version: Option<u32>,
+    pub format: String,
+}
+
+/// Every game, in key order.
+pub fn placed(conn: &Connection) -> Result<Vec<Placed>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key, platform, name, type, title_id, base_title_id, version, format
+         FROM games ORDER BY key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Placed {
+            key: r.get(0)?,
+            platform: r.get(1)?,
+            name: r.get(2)?,
+            kind: r.get(3)?,
+            title_id: r.get(4)?,
+            base_title_id: r.get(5)?,
+            version: r.get(6)?,
+            format: r.get(7)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The size and time the database holds for the file at `key`.
+pub fn fingerprint(conn: &Connection, key: &str) -> Result<Option<(u64, i64)>, Error> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached("SELECT size, mtime FROM games WHERE key = ?1")?
+        .query_row([key], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))
+        .optional()?)
+}
+
+/// Whether a game is at `key` or in the folder `key`.
+pub fn any_at_or_under(conn: &Connection, key: &str) -> Result<bool, Error> {
+    // Keys in the folder sort between `key/` and `key0` ('0' follows '/').
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM games WHERE key = ?1
+                            OR (key > ?1 || '/' AND key < ?1 || '0'))",
+        )?
+        .query_row([key], |r| r.get(0))?)
+}

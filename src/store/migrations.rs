@@ -280,6 +280,22 @@ const MIGRATIONS: &[&str] = &[
      DROP INDEX IF EXISTS games_by_type_ord;
      ALTER TABLE games DROP COLUMN ord;
      ALTER TABLE games DROP COLUMN type_ord;",
+    // 15: organize's journal: each run, and each file it moved, so that a run can be
+    //     undone and a move a kill cut short is finished or forgotten at the next start.
+    "CREATE TABLE organize_runs (
+         id         INTEGER PRIMARY KEY,
+         started_at INTEGER NOT NULL,
+         template   TEXT NOT NULL,
+         undone_at  INTEGER              -- when `organize --undo` put its files back
+     );
+     CREATE TABLE organize_moves (
+         id       INTEGER PRIMARY KEY,
+         run      INTEGER NOT NULL REFERENCES organize_runs(id),
+         from_key TEXT NOT NULL,
+         to_key   TEXT NOT NULL,
+         state    TEXT NOT NULL          -- moving, moved, undoing, undone
+     );
+     CREATE INDEX organize_moves_by_run ON organize_moves(run, id);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

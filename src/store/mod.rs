@@ -18,6 +18,8 @@ pub mod job_runs;
 pub mod library_generation;
 pub mod migrations;
 pub mod missing;
+pub mod organize_moves;
+pub mod organize_runs;
 pub mod platforms;
 pub mod push_list;
 pub mod sessions;

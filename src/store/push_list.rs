@@ -32,3 +32,10 @@ pub fn clear(conn: &Connection) -> Result<(), Error> {
     conn.execute("DELETE FROM push_list", [])?;
     Ok(())
 }
+
+/// The file at `from` now lives at `to` (`organize`).
+pub fn rekey(conn: &Connection, from: &str, to: &str) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE push_list SET key = ?2 WHERE key = ?1")?
+        .execute(params![from, to])?;
+    Ok(())
+}

@@ -77,3 +77,10 @@ pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The file at `from` now lives at `to` (`organize`).
+pub fn rekey(conn: &Connection, from: &str, to: &str) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE shop_downloads SET key = ?2 WHERE key = ?1")?
+        .execute(params![from, to])?;
+    Ok(())
+}

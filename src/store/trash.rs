@@ -75,3 +75,17 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
     conn.execute("DELETE FROM trash WHERE id = ?1", [id])?;
     Ok(())
 }
+
+/// The entries that go back to `key`.
+pub fn with_key(conn: &Connection, key: &str) -> Result<Vec<TrashRow>, Error> {
+    let sql = format!("SELECT {COLUMNS} FROM trash WHERE key = ?1 ORDER BY id");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([key], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// An entry now goes back to `key` (its file moved with it: `trash::follow`).
+pub fn set_key(conn: &Connection, id: i64, key: &str) -> Result<(), Error> {
+    conn.execute("UPDATE trash SET key = ?2 WHERE id = ?1", params![id, key])?;
+    Ok(())
+}

@@ -286,11 +286,35 @@ messages! {
     Active => "Active", "Active";
     NoKeys => "Aucune clé.", "No keys.";
     Access => "Accès", "Access";
+    // The upkeep page.
+    Upkeep => "Rangement", "Upkeep";
+    UpkeepLink => "Doublons et rangement des fichiers", "Duplicates and file names";
+    OrganizeTitle => "Noms des fichiers", "File names";
+    OrganizeTemplate => "Chaque fichier identifié va à la place que lui donne le modèle, dans le dossier de sa plateforme :", "Each identified file goes where the template puts it, inside its platform's folder:";
+    OrganizeToMove => "à déplacer", "to move";
+    OrganizeTaken => "dont la place est prise", "whose place is taken";
+    OrganizeTakenOne => "place prise : ne bouge pas", "place taken: stays";
+    OrganizeInPlace => "déjà en place", "already in place";
+    OrganizeLeft => "laissés tels quels (non identifiés ou liens)", "left alone (unidentified or links)";
+    OrganizeFrom => "Aujourd'hui", "Now";
+    OrganizeTo => "Après le rangement", "After";
+    OrganizeStart => "Ranger les fichiers", "Organize the files";
+    OrganizeRuns => "Rangements passés (chacun peut être annulé)", "Past runs (each can be undone)";
+    OrganizeMoved => "déplacés", "moved";
+    OrganizeUndone => "annulé le", "undone on";
+    DedupeTitle => "Versions remplacées et doublons", "Superseded versions and duplicates";
+    DedupeRuleUncompressed => "Pour chaque titre, la version la plus récente reste ; entre deux copies de la même version, le fichier non compressé (.nsp, .xci). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest version stays; between two copies of the same version, the uncompressed file (.nsp, .xci). The others go to the trash, where they can be restored from.";
+    DedupeRuleCompressed => "Pour chaque titre, la version la plus récente reste ; entre deux copies de la même version, le fichier compressé (.nsz, .xcz). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest version stays; between two copies of the same version, the compressed file (.nsz, .xcz). The others go to the trash, where they can be restored from.";
+    DedupeNothing => "Aucune version remplacée ni doublon.", "No superseded version and no duplicate.";
+    KeptCopy => "Copie gardée", "Copy kept";
+    DedupeStart => "Mettre à la corbeille", "Move to the trash";
     // Task labels, results, trash reasons (the service's words, translated for people).
     TaskScan => "Analyse", "Scan";
     TaskConvert => "Décompression", "Conversion";
     TaskPush => "Envoi", "Push";
     TaskTitles => "Données de titres", "Title data";
+    TaskOrganize => "Rangement", "Organize";
+    TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     ResultOk => "réussie", "succeeded";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";
@@ -299,6 +323,8 @@ messages! {
     ReasonDeleted => "supprimé", "deleted";
     ReasonConverted => "remplacé par sa version décompressée", "replaced by its converted file";
     ReasonRecovered => "retrouvé au démarrage", "recovered at start";
+    ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
+    ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";

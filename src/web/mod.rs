@@ -1,5 +1,5 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
-//! `library`, `tasks`, `device` with `shop`, `trash`, `settings`,
+//! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings`,
 //! `sign_in`), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
@@ -15,6 +15,7 @@ pub mod sign_in;
 pub mod tasks;
 pub mod titles;
 pub mod trash;
+pub mod upkeep;
 pub mod view;
 
 use serde::Deserialize;

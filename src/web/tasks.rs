@@ -84,6 +84,7 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let runs = job_runs::recent(c.db, 50)?;
     let body = html! {
         (task_panel(c, &v))
+        p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
         h2 { (v.t(M::History)) }
         div.scroll {
             table #history {

@@ -322,6 +322,8 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Convert => M::TaskConvert,
         Task::Push => M::TaskPush,
         Task::Titles => M::TaskTitles,
+        Task::Organize => M::TaskOrganize,
+        Task::Dedupe => M::TaskDedupe,
     })
 }
 
@@ -342,6 +344,8 @@ pub fn reason_word(v: &Viewer, reason: TrashReason) -> &'static str {
         TrashReason::Deleted => M::ReasonDeleted,
         TrashReason::Converted => M::ReasonConverted,
         TrashReason::Recovered => M::ReasonRecovered,
+        TrashReason::Superseded => M::ReasonSuperseded,
+        TrashReason::Duplicate => M::ReasonDuplicate,
     })
 }
 

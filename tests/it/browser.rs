@@ -367,7 +367,14 @@ fn a_person_in_a_browser_runs_the_library() {
     assert_eq!(r.status, 401);
 
     // The other pages render and fit.
-    for page in ["tasks", "device", "platforms", "settings", "files"] {
+    for page in [
+        "tasks",
+        "device",
+        "platforms",
+        "settings",
+        "files",
+        "upkeep",
+    ] {
         open(&tab, &format!("{base}/{page}"));
         fits_the_screen(&tab, page);
         shot(&tab, page);
@@ -433,6 +440,8 @@ fn a_person_in_a_browser_runs_the_library() {
     shot(&tab, "title-desktop");
     open(&tab, &format!("{base}/device"));
     shot(&tab, "device-desktop");
+    open(&tab, &format!("{base}/upkeep"));
+    shot(&tab, "upkeep-desktop");
     // The same pages in English, at both widths.
     let status = js(
         &tab,
@@ -444,11 +453,14 @@ fn a_person_in_a_browser_runs_the_library() {
     shot(&tab, "library-desktop-en");
     open(&tab, &format!("{base}/device"));
     shot(&tab, "device-desktop-en");
+    open(&tab, &format!("{base}/upkeep"));
+    shot(&tab, "upkeep-desktop-en");
     screen(&tab, 360, 740, true);
     for (page, name) in [
         ("library", "library-en"),
         ("title/0100000000010000", "title-en"),
         ("device", "device-en"),
+        ("upkeep", "upkeep-en"),
     ] {
         open(&tab, &format!("{base}/{page}"));
         fits_the_screen(&tab, name);

@@ -12,6 +12,10 @@ use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_ludotheque");
 
+/// Long enough for a change under a watched library to settle (3 s), be polled (2 s)
+/// and start a scan, with room to spare.
+pub const WATCH_SETTLED: Duration = Duration::from_secs(8);
+
 /// A temporary library and data folder, kept across restarts of a server.
 pub struct Folders {
     pub tmp: tempfile::TempDir,
@@ -174,6 +178,13 @@ impl TestServer {
                 &[][..]
             } else {
                 &["--listen", "127.0.0.1:0"][..]
+            })
+            // Nothing scans behind a test's back unless it asks for the watch: a test
+            // that writes files and then starts a task must not meet a 409.
+            .args(if args.iter().any(|a| a.starts_with("--watch")) {
+                &[][..]
+            } else {
+                &["--watch", "off"][..]
             })
             .args(args)
             .env("LUDOTHEQUE_LOG_LEVEL", "debug")

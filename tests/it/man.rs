@@ -96,8 +96,31 @@ address, how each installer takes it, and what the consoles downloaded.
 .BR ludotheque-titles (1)
 "#;
 
-/// What `serve`'s page says of the webhook besides its flags.
-const SERVE_WRITTEN: &str = r#".SH WEBHOOK
+/// What `serve`'s page says of the watch and the webhook besides its flags.
+const SERVE_WRITTEN: &str = r#".SH WATCH
+A running service sees files change under the library and starts a scan for them
+by itself, through the one task slot.
+.B \-\-watch auto
+(the default) uses inotify, and polls on NFS, SMB/CIFS and FUSE mounts, whose server
+sends no event;
+.B \-\-watch poll
+polls wherever the library is;
+.B \-\-watch off
+leaves changes to
+.BR "ludotheque scan" .
+Polling reads every folder's time and lists again those whose time moved; it looks
+at files changed in the last 10 minutes on every poll and at every file once a
+minute. It polls every 2 s, or less often on a large library or a slow server: each
+pass waits 200 times as long as it took (about 0.5 % of a core). A changed file is taken once its size and time have stayed still for 3 s
+(a download in progress is not read half-written; a burst of changes is one scan),
+and only when it disagrees with the library: the service's own writes (the trash,
+convert, organize) never start a scan. At start, and when events were lost, the whole
+library is compared with the database (reading no file), so changes made while the
+service was stopped are seen too. Links to folders are not followed. A change during a task waits for the task to
+end; scripts that start tasks meet 409
+.B busy
+more often and should retry.
+.SH WEBHOOK
 With
 .BR \-\-webhook\-url ,
 the service POSTs a small JSON event to that address (Content-Type application/json,
@@ -132,6 +155,65 @@ dropped. Both are logged with the receiver's host only.
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-api (7)
+"#;
+
+/// What `organize`'s page says besides its flags.
+const ORGANIZE_WRITTEN: &str = r#".SH TEMPLATE
+.B \-\-organize\-template
+(default
+.BR "{name}/{name} [{title_id}][v{version}].{ext}" )
+gives each identified file its place, relative to its platform's folder:
+.B {name}
+is the base game's name (for its updates and DLC too; from the title data when
+known),
+.B {dlc_name}
+the file's own,
+.BR {title_id} ", " {base_title_id} ", " {version} " (0 when unknown), " {type}
+(Base, Update, DLC) and
+.BR {ext} .
+It must be relative and end in
+.BR .{ext} .
+The characters SMB and exFAT refuse
+.RB ( :?*"<>|\e
+and control characters) are replaced, no name starts with a dot or ends with a dot
+or a space, and each name is kept under 255 bytes by shortening the game's name.
+.SH SAFETY
+A file whose place is taken is skipped and named, never overwritten; unidentified
+files and symlinks stay; a second run moves nothing. Each move is journaled before it
+is made and settled at the next start if a stop cut it short. The game's key follows
+it in the push list, the shop's download history and the trash. Folders a move
+empties are removed, never a platform's folder.
+.B \-\-undo
+puts a run's files back, last moved first, and names those it cannot move (no longer
+where the run put them, or their old place taken). Running and undoing are refused
+while a server uses the data folder; the web interface's Upkeep page starts the same
+task on a running service.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-dedupe (1),
+.BR ludotheque-trash (1)
+"#;
+
+/// What `dedupe`'s page says besides its flags.
+const DEDUPE_WRITTEN: &str = r#".SH RULE
+Files are grouped by title ID and one copy of each stays: a file whose header parses
+wins over one whose does not, then the newest version, then the format
+.B \-\-dedupe\-keep
+prefers (uncompressed .nsp/.xci by default, or compressed .nsz/.xcz), then the first
+key in byte order. The group's other files of an older version go to the trash as
+.BR superseded ,
+those of the same version as
+.BR duplicate .
+A newer file kept back only because it does not parse is never trashed. A base game
+without a version counts as version 0; an update or DLC whose version is unknown is
+left alone. Only regular files on disk count: a symlink, or a row whose file is
+gone, is neither kept nor trashed. Nothing is deleted: each file can be restored with
+.B ludotheque trash restore
+until the trash's retention ends.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-trash (1),
+.BR ludotheque-organize (1)
 "#;
 
 /// What `console`'s page says of the shop besides its commands.
@@ -223,6 +305,8 @@ fn pages() -> Vec<(String, String)> {
         let see_also = match sub.get_name() {
             "console" => CONSOLE_WRITTEN,
             "serve" => SERVE_WRITTEN,
+            "organize" => ORGANIZE_WRITTEN,
+            "dedupe" => DEDUPE_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };
         pages.push((
@@ -363,9 +447,15 @@ fn the_api_page_lists_every_value_of_every_word() {
     let words_rs =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/words.rs"))
             .unwrap();
+    // Words no API field carries: flag values (their pages list them) and organize's
+    // journal.
+    let elsewhere = ["WatchMode", "DedupeKeep", "MoveState"];
+    for name in elsewhere {
+        assert!(words_rs.contains(&format!("\n    {name} {{")), "{name}");
+    }
     assert_eq!(
         words_rs.matches("\nwords! {").count(),
-        fields.len(),
+        fields.len() + elsewhere.len(),
         "an enum of words.rs is not checked here"
     );
     for (field, words) in fields {

@@ -386,6 +386,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/convert".into(), None),
         ("POST", "/api/push".into(), None),
         ("POST", "/api/titles/update".into(), None),
+        ("POST", "/api/organize".into(), None),
+        ("POST", "/api/dedupe".into(), None),
     ]
 }
 

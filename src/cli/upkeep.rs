@@ -1,0 +1,139 @@
+//! Keeping the library tidy from the command line: `dedupe` and `organize`, each as a
+//! preview (`--dry-run`, which only reads) or as the task run in the foreground.
+
+use super::{open_store, task};
+use crate::args::{GlobalArgs, ServeArgs};
+use crate::config::Config;
+use crate::error::Error;
+use crate::jobs::organize::{self, NotBack};
+use crate::jobs::{dedupe, Task};
+use crate::service::Service;
+use crate::store::organize_runs;
+use crate::time;
+use crate::words::TrashReason;
+
+pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
+    if !dry_run {
+        return task::foreground(global, Task::Dedupe);
+    }
+    let config = Config::new(global, &ServeArgs::from_env())?;
+    let db = open_store(global)?;
+    let drops = dedupe::plan(&db, &config.library, config.dedupe_keep)?;
+    for d in &drops {
+        let why = match d.reason {
+            TrashReason::Superseded => "remplacé",
+            _ => "doublon",
+        };
+        say!("{why:<9} {} (v{}) : {}", d.title_id, d.version, d.key);
+        say!("          gardé : {}", d.kept);
+    }
+    let bytes: u64 = drops.iter().map(|d| d.size).sum();
+    match drops.len() {
+        0 => say!("Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille."),
+        n => say!(
+            "{n} fichier(s) partiraient à la corbeille ({bytes} octets) ; « ludotheque dedupe » les y met."
+        ),
+    }
+    Ok(())
+}
+
+pub fn organize(
+    global: &GlobalArgs,
+    dry_run: bool,
+    list: bool,
+    undo: Option<i64>,
+) -> Result<(), Error> {
+    if list {
+        return organize_list(global);
+    }
+    if let Some(run) = undo {
+        return organize_undo(global, run);
+    }
+    if !dry_run {
+        let db = open_store(global)?;
+        let newest = || organize_runs::list(&db, 1).map(|runs| runs.first().map(|r| r.id));
+        let before = newest()?;
+        task::foreground(global, Task::Organize)?;
+        match newest()?.filter(|&run| Some(run) != before) {
+            Some(run) => say!(
+                "Rangement {run} journalisé : « ludotheque organize --undo {run} » remet ses fichiers en place."
+            ),
+            None => say!("Rien à déplacer : chaque fichier est à sa place, ou la sienne est prise."),
+        }
+        return Ok(());
+    }
+    let config = Config::new(global, &ServeArgs::from_env())?;
+    let db = open_store(global)?;
+    let plan = organize::plan(&db, &config.library, &config.organize_template)?;
+    for m in &plan.moves {
+        say!("{}", m.from);
+        say!("  → {}", m.to);
+    }
+    for m in &plan.taken {
+        say!("place prise, non déplacé : {}", m.from);
+        say!("  ↛ {}", m.to);
+    }
+    say!(
+        "{} fichier(s) à déplacer, {} dont la place est prise, {} déjà en place, {} laissé(s) tel(s) quel(s) (non identifiés ou liens).",
+        plan.moves.len(),
+        plan.taken.len(),
+        plan.in_place,
+        plan.left
+    );
+    Ok(())
+}
+
+fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
+    let db = open_store(global)?;
+    let runs = organize_runs::list(&db, 1000)?;
+    if runs.is_empty() {
+        say!("Aucun rangement n'a encore déplacé de fichier.");
+    }
+    for r in runs {
+        let state = match r.undone_at {
+            Some(at) => format!("annulé le {}", time::rfc3339(at)),
+            None => format!("{} déplacé(s)", r.moved),
+        };
+        say!(
+            "{:>4}  {}  {state}, {} remis en place  {}",
+            r.id,
+            time::rfc3339(r.started_at),
+            r.undone,
+            r.template
+        );
+    }
+    Ok(())
+}
+
+/// Undo under the data folder's lock, like a foreground task: no server may be
+/// moving files meanwhile.
+fn organize_undo(global: &GlobalArgs, run: i64) -> Result<(), Error> {
+    let config = Config::new(global, &ServeArgs::from_env())?;
+    let service = Service::open(&config)?;
+    let db = open_store(global)?;
+    if let Some(at) = organize_runs::get(&db, run)?.and_then(|r| r.undone_at) {
+        service.close();
+        say!(
+            "Le rangement {run} est déjà annulé (le {}).",
+            time::rfc3339(at)
+        );
+        return Ok(());
+    }
+    let undone = organize::undo(&db, &config.library, run);
+    service.close();
+    let undone = undone?;
+    for (key, why) in &undone.skipped {
+        let why = match why {
+            NotBack::Gone => "il n'est plus là où le rangement l'avait mis",
+            NotBack::Taken => "sa place d'origine est prise",
+            NotBack::Failed => "le déplacement a échoué (voir le journal)",
+        };
+        say!("non remis en place : {key} ({why})");
+    }
+    say!(
+        "Rangement {run} annulé : {} fichier(s) remis en place, {} non.",
+        undone.moved_back,
+        undone.skipped.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,187 @@
+//! The dedupe task: superseded files and duplicates go to the trash, never away.
+//!
+//! Files are grouped by title ID. In each group one copy stays, picked by an explicit
+//! rule: a file whose header parsed wins over one whose did not, then the highest
+//! version, then the preferred format (`--dedupe-keep`: the uncompressed `.nsp`/`.xci`
+//! by default, or the compressed `.nsz`/`.xcz`), then the first key in byte order.
+//! The other files of the group whose version is lower go to the trash as
+//! `superseded`, those of the same version as `duplicate`. A newer file that stays
+//! because it does not parse is never trashed, and nothing is trashed in a group
+//! whose every file is unreadable.
+//!
+//! A base game without a version counts as version 0 (every base game is); an update
+//! or DLC whose version is not known is left alone: nothing says which is newer. Only
+//! regular files on disk count: a symlink, or a row whose file is gone, is neither
+//! kept nor trashed.
+//! The plan is computed again when the task runs, so what a page showed a minute ago
+//! cannot trash a file that has since become the newest.
+
+use std::cmp::Ordering;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use log::warn;
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::{Outcome, TaskCtx};
+use crate::error::Error;
+use crate::library::LibraryKey;
+use crate::words::{DedupeKeep, GameKind, TrashReason};
+
+/// A file the task moves to the trash, and the copy that stays in its place.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drop {
+    pub key: String,
+    pub name: String,
+    pub title_id: String,
+    pub version: u32,
+    pub size: u64,
+    pub reason: TrashReason,
+    /// The key of the file that stays.
+    pub kept: String,
+}
+
+/// A file as the rule sees it.
+struct Copy {
+    /// Device and inode of the file on disk.
+    file: (u64, u64),
+    key: String,
+    name: String,
+    title_id: String,
+    version: Option<u32>,
+    format: String,
+    size: u64,
+    header_ok: bool,
+}
+
+/// Every identified game whose file is there, a regular file: a symlink is no copy
+/// (trashing the file it leads to would break it), and a row whose file is gone
+/// (the watch off, no scan since) is no copy to keep.
+fn copies(db: &Connection, root: &Path) -> Result<Vec<Copy>, Error> {
+    let mut stmt = db.prepare(
+        "SELECT key, name, type, title_id, version, format, size, header_ok FROM games
+         WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
+         ORDER BY title_id, key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let kind: GameKind = r.get(2)?;
+        let version: Option<u32> = r.get(4)?;
+        Ok(Copy {
+            file: (0, 0),
+            key: r.get(0)?,
+            name: r.get(1)?,
+            title_id: r.get(3)?,
+            version: version.or((kind == GameKind::Base).then_some(0)),
+            format: r.get(5)?,
+            size: r.get::<_, i64>(6)? as u64,
+            header_ok: r.get(7)?,
+        })
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let mut c = row?;
+        let on_disk = LibraryKey::parse(&c.key)
+            .and_then(|k| std::fs::symlink_metadata(k.under(root)).ok())
+            .filter(|m| m.file_type().is_file());
+        if let Some(m) = on_disk {
+            c.file = (m.dev(), m.ino());
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+fn compressed(format: &str) -> bool {
+    matches!(format, "nsz" | "xcz")
+}
+
+/// Which of two copies of a title ID stays: `Greater` when `a` does.
+fn better(a: &Copy, b: &Copy, keep: DedupeKeep) -> Ordering {
+    let preferred = |c: &Copy| compressed(&c.format) == (keep == DedupeKeep::Compressed);
+    a.header_ok
+        .cmp(&b.header_ok)
+        .then(a.version.cmp(&b.version))
+        .then(preferred(a).cmp(&preferred(b)))
+        .then(b.key.cmp(&a.key))
+}
+
+/// Every file the rule would move to the trash, in title ID then key order.
+pub fn plan(db: &Connection, root: &Path, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
+    let all = copies(db, root)?;
+    let mut drops = Vec::new();
+    for group in all.chunk_by(|a, b| a.title_id == b.title_id) {
+        let known: Vec<&Copy> = group.iter().filter(|c| c.version.is_some()).collect();
+        let Some(kept) = known.iter().copied().max_by(|a, b| better(a, b, keep)) else {
+            continue;
+        };
+        if !kept.header_ok {
+            continue;
+        }
+        // A second name of the kept file (a hard link) is the same file, not a copy.
+        for c in known.iter().filter(|c| c.file != kept.file) {
+            let reason = match c.version.cmp(&kept.version) {
+                Ordering::Less => TrashReason::Superseded,
+                Ordering::Equal => TrashReason::Duplicate,
+                Ordering::Greater => continue,
+            };
+            drops.push(Drop {
+                key: c.key.clone(),
+                name: c.name.clone(),
+                title_id: c.title_id.clone(),
+                version: c.version.unwrap_or(0),
+                size: c.size,
+                reason,
+                kept: kept.key.clone(),
+            });
+        }
+    }
+    Ok(drops)
+}
+
+/// The task: move every file of the plan to the trash. A file that cannot be moved
+/// is counted as an error and logged; the others still go.
+pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let drops = plan(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    ctx.progress.set_total(drops.len() as u64);
+    let (mut superseded, mut duplicates, mut bytes) = (0u64, 0u64, 0u64);
+    let result = (|| {
+        for d in &drops {
+            ctx.progress.check()?;
+            let moved = LibraryKey::parse(&d.key)
+                .ok_or_else(|| Error::internal("a key of the games table is no key"))
+                .and_then(|key| {
+                    crate::trash::move_in(
+                        ctx.db,
+                        &ctx.config.library,
+                        &key,
+                        d.reason,
+                        ctx.config.trash_retention_days,
+                    )
+                });
+            match moved {
+                Ok(_) if d.reason == TrashReason::Superseded => superseded += 1,
+                Ok(_) => duplicates += 1,
+                Err(e) => {
+                    warn!("dedupe: {} not moved to the trash: {e}", d.key);
+                    ctx.progress.error();
+                    ctx.progress.advance(1, &d.key);
+                    continue;
+                }
+            }
+            bytes += d.size;
+            ctx.progress.advance(1, &d.key);
+        }
+        Ok::<(), Error>(())
+    })();
+    // What moved changes the titles' states, whether or not the task got to the end.
+    if superseded + duplicates > 0 {
+        crate::titles::model::refresh_after_change(ctx.db);
+    }
+    result?;
+    Ok(Outcome {
+        message: format!(
+            "{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"
+        ),
+    })
+}

@@ -1,0 +1,444 @@
+//! The organize task: move each identified file to the place the naming template
+//! gives it (`library::naming`), inside its platform's folder, and keep a journal so
+//! that a run can be undone.
+//!
+//! Never lose a file, never overwrite one: a target that is taken (on disk, or by an
+//! earlier file of the same run) is skipped and reported; a file already in its place
+//! does not move, so a second run moves nothing. Unidentified files and links stay
+//! where they are (a moved relative link would point elsewhere). Moves are renames
+//! inside the library, so a file keeps its size and time and the next scan reads
+//! nothing again; the folders a move leaves empty are removed, the platform folder
+//! never.
+//!
+//! Each move is journaled before it happens (`moving`), the file renamed, then in one
+//! transaction the game's key changes everywhere it is held (the game, the push list,
+//! the shop's download history) and the journal says `moved`. A kill in between is
+//! settled by [`recover`] at the next start: the file is where the journal says it
+//! went, or it is not and the row is dropped. Undoing runs the same steps backwards
+//! (`undoing`, `undone`). The game's entries in the trash follow each move
+//! (`trash::follow`): the `.nsz` a convert replaced restores beside its `.nsp`.
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use log::{info, warn};
+use rusqlite::Connection;
+use serde::Serialize;
+
+use super::{Outcome, TaskCtx};
+use crate::error::{Error, Msg};
+use crate::library::{safe, LibraryKey};
+use crate::naming::{Fields, Template};
+use crate::store::{games, organize_moves, organize_runs, platforms, push_list, shop_downloads};
+use crate::words::{GameKind, MoveState};
+
+/// A file and the key the template gives it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Move {
+    pub from: String,
+    pub to: String,
+}
+
+/// What a run would do.
+#[derive(Debug, Default, Serialize)]
+pub struct Plan {
+    pub moves: Vec<Move>,
+    /// Moves not made because their target is taken (a file there, or an earlier file
+    /// of the same run going there).
+    pub taken: Vec<Move>,
+    /// Files already where the template puts them.
+    pub in_place: usize,
+    /// Files left alone: unidentified, or links.
+    pub left: usize,
+}
+
+/// The key of each platform's folder, by slug (`None`: the library root).
+fn platform_folders(db: &Connection) -> Result<HashMap<String, Option<LibraryKey>>, Error> {
+    Ok(platforms::list(db)?
+        .into_iter()
+        .map(|p| (p.slug, LibraryKey::parse(&p.folder)))
+        .collect())
+}
+
+/// The base game's name for every base title ID: from the title data, else from the
+/// library's base game, else none (the file's own name is used).
+fn base_names(db: &Connection, games: &[games::Placed]) -> Result<HashMap<String, String>, Error> {
+    // Two base copies named differently: the least name, whatever their keys, so
+    // that a run does not change which folder the next run picks.
+    let mut names: HashMap<String, String> = HashMap::new();
+    for g in games.iter().filter(|g| g.kind == GameKind::Base) {
+        if let Some(id) = &g.title_id {
+            let name = names.entry(id.clone()).or_insert_with(|| g.name.clone());
+            if g.name < *name {
+                name.clone_from(&g.name);
+            }
+        }
+    }
+    for g in games {
+        if let Some(base) = &g.base_title_id {
+            if let Some(name) = crate::store::titles::name(db, base)? {
+                names.insert(base.clone(), name);
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Where the template puts `g`, when it is identified.
+fn target(
+    g: &games::Placed,
+    template: &Template,
+    folders: &HashMap<String, Option<LibraryKey>>,
+    names: &HashMap<String, String>,
+) -> Option<LibraryKey> {
+    let (title_id, base) = (g.title_id.as_deref()?, g.base_title_id.as_deref()?);
+    let kind = match g.kind {
+        GameKind::Base => "Base",
+        GameKind::Update => "Update",
+        GameKind::Dlc => "DLC",
+        GameKind::Unknown => return None,
+    };
+    let name = names.get(base).map_or(g.name.as_str(), String::as_str);
+    let rendered = template.render(&Fields {
+        name,
+        dlc_name: &g.name,
+        title_id,
+        base_title_id: base,
+        version: g.version.unwrap_or(0),
+        kind,
+        ext: &g.format,
+    });
+    let rendered = LibraryKey::parse(&rendered)?;
+    Some(match folders.get(&g.platform)? {
+        Some(folder) => rendered.inside(folder),
+        None => rendered,
+    })
+}
+
+/// Every move the template asks for, checked against the disk (nothing is moved).
+pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, Error> {
+    let all = games::placed(db)?;
+    let (folders, names) = (platform_folders(db)?, base_names(db, &all)?);
+    let mut plan = Plan::default();
+    let mut targets = HashSet::new();
+    for g in &all {
+        let Some(key) = LibraryKey::parse(&g.key) else {
+            plan.left += 1;
+            continue;
+        };
+        let here = std::fs::symlink_metadata(key.under(root));
+        let to = target(g, template, &folders, &names);
+        let (Some(to), Ok(here)) = (to, here) else {
+            plan.left += 1;
+            continue;
+        };
+        if here.file_type().is_symlink() {
+            plan.left += 1;
+            continue;
+        }
+        let there = std::fs::symlink_metadata(to.under(root));
+        // The same file: already there, or a name that differs only in case on a
+        // filesystem that ignores case.
+        let same = there
+            .as_ref()
+            .is_ok_and(|t| (t.dev(), t.ino()) == (here.dev(), here.ino()));
+        let m = Move {
+            from: g.key.clone(),
+            to: to.to_string(),
+        };
+        if to.as_str() == g.key || same {
+            plan.in_place += 1;
+        } else if there.is_ok() || !targets.insert(to) {
+            plan.taken.push(m);
+        } else {
+            plan.moves.push(m);
+        }
+    }
+    Ok(plan)
+}
+
+/// The folder below which a move never removes an emptied folder: the platform's.
+fn kept_folder(root: &Path, key: &str, folders: &HashMap<String, Option<LibraryKey>>) -> PathBuf {
+    folders
+        .values()
+        .flatten()
+        .filter(|f| key.starts_with(&format!("{f}/")))
+        .max_by_key(|f| f.as_str().len())
+        .map_or_else(|| root.to_path_buf(), |f| f.under(root))
+}
+
+/// After the rename: the key changes everywhere it is held, and the journal row
+/// takes its final state, in one transaction.
+fn rekey(db: &Connection, id: i64, from: &str, to: &str, state: MoveState) -> Result<(), Error> {
+    let tx = db.unchecked_transaction()?;
+    games::rekey(&tx, from, to)?;
+    push_list::rekey(&tx, from, to)?;
+    shop_downloads::rekey(&tx, from, to)?;
+    organize_moves::set_state(&tx, id, state)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Rename `from` to `to` (both keys below `root`), making `to`'s folders, never
+/// through a link and never onto an existing file.
+fn rename(root: &Path, from: &LibraryKey, to: &LibraryKey) -> std::io::Result<()> {
+    safe::check_folders(root, from)?;
+    safe::make_folders(root, to)?;
+    safe::move_new(&from.under(root), &to.under(root))
+}
+
+/// One journaled move of the file at `from` to `to`, whose journal row `id` is
+/// already written (`moving` or `undoing`); `after` is its state once done.
+fn journaled(
+    db: &Connection,
+    root: &Path,
+    id: i64,
+    (from, to): (&LibraryKey, &LibraryKey),
+    after: MoveState,
+) -> Result<(), Error> {
+    rename(root, from, to).map_err(|e| Error::internal(format!("moving {from} to {to}: {e}")))?;
+    if let Err(e) = rekey(db, id, from.as_str(), to.as_str(), after) {
+        // The database does not know the file moved: put it back.
+        let _ = safe::move_new(&to.under(root), &from.under(root));
+        return Err(e);
+    }
+    // Best effort: an entry that stays behind still restores where it was.
+    if let Err(e) = crate::trash::follow(db, root, from, to) {
+        warn!("organize: the trash of {from} did not follow: {e}");
+    }
+    Ok(())
+}
+
+fn keys(m: &Move) -> Result<(LibraryKey, LibraryKey), Error> {
+    let bad = || Error::internal("a key of the journal is no key");
+    Ok((
+        LibraryKey::parse(&m.from).ok_or_else(bad)?,
+        LibraryKey::parse(&m.to).ok_or_else(bad)?,
+    ))
+}
+
+/// Make one move of run `run`.
+fn move_one(db: &Connection, root: &Path, run: i64, m: &Move) -> Result<(), Error> {
+    let (from, to) = keys(m)?;
+    let id = organize_moves::insert(db, run, &m.from, &m.to)?;
+    journaled(db, root, id, (&from, &to), MoveState::Moved).inspect_err(|_| {
+        let _ = organize_moves::delete(db, id);
+    })
+}
+
+/// The task.
+pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let (db, root) = (ctx.db, ctx.config.library.as_path());
+    recover(db, root)?;
+    let template = &ctx.config.organize_template;
+    let plan = plan(db, root, template)?;
+    for m in &plan.taken {
+        warn!("organize: {} not moved: {} is taken", m.from, m.to);
+    }
+    ctx.progress.set_total(plan.moves.len() as u64);
+    let folders = platform_folders(db)?;
+    let run = organize_runs::insert(db, crate::time::now(), template.as_str())?;
+    let mut moved = 0;
+    let mut result = Ok(());
+    for m in &plan.moves {
+        if let Err(e) = ctx.progress.check() {
+            result = Err(e);
+            break;
+        }
+        match move_one(db, root, run, m) {
+            Ok(()) => {
+                moved += 1;
+                if let Some(from) = LibraryKey::parse(&m.from) {
+                    safe::remove_empty_folders(root, &from, &kept_folder(root, &m.from, &folders));
+                }
+            }
+            Err(e) => {
+                warn!("organize: {e}");
+                ctx.progress.error();
+            }
+        }
+        ctx.progress.advance(1, &m.from);
+    }
+    if moved == 0 {
+        organize_runs::delete(db, run)?;
+    } else {
+        info!("organize: run {run} moved {moved} files");
+    }
+    result?;
+    let (taken, in_place, left) = (plan.taken.len(), plan.in_place, plan.left);
+    let undo = match moved {
+        0 => String::new(),
+        _ => format!(" (run {run}: `ludotheque organize --undo {run}` puts them back)"),
+    };
+    Ok(Outcome {
+        message: format!(
+            "{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone"
+        ),
+    })
+}
+
+/// Why an undo left a file where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotBack {
+    /// It is no longer where the run put it (moved, deleted, or moved by a later run).
+    Gone,
+    /// Another file is at its old place.
+    Taken,
+    /// The move failed (the log says why).
+    Failed,
+}
+
+/// What an undo did.
+#[derive(Debug, Default)]
+pub struct Undone {
+    pub moved_back: u64,
+    /// Files not moved back, at their current key.
+    pub skipped: Vec<(String, NotBack)>,
+}
+
+/// Put every file run `run` moved back where it was, last moved first.
+pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
+    recover(db, root)?;
+    organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
+    let folders = platform_folders(db)?;
+    let mut out = Undone::default();
+    for row in organize_moves::of_run(db, run)? {
+        if row.state != MoveState::Moved {
+            continue;
+        }
+        let m = Move {
+            from: row.to_key.clone(),
+            to: row.from_key.clone(),
+        };
+        let (here, back) = keys(&m)?;
+        if std::fs::symlink_metadata(here.under(root)).is_err() {
+            out.skipped.push((m.from, NotBack::Gone));
+            continue;
+        }
+        if std::fs::symlink_metadata(back.under(root)).is_ok() {
+            out.skipped.push((m.from, NotBack::Taken));
+            continue;
+        }
+        organize_moves::set_state(db, row.id, MoveState::Undoing)?;
+        if let Err(e) = journaled(db, root, row.id, (&here, &back), MoveState::Undone) {
+            warn!("organize undo: {e}");
+            organize_moves::set_state(db, row.id, MoveState::Moved)?;
+            out.skipped.push((m.from, NotBack::Failed));
+            continue;
+        }
+        safe::remove_empty_folders(root, &here, &kept_folder(root, here.as_str(), &folders));
+        out.moved_back += 1;
+    }
+    if organize_moves::count(db, run, MoveState::Moved)? == 0 {
+        organize_runs::mark_undone(db, run, crate::time::now())?;
+    }
+    info!(
+        "organize: run {run} undone, {} files moved back",
+        out.moved_back
+    );
+    Ok(out)
+}
+
+/// Settle the moves a kill left halfway: a file found where its move was going keeps
+/// the move (the keys follow it now); otherwise the move did not happen.
+pub fn recover(db: &Connection, root: &Path) -> Result<(), Error> {
+    let file = |key: &str| {
+        let path = LibraryKey::parse(key)?.under(root);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        Some((path, (meta.dev(), meta.ino())))
+    };
+    for row in organize_moves::unfinished(db)? {
+        let (from, to) = (row.from_key.as_str(), row.to_key.as_str());
+        let (state, src, dst, done) = match row.state {
+            MoveState::Moving => (row.state, from, to, MoveState::Moved),
+            _ => (row.state, to, from, MoveState::Undone),
+        };
+        let (old, new) = (file(src), file(dst));
+        // Cut between the hard link and the unlink of a filesystem without
+        // renameat2: one file under both names; the old name goes.
+        if let (Some((path, a)), Some((_, b))) = (&old, &new) {
+            if a == b {
+                std::fs::remove_file(path)?;
+            }
+        }
+        if new.is_some() && file(src).is_none() {
+            warn!("organize: finishing the move of {src} to {dst} a stop cut short");
+            rekey(db, row.id, src, dst, done)?;
+        } else if state == MoveState::Moving {
+            organize_moves::delete(db, row.id)?;
+        } else {
+            organize_moves::set_state(db, row.id, MoveState::Moved)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library with one game at `a/x.nsp`, and a journaled move of it to `b/x.nsp`
+    /// that a kill cut short, after the rename when `renamed`.
+    fn cut_short(renamed: bool) -> (tempfile::TempDir, Connection, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(&dir.path().join("data")).unwrap();
+        let root = dir.path().join("lib");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("a/x.nsp"), b"x").unwrap();
+        conn.execute_batch(
+            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
+             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
+                                mtime, header_ok, identified_by)
+             VALUES ('a/x.nsp', 'p', 'X', 'X', 'x', 'BASE', 'nsp', 1, 1, 1, 'filename');
+             INSERT INTO push_list VALUES ('a/x.nsp', 1);",
+        )
+        .unwrap();
+        let run = organize_runs::insert(&conn, 1, "{name}.{ext}").unwrap();
+        organize_moves::insert(&conn, run, "a/x.nsp", "b/x.nsp").unwrap();
+        if renamed {
+            std::fs::rename(root.join("a/x.nsp"), root.join("b/x.nsp")).unwrap();
+        }
+        (dir, conn, root)
+    }
+
+    fn keys(conn: &Connection, table: &str) -> Vec<String> {
+        let mut stmt = conn.prepare(&format!("SELECT key FROM {table}")).unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn a_move_killed_after_its_rename_is_finished_at_the_next_start() {
+        let (_dir, conn, root) = cut_short(true);
+        recover(&conn, &root).unwrap();
+        assert_eq!(keys(&conn, "games"), ["b/x.nsp"]);
+        assert_eq!(keys(&conn, "push_list"), ["b/x.nsp"]);
+        let moves = organize_moves::of_run(&conn, 1).unwrap();
+        assert_eq!(moves[0].state, MoveState::Moved);
+        // And it can be undone like any other.
+        let undone = undo(&conn, &root, 1).unwrap();
+        assert_eq!(undone.moved_back, 1);
+        assert!(root.join("a/x.nsp").exists());
+        assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
+    }
+
+    #[test]
+    fn a_move_killed_between_its_link_and_its_unlink_keeps_one_name() {
+        let (_dir, conn, root) = cut_short(false);
+        std::fs::hard_link(root.join("a/x.nsp"), root.join("b/x.nsp")).unwrap();
+        recover(&conn, &root).unwrap();
+        assert!(!root.join("a/x.nsp").exists());
+        assert_eq!(std::fs::read(root.join("b/x.nsp")).unwrap(), b"x");
+        assert_eq!(keys(&conn, "games"), ["b/x.nsp"]);
+    }
+
+    #[test]
+    fn a_move_killed_before_its_rename_is_forgotten() {
+        let (_dir, conn, root) = cut_short(false);
+        recover(&conn, &root).unwrap();
+        assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
+        assert!(organize_moves::of_run(&conn, 1).unwrap().is_empty());
+    }
+}

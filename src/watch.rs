@@ -1,0 +1,565 @@
+//! Watch: new, changed, moved and removed files under the library reach the library
+//! without a manual scan (`--watch`, on by default).
+//!
+//! Where changes come from: inotify (through the `notify` crate, on a thread, no
+//! async runtime), or polling where inotify sees nothing: NFS, SMB and other network
+//! mounts (found from the filesystem's type), `--watch=poll`, or when inotify cannot
+//! be had. Polling reads each folder's modification time every 2 s and lists again
+//! the folders whose time moved (new and removed entries); it looks again at the size
+//! and time of the files that changed in the last 10 minutes (a file still growing or
+//! rewritten in place), and at every file once a minute. On a large library, or a slow
+//! server, it polls less often: each pass waits [`BUDGET`] times its own length.
+//!
+//! What is done with them: each changed path waits until its size and time have not
+//! moved for [`SETTLE`], so a download in progress is never read half-written, and a
+//! burst of changes becomes one run. Then the paths are compared with the database:
+//! when a file differs from its row (or a row has no file any more), an incremental
+//! scan is started through the one task slot; when a task runs, it is tried again
+//! until the slot is free. The service's own writes (the trash, convert's `.part`
+//! files and its output, organize's moves) leave the database agreeing with the disk,
+//! so they never start a scan; hidden names (the trash folder among them) and files of
+//! no platform's extensions are not even looked at, and links to folders are not
+//! followed. At start, and when events were lost, the whole library is compared with
+//! the rows (the walk of a scan, no file read) and what differs settles the same way.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use log::{debug, info, warn};
+use notify::Watcher;
+use rusqlite::Connection;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::jobs::{Jobs, Task};
+use crate::library::walk::mtime_ns;
+use crate::store::{db, games, platforms};
+use crate::words::WatchMode;
+
+/// How long a path's size and time must stay still before it is taken.
+pub const SETTLE: Duration = Duration::from_secs(3);
+/// How often pending paths are looked at.
+const TICK: Duration = Duration::from_millis(500);
+/// How often polling reads the folders' times, at most.
+const POLL_EVERY: Duration = Duration::from_secs(2);
+/// How often polling looks at every file, at most.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+/// Polling waits this many times as long as its last pass took before the next one,
+/// so that it keeps to 1/200 of a core (0.5 %) however large the library, and backs
+/// off from a slow network server.
+const BUDGET: u32 = 200;
+/// A file changed this recently is looked at on every poll.
+const RECENT: Duration = Duration::from_secs(600);
+
+/// Start watching the library, unless `--watch=off`. The watch is set up on its own
+/// thread (inotify's watches and polling's first look both walk the library), which
+/// then compares the whole library with the database once: files changed while the
+/// service was stopped are seen too.
+pub fn start(
+    config: &Config,
+    jobs: Arc<Jobs>,
+    stop: Arc<AtomicBool>,
+) -> Result<Option<JoinHandle<()>>, Error> {
+    if config.watch == WatchMode::Off {
+        return Ok(None);
+    }
+    let (root, mode) = (config.library.clone(), config.watch);
+    let conn = db::open(&config.data)?;
+    let thread = std::thread::Builder::new()
+        .name("watch".into())
+        .spawn(move || {
+            let source = match mode {
+                WatchMode::Auto if is_network_mount(&root) => {
+                    info!("watch: the library is on a network filesystem; polling it");
+                    Source::poll(&root)
+                }
+                WatchMode::Auto => Source::events(&root).unwrap_or_else(|e| {
+                    warn!("watch: inotify cannot watch the library ({e}); polling it instead");
+                    Source::poll(&root)
+                }),
+                _ => Source::poll(&root),
+            };
+            watch(source, &conn, &root, &jobs, &stop)
+        })?;
+    Ok(Some(thread))
+}
+
+/// NFS, SMB/CIFS, and FUSE (sshfs, rclone…): inotify hears nothing their server
+/// changes.
+fn is_network_mount(root: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const NETWORK: [u32; 7] = [
+        0x6969,     // NFS
+        0x517B,     // SMB
+        0xFF534D42, // CIFS
+        0xFE534D42, // SMB2
+        0x65735546, // FUSE
+        0x01021997, // 9P
+        0x73757245, // Coda
+    ];
+    let Ok(path) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::statfs(path.as_ptr(), &mut fs) } == 0;
+    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
+    // systems, where CIFS's magic number would read negative).
+    ok && NETWORK.contains(&(fs.f_type as u32))
+}
+
+/// Where changed paths come from.
+enum Source {
+    Events {
+        _watcher: notify::RecommendedWatcher,
+        rx: mpsc::Receiver<notify::Result<notify::Event>>,
+        root: PathBuf,
+    },
+    Poll(Box<Poller>),
+}
+
+impl Source {
+    fn events(root: &Path) -> notify::Result<Source> {
+        let (tx, rx) = mpsc::channel();
+        // Links are not followed: the scan does not follow a linked folder either,
+        // and one that leads back up would be watched without end.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut watcher = notify::RecommendedWatcher::new(tx, config)?;
+        watcher.watch(root, notify::RecursiveMode::Recursive)?;
+        info!("watch: inotify");
+        Ok(Source::Events {
+            _watcher: watcher,
+            rx,
+            root: root.to_path_buf(),
+        })
+    }
+
+    fn poll(root: &Path) -> Source {
+        info!("watch: polling every {} s or more", POLL_EVERY.as_secs());
+        Source::Poll(Box::new(Poller::new(root)))
+    }
+
+    /// The paths that changed since the last call; true when events were lost (the
+    /// kernel's queue overflowed) and the whole library must be compared. When the
+    /// system's limit of inotify watches is reached, polling takes over.
+    fn changes(&mut self, out: &mut Vec<PathBuf>) -> bool {
+        let Source::Events { rx, root, .. } = self else {
+            if let Source::Poll(poller) = self {
+                poller.tick(out);
+            }
+            return false;
+        };
+        let (mut lost, mut limit) = (false, false);
+        for event in rx.try_iter() {
+            match event {
+                Ok(e) if e.need_rescan() => lost = true,
+                Ok(e) if !e.kind.is_access() => out.extend(e.paths),
+                Ok(_) => {}
+                Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => limit = true,
+                Err(e) => warn!("watch: {e}"),
+            }
+        }
+        if limit {
+            warn!("watch: the system's limit of inotify watches is reached; polling instead");
+            let root = root.clone();
+            *self = Source::poll(&root);
+        }
+        lost || limit
+    }
+}
+
+/// The watch thread: gather changes, let them settle, start a scan when the
+/// database disagrees with the disk.
+fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: &AtomicBool) {
+    // Whatever changed while the service was stopped.
+    let mut pending = Pending {
+        whole: true,
+        ..Pending::default()
+    };
+    let mut changed = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(TICK);
+        pending.whole |= source.changes(&mut changed);
+        for path in changed.drain(..) {
+            if relevant(root, &path) {
+                pending.touch(path);
+            }
+        }
+        // A running task goes first; nothing is compared meanwhile.
+        if pending.is_empty() || jobs.snapshot().running {
+            continue;
+        }
+        if pending.whole {
+            // What differs settles like any change: a download under way at start is
+            // not read half-written either.
+            pending.whole = false;
+            match library_changes(conn, root) {
+                Ok(changes) => changes.into_iter().for_each(|p| pending.touch(p)),
+                Err(e) => warn!("watch: {e}"),
+            }
+            continue;
+        }
+        if !pending.settled() {
+            continue;
+        }
+        match differs(conn, root, pending.paths.keys()) {
+            Ok(false) => pending = Pending::default(),
+            // The slot may have been taken meanwhile: the changes wait for it.
+            Ok(true) => {
+                if jobs.try_start(Task::Scan).is_ok() {
+                    info!("watch: {} change(s) settled; scanning", pending.paths.len());
+                    pending = Pending::default();
+                }
+            }
+            Err(e) => warn!("watch: {e}"),
+        }
+    }
+}
+
+/// Below the root, and no hidden name on the way (the trash folder is one).
+fn relevant(root: &Path, path: &Path) -> bool {
+    path.strip_prefix(root).is_ok_and(|rel| {
+        !rel.as_os_str().is_empty()
+            && rel
+                .components()
+                .all(|c| !c.as_os_str().to_string_lossy().starts_with('.'))
+    })
+}
+
+/// Changed paths, each with its size and time when last seen, and since when it has
+/// not moved; `whole` when the whole library is to be compared.
+#[derive(Default)]
+struct Pending {
+    paths: HashMap<PathBuf, (Option<(u64, i64)>, Instant)>,
+    whole: bool,
+}
+
+/// A file's size and time; for a folder (one that appeared whole), the total size
+/// and latest time of the files below it, so that a folder still being filled has
+/// not settled. Links are not followed into folders.
+fn look(path: &Path) -> Option<(u64, i64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_dir() {
+        let meta = std::fs::metadata(path).unwrap_or(meta);
+        return Some((meta.len(), mtime_ns(&meta)));
+    }
+    let (mut size, mut latest) = (0, mtime_ns(&meta));
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match (entry.file_type(), entry.metadata()) {
+                (Ok(t), _) if t.is_dir() => stack.push(entry.path()),
+                (_, Ok(m)) => {
+                    size += m.len();
+                    latest = latest.max(mtime_ns(&m));
+                }
+                _ => {}
+            }
+        }
+    }
+    Some((size, latest))
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.whole
+    }
+
+    fn touch(&mut self, path: PathBuf) {
+        let seen = look(&path);
+        debug!("watch: {} changed", path.display());
+        self.paths.insert(path, (seen, Instant::now()));
+    }
+
+    /// Every path has kept its size and time for [`SETTLE`]: a scan reads no file
+    /// that is still being written, even one beside a file that has settled.
+    fn settled(&mut self) -> bool {
+        let mut all = true;
+        for (path, (seen, since)) in &mut self.paths {
+            let now = look(path);
+            if now != *seen {
+                (*seen, *since) = (now, Instant::now());
+            }
+            all &= since.elapsed() >= SETTLE;
+        }
+        all
+    }
+}
+
+/// The paths where the whole library disagrees with the rows (the walk of a scan,
+/// reading no file): new and changed game files, and rows whose file is gone.
+fn library_changes(conn: &Connection, root: &Path) -> Result<Vec<PathBuf>, Error> {
+    let walk = crate::library::walk::walk(root, &platforms::list(conn)?);
+    let mut known = games::fingerprints(conn)?;
+    let mut changed: Vec<PathBuf> = walk
+        .files
+        .iter()
+        .filter(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)))
+        .map(|f| f.key.under(root))
+        .collect();
+    if !walk.incomplete {
+        changed.extend(known.keys().map(|key| root.join(key)));
+    }
+    Ok(changed)
+}
+
+/// Whether any of `paths` disagrees with the database: a game file (of a platform's
+/// extensions) whose size or time differs from its row or that has none, anywhere
+/// below a folder; a row with no file any more.
+fn differs<'a>(
+    conn: &Connection,
+    root: &Path,
+    paths: impl Iterator<Item = &'a PathBuf>,
+) -> Result<bool, Error> {
+    let exts: HashSet<String> = platforms::list(conn)?
+        .into_iter()
+        .flat_map(|p| p.extensions)
+        .collect();
+    for path in paths {
+        let Some(key) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
+            continue;
+        };
+        let differ = match std::fs::symlink_metadata(path) {
+            Err(_) => games::any_at_or_under(conn, key)?,
+            Ok(m) if m.is_dir() => folder_differs(conn, root, path, &exts)?,
+            // A link counts as the file it leads to; a link to a folder is not walked.
+            Ok(_) => match std::fs::metadata(path) {
+                Ok(m) if m.is_file() => file_differs(conn, key, &m, &exts)?,
+                _ => games::any_at_or_under(conn, key)?,
+            },
+        };
+        if differ {
+            debug!("watch: {key} differs from the library");
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn file_differs(
+    conn: &Connection,
+    key: &str,
+    meta: &std::fs::Metadata,
+    exts: &HashSet<String>,
+) -> Result<bool, Error> {
+    let ext = key.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    if !ext.is_some_and(|e| exts.contains(&e)) {
+        return Ok(false);
+    }
+    Ok(games::fingerprint(conn, key)? != Some((meta.len(), mtime_ns(meta))))
+}
+
+/// A folder that appeared whole (moved in): any game file below it that differs.
+/// Links to folders are not followed, as the scan does not follow them.
+fn folder_differs(
+    conn: &Connection,
+    root: &Path,
+    folder: &Path,
+    exts: &HashSet<String>,
+) -> Result<bool, Error> {
+    let mut stack = vec![folder.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let key = path.strip_prefix(root).ok().and_then(Path::to_str);
+            let (Some(key), Ok(kind)) = (key, entry.file_type()) else {
+                continue;
+            };
+            if !relevant(root, &path) {
+                continue;
+            }
+            if kind.is_dir() {
+                stack.push(path);
+            } else if let Some(m) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
+                if file_differs(conn, key, &m, exts)? {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// A folder as polling last saw it.
+struct Folder {
+    mtime: i64,
+    entries: HashSet<OsString>,
+}
+
+/// Polling: the folders' times and entries, and the files' sizes and times.
+struct Poller {
+    root: PathBuf,
+    folders: HashMap<PathBuf, Folder>,
+    files: HashMap<PathBuf, (u64, i64)>,
+    /// Files that changed lately, with when: looked at on every poll.
+    recent: HashMap<PathBuf, Instant>,
+    next_poll: Instant,
+    next_sweep: Instant,
+}
+
+impl Poller {
+    fn new(root: &Path) -> Poller {
+        let mut p = Poller {
+            root: root.to_path_buf(),
+            folders: HashMap::new(),
+            files: HashMap::new(),
+            recent: HashMap::new(),
+            next_poll: Instant::now() + POLL_EVERY,
+            next_sweep: Instant::now() + SWEEP_EVERY,
+        };
+        let now = crate::time::now() as i128 * 1_000_000_000;
+        p.add_folder(root);
+        // Files written in the last minutes may still be growing.
+        for (path, (_, mtime)) in &p.files {
+            if now - (*mtime as i128) < RECENT.as_nanos() as i128 {
+                p.recent.insert(path.clone(), Instant::now());
+            }
+        }
+        p
+    }
+
+    /// One folder as it is now: its time and entries (hidden names left out), with
+    /// its subfolders and files apart.
+    fn read_folder(&self, dir: &Path) -> Option<(Folder, Vec<PathBuf>, Vec<PathBuf>)> {
+        let mtime = mtime_ns(&std::fs::symlink_metadata(dir).ok()?);
+        let (mut entries, mut folders, mut files) = (HashSet::new(), Vec::new(), Vec::new());
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let path = entry.path();
+            if !relevant(&self.root, &path) {
+                continue;
+            }
+            entries.insert(entry.file_name());
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => folders.push(path),
+                _ => files.push(path),
+            }
+        }
+        Some((Folder { mtime, entries }, folders, files))
+    }
+
+    /// Learn a folder and everything below it; returns its files.
+    fn add_folder(&mut self, dir: &Path) -> Vec<PathBuf> {
+        let mut learned = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            let Some((folder, subfolders, files)) = self.read_folder(&dir) else {
+                continue;
+            };
+            for file in files {
+                if let Some(seen) = look(&file) {
+                    self.files.insert(file.clone(), seen);
+                    learned.push(file);
+                }
+            }
+            stack.extend(subfolders);
+            self.folders.insert(dir, folder);
+        }
+        learned
+    }
+
+    /// Forget a path that went away, and whatever was below it.
+    fn forget(&mut self, path: &Path) {
+        self.files.retain(|p, _| !p.starts_with(path));
+        self.folders.retain(|p, _| !p.starts_with(path));
+        self.recent.retain(|p, _| !p.starts_with(path));
+    }
+
+    fn tick(&mut self, out: &mut Vec<PathBuf>) {
+        if Instant::now() < self.next_poll {
+            return;
+        }
+        let started = Instant::now();
+        let start = out.len();
+        self.poll_folders(out);
+        // New files are followed until they stop changing.
+        for path in &out[start..] {
+            if self.files.contains_key(path) {
+                self.recent.insert(path.clone(), Instant::now());
+            }
+        }
+        let sweep = Instant::now() >= self.next_sweep;
+        self.recent.retain(|_, at| at.elapsed() < RECENT);
+        let look_at: Vec<PathBuf> = match sweep {
+            true => self.files.keys().cloned().collect(),
+            false => self.recent.keys().cloned().collect(),
+        };
+        for path in look_at {
+            let now = look(&path);
+            if now != self.files.get(&path).copied() {
+                match now {
+                    Some(seen) => self.files.insert(path.clone(), seen),
+                    None => self.files.remove(&path),
+                };
+                self.recent.insert(path.clone(), Instant::now());
+                out.push(path);
+            }
+        }
+        let took = started.elapsed();
+        self.next_poll = Instant::now() + POLL_EVERY.max(took * BUDGET);
+        if sweep {
+            self.next_sweep = Instant::now() + SWEEP_EVERY.max(took * BUDGET);
+            debug!(
+                "watch: a poll with every file took {} ms ({} folders, {} files)",
+                took.as_millis(),
+                self.folders.len(),
+                self.files.len()
+            );
+        }
+    }
+
+    /// The folders whose time moved are listed again: their new and removed
+    /// entries are reported.
+    fn poll_folders(&mut self, out: &mut Vec<PathBuf>) {
+        let moved: Vec<PathBuf> = self
+            .folders
+            .iter()
+            .filter(|(dir, f)| {
+                std::fs::symlink_metadata(dir).map(|m| mtime_ns(&m)).ok() != Some(f.mtime)
+            })
+            .map(|(dir, _)| dir.clone())
+            .collect();
+        for dir in moved {
+            let Some(old) = self.folders.remove(&dir) else {
+                continue; // went with a folder above it
+            };
+            if std::fs::symlink_metadata(&dir).is_err() {
+                self.forget(&dir);
+                out.push(dir);
+                continue;
+            }
+            // Listed again alone: a subfolder that changed too is compared on its own.
+            let Some((folder, subfolders, _)) = self.read_folder(&dir) else {
+                // Unreadable for now: polled again next time.
+                self.folders.insert(dir, old);
+                continue;
+            };
+            for gone in old.entries.difference(&folder.entries) {
+                let path = dir.join(gone);
+                self.forget(&path);
+                out.push(path);
+            }
+            for name in folder.entries.difference(&old.entries) {
+                let path = dir.join(name);
+                if subfolders.contains(&path) {
+                    // Files that came with a folder may still be growing.
+                    for file in self.add_folder(&path) {
+                        self.recent.insert(file, Instant::now());
+                    }
+                } else if let Some(seen) = look(&path) {
+                    self.files.insert(path.clone(), seen);
+                }
+                out.push(path);
+            }
+            self.folders.insert(dir, folder);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Dedupe: superseded updates and duplicate copies go to the trash (never away), by
+//! an explicit rule, and come back from it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde_json::Value;
+
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+
+const STYX_NEW: &str = "Indies/Styx [0100535012974800][v131072].nsp";
+const STYX_OLD: &str = "Indies/Styx [0100535012974800][v65536].nsp";
+const POTIONS_NSZ: &str = "Studio/Pôtions Épée [0100ABF008968000][v0].nsz";
+const POTIONS_NSP: &str = "Studio/Pôtions Épée copy [0100ABF008968000][v0].nsp";
+
+/// The demo library with an older update beside Styx's, and an `.nsp` copy of a
+/// compressed base game, scanned.
+fn library_with_copies() -> Arc<Folders> {
+    let folders = Folders::new();
+    demo(&folders);
+    let lib = &folders.library;
+    std::fs::copy(lib.join(STYX_NEW), lib.join(STYX_OLD)).unwrap();
+    std::fs::copy(lib.join(POTIONS_NSZ), lib.join(POTIONS_NSP)).unwrap();
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    folders
+}
+
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+fn trash_items(s: &TestServer) -> Vec<Value> {
+    s.get("/api/v1/trash").json()["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_dry_run_lists_and_moves_nothing_then_the_task_trashes_and_a_restore_brings_back() {
+    let folders = library_with_copies();
+    let lib = folders.library.clone();
+    let old_bytes = bytes(&lib.join(STYX_OLD));
+    let (status, out, _) = folders.cli(&["dedupe", "--dry-run"]);
+    assert!(status.success(), "{out}");
+    assert!(
+        out.contains(&format!("remplacé  0100535012974800 (v65536) : {STYX_OLD}")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("gardé : {STYX_NEW}")), "{out}");
+    assert!(
+        out.contains(&format!("doublon   0100ABF008968000 (v0) : {POTIONS_NSZ}")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("gardé : {POTIONS_NSP}")), "{out}");
+    assert!(out.contains("2 fichier(s) partiraient"), "{out}");
+    for key in [STYX_OLD, STYX_NEW, POTIONS_NSZ, POTIONS_NSP] {
+        assert!(lib.join(key).exists(), "the dry run moved {key}");
+    }
+
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let page = s.get("/upkeep");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("v65536"), "{}", page.body);
+    assert!(page.body.contains("id=\"start-dedupe\""));
+
+    assert_eq!(s.post("/api/dedupe").status, 202);
+    let job = s.wait_idle();
+    assert_eq!(job["last"]["label"], "dedupe");
+    assert_eq!(job["last"]["result"], "ok");
+    assert_eq!(job["last"]["done"], 2);
+    assert!(!lib.join(STYX_OLD).exists() && !lib.join(POTIONS_NSZ).exists());
+    assert!(lib.join(STYX_NEW).exists() && lib.join(POTIONS_NSP).exists());
+    let items = trash_items(&s);
+    let reason = |key: &str| {
+        items
+            .iter()
+            .find(|i| i["key"] == key)
+            .map(|i| i["reason"].as_str().unwrap().to_string())
+    };
+    assert_eq!(reason(STYX_OLD).as_deref(), Some("superseded"));
+    assert_eq!(reason(POTIONS_NSZ).as_deref(), Some("duplicate"));
+    let enc = utf8_percent_encode(STYX_OLD, NON_ALPHANUMERIC).to_string();
+    assert_eq!(s.get(&format!("/api/v1/library/{enc}")).status, 404);
+    // The library has nothing left to dedupe.
+    assert!(s.get("/upkeep").body.contains("id=\"dedupe-empty\""));
+
+    // Restored, the same bytes are back in the library.
+    let id = items.iter().find(|i| i["key"] == STYX_OLD).unwrap()["id"].clone();
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+    assert_eq!(bytes(&lib.join(STYX_OLD)), old_bytes);
+    assert_eq!(s.get(&format!("/api/v1/library/{enc}")).status, 200);
+}
+
+#[test]
+fn the_rule_can_keep_the_compressed_copy_and_the_newest_version_always_stays() {
+    let folders = library_with_copies();
+    let lib = folders.library.clone();
+    let (status, out, err) = folders.cli(&["--dedupe-keep", "compressed", "dedupe"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(lib.join(POTIONS_NSZ).exists(), "the compressed copy stays");
+    assert!(!lib.join(POTIONS_NSP).exists());
+    assert!(lib.join(STYX_NEW).exists() && !lib.join(STYX_OLD).exists());
+    let (_, list, _) = folders.cli(&["trash", "list"]);
+    assert!(
+        list.contains(POTIONS_NSP) && list.contains(STYX_OLD),
+        "{list}"
+    );
+    // A second run finds nothing.
+    let (_, out, _) = folders.cli(&["dedupe", "--dry-run"]);
+    assert!(out.contains("Aucun fichier remplacé ni doublon"), "{out}");
+    let (status, _, err) = folders.cli(&["--dedupe-keep", "smallest", "dedupe", "--dry-run"]);
+    assert!(!status.success());
+    assert!(err.contains("smallest"), "{err}");
+}
+
+#[test]
+fn a_copy_whose_header_is_broken_never_pushes_out_a_good_one() {
+    let folders = Folders::new();
+    demo(&folders);
+    let lib = &folders.library;
+    // A newer update that does not parse: the older, readable one stays, and so
+    // does the broken file (nothing says it is not the one the user wants).
+    let broken = "Indies/Styx [0100535012974800][v196608].nsp";
+    std::fs::write(lib.join(broken), b"not a container").unwrap();
+    let (status, _, _) = folders.cli(&["scan"]);
+    assert!(status.success());
+    let (_, out, _) = folders.cli(&["dedupe", "--dry-run"]);
+    assert!(out.contains("Aucun fichier remplacé ni doublon"), "{out}");
+    let (status, _, _) = folders.cli(&["dedupe"]);
+    assert!(status.success());
+    assert!(lib.join(broken).exists() && lib.join(STYX_NEW).exists());
+}
+
+#[test]
+fn a_link_is_no_copy_and_never_costs_the_file_it_leads_to() {
+    let folders = Folders::new();
+    demo(&folders);
+    let lib = &folders.library;
+    // A link whose key sorts before the file's: were it a copy, the file would go.
+    let link = "Aaa/Styx [0100535012974800][v131072].nsp";
+    std::fs::create_dir_all(lib.join("Aaa")).unwrap();
+    std::os::unix::fs::symlink(lib.join(STYX_NEW), lib.join(link)).unwrap();
+    let (status, _, _) = folders.cli(&["scan"]);
+    assert!(status.success());
+    let (_, out, _) = folders.cli(&["dedupe", "--dry-run"]);
+    assert!(out.contains("Aucun fichier remplacé ni doublon"), "{out}");
+    let (status, _, _) = folders.cli(&["dedupe"]);
+    assert!(status.success());
+    assert!(lib.join(STYX_NEW).is_file() && lib.join(link).is_file());
+}
