@@ -10,6 +10,15 @@ pub fn demo(folders: &Folders) {
     assert!(status.success(), "{out}{err}");
 }
 
+/// The demo library, scanned on the command line.
+pub fn scanned_demo() -> std::sync::Arc<Folders> {
+    let folders = Folders::new();
+    demo(&folders);
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(status.success(), "{out}{err}");
+    folders
+}
+
 fn db(folders: &Folders) -> rusqlite::Connection {
     rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap()
 }

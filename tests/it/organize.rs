@@ -10,7 +10,7 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use sha2::{Digest, Sha256};
 
 use crate::harness::{files_under, Folders, TestServer};
-use crate::library::demo;
+use crate::library::{demo, scanned_demo};
 
 const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 const STYX_THERE: &str = "Styx/Styx [0100535012974000][v0].nsp";
@@ -33,14 +33,6 @@ fn digests(snap: &BTreeMap<String, Vec<u8>>) -> Vec<Vec<u8>> {
     let mut all: Vec<Vec<u8>> = snap.values().cloned().collect();
     all.sort();
     all
-}
-
-fn scanned_demo() -> Arc<Folders> {
-    let folders = Folders::new();
-    demo(&folders);
-    let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
-    folders
 }
 
 fn enc(key: &str) -> String {

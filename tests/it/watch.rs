@@ -4,25 +4,16 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
-use crate::harness::{Folders, TestServer};
-use crate::library::demo;
+use crate::harness::TestServer;
+use crate::library::scanned_demo;
 
 const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 const NEW: &str = "Downloads/New Game [0100535012974000][v0].nsp";
 const MOVED: &str = "Sorted/New Game [0100535012974000][v0].nsp";
-
-fn scanned_demo() -> Arc<Folders> {
-    let folders = Folders::new();
-    demo(&folders);
-    let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
-    folders
-}
 
 fn game_url(key: &str) -> String {
     format!(
