@@ -22,7 +22,6 @@ use std::path::Path;
 
 use log::warn;
 use rusqlite::Connection;
-use serde::Serialize;
 
 use super::{Outcome, TaskCtx};
 use crate::error::Error;
@@ -30,7 +29,7 @@ use crate::library::LibraryKey;
 use crate::words::{DedupeKeep, GameKind, TrashReason};
 
 /// A file the task moves to the trash, and the copy that stays in its place.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Drop {
     pub key: String,
     pub name: String,

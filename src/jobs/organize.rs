@@ -24,7 +24,6 @@ use std::path::{Path, PathBuf};
 
 use log::{info, warn};
 use rusqlite::Connection;
-use serde::Serialize;
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Msg};
@@ -34,14 +33,14 @@ use crate::store::{games, organize_moves, organize_runs, platforms, push_list, s
 use crate::words::{GameKind, MoveState};
 
 /// A file and the key the template gives it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Move {
     pub from: String,
     pub to: String,
 }
 
 /// What a run would do.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default)]
 pub struct Plan {
     pub moves: Vec<Move>,
     /// Moves not made because their target is taken (a file there, or an earlier file

@@ -125,12 +125,10 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 
 /// `POST /api/organize`: start the organize task (409 while a task runs).
 pub fn start_organize(c: &Ctx) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(Task::Organize)?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start(c, Task::Organize)
 }
 
 /// `POST /api/dedupe`: start the dedupe task (409 while a task runs).
 pub fn start_dedupe(c: &Ctx) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(Task::Dedupe)?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start(c, Task::Dedupe)
 }

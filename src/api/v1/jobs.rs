@@ -9,8 +9,9 @@ pub fn job(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &JobStatus::from(&c.app.jobs.snapshot()))
 }
 
-/// 202 with the status of the task just started; 409 `busy` when one runs.
-fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
+/// 202 with the status of the task just started; 409 `busy` when one runs. The web
+/// interface's own task buttons answer the same way.
+pub fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
     let snapshot = c.app.jobs.try_start(task)?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
