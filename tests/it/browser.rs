@@ -22,7 +22,7 @@ use crate::harness::{Folders, TestServer};
 use crate::library::demo;
 use crate::web::add_user;
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("LUDOTHEQUE_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -37,7 +37,7 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-fn launch(path: PathBuf, profile: &std::path::Path) -> Browser {
+pub(crate) fn launch(path: PathBuf, profile: &std::path::Path) -> Browser {
     let options = LaunchOptions::default_builder()
         .path(Some(path))
         .headless(true)
@@ -58,7 +58,7 @@ fn launch(path: PathBuf, profile: &std::path::Path) -> Browser {
 
 /// The page's viewport, as a phone or a desktop shows it (a window alone cannot be
 /// narrower than Chromium's minimum width).
-fn screen(tab: &Tab, width: u32, height: u32, mobile: bool) {
+pub(crate) fn screen(tab: &Tab, width: u32, height: u32, mobile: bool) {
     tab.call_method(Emulation::SetDeviceMetricsOverride {
         width,
         height,
@@ -78,7 +78,7 @@ fn screen(tab: &Tab, width: u32, height: u32, mobile: bool) {
     .unwrap();
 }
 
-fn phone(tab: &Tab) {
+pub(crate) fn phone(tab: &Tab) {
     screen(tab, 360, 780, true);
 }
 
@@ -91,17 +91,38 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-/// The test's temporary folder: no page may show it (a server path).
-static ROOT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+thread_local! {
+    /// The test's temporary folder: no page may show it (a server path). Each browser
+    /// test runs on its own thread.
+    static ROOT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
 
-fn shot(tab: &Tab, name: &str) {
+/// Chromium with a fresh profile, and a tab on a phone's screen, for a test whose
+/// files live in `folders`; `None` when there is no Chromium (see the module's doc).
+pub(crate) fn start(
+    folders: &Folders,
+) -> Option<(Browser, std::sync::Arc<Tab>, tempfile::TempDir)> {
+    let path = chromium()?;
+    let root = folders.tmp.path().to_string_lossy().into_owned();
+    ROOT.with(|r| *r.borrow_mut() = Some(root));
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+    phone(&tab);
+    Some((browser, tab, profile))
+}
+
+pub(crate) fn shot(tab: &Tab, name: &str) {
     let html = js(tab, "document.documentElement.outerHTML");
-    if let Some(root) = ROOT.get() {
-        assert!(
-            !html.as_str().unwrap().contains(root.as_str()),
-            "{name} shows a server path"
-        );
-    }
+    ROOT.with(|root| {
+        if let Some(root) = root.borrow().as_deref() {
+            assert!(
+                !html.as_str().unwrap().contains(root),
+                "{name} shows a server path"
+            );
+        }
+    });
     let png = tab
         .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
         .unwrap();
@@ -110,7 +131,7 @@ fn shot(tab: &Tab, name: &str) {
 
 /// The value of a JavaScript expression in the page. A page that is being drawn
 /// again (the dashboard reloads itself when a task ends) is asked again.
-fn js(tab: &Tab, expr: &str) -> serde_json::Value {
+pub(crate) fn js(tab: &Tab, expr: &str) -> serde_json::Value {
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         match tab.evaluate(expr, true) {
@@ -122,7 +143,7 @@ fn js(tab: &Tab, expr: &str) -> serde_json::Value {
 }
 
 /// Wait until a JavaScript expression is true in the page.
-fn wait_for(tab: &Tab, expr: &str) {
+pub(crate) fn wait_for(tab: &Tab, expr: &str) {
     let until = Instant::now() + Duration::from_secs(30);
     loop {
         if tab.evaluate(expr, false).ok().and_then(|r| r.value) == Some(true.into()) {
@@ -138,25 +159,25 @@ fn wait_for(tab: &Tab, expr: &str) {
 }
 
 /// Click an element, as a person does (the mouse at its middle).
-fn click(tab: &Tab, selector: &str) {
+pub(crate) fn click(tab: &Tab, selector: &str) {
     tab.wait_for_element(selector).unwrap().click().unwrap();
 }
 
 /// Click a field and type into it.
-fn fill(tab: &Tab, selector: &str, text: &str) {
+pub(crate) fn fill(tab: &Tab, selector: &str, text: &str) {
     click(tab, selector);
     type_text(tab, text);
 }
 
 /// Type into the focused field, as an input method does: the whole text at once.
-fn type_text(tab: &Tab, text: &str) {
+pub(crate) fn type_text(tab: &Tab, text: &str) {
     tab.call_method(Input::InsertText {
         text: text.to_string(),
     })
     .unwrap();
 }
 
-fn open(tab: &Tab, url: &str) {
+pub(crate) fn open(tab: &Tab, url: &str) {
     tab.navigate_to(url)
         .unwrap()
         .wait_until_navigated()
@@ -165,7 +186,7 @@ fn open(tab: &Tab, url: &str) {
 }
 
 /// The page fits a 360 px screen: nothing makes it scroll sideways.
-fn fits_the_screen(tab: &Tab, what: &str) {
+pub(crate) fn fits_the_screen(tab: &Tab, what: &str) {
     assert_eq!(
         js(tab, "window.innerWidth"),
         360,
@@ -183,7 +204,7 @@ fn fits_the_screen(tab: &Tab, what: &str) {
 
 /// Sign in from a link that tries to send the browser elsewhere afterwards: it must
 /// land on this service's dashboard.
-fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
+pub(crate) fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
     open(tab, &format!("{base}/login?next=/%5Cevil.example/"));
     fill(tab, "input[name=name]", name);
     fill(tab, "input[name=password]", password);
@@ -197,10 +218,7 @@ fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
 
 #[test]
 fn a_person_in_a_browser_runs_the_library() {
-    let Some(path) = chromium() else { return };
     let folders = Folders::new();
-    ROOT.set(folders.tmp.path().to_string_lossy().into_owned())
-        .unwrap();
     demo(&folders);
     add_user(&folders, "admin", "admin password", true);
     add_user(&folders, "viewer", "viewer password", false);
@@ -209,11 +227,9 @@ fn a_person_in_a_browser_runs_the_library() {
         &["--no-local-access", "--task-delay-ms", "1500"],
     );
     let base = s.base.clone();
-    let profile = tempfile::tempdir().unwrap();
-    let browser = launch(path, profile.path());
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(30));
-    phone(&tab);
+    let Some((_browser, tab, _profile)) = start(&folders) else {
+        return;
+    };
 
     // The sign-in page; a wrong password says so and leaves us there.
     open(&tab, &format!("{base}/settings"));
