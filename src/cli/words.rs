@@ -1,6 +1,5 @@
 //! The command line's French: the error line (each message's French is in
 //! `error::french`, shared with the web interface), and the words of the task slot.
-//! The match is exhaustive, so a new message does not compile until it is said here.
 
 use crate::error::{Error, Kind};
 
