@@ -33,6 +33,7 @@ pub mod keys;
 pub mod library;
 pub mod memory;
 pub mod naming;
+pub mod numbers;
 pub mod notify;
 pub mod routes;
 pub mod service;

@@ -111,6 +111,63 @@ impl Msg {
             BackupFailed { file } => format!("la sauvegarde vers {file} a échoué"),
             PasswordUnreadable { reason } => format!("lecture du mot de passe : {reason}"),
             PasswordsDiffer => "les deux mots de passe diffèrent".into(),
+            NoRoomToConvert { needed, free } => format!("la décompression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été décompressé", bytes(*needed), bytes(*free)),
+            ScanDone { files, read, unchanged, removed } => format!("{} : {} lus, {} inchangés, {} retirés", files_fr(*files), n(*read), n(*unchanged), n(*removed)),
+            ScanIncomplete { files, read, unchanged, kept } => format!("{} : {} lus, {} inchangés ; une partie de la bibliothèque était illisible, donc {} introuvables ont été gardés", files_fr(*files), n(*read), n(*unchanged), n(*kept)),
+            TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
+            ConvertDone { converted, failed } => format!("{} décompressés, {} en échec", n(*converted), n(*failed)),
+            PushEmpty => "la liste d'envoi est vide ; rien n'a été proposé".into(),
+            PushDone { delivered, partial, untouched, ended } => {
+                let how = match ended.as_str() {
+                    "ack" => "la console a confirmé",
+                    "drop" => "la console a envoyé DROP",
+                    "closed" => "la console a fermé la connexion",
+                    _ => "plus rien ne s'est passé pendant trop longtemps",
+                };
+                format!("{} livrés, {} en partie, {} intacts ({how})", n(*delivered), n(*partial), n(*untouched))
+            }
+            TitlesDone { files, entries, renamed, icons } => format!("{} de données de titres importés : {} entrées ; {} renommés.{}", plural(*files, "fichier", "fichiers"), n(*entries), plural(*renamed, "jeu", "jeux"), icons_french(icons)),
+            TitlesUnchanged { icons } => format!("les données de titres n'ont pas changé à la source.{}", icons_french(icons)),
+            OrganizeDone { moved, run, taken, in_place, left } => {
+                let undo = match moved {
+                    0 => String::new(),
+                    _ => format!(" (rangement {run} : « ludotheque organize --undo {run} » les remet en place)"),
+                };
+                format!("{} déplacés{undo} ; {} laissés car leur place est prise, {} déjà en place, {} non identifiés ou liens laissés tels quels", files_fr(*moved), n(*taken), n(*in_place), n(*left))
+            }
+            DedupeDone { superseded, duplicates, bytes: b } => format!("{} remplacés et {} doublons mis à la corbeille ({})", files_fr(*superseded), n(*duplicates), bytes(*b)),
+            TaskStopped => "le service s'est arrêté pendant cette tâche".into(),
+            FolderUnreadable { folder } => format!("le dossier {folder} est illisible"),
+            PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
+            NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
+            FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
+            FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable : {detail}"),
         }
     }
+}
+
+fn icons_french(icons: &Option<(u64, u64)>) -> String {
+    match icons {
+        Some((fetched, failed)) => format!(" Icônes : {} téléchargées, {} en échec.", n(*fetched), n(*failed)),
+        None => String::new(),
+    }
+}
+
+/// A count with French thousands separators (a narrow no-break space).
+pub fn n(value: u64) -> String {
+    crate::numbers::group(value, crate::numbers::FR_GROUP)
+}
+
+/// A count and its noun, singular for 0 and 1 as French has it.
+pub fn plural(value: u64, one: &str, many: &str) -> String {
+    format!("{} {}", n(value), if value < 2 { one } else { many })
+}
+
+fn files_fr(value: u64) -> String {
+    plural(value, "fichier", "fichiers")
+}
+
+/// A size in French units with a decimal comma.
+pub fn bytes(value: u64) -> String {
+    crate::numbers::size(value, &crate::numbers::FR_UNITS, ',')
 }

@@ -16,6 +16,14 @@ use std::fmt;
 
 pub use msg::Msg;
 
+/// One item a task could not handle, and why: it makes the run `partial`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The library key of the file or folder, when there is one.
+    pub key: Option<String>,
+    pub msg: Msg,
+}
+
 /// What went wrong, in the terms a caller acts on. The HTTP layer maps each to one
 /// status and one stable slug; the command line to its exit and its words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +76,8 @@ pub struct Error {
     pub msg: Msg,
     /// The real cause, for the log only.
     pub cause: Option<String>,
+    /// The message in the reader's language, when the web interface asked.
+    pub text: Option<String>,
 }
 
 impl Error {
@@ -76,6 +86,7 @@ impl Error {
             kind,
             msg,
             cause: None,
+            text: None,
         }
     }
 
@@ -120,6 +131,17 @@ impl Error {
     /// A server-side failure: the client sees a fixed sentence, the log sees `cause`.
     pub fn internal(cause: impl fmt::Display) -> Self {
         Self::new(Kind::Internal, Msg::Internal).with_cause(cause)
+    }
+
+    /// The message in the reader's language, for the web interface's own routes (the
+    /// page script shows it); the public API keeps its English `message` only.
+    pub fn in_french(mut self, french: bool) -> Self {
+        self.text = Some(if french {
+            self.msg.french()
+        } else {
+            self.msg.english()
+        });
+        self
     }
 
     /// Attach a cause for the log.

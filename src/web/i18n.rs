@@ -316,6 +316,16 @@ messages! {
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     ResultOk => "réussie", "succeeded";
+    ResultPartial => "terminée avec des erreurs", "finished with errors";
+    // Honest progress and failures.
+    BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
+    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before converting.";
+    FailedFiles => "Fichiers en échec", "Files that failed";
+    NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
+    NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
+    CancelAction => "Annuler", "Cancel";
+    Undo => "Annuler", "Undo";
+    InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";
     ResultInterrupted => "interrompue", "interrupted";

@@ -195,7 +195,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
                 @if let (Some(id), Some(_)) = (&g.item.title_id, &family) {
                     button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
                 }
-                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" { (v.t(M::DeleteToTrash)) }
+                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
             }
         }
     };
