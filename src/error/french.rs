@@ -53,6 +53,9 @@ impl Msg {
             BadLang => "la langue est « fr » ou « en »".into(),
             AdminOnly => "seul un administrateur voit les comptes".into(),
             NoApiKey { id } => format!("aucune clé d'API n'a l'identifiant {id} (voir « ludotheque apikey list »)"),
+            // The caller's own input, repeated only when it looks like a key of the
+            // library: never something shaped like a path of the server.
+            NoGame { key } if key.starts_with('/') || key.contains("..") => "aucun jeu n'a cette clé".into(),
             NoGame { key } => format!("aucun jeu n'a la clé « {key} »"),
             NotTitleId => "ce n'est pas un identifiant de titre".into(),
             NothingOfTitle { id } => format!("la bibliothèque n'a rien du titre « {id} »"),
@@ -83,7 +86,7 @@ impl Msg {
             ConsoleNotWaiting => "la console n'attend pas sur son écran d'installation réseau (la connexion a échoué) ; rien n'a quitté la liste".into(),
             NothingReached { address } => format!("aucune requête n'est arrivée : la console n'a pas pu joindre {address} (pare-feu, mauvaise adresse, VPN ?)"),
             NotInPushList { key } => format!("« {key} » n'est pas dans la liste d'envoi"),
-            ConvertFailed { key, reason } => format!("{key} : {reason}"),
+            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({reason})"),
             ConvertTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
             FolderUnusable { what } => format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" }),
@@ -112,10 +115,10 @@ impl Msg {
             PasswordUnreadable { reason } => format!("lecture du mot de passe : {reason}"),
             PasswordsDiffer => "les deux mots de passe diffèrent".into(),
             NoRoomToConvert { needed, free } => format!("la décompression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été décompressé", bytes(*needed), bytes(*free)),
-            ScanDone { files, read, unchanged, removed } => format!("{} : {} lus, {} inchangés, {} retirés", files_fr(*files), n(*read), n(*unchanged), n(*removed)),
-            ScanIncomplete { files, read, unchanged, kept } => format!("{} : {} lus, {} inchangés ; une partie de la bibliothèque était illisible, donc {} introuvables ont été gardés", files_fr(*files), n(*read), n(*unchanged), n(*kept)),
+            ScanDone { files, read, unchanged, removed } => format!("{} : {}, {}, {}", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*removed, "retiré", "retirés")),
+            ScanIncomplete { files, read, unchanged, kept } => format!("{} : {}, {} ; une partie de la bibliothèque était illisible, donc {} gardés", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*kept, "introuvable", "introuvables")),
             TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
-            ConvertDone { converted, failed } => format!("{} décompressés, {} en échec", n(*converted), n(*failed)),
+            ConvertDone { converted, failed } => format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed)),
             PushEmpty => "la liste d'envoi est vide ; rien n'a été proposé".into(),
             PushDone { delivered, partial, untouched, ended } => {
                 let how = match ended.as_str() {
@@ -124,18 +127,18 @@ impl Msg {
                     "closed" => "la console a fermé la connexion",
                     _ => "plus rien ne s'est passé pendant trop longtemps",
                 };
-                format!("{} livrés, {} en partie, {} intacts ({how})", n(*delivered), n(*partial), n(*untouched))
+                format!("{}, {} en partie, {} ({how})", plural(*delivered, "livré", "livrés"), n(*partial), plural(*untouched, "intact", "intacts"))
             }
-            TitlesDone { files, entries, renamed, icons } => format!("{} de données de titres importés : {} entrées ; {} renommés.{}", plural(*files, "fichier", "fichiers"), n(*entries), plural(*renamed, "jeu", "jeux"), icons_french(icons)),
+            TitlesDone { files, entries, renamed, icons } => format!("{} de données de titres importés : {} ; {} renommés.{}", plural(*files, "fichier", "fichiers"), plural(*entries, "entrée", "entrées"), plural(*renamed, "jeu", "jeux"), icons_french(icons)),
             TitlesUnchanged { icons } => format!("les données de titres n'ont pas changé à la source.{}", icons_french(icons)),
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
                     _ => format!(" (rangement {run} : « ludotheque organize --undo {run} » les remet en place)"),
                 };
-                format!("{} déplacés{undo} ; {} laissés car leur place est prise, {} déjà en place, {} non identifiés ou liens laissés tels quels", files_fr(*moved), n(*taken), n(*in_place), n(*left))
+                format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
             }
-            DedupeDone { superseded, duplicates, bytes: b } => format!("{} remplacés et {} doublons mis à la corbeille ({})", files_fr(*superseded), n(*duplicates), bytes(*b)),
+            DedupeDone { superseded, duplicates, bytes: b } => format!("{} et {} mis à la corbeille ({})", plural(*superseded, "fichier remplacé", "fichiers remplacés"), plural(*duplicates, "doublon", "doublons"), bytes(*b)),
             TaskStopped => "le service s'est arrêté pendant cette tâche".into(),
             FolderUnreadable { folder } => format!("le dossier {folder} est illisible"),
             PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
@@ -148,7 +151,11 @@ impl Msg {
 
 fn icons_french(icons: &Option<(u64, u64)>) -> String {
     match icons {
-        Some((fetched, failed)) => format!(" Icônes : {} téléchargées, {} en échec.", n(*fetched), n(*failed)),
+        Some((fetched, failed)) => format!(
+            " Icônes : {} téléchargées, {} en échec.",
+            n(*fetched),
+            n(*failed)
+        ),
         None => String::new(),
     }
 }

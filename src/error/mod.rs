@@ -75,9 +75,10 @@ pub struct Error {
     /// What to tell whoever asked; rendered in English for the API and the log.
     pub msg: Msg,
     /// The real cause, for the log only.
-    pub cause: Option<String>,
-    /// The message in the reader's language, when the web interface asked.
-    pub text: Option<String>,
+    pub cause: Option<Box<str>>,
+    /// The message in the reader's language, when the web interface asked (boxed: an
+    /// error travels in every `Result`, and stays small).
+    pub text: Option<Box<str>>,
 }
 
 impl Error {
@@ -136,17 +137,22 @@ impl Error {
     /// The message in the reader's language, for the web interface's own routes (the
     /// page script shows it); the public API keeps its English `message` only.
     pub fn in_french(mut self, french: bool) -> Self {
-        self.text = Some(if french {
+        let text = if french {
             self.msg.french()
         } else {
             self.msg.english()
-        });
+        };
+        // A sentence on a page: it starts with a capital.
+        let mut chars = text.chars();
+        self.text = chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect::<String>().into());
         self
     }
 
     /// Attach a cause for the log.
     pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
-        self.cause = Some(cause.to_string());
+        self.cause = Some(cause.to_string().into());
         self
     }
 

@@ -35,10 +35,8 @@ impl<B: AsRef<[u8]> + ?Sized> AsRef<[u8]> for SharedBody<B> {
 struct ErrorBody<'a> {
     error: &'a str,
     message: &'a str,
-    /// The web interface's routes only: the message as data, and in the reader's
-    /// language (`Error::in_french`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    msg: Option<&'a Msg>,
+    /// The web interface's routes only: the message in the reader's language
+    /// (`Error::in_french`), rendered from the slug and its parameters.
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<&'a str>,
 }
@@ -91,7 +89,6 @@ impl Reply {
         let body = serde_json::to_vec(&ErrorBody {
             error: slug,
             message: &e.message(),
-            msg: e.text.as_ref().map(|_| &e.msg),
             text: e.text.as_deref(),
         })
         .unwrap_or_default();

@@ -57,10 +57,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
 /// Refuse to start when `needed` bytes do not fit on the library's disk.
 fn check_room(root: &std::path::Path, needed: u64) -> Result<(), Error> {
     match safe::free_space(root) {
-        Ok(free) if free < needed => {
-            Err(Error::invalid(Msg::NoRoomToConvert { needed, free })
-                .with_cause(format!("{needed} bytes needed, {free} free")))
-        }
+        Ok(free) if free < needed => Err(Error::invalid(Msg::NoRoomToConvert { needed, free })
+            .with_cause(format!("{needed} bytes needed, {free} free"))),
         Ok(_) => Ok(()),
         // A filesystem that cannot say: try, and let a full disk fail one file.
         Err(e) => {

@@ -260,18 +260,24 @@ fn finish(
         _ => {}
     }
     let (delivered, partial, untouched) = tally(ctx, &session.files)?;
-    let ended = match ended {
-        Ended::Ack => "ack",
-        Ended::Drop => "drop",
-        Ended::Closed => "closed",
-        _ => "quiet",
-    };
     record("ok")?;
     Ok(Msg::PushDone {
         delivered: delivered.into(),
         partial: partial.into(),
         untouched: untouched.into(),
-        ended: ended.into(),
+        ended: ended.word().into(),
     }
     .into())
+}
+
+impl Ended {
+    /// How the session ended, as `Msg::PushDone` says it.
+    fn word(&self) -> &'static str {
+        match self {
+            Ended::Ack => "ack",
+            Ended::Drop => "drop",
+            Ended::Closed => "closed",
+            _ => "quiet",
+        }
+    }
 }

@@ -22,9 +22,9 @@ use rusqlite::Connection;
 
 use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
+use crate::error::Failure;
 use crate::error::{Error, Kind, Msg};
 use crate::notify::{Notifier, Titles, Webhook};
-use crate::error::Failure;
 use crate::store::job_failures;
 use crate::store::{db, job_runs, job_runs::JobRun};
 use crate::time;
@@ -53,7 +53,6 @@ struct Slot {
 
 /// How many failed files a run keeps by name; `errors` counts them all.
 pub const FAILURES_KEPT: usize = 200;
-
 
 /// A copy of the slot, taken under the lock.
 #[derive(Debug, Clone)]
@@ -397,7 +396,7 @@ mod tests {
     }
 
     fn noop(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
-        Ok(Outcome::default())
+        Ok(Msg::PushEmpty.into())
     }
 
     fn boom(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {

@@ -26,7 +26,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     } else {
         None
     };
-    let icons = fetched.map(|f| (f.saved as u64, f.failed as u64));
+    let icons = fetched.map(|f| (f.saved, f.failed));
     Ok(match updated? {
         Updated::Unchanged => Msg::TitlesUnchanged { icons },
         Updated::Imported(summary) => {

@@ -260,9 +260,19 @@ pub struct GameDetail {
     pub identified_by: IdSource,
     pub note: Option<String>,
     pub subtype: Option<String>,
+    /// Why a task found the file damaged (a message as JSON), or its header did not
+    /// read at the scan: the push warns before sending it.
+    pub damage: Option<crate::error::Msg>,
 }
 
-const DETAIL_COLUMNS: &str = "format, platform, mtime, identified_by, note, subtype";
+impl GameDetail {
+    pub fn damaged(&self) -> bool {
+        self.damage.is_some()
+    }
+}
+
+const DETAIL_COLUMNS: &str =
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok";
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -273,6 +283,13 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
         identified_by: r.get(11)?,
         note: r.get(12)?,
         subtype: r.get(13)?,
+        damage: match (r.get::<_, Option<String>>(14)?, r.get::<_, bool>(15)?) {
+            (Some(json), _) => Some(super::job_failures::read_msg(&json)),
+            (None, false) => Some(crate::error::Msg::FileDamaged {
+                detail: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+            }),
+            (None, true) => None,
+        },
     })
 }
 
@@ -323,7 +340,10 @@ const SOUND: &str = "header_ok AND damage IS NULL";
 /// that reads the file again (it changed) clears the mark.
 pub fn set_damage(conn: &Connection, key: &str, msg: &crate::error::Msg) -> Result<(), Error> {
     let json = serde_json::to_string(msg).map_err(|e| Error::internal(e.to_string()))?;
-    conn.execute("UPDATE games SET damage = ?2 WHERE key = ?1", params![key, json])?;
+    conn.execute(
+        "UPDATE games SET damage = ?2 WHERE key = ?1",
+        params![key, json],
+    )?;
     Ok(())
 }
 
@@ -447,7 +467,7 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
          ORDER BY type, coalesce(version, -1), key"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(14)?)))?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(16)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

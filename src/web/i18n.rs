@@ -324,6 +324,8 @@ messages! {
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
     CancelAction => "Annuler", "Cancel";
+    Damaged => "Endommagé", "Damaged";
+    PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
     Undo => "Annuler", "Undo";
     InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
     ResultFailed => "échouée", "failed";

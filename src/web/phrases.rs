@@ -107,8 +107,25 @@ pub fn progress(v: &Viewer, bytes: bool, done: u64, total: u64, elapsed: u64) ->
 /// "Premier scan en cours (12 705 / 40 000)".
 pub fn first_scan(v: &Viewer, done: u64, total: u64) -> String {
     match v.lang {
-        Lang::Fr => format!("Premier scan en cours ({} / {})", num(v, done), num(v, total)),
-        Lang::En => format!("First scan under way ({} / {})", num(v, done), num(v, total)),
+        Lang::Fr => format!(
+            "Premier scan en cours ({} / {})",
+            num(v, done),
+            num(v, total)
+        ),
+        Lang::En => format!(
+            "First scan under way ({} / {})",
+            num(v, done),
+            num(v, total)
+        ),
+    }
+}
+
+/// The question before deleting one trash entry for good.
+pub fn purge_one(v: &Viewer, name: &str, bytes: u64) -> String {
+    let size = super::view::size(v, bytes);
+    match v.lang {
+        Lang::Fr => format!("Supprimer définitivement « {name} » ({size}) ? Le fichier ne pourra plus être restauré."),
+        Lang::En => format!("Delete “{name}” ({size}) for good? It cannot be restored afterwards."),
     }
 }
 
@@ -152,7 +169,10 @@ mod tests {
         assert_eq!(progress(&en, false, 1, 4000, 0), "1 / 4,000 files");
         assert_eq!(duration(200), "3 min 20 s");
         assert_eq!(duration(7500), "2 h 05 min");
-        assert_eq!(say(&en, &Msg::PushEmpty), "The push list is empty; nothing was offered.");
+        assert_eq!(
+            say(&en, &Msg::PushEmpty),
+            "The push list is empty; nothing was offered."
+        );
         assert!(say(&fr, &Msg::PushEmpty).starts_with("La liste d'envoi"));
     }
 }

@@ -11,9 +11,9 @@ use super::i18n::{Lang, M};
 use super::phrases;
 use super::view::{self, date, page, size, Viewer};
 use crate::error::{Error, Failure, Msg};
-use crate::jobs::Snapshot;
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply};
+use crate::jobs::Snapshot;
 use crate::store::job_runs::{self, JobRun};
 use crate::store::users::{self};
 use crate::time;
@@ -86,8 +86,15 @@ struct Live {
 
 fn live(v: &Viewer, job: &Snapshot) -> Live {
     let last = job.last.as_ref().map(|r| {
-        let said = r.msg.as_ref().map_or(r.message.clone(), |m| phrases::say(v, m));
-        format!("{} · {} · {said}", view::task_word(v, r.task), view::result_word(v, r.result))
+        let said = r
+            .msg
+            .as_ref()
+            .map_or(r.message.clone(), |m| phrases::say(v, m));
+        format!(
+            "{} · {} · {said}",
+            view::task_word(v, r.task),
+            view::result_word(v, r.result)
+        )
     });
     let (line, count, busy) = match job.task {
         Some(task) => {
@@ -96,7 +103,9 @@ fn live(v: &Viewer, job: &Snapshot) -> Live {
             if !job.detail.is_empty() {
                 line = format!("{line} · {}", job.detail);
             }
-            let elapsed = job.started_at.map_or(0, |t| (time::now() - t).max(0) as u64);
+            let elapsed = job
+                .started_at
+                .map_or(0, |t| (time::now() - t).max(0) as u64);
             let bytes = job.unit == Unit::Bytes;
             let count = phrases::progress(v, bytes, job.done, job.total, elapsed);
             let busy = format!("{} {}", v.t(M::BusyBecause), view::task_word(v, task));
@@ -136,7 +145,11 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
         ("start-convert", "/api/convert", M::StartConvert),
         ("start-push", "/api/push", M::StartPush),
     ];
-    let room = if v.admin && to_convert > 0 { Some(convert_room(c)?) } else { None };
+    let room = if v.admin && to_convert > 0 {
+        Some(convert_room(c)?)
+    } else {
+        None
+    };
     Ok(html! {
         section.panel #job data-state=(state) data-last=(l.last_id) {
             h2 { (v.t(M::RunningTask)) }
@@ -296,7 +309,10 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
         .flatten()
         .ok_or_else(|| Error::not_found(Msg::NoRoute))?;
     let failures = crate::store::job_failures::of_run(c.db, run.id)?;
-    let said = run.msg.as_ref().map_or(run.message.clone(), |m| phrases::say(&v, m));
+    let said = run
+        .msg
+        .as_ref()
+        .map_or(run.message.clone(), |m| phrases::say(&v, m));
     let body = html! {
         p { (view::task_word(&v, run.task)) " · " (view::result_word(&v, run.result)) " · " (said) }
         @if failures.is_empty() { p.empty { (v.t(M::NoFailure)) } }
