@@ -144,7 +144,7 @@ impl Msg {
             PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
-            FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable : {detail}"),
+            FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({detail})"),
         }
     }
 }

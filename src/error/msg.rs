@@ -432,7 +432,7 @@ impl Msg {
             PlatformFolderRefused => "a platform folder is a link or hidden and was not walked".into(),
             NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
             FileUnexaminable => "the file could not be examined".into(),
-            FileDamaged { detail } => format!("the file is damaged or not a valid container: {detail}"),
+            FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
         }
     }
 }

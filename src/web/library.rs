@@ -218,7 +218,7 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
             @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (super::phrases::note(v, note)) } }
         }
     }
 }
