@@ -137,7 +137,10 @@ pub fn note(v: &Viewer, note: &str) -> String {
         return note.to_string();
     }
     const FRENCH: [(&str, &str); 4] = [
-        ("the container could not be read", "le conteneur est illisible"),
+        (
+            "the container could not be read",
+            "le conteneur est illisible",
+        ),
         (
             "no title ID in the file name, and no ticket or CNMT XML inside",
             "aucun identifiant de titre dans le nom du fichier, ni ticket ni CNMT XML dedans",

@@ -4,6 +4,7 @@ mod access;
 mod api;
 mod architecture;
 mod browser;
+mod browser_pages;
 mod browser_tasks;
 mod convert;
 mod dedupe;
