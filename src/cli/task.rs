@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
+use crate::error::counts::{amount, count, number};
 use crate::error::{Error, Kind, Msg};
-use crate::jobs::{Snapshot, Task, TaskResult, Unit};
+use crate::jobs::{Snapshot, Task, TaskResult};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
 
@@ -44,22 +45,18 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
 
 /// The last line: what the task did, or the error that says why it stopped.
 fn report(task: Task, run: &JobRun) -> Result<(), Error> {
-    let unit = match task.unit() {
-        Unit::Bytes => "octets",
-        Unit::Files => "fichiers",
-    };
+    let unit = task.unit().as_str();
     let errors = match run.errors {
         0 => "aucune erreur".to_string(),
-        1 => "1 erreur (voir le journal)".to_string(),
-        n => format!("{n} erreurs (voir le journal)"),
+        n => format!("{} (voir le journal)", count(n, "erreur", "erreurs")),
     };
     let label = run.task.as_str().to_string();
     match run.result {
         TaskResult::Ok => {
             say!(
-                "Tâche {label} terminée : {} {unit} sur {}, {errors}.",
-                run.done,
-                run.total
+                "Tâche {label} terminée : {} sur {}, {errors}.",
+                amount(run.done, unit),
+                number(run.total)
             );
             Ok(())
         }
@@ -90,8 +87,8 @@ fn progress_line(s: &Snapshot) -> String {
         "[{}{}] {}/{} {}",
         "#".repeat(filled),
         ".".repeat(WIDTH as usize - filled),
-        s.done,
-        s.total,
+        number(s.done),
+        number(s.total),
         detail
     )
 }
