@@ -4,6 +4,7 @@ mod access;
 mod api;
 mod architecture;
 mod browser;
+mod cli;
 mod convert;
 mod dedupe;
 mod foundation;
