@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
-use crate::error::counts::{amount, count, number};
-use crate::error::{Error, Kind, Msg};
+use crate::error::counts::number;
+use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::{Snapshot, Task, TaskResult};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
@@ -19,7 +19,7 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let service = Service::open(&config)?;
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start(task)?;
+    jobs.try_start(task, "cli")?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {
@@ -33,32 +33,41 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     if tty {
         eprintln!();
     }
-    let last = jobs.snapshot().last;
+    let snap = jobs.snapshot();
     // The webhook's first attempt at each event (15 s at most each), not its retries.
     jobs.flush_events(Duration::from_secs(20));
     service.close();
-    match last {
-        Some(run) => report(task, &run),
+    match &snap.last {
+        Some(run) => report(task, run, &snap.last_failures),
         None => Err(Error::internal("the task left no result")),
     }
 }
 
-/// The last line: what the task did, or the error that says why it stopped.
-fn report(task: Task, run: &JobRun) -> Result<(), Error> {
+/// The last lines: what the task did, the files that failed, or the error that says
+/// why it stopped. Only `ok` exits 0.
+fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
     let unit = task.unit().as_str();
-    let errors = match run.errors {
-        0 => "aucune erreur".to_string(),
-        n => format!("{} (voir le journal)", count(n, "erreur", "erreurs")),
-    };
     let label = run.task.as_str().to_string();
+    let said = run
+        .msg
+        .as_ref()
+        .map(Msg::french)
+        .unwrap_or_else(|| run.message.clone());
     match run.result {
         TaskResult::Ok => {
-            say!(
-                "Tâche {label} terminée : {} sur {}, {errors}.",
-                amount(run.done, unit),
-                number(run.total)
-            );
+            say!("Tâche {label} réussie : {said}.");
             Ok(())
+        }
+        TaskResult::Partial => {
+            say!("Tâche {label} terminée avec des erreurs : {said}.");
+            for f in failures {
+                let what = f.key.as_deref().unwrap_or("—");
+                say!("  {what} : {}", f.msg.french());
+            }
+            Err(Error::invalid(Msg::TaskPartial {
+                task: label,
+                failed: run.errors,
+            }))
         }
         TaskResult::Cancelled | TaskResult::Interrupted => Err(Error::new(
             Kind::Cancelled,
@@ -71,7 +80,7 @@ fn report(task: Task, run: &JobRun) -> Result<(), Error> {
         )),
         TaskResult::Failed | TaskResult::Running => Err(Error::invalid(Msg::TaskFailed {
             task: label,
-            message: run.message.clone(),
+            message: said,
         })),
     }
 }

@@ -3,20 +3,9 @@
 //! that both reach it. French writes 0 and 1 in the singular ("0 fichier", "1 fichier")
 //! and groups thousands with a narrow no-break space ("12 705").
 
-/// The narrow no-break space (U+202F) French puts between groups of three digits.
-pub const GROUP: char = '\u{202F}';
-
 /// `n` with its thousands grouped the French way: "12 705", "1 048 576".
 pub fn number(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() * 2);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(GROUP);
-        }
-        out.push(c);
-    }
-    out
+    crate::numbers::group(n, crate::numbers::FR_GROUP)
 }
 
 /// `n` and its noun agreeing with it: "0 fichier", "1 fichier", "12 705 fichiers".

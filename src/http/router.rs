@@ -212,7 +212,33 @@ pub fn dispatch(
         params,
         principal,
     };
-    ((route.handler)(&ctx), who)
+    let result = (route.handler)(&ctx);
+    // The web interface's own routes answer errors in the reader's language too.
+    let internal = req.path.starts_with("/api/") && !req.path.starts_with("/api/v1/");
+    let result = match result {
+        Err(e) if internal => Err(e.in_french(reader_is_french(&ctx))),
+        other => other,
+    };
+    (result, who)
+}
+
+/// The reader's language: the account's, or the browser's first choice between French
+/// and English (French by default, like the interface).
+pub fn reader_is_french(c: &Ctx) -> bool {
+    match &c.principal {
+        Principal::User(u) => u.lang != "en",
+        _ => browser_prefers_french(c.req),
+    }
+}
+
+/// The browser's first choice between French and English, French by default.
+pub fn browser_prefers_french(req: &Req) -> bool {
+    let accept = req.header("accept-language").unwrap_or("");
+    let first = accept
+        .split(',')
+        .map(|l| l.trim().to_ascii_lowercase())
+        .find(|l| l.starts_with("fr") || l.starts_with("en"));
+    !first.is_some_and(|l| l.starts_with("en"))
 }
 
 #[cfg(test)]

@@ -316,6 +316,18 @@ messages! {
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     ResultOk => "réussie", "succeeded";
+    ResultPartial => "terminée avec des erreurs", "finished with errors";
+    // Honest progress and failures.
+    BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
+    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before converting.";
+    FailedFiles => "Fichiers en échec", "Files that failed";
+    NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
+    NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
+    CancelAction => "Annuler", "Cancel";
+    Damaged => "Endommagé", "Damaged";
+    PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
+    Undo => "Annuler", "Undo";
+    InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";
     ResultInterrupted => "interrompue", "interrupted";

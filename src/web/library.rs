@@ -172,7 +172,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     };
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
+    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
     let body = html! {
+        @if let Some(why) = &g.damage {
+            p.warn #damaged { strong { (v.t(M::Damaged)) } (super::phrases::colon(&v)) (super::phrases::say(&v, why)) }
+        }
         dl.facts {
             dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
             dt { (v.t(M::Size)) } dd { (size(&v, g.item.size)) }
@@ -191,11 +195,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         }
         @if v.admin {
             div.actions {
-                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" { (v.t(M::AddToPush)) }
+                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
                 @if let (Some(id), Some(_)) = (&g.item.title_id, &family) {
                     button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
                 }
-                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" { (v.t(M::DeleteToTrash)) }
+                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
             }
         }
     };
@@ -214,7 +218,7 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
             @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (super::phrases::note(v, note)) } }
         }
     }
 }

@@ -337,6 +337,7 @@ fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
                                 a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
                                 @if k == GameKind::Dlc { br; code.id { (g.item.title_id.as_deref().unwrap_or("—")) } }
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
+                                @if let Some(why) = &g.damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
                             td { (g.item.version.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into())) }
                             td.num { (size(v, g.item.size)) }
@@ -464,7 +465,10 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
 
 /// `POST /api/titles/update`: start the title data task (409 while a task runs).
 pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(Task::Titles)?;
+    let snapshot = c
+        .app
+        .jobs
+        .try_start(Task::Titles, &crate::api::v1::jobs::starter(c))?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

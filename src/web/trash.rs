@@ -41,7 +41,8 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                                     @if v.admin {
                                         div.actions {
                                             button type="button" data-api={ "/api/trash/" (r.id) "/restore" } { (v.t(M::Restore)) }
-                                            button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) } data-confirm { (v.t(M::Purge)) }
+                                            button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) }
+                                                data-confirm=(super::phrases::purge_one(&v, &r.name, r.size)) { (v.t(M::Purge)) }
                                         }
                                     }
                                 }

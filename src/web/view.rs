@@ -33,14 +33,10 @@ pub struct Viewer {
 /// The language of a caller without an account (the sign-in page, the loopback rule):
 /// the browser's first choice between French and English, French by default.
 pub fn browser_lang(req: &Req) -> Lang {
-    let accept = req.header("accept-language").unwrap_or("");
-    let first = accept
-        .split(',')
-        .map(|l| l.trim().to_ascii_lowercase())
-        .find(|l| l.starts_with("fr") || l.starts_with("en"));
-    match first {
-        Some(l) if l.starts_with("en") => Lang::En,
-        _ => Lang::Fr,
+    if crate::http::router::browser_prefers_french(req) {
+        Lang::Fr
+    } else {
+        Lang::En
     }
 }
 
@@ -108,6 +104,9 @@ fn script_messages(v: &Viewer) -> String {
         ("copied", M::Copied),
         ("passwords_differ", M::PasswordsDiffer),
         ("no_task", M::NoTask),
+        ("cancel", M::CancelAction),
+        ("undo", M::Undo),
+        ("in_trash", M::InTrash),
     ];
     let mut map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
@@ -331,6 +330,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
 pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
     v.t(match result {
         TaskResult::Ok => M::ResultOk,
+        TaskResult::Partial => M::ResultPartial,
         TaskResult::Failed => M::ResultFailed,
         TaskResult::Cancelled => M::ResultCancelled,
         TaskResult::Interrupted => M::ResultInterrupted,

@@ -4,6 +4,8 @@ mod access;
 mod api;
 mod architecture;
 mod browser;
+mod browser_pages;
+mod browser_tasks;
 mod cli;
 mod convert;
 mod dedupe;

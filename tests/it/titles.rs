@@ -45,8 +45,7 @@ pub(crate) fn unscanned_demo() -> Arc<Folders> {
 /// The same, scanned, so that the tests below see only what they import.
 fn scanned_demo() -> Arc<Folders> {
     let folders = unscanned_demo();
-    let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
+    folders.scan();
     folders
 }
 
@@ -369,7 +368,7 @@ fn the_demo_library_brings_its_title_data_and_shows_what_it_lacks() {
         .path()
         .join("library-titledb/versions.txt")
         .is_file());
-    assert!(folders.cli(&["scan"]).0.success());
+    folders.scan();
     let (_, missing, _) = folders.cli(&["missing"]);
     assert!(
         missing.contains("0100000000010000 Moonlit Odyssey  mise à jour 0100000000010800  v65536 → v393216 du 2025-06-25"),
