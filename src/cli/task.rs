@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
+use crate::error::counts::number;
 use crate::error::{Error, Failure, Kind, Msg};
-use crate::jobs::{Snapshot, Task, TaskResult, Unit};
+use crate::jobs::{Snapshot, Task, TaskResult};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
 
@@ -45,10 +46,7 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
 /// The last lines: what the task did, the files that failed, or the error that says
 /// why it stopped. Only `ok` exits 0.
 fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
-    let unit = match task.unit() {
-        Unit::Bytes => "octets",
-        Unit::Files => "fichiers",
-    };
+    let unit = task.unit().as_str();
     let label = run.task.as_str().to_string();
     let said = run
         .msg
@@ -98,8 +96,8 @@ fn progress_line(s: &Snapshot) -> String {
         "[{}{}] {}/{} {}",
         "#".repeat(filled),
         ".".repeat(WIDTH as usize - filled),
-        s.done,
-        s.total,
+        number(s.done),
+        number(s.total),
         detail
     )
 }

@@ -2,6 +2,7 @@
 //! for a French reader. The match is exhaustive, so a new message does not compile
 //! until it is said here.
 
+use super::counts::{count as plural, number as n};
 use super::Msg;
 
 impl Msg {
@@ -94,7 +95,8 @@ impl Msg {
             TimeoutsAtLeastOne => "--idle-timeout-secs et --request-timeout-secs valent au moins 1".into(),
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),
-            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({done} {unit} sur {total})"),
+            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, unit), super::counts::number(*total)),
+            // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
             BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
@@ -158,16 +160,6 @@ fn icons_french(icons: &Option<(u64, u64)>) -> String {
         ),
         None => String::new(),
     }
-}
-
-/// A count with French thousands separators (a narrow no-break space).
-pub fn n(value: u64) -> String {
-    crate::numbers::group(value, crate::numbers::FR_GROUP)
-}
-
-/// A count and its noun, singular for 0 and 1 as French has it.
-pub fn plural(value: u64, one: &str, many: &str) -> String {
-    format!("{} {}", n(value), if value < 2 { one } else { many })
 }
 
 fn files_fr(value: u64) -> String {

@@ -9,6 +9,7 @@
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
 //! into a status and a slug, and only `cli::words` turns a message into French.
 
+pub mod counts;
 mod french;
 mod msg;
 

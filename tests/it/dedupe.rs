@@ -55,7 +55,7 @@ fn a_dry_run_lists_and_moves_nothing_then_the_task_trashes_and_a_restore_brings_
         "{out}"
     );
     assert!(out.contains(&format!("gardé : {POTIONS_NSP}")), "{out}");
-    assert!(out.contains("2 fichier(s) partiraient"), "{out}");
+    assert!(out.contains("2 fichiers partiraient"), "{out}");
     for key in [STYX_OLD, STYX_NEW, POTIONS_NSZ, POTIONS_NSP] {
         assert!(lib.join(key).exists(), "the dry run moved {key}");
     }

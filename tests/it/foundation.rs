@@ -214,7 +214,10 @@ fn a_database_newer_than_the_code_is_refused() {
     assert!(!status.success());
     assert!(!stdout.contains("listening"), "{stdout}");
     assert!(stderr.contains("plus récente"), "French message: {stderr}");
-    assert!(stderr.contains("newer than"), "English log line: {stderr}");
+    assert!(
+        stderr.contains("newer than"),
+        "the cause, in English: {stderr}"
+    );
     let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))

@@ -281,7 +281,7 @@ fn titles_import_names_win_over_file_names() {
     let (status, out, err) = folders.cli(&["titles", "import", json.to_str().unwrap()]);
     assert!(status.success(), "{out}{err}");
     assert!(out.contains("2 titres importés"), "{out}");
-    assert!(out.contains("1 jeux renommés"), "{out}");
+    assert!(out.contains("1 jeu renommé"), "{out}");
     let name = |key: &str| -> String {
         db(&folders)
             .query_row("SELECT name FROM games WHERE key = ?1", [key], |r| r.get(0))

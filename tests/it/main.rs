@@ -6,6 +6,7 @@ mod architecture;
 mod browser;
 mod browser_pages;
 mod browser_tasks;
+mod cli;
 mod convert;
 mod dedupe;
 mod foundation;

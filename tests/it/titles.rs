@@ -54,7 +54,7 @@ fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing(
     let folders = scanned_demo();
     let (ok, out, err) = import(&folders, &["IL.en.json", "versions.json", "versions.txt"]);
     assert!(ok, "{out}{err}");
-    assert!(out.contains("versions.txt : 60510 identifiants de titres ; ignorés : 2239 sans version, 105 d'une autre console"), "{out}");
+    assert!(out.contains("versions.txt : 60\u{202F}510 identifiants de titres ; ignorés : 2\u{202F}239 sans version, 105 d'une autre console"), "{out}");
     assert!(
         out.contains("IL.en.json : 416 titres importés ; 57 ignorés"),
         "{out}"
@@ -318,7 +318,7 @@ fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
     let (ok, out, err) = update(&folders);
     assert!(ok, "{out}{err}");
     assert!(
-        out.contains("versions.txt : 60510 identifiants de titres"),
+        out.contains("versions.txt : 60\u{202F}510 identifiants de titres"),
         "{out}"
     );
     assert!(folders.data.join("titledb/IL.en.json").is_file());
