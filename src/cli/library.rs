@@ -118,8 +118,8 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
             let bytes: u64 = rows.iter().map(|r| r.size).sum();
             say!("{} entrée(s), {bytes} octets.", rows.len());
         }
-        TrashCommand::Restore { id } => {
-            let row = trash::restore(&conn, &root, *id)?;
+        TrashCommand::Restore { id, as_name } => {
+            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref())?;
             say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {

@@ -111,6 +111,10 @@ impl Msg {
             BackupFailed { file } => format!("la sauvegarde vers {file} a échoué"),
             PasswordUnreadable { reason } => format!("lecture du mot de passe : {reason}"),
             PasswordsDiffer => "les deux mots de passe diffèrent".into(),
+            // Administrer depuis le navigateur.
+            LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
+            NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),
+            BadRestoreName { ext } => format!("le nouveau nom est un nom de fichier seul (sans « / », ni « .. »), de 1 à 255 octets, finissant par .{ext} comme le fichier"),
         }
     }
 }

@@ -172,12 +172,17 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     };
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
+    // People read the platform's name ("Nintendo Switch"), not its slug.
+    let platform_name = platforms::list(c.db)?
+        .into_iter()
+        .find(|p| p.slug == g.platform)
+        .map_or_else(|| g.platform.clone(), |p| p.name);
     let body = html! {
         dl.facts {
             dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
             dt { (v.t(M::Size)) } dd { (size(&v, g.item.size)) }
             dt { (v.t(M::Format)) } dd { (g.format) }
-            dt { (v.t(M::Platform)) } dd { (g.platform) }
+            dt { (v.t(M::Platform)) } dd { a href={ "/files?platform=" (query_value(&g.platform)) } { (platform_name) } }
             dt { (v.t(M::Modified)) } dd { (date(&v, Some(g.mtime / 1_000_000_000))) }
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }

@@ -5,10 +5,12 @@
 //! part of the public contract, may change, and an API key never reaches them. The
 //! page shell is `view`, the words `i18n`, the two static files `assets`.
 
+pub mod accounts;
 pub mod assets;
 pub mod device;
 pub mod i18n;
 pub mod library;
+pub mod missing;
 pub mod settings;
 pub mod shop;
 pub mod sign_in;
