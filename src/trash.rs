@@ -164,8 +164,9 @@ pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Erro
     LibraryKey::parse(&key).ok_or_else(bad)
 }
 
-/// A name the entry could go back under beside its original place, taken by no
-/// file now: `Name (2).ext`, `Name (3).ext`… (the original's when that is free).
+/// Another name the entry could go back under beside its original place, taken by
+/// no file now: `Name (2).ext`, `Name (3).ext`… Never the original's: the page offers
+/// it when a file has just taken that place.
 pub fn free_name(root: &Path, original: &LibraryKey) -> String {
     let name = original.file_name();
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
@@ -174,9 +175,6 @@ pub fn free_name(root: &Path, original: &LibraryKey) -> String {
             std::fs::symlink_metadata(key.under(root)).is_ok()
         })
     };
-    if !taken(name) {
-        return name.to_string();
-    }
     for n in 2..1000 {
         let tail = format!(" ({n}).{ext}");
         // Within 255 bytes: the stem gives way, on a character boundary.

@@ -29,6 +29,8 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
             p.empty #trash-empty { (v.t(M::TrashEmpty)) }
         } @else {
             p { (rows.len()) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
+            // Above the list, which may be long.
+            @if v.admin { (purges(&v, &rows)) }
             div.scroll {
                 table #trash {
                     thead { tr {
@@ -53,7 +55,6 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                     }
                 }
             }
-            @if v.admin { (purges(&v, &rows)) }
         }
     };
     page(&v, v.t(M::Trash), "/trash", body)
