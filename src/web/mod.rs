@@ -1,6 +1,6 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
-//! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings`,
-//! `sign_in`), each holding its pages and
+//! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings` with
+//! `accounts`, `sign_in`, and `missing`, the 404 page), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
 //! page shell is `view`, the words `i18n`, the two static files `assets`.
