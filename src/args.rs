@@ -415,10 +415,15 @@ pub enum PushCommand {
 pub enum TrashCommand {
     /// List the entries: id, key, reason, size, deleted and expiry dates.
     List,
-    /// Put an entry back at its key (refused when the key is occupied).
+    /// Put an entry back at its key (refused when the key is occupied), or with --as
+    /// NAME under another file name in the same folder
     Restore {
         /// The id shown by `trash list`.
         id: i64,
+        /// Put it back under this file name instead, in its original folder (a name
+        /// only, with the file's extension; never over an existing file).
+        #[arg(long = "as", value_name = "NAME")]
+        as_name: Option<String>,
     },
     /// Delete for good: one entry, the expired ones, or all.
     Purge {

@@ -18,6 +18,8 @@ pub const TABLE: Table = Table {
     sign_in: web::sign_in::to_sign_in,
     // The shop's files, also asked from the root by installers given the root.
     downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/"],
+    missing_page: web::missing::missing_page,
+    not_pages: &["/api/", "/shop", "/static/", "/dl/"],
 };
 
 use Access::*;
@@ -114,6 +116,14 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/push-title/{id}", Private, web::device::push_add_title),
     route("POST", "/api/push/{key*}", Private, web::device::push_add),
     route("DELETE", "/api/push/{key*}", Private, web::device::push_remove),
+    // Administering from the browser: accounts, purging the trash (restore under
+    // another name is the restore route above, with a body).
+    route("POST", "/api/users", Private, web::accounts::add),
+    route("DELETE", "/api/users/{name}", Private, web::accounts::remove),
+    route("POST", "/api/users/{name}/role/{role}", Private, web::accounts::set_role),
+    route("POST", "/api/users/{name}/password", Private, web::accounts::reset_password),
+    route("POST", "/api/trash/empty", Private, web::trash::empty),
+    route("POST", "/api/trash/purge-converted", Private, web::trash::purge_converted),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

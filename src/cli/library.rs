@@ -105,8 +105,8 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
     })?;
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
-        TrashCommand::Restore { id } => {
-            let row = trash::restore(&conn, &root, *id)?;
+        TrashCommand::Restore { id, as_name } => {
+            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref())?;
             say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {

@@ -147,6 +147,10 @@ impl Msg {
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
             FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({detail})"),
+            // Administrer depuis le navigateur.
+            LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
+            NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),
+            BadRestoreName { ext } => format!("le nouveau nom est un nom de fichier seul (sans « / », ni « .. »), de 1 à 255 octets, finissant par .{ext} comme le fichier"),
         }
     }
 }

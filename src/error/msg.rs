@@ -279,6 +279,12 @@ pub enum Msg {
         reason: String,
     },
     PasswordsDiffer,
+    // Administering from the browser: accounts, restore under another name.
+    LastAdmin,
+    NotOnYourself,
+    BadRestoreName {
+        ext: String,
+    },
 }
 
 /// The sentence every 500 carries; the cause goes to the log.
@@ -433,6 +439,10 @@ impl Msg {
             NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
             FileUnexaminable => "the file could not be examined".into(),
             FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
+            // Administering from the browser.
+            LastAdmin => "The last admin can be neither removed nor made a viewer: make another account an admin first.".into(),
+            NotOnYourself => "An admin cannot remove, demote or reset their own account: another admin can (your own password changes with the form above).".into(),
+            BadRestoreName { ext } => format!("The new name is a file name only (no '/', not '..'), 1 to 255 bytes, ending in .{ext} like the file."),
         }
     }
 }

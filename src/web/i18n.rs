@@ -81,8 +81,6 @@ messages! {
     RoleAdmin => "administrateur", "admin";
     RoleViewer => "lecteur", "viewer";
     Accounts => "Comptes", "Accounts";
-    AccountsHint => "Les comptes se créent avec « ludotheque user add NOM [--admin] ».",
-        "Accounts are created with “ludotheque user add NAME [--admin]”.";
     Language => "Langue", "Language";
     Save => "Enregistrer", "Save";
     ViewerNote => "Compte lecteur : vous pouvez tout regarder, mais rien changer.",
@@ -338,6 +336,37 @@ messages! {
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
+    // Administering from the browser (accounts, trash purges, restore under another
+    // name, the 404 page). `{name}`-style holes are filled by `fill`.
+    You => "vous", "you";
+    Role => "Rôle", "Role";
+    MakeAdmin => "Rendre administrateur", "Make admin";
+    MakeViewer => "Rendre lecteur", "Make viewer";
+    ConfirmMakeViewer => "Rendre « {name} » lecteur ? Ce compte ne pourra plus rien changer.", "Make “{name}” a viewer? The account will no longer change anything.";
+    RemoveAccount => "Supprimer le compte", "Remove the account";
+    ConfirmRemoveAccount => "Supprimer le compte « {name} » ? Ses sessions seront fermées.", "Remove the account “{name}”? Its sessions will end.";
+    ResetPassword => "Réinitialiser le mot de passe", "Reset the password";
+    SetPassword => "Définir le mot de passe (ses sessions seront fermées)", "Set the password (its sessions will end)";
+    AddAccount => "Ajouter un compte", "Add an account";
+    CreateAccount => "Créer le compte", "Create the account";
+    AccountsNote => "Votre propre compte se gère plus haut ; un autre administrateur peut le supprimer ou le rendre lecteur. Le dernier administrateur reste administrateur.",
+        "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
+    FileOne => "{n} fichier", "{n} file";
+    FileMany => "{n} fichiers", "{n} files";
+    EmptyTrash => "Vider la corbeille", "Empty the trash";
+    ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
+    PurgeConverted => "Supprimer les originaux convertis", "Delete the converted originals";
+    ConfirmPurgeConverted => "Supprimer définitivement les originaux convertis : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
+        "Delete the converted originals for good: {what}? Their converted files stay in the library.";
+    ConfirmPurgeOne => "Supprimer définitivement « {name} » ({size}) ?", "Delete “{name}” ({size}) for good?";
+    FreedOne => "{n} fichier supprimé définitivement : {size} libérés.", "{n} file deleted for good: {size} freed.";
+    FreedMany => "{n} fichiers supprimés définitivement : {size} libérés.", "{n} files deleted for good: {size} freed.";
+    RestoreAs => "Restaurer sous un autre nom", "Restore under another name";
+    RestoreAsNote => "Un fichier occupe déjà sa place : restaurez-le sous un autre nom, dans le même dossier.",
+        "A file already takes its place: restore it under another name, in the same folder.";
+    NewName => "Nouveau nom", "New name";
+    PageNotFound => "Page introuvable", "Page not found";
+    PageNotFoundText => "Aucune page n'existe à cette adresse. Vérifiez-la, ou repartez d'ici :", "No page exists at this address. Check it, or start again from here:";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";
     ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";
@@ -350,9 +379,46 @@ messages! {
     ErrNetwork => "Le service ne répond pas", "The service does not answer";
 }
 
+/// A message with its `{hole}`s filled: `fill("{n} files", &[("n", "3")])`. One pass
+/// over the message: a value that looks like a hole (a file named `{size}`) stays as
+/// it is.
+pub fn fill(template: &str, holes: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let found = after.find('}').and_then(|close| {
+            let value = holes.iter().find(|(h, _)| *h == &after[..close])?.1;
+            Some((value, close))
+        });
+        match found {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn holes_are_filled_once() {
+        let text = fill(
+            "{name} ({size}) {x}",
+            &[("name", "{size}"), ("size", "3 Go")],
+        );
+        assert_eq!(text, "{size} (3 Go) {x}");
+    }
 
     #[test]
     fn every_message_has_both_languages() {

@@ -173,6 +173,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
     let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
+    // People read the platform's name ("Nintendo Switch"), not its slug.
+    let platform_name = platforms::list(c.db)?
+        .into_iter()
+        .find(|p| p.slug == g.platform)
+        .map_or_else(|| g.platform.clone(), |p| p.name);
     let body = html! {
         @if let Some(why) = &g.damage {
             p.warn #damaged { strong { (v.t(M::Damaged)) } (super::phrases::colon(&v)) (super::phrases::say(&v, why)) }
@@ -181,7 +186,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
             dt { (v.t(M::Size)) } dd { (size(&v, g.item.size)) }
             dt { (v.t(M::Format)) } dd { (g.format) }
-            dt { (v.t(M::Platform)) } dd { (g.platform) }
+            dt { (v.t(M::Platform)) } dd { a href={ "/files?platform=" (query_value(&g.platform)) } { (platform_name) } }
             dt { (v.t(M::Modified)) } dd { (date(&v, Some(g.mtime / 1_000_000_000))) }
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }

@@ -45,11 +45,6 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let cfg = &c.app.config;
     let ready = library::is_ready(c.db, &cfg.library)?;
-    let accounts = if v.admin {
-        users::list(c.db)?
-    } else {
-        Vec::new()
-    };
     let limits = [
         (M::KeyRate, cfg.key_rate.to_string(), "--key-rate"),
         (M::KeyBurst, cfg.key_burst.to_string(), "--key-burst"),
@@ -86,13 +81,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         h2 { (v.t(M::Access)) }
         p { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
         @if let Some(name) = &v.name { (own_account(&v, name)) }
-        @if v.admin {
-            h2 { (v.t(M::Accounts)) }
-            p.note { (v.t(M::AccountsHint)) }
-            @if !accounts.is_empty() {
-                ul #accounts { @for u in &accounts { li { (u.name) " · " (u.role) " · " (u.lang) } } }
-            }
-        }
+        (super::accounts::section(c, &v)?)
     };
     page(&v, v.t(M::Settings), "/settings", body)
 }

@@ -1,6 +1,8 @@
 //! The one integration test binary: every test runs the real `ludotheque` binary.
 
 mod access;
+mod admin_browser;
+mod admin_web;
 mod api;
 mod architecture;
 mod browser;

@@ -291,3 +291,30 @@ function startButtons(busy) {
   window.followJob = poll;
   poll();
 })();
+
+// ---- Administering from the browser (trash purges, restore under another name) ----
+// Kept to this block, apart from the rest: it only wraps two functions above.
+// - data-then="freed": a purge answers {purged, bytes}; the page comes back with them
+//   in its address, and the server says in the reader's language what was freed.
+// - A restore refused by a conflict (a file holds the entry's place) shows that
+//   row's hidden "restore under another name" form, its name already a free one.
+(function () {
+  const plainAfter = after;
+  after = function (el, data) {
+    if (el.dataset.then !== "freed") return plainAfter(el, data);
+    location.assign(location.pathname + "?purged=" + Number(data.purged) + "&bytes=" + Number(data.bytes));
+  };
+  const plainCall = call;
+  call = async function (method, url, body) {
+    try {
+      return await plainCall(method, url, body);
+    } catch (e) {
+      const form = /^\/api\/trash\/\d+\/restore$/.test(url) && body === undefined &&
+        e.slug === "conflict" && document.querySelector('form.restore-as[data-api="' + url + '"]');
+      if (form) { form.hidden = false; form.elements.name.focus(); }
+      throw e;
+    }
+  };
+  // Said once: a reload of the page does not say it again.
+  if (document.getElementById("freed")) history.replaceState(null, "", location.pathname);
+})();
