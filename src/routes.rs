@@ -113,6 +113,8 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/push-title/{id}", Private, web::device::push_add_title),
     route("POST", "/api/push/{key*}", Private, web::device::push_add),
     route("DELETE", "/api/push/{key*}", Private, web::device::push_remove),
+    // The console page's connection test: the only time the service probes the console.
+    route("POST", "/api/device/test", Private, web::device::test_device),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

@@ -9,6 +9,7 @@ pub mod assets;
 pub mod device;
 pub mod i18n;
 pub mod library;
+pub mod pager;
 pub mod settings;
 pub mod shop;
 pub mod sign_in;
