@@ -3,7 +3,8 @@
 //! `sign_in`), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
-//! page shell is `view`, the words `i18n`, the two static files `assets`.
+//! page shell is `view`, the pager of long lists `pager`, the words `i18n`, the two
+//! static files `assets`.
 
 pub mod assets;
 pub mod device;
