@@ -124,6 +124,8 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/users/{name}/password", Private, web::accounts::reset_password),
     route("POST", "/api/trash/empty", Private, web::trash::empty),
     route("POST", "/api/trash/purge-converted", Private, web::trash::purge_converted),
+    // The console page's connection test: the only time the service probes the console.
+    route("POST", "/api/device/test", Private, web::device::test_device),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

@@ -367,6 +367,56 @@ messages! {
     NewName => "Nouveau nom", "New name";
     PageNotFound => "Page introuvable", "Page not found";
     PageNotFoundText => "Aucune page n'existe à cette adresse. Vérifiez-la, ou repartez d'ici :", "No page exists at this address. Check it, or start again from here:";
+    // Library pages' pager, orders and counts; the console page's guidance and
+    // connection test (web-device).
+    TitleOne => "titre", "title";
+    ResultOne => "résultat", "result";
+    UnknownFileOne => "fichier non identifié", "unidentified file";
+    Pages => "Pages", "Pages";
+    FirstPage => "Première", "First";
+    LastPage => "Dernière", "Last";
+    GoToPage => "Aller à la page", "Go to page";
+    Go => "Aller", "Go";
+    OrderAtoZ => "A → Z", "A → Z";
+    OrderZtoA => "Z → A", "Z → A";
+    OrderNewest => "récents d'abord", "newest first";
+    OrderOldest => "anciens d'abord", "oldest first";
+    OrderLargest => "gros d'abord", "largest first";
+    OrderSmallest => "petits d'abord", "smallest first";
+    SortedHint => "Trier selon cette colonne", "Sort by this column";
+    GameOne => "jeu", "game";
+    GamesMany => "jeux", "games";
+    PushBefore => "Avant d'envoyer", "Before pushing";
+    PushStepInstaller => "Sur la console, ouvrez un installateur qui reçoit les envois par le réseau : Awoo Installer, CyberFoil ou TinWoo (menu « Install over LAN or internet »), ou le mode d'installation réseau de Tinfoil.",
+        "On the console, open an installer that takes network pushes: Awoo Installer, CyberFoil or TinWoo (the “Install over LAN or internet” menu), or Tinfoil's network install mode.";
+    PushStepScreen => "Restez sur son écran d'attente : il écoute sur le port 2000 et affiche en général l'adresse IP de la console, celle à saisir ici.",
+        "Stay on its waiting screen: it listens on port 2000 and usually shows the console's IP address, the one to enter here.";
+    PushStepNetwork => "La console et cette machine doivent être sur le même réseau local (même box, même Wi-Fi, sans VPN entre les deux).",
+        "The console and this machine must be on the same local network (same router, same Wi-Fi, no VPN between them).";
+    PushStepChoose => "Cliquez sur « Envoyer à la console », puis choisissez sur la console les jeux à installer et la destination (carte SD ou mémoire interne).",
+        "Click “Push to the console”, then pick on the console the games to install and where (SD card or internal memory).";
+    PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique ci-dessus.",
+        "DBI and Goldleaf take no push: with DBI, use the shop above.";
+    PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
+        "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
+    PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
+    ConsoleSettings => "Réglages de la console", "Console settings";
+    TestConnection => "Tester la connexion", "Test the connection";
+    TestingConnection => "Connexion à la console…", "Connecting to the console…";
+    TestNote => "Le test ouvre une connexion vers l'installateur puis la ferme aussitôt ; le service ne le fait jamais de lui-même.",
+        "The test opens a connection to the installer and closes it at once; the service never does it on its own.";
+    ProbeOpen => "La console répond : un installateur attend sur ce port. Si le test l'a fait quitter son écran d'attente, rouvrez-le avant d'envoyer.",
+        "The console answers: an installer is waiting on that port. If the test sent it off its waiting screen, open it again before pushing.";
+    ProbeRefused => "Connexion refusée : la console est là, mais aucun installateur n'attend sur ce port. Ouvrez son écran d'installation par le réseau, puis réessayez.",
+        "Connection refused: the console is there, but no installer is waiting on that port. Open its network install screen, then try again.";
+    ProbeTimedOut => "Pas de réponse en 3 secondes : adresse fausse, console éteinte ou en veille, autre réseau, ou un pare-feu qui bloque.",
+        "No answer within 3 seconds: wrong address, console off or asleep, another network, or a firewall in the way.";
+    ProbeNoRoute => "Cette machine ne peut pas joindre cette adresse : console éteinte, autre réseau ou VPN.",
+        "This machine cannot reach that address: console off, another network, or a VPN.";
+    ConfirmClearPush => "Retirer de la liste d'envoi {games} ({size}) ? Les fichiers restent dans la bibliothèque.",
+        "Remove {games} ({size}) from the push list? The files stay in the library.";
+    ConfirmForgetDevice => "Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée.",
+        "Forget the console “{name}” ({host})? The push list is kept.";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";
     ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";

@@ -130,7 +130,7 @@ fn seconds(v: &Viewer, ms: u64) -> String {
 /// loopback only (no console can reach it). Listening on every address, the address
 /// the browser used is the one to give, unless that is this machine's own name; then
 /// the address of the default route.
-fn address(c: &Ctx) -> (String, Option<u16>) {
+pub(super) fn address(c: &Ctx) -> (String, Option<u16>) {
     let listen: SocketAddr = c
         .app
         .push

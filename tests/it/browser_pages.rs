@@ -10,7 +10,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 14] = [
+const PAGES: [(&str, &str); 15] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -28,6 +28,7 @@ const PAGES: [(&str, &str); 14] = [
     ("platforms", "/platforms"),
     ("settings", "/settings"),
     ("keys", "/settings/keys"),
+    ("not-found", "/libary"),
 ];
 
 #[test]

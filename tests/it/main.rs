@@ -26,3 +26,5 @@ mod trash;
 mod upkeep;
 mod watch;
 mod web;
+mod web_device;
+mod web_device_browser;

@@ -318,3 +318,37 @@ function startButtons(busy) {
   // Said once: a reload of the page does not say it again.
   if (document.getElementById("freed")) history.replaceState(null, "", location.pathname);
 })();
+
+// Library filters and the console's connection test (web-device).
+// A form with data-autosubmit applies a change of one of its lists or boxes at once
+// (its text field still waits for Enter); its button is only for pages without this
+// script, so it goes. A button with data-probe asks its route and shows the answer's
+// message in #device-test-result: nothing changes, so it is not a data-api action.
+(function () {
+  for (const form of document.querySelectorAll("form[data-autosubmit]")) {
+    form.addEventListener("change", (ev) => {
+      if (ev.target.matches("select, input[type=checkbox], input[type=radio]")) form.requestSubmit();
+    });
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.hidden = true;
+  }
+  document.addEventListener("click", async (ev) => {
+    const button = ev.target.closest("button[data-probe]");
+    if (!button) return;
+    const out = document.getElementById("device-test-result");
+    out.className = "";
+    out.textContent = button.dataset.wait || "…";
+    button.disabled = true;
+    try {
+      const answer = await call("POST", button.dataset.probe);
+      out.textContent = answer.message;
+      out.className = answer.reachable ? "ok" : "bad";
+      out.dataset.reason = answer.reason;
+    } catch (e) {
+      out.textContent = e.message;
+      out.className = "bad";
+    } finally {
+      button.disabled = false;
+    }
+  });
+})();
