@@ -322,6 +322,9 @@ messages! {
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
     CancelAction => "Annuler", "Cancel";
+    ConfirmRevokeKey => "Révoquer la clé d'API « {name} » ? Les scripts qui s'en servent seront refusés.", "Revoke the API key “{name}”? Scripts that use it will be refused.";
+    ConfirmRemovePlatform => "Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque.", "Remove the platform “{name}”? Its files stay on disk but leave the library.";
+    ConfirmRemoveConsole => "Retirer la console « {name} » ? Son mot de passe n'ouvrira plus la boutique.", "Remove the console “{name}”? Its password will no longer open the shop.";
     Damaged => "Endommagé", "Damaged";
     PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
     Undo => "Annuler", "Undo";

@@ -266,7 +266,7 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                                 a href={ "/files?platform=" (query_value(&p.slug)) } { (p.name) }
                                 @if v.admin {
                                     div.actions {
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) }
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemovePlatform), &[("name", &p.name)])) { (v.t(M::Delete)) }
                                     }
                                 }
                             }

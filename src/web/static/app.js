@@ -142,7 +142,7 @@ function showKey(form, data) {
   revoke.className = "danger";
   revoke.dataset.method = "DELETE";
   revoke.dataset.api = "/api/keys/" + data.id;
-  revoke.setAttribute("data-confirm", "");
+  revoke.setAttribute("data-confirm", table.dataset.confirmRevoke.replace("{name}", data.name));
   revoke.textContent = table.dataset.revoke;
   row.insertCell().appendChild(revoke);
   table.hidden = false;
