@@ -372,7 +372,10 @@ fn a_person_in_a_browser_runs_the_library() {
     // A dialog asks first; its confirm button decides (after the double-click guard).
     wait_for(&tab, "!!document.querySelector('dialog[open]')");
     let asked = js(&tab, "document.querySelector('dialog[open] p').textContent");
-    assert!(asked.as_str().unwrap().contains("dashboard-e2e"), "names the key: {asked}");
+    assert!(
+        asked.as_str().unwrap().contains("dashboard-e2e"),
+        "names the key: {asked}"
+    );
     std::thread::sleep(Duration::from_millis(600));
     click(&tab, "dialog[open] button.confirm");
     wait_for(
