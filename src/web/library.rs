@@ -161,8 +161,7 @@ fn filters(
 pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let key = c.param(0);
-    let found = library::find(c.db, key)?;
-    let Some(g) = found else {
+    let Some(g) = library::find(c.db, key)? else {
         let mut reply = page(
             &v,
             v.t(M::NotFound),

@@ -72,10 +72,9 @@ fn both_widths(tab: &Tab, name: &str, part: &str) {
 fn converted_demo() -> Arc<Folders> {
     let folders = Folders::new();
     demo(&folders);
-    for command in [["scan"], ["convert"]] {
-        let (status, out, err) = folders.cli(&command);
-        assert!(status.success(), "{out}{err}");
-    }
+    folders.scan();
+    let (status, out, err) = folders.cli(&["convert"]);
+    assert!(status.success(), "{out}{err}");
     add_user(&folders, "admin", "admin password", true);
     add_user(&folders, "viewer", "viewer password", false);
     folders

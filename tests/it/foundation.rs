@@ -83,7 +83,9 @@ fn job_while_running_shows_label_unit_and_start() {
 #[test]
 fn unknown_route_is_a_json_404() {
     let s = TestServer::start(&[]);
-    for path in ["/api/v1/nope", "/nothing/here", "/api/v1/health/extra"] {
+    // A page address people mistype gets the HTML 404 page (tests/it/admin_web.rs);
+    // everything under /api/ keeps its JSON.
+    for path in ["/api/v1/nope", "/api/nothing/here", "/api/v1/health/extra"] {
         let r = s.get(path);
         assert_eq!(r.status, 404, "{path}");
         assert_eq!(r.slug(), "not_found");
