@@ -164,10 +164,14 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
     );
     click(&tab, &format!("button[data-api='/api/trash/{id}/restore']"));
     wait_for(&tab, &format!("!document.querySelector(\"{form}\").hidden"));
-    assert!(js(&tab, "document.getElementById('msg').textContent")
-        .as_str()
-        .unwrap()
-        .starts_with("Conflit"));
+    // The service's own sentence, in French.
+    let said = js(&tab, "document.getElementById('msg').textContent");
+    assert!(
+        said.as_str()
+            .unwrap()
+            .starts_with("Un fichier occupe déjà cet emplacement"),
+        "{said}"
+    );
     shot(&tab, "admin-trash-fr-restore-as-360");
     let name = js(
         &tab,
