@@ -62,7 +62,8 @@ ldq_retry_after() {
 }
 
 # ldq_start_and_wait TASK: start a task (waiting through 409 with backoff and 429 for
-# Retry-After), wait for it to finish, exit 0 when its result is ok.
+# Retry-After), wait for it to finish, exit 0 when its result is ok (1 when partial,
+# failed, cancelled or interrupted).
 ldq_start_and_wait() {
     local task="$1" delay=1 busy=0 status
     while :; do
@@ -94,5 +95,13 @@ ldq_start_and_wait() {
     result="$(ldq_field result)"
     message="$(ldq_field message)"
     printf 'Tâche %s terminée : %s (%s)\n' "$task" "$result" "$message"
+    # partial: the task finished but some files failed; name each with its reason.
+    [ "$result" = partial ] && ldq_failures
     [ "$result" = ok ]
+}
+
+# ldq_failures: one line per failed file of the last run ("  KEY : REASON").
+ldq_failures() {
+    grep -oE '"key":(null|"[^"]*"),"error":"[^"]*","message":"[^"]*"' "$LDQ_TMP/body" |
+        sed -E 's/^"key":"?([^"]*)"?,"error":"[^"]*","message":"([^"]*)"$/  \1 : \2/'
 }

@@ -175,6 +175,62 @@ pub fn set_password(conn: &Connection, name: &str, password: &str) -> Result<usi
     sessions::delete_for_user(conn, user.id)
 }
 
+/// The account of a name, or `no_account`.
+fn named(conn: &Connection, name: &str) -> Result<User, Error> {
+    Ok(users::by_name(conn, name)?
+        .ok_or_else(|| Error::not_found(Msg::NoAccount { name: name.into() }))?
+        .0)
+}
+
+/// An admin acting on an account from the web: never on their own (`by`, the
+/// signed-in account; `None` for the loopback rule, which has none). Removing or
+/// demoting yourself would cut the branch you sit on, and a reset would skip the
+/// current password that the own-password form asks for.
+fn someone_else(conn: &Connection, name: &str, by: Option<i64>) -> Result<User, Error> {
+    let user = named(conn, name)?;
+    if by == Some(user.id) {
+        return Err(Error::conflict(Msg::NotOnYourself));
+    }
+    Ok(user)
+}
+
+/// Remove an account (`by` as in [`someone_else`]); its sessions end with it. The
+/// last admin stays.
+pub fn remove(conn: &Connection, name: &str, by: Option<i64>) -> Result<User, Error> {
+    let user = someone_else(conn, name, by)?;
+    if !users::delete_unless_last_admin(conn, user.id)? {
+        return Err(Error::conflict(Msg::LastAdmin));
+    }
+    // The table's cascade already took them; said again so it never depends on it.
+    sessions::delete_for_user(conn, user.id)?;
+    Ok(user)
+}
+
+/// Give an account a role (`by` as in [`someone_else`]). The last admin stays one.
+pub fn set_role(conn: &Connection, name: &str, role: &str, by: Option<i64>) -> Result<User, Error> {
+    check_role(role)?;
+    let user = someone_else(conn, name, by)?;
+    if !users::set_role_unless_last_admin(conn, user.id, role)? {
+        return Err(Error::conflict(Msg::LastAdmin));
+    }
+    Ok(User {
+        role: role.into(),
+        ..user
+    })
+}
+
+/// An admin sets another account's password (`by` as in [`someone_else`]): that
+/// account is signed out everywhere. Returns the sessions ended.
+pub fn reset_password(
+    conn: &Connection,
+    name: &str,
+    password: &str,
+    by: Option<i64>,
+) -> Result<usize, Error> {
+    let user = someone_else(conn, name, by)?;
+    set_password(conn, &user.name, password)
+}
+
 /// The account for a name and password, or `login_failed`.
 pub fn check_login(conn: &Connection, name: &str, password: &str) -> Result<User, Error> {
     // Checking a hash for an unknown name too keeps both failures equally slow.

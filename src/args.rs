@@ -302,24 +302,34 @@ pub enum ConsoleCommand {
     /// List the consoles: name, creation, last use.
     List,
     /// Remove a console: its password stops working at once.
-    Remove { name: String },
+    Remove {
+        /// The console's name.
+        name: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum UserCommand {
     /// Create an account (a viewer unless --admin).
     Add {
+        /// The account's name.
         name: String,
         /// The account may change things, not only look.
         #[arg(long)]
         admin: bool,
     },
     /// Set an account's password; its open sessions end.
-    Passwd { name: String },
+    Passwd {
+        /// The account's name.
+        name: String,
+    },
     /// List the accounts: name, role, language, creation.
     List,
     /// Delete an account; its sessions end at once.
-    Delete { name: String },
+    Delete {
+        /// The account's name.
+        name: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -362,12 +372,16 @@ pub enum DeviceCommand {
     /// Set the console's address (and optionally its port, name, and the address the
     /// console should use to reach this service; detected when not given).
     Set {
+        /// The console's address (a name or an IP address).
         #[arg(long)]
         host: String,
+        /// The port its network installer listens on.
         #[arg(long, default_value_t = 2000)]
         port: u16,
+        /// The name the interface gives the console.
         #[arg(long, default_value = "Switch")]
         name: String,
+        /// The address the console reaches this service at (detected when not given).
         #[arg(long)]
         offer_address: Option<String>,
     },
@@ -382,24 +396,34 @@ pub enum PushCommand {
     /// Add a game by its key, or with --title a title ID: its base game, latest update
     /// and all its DLC.
     Add {
+        /// The game's key (its path in the library), or with --title a title ID.
         key: String,
+        /// KEY is a title ID: add its base game, latest update and all its DLC.
         #[arg(long)]
         title: bool,
     },
     /// List the pending games.
     List,
     /// Remove a game from the list.
-    Remove { key: String },
+    Remove {
+        /// The game's key.
+        key: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum TrashCommand {
     /// List the entries: id, key, reason, size, deleted and expiry dates.
     List,
-    /// Put an entry back at its key (refused when the key is occupied).
+    /// Put an entry back at its key (refused when the key is occupied), or with --as
+    /// NAME under another file name in the same folder
     Restore {
         /// The id shown by `trash list`.
         id: i64,
+        /// Put it back under this file name instead, in its original folder (a name
+        /// only, with the file's extension; never over an existing file).
+        #[arg(long = "as", value_name = "NAME")]
+        as_name: Option<String>,
     },
     /// Delete for good: one entry, the expired ones, or all.
     Purge {

@@ -34,6 +34,7 @@ pub mod library;
 pub mod memory;
 pub mod naming;
 pub mod notify;
+pub mod numbers;
 pub mod routes;
 pub mod service;
 pub mod shop;

@@ -1,18 +1,16 @@
-//! The `ludotheque` binary: parse, start logging, run, print one error.
+//! The `ludotheque` binary: parse (help in French), start logging, run, print one error.
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use ludotheque::{args::Args, cli};
+use ludotheque::cli;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = cli::parse();
     cli::init_logging(&args);
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            log::error!("{e}");
-            eprintln!("{}", ludotheque::text::printable(&cli::error_line(&e)));
+            cli::report(&e);
             ExitCode::FAILURE
         }
     }

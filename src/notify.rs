@@ -108,7 +108,11 @@ impl Notifier {
     }
 
     /// `task_finished`: the task's last run, as `/api/v1/job` shows it.
-    pub fn task_finished(&self, run: &JobRun) {
+    pub fn task_finished(&self, run: &JobRun, failures: &[crate::error::Failure]) {
+        let failures: Vec<_> = failures
+            .iter()
+            .map(|f| json!({"key": f.key, "error": f.msg.slug(), "message": f.msg.english()}))
+            .collect();
         self.send(json!({
             "event": "task_finished",
             "at": time::rfc3339(run.finished_at.unwrap_or_else(time::now)),
@@ -118,6 +122,7 @@ impl Notifier {
             "total": run.total,
             "errors": run.errors,
             "message": run.message,
+            "failures": failures,
         }));
     }
 

@@ -18,6 +18,8 @@ pub const TABLE: Table = Table {
     sign_in: web::sign_in::to_sign_in,
     // The shop's files, also asked from the root by installers given the root.
     downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/"],
+    missing_page: web::missing::missing_page,
+    not_pages: &["/api/", "/shop", "/static/", "/dl/"],
 };
 
 use Access::*;
@@ -62,6 +64,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/files", Page, web::library::files_page),
     route("GET", "/game/{key*}", Page, web::library::game),
     route("GET", "/tasks", Page, web::tasks::tasks_page),
+    route("GET", "/tasks/{id}", Page, web::tasks::run_page),
     route("GET", "/device", Page, web::device::device_page),
     route("GET", "/trash", Page, web::trash::trash_page),
     route("GET", "/upkeep", Page, web::upkeep::upkeep_page),
@@ -83,7 +86,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/keys", Private, web::settings::create_key),
     route("DELETE", "/api/keys/{id}", Private, web::settings::revoke_key),
     route("GET", "/api/stats", Private, v1::library::stats),
-    route("GET", "/api/job", Private, v1::jobs::job),
+    route("GET", "/api/job", Private, web::tasks::job_live),
     route("GET", "/api/tasks", Private, web::tasks::task_history),
     route("POST", "/api/scan", Private, v1::jobs::scan),
     route("POST", "/api/convert", Private, v1::jobs::convert),
@@ -113,6 +116,16 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/push-title/{id}", Private, web::device::push_add_title),
     route("POST", "/api/push/{key*}", Private, web::device::push_add),
     route("DELETE", "/api/push/{key*}", Private, web::device::push_remove),
+    // Administering from the browser: accounts, purging the trash (restore under
+    // another name is the restore route above, with a body).
+    route("POST", "/api/users", Private, web::accounts::add),
+    route("DELETE", "/api/users/{name}", Private, web::accounts::remove),
+    route("POST", "/api/users/{name}/role/{role}", Private, web::accounts::set_role),
+    route("POST", "/api/users/{name}/password", Private, web::accounts::reset_password),
+    route("POST", "/api/trash/empty", Private, web::trash::empty),
+    route("POST", "/api/trash/purge-converted", Private, web::trash::purge_converted),
+    // The console page's connection test: the only time the service probes the console.
+    route("POST", "/api/device/test", Private, web::device::test_device),
     route("GET", "/api/test/panic", Test, test_panic),
 ];
 

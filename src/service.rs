@@ -90,7 +90,7 @@ impl Service {
         // sees the first scan already running.
         if !library::is_ready(&conn, &self.config.library)? {
             info!("this library was never scanned: starting a scan");
-            let _ = self.jobs.try_start(Task::Scan);
+            let _ = self.jobs.try_start(Task::Scan, "startup");
         }
         self.watcher =
             crate::watch::start(&self.config, Arc::clone(&self.jobs), Arc::clone(&self.stop))?;
@@ -174,7 +174,7 @@ fn start_maintenance(
                 if let (Some(at), Some(every)) = (next_titles, refresh) {
                     if Instant::now() >= at {
                         // A busy slot is tried again in a minute, not skipped.
-                        next_titles = Some(match jobs.try_start(Task::Titles) {
+                        next_titles = Some(match jobs.try_start(Task::Titles, "schedule") {
                             Ok(_) => Instant::now() + every,
                             Err(_) => Instant::now() + Duration::from_secs(60),
                         });

@@ -131,6 +131,73 @@ fn describe(key: &str) -> (String, GameKind) {
 /// and never through a symlink (which could lead out of the library): a link on the
 /// way is a conflict too.
 pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+    restore_as(db, root, id, None)
+}
+
+/// The file name's extension, lower case (`""` when it has none).
+fn extension(name: &str) -> String {
+    name.rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// The key an entry goes back to under the file name `name`, in its original
+/// folder: a file name only (no `/`, neither `.` nor `..`, no control character),
+/// 1 to 255 bytes, with the original's extension, so that it stays the same kind of
+/// game file and what its name says stays true.
+pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Error> {
+    let ext = extension(original.file_name());
+    let bad = || Error::invalid(Msg::BadRestoreName { ext: ext.clone() });
+    let fits = !name.is_empty()
+        && name.len() <= 255
+        && !name.contains('/')
+        && !name.chars().any(char::is_control)
+        && extension(name) == ext
+        && name.len() > ext.len() + 1;
+    if !fits {
+        return Err(bad());
+    }
+    let key = match original.rsplit_once('/') {
+        Some((folder, _)) => format!("{folder}/{name}"),
+        None => name.to_string(),
+    };
+    LibraryKey::parse(&key).ok_or_else(bad)
+}
+
+/// Another name the entry could go back under beside its original place, taken by
+/// no file now: `Name (2).ext`, `Name (3).ext`… Never the original's: the page offers
+/// it when a file has just taken that place.
+pub fn free_name(root: &Path, original: &LibraryKey) -> String {
+    let name = original.file_name();
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let taken = |candidate: &str| {
+        renamed_key(original, candidate).map_or(true, |key| {
+            std::fs::symlink_metadata(key.under(root)).is_ok()
+        })
+    };
+    for n in 2..1000 {
+        let tail = format!(" ({n}).{ext}");
+        // Within 255 bytes: the stem gives way, on a character boundary.
+        let mut cut = stem.len().min(255usize.saturating_sub(tail.len()));
+        while !stem.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let candidate = format!("{}{tail}", &stem[..cut]);
+        if !taken(&candidate) {
+            return candidate;
+        }
+    }
+    name.to_string()
+}
+
+/// [`restore`], under the file name `name` (in the entry's original folder) when
+/// one is given; the same rules: nothing is overwritten.
+pub fn restore_as(
+    db: &Connection,
+    root: &Path,
+    id: i64,
+    name: Option<&str>,
+) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
     check_dir(root)?;
     let present = LibraryKey::parse(&row.key)
@@ -149,12 +216,16 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     if !movable {
         return Err(Error::conflict(Msg::TrashEntryLink));
     }
-    let dst = key.under(root);
+    let target = match name {
+        Some(name) => renamed_key(&key, name)?,
+        None => key.clone(),
+    };
+    let dst = target.under(root);
     let occupied = || Error::conflict(Msg::KeyOccupied);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
-    library::safe::make_folders(root, &key).map_err(|e| match e.kind() {
+    library::safe::make_folders(root, &target).map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
@@ -165,10 +236,13 @@ pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error>
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
-    library::index_one(db, root, &key)?;
+    library::index_one(db, root, &target)?;
     crate::titles::model::refresh_after_change(db);
-    info!("trash: entry {id} restored to {}", row.key);
-    Ok(row)
+    info!("trash: entry {id} restored to {target}");
+    Ok(TrashRow {
+        key: target.to_string(),
+        ..row
+    })
 }
 
 /// The forms of one game file: a convert puts the `.nsz` it replaced in the trash
@@ -240,6 +314,21 @@ pub fn purge(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
     store::delete(db, id)?;
     info!("trash: entry {id} ({}) purged", row.key);
     Ok(row)
+}
+
+/// Purge every entry `pick` chooses; returns how many, and the bytes they held.
+pub fn purge_where(
+    db: &Connection,
+    root: &Path,
+    pick: impl Fn(&TrashRow) -> bool,
+) -> Result<(usize, u64), Error> {
+    let (mut purged, mut bytes) = (0, 0);
+    for row in store::list(db)?.iter().filter(|r| pick(r)) {
+        purge(db, root, row.id)?;
+        purged += 1;
+        bytes += row.size;
+    }
+    Ok((purged, bytes))
 }
 
 /// Purge every entry past its retention; returns how many.

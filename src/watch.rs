@@ -212,7 +212,7 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
             Ok(false) => pending = Pending::default(),
             // The slot may have been taken meanwhile: the changes wait for it.
             Ok(true) => {
-                if jobs.try_start(Task::Scan).is_ok() {
+                if jobs.try_start(Task::Scan, "watch").is_ok() {
                     info!("watch: {} change(s) settled; scanning", pending.paths.len());
                     pending = Pending::default();
                 }

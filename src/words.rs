@@ -123,6 +123,8 @@ words! {
     /// How a task run ended.
     TaskResult {
         Ok = "ok",
+        /// Finished, but some files failed (each named with its reason).
+        Partial = "partial",
         Failed = "failed",
         /// Somebody asked it to stop.
         Cancelled = "cancelled",

@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 
 use super::open_store;
 use crate::args::{ApikeyCommand, ConsoleCommand, GlobalArgs, UserCommand};
+use crate::error::counts::count;
 use crate::error::{Error, Msg};
 use crate::store::{api_keys, users};
 use crate::{accounts, consoles, keys, time};
@@ -105,7 +106,8 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             }
             let password = read_password()?;
             let ended = accounts::set_password(&conn, name, &password)?;
-            say!("Mot de passe changé pour {name} ; sessions fermées : {ended}");
+            let ended = count(ended as u64, "session fermée", "sessions fermées");
+            say!("Mot de passe changé pour {name} ; {ended}.");
         }
         UserCommand::Delete { name } => {
             if !users::delete(&conn, name)? {

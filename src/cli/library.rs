@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::open_store;
 use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
+use crate::error::counts::{agree, count, number};
 use crate::error::{Error, Msg};
 use crate::store;
 use crate::{device, time, trash};
@@ -44,9 +45,9 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
                 );
                 say!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
                 say!(
-                    "En attente : {} jeu(x), {} octets",
-                    pending.len(),
-                    pending.iter().map(|p| p.1).sum::<u64>()
+                    "En attente : {}, {}",
+                    count(pending.len() as u64, "jeu", "jeux"),
+                    count(pending.iter().map(|p| p.1).sum::<u64>(), "octet", "octets")
                 );
             }
         },
@@ -77,7 +78,11 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
                 say!("La liste d'envoi est vide.");
             }
             for (key, size) in items {
-                say!("{size:>12} octets  {key}");
+                say!(
+                    "{:>13} {}  {key}",
+                    number(size),
+                    agree(size, "octet ", "octets")
+                );
             }
         }
         PushCommand::Remove { key } => {
@@ -99,27 +104,9 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
         .with_cause(e)
     })?;
     match command {
-        TrashCommand::List => {
-            let rows = store::trash::list(&conn)?;
-            if rows.is_empty() {
-                say!("La corbeille est vide.");
-            }
-            for r in &rows {
-                say!(
-                    "{:<5} {:<10} {:>12} octets  supprimé le {}  expire le {}  {}",
-                    r.id,
-                    r.reason,
-                    r.size,
-                    time::rfc3339(r.deleted_at),
-                    time::rfc3339(r.expires_at),
-                    r.key
-                );
-            }
-            let bytes: u64 = rows.iter().map(|r| r.size).sum();
-            say!("{} entrée(s), {bytes} octets.", rows.len());
-        }
-        TrashCommand::Restore { id } => {
-            let row = trash::restore(&conn, &root, *id)?;
+        TrashCommand::List => list_trash(&store::trash::list(&conn)?),
+        TrashCommand::Restore { id, as_name } => {
+            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref())?;
             say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {
@@ -128,17 +115,51 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
         }
         TrashCommand::Purge { expired: true, .. } => {
             let n = trash::purge_expired(&conn, &root, time::now())?;
-            say!("{n} entrée(s) expirée(s) supprimée(s) définitivement.");
+            say!(
+                "{} {} définitivement.",
+                count(n as u64, "entrée expirée", "entrées expirées"),
+                agree(n as u64, "supprimée", "supprimées")
+            );
         }
         TrashCommand::Purge { .. } => {
             let rows = store::trash::list(&conn)?;
             for r in &rows {
                 trash::purge(&conn, &root, r.id)?;
             }
-            say!("{} entrée(s) supprimée(s) définitivement.", rows.len());
+            let n = rows.len() as u64;
+            say!(
+                "{} {} définitivement.",
+                count(n, "entrée", "entrées"),
+                agree(n, "supprimée", "supprimées")
+            );
         }
     }
     Ok(())
+}
+
+/// `trash list`: a line per entry, then how many and how large.
+fn list_trash(rows: &[store::trash::TrashRow]) {
+    if rows.is_empty() {
+        say!("La corbeille est vide.");
+    }
+    for r in rows {
+        say!(
+            "{:<5} {:<10} {:>13} {}  supprimé le {}  expire le {}  {}",
+            r.id,
+            r.reason,
+            number(r.size),
+            agree(r.size, "octet ", "octets"),
+            time::rfc3339(r.deleted_at),
+            time::rfc3339(r.expires_at),
+            r.key
+        );
+    }
+    let bytes: u64 = rows.iter().map(|r| r.size).sum();
+    say!(
+        "{}, {}.",
+        count(rows.len() as u64, "entrée", "entrées"),
+        count(bytes, "octet", "octets")
+    );
 }
 
 /// An online backup: consistent even while a server writes, without stopping it.

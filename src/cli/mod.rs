@@ -17,24 +17,40 @@ use crate::store::db;
 
 /// `println!` for every line the commands print: control characters in what it
 /// carries (file names, key and account names, a console's user agent) are escaped,
-/// so that no outside string can break a listing or pass for another line.
+/// so that no outside string can break a listing or pass for another line; a closed
+/// standard output ends the output quietly (see `out`).
 macro_rules! say {
     () => {
-        println!()
+        crate::cli::out::line("")
     };
     ($($arg:tt)*) => {
-        println!("{}", crate::text::printable(&format!($($arg)*)))
+        crate::cli::out::line(&crate::text::printable(&format!($($arg)*)))
     };
 }
 
 mod admin;
+pub mod help_fr;
 mod library;
+pub mod out;
 mod task;
 mod titles;
 mod upkeep;
 pub mod words;
 
-pub use words::error_line;
+pub use words::{error_line, report};
+
+/// The arguments, parsed with the French help (`help_fr`). A usage error, `--help`
+/// and `--version` end the process here, as clap does.
+pub fn parse() -> Args {
+    use clap::FromArgMatches;
+    let matches = help_fr::command()
+        .try_get_matches()
+        .and_then(|m| Args::from_arg_matches(&m));
+    match matches {
+        Ok(args) => args,
+        Err(e) => words::usage_error(e),
+    }
+}
 
 /// Logs go to standard error, in English; standard output is kept for the one
 /// `listening on` line and for the commands' own output.
@@ -105,8 +121,10 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Device { command }) => library::device_command(global, command),
         Some(Command::Push { command }) => library::push_command(global, command),
         Some(Command::Completions { shell }) => {
-            let mut command = <Args as clap::CommandFactory>::command();
-            clap_complete::generate(*shell, &mut command, "ludotheque", &mut std::io::stdout());
+            // Into memory first: clap_complete panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut help_fr::command(), "ludotheque", &mut script);
+            out::write(&script);
             Ok(())
         }
         Some(Command::Titles { command }) => titles::titles_command(global, command),
@@ -120,8 +138,9 @@ pub fn run(args: Args) -> Result<(), Error> {
 fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     let n = demo::write(dir)?;
     say!(
-        "Bibliothèque de démonstration écrite dans {} : {n} fichiers.",
-        dir.display()
+        "Bibliothèque de démonstration écrite dans {} : {}.",
+        dir.display(),
+        crate::error::counts::count(n as u64, "fichier", "fichiers")
     );
     let db = open_store(global)?;
     if crate::store::title_catalog::count(&db)? == 0 {

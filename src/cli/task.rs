@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
-use crate::error::{Error, Kind, Msg};
-use crate::jobs::{Snapshot, Task, TaskResult, Unit};
+use crate::error::counts::number;
+use crate::error::{Error, Failure, Kind, Msg};
+use crate::jobs::{Snapshot, Task, TaskResult};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
 
@@ -18,7 +19,7 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let service = Service::open(&config)?;
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start(task)?;
+    jobs.try_start(task, "cli")?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {
@@ -32,36 +33,41 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     if tty {
         eprintln!();
     }
-    let last = jobs.snapshot().last;
+    let snap = jobs.snapshot();
     // The webhook's first attempt at each event (15 s at most each), not its retries.
     jobs.flush_events(Duration::from_secs(20));
     service.close();
-    match last {
-        Some(run) => report(task, &run),
+    match &snap.last {
+        Some(run) => report(task, run, &snap.last_failures),
         None => Err(Error::internal("the task left no result")),
     }
 }
 
-/// The last line: what the task did, or the error that says why it stopped.
-fn report(task: Task, run: &JobRun) -> Result<(), Error> {
-    let unit = match task.unit() {
-        Unit::Bytes => "octets",
-        Unit::Files => "fichiers",
-    };
-    let errors = match run.errors {
-        0 => "aucune erreur".to_string(),
-        1 => "1 erreur (voir le journal)".to_string(),
-        n => format!("{n} erreurs (voir le journal)"),
-    };
+/// The last lines: what the task did, the files that failed, or the error that says
+/// why it stopped. Only `ok` exits 0.
+fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
+    let unit = task.unit().as_str();
     let label = run.task.as_str().to_string();
+    let said = run
+        .msg
+        .as_ref()
+        .map(Msg::french)
+        .unwrap_or_else(|| run.message.clone());
     match run.result {
         TaskResult::Ok => {
-            say!(
-                "Tâche {label} terminée : {} {unit} sur {}, {errors}.",
-                run.done,
-                run.total
-            );
+            say!("Tâche {label} réussie : {said}.");
             Ok(())
+        }
+        TaskResult::Partial => {
+            say!("Tâche {label} terminée avec des erreurs : {said}.");
+            for f in failures {
+                let what = f.key.as_deref().unwrap_or("—");
+                say!("  {what} : {}", f.msg.french());
+            }
+            Err(Error::invalid(Msg::TaskPartial {
+                task: label,
+                failed: run.errors,
+            }))
         }
         TaskResult::Cancelled | TaskResult::Interrupted => Err(Error::new(
             Kind::Cancelled,
@@ -74,7 +80,7 @@ fn report(task: Task, run: &JobRun) -> Result<(), Error> {
         )),
         TaskResult::Failed | TaskResult::Running => Err(Error::invalid(Msg::TaskFailed {
             task: label,
-            message: run.message.clone(),
+            message: said,
         })),
     }
 }
@@ -90,8 +96,8 @@ fn progress_line(s: &Snapshot) -> String {
         "[{}{}] {}/{} {}",
         "#".repeat(filled),
         ".".repeat(WIDTH as usize - filled),
-        s.done,
-        s.total,
+        number(s.done),
+        number(s.total),
         detail
     )
 }

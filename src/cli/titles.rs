@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::open_store;
 use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
+use crate::error::counts::{count, number};
 use crate::error::{Error, Msg};
 use crate::library::identify::{format_title_id, parse_title_id};
 use crate::store::title_ignore::EVERY_TITLE;
@@ -46,21 +47,40 @@ fn import(global: &GlobalArgs, files: &[std::path::PathBuf]) -> Result<(), Error
 
 /// An import's summary, a line per file.
 fn say_summary(summary: &titles::Summary) {
+    let c = |n: &usize, one: &str, many: &str| count(*n as u64, one, many);
+    let n = |n: &usize| number(*n as u64);
     for (name, took) in &summary.files {
         match took {
-            Took::Catalogue { ids, empty_version, other_console, no_kind } => say!(
-                "{name} : {ids} identifiants de titres ; ignorés : {empty_version} sans version, \
-                 {other_console} d'une autre console, {no_kind} d'aucun type"
+            Took::Catalogue {
+                ids,
+                empty_version,
+                other_console,
+                no_kind,
+            } => say!(
+                "{name} : {} ; ignorés : {} sans version, {} d'une autre console, {} d'aucun type",
+                c(ids, "identifiant de titre", "identifiants de titres"),
+                n(empty_version),
+                n(other_console),
+                n(no_kind)
             ),
-            Took::History { ids, versions, skipped } => say!(
-                "{name} : {versions} versions datées de {ids} identifiants ; {skipped} ignorés"
+            Took::History {
+                ids,
+                versions,
+                skipped,
+            } => say!(
+                "{name} : {} de {} ; {}",
+                c(versions, "version datée", "versions datées"),
+                c(ids, "identifiant", "identifiants"),
+                c(skipped, "ignoré", "ignorés")
             ),
             Took::Region { entries, skipped } => say!(
-                "{name} : {entries} titres importés ; {skipped} ignorés (sans identifiant ou sans nom)"
+                "{name} : {} ; {} (sans identifiant ou sans nom)",
+                c(entries, "titre importé", "titres importés"),
+                c(skipped, "ignoré", "ignorés")
             ),
         }
     }
-    say!("{} jeux renommés.", summary.renamed);
+    say!("{}.", c(&summary.renamed, "jeu renommé", "jeux renommés"));
 }
 
 /// The name a file is known by (its last component): which title data file it is
@@ -94,7 +114,7 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
             let age = match (time::now() - last.imported_at).max(0) / 86_400 {
                 0 => "aujourd'hui".to_string(),
                 1 => "hier".to_string(),
-                days => format!("il y a {days} jours"),
+                days => format!("il y a {}", count(days as u64, "jour", "jours")),
             };
             say!(
                 "Dernier import : {} ({age}), fichiers : {}",
@@ -105,10 +125,17 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
     }
     let (total, updates, dlc) = title_state::counts(&conn)?;
     say!(
-        "{} titres connus, {} identifiants de versions ; dans la bibliothèque : {total} titres, \
-         {updates} avec une mise à jour disponible, {dlc} avec des DLC manquants.",
-        title_facts::count(&conn)?,
-        title_catalog::count(&conn)?
+        "{}, {} ; dans la bibliothèque : {}, {} avec une mise à jour disponible, {} avec des \
+         DLC manquants.",
+        count(title_facts::count(&conn)?, "titre connu", "titres connus"),
+        count(
+            title_catalog::count(&conn)?,
+            "identifiant de version",
+            "identifiants de versions"
+        ),
+        count(total, "titre", "titres"),
+        number(updates),
+        number(dlc)
     );
     Ok(())
 }

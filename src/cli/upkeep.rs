@@ -4,6 +4,7 @@
 use super::{open_store, task};
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
+use crate::error::counts::{agree, count, number};
 use crate::error::Error;
 use crate::jobs::organize::{self, NotBack};
 use crate::jobs::{dedupe, Task};
@@ -30,9 +31,16 @@ pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
     let bytes: u64 = drops.iter().map(|d| d.size).sum();
     match drops.len() {
         0 => say!("Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille."),
-        n => say!(
-            "{n} fichier(s) partiraient à la corbeille ({bytes} octets) ; « ludotheque dedupe » les y met."
-        ),
+        n => {
+            let n = n as u64;
+            say!(
+                "{} {} à la corbeille ({}) ; « ludotheque dedupe » {} met.",
+                count(n, "fichier", "fichiers"),
+                agree(n, "partirait", "partiraient"),
+                count(bytes, "octet", "octets"),
+                agree(n, "l'y", "les y")
+            )
+        }
     }
     Ok(())
 }
@@ -73,12 +81,18 @@ pub fn organize(
         say!("place prise, non déplacé : {}", m.from);
         say!("  ↛ {}", m.to);
     }
+    let left = plan.left as u64;
     say!(
-        "{} fichier(s) à déplacer, {} dont la place est prise, {} déjà en place, {} laissé(s) tel(s) quel(s) (non identifiés ou liens).",
-        plan.moves.len(),
-        plan.taken.len(),
-        plan.in_place,
-        plan.left
+        "{}, {} dont la place est prise, {} déjà en place, {} {} (non identifiés ou liens).",
+        count(
+            plan.moves.len() as u64,
+            "fichier à déplacer",
+            "fichiers à déplacer"
+        ),
+        number(plan.taken.len() as u64),
+        number(plan.in_place as u64),
+        number(left),
+        agree(left, "laissé tel quel", "laissés tels quels")
     );
     Ok(())
 }
@@ -92,13 +106,13 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     for r in runs {
         let state = match r.undone_at {
             Some(at) => format!("annulé le {}", time::rfc3339(at)),
-            None => format!("{} déplacé(s)", r.moved),
+            None => count(r.moved, "déplacé", "déplacés"),
         };
         say!(
             "{:>4}  {}  {state}, {} remis en place  {}",
             r.id,
             time::rfc3339(r.started_at),
-            r.undone,
+            number(r.undone),
             r.template
         );
     }
@@ -131,9 +145,13 @@ fn organize_undo(global: &GlobalArgs, run: i64) -> Result<(), Error> {
         say!("non remis en place : {key} ({why})");
     }
     say!(
-        "Rangement {run} annulé : {} fichier(s) remis en place, {} non.",
-        undone.moved_back,
-        undone.skipped.len()
+        "Rangement {run} annulé : {}, {} non.",
+        count(
+            undone.moved_back,
+            "fichier remis en place",
+            "fichiers remis en place"
+        ),
+        number(undone.skipped.len() as u64)
     );
     Ok(())
 }

@@ -266,7 +266,15 @@ pub fn convert(
     settings::set(db, PART_SETTING, "")?;
     match result {
         Ok(()) => {}
-        Err(ConvertFail::Input(e)) => return Err(fail(&e.0)),
+        Err(ConvertFail::Input(e)) => {
+            // The file itself is broken: flag it, so that it stops counting as one to
+            // convert and the library and the push warn about it.
+            let why = Msg::FileDamaged {
+                detail: e.0.clone(),
+            };
+            crate::store::games::set_damage(db, key, &why)?;
+            return Err(fail(&e.0));
+        }
         Err(ConvertFail::Write(e)) => return Err(fail(&write_reason(&e)).with_cause(e)),
     }
     trash::move_in(db, root, key, TrashReason::Converted, opts.retention_days)?;

@@ -105,6 +105,51 @@ pub fn route_address(host: &str, port: u16) -> Option<IpAddr> {
     socket.local_addr().ok().map(|a| a.ip())
 }
 
+/// What a connection attempt to the console's installer found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Something accepted the connection: the installer waits.
+    Open,
+    /// The console answered that nothing listens on that port.
+    Refused,
+    /// Nothing answered in time: a wrong address, a firewall, another network.
+    TimedOut,
+    /// The kernel knows no way there (network or host unreachable).
+    NoRoute,
+}
+
+impl Reach {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reach::Open => "reachable",
+            Reach::Refused => "refused",
+            Reach::TimedOut => "timed_out",
+            Reach::NoRoute => "unreachable",
+        }
+    }
+}
+
+/// Try a TCP connection to the console and close it at once. Only when a person asks
+/// (the console page's test): a connection that sends no offer takes some installers
+/// off their waiting screen, so the service never does it on its own.
+pub fn probe(host: &str, port: u16, timeout: std::time::Duration) -> Result<Reach, Error> {
+    let ip: IpAddr = host
+        .parse()
+        .map_err(|_| Error::invalid(Msg::ConsoleAddressNotIp))?;
+    if port == 0 {
+        return Err(Error::invalid(Msg::BadPort));
+    }
+    use std::io::ErrorKind as K;
+    Ok(
+        match std::net::TcpStream::connect_timeout(&SocketAddr::new(ip, port), timeout) {
+            Ok(_) => Reach::Open,
+            Err(e) if e.kind() == K::ConnectionRefused => Reach::Refused,
+            Err(e) if matches!(e.kind(), K::TimedOut | K::WouldBlock) => Reach::TimedOut,
+            Err(_) => Reach::NoRoute,
+        },
+    )
+}
+
 /// The offer: a big-endian u32 length, then the URLs separated by newlines.
 pub fn offer(urls: &[String]) -> Vec<u8> {
     let body = urls.iter().map(|u| format!("{u}\n")).collect::<String>();
@@ -179,6 +224,21 @@ mod tests {
         s.add(40, 50);
         assert_eq!(s.bytes(), 40);
         assert!(!s.covers(50));
+    }
+
+    #[test]
+    fn a_probe_tells_a_listener_from_a_closed_port() {
+        let wait = std::time::Duration::from_secs(2);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let open = listener.local_addr().unwrap().port();
+        assert_eq!(probe("127.0.0.1", open, wait).unwrap(), Reach::Open);
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        assert_eq!(probe("127.0.0.1", closed, wait).unwrap(), Reach::Refused);
+        assert!(probe("console.local", 2000, wait).is_err());
+        assert!(probe("127.0.0.1", 0, wait).is_err());
     }
 
     #[test]

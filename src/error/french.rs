@@ -2,6 +2,7 @@
 //! for a French reader. The match is exhaustive, so a new message does not compile
 //! until it is said here.
 
+use super::counts::{count as plural, number as n};
 use super::Msg;
 
 impl Msg {
@@ -53,6 +54,9 @@ impl Msg {
             BadLang => "la langue est « fr » ou « en »".into(),
             AdminOnly => "seul un administrateur voit les comptes".into(),
             NoApiKey { id } => format!("aucune clé d'API n'a l'identifiant {id} (voir « ludotheque apikey list »)"),
+            // The caller's own input, repeated only when it looks like a key of the
+            // library: never something shaped like a path of the server.
+            NoGame { key } if key.starts_with('/') || key.contains("..") => "aucun jeu n'a cette clé".into(),
             NoGame { key } => format!("aucun jeu n'a la clé « {key} »"),
             NotTitleId => "ce n'est pas un identifiant de titre".into(),
             NothingOfTitle { id } => format!("la bibliothèque n'a rien du titre « {id} »"),
@@ -83,7 +87,7 @@ impl Msg {
             ConsoleNotWaiting => "la console n'attend pas sur son écran d'installation réseau (la connexion a échoué) ; rien n'a quitté la liste".into(),
             NothingReached { address } => format!("aucune requête n'est arrivée : la console n'a pas pu joindre {address} (pare-feu, mauvaise adresse, VPN ?)"),
             NotInPushList { key } => format!("« {key} » n'est pas dans la liste d'envoi"),
-            ConvertFailed { key, reason } => format!("{key} : {reason}"),
+            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({reason})"),
             ConvertTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
             FolderUnusable { what } => format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" }),
@@ -91,7 +95,8 @@ impl Msg {
             TimeoutsAtLeastOne => "--idle-timeout-secs et --request-timeout-secs valent au moins 1".into(),
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),
-            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({done} {unit} sur {total})"),
+            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, unit), super::counts::number(*total)),
+            // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
             BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
@@ -111,6 +116,61 @@ impl Msg {
             BackupFailed { file } => format!("la sauvegarde vers {file} a échoué"),
             PasswordUnreadable { reason } => format!("lecture du mot de passe : {reason}"),
             PasswordsDiffer => "les deux mots de passe diffèrent".into(),
+            NoRoomToConvert { needed, free } => format!("la décompression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été décompressé", bytes(*needed), bytes(*free)),
+            ScanDone { files, read, unchanged, removed } => format!("{} : {}, {}, {}", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*removed, "retiré", "retirés")),
+            ScanIncomplete { files, read, unchanged, kept } => format!("{} : {}, {} ; une partie de la bibliothèque était illisible, donc {} gardés", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*kept, "introuvable", "introuvables")),
+            TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
+            ConvertDone { converted, failed } => format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed)),
+            PushEmpty => "la liste d'envoi est vide ; rien n'a été proposé".into(),
+            PushDone { delivered, partial, untouched, ended } => {
+                let how = match ended.as_str() {
+                    "ack" => "la console a confirmé",
+                    "drop" => "la console a envoyé DROP",
+                    "closed" => "la console a fermé la connexion",
+                    _ => "plus rien ne s'est passé pendant trop longtemps",
+                };
+                format!("{}, {} en partie, {} ({how})", plural(*delivered, "livré", "livrés"), n(*partial), plural(*untouched, "intact", "intacts"))
+            }
+            TitlesDone { files, entries, renamed, icons } => format!("{} de données de titres importés : {} ; {} renommés.{}", plural(*files, "fichier", "fichiers"), plural(*entries, "entrée", "entrées"), plural(*renamed, "jeu", "jeux"), icons_french(icons)),
+            TitlesUnchanged { icons } => format!("les données de titres n'ont pas changé à la source.{}", icons_french(icons)),
+            OrganizeDone { moved, run, taken, in_place, left } => {
+                let undo = match moved {
+                    0 => String::new(),
+                    _ => format!(" (rangement {run} : « ludotheque organize --undo {run} » les remet en place)"),
+                };
+                format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
+            }
+            DedupeDone { superseded, duplicates, bytes: b } => format!("{} et {} mis à la corbeille ({})", plural(*superseded, "fichier remplacé", "fichiers remplacés"), plural(*duplicates, "doublon", "doublons"), bytes(*b)),
+            TaskStopped => "le service s'est arrêté pendant cette tâche".into(),
+            FolderUnreadable { folder } => format!("le dossier {folder} est illisible"),
+            PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
+            NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
+            FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
+            FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({detail})"),
+            // Administrer depuis le navigateur.
+            LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
+            NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),
+            BadRestoreName { ext } => format!("le nouveau nom est un nom de fichier seul (sans « / », ni « .. »), de 1 à 255 octets, finissant par .{ext} comme le fichier"),
         }
     }
+}
+
+fn icons_french(icons: &Option<(u64, u64)>) -> String {
+    match icons {
+        Some((fetched, failed)) => format!(
+            " Icônes : {} téléchargées, {} en échec.",
+            n(*fetched),
+            n(*failed)
+        ),
+        None => String::new(),
+    }
+}
+
+fn files_fr(value: u64) -> String {
+    plural(value, "fichier", "fichiers")
+}
+
+/// A size in French units with a decimal comma.
+pub fn bytes(value: u64) -> String {
+    crate::numbers::size(value, &crate::numbers::FR_UNITS, ',')
 }

@@ -9,12 +9,21 @@
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
 //! into a status and a slug, and only `cli::words` turns a message into French.
 
+pub mod counts;
 mod french;
 mod msg;
 
 use std::fmt;
 
 pub use msg::Msg;
+
+/// One item a task could not handle, and why: it makes the run `partial`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The library key of the file or folder, when there is one.
+    pub key: Option<String>,
+    pub msg: Msg,
+}
 
 /// What went wrong, in the terms a caller acts on. The HTTP layer maps each to one
 /// status and one stable slug; the command line to its exit and its words.
@@ -67,7 +76,10 @@ pub struct Error {
     /// What to tell whoever asked; rendered in English for the API and the log.
     pub msg: Msg,
     /// The real cause, for the log only.
-    pub cause: Option<String>,
+    pub cause: Option<Box<str>>,
+    /// The message in the reader's language, when the web interface asked (boxed: an
+    /// error travels in every `Result`, and stays small).
+    pub text: Option<Box<str>>,
 }
 
 impl Error {
@@ -76,6 +88,7 @@ impl Error {
             kind,
             msg,
             cause: None,
+            text: None,
         }
     }
 
@@ -122,9 +135,25 @@ impl Error {
         Self::new(Kind::Internal, Msg::Internal).with_cause(cause)
     }
 
+    /// The message in the reader's language, for the web interface's own routes (the
+    /// page script shows it); the public API keeps its English `message` only.
+    pub fn in_french(mut self, french: bool) -> Self {
+        let text = if french {
+            self.msg.french()
+        } else {
+            self.msg.english()
+        };
+        // A sentence on a page: it starts with a capital.
+        let mut chars = text.chars();
+        self.text = chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect::<String>().into());
+        self
+    }
+
     /// Attach a cause for the log.
     pub fn with_cause(mut self, cause: impl fmt::Display) -> Self {
-        self.cause = Some(cause.to_string());
+        self.cause = Some(cause.to_string().into());
         self
     }
 

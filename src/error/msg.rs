@@ -6,11 +6,11 @@
 //! No message holds a server path: parameters are keys, names, limits and addresses
 //! the caller gave or may see.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A message: the variant is its slug, the fields its parameters. Serialised, it is
 /// `{"slug": "...", <parameters>}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "slug", rename_all = "snake_case")]
 pub enum Msg {
     // The service itself.
@@ -151,6 +151,73 @@ pub enum Msg {
         key: String,
         target: String,
     },
+    /// The convert task will not start: the decompressed files need more room than the
+    /// library's disk has (originals stay in the trash until purged).
+    NoRoomToConvert {
+        needed: u64,
+        free: u64,
+    },
+    // How tasks ended (stored with each run, shown in the reader's language).
+    ScanDone {
+        files: u64,
+        read: u64,
+        unchanged: u64,
+        removed: u64,
+    },
+    ScanIncomplete {
+        files: u64,
+        read: u64,
+        unchanged: u64,
+        kept: u64,
+    },
+    TaskPartial {
+        task: String,
+        failed: u64,
+    },
+    ConvertDone {
+        converted: u64,
+        failed: u64,
+    },
+    PushEmpty,
+    PushDone {
+        delivered: u64,
+        partial: u64,
+        untouched: u64,
+        /// ack, drop, closed or quiet.
+        ended: String,
+    },
+    TitlesDone {
+        files: u64,
+        entries: u64,
+        renamed: u64,
+        icons: Option<(u64, u64)>,
+    },
+    TitlesUnchanged {
+        icons: Option<(u64, u64)>,
+    },
+    OrganizeDone {
+        moved: u64,
+        run: i64,
+        taken: u64,
+        in_place: u64,
+        left: u64,
+    },
+    DedupeDone {
+        superseded: u64,
+        duplicates: u64,
+        bytes: u64,
+    },
+    TaskStopped,
+    // Why one file of a task failed.
+    FolderUnreadable {
+        folder: String,
+    },
+    PlatformFolderRefused,
+    NameNotUtf8,
+    FileUnexaminable,
+    FileDamaged {
+        detail: String,
+    },
     // Starting the service.
     DataFolderPrivate,
     FolderUnusable {
@@ -212,6 +279,12 @@ pub enum Msg {
         reason: String,
     },
     PasswordsDiffer,
+    // Administering from the browser: accounts, restore under another name.
+    LastAdmin,
+    NotOnYourself,
+    BadRestoreName {
+        ext: String,
+    },
 }
 
 /// The sentence every 500 carries; the cause goes to the log.
@@ -335,7 +408,49 @@ impl Msg {
             BackupFailed { file } => format!("the backup to {file} failed"),
             PasswordUnreadable { reason } => format!("reading the password: {reason}"),
             PasswordsDiffer => "the two passwords differ".into(),
+            NoRoomToConvert { needed, free } => format!("Converting needs {needed} bytes but the library's disk has {free} bytes free (the originals stay in the trash until purged); nothing was converted."),
+            ScanDone { files, read, unchanged, removed } => format!("{files} files: {read} read, {unchanged} unchanged, {removed} removed"),
+            ScanIncomplete { files, read, unchanged, kept } => format!("{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept"),
+            TaskPartial { task, failed } => format!("the task {task} finished, but {failed} item(s) failed"),
+            ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
+            PushEmpty => "The push list is empty; nothing was offered.".into(),
+            PushDone { delivered, partial, untouched, ended } => {
+                let how = match ended.as_str() {
+                    "ack" => "the console acknowledged",
+                    "drop" => "the console sent DROP",
+                    "closed" => "the console closed the connection",
+                    _ => "nothing happened for too long",
+                };
+                format!("{delivered} delivered, {partial} partial, {untouched} untouched ({how})")
+            }
+            TitlesDone { files, entries, renamed, icons } => format!("{files} title data files imported: {entries} entries; {renamed} games renamed.{}", icons_english(icons)),
+            TitlesUnchanged { icons } => format!("The title data is unchanged at the source.{}", icons_english(icons)),
+            OrganizeDone { moved, run, taken, in_place, left } => {
+                let undo = match moved {
+                    0 => String::new(),
+                    _ => format!(" (run {run}: `ludotheque organize --undo {run}` puts them back)"),
+                };
+                format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
+            }
+            DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"),
+            TaskStopped => "The service stopped while this task was running.".into(),
+            FolderUnreadable { folder } => format!("the folder {folder} could not be read"),
+            PlatformFolderRefused => "a platform folder is a link or hidden and was not walked".into(),
+            NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
+            FileUnexaminable => "the file could not be examined".into(),
+            FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
+            // Administering from the browser.
+            LastAdmin => "The last admin can be neither removed nor made a viewer: make another account an admin first.".into(),
+            NotOnYourself => "An admin cannot remove, demote or reset their own account: another admin can (your own password changes with the form above).".into(),
+            BadRestoreName { ext } => format!("The new name is a file name only (no '/', not '..'), 1 to 255 bytes, ending in .{ext} like the file."),
         }
+    }
+}
+
+fn icons_english(icons: &Option<(u64, u64)>) -> String {
+    match icons {
+        Some((fetched, failed)) => format!(" Icons: {fetched} fetched, {failed} failed."),
+        None => String::new(),
     }
 }
 

@@ -35,6 +35,10 @@ impl<B: AsRef<[u8]> + ?Sized> AsRef<[u8]> for SharedBody<B> {
 struct ErrorBody<'a> {
     error: &'a str,
     message: &'a str,
+    /// The web interface's routes only: the message in the reader's language
+    /// (`Error::in_french`), rendered from the slug and its parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
 }
 
 impl Reply {
@@ -85,6 +89,7 @@ impl Reply {
         let body = serde_json::to_vec(&ErrorBody {
             error: slug,
             message: &e.message(),
+            text: e.text.as_deref(),
         })
         .unwrap_or_default();
         let headers = match &e.kind {

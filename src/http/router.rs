@@ -100,6 +100,24 @@ pub struct Table {
     /// Requests whose path starts with one of these are served by the download
     /// threads, not the request workers: a download holds its thread for minutes.
     pub downloads: &'static [&'static str],
+    /// What a person gets at an address no route knows: a page (a 404 in the page
+    /// shell), for a `GET` or `HEAD` whose path is outside `not_pages` and `downloads`.
+    pub missing_page: Handler,
+    /// Where a missing address keeps its JSON or plain 404 (the API, the shop, the
+    /// static files): programs read those, not people.
+    pub not_pages: &'static [&'static str],
+}
+
+impl Table {
+    /// Is this request a person looking for a page: a read, outside `not_pages` and
+    /// `downloads` (a prefix `/api/` also covers the bare `/api`)?
+    fn wants_a_page(&self, req: &Req) -> bool {
+        let outside = |prefix: &&str| {
+            req.path.starts_with(prefix) || req.path == prefix.trim_end_matches('/')
+        };
+        matches!(req.method.as_str(), "GET" | "HEAD")
+            && !self.not_pages.iter().chain(self.downloads).any(outside)
+    }
 }
 
 /// The route for a method and path, or the 404 / 405 (with `Allow`) to answer. `HEAD`
@@ -180,6 +198,11 @@ pub fn dispatch(
         app.config.test_routes,
         Some((app, req)),
     );
+    // A page, or an address no route knows that a person asked for.
+    let page = match &found {
+        Ok((r, _)) => r.access == Access::Page,
+        Err(e) => e.kind == Kind::NotFound && table.wants_a_page(req),
+    };
     let mut principal = Principal::Anonymous;
     if matches!(&found, Ok((r, _)) if r.access == Access::Shop) {
         match auth::authorize_shop(app, db, req) {
@@ -191,18 +214,16 @@ pub fn dispatch(
         match auth::authorize(app, db, req, own) {
             Ok(p) => principal = p,
             // Not signed in (or out of failed attempts): a person goes to sign in.
-            Err(e)
-                if matches!(e.kind, Kind::Unauthorized | Kind::RateLimited { .. })
-                    && matches!(&found, Ok((r, _)) if r.access == Access::Page) =>
-            {
+            Err(e) if matches!(e.kind, Kind::Unauthorized | Kind::RateLimited { .. }) && page => {
                 return (Ok((table.sign_in)(db, req)), None);
             }
             Err(e) => return (Err(e), None),
         }
     }
     let who = principal.log_name();
-    let (route, params) = match found {
-        Ok(found) => found,
+    let (handler, params) = match found {
+        Ok((route, params)) => (route.handler, params),
+        Err(_) if page => (table.missing_page, Vec::new()),
         Err(e) => return (Err(e), who),
     };
     let ctx = Ctx {
@@ -212,7 +233,33 @@ pub fn dispatch(
         params,
         principal,
     };
-    ((route.handler)(&ctx), who)
+    let result = handler(&ctx);
+    // The web interface's own routes answer errors in the reader's language too.
+    let internal = req.path.starts_with("/api/") && !req.path.starts_with("/api/v1/");
+    let result = match result {
+        Err(e) if internal => Err(e.in_french(reader_is_french(&ctx))),
+        other => other,
+    };
+    (result, who)
+}
+
+/// The reader's language: the account's, or the browser's first choice between French
+/// and English (French by default, like the interface).
+pub fn reader_is_french(c: &Ctx) -> bool {
+    match &c.principal {
+        Principal::User(u) => u.lang != "en",
+        _ => browser_prefers_french(c.req),
+    }
+}
+
+/// The browser's first choice between French and English, French by default.
+pub fn browser_prefers_french(req: &Req) -> bool {
+    let accept = req.header("accept-language").unwrap_or("");
+    let first = accept
+        .split(',')
+        .map(|l| l.trim().to_ascii_lowercase())
+        .find(|l| l.starts_with("fr") || l.starts_with("en"));
+    !first.is_some_and(|l| l.starts_with("en"))
 }
 
 #[cfg(test)]

@@ -1,73 +1,92 @@
 //! The convert task: every `.nsz` and `.xcz` of the library, one after the other.
-//! Progress counts bytes written; a file that fails counts one error, keeps its
-//! original, and the task goes on.
+//! Progress counts bytes written; a file that fails is named with its reason, keeps
+//! its original, and the task goes on (and ends `partial`). A file known to be
+//! damaged is not tried again until a scan reads it anew.
+//!
+//! Before writing anything the task checks that the decompressed files fit on the
+//! library's disk: the originals stay in the trash, so the whole decompressed size is
+//! needed. When they cannot fit, the task fails at once and converts nothing.
 
 use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
 use crate::convert::{self, Options};
-use crate::error::Error;
-use crate::library::LibraryKey;
+use crate::error::{Error, Msg};
+use crate::library::{safe, LibraryKey};
 use crate::store::games;
-
-/// How many failure reasons the task's message quotes.
-const REASONS: usize = 10;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
-    let (mut keys, mut reasons) = (Vec::new(), Vec::new());
+    let mut keys = Vec::new();
     for raw in games::compressed(ctx.db)? {
         match LibraryKey::parse(&raw) {
             Some(key) => keys.push(key),
             None => {
-                // The log names it; the task's message (seen by clients) does not,
-                // since a row that is no key could hold any path.
+                // The log names it; the failure (seen by clients) does not, since a
+                // row that is no key could hold any path.
                 warn!("convert: {raw:?} names no file of the library; skipped");
-                ctx.progress.error();
-                reasons.push("a row of the library that names no file".to_string());
+                ctx.progress.fail(None, Msg::NoSuchFile);
             }
         }
     }
-    ctx.progress
-        .set_total(keys.iter().map(|k| convert::planned_size(root, k)).sum());
+    let needed: u64 = keys.iter().map(|k| convert::planned_size(root, k)).sum();
+    check_room(root, needed)?;
+    ctx.progress.set_total(needed);
     let opts = Options {
         retention_days: ctx.config.trash_retention_days,
         accept_unverified: ctx.config.convert_accept_unverified,
     };
-    let mut converted = 0;
+    let (mut converted, mut failed) = (0, 0);
     for key in &keys {
         ctx.progress.check()?;
-        ctx.progress.advance(0, key);
-        let mut on_write = |n: u64| {
-            ctx.progress.advance(n, key);
-            if ctx.progress.is_cancelled() {
-                Err(std::io::Error::new(
-                    std::io::ErrorKind::Interrupted,
-                    "cancelled",
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        match convert::convert(ctx.db, root, key, &opts, &mut on_write) {
-            Ok(out) => {
-                info!("convert: {key} → {out}");
-                converted += 1;
-            }
+        match convert_one(ctx, root, key, &opts) {
+            Ok(()) => converted += 1,
             Err(_) if ctx.progress.is_cancelled() => return Err(Error::cancelled()),
             Err(e) => {
                 warn!("convert: {e}");
-                ctx.progress.error();
-                reasons.push(e.message());
+                ctx.progress.fail(Some(&key[..]), e.msg.clone());
+                failed += 1;
             }
         }
     }
     // Once for the whole task: the titles follow the files that changed.
     crate::titles::model::refresh_after_change(ctx.db);
-    let mut message = format!("{converted} converted, {} failed", reasons.len());
-    if !reasons.is_empty() {
-        let quoted: Vec<&str> = reasons.iter().take(REASONS).map(String::as_str).collect();
-        message = format!("{message}: {}", quoted.join("; "));
+    Ok(Msg::ConvertDone { converted, failed }.into())
+}
+
+/// Refuse to start when `needed` bytes do not fit on the library's disk.
+fn check_room(root: &std::path::Path, needed: u64) -> Result<(), Error> {
+    match safe::free_space(root) {
+        Ok(free) if free < needed => Err(Error::invalid(Msg::NoRoomToConvert { needed, free })
+            .with_cause(format!("{needed} bytes needed, {free} free"))),
+        Ok(_) => Ok(()),
+        // A filesystem that cannot say: try, and let a full disk fail one file.
+        Err(e) => {
+            warn!("convert: free space unknown: {e}");
+            Ok(())
+        }
     }
-    Ok(Outcome { message })
+}
+
+fn convert_one(
+    ctx: &TaskCtx,
+    root: &std::path::Path,
+    key: &LibraryKey,
+    opts: &Options,
+) -> Result<(), Error> {
+    ctx.progress.advance(0, key);
+    let mut on_write = |n: u64| {
+        ctx.progress.advance(n, key);
+        if ctx.progress.is_cancelled() {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "cancelled",
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let out = convert::convert(ctx.db, root, key, opts, &mut on_write)?;
+    info!("convert: {key} → {out}");
+    Ok(())
 }

@@ -24,7 +24,7 @@ use log::warn;
 use rusqlite::Connection;
 
 use super::{Outcome, TaskCtx};
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::library::LibraryKey;
 use crate::words::{DedupeKeep, GameKind, TrashReason};
 
@@ -163,7 +163,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
                 Ok(_) => duplicates += 1,
                 Err(e) => {
                     warn!("dedupe: {} not moved to the trash: {e}", d.key);
-                    ctx.progress.error();
+                    ctx.progress.fail(Some(&d.key), e.msg.clone());
                     ctx.progress.advance(1, &d.key);
                     continue;
                 }
@@ -178,9 +178,10 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         crate::titles::model::refresh_after_change(ctx.db);
     }
     result?;
-    Ok(Outcome {
-        message: format!(
-            "{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"
-        ),
-    })
+    Ok(Msg::DedupeDone {
+        superseded,
+        duplicates,
+        bytes,
+    }
+    .into())
 }

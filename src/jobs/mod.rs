@@ -15,6 +15,7 @@ use rusqlite::Connection;
 use crate::config::Config;
 use crate::device::Sessions;
 use crate::error::Error;
+pub use crate::error::Failure;
 pub use runner::{Jobs, Progress, Snapshot};
 
 pub use crate::words::{Task, TaskResult, Unit};
@@ -26,11 +27,18 @@ pub struct TaskCtx<'a> {
     pub progress: &'a Progress<'a>,
 }
 
-/// How a task that did not fail ended; errors on single items are counted by the
-/// progress handle.
-#[derive(Debug, Default)]
+/// How a task that did not fail ended, as a message rendered in the reader's
+/// language; the files that failed are told to the progress handle
+/// ([`Progress::fail`]), and make the result `partial`.
+#[derive(Debug)]
 pub struct Outcome {
-    pub message: String,
+    pub msg: crate::error::Msg,
+}
+
+impl From<crate::error::Msg> for Outcome {
+    fn from(msg: crate::error::Msg) -> Self {
+        Outcome { msg }
+    }
 }
 
 /// The production dispatcher handed to the runner. The push under way is not the

@@ -254,7 +254,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             }
             Err(e) => {
                 warn!("organize: {e}");
-                ctx.progress.error();
+                ctx.progress.fail(Some(&m.from), e.msg.clone());
             }
         }
         ctx.progress.advance(1, &m.from);
@@ -265,16 +265,14 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         info!("organize: run {run} moved {moved} files");
     }
     result?;
-    let (taken, in_place, left) = (plan.taken.len(), plan.in_place, plan.left);
-    let undo = match moved {
-        0 => String::new(),
-        _ => format!(" (run {run}: `ludotheque organize --undo {run}` puts them back)"),
-    };
-    Ok(Outcome {
-        message: format!(
-            "{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone"
-        ),
-    })
+    Ok(Msg::OrganizeDone {
+        moved,
+        run,
+        taken: plan.taken.len() as u64,
+        in_place: plan.in_place as u64,
+        left: plan.left as u64,
+    }
+    .into())
 }
 
 /// Why an undo left a file where it is.

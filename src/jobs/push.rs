@@ -47,9 +47,7 @@ pub fn run(ctx: &TaskCtx, sessions: &Sessions) -> Result<Outcome, Error> {
     };
     let files = pending_files(ctx)?;
     if files.is_empty() {
-        return Ok(Outcome {
-            message: "The push list is empty; nothing was offered.".into(),
-        });
+        return Ok(Msg::PushEmpty.into());
     }
     let (listen, console, offered) = addresses(&dev, sessions)?;
     let token = Alphanumeric.sample_string(&mut rand::rng(), 32);
@@ -262,14 +260,24 @@ fn finish(
         _ => {}
     }
     let (delivered, partial, untouched) = tally(ctx, &session.files)?;
-    let how = match ended {
-        Ended::Ack => "the console acknowledged",
-        Ended::Drop => "the console sent DROP",
-        Ended::Closed => "the console closed the connection",
-        _ => "nothing happened for too long",
-    };
     record("ok")?;
-    Ok(Outcome {
-        message: format!("{delivered} delivered, {partial} partial, {untouched} untouched ({how})"),
-    })
+    Ok(Msg::PushDone {
+        delivered: delivered.into(),
+        partial: partial.into(),
+        untouched: untouched.into(),
+        ended: ended.word().into(),
+    }
+    .into())
+}
+
+impl Ended {
+    /// How the session ended, as `Msg::PushDone` says it.
+    fn word(&self) -> &'static str {
+        match self {
+            Ended::Ack => "ack",
+            Ended::Drop => "drop",
+            Ended::Closed => "closed",
+            _ => "quiet",
+        }
+    }
 }

@@ -22,8 +22,10 @@ use rusqlite::Connection;
 
 use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
+use crate::error::Failure;
 use crate::error::{Error, Kind, Msg};
 use crate::notify::{Notifier, Titles, Webhook};
+use crate::store::job_failures;
 use crate::store::{db, job_runs, job_runs::JobRun};
 use crate::time;
 
@@ -38,18 +40,28 @@ enum Order {
 #[derive(Default)]
 struct Slot {
     task: Option<Task>,
+    started_by: String,
     done: u64,
     total: u64,
     detail: String,
     started_at: Option<i64>,
+    /// The files that failed in the running task (at most [`FAILURES_KEPT`]).
+    failures: Vec<Failure>,
     last: Option<JobRun>,
+    last_failures: Vec<Failure>,
 }
+
+/// How many failed files a run keeps by name; `errors` counts them all.
+pub const FAILURES_KEPT: usize = 200;
 
 /// A copy of the slot, taken under the lock.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     pub running: bool,
     pub task: Option<Task>,
+    /// Who started the running task: `user:NAME`, `key:NAME`, `local`, `cli`,
+    /// `startup`, `watch` or `schedule`.
+    pub started_by: String,
     pub unit: Unit,
     pub done: u64,
     pub total: u64,
@@ -57,6 +69,7 @@ pub struct Snapshot {
     pub started_at: Option<i64>,
     pub errors: u64,
     pub last: Option<JobRun>,
+    pub last_failures: Vec<Failure>,
 }
 
 /// The task slot, shared by the HTTP workers and the job thread.
@@ -85,10 +98,7 @@ impl Jobs {
         let (tx, rx) = bounded(1);
         let jobs = Arc::new(Jobs {
             interrupt: conn.get_interrupt_handle(),
-            slot: Mutex::new(Slot {
-                last: job_runs::last(&conn)?,
-                ..Slot::default()
-            }),
+            slot: Mutex::new(last_run(&conn)?),
             errors: AtomicU64::new(0),
             tx,
             cancel: AtomicBool::new(false),
@@ -112,17 +122,19 @@ impl Jobs {
         self.slot.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Claim the slot for `task`, or fail with `busy` when a task runs.
-    pub fn try_start(&self, task: Task) -> Result<Snapshot, Error> {
+    /// Claim the slot for `task`, or fail with `busy` when a task runs. `by` says who
+    /// asks (see [`Snapshot::started_by`]).
+    pub fn try_start(&self, task: Task, by: &str) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
         }
-        let last = slot.last.take();
         *slot = Slot {
             task: Some(task),
+            started_by: by.to_string(),
             started_at: Some(time::now()),
-            last,
+            last: slot.last.take(),
+            last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
         };
         self.errors.store(0, Ordering::SeqCst);
@@ -169,6 +181,7 @@ impl Jobs {
         Snapshot {
             running: slot.task.is_some(),
             task: slot.task,
+            started_by: slot.started_by.clone(),
             unit: slot.task.map(Task::unit).unwrap_or(Unit::Files),
             done: slot.done,
             total: slot.total,
@@ -176,8 +189,23 @@ impl Jobs {
             started_at: slot.started_at,
             errors: self.errors.load(Ordering::SeqCst),
             last: slot.last.clone(),
+            last_failures: slot.last_failures.clone(),
         }
     }
+}
+
+/// The slot at start: idle, with the last run and its failures.
+fn last_run(conn: &Connection) -> Result<Slot, Error> {
+    let last = job_runs::last(conn)?;
+    let last_failures = match &last {
+        Some(run) => job_failures::of_run(conn, run.id)?,
+        None => Vec::new(),
+    };
+    Ok(Slot {
+        last,
+        last_failures,
+        ..Slot::default()
+    })
 }
 
 /// The handle a task reports its progress through.
@@ -200,9 +228,17 @@ impl Progress<'_> {
         }
     }
 
-    /// One item failed; the task goes on.
-    pub fn error(&self) {
+    /// One item failed, for the reason `msg`; the task goes on, and ends `partial`.
+    /// `key` names the file when there is one.
+    pub fn fail(&self, key: Option<&str>, msg: Msg) {
         self.jobs.errors.fetch_add(1, Ordering::SeqCst);
+        let mut slot = self.jobs.slot();
+        if slot.failures.len() < FAILURES_KEPT {
+            slot.failures.push(Failure {
+                key: key.map(str::to_string),
+                msg,
+            });
+        }
     }
 
     pub fn errors(&self) -> u64 {
@@ -229,9 +265,9 @@ struct Release<'a>(&'a Jobs);
 impl Drop for Release<'_> {
     fn drop(&mut self) {
         let mut slot = self.0.slot();
-        let last = slot.last.take();
         *slot = Slot {
-            last,
+            last: slot.last.take(),
+            last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
         };
     }
@@ -256,8 +292,9 @@ fn job_thread(
                     .ok()
             });
         run_one(jobs, conn, config, task, exec);
-        if let Some(run) = jobs.slot().last.clone() {
-            jobs.notifier.task_finished(&run);
+        let snap = jobs.snapshot();
+        if let Some(run) = &snap.last {
+            jobs.notifier.task_finished(run, &snap.last_failures);
         }
         if let Some(before) = before {
             jobs.notifier.title_changes(&before, conn);
@@ -282,22 +319,24 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &T
         hold(&progress, config.task_delay)?;
         exec(task, &ctx)
     }));
-    let (result, message) = match outcome {
-        Ok(Ok(o)) => (TaskResult::Ok, o.message),
-        Ok(Err(_)) if jobs.stopping.load(Ordering::SeqCst) => (
-            TaskResult::Interrupted,
-            "The service stopped while this task was running.".into(),
-        ),
-        Ok(Err(e)) if e.is(&Kind::Cancelled) => (TaskResult::Cancelled, e.message()),
+    let errors = jobs.errors.load(Ordering::SeqCst);
+    let (result, msg) = match outcome {
+        Ok(Ok(o)) if errors > 0 => (TaskResult::Partial, o.msg),
+        Ok(Ok(o)) => (TaskResult::Ok, o.msg),
+        Ok(Err(_)) if jobs.stopping.load(Ordering::SeqCst) => {
+            (TaskResult::Interrupted, Msg::TaskStopped)
+        }
+        Ok(Err(e)) if e.is(&Kind::Cancelled) => (TaskResult::Cancelled, e.msg.clone()),
         Ok(Err(e)) => {
             error!("task {} failed: {e}", task.as_str());
-            (TaskResult::Failed, e.message())
+            (TaskResult::Failed, e.msg.clone())
         }
         Err(panic) => {
             error!("task {} panicked: {}", task.as_str(), panic_text(&panic));
-            (TaskResult::Failed, Msg::Internal.english())
+            (TaskResult::Failed, Msg::Internal)
         }
     };
+    let failures = std::mem::take(&mut jobs.slot().failures);
     let snap = jobs.snapshot();
     let run = JobRun {
         id,
@@ -308,16 +347,19 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &T
         done: snap.done,
         total: snap.total,
         errors: snap.errors,
-        message,
+        message: msg.english(),
+        msg: Some(msg),
     };
     info!(
         "task {} finished: {} ({} of {}, {} errors)",
         run.task, run.result, run.done, run.total, run.errors
     );
-    if let Err(e) = job_runs::finish(conn, &run) {
+    if let Err(e) = job_runs::finish(conn, &run, &failures) {
         error!("cannot record the end of task {}: {e}", task.as_str());
     }
-    jobs.slot().last = Some(run);
+    let mut slot = jobs.slot();
+    slot.last = Some(run);
+    slot.last_failures = failures;
 }
 
 /// The test aid `--task-delay-ms`: keep the slot busy for a while before the task
@@ -354,7 +396,7 @@ mod tests {
     }
 
     fn noop(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
-        Ok(Outcome::default())
+        Ok(Msg::PushEmpty.into())
     }
 
     fn boom(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
@@ -385,7 +427,7 @@ mod tests {
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
                     barrier.wait();
-                    jobs.try_start(Task::Scan).is_ok()
+                    jobs.try_start(Task::Scan, "cli").is_ok()
                 })
             })
             .collect();
@@ -406,12 +448,12 @@ mod tests {
         config.task_delay = Duration::ZERO;
         db::open_and_migrate(&config.data).unwrap();
         let (jobs, _h) = Jobs::start(&config, Box::new(boom)).unwrap();
-        jobs.try_start(Task::Scan).unwrap();
+        jobs.try_start(Task::Scan, "cli").unwrap();
         let snap = wait_idle(&jobs);
         assert!(!snap.running);
         assert_eq!(snap.last.unwrap().result, TaskResult::Failed);
         // The slot is free again.
-        jobs.try_start(Task::Scan).unwrap();
+        jobs.try_start(Task::Scan, "cli").unwrap();
     }
 
     #[test]
@@ -421,8 +463,8 @@ mod tests {
         config.task_delay = Duration::from_secs(30);
         db::open_and_migrate(&config.data).unwrap();
         let (jobs, _h) = Jobs::start(&config, Box::new(noop)).unwrap();
-        jobs.try_start(Task::Scan).unwrap();
-        assert!(jobs.try_start(Task::Scan).is_err());
+        jobs.try_start(Task::Scan, "cli").unwrap();
+        assert!(jobs.try_start(Task::Scan, "cli").is_err());
         assert!(jobs.cancel());
         let snap = wait_idle(&jobs);
         assert_eq!(snap.last.unwrap().result, TaskResult::Cancelled);

@@ -43,9 +43,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .count();
     let started = Instant::now();
     let mut walk = walk::walk(root, &platforms::list(ctx.db)?);
-    for problem in &walk.problems {
-        warn!("scan: {problem}");
-        ctx.progress.error();
+    for problem in std::mem::take(&mut walk.problems) {
+        warn!("scan: {}", problem.msg.english());
+        ctx.progress.fail(problem.key.as_deref(), problem.msg);
     }
     let files = walk.files.len();
     ctx.progress.set_total(files as u64);
@@ -71,16 +71,23 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         return Err(Error::cancelled());
     }
     let (n, unchanged) = (read.read, read.unchanged);
-    Ok(Outcome {
-        message: if walk.incomplete {
-            format!(
-                "{files} files: {n} read, {unchanged} unchanged; part of the library could not be read, so {} not found were kept",
-                known.len()
-            )
-        } else {
-            format!("{files} files: {n} read, {unchanged} unchanged, {removed} removed")
-        },
-    })
+    let files = files as u64;
+    Ok(if walk.incomplete {
+        Msg::ScanIncomplete {
+            files,
+            read: n,
+            unchanged,
+            kept: known.len() as u64,
+        }
+    } else {
+        Msg::ScanDone {
+            files,
+            read: n,
+            unchanged,
+            removed: removed as u64,
+        }
+    }
+    .into())
 }
 
 /// What reading the new and changed files did.
@@ -196,7 +203,9 @@ fn write_rows(
             if !probe.header_ok {
                 let note = probe.note.as_deref().unwrap_or("");
                 warn!("scan: {}: {note}", found.key);
-                ctx.progress.error();
+                let detail = note.to_string();
+                ctx.progress
+                    .fail(Some(&found.key), Msg::FileDamaged { detail });
             }
             games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
             read += 1;

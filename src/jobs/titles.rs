@@ -4,7 +4,7 @@
 //! beside a scan, and a start while one runs is 409.
 
 use super::{Outcome, TaskCtx};
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::titles::fetch::{self, Source, Updated};
 use crate::titles::icons;
 
@@ -26,15 +26,18 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     } else {
         None
     };
-    let mut message = match updated? {
-        Updated::Unchanged => "The title data is unchanged at the source.".to_string(),
-        Updated::Imported(summary) => summary.english(),
-    };
-    if let Some(f) = fetched {
-        message.push_str(&format!(
-            " Icons: {} fetched, {} failed.",
-            f.saved, f.failed
-        ));
+    let icons = fetched.map(|f| (f.saved, f.failed));
+    Ok(match updated? {
+        Updated::Unchanged => Msg::TitlesUnchanged { icons },
+        Updated::Imported(summary) => {
+            log::info!("titles: {}", summary.english());
+            Msg::TitlesDone {
+                files: summary.files.len() as u64,
+                entries: summary.entries(),
+                renamed: summary.renamed as u64,
+                icons,
+            }
+        }
     }
-    Ok(Outcome { message })
+    .into())
 }

@@ -163,6 +163,18 @@ pub fn walkable_folder(root: &Path, folder: &str) -> bool {
     true
 }
 
+/// The bytes an unprivileged process may still write on the filesystem of `path`.
+pub fn free_space(path: &Path) -> Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let p = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(Error::other)?;
+    // SAFETY: a valid NUL-terminated path and a zeroed struct statvfs fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(p.as_ptr(), &mut st) } != 0 {
+        return Err(Error::last_os_error());
+    }
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ use std::time::UNIX_EPOCH;
 use log::debug;
 
 use super::LibraryKey;
+use crate::error::{Failure, Msg};
 use crate::store::platforms::Platform;
 
 /// A game file found by the walk.
@@ -31,7 +32,7 @@ pub struct Found {
 pub struct Walk {
     pub files: Vec<Found>,
     /// What could not be walked, as safe sentences (paths go to the debug log).
-    pub problems: Vec<String>,
+    pub problems: Vec<Failure>,
     /// A folder could not be read or a file examined: games not found may be there.
     pub incomplete: bool,
 }
@@ -58,8 +59,10 @@ pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
                 "platform folder {:?} is a link, hidden or no key",
                 platform.folder
             );
-            out.problems
-                .push("a platform folder is a link or hidden and was not walked".into());
+            out.problems.push(Failure {
+                key: None,
+                msg: Msg::PlatformFolderRefused,
+            });
             continue;
         };
         if start.is_dir() {
@@ -82,8 +85,11 @@ fn walk_dir(
             Ok(e) => e,
             Err(e) => {
                 debug!("cannot read folder {}: {e}", dir.display());
-                out.problems
-                    .push("a folder of the library could not be read".into());
+                let folder = relative(root, &dir);
+                out.problems.push(Failure {
+                    key: Some(folder.clone()),
+                    msg: Msg::FolderUnreadable { folder },
+                });
                 out.incomplete = true;
                 continue;
             }
@@ -92,8 +98,10 @@ fn walk_dir(
             let name = entry.file_name();
             let Some(name) = name.to_str() else {
                 debug!("skipping a name that is not UTF-8 in {}", dir.display());
-                out.problems
-                    .push("a file name that is not valid UTF-8 was skipped".into());
+                out.problems.push(Failure {
+                    key: Some(relative(root, &dir)),
+                    msg: Msg::NameNotUtf8,
+                });
                 continue;
             };
             if name.starts_with('.') {
@@ -131,8 +139,10 @@ fn game_file(
         return None;
     }
     let Ok(meta) = std::fs::metadata(&path) else {
-        out.problems
-            .push("a file of the library could not be examined".into());
+        out.problems.push(Failure {
+            key: Some(relative(root, &path)),
+            msg: Msg::FileUnexaminable,
+        });
         out.incomplete = true;
         return None;
     };
@@ -201,6 +211,14 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
+}
+
+/// A path under the library as people see it there: relative, never the server's
+/// absolute path.
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
              base_title_id = excluded.base_title_id, version = excluded.version,
              format = excluded.format, size = excluded.size, mtime = excluded.mtime,
              header_ok = excluded.header_ok, identified_by = excluded.identified_by,
-             note = excluded.note",
+             note = excluded.note, damage = NULL",
     )?;
     stmt.execute(params![
         g.key,
@@ -260,9 +260,19 @@ pub struct GameDetail {
     pub identified_by: IdSource,
     pub note: Option<String>,
     pub subtype: Option<String>,
+    /// Why a task found the file damaged (a message as JSON), or its header did not
+    /// read at the scan: the push warns before sending it.
+    pub damage: Option<crate::error::Msg>,
 }
 
-const DETAIL_COLUMNS: &str = "format, platform, mtime, identified_by, note, subtype";
+impl GameDetail {
+    pub fn damaged(&self) -> bool {
+        self.damage.is_some()
+    }
+}
+
+const DETAIL_COLUMNS: &str =
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok";
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -273,6 +283,13 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
         identified_by: r.get(11)?,
         note: r.get(12)?,
         subtype: r.get(13)?,
+        damage: match (r.get::<_, Option<String>>(14)?, r.get::<_, bool>(15)?) {
+            (Some(json), _) => Some(super::job_failures::read_msg(&json)),
+            (None, false) => Some(crate::error::Msg::FileDamaged {
+                detail: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+            }),
+            (None, true) => None,
+        },
     })
 }
 
@@ -314,7 +331,21 @@ pub struct Counts {
 const COUNT_COLUMNS: &str = "count(*), count(*) FILTER (WHERE type = 'BASE'),
      count(*) FILTER (WHERE type = 'UPDATE'), count(*) FILTER (WHERE type = 'DLC'),
      count(*) FILTER (WHERE type = 'INCONNU'), coalesce(sum(size), 0),
-     count(*) FILTER (WHERE format IN ('nsz', 'xcz'))";
+     count(*) FILTER (WHERE format IN ('nsz', 'xcz') AND header_ok AND damage IS NULL)";
+
+/// A file not known to be damaged: its header reads, and no task found it broken.
+const SOUND: &str = "header_ok AND damage IS NULL";
+
+/// Mark the file at `key` damaged, with the reason as data (a JSON message); a scan
+/// that reads the file again (it changed) clears the mark.
+pub fn set_damage(conn: &Connection, key: &str, msg: &crate::error::Msg) -> Result<(), Error> {
+    let json = serde_json::to_string(msg).map_err(|e| Error::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE games SET damage = ?2 WHERE key = ?1",
+        params![key, json],
+    )?;
+    Ok(())
+}
 
 fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(at + i)? as u64) };
@@ -343,10 +374,12 @@ pub fn stats_by_platform(conn: &Connection) -> Result<HashMap<String, Counts>, E
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Keys of the compressed files (`.nsz`, `.xcz`), in key order.
+/// Keys of the compressed files (`.nsz`, `.xcz`) still to convert, in key order: a
+/// file known to be damaged is left out until a scan reads it again.
 pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {
-    let mut stmt =
-        conn.prepare("SELECT key FROM games WHERE format IN ('nsz', 'xcz') ORDER BY key")?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT key FROM games WHERE format IN ('nsz', 'xcz') AND {SOUND} ORDER BY key"
+    ))?;
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -434,7 +467,7 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
          ORDER BY type, coalesce(version, -1), key"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(14)?)))?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(16)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

@@ -2,7 +2,8 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use crate::error::Error;
+use crate::error::{Error, Failure, Msg};
+use crate::store::job_failures;
 use crate::words::{Task, TaskResult};
 
 /// A finished (or still running) task run.
@@ -16,10 +17,15 @@ pub struct JobRun {
     pub done: u64,
     pub total: u64,
     pub errors: u64,
+    /// The message in English (the API's `message`).
     pub message: String,
+    /// The same message as data, to render in a reader's language; `None` for runs
+    /// recorded before messages were kept as data.
+    pub msg: Option<Msg>,
 }
 
-const COLUMNS: &str = "id, label, result, started_at, finished_at, done, total, errors, message";
+const COLUMNS: &str =
+    "id, label, result, started_at, finished_at, done, total, errors, message, msg";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<JobRun> {
     Ok(JobRun {
@@ -32,6 +38,9 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<JobRun> {
         total: r.get::<_, i64>(6)? as u64,
         errors: r.get::<_, i64>(7)? as u64,
         message: r.get(8)?,
+        msg: r
+            .get::<_, Option<String>>(9)?
+            .map(|m| job_failures::read_msg(&m)),
     })
 }
 
@@ -44,11 +53,18 @@ pub fn start(conn: &Connection, label: &str, started_at: i64) -> Result<i64, Err
     Ok(conn.last_insert_rowid())
 }
 
-/// Record how a run ended.
-pub fn finish(conn: &Connection, run: &JobRun) -> Result<(), Error> {
-    conn.execute(
+/// Record how a run ended, and the files that failed.
+pub fn finish(conn: &Connection, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
+    let msg = run
+        .msg
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| Error::internal(e.to_string()))?;
+    let tx = crate::store::db::write_transaction(conn)?;
+    tx.execute(
         "UPDATE job_runs SET result = ?2, finished_at = ?3, done = ?4, total = ?5,
-                             errors = ?6, message = ?7
+                             errors = ?6, message = ?7, msg = ?8
          WHERE id = ?1",
         params![
             run.id,
@@ -57,19 +73,29 @@ pub fn finish(conn: &Connection, run: &JobRun) -> Result<(), Error> {
             run.done as i64,
             run.total as i64,
             run.errors as i64,
-            run.message
+            run.message,
+            msg
         ],
     )?;
+    job_failures::insert(&tx, run.id, failures)?;
+    tx.commit()?;
     Ok(())
+}
+
+/// One run, by id.
+pub fn get(conn: &Connection, id: i64) -> Result<Option<JobRun>, Error> {
+    let sql = format!("SELECT {COLUMNS} FROM job_runs WHERE id = ?1");
+    Ok(conn.query_row(&sql, [id], from_row).optional()?)
 }
 
 /// Runs still marked `running` belong to a process that died: mark them
 /// `interrupted`. Returns how many there were.
 pub fn mark_interrupted(conn: &Connection, now: i64) -> Result<usize, Error> {
     Ok(conn.execute(
-        "UPDATE job_runs SET result = 'interrupted', finished_at = ?1,
-                message = 'The service stopped while this task was running.'
-         WHERE result = 'running'",
+        r#"UPDATE job_runs SET result = 'interrupted', finished_at = ?1,
+                message = 'The service stopped while this task was running.',
+                msg = '{"slug":"task_stopped"}'
+         WHERE result = 'running'"#,
         [now],
     )?)
 }

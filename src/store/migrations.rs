@@ -296,6 +296,18 @@ const MIGRATIONS: &[&str] = &[
          state    TEXT NOT NULL          -- moving, moved, undoing, undone
      );
      CREATE INDEX organize_moves_by_run ON organize_moves(run, id);",
+    // 16: messages as data (a slug and its parameters, rendered in the reader's
+    // language), the files a run could not handle, and files known to be damaged.
+    "ALTER TABLE job_runs ADD COLUMN msg TEXT;
+     CREATE TABLE job_failures (
+         run     INTEGER NOT NULL REFERENCES job_runs(id) ON DELETE CASCADE,
+         seq     INTEGER NOT NULL,
+         key     TEXT,
+         msg     TEXT NOT NULL,          -- the reason as data (JSON)
+         message TEXT NOT NULL,          -- the reason in English
+         PRIMARY KEY (run, seq)
+     ) WITHOUT ROWID;
+     ALTER TABLE games ADD COLUMN damage TEXT;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

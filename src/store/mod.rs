@@ -14,6 +14,7 @@ pub mod consoles;
 pub mod db;
 pub mod device;
 pub mod games;
+pub mod job_failures;
 pub mod job_runs;
 pub mod library_generation;
 pub mod migrations;

@@ -15,6 +15,35 @@ pub fn list(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// A pending game as the console page shows it: what the library knows of it
+/// (nothing when it left the library).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub key: String,
+    pub size: u64,
+    pub name: Option<String>,
+    pub kind: Option<crate::words::GameKind>,
+    pub version: Option<u32>,
+}
+
+/// The pending games with their names, in the order they were added.
+pub fn entries(conn: &Connection) -> Result<Vec<Entry>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT p.key, coalesce(g.size, 0), g.name, g.type, g.version
+         FROM push_list p LEFT JOIN games g ON g.key = p.key ORDER BY p.rowid",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Entry {
+            key: r.get(0)?,
+            size: r.get::<_, i64>(1)? as u64,
+            name: r.get(2)?,
+            kind: r.get(3)?,
+            version: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 pub fn add(conn: &Connection, key: &str, now: i64) -> Result<(), Error> {
     conn.execute(
         "INSERT OR IGNORE INTO push_list (key, added_at) VALUES (?1, ?2)",

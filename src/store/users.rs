@@ -111,6 +111,28 @@ pub fn set_lang(conn: &Connection, id: i64, lang: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// Delete an account (its sessions go with it) unless it is the last admin: one
+/// statement, so two admins removing each other at once cannot both succeed.
+/// False when nothing was deleted (no such account, or the last admin).
+pub fn delete_unless_last_admin(conn: &Connection, id: i64) -> Result<bool, Error> {
+    Ok(conn.execute(
+        "DELETE FROM users WHERE id = ?1
+           AND (role <> 'admin' OR (SELECT count(*) FROM users WHERE role = 'admin') > 1)",
+        [id],
+    )? == 1)
+}
+
+/// Give an account a role, unless that takes the last admin away (one statement,
+/// as above). False when nothing changed that way.
+pub fn set_role_unless_last_admin(conn: &Connection, id: i64, role: &str) -> Result<bool, Error> {
+    Ok(conn.execute(
+        "UPDATE users SET role = ?2 WHERE id = ?1
+           AND (?2 = 'admin' OR role <> 'admin'
+                OR (SELECT count(*) FROM users WHERE role = 'admin') > 1)",
+        params![id, role],
+    )? == 1)
+}
+
 /// Delete an account (its sessions go with it); false when there was none.
 pub fn delete(conn: &Connection, name: &str) -> Result<bool, Error> {
     Ok(conn.execute("DELETE FROM users WHERE name = ?1", [name])? == 1)

@@ -87,6 +87,16 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The title IDs, dated versions and region entries taken, all files together.
+    pub fn entries(&self) -> u64 {
+        let one = |took: &Took| match took {
+            Took::Catalogue { ids, .. } => *ids,
+            Took::History { versions, .. } => *versions,
+            Took::Region { entries, .. } => *entries,
+        };
+        self.files.iter().map(|(_, t)| one(t) as u64).sum()
+    }
+
     /// One line per file, and the renamed games, in English (the log, the task's
     /// message, `titles status`).
     pub fn english(&self) -> String {

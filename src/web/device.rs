@@ -1,28 +1,39 @@
-//! The Consoles page: the shop (`web::shop`), then the console pushed to: its
-//! settings, the push list, and what the last push did.
+//! The Consoles page: the shop (`web::shop`), then the console pushed to: what to do
+//! on it before a push, its settings and a connection test, the push list by game
+//! name, and what the last push did.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
 
-use maud::html;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use maud::{html, Markup};
 use serde::Serialize;
 
 use super::body;
 use super::i18n::M;
-use super::view::{date, key_path, page, size, Viewer};
+use super::view::{count, date, key_path, kind, page, size, Viewer};
+use crate::device::Reach;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::store::{device, push_list};
 
-/// `GET /device`: the console, and the push list.
+/// How long the connection test waits for the console.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// `GET /device`: the shop, then the console: what to do on it before a push, its
+/// settings and the connection test, and the push list.
 pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let d = device::get(c.db)?;
-    let pending = push_list::list(c.db)?;
+    let pending = push_list::entries(c.db)?;
     let shop = super::shop::section(c, &v)?;
+    let blocked = push_blocked(c, &v, d.as_ref());
     let body = html! {
         (shop)
         h2 { (v.t(M::Push)) }
+        (guidance(&v))
         @match &d {
             Some(d) => dl.facts {
                 dt { (v.t(M::Name)) } dd { (d.name) }
@@ -34,39 +45,119 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
             },
             None => p.empty { (v.t(M::DeviceNone)) },
         }
-        @if v.admin { (device_form(&v, d.as_ref())) }
-        h2 { (v.t(M::PushList)) " (" (pending.len()) " · " (size(&v, pending.iter().map(|(_, s)| s).sum())) ")" }
-        @if pending.is_empty() {
-            p.empty #push-empty { (v.t(M::PushEmpty)) }
-        } @else {
-            div.scroll {
-                table #push {
-                    tbody {
-                        @for (key, bytes) in &pending {
-                            tr {
-                                td { a href={ "/game/" (key_path(key)) } { (key) } }
-                                td.num { (size(&v, *bytes)) }
-                                @if v.admin {
-                                    td { button.secondary type="button" data-method="DELETE" data-api={ "/api/push/" (key_path(key)) } { (v.t(M::Remove)) } }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            @if v.admin {
-                div.actions {
-                    button type="button" data-api="/api/push" data-then="/" { (v.t(M::StartPush)) }
-                    button.secondary type="button" data-method="DELETE" data-api="/api/push" data-confirm { (v.t(M::ClearList)) }
-                }
-            }
+        @if v.admin && d.is_some() { (test_button(&v)) }
+        (push_section(&v, &pending, blocked))
+        @if v.admin {
+            h3 { (v.t(M::ConsoleSettings)) }
+            (device_form(&v, d.as_ref()))
         }
     };
     page(&v, v.t(M::Device), "/device", body)
 }
 
+/// What to do on the console before a push: which installers take one (those that
+/// speak Tinfoil's network protocol, `docs/push.md`), which screen, which network.
+fn guidance(v: &Viewer) -> Markup {
+    html! {
+        h3 { (v.t(M::PushBefore)) }
+        ol.how #push-how {
+            @for m in [M::PushStepInstaller, M::PushStepScreen, M::PushStepNetwork, M::PushStepChoose] {
+                li { (v.t(m)) }
+            }
+        }
+        p.note { (v.t(M::PushNotDbi)) }
+    }
+}
+
+/// Why a push cannot work from here, said before anyone tries: no console, or a
+/// service that listens on loopback only while the console is elsewhere (the push
+/// task refuses the same case, `jobs::push`).
+fn push_blocked(c: &Ctx, v: &Viewer, d: Option<&device::Device>) -> Option<String> {
+    let Some(d) = d else {
+        return Some(v.t(M::PushNeedsDevice).to_string());
+    };
+    let console_local = d.host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    let (_, loopback) = super::shop::address(c);
+    loopback
+        .filter(|_| !console_local)
+        .map(|port| format!("{}{port}", v.t(M::PushLoopback)))
+}
+
+/// The connection test: a button, and where its answer shows (`app.js`, at its end).
+fn test_button(v: &Viewer) -> Markup {
+    html! {
+        div.actions {
+            button.secondary type="button" #device-test data-probe="/api/device/test"
+                data-wait=(v.t(M::TestingConnection)) aria-describedby="device-test-note" { (v.t(M::TestConnection)) }
+        }
+        p.note #device-test-note { (v.t(M::TestNote)) }
+        p #device-test-result role="status" aria-live="polite" {}
+    }
+}
+
+/// The push list, each game by its name, and the button that starts the push (off,
+/// with the reason beside it, when the push cannot work).
+fn push_section(v: &Viewer, pending: &[push_list::Entry], blocked: Option<String>) -> Markup {
+    let total = size(v, pending.iter().map(|e| e.size).sum());
+    let games = count(v, pending.len() as u64, M::GameOne, M::GamesMany);
+    html! {
+        h3 #push-list { (v.t(M::PushList)) " (" (games) " · " (total) ")" }
+        @if let Some(why) = &blocked { p.warn #push-blocked role="note" { (why) } }
+        @if pending.is_empty() {
+            p.empty #push-empty { (v.t(M::PushEmpty)) }
+        } @else {
+            (push_table(v, pending))
+            @if v.admin {
+                div.actions {
+                    @if blocked.is_some() {
+                        button.blocked #start-push type="button" disabled aria-describedby="push-blocked" { (v.t(M::StartPush)) }
+                    } @else {
+                        button #start-push type="button" data-api="/api/push" data-then="/" { (v.t(M::StartPush)) }
+                    }
+                    @let confirm = v.t(M::ConfirmClearPush).replace("{games}", &games).replace("{size}", &total);
+                    button.secondary type="button" data-method="DELETE" data-api="/api/push" data-confirm=(confirm) { (v.t(M::ClearList)) }
+                }
+            }
+        }
+    }
+}
+
+fn push_table(v: &Viewer, pending: &[push_list::Entry]) -> Markup {
+    html! {
+        div.scroll {
+            table #push {
+                thead { tr {
+                    th { (v.t(M::Name)) } th.wide { (v.t(M::Type)) } th.num { (v.t(M::Size)) }
+                    @if v.admin { th {} }
+                } }
+                tbody {
+                    @for e in pending {
+                        tr {
+                            td.title {
+                                a href={ "/game/" (key_path(&e.key)) } { (e.name.as_deref().unwrap_or(&e.key)) }
+                                @if let Some(n) = e.version { " " span.badge { "v" (n) } }
+                                br; code.id { (e.key) }
+                            }
+                            td.wide { (e.kind.map_or("—", |k| kind(v, k))) }
+                            td.num { (size(v, e.size)) }
+                            @if v.admin {
+                                td { button.secondary type="button" data-method="DELETE" data-api={ "/api/push/" (key_path(&e.key)) } { (v.t(M::Remove)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The console's settings, for an admin.
 fn device_form(v: &Viewer, d: Option<&device::Device>) -> maud::Markup {
+    let forget = d.map(|d| {
+        v.t(M::ConfirmForgetDevice)
+            .replace("{name}", &d.name)
+            .replace("{host}", &format!("{}:{}", d.host, d.port))
+    });
     html! {
         form.stack data-api="/api/device" {
             label { (v.t(M::Name)) input name="name" value=[d.map(|d| &d.name)]; }
@@ -75,12 +166,36 @@ fn device_form(v: &Viewer, d: Option<&device::Device>) -> maud::Markup {
             label { (v.t(M::OfferAddress)) input name="offer_address" value=[d.and_then(|d| d.offer_address.as_ref())]; }
             div.actions {
                 button type="submit" { (v.t(M::Save)) }
-                @if d.is_some() {
-                    button.secondary type="button" data-method="DELETE" data-api="/api/device" data-confirm { (v.t(M::Forget)) }
+                @if let Some(confirm) = forget {
+                    button.secondary type="button" data-method="DELETE" data-api="/api/device" data-confirm=(confirm) { (v.t(M::Forget)) }
                 }
             }
         }
     }
+}
+
+/// `POST /api/device/test`: try a TCP connection to the configured console (3 s at
+/// most) and say whether an installer waits there, and if not the likely reason, in
+/// the reader's language. Only this click probes the console.
+pub fn test_device(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let d = device::get(c.db)?.ok_or_else(|| Error::invalid(Msg::NoDevice))?;
+    let reach = crate::device::probe(&d.host, d.port, PROBE_TIMEOUT)?;
+    let message = v.t(match reach {
+        Reach::Open => M::ProbeOpen,
+        Reach::Refused => M::ProbeRefused,
+        Reach::TimedOut => M::ProbeTimedOut,
+        Reach::NoRoute => M::ProbeNoRoute,
+    });
+    Reply::json(
+        200,
+        &serde_json::json!({
+            "reachable": reach == Reach::Open,
+            "reason": reach.as_str(),
+            "address": format!("{}:{}", d.host, d.port),
+            "message": message,
+        }),
+    )
 }
 
 #[derive(serde::Deserialize)]

@@ -81,8 +81,6 @@ messages! {
     RoleAdmin => "administrateur", "admin";
     RoleViewer => "lecteur", "viewer";
     Accounts => "Comptes", "Accounts";
-    AccountsHint => "Les comptes se créent avec « ludotheque user add NOM [--admin] ».",
-        "Accounts are created with “ludotheque user add NAME [--admin]”.";
     Language => "Langue", "Language";
     Save => "Enregistrer", "Save";
     ViewerNote => "Compte lecteur : vous pouvez tout regarder, mais rien changer.",
@@ -316,6 +314,21 @@ messages! {
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     ResultOk => "réussie", "succeeded";
+    ResultPartial => "terminée avec des erreurs", "finished with errors";
+    // Honest progress and failures.
+    BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
+    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before converting.";
+    FailedFiles => "Fichiers en échec", "Files that failed";
+    NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
+    NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
+    CancelAction => "Annuler", "Cancel";
+    ConfirmRevokeKey => "Révoquer la clé d'API « {name} » ? Les scripts qui s'en servent seront refusés.", "Revoke the API key “{name}”? Scripts that use it will be refused.";
+    ConfirmRemovePlatform => "Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque.", "Remove the platform “{name}”? Its files stay on disk but leave the library.";
+    ConfirmRemoveConsole => "Retirer la console « {name} » ? Son mot de passe n'ouvrira plus la boutique.", "Remove the console “{name}”? Its password will no longer open the shop.";
+    Damaged => "Endommagé", "Damaged";
+    PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
+    Undo => "Annuler", "Undo";
+    InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
     ResultFailed => "échouée", "failed";
     ResultCancelled => "annulée", "cancelled";
     ResultInterrupted => "interrompue", "interrupted";
@@ -326,6 +339,87 @@ messages! {
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
+    // Administering from the browser (accounts, trash purges, restore under another
+    // name, the 404 page). `{name}`-style holes are filled by `fill`.
+    You => "vous", "you";
+    Role => "Rôle", "Role";
+    MakeAdmin => "Rendre administrateur", "Make admin";
+    MakeViewer => "Rendre lecteur", "Make viewer";
+    ConfirmMakeViewer => "Rendre « {name} » lecteur ? Ce compte ne pourra plus rien changer.", "Make “{name}” a viewer? The account will no longer change anything.";
+    RemoveAccount => "Supprimer le compte", "Remove the account";
+    ConfirmRemoveAccount => "Supprimer le compte « {name} » ? Ses sessions seront fermées.", "Remove the account “{name}”? Its sessions will end.";
+    ResetPassword => "Réinitialiser le mot de passe", "Reset the password";
+    SetPassword => "Définir le mot de passe (ses sessions seront fermées)", "Set the password (its sessions will end)";
+    AddAccount => "Ajouter un compte", "Add an account";
+    CreateAccount => "Créer le compte", "Create the account";
+    AccountsNote => "Votre propre compte se gère plus haut ; un autre administrateur peut le supprimer ou le rendre lecteur. Le dernier administrateur reste administrateur.",
+        "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
+    FileOne => "{n} fichier", "{n} file";
+    FileMany => "{n} fichiers", "{n} files";
+    EmptyTrash => "Vider la corbeille", "Empty the trash";
+    ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
+    PurgeConverted => "Supprimer les originaux convertis", "Delete the converted originals";
+    ConfirmPurgeConverted => "Supprimer définitivement les originaux convertis : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
+        "Delete the converted originals for good: {what}? Their converted files stay in the library.";
+    ConfirmPurgeOne => "Supprimer définitivement « {name} » ({size}) ?", "Delete “{name}” ({size}) for good?";
+    FreedOne => "{n} fichier supprimé définitivement : {size} libérés.", "{n} file deleted for good: {size} freed.";
+    FreedMany => "{n} fichiers supprimés définitivement : {size} libérés.", "{n} files deleted for good: {size} freed.";
+    RestoreAs => "Restaurer sous un autre nom", "Restore under another name";
+    RestoreAsNote => "Un fichier occupe déjà sa place : restaurez-le sous un autre nom, dans le même dossier.",
+        "A file already takes its place: restore it under another name, in the same folder.";
+    NewName => "Nouveau nom", "New name";
+    PageNotFound => "Page introuvable", "Page not found";
+    PageNotFoundText => "Aucune page n'existe à cette adresse. Vérifiez-la, ou repartez d'ici :", "No page exists at this address. Check it, or start again from here:";
+    // Library pages' pager, orders and counts; the console page's guidance and
+    // connection test (web-device).
+    TitleOne => "titre", "title";
+    ResultOne => "résultat", "result";
+    UnknownFileOne => "fichier non identifié", "unidentified file";
+    Pages => "Pages", "Pages";
+    FirstPage => "Première", "First";
+    LastPage => "Dernière", "Last";
+    GoToPage => "Aller à la page", "Go to page";
+    Go => "Aller", "Go";
+    OrderAtoZ => "A → Z", "A → Z";
+    OrderZtoA => "Z → A", "Z → A";
+    OrderNewest => "récents d'abord", "newest first";
+    OrderOldest => "anciens d'abord", "oldest first";
+    OrderLargest => "gros d'abord", "largest first";
+    OrderSmallest => "petits d'abord", "smallest first";
+    SortedHint => "Trier selon cette colonne", "Sort by this column";
+    GameOne => "jeu", "game";
+    GamesMany => "jeux", "games";
+    PushBefore => "Avant d'envoyer", "Before pushing";
+    PushStepInstaller => "Sur la console, ouvrez un installateur qui reçoit les envois par le réseau : Awoo Installer, CyberFoil ou TinWoo (menu « Install over LAN or internet »), ou le mode d'installation réseau de Tinfoil.",
+        "On the console, open an installer that takes network pushes: Awoo Installer, CyberFoil or TinWoo (the “Install over LAN or internet” menu), or Tinfoil's network install mode.";
+    PushStepScreen => "Restez sur son écran d'attente : il écoute sur le port 2000 et affiche en général l'adresse IP de la console, celle à saisir ici.",
+        "Stay on its waiting screen: it listens on port 2000 and usually shows the console's IP address, the one to enter here.";
+    PushStepNetwork => "La console et cette machine doivent être sur le même réseau local (même box, même Wi-Fi, sans VPN entre les deux).",
+        "The console and this machine must be on the same local network (same router, same Wi-Fi, no VPN between them).";
+    PushStepChoose => "Cliquez sur « Envoyer à la console », puis choisissez sur la console les jeux à installer et la destination (carte SD ou mémoire interne).",
+        "Click “Push to the console”, then pick on the console the games to install and where (SD card or internal memory).";
+    PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique ci-dessus.",
+        "DBI and Goldleaf take no push: with DBI, use the shop above.";
+    PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
+        "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
+    PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
+    ConsoleSettings => "Réglages de la console", "Console settings";
+    TestConnection => "Tester la connexion", "Test the connection";
+    TestingConnection => "Connexion à la console…", "Connecting to the console…";
+    TestNote => "Le test ouvre une connexion vers l'installateur puis la ferme aussitôt ; le service ne le fait jamais de lui-même.",
+        "The test opens a connection to the installer and closes it at once; the service never does it on its own.";
+    ProbeOpen => "La console répond : un installateur attend sur ce port. Si le test l'a fait quitter son écran d'attente, rouvrez-le avant d'envoyer.",
+        "The console answers: an installer is waiting on that port. If the test sent it off its waiting screen, open it again before pushing.";
+    ProbeRefused => "Connexion refusée : la console est là, mais aucun installateur n'attend sur ce port. Ouvrez son écran d'installation par le réseau, puis réessayez.",
+        "Connection refused: the console is there, but no installer is waiting on that port. Open its network install screen, then try again.";
+    ProbeTimedOut => "Pas de réponse en 3 secondes : adresse fausse, console éteinte ou en veille, autre réseau, ou un pare-feu qui bloque.",
+        "No answer within 3 seconds: wrong address, console off or asleep, another network, or a firewall in the way.";
+    ProbeNoRoute => "Cette machine ne peut pas joindre cette adresse : console éteinte, autre réseau ou VPN.",
+        "This machine cannot reach that address: console off, another network, or a VPN.";
+    ConfirmClearPush => "Retirer de la liste d'envoi {games} ({size}) ? Les fichiers restent dans la bibliothèque.",
+        "Remove {games} ({size}) from the push list? The files stay in the library.";
+    ConfirmForgetDevice => "Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée.",
+        "Forget the console “{name}” ({host})? The push list is kept.";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";
     ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";
@@ -338,9 +432,46 @@ messages! {
     ErrNetwork => "Le service ne répond pas", "The service does not answer";
 }
 
+/// A message with its `{hole}`s filled: `fill("{n} files", &[("n", "3")])`. One pass
+/// over the message: a value that looks like a hole (a file named `{size}`) stays as
+/// it is.
+pub fn fill(template: &str, holes: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let found = after.find('}').and_then(|close| {
+            let value = holes.iter().find(|(h, _)| *h == &after[..close])?.1;
+            Some((value, close))
+        });
+        match found {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn holes_are_filled_once() {
+        let text = fill(
+            "{name} ({size}) {x}",
+            &[("name", "{size}"), ("size", "3 Go")],
+        );
+        assert_eq!(text, "{size} (3 Go) {x}");
+    }
 
     #[test]
     fn every_message_has_both_languages() {

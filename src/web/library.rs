@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::body;
 use super::i18n::M;
+use super::pager;
 use super::view::{self, date, key_path, kind, page, query_value, size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::params::{self, Paging};
@@ -20,58 +21,71 @@ use crate::store::games;
 use crate::store::platforms::{self, Platform};
 use crate::words::GameKind;
 
-/// `GET /files?q=&type=&platform=&page=`: every file, one row each (the library's
-/// main page lists titles; files without a title ID are only here).
+/// `GET /files?q=&type=&platform=&sort=&page=&limit=`: every file, one row each (the
+/// library's main page lists titles; files without a title ID are only here), by
+/// name, A to Z or (`sort=name-desc`) Z to A.
 pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let q = c.req.query("q").map(trim_blank).unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
-    let paging = Paging {
-        limit: 50,
-        ..Paging::from_req(c.req)
-    };
-    let (total, items) = files_of(c, q, kind_filter, platform, paging)?;
+    let desc = c.req.query("sort") == Some("name-desc");
+    let paging = Paging::from_req(c.req);
+    let (shown, total, mut items) = pager::read(paging, desc, |limit, offset| {
+        files_of(c, q, kind_filter, platform, limit, offset)
+    })?;
+    if desc {
+        items.reverse();
+    }
     let all_platforms = platforms::list(c.db)?;
-    let pages = paging.pages(total);
-    let link = |n: u64| {
-        let mut url = format!("/files?page={n}");
-        for (name, value) in [
-            ("q", Some(q)),
-            ("type", kind_filter.map(GameKind::as_str)),
-            ("platform", platform),
-        ] {
-            if let Some(value) = value.filter(|v| !v.is_empty()) {
-                url.push_str(&format!("&{name}={}", query_value(value)));
-            }
-        }
-        url
-    };
+    let mut links = pager::Links::new("/files", paging.limit);
+    links.keep("q", q);
+    links.keep("type", kind_filter.map_or("", GameKind::as_str));
+    links.keep("platform", platform.unwrap_or(""));
+    links.keep("sort", if desc { "name-desc" } else { "" });
     let body = html! {
-        (filters(&v, q, kind_filter, platform, &all_platforms))
-        p #result-count { (total) " " (v.t(M::Results)) }
+        (filters(&v, &links, kind_filter, platform, &all_platforms))
+        p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
         @if items.is_empty() {
             p.empty { (v.t(M::NoGames)) }
         } @else {
-            div.scroll {
-                table #games {
-                    thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) } } }
-                    tbody {
-                        @for g in &items {
-                            tr {
-                                td { a href={ "/game/" (key_path(&g.key)) } { (g.name) } }
-                                td { (kind(&v, g.kind)) }
-                                td.num { (size(&v, g.size)) }
-                                td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
-                            }
+            (file_table(&v, &links, desc, &items))
+        }
+        (pager::pager(&v, &links, shown, paging.pages(total)))
+    };
+    page(&v, v.t(M::AllFiles), "/library", body)
+}
+
+/// The files' table; its name column sorts, A to Z or Z to A.
+fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[games::GameItem]) -> Markup {
+    let (aria, other) = match desc {
+        true => ("descending", ""),
+        false => ("ascending", "name-desc"),
+    };
+    html! {
+        div.scroll {
+            table #games {
+                thead { tr {
+                    th aria-sort=(aria) {
+                        a.sort href=(links.url_with(1, Some(("sort", other)))) title=(v.t(M::SortedHint)) {
+                            (v.t(M::Name)) " " span aria-hidden="true" { (if desc { "↓" } else { "↑" }) }
+                        }
+                    }
+                    th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
+                } }
+                tbody {
+                    @for g in items {
+                        tr {
+                            td { a href={ "/game/" (key_path(&g.key)) } { (g.name) } }
+                            td { (kind(v, g.kind)) }
+                            td.num { (size(v, g.size)) }
+                            td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
                         }
                     }
                 }
             }
         }
-        (pager(&v, paging, pages, link))
-    };
-    page(&v, v.t(M::AllFiles), "/library", body)
+    }
 }
 
 /// A page of the files: the library in order (of one type), or what a search and
@@ -81,16 +95,17 @@ fn files_of(
     q: &str,
     kind: Option<GameKind>,
     platform: Option<&str>,
-    paging: Paging,
+    limit: u64,
+    offset: u64,
 ) -> Result<(u64, Vec<games::GameItem>), Error> {
     let index = c.app.names.get(c.db)?;
     let (total, at) = if q.is_empty() && platform.is_none() {
-        index.page(kind, paging.limit, paging.offset())
+        index.page(kind, limit, offset)
     } else {
         let mut query = search_query(q)?;
         query.kind = kind;
         query.platform = platform.map(str::to_string);
-        library::search::search(&index, &query, paging.limit, paging.offset())
+        library::search::search(&index, &query, limit, offset)
     };
     Ok((
         total,
@@ -99,16 +114,28 @@ fn files_of(
 }
 
 /// The search box and the type and platform filters of the library page.
+/// The form keeps the order and page size in hidden fields, and applies a change of
+/// type or platform at once (`data-autosubmit`, see the end of `app.js`).
 fn filters(
     v: &Viewer,
-    q: &str,
+    links: &pager::Links,
     kind_filter: Option<GameKind>,
     platform: Option<&str>,
     all_platforms: &[Platform],
 ) -> Markup {
+    let kept = |name: &str| {
+        links
+            .params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    };
     html! {
-        form.filters method="get" action="/files" role="search" {
-            label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
+        form.filters method="get" action="/files" role="search" data-autosubmit {
+            @for name in ["sort", "limit"] {
+                @if let Some(value) = kept(name) { input type="hidden" name=(name) value=(value); }
+            }
+            label { (v.t(M::Search)) input type="search" name="q" value=(kept("q").unwrap_or("")) placeholder=(v.t(M::SearchHint)); }
             label { (v.t(M::Type))
                 select name="type" {
                     option value="" { (v.t(M::All)) }
@@ -130,30 +157,11 @@ fn filters(
     }
 }
 
-/// Previous and next links, when there is more than one page.
-pub(super) fn pager(
-    v: &Viewer,
-    paging: Paging,
-    pages: u64,
-    link: impl Fn(u64) -> String,
-) -> Markup {
-    html! {
-        @if pages > 1 {
-            nav.pager aria-label=(v.t(M::PageOf)) {
-                @if paging.page > 1 { a href=(link(paging.page - 1)) rel="prev" { "← " (v.t(M::Previous)) } }
-                span { (v.t(M::PageOf)) " " (paging.page) " " (v.t(M::Of)) " " (pages) }
-                @if paging.page < pages { a href=(link(paging.page + 1)) rel="next" { (v.t(M::Next)) " →" } }
-            }
-        }
-    }
-}
-
 /// `GET /game/{key}`: what the file is, how it was identified, its family.
 pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let key = c.param(0);
-    let found = library::find(c.db, key)?;
-    let Some(g) = found else {
+    let Some(g) = library::find(c.db, key)? else {
         let mut reply = page(
             &v,
             v.t(M::NotFound),
@@ -172,12 +180,21 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     };
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
+    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
+    // People read the platform's name ("Nintendo Switch"), not its slug.
+    let platform_name = platforms::list(c.db)?
+        .into_iter()
+        .find(|p| p.slug == g.platform)
+        .map_or_else(|| g.platform.clone(), |p| p.name);
     let body = html! {
+        @if let Some(why) = &g.damage {
+            p.warn #damaged { strong { (v.t(M::Damaged)) } (super::phrases::colon(&v)) (super::phrases::say(&v, why)) }
+        }
         dl.facts {
             dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
             dt { (v.t(M::Size)) } dd { (size(&v, g.item.size)) }
             dt { (v.t(M::Format)) } dd { (g.format) }
-            dt { (v.t(M::Platform)) } dd { (g.platform) }
+            dt { (v.t(M::Platform)) } dd { a href={ "/files?platform=" (query_value(&g.platform)) } { (platform_name) } }
             dt { (v.t(M::Modified)) } dd { (date(&v, Some(g.mtime / 1_000_000_000))) }
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
@@ -191,11 +208,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         }
         @if v.admin {
             div.actions {
-                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" { (v.t(M::AddToPush)) }
+                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
                 @if let (Some(id), Some(_)) = (&g.item.title_id, &family) {
                     button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
                 }
-                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" { (v.t(M::DeleteToTrash)) }
+                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
             }
         }
     };
@@ -214,7 +231,7 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
             @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (note) } }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (super::phrases::note(v, note)) } }
         }
     }
 }
@@ -248,7 +265,7 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                                 a href={ "/files?platform=" (query_value(&p.slug)) } { (p.name) }
                                 @if v.admin {
                                     div.actions {
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm { (v.t(M::Delete)) }
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemovePlatform), &[("name", &p.name)])) { (v.t(M::Delete)) }
                                     }
                                 }
                             }

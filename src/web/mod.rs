@@ -1,14 +1,19 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
-//! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings`,
-//! `sign_in`), each holding its pages and
+//! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings` with
+//! `accounts`, `sign_in`, and `missing`, the 404 page), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
-//! page shell is `view`, the words `i18n`, the two static files `assets`.
+//! page shell is `view`, the pager of long lists `pager`, the words `i18n`, the two
+//! static files `assets`.
 
+pub mod accounts;
 pub mod assets;
 pub mod device;
 pub mod i18n;
 pub mod library;
+pub mod missing;
+pub mod pager;
+pub mod phrases;
 pub mod settings;
 pub mod shop;
 pub mod sign_in;

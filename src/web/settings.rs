@@ -45,11 +45,6 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let cfg = &c.app.config;
     let ready = library::is_ready(c.db, &cfg.library)?;
-    let accounts = if v.admin {
-        users::list(c.db)?
-    } else {
-        Vec::new()
-    };
     let limits = [
         (M::KeyRate, cfg.key_rate.to_string(), "--key-rate"),
         (M::KeyBurst, cfg.key_burst.to_string(), "--key-burst"),
@@ -86,13 +81,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         h2 { (v.t(M::Access)) }
         p { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
         @if let Some(name) = &v.name { (own_account(&v, name)) }
-        @if v.admin {
-            h2 { (v.t(M::Accounts)) }
-            p.note { (v.t(M::AccountsHint)) }
-            @if !accounts.is_empty() {
-                ul #accounts { @for u in &accounts { li { (u.name) " · " (u.role) " · " (u.lang) } } }
-            }
-        }
+        (super::accounts::section(c, &v)?)
     };
     page(&v, v.t(M::Settings), "/settings", body)
 }
@@ -120,7 +109,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
         {
             // Always there, even empty: the script adds a key just created to it.
             div.scroll {
-                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) {
+                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) data-confirm-revoke=(v.t(M::ConfirmRevokeKey)) {
                     thead { tr {
                         th { (v.t(M::Name)) } th { (v.t(M::Prefix)) } th.wide { (v.t(M::Access)) }
                         th.wide { (v.t(M::Created)) } th { (v.t(M::LastUsed)) } th {}
@@ -136,7 +125,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
                                 td {
                                     @if k.revoked_at.is_some() { (v.t(M::Revoked)) }
                                     @else if v.admin {
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/keys/" (k.id) } data-confirm { (v.t(M::Revoke)) }
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/keys/" (k.id) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRevokeKey), &[("name", &k.name)])) { (v.t(M::Revoke)) }
                                     } @else { (v.t(M::Active)) }
                                 }
                             }

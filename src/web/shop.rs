@@ -84,7 +84,7 @@ fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
                             td { (date(v, Some(con.created_at))) }
                             td { (date(v, con.last_used_at)) }
                             td { @if v.admin {
-                                button.danger type="button" data-method="DELETE" data-api={ "/api/consoles/" (crate::text::encode_segment(&con.name)) } data-confirm { (v.t(M::Remove)) }
+                                button.danger type="button" data-method="DELETE" data-api={ "/api/consoles/" (crate::text::encode_segment(&con.name)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemoveConsole), &[("name", &con.name)])) { (v.t(M::Remove)) }
                             } }
                         }
                     }
@@ -130,7 +130,7 @@ fn seconds(v: &Viewer, ms: u64) -> String {
 /// loopback only (no console can reach it). Listening on every address, the address
 /// the browser used is the one to give, unless that is this machine's own name; then
 /// the address of the default route.
-fn address(c: &Ctx) -> (String, Option<u16>) {
+pub(super) fn address(c: &Ctx) -> (String, Option<u16>) {
     let listen: SocketAddr = c
         .app
         .push

@@ -7,97 +7,287 @@
 use maud::{html, Markup};
 use serde::Serialize;
 
-use super::i18n::M;
+use super::i18n::{Lang, M};
+use super::phrases;
 use super::view::{self, date, page, size, Viewer};
-use crate::error::Error;
+use crate::error::{Error, Failure, Msg};
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply};
-use crate::store::job_runs;
+use crate::jobs::Snapshot;
+use crate::store::job_runs::{self, JobRun};
 use crate::store::users::{self};
 use crate::time;
-use crate::words::{Task, TaskResult};
+use crate::words::{Task, TaskResult, Unit};
 
 /// `GET /`: counts, the running task with its live progress, the last result.
 pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let s = c.app.pages.stats(c.db)?;
+    let n = |x: u64| phrases::num(&v, x);
     let cards = [
-        (M::Games, s.total.to_string()),
-        (M::Base, s.base.to_string()),
-        (M::Updates, s.update.to_string()),
-        (M::Dlc, s.dlc.to_string()),
-        (M::Unknown, s.unknown.to_string()),
+        (M::Games, n(s.total)),
+        (M::Base, n(s.base)),
+        (M::Updates, n(s.update)),
+        (M::Dlc, n(s.dlc)),
+        (M::Unknown, n(s.unknown)),
         (M::TotalSize, size(&v, s.bytes)),
-        (M::ToConvert, s.to_convert.to_string()),
+        (M::ToConvert, n(s.to_convert)),
     ];
     let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
     let body = html! {
         @if no_account {
             p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
         }
+        (first_scan_note(c, &v, s.total))
         section.cards {
             @for (m, value) in &cards {
                 div.card { span.label { (v.t(*m)) } span.value { (value) } }
             }
         }
-        (task_panel(c, &v))
+        (task_panel(c, &v, s.to_convert)?)
+        (failures_of_last(c, &v))
     };
     page(&v, v.t(M::Dashboard), "/", body)
 }
 
-/// The running task (updated live by the script) and the buttons that start one.
-fn task_panel(c: &Ctx, v: &Viewer) -> Markup {
+/// While the first scan of an empty library runs, its counts read zero: say so, with
+/// how far it has gone (the page follows the task and draws itself again at its end).
+pub fn first_scan_note(c: &Ctx, v: &Viewer, games: u64) -> Markup {
     let job = c.app.jobs.snapshot();
-    let (done, total) = match (&job.last, job.running) {
-        (_, true) => (job.done, job.total),
-        (Some(last), false) => (last.done, last.total),
-        (None, false) => (0, 0),
-    };
-    let state = if job.running { "running" } else { "idle" };
+    let first = games == 0 && job.running && job.task == Some(Task::Scan);
     html! {
-        section.panel #job data-state=(state) {
-            h2 { (v.t(M::RunningTask)) }
-            p #job-label { @if job.running { @if let Some(t) = job.task { (view::task_word(v, t)) } " · " (job.detail) } @else { (v.t(M::NoTask)) } }
-            progress #job-progress max=(total.max(1)) value=(done) aria-label=(v.t(M::Progress)) {}
-            p #job-count { (done) " / " (total) }
-            p #job-last hidden[job.last.is_none()] {
-                (v.t(M::LastResult)) " : "
-                span #job-result {
-                    @if let Some(last) = &job.last { (view::task_word(v, last.task)) " · " (view::result_word(v, last.result)) " · " (last.message) }
-                }
-            }
-            @if v.admin {
-                div.actions {
-                    button type="button" #start-scan data-api="/api/scan" data-then="stay" { (v.t(M::StartScan)) }
-                    button type="button" data-api="/api/convert" data-then="stay" { (v.t(M::StartConvert)) }
-                    button type="button" data-api="/api/push" data-then="stay" { (v.t(M::StartPush)) }
-                    button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay" { (v.t(M::Cancel)) }
-                }
-            }
+        @if first {
+            p.note #first-scan data-follow-job { (phrases::first_scan(v, job.done, job.total)) }
         }
     }
 }
 
-/// `GET /tasks`: start, cancel, and the history.
+/// What the task panel shows, in the reader's language; the page script asks for it
+/// again (`GET /api/job`) while a task runs.
+#[derive(Serialize)]
+struct Live {
+    running: bool,
+    /// The id of the last finished run: when it changes the page's counts and history
+    /// are stale, and the page draws itself again.
+    last_id: i64,
+    done: u64,
+    total: u64,
+    /// The task, who started it and its current item; or "no task".
+    line: String,
+    /// How far it has gone: sizes, speed and time left.
+    count: String,
+    /// How the last run ended.
+    last: String,
+    /// Why the start buttons are disabled.
+    busy: String,
+    /// "Premier scan en cours (n / N)" while a scan runs, for the pages that say it.
+    first_scan: String,
+}
+
+fn live(v: &Viewer, job: &Snapshot) -> Live {
+    let last = job.last.as_ref().map(|r| {
+        let said = r
+            .msg
+            .as_ref()
+            .map_or(r.message.clone(), |m| phrases::say(v, m));
+        format!(
+            "{} · {} · {said}",
+            view::task_word(v, r.task),
+            view::result_word(v, r.result)
+        )
+    });
+    let (line, count, busy) = match job.task {
+        Some(task) => {
+            let who = phrases::started_by(v, &job.started_by);
+            let mut line = format!("{}, {who}", view::task_word(v, task));
+            if !job.detail.is_empty() {
+                line = format!("{line} · {}", job.detail);
+            }
+            let elapsed = job
+                .started_at
+                .map_or(0, |t| (time::now() - t).max(0) as u64);
+            let bytes = job.unit == Unit::Bytes;
+            let count = phrases::progress(v, bytes, job.done, job.total, elapsed);
+            let busy = format!("{} {}", v.t(M::BusyBecause), view::task_word(v, task));
+            (line, count, busy)
+        }
+        None => (v.t(M::NoTask).to_string(), String::new(), String::new()),
+    };
+    Live {
+        running: job.running,
+        last_id: job.last.as_ref().map_or(0, |r| r.id),
+        done: job.done,
+        total: job.total,
+        line,
+        count,
+        last: last.unwrap_or_default(),
+        busy,
+        first_scan: match job.task {
+            Some(Task::Scan) => phrases::first_scan(v, job.done, job.total),
+            _ => String::new(),
+        },
+    }
+}
+
+/// `GET /api/job` (the page script's): the task panel's texts.
+pub fn job_live(c: &Ctx) -> Result<Reply, Error> {
+    Reply::json(200, &live(&Viewer::of(c), &c.app.jobs.snapshot()))
+}
+
+/// The running task (updated live by the script) and the buttons that start one,
+/// disabled while a task runs.
+fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
+    let job = c.app.jobs.snapshot();
+    let l = live(v, &job);
+    let state = if l.running { "running" } else { "idle" };
+    let starts = [
+        ("start-scan", "/api/scan", M::StartScan),
+        ("start-convert", "/api/convert", M::StartConvert),
+        ("start-push", "/api/push", M::StartPush),
+    ];
+    let room = if v.admin && to_convert > 0 {
+        Some(convert_room(c)?)
+    } else {
+        None
+    };
+    Ok(html! {
+        section.panel #job data-state=(state) data-last=(l.last_id) {
+            h2 { (v.t(M::RunningTask)) }
+            p #job-label { (l.line) }
+            div #job-bar hidden[!l.running] {
+                progress #job-progress max=(l.total.max(1)) value=(l.done) aria-label=(v.t(M::Progress)) {}
+                p #job-count { (l.count) }
+            }
+            p #job-last hidden[l.last.is_empty()] {
+                (v.t(M::LastResult)) (phrases::colon(v)) span #job-result { (l.last) }
+            }
+            // Screen readers hear the start, each quarter and the end (app.js).
+            p.sr-only #job-live aria-live="polite" {}
+            @if v.admin {
+                div.actions {
+                    @for (id, api, m) in starts {
+                        @let full = id == "start-convert" && room.as_ref().is_some_and(|r| r.needed > r.free);
+                        button type="button" id=(id) data-start data-api=(api) data-then="stay"
+                            disabled[l.running || full] { (v.t(m)) }
+                    }
+                    button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay"
+                        hidden[!l.running] { (v.t(M::Cancel)) }
+                }
+                p.hint #job-busy hidden[!l.running] { (l.busy) }
+                @if let Some(r) = &room { (room_note(v, to_convert, r)) }
+            }
+        }
+    })
+}
+
+/// What a convert needs and what the disk has.
+struct Room {
+    needed: u64,
+    free: u64,
+}
+
+fn convert_room(c: &Ctx) -> Result<Room, Error> {
+    let root = &c.app.config.library;
+    let needed = crate::store::games::compressed(c.db)?
+        .iter()
+        .filter_map(|k| crate::library::LibraryKey::parse(k))
+        .map(|k| crate::convert::planned_size(root, &k))
+        .sum();
+    let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);
+    Ok(Room { needed, free })
+}
+
+/// "7 fichiers à décompresser : 4,2 Go une fois décompressés ; 120 Go libres."
+fn room_note(v: &Viewer, files: u64, r: &Room) -> Markup {
+    let files = phrases::count(v, files, phrases::FILES);
+    let (needed, free) = (size(v, r.needed), size(v, r.free));
+    let fits = r.needed <= r.free;
+    let text = match v.lang {
+        Lang::Fr => format!("{files} à décompresser : {needed} une fois décompressés (les originaux restent dans la corbeille) ; {free} libres sur le disque de la bibliothèque."),
+        Lang::En => format!("{files} to convert: {needed} once converted (the originals stay in the trash); {free} free on the library's disk."),
+    };
+    html! {
+        p.hint #convert-room data-fits=(fits) {
+            (text)
+            @if !fits { " " strong { (v.t(M::NoRoom)) } }
+        }
+    }
+}
+
+/// The files the last run could not handle, each with its reason and a link to it.
+fn failures_of_last(c: &Ctx, v: &Viewer) -> Markup {
+    let job = c.app.jobs.snapshot();
+    match &job.last {
+        Some(run) if !job.last_failures.is_empty() => failures_table(c, v, run, &job.last_failures),
+        _ => html! {},
+    }
+}
+
+fn failures_table(c: &Ctx, v: &Viewer, run: &JobRun, failures: &[Failure]) -> Markup {
+    let more = run.errors.saturating_sub(failures.len() as u64);
+    html! {
+        section #failures {
+            h2 { (v.t(M::FailedFiles)) " (" (view::task_word(v, run.task)) ", " (date(v, run.finished_at)) ")" }
+            div.scroll {
+                table {
+                    thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Reason)) } } }
+                    tbody {
+                        @for f in failures {
+                            tr {
+                                td { (failed_item(c, f)) }
+                                td { (phrases::say(v, &f.msg)) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if more > 0 { p.hint { (phrases::count(v, more, phrases::FILES)) " " (v.t(M::NotListed)) } }
+        }
+    }
+}
+
+/// A failed item: a link to its game when the library has one at that key.
+fn failed_item(c: &Ctx, f: &Failure) -> Markup {
+    let key = f.key.as_deref().unwrap_or("—");
+    let known = f
+        .key
+        .as_deref()
+        .is_some_and(|k| matches!(crate::store::games::get(c.db, k), Ok(Some(_))));
+    html! {
+        @if known { a href={ "/game/" (view::key_path(key)) } { code { (key) } } }
+        @else { code { (key) } }
+    }
+}
+
+/// `GET /tasks`: start, cancel, the last run's failures, and the history.
 pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let runs = job_runs::recent(c.db, 50)?;
+    let s = c.app.pages.stats(c.db)?;
     let body = html! {
-        (task_panel(c, &v))
+        (first_scan_note(c, &v, s.total))
+        (task_panel(c, &v, s.to_convert)?)
         p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
+        (failures_of_last(c, &v))
         h2 { (v.t(M::History)) }
         div.scroll {
             table #history {
                 thead { tr {
                     th { (v.t(M::Task)) } th { (v.t(M::Result)) } th { (v.t(M::Started)) }
-                    th.wide { (v.t(M::Finished)) } th.num { (v.t(M::Progress)) } th.num { (v.t(M::Errors)) } th.wide { (v.t(M::Message)) }
+                    th.wide { (v.t(M::Finished)) } th.num { (v.t(M::Errors)) } th.wide { (v.t(M::Message)) }
                 } }
                 tbody {
                     @for r in &runs {
                         tr {
-                            td { (view::task_word(&v, r.task)) } td { (view::result_word(&v, r.result)) } td { (date(&v, Some(r.started_at))) }
-                            td.wide { (date(&v, r.finished_at)) } td.num { (r.done) " / " (r.total) }
-                            td.num { (r.errors) } td.wide { (r.message) }
+                            td { (view::task_word(&v, r.task)) }
+                            td {
+                                @if r.errors > 0 { a href={ "/tasks/" (r.id) } { (view::result_word(&v, r.result)) } }
+                                @else { (view::result_word(&v, r.result)) }
+                            }
+                            td { (date(&v, Some(r.started_at))) }
+                            td.wide { (date(&v, r.finished_at)) }
+                            td.num { (phrases::num(&v, r.errors)) }
+                            td.wide { (r.msg.as_ref().map_or(r.message.clone(), |m| phrases::say(&v, m))) }
                         }
                     }
                 }
@@ -105,6 +295,31 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, v.t(M::Tasks), "/tasks", body)
+}
+
+/// `GET /tasks/{id}`: one run, with every file it could not handle.
+pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let run = c
+        .param(0)
+        .parse()
+        .ok()
+        .map(|id| job_runs::get(c.db, id))
+        .transpose()?
+        .flatten()
+        .ok_or_else(|| Error::not_found(Msg::NoRoute))?;
+    let failures = crate::store::job_failures::of_run(c.db, run.id)?;
+    let said = run
+        .msg
+        .as_ref()
+        .map_or(run.message.clone(), |m| phrases::say(&v, m));
+    let body = html! {
+        p { (view::task_word(&v, run.task)) " · " (view::result_word(&v, run.result)) " · " (said) }
+        @if failures.is_empty() { p.empty { (v.t(M::NoFailure)) } }
+        @else { (failures_table(c, &v, &run, &failures)) }
+        p { a href="/tasks" { (v.t(M::Tasks)) } }
+    };
+    page(&v, view::task_word(&v, run.task), "/tasks", body)
 }
 
 #[derive(Serialize)]

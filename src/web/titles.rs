@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use super::body;
 use super::i18n::M;
-use super::library::pager;
-use super::view::{key_path, kind, page, query_value, redirect, size, Size, Viewer};
+use super::pager;
+use super::view::{count, key_path, kind, page, query_value, redirect, size, Size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
@@ -18,7 +18,6 @@ use crate::library::search::{search_query, titles_named, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
 use crate::store::title_state::{Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
-use crate::titles::listing::TitleRows;
 use crate::titles::{details, icons, model};
 use crate::words::{GameKind, MissingKind, Task, TitleStatus};
 
@@ -42,17 +41,32 @@ fn show_filter(raw: Option<&str>) -> (&'static str, Filter) {
     (value, filter)
 }
 
-fn sort_of(raw: Option<&str>) -> (&'static str, Sort) {
-    match raw {
-        Some("added") => ("added", Sort::Added),
-        Some("size") => ("size", Sort::Size),
-        _ => ("name", Sort::Name),
-    }
+/// The title list's orders: the `sort` value, the list's order, whether it is read
+/// from its end, and its words (the column, the direction). Reading a list backwards
+/// gives the other direction without a list of its own.
+const SORTS: [(&str, Sort, bool, M, M); 6] = [
+    ("name", Sort::Name, false, M::SortName, M::OrderAtoZ),
+    ("name-desc", Sort::Name, true, M::SortName, M::OrderZtoA),
+    ("added", Sort::Added, false, M::SortAdded, M::OrderNewest),
+    ("added-asc", Sort::Added, true, M::SortAdded, M::OrderOldest),
+    ("size", Sort::Size, false, M::SortSize, M::OrderLargest),
+    ("size-asc", Sort::Size, true, M::SortSize, M::OrderSmallest),
+];
+
+/// The order asked for (an unknown one is by name), as its `sort` value, the list's
+/// order and whether to read it backwards.
+fn sort_of(raw: Option<&str>) -> (&'static str, Sort, bool) {
+    let (name, sort, reverse, _, _) = SORTS
+        .iter()
+        .find(|s| Some(s.0) == raw)
+        .copied()
+        .unwrap_or(SORTS[0]);
+    (name, sort, reverse)
 }
 
-/// `GET /library?q=&show=&sort=&page=`: one row per title. A link made before titles
-/// (with the file list's `type` or `platform`) goes on to `/files`, where that list
-/// now lives.
+/// `GET /library?q=&show=&sort=&page=&limit=`: one row per title. A link made before
+/// titles (with the file list's `type` or `platform`) goes on to `/files`, where that
+/// list now lives.
 pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     if c.req.query("type").is_some() || c.req.query("platform").is_some() {
         let query: Vec<String> = c
@@ -66,52 +80,56 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let q = c.req.query("q").map(trim_blank).unwrap_or("");
     let (show, mut filter) = show_filter(c.req.query("show"));
-    let (sort_name, sort) = sort_of(c.req.query("sort"));
+    let (sort_name, sort, reverse) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
     filter.named = titles_named(c.db, &c.app.names, &query.words)?;
     filter.id_prefix = query.id_prefix;
-    let paging = Paging {
-        limit: 50,
-        ..Paging::from_req(c.req)
-    };
-    let (total, rows) = c
-        .app
-        .titles
-        .page(c.db, &filter, sort, paging.limit, paging.offset())?;
-    let link = |n: u64| {
-        let mut url = format!("/library?page={n}&sort={sort_name}");
-        for (name, value) in [("q", q), ("show", show)] {
-            if !value.is_empty() {
-                url.push_str(&format!("&{name}={}", query_value(value)));
-            }
-        }
-        url
-    };
-    let unknown = c.app.pages.stats(c.db)?.unknown;
-    let no_data = title_catalog::is_empty(c.db)?;
-    let with_icons = icons::enabled(c.db)?;
-    let body = html! {
-        @if no_data { p.note #no-title-data { (v.t(M::NoTitleData)) } }
-        (filters(&v, q, show, sort_name))
-        p #result-count {
-            (total) " " (v.t(M::TitlesCount))
-            @if unknown > 0 {
-                " · " a href={ "/files?type=" (GameKind::Unknown.as_str()) } { (unknown) " " (v.t(M::UnknownFiles)) }
-            }
-            " · " a href="/files" { (v.t(M::AllFiles)) }
-        }
+    let paging = Paging::from_req(c.req);
+    let (shown, total, rows) = pager::read(paging, reverse, |limit, offset| {
+        c.app.titles.page(c.db, &filter, sort, limit, offset)
+    })?;
+    let mut rows: Vec<&TitleState> = rows.iter().collect();
+    if reverse {
+        rows.reverse();
+    }
+    let mut links = pager::Links::new("/library", paging.limit);
+    links.keep("q", q);
+    links.keep("show", show);
+    links.keep("sort", if sort_name == "name" { "" } else { sort_name });
+    let list = html! {
         @if rows.is_empty() {
             p.empty { (v.t(M::NoTitles)) }
         } @else {
-            (title_table(c, &v, &rows, with_icons))
+            (title_table(c, &v, &links, sort_name, &rows)?)
         }
-        (pager(&v, paging, paging.pages(total), link))
+        (pager::pager(&v, &links, shown, paging.pages(total)))
+    };
+    let body = html! {
+        @if title_catalog::is_empty(c.db)? { p.note #no-title-data { (v.t(M::NoTitleData)) } }
+        (filters(&v, &links, q, show, sort_name))
+        (result_count(c, &v, total)?)
+        (list)
     };
     page(&v, v.t(M::Library), "/library", body)
 }
 
-/// The search box, what to show and the order of the title list.
-fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
+/// How many titles, and links to the files without a title and to every file.
+fn result_count(c: &Ctx, v: &Viewer, total: u64) -> Result<Markup, Error> {
+    let unknown = c.app.pages.stats(c.db)?.unknown;
+    Ok(html! {
+        p #result-count {
+            (count(v, total, M::TitleOne, M::TitlesCount))
+            @if unknown > 0 {
+                " · " a href={ "/files?type=" (GameKind::Unknown.as_str()) } { (count(v, unknown, M::UnknownFileOne, M::UnknownFiles)) }
+            }
+            " · " a href="/files" { (v.t(M::AllFiles)) }
+        }
+    })
+}
+
+/// The search box, what to show and the order of the title list. A change of what to
+/// show or of the order applies at once (`data-autosubmit`, see the end of `app.js`).
+fn filters(v: &Viewer, links: &pager::Links, q: &str, show: &str, sort: &str) -> Markup {
     let shows = [
         ("", M::All),
         ("incomplete", M::IncompleteOnly),
@@ -123,13 +141,10 @@ fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
         (TitleStatus::BaseMissing.as_str(), M::StatusBaseMissing),
         (TitleStatus::Complete.as_str(), M::StatusComplete),
     ];
-    let sorts = [
-        ("name", M::SortName),
-        ("added", M::SortAdded),
-        ("size", M::SortSize),
-    ];
+    let limit = links.params.iter().find(|(n, _)| *n == "limit");
     html! {
-        form.filters method="get" action="/library" role="search" {
+        form.filters method="get" action="/library" role="search" data-autosubmit {
+            @if let Some((_, limit)) = limit { input type="hidden" name="limit" value=(limit); }
             label { (v.t(M::Search)) input type="search" name="q" value=(q) placeholder=(v.t(M::SearchHint)); }
             label { (v.t(M::Show))
                 select name="show" {
@@ -138,7 +153,9 @@ fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
             }
             label { (v.t(M::SortBy))
                 select name="sort" {
-                    @for (value, m) in sorts { option value=(value) selected[sort == value] { (v.t(m)) } }
+                    @for (value, _, _, column, order) in SORTS {
+                        option value=(value) selected[sort == value] { (v.t(column)) " (" (v.t(order)) ")" }
+                    }
                 }
             }
             button type="submit" { (v.t(M::Filter)) }
@@ -146,16 +163,51 @@ fn filters(v: &Viewer, q: &str, show: &str, sort: &str) -> Markup {
     }
 }
 
-fn title_table(c: &Ctx, v: &Viewer, rows: &TitleRows, with_icons: bool) -> Markup {
+/// A column heading that sorts the list: `aria-sort` says how it is sorted now, and
+/// its link gives the other direction (or, from another order, the column's usual
+/// one, the first of `orders`).
+fn sort_heading(
+    v: &Viewer,
+    links: &pager::Links,
+    th: (M, &str),
+    now: &str,
+    orders: [&str; 2],
+) -> Markup {
+    let (label, class) = th;
+    let [usual, other] = orders;
+    let ascending = matches!(now, "name" | "added-asc" | "size-asc");
+    let sorted = (now == usual || now == other).then_some(ascending);
+    let aria = sorted.map(|up| if up { "ascending" } else { "descending" });
+    let next = if now == usual { other } else { usual };
     html! {
+        th class=[(!class.is_empty()).then_some(class)] aria-sort=[aria] {
+            a.sort href=(links.url_with(1, Some(("sort", next)))) title=(v.t(M::SortedHint)) {
+                (v.t(label))
+                @if let Some(up) = sorted { span aria-hidden="true" { (if up { " ↑" } else { " ↓" }) } }
+            }
+        }
+    }
+}
+
+fn title_table(
+    c: &Ctx,
+    v: &Viewer,
+    links: &pager::Links,
+    sort: &str,
+    rows: &[&TitleState],
+) -> Result<Markup, Error> {
+    let with_icons = icons::enabled(c.db)?;
+    Ok(html! {
         div.scroll {
             table #titles {
                 thead { tr {
-                    th { (v.t(M::TitleWord)) } th.wide { (v.t(M::Contents)) } th.wide { (v.t(M::Version)) }
-                    th { (v.t(M::Status)) } th.num.wide { (v.t(M::Size)) }
+                    (sort_heading(v, links, (M::TitleWord, ""), sort, ["name", "name-desc"]))
+                    th.wide { (v.t(M::Contents)) } th.wide { (v.t(M::Version)) }
+                    th { (v.t(M::Status)) }
+                    (sort_heading(v, links, (M::Size, "num wide"), sort, ["size", "size-asc"]))
                 } }
                 tbody {
-                    @for t in rows.iter() {
+                    @for t in rows {
                         tr {
                             td.title {
                                 @if with_icons { (icon(c, &t.base_id)) }
@@ -171,7 +223,7 @@ fn title_table(c: &Ctx, v: &Viewer, rows: &TitleRows, with_icons: bool) -> Marku
                 }
             }
         }
-    }
+    })
 }
 
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
@@ -337,6 +389,7 @@ fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
                                 a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
                                 @if k == GameKind::Dlc { br; code.id { (g.item.title_id.as_deref().unwrap_or("—")) } }
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
+                                @if let Some(why) = &g.damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
                             td { (g.item.version.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into())) }
                             td.num { (size(v, g.item.size)) }
@@ -464,7 +517,10 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
 
 /// `POST /api/titles/update`: start the title data task (409 while a task runs).
 pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(Task::Titles)?;
+    let snapshot = c
+        .app
+        .jobs
+        .try_start(Task::Titles, &crate::api::v1::jobs::starter(c))?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

@@ -3,28 +3,34 @@
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
 
-use maud::html;
-use serde::Serialize;
+use maud::{html, Markup};
+use serde::{Deserialize, Serialize};
 
-use super::i18n::M;
+use super::body;
+use super::i18n::{fill, M};
 use super::view::{self, date, page, size, Viewer};
 use crate::api::v1::types::TrashEntry;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::library::LibraryKey;
-use crate::store::trash as trash_store;
+use crate::store::trash::{self as trash_store, TrashRow};
 use crate::trash;
 use crate::words::TrashReason;
 
-/// `GET /trash`.
+/// `GET /trash`. After a purge of many entries the script comes back here with
+/// `?purged=N&bytes=B` (the route's answer), and the page says what was freed.
 pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let rows = trash_store::list(c.db)?;
+    let root = &c.app.config.library;
     let body = html! {
+        (freed(c, &v))
         @if rows.is_empty() {
             p.empty #trash-empty { (v.t(M::TrashEmpty)) }
         } @else {
             p { (rows.len()) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
+            // Above the list, which may be long.
+            @if v.admin { (purges(&v, &rows)) }
             div.scroll {
                 table #trash {
                     thead { tr {
@@ -33,17 +39,12 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                     } }
                     tbody {
                         @for r in &rows {
-                            tr {
+                            tr data-entry=(r.id) {
                                 td {
                                     (r.name) br; small { code { (r.key) } }
                                     // Under the name, not in a column of their own: a
                                     // phone has no room for one.
-                                    @if v.admin {
-                                        div.actions {
-                                            button type="button" data-api={ "/api/trash/" (r.id) "/restore" } { (v.t(M::Restore)) }
-                                            button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) } data-confirm { (v.t(M::Purge)) }
-                                        }
-                                    }
+                                    @if v.admin { (entry_actions(&v, root, r)) }
                                 }
                                 td.num { (size(&v, r.size)) }
                                 td.wide { (view::reason_word(&v, r.reason)) }
@@ -54,12 +55,86 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                     }
                 }
             }
-            @if v.admin {
-                div.actions { button.secondary type="button" data-api="/api/trash/purge" { (v.t(M::PurgeExpired)) } }
-            }
         }
     };
     page(&v, v.t(M::Trash), "/trash", body)
+}
+
+/// An entry's buttons, and its "restore under another name" form: shown at once
+/// when a file already holds the entry's place, hidden otherwise (the script shows
+/// it when a restore meets a file that appeared since). Its name is one free now.
+fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
+    let restore = format!("/api/trash/{}/restore", r.id);
+    let key = LibraryKey::parse(&r.key);
+    let occupied = key
+        .as_ref()
+        .is_some_and(|k| std::fs::symlink_metadata(k.under(root)).is_ok());
+    let free = key.as_ref().map(|k| trash::free_name(root, k));
+    html! {
+        div.actions {
+            button type="button" data-api=(restore) hidden[occupied] { (v.t(M::Restore)) }
+            button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) }
+                data-confirm=(fill(v.t(M::ConfirmPurgeOne), &[("name", &r.key), ("size", &size(v, r.size))])) { (v.t(M::Purge)) }
+        }
+        @if let Some(free) = free {
+            form.stack.restore-as data-api=(restore) hidden[!occupied] {
+                p.note { (v.t(M::RestoreAsNote)) }
+                label { (v.t(M::NewName)) input name="name" value=(free) required maxlength="255"; }
+                button type="submit" { (v.t(M::RestoreAs)) }
+            }
+        }
+    }
+}
+
+/// "3 files, 12.4 GB" in the reader's language.
+fn files_and_size(v: &Viewer, n: usize, bytes: u64) -> String {
+    let files = fill(
+        v.t(if n == 1 { M::FileOne } else { M::FileMany }),
+        &[("n", &n.to_string())],
+    );
+    format!("{files}, {}", size(v, bytes))
+}
+
+/// The buttons that purge many entries at once, each saying what it frees.
+fn purges(v: &Viewer, rows: &[TrashRow]) -> Markup {
+    let all = (rows.len(), rows.iter().map(|r| r.size).sum::<u64>());
+    let converted: Vec<&TrashRow> = rows
+        .iter()
+        .filter(|r| r.reason == TrashReason::Converted)
+        .collect();
+    let conv = (
+        converted.len(),
+        converted.iter().map(|r| r.size).sum::<u64>(),
+    );
+    let what = |(n, bytes): (usize, u64)| files_and_size(v, n, bytes);
+    html! {
+        div.actions #purges {
+            @if conv.0 > 0 {
+                button.danger type="button" #purge-converted data-api="/api/trash/purge-converted" data-then="freed"
+                    data-confirm=(fill(v.t(M::ConfirmPurgeConverted), &[("what", &what(conv))])) {
+                    (v.t(M::PurgeConverted)) " (" (what(conv)) ")"
+                }
+            }
+            button.danger type="button" #empty-trash data-api="/api/trash/empty" data-then="freed"
+                data-confirm=(fill(v.t(M::ConfirmEmptyTrash), &[("what", &what(all))])) {
+                (v.t(M::EmptyTrash)) " (" (what(all)) ")"
+            }
+            button.secondary type="button" data-api="/api/trash/purge" { (v.t(M::PurgeExpired)) }
+        }
+    }
+}
+
+/// What the last purge freed, from the query the script came back with.
+fn freed(c: &Ctx, v: &Viewer) -> Markup {
+    let number = |name: &str| c.req.query(name).and_then(|n| n.parse::<u64>().ok());
+    let (Some(n), Some(bytes)) = (number("purged"), number("bytes")) else {
+        return html! {};
+    };
+    let text = fill(
+        v.t(if n == 1 { M::FreedOne } else { M::FreedMany }),
+        &[("n", &n.to_string()), ("size", &size(v, bytes))],
+    );
+    html! { p.freed.ok #freed role="status" { (text) } }
 }
 
 fn id(c: &Ctx) -> Result<i64, Error> {
@@ -85,8 +160,19 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &TrashEntry::from(&row))
 }
 
+#[derive(Deserialize)]
+struct RestoreForm {
+    name: String,
+}
+
+/// `POST /api/trash/{id}/restore`, with an optional body `{"name": "..."}`: back at
+/// its key, or under that file name in the same folder. Never over a file (409).
 pub fn restore(c: &Ctx) -> Result<Reply, Error> {
-    let row = trash::restore(c.db, &c.app.config.library, id(c)?)?;
+    let name = match c.req.body.iter().all(u8::is_ascii_whitespace) {
+        true => None,
+        false => Some(body::<RestoreForm>(c, "nothing, or name")?.name),
+    };
+    let row = trash::restore_as(c.db, &c.app.config.library, id(c)?, name.as_deref())?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 
@@ -103,4 +189,25 @@ struct Purged {
 pub fn purge_expired(c: &Ctx) -> Result<Reply, Error> {
     let purged = trash::purge_expired(c.db, &c.app.config.library, crate::time::now())?;
     Reply::json(200, &Purged { purged })
+}
+
+#[derive(Serialize)]
+struct Freed {
+    purged: usize,
+    bytes: u64,
+}
+
+/// `POST /api/trash/empty`: every entry, for good.
+pub fn empty(c: &Ctx) -> Result<Reply, Error> {
+    let (purged, bytes) = trash::purge_where(c.db, &c.app.config.library, |_| true)?;
+    Reply::json(200, &Freed { purged, bytes })
+}
+
+/// `POST /api/trash/purge-converted`: the originals a conversion replaced (their
+/// converted files stay in the library), for good.
+pub fn purge_converted(c: &Ctx) -> Result<Reply, Error> {
+    let (purged, bytes) = trash::purge_where(c.db, &c.app.config.library, |r| {
+        r.reason == TrashReason::Converted
+    })?;
+    Reply::json(200, &Freed { purged, bytes })
 }

@@ -33,14 +33,10 @@ pub struct Viewer {
 /// The language of a caller without an account (the sign-in page, the loopback rule):
 /// the browser's first choice between French and English, French by default.
 pub fn browser_lang(req: &Req) -> Lang {
-    let accept = req.header("accept-language").unwrap_or("");
-    let first = accept
-        .split(',')
-        .map(|l| l.trim().to_ascii_lowercase())
-        .find(|l| l.starts_with("fr") || l.starts_with("en"));
-    match first {
-        Some(l) if l.starts_with("en") => Lang::En,
-        _ => Lang::Fr,
+    if crate::http::router::browser_prefers_french(req) {
+        Lang::Fr
+    } else {
+        Lang::En
     }
 }
 
@@ -108,6 +104,9 @@ fn script_messages(v: &Viewer) -> String {
         ("copied", M::Copied),
         ("passwords_differ", M::PasswordsDiffer),
         ("no_task", M::NoTask),
+        ("cancel", M::CancelAction),
+        ("undo", M::Undo),
+        ("in_trash", M::InTrash),
     ];
     let mut map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
@@ -170,7 +169,8 @@ pub fn page(v: &Viewer, title: &str, active: &str, body: Markup) -> Result<Reply
                         }
                     }
                 }
-                main #main {
+                // Focusable by script only, so the skip link's Enter moves focus here.
+                main #main tabindex="-1" {
                     h1 { (title) }
                     @if !v.admin { p.note { (v.t(M::ViewerNote)) } }
                     p #msg role="alert" {}
@@ -304,6 +304,27 @@ fn write_size(v: &Viewer, bytes: u64, out: &mut String) {
     }
 }
 
+/// A count for people, its digits grouped by thousands: `12 705` in French (the
+/// narrow no-break space U+202F, so a number never breaks across lines), `12,705` in
+/// English.
+pub fn number(v: &Viewer, n: u64) -> String {
+    super::phrases::num(v, n)
+}
+
+/// `n` and the word that goes with it, `one` or `many`: French takes the singular
+/// for 0 and 1 (« 0 titre », « 1 titre »), English for 1 only ("0 titles").
+pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
+    let singular = match v.lang {
+        Lang::Fr => n <= 1,
+        Lang::En => n == 1,
+    };
+    format!(
+        "{} {}",
+        number(v, n),
+        v.t(if singular { one } else { many })
+    )
+}
+
 /// A Unix time as `YYYY-MM-DD HH:MM UTC`.
 pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
     match unix_s {
@@ -331,6 +352,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
 pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
     v.t(match result {
         TaskResult::Ok => M::ResultOk,
+        TaskResult::Partial => M::ResultPartial,
         TaskResult::Failed => M::ResultFailed,
         TaskResult::Cancelled => M::ResultCancelled,
         TaskResult::Interrupted => M::ResultInterrupted,
@@ -372,6 +394,30 @@ pub fn evidence(v: &Viewer, by: IdSource) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_grouped_and_words_agree_with_them() {
+        let [fr, en] = [Lang::Fr, Lang::En].map(|lang| Viewer {
+            lang,
+            name: None,
+            admin: false,
+        });
+        assert_eq!(number(&fr, 12_705), "12\u{202f}705");
+        assert_eq!(number(&en, 12_705), "12,705");
+        assert_eq!(number(&en, 999), "999");
+        assert_eq!(number(&en, 1_000), "1,000");
+        assert_eq!(number(&fr, 1_234_567), "1\u{202f}234\u{202f}567");
+        assert_eq!(number(&en, 0), "0");
+        assert_eq!(number(&en, u64::MAX), "18,446,744,073,709,551,615");
+        let titles = |v: &Viewer, n| count(v, n, M::TitleOne, M::TitlesCount);
+        assert_eq!(titles(&fr, 0), "0 titre");
+        assert_eq!(titles(&fr, 1), "1 titre");
+        assert_eq!(titles(&fr, 2), "2 titres");
+        assert_eq!(titles(&fr, 12_705), "12\u{202f}705 titres");
+        assert_eq!(titles(&en, 0), "0 titles");
+        assert_eq!(titles(&en, 1), "1 title");
+        assert_eq!(titles(&en, 12_705), "12,705 titles");
+    }
 
     #[test]
     fn sizes_read_well_in_both_languages() {

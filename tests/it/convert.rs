@@ -88,11 +88,8 @@ fn converting_the_demo_library_replaces_every_compressed_file() {
         .all(|e| e["reason"] == "converted"));
 }
 
-#[test]
-fn bad_inputs_keep_their_originals_and_give_reasons() {
-    let folders = Folders::new();
-    let lib = &folders.library;
-    let good = good_nsz(1, 0x40000);
+/// A solid .nsz and where its NCZ starts, for tests that damage its inside.
+fn solid_nsz() -> (Vec<u8>, usize) {
     let mut rng = StdRng::seed_from_u64(2);
     let nca = synth::nca(
         &mut rng,
@@ -119,6 +116,26 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
     .unwrap()
     .entries[0]
         .offset as usize;
+    (solid, ncz_at)
+}
+
+/// A .nsz whose header reads (a scan takes it) but whose zstd stream is corrupt: the
+/// convert fails on it.
+pub(crate) fn nsz_with_a_corrupt_stream() -> Vec<u8> {
+    let (mut b, ncz_at) = solid_nsz();
+    let sections = ncz_at + 0x4010;
+    for x in &mut b[sections + 0x80 + 8..sections + 0x80 + 64] {
+        *x ^= 0xA5;
+    }
+    b
+}
+
+#[test]
+fn bad_inputs_keep_their_originals_and_give_reasons() {
+    let folders = Folders::new();
+    let lib = &folders.library;
+    let good = good_nsz(1, 0x40000);
+    let (solid, ncz_at) = solid_nsz();
     let sections = ncz_at + 0x4010;
     let mut cases: Vec<(&str, Vec<u8>)> = vec![("truncated", good[..good.len() / 2].to_vec())];
     let mut b = good.clone();
@@ -149,23 +166,37 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
     }
     std::fs::write(lib.join("fine [0100000000020000].nsz"), &good).unwrap();
     let s = TestServer::start_on(folders.clone(), &[]);
+    // The scan at start already finds two whose container does not read: flagged
+    // damaged, named, and not tried by the convert.
+    let scanned = s.wait_idle()["last"].clone();
+    assert_eq!(scanned["result"], "partial", "{scanned}");
     let last = convert(&s);
-    assert_eq!(last["result"], "ok", "{last}");
-    assert_eq!(last["errors"], 6, "{last}");
-    let message = last["message"].as_str().unwrap();
-    assert!(message.starts_with("1 converted, 6 failed: "), "{message}");
-    assert!(!message.contains("/tmp"), "{message}");
+    // Finished, but not a success: `partial`, each failed file named with its reason.
+    assert_eq!(last["result"], "partial", "{last}");
+    assert_eq!(last["errors"], 4, "{last}");
+    assert_eq!(last["message"], "1 converted, 4 failed", "{last}");
+    let mut failures = last["failures"].as_array().unwrap().clone();
+    assert_eq!(failures.len(), 4, "{last}");
+    failures.extend(scanned["failures"].as_array().unwrap().iter().cloned());
+    assert!(!last.to_string().contains("/tmp"), "{last}");
     for (path, before) in &originals {
         assert_eq!(&digest(path), before, "{path:?} untouched");
     }
     assert!(lib.join("fine [0100000000020000].nsp").exists());
     assert!(files_named(lib, ".part").is_empty());
-    assert_eq!(
-        s.get("/api/v1/stats").json()["to_convert"],
-        6,
-        "the originals stay in the library"
-    );
-    // Each file's reason is in the task's result (and in the log).
+    // The damaged originals stay in the library, flagged, and no longer count as
+    // files to convert: a second convert does not try them again.
+    assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
+    let again = convert(&s);
+    assert_eq!(again["result"], "ok", "{again}");
+    assert_eq!(again["message"], "0 converted, 0 failed", "{again}");
+    let reason_of = |name: &str| -> String {
+        let f = failures
+            .iter()
+            .find(|f| f["key"] == format!("bad {name} [0100000000010000].nsz"))
+            .unwrap_or_else(|| panic!("{name} not in {last}"));
+        f["message"].as_str().unwrap().to_string()
+    };
     for (name, reason) in [
         ("truncated", "past the end"),
         ("magic", "PFS0"),
@@ -173,19 +204,11 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
         ("count", "section count"),
         ("short", "too short"),
     ] {
-        let said = message
-            .split("; ")
-            .find(|m| m.contains(&format!("bad {name} ")));
-        assert!(
-            said.is_some_and(|m| m.contains(reason)),
-            "{name}: {reason} not in {message}"
-        );
+        let said = reason_of(name);
+        assert!(said.contains(reason), "{name}: {reason} not in {said}");
         assert!(s.output().contains(reason), "{reason} not in the log");
     }
-    let zstd = message
-        .split("; ")
-        .find(|m| m.contains("bad zstd "))
-        .unwrap();
+    let zstd = reason_of("zstd");
     assert!(
         zstd.contains("zstd") || zstd.contains("content ID"),
         "{zstd}"
@@ -207,9 +230,13 @@ fn an_existing_target_is_a_conflict_for_that_file() {
     .unwrap();
     let s = TestServer::start_on(folders.clone(), &[]);
     let last = convert(&s);
+    assert_eq!(last["result"], "partial", "{last}");
     assert_eq!(last["errors"], 1, "{last}");
     assert!(
-        last["message"].as_str().unwrap().contains("already exists"),
+        last["failures"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already exists"),
         "{last}"
     );
     assert_eq!(
@@ -227,9 +254,13 @@ fn a_full_disk_keeps_the_original_and_leaves_no_part() {
     let before = digest(&nsz);
     let s = TestServer::start_with_file_size_limit(folders.clone(), &[], 3 << 20);
     let last = convert(&s);
+    assert_eq!(last["result"], "partial", "{last}");
     assert_eq!(last["errors"], 1, "{last}");
     assert!(
-        last["message"].as_str().unwrap().contains("size limit"),
+        last["failures"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("size limit"),
         "{last}"
     );
     assert_eq!(digest(&nsz), before);
@@ -288,12 +319,11 @@ fn the_convert_command_runs_in_the_foreground() {
         good_nsz(6, 0x30000),
     )
     .unwrap();
-    let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
+    folders.scan();
     let (status, out, err) = folders.cli(&["convert"]);
     assert!(status.success(), "{out}{err}");
     assert!(
-        out.contains("Tâche convert terminée") && out.contains("octets"),
+        out.contains("Tâche convert réussie : 1 fichier décompressé, 0 en échec."),
         "{out}"
     );
     assert!(folders.library.join("a [0100000000010000].nsp").exists());
@@ -313,11 +343,9 @@ fn a_compressed_file_swapped_for_a_link_out_of_the_library_is_not_converted() {
     std::os::unix::fs::symlink(&outside, &summit).unwrap();
     let before = digest(&outside);
     let last = convert(&s);
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("4 converted, 1 failed: Indies/Summit"),
+    assert_eq!(last["message"], "4 converted, 1 failed", "{last}");
+    assert_eq!(
+        last["failures"][0]["key"], "Indies/Summit [01002B30028F6000][v0].xcz",
         "{last}"
     );
     assert!(!folders

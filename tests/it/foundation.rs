@@ -83,7 +83,9 @@ fn job_while_running_shows_label_unit_and_start() {
 #[test]
 fn unknown_route_is_a_json_404() {
     let s = TestServer::start(&[]);
-    for path in ["/api/v1/nope", "/nothing/here", "/api/v1/health/extra"] {
+    // A page address people mistype gets the HTML 404 page (tests/it/admin_web.rs);
+    // everything under /api/ keeps its JSON.
+    for path in ["/api/v1/nope", "/api/nothing/here", "/api/v1/health/extra"] {
         let r = s.get(path);
         assert_eq!(r.status, 404, "{path}");
         assert_eq!(r.slug(), "not_found");
@@ -214,7 +216,10 @@ fn a_database_newer_than_the_code_is_refused() {
     assert!(!status.success());
     assert!(!stdout.contains("listening"), "{stdout}");
     assert!(stderr.contains("plus récente"), "French message: {stderr}");
-    assert!(stderr.contains("newer than"), "English log line: {stderr}");
+    assert!(
+        stderr.contains("newer than"),
+        "the cause, in English: {stderr}"
+    );
     let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))

@@ -14,8 +14,7 @@ pub fn demo(folders: &Folders) {
 pub fn scanned_demo() -> std::sync::Arc<Folders> {
     let folders = Folders::new();
     demo(&folders);
-    let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
+    folders.scan();
     folders
 }
 
@@ -67,8 +66,14 @@ fn scanning_the_demo_library_gives_exact_counts_and_types() {
     let s = TestServer::start_on(folders.clone(), &[]);
     let last = s.wait_idle()["last"].clone();
     assert_eq!(last["label"], "scan");
-    assert_eq!(last["result"], "ok", "{last}");
+    // One corrupt file: the scan finished, but not cleanly, and names it.
+    assert_eq!(last["result"], "partial", "{last}");
     assert_eq!(last["errors"], 1, "one corrupt file: {last}");
+    assert_eq!(
+        last["failures"][0]["key"], "Broken Download [0100BBBB00000000][v0].nsp",
+        "{last}"
+    );
+    assert_eq!(last["failures"][0]["error"], "file_damaged", "{last}");
     assert_eq!(
         (last["done"].as_u64(), last["total"].as_u64()),
         (Some(60), Some(60))
@@ -276,7 +281,7 @@ fn titles_import_names_win_over_file_names() {
     let (status, out, err) = folders.cli(&["titles", "import", json.to_str().unwrap()]);
     assert!(status.success(), "{out}{err}");
     assert!(out.contains("2 titres importés"), "{out}");
-    assert!(out.contains("1 jeux renommés"), "{out}");
+    assert!(out.contains("1 jeu renommé"), "{out}");
     let name = |key: &str| -> String {
         db(&folders)
             .query_row("SELECT name FROM games WHERE key = ?1", [key], |r| r.get(0))
@@ -306,10 +311,21 @@ fn titles_import_names_win_over_file_names() {
 fn the_foreground_scan_works_and_refuses_while_a_server_runs() {
     let folders = Folders::new();
     demo(&folders);
+    // The demo's broken file makes the scan partial: exit 1, the file named with
+    // its reason in French.
     let (status, out, err) = folders.cli(&["scan"]);
-    assert!(status.success(), "{out}{err}");
-    assert!(out.contains("60 fichiers sur 60"), "{out}");
-    assert!(out.contains("1 erreur"), "{out}");
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains(
+            "Tâche scan terminée avec des erreurs : 60 fichiers : 60 lus, 0 inchangé, 0 retiré."
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  Broken Download [0100BBBB00000000][v0].nsp : le fichier est endommagé"),
+        "{out}"
+    );
+    assert!(err.contains("1 élément en échec"), "{err}");
     assert_eq!(count(&folders, "SELECT count(*) FROM games"), 60);
     let _s = TestServer::start_on(folders.clone(), &[]);
     let (status, _, err) = folders.cli(&["scan"]);

@@ -1,9 +1,14 @@
 //! The one integration test binary: every test runs the real `ludotheque` binary.
 
 mod access;
+mod admin_browser;
+mod admin_web;
 mod api;
 mod architecture;
 mod browser;
+mod browser_pages;
+mod browser_tasks;
+mod cli;
 mod convert;
 mod dedupe;
 mod foundation;
@@ -21,3 +26,5 @@ mod trash;
 mod upkeep;
 mod watch;
 mod web;
+mod web_device;
+mod web_device_browser;

@@ -296,11 +296,42 @@ fn render(cmd: clap::Command, extra: &str) -> String {
     page
 }
 
-fn pages() -> Vec<(String, String)> {
-    let mut root = ludotheque::args::Args::command();
+/// The tree the pages describe: without clap's `help` subcommands, which have no page
+/// (`ludotheque help CMD` is `ludotheque CMD --help`, which every page covers).
+fn documented() -> clap::Command {
+    fn without_help(cmd: clap::Command) -> clap::Command {
+        cmd.disable_help_subcommand(true)
+            .mut_subcommands(without_help)
+    }
+    let mut root = without_help(ludotheque::args::Args::command());
     root.build();
+    root
+}
+
+/// A page per command of a command (`ludotheque-apikey-create.1`): the command's own
+/// page lists them by these names.
+fn inner_pages(sub: &clap::Command, pages: &mut Vec<(String, String)>) {
+    for inner in sub.get_subcommands() {
+        let name = format!("ludotheque-{}-{}", sub.get_name(), inner.get_name());
+        let see_also = format!(
+            ".SH SEE ALSO\n.BR ludotheque-{} (1),\n.BR ludotheque (1)\n",
+            sub.get_name()
+        );
+        let page = render(
+            inner
+                .clone()
+                .name(&*Box::leak(name.clone().into_boxed_str())),
+            &see_also,
+        );
+        pages.push((format!("{name}.1"), page));
+    }
+}
+
+fn pages() -> Vec<(String, String)> {
+    let root = documented();
     let mut pages = vec![("ludotheque.1".to_string(), render(root.clone(), WRITTEN))];
-    for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+    for sub in root.get_subcommands() {
+        inner_pages(sub, &mut pages);
         let name = format!("ludotheque-{}", sub.get_name());
         let see_also = match sub.get_name() {
             "console" => CONSOLE_WRITTEN,
@@ -342,6 +373,52 @@ fn the_checked_in_man_pages_are_up_to_date() {
     );
 }
 
+/// The pages a page cites, `ludotheque-apikey(1)` or `.BR ludotheque (1)` (roff
+/// escapes its dashes: `ludotheque\-apikey(1)`), as file names.
+fn citations(page: &str) -> Vec<String> {
+    let page = page.replace("\\-", "-");
+    let mut found = Vec::new();
+    for (at, _) in page.match_indices("ludotheque") {
+        let rest = &page[at..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        let (name, after) = rest.split_at(name_len);
+        let after = after.strip_prefix(' ').unwrap_or(after);
+        let mut chars = after.chars();
+        if let (Some('('), Some(section), Some(')')) = (chars.next(), chars.next(), chars.next()) {
+            if section.is_ascii_digit() {
+                found.push(format!("{name}.{section}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_page_a_page_cites_exists() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let mut cited = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let page = std::fs::read_to_string(&path).unwrap();
+        for file in citations(&page) {
+            cited += 1;
+            assert!(
+                dir.join(&file).is_file(),
+                "{} cites {file}, which man/ does not have",
+                path.display()
+            );
+        }
+    }
+    assert!(cited > 20, "the check read the citations ({cited})");
+    // The check sees what it looks for, escaped or not.
+    assert_eq!(
+        citations(".BR ludotheque (1),\nludotheque\\-apikey\\-help(1)\nludotheque 0.1"),
+        ["ludotheque.1", "ludotheque-apikey-help.1"]
+    );
+}
+
 #[test]
 fn version_help_on_every_command_and_completions() {
     let folders = crate::harness::Folders::new();
@@ -350,19 +427,18 @@ fn version_help_on_every_command_and_completions() {
         st.success() && out.contains(env!("CARGO_PKG_VERSION")),
         "{out}"
     );
-    let mut root = ludotheque::args::Args::command();
-    root.build();
-    for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+    let root = documented();
+    for sub in root.get_subcommands() {
         let (st, out, _) = folders.cli(&[sub.get_name(), "--help"]);
         assert!(
-            st.success() && out.contains("Usage:"),
+            st.success() && out.contains("Utilisation :") && out.contains("Affiche l'aide"),
             "{}: {out}",
             sub.get_name()
         );
-        for inner in sub.get_subcommands().filter(|s| s.get_name() != "help") {
+        for inner in sub.get_subcommands() {
             let (st, out, _) = folders.cli(&[sub.get_name(), inner.get_name(), "--help"]);
             assert!(
-                st.success() && out.contains("Usage:"),
+                st.success() && out.contains("Utilisation :"),
                 "{} {}: {out}",
                 sub.get_name(),
                 inner.get_name()

@@ -18,7 +18,7 @@ fn demo_shop() -> (std::sync::Arc<Folders>, String) {
         .cli(&["demo-library", folders.library.to_str().unwrap()])
         .0
         .success());
-    assert!(folders.cli(&["scan"]).0.success());
+    folders.scan();
     let password = add_console(&folders, "salon");
     (folders, password)
 }
@@ -509,7 +509,7 @@ fn a_console_past_its_share_waits_then_gets_503_and_pages_never_wait() {
         .unwrap();
     f.set_len(512 * 1024 * 1024).unwrap();
     drop(f);
-    assert!(folders.cli(&["scan"]).0.success());
+    folders.scan();
     let s = TestServer::start_on(folders.clone(), &["--shop-downloads", "1"]);
     let auth = basic("salon", &password);
     let index = get(&s, "/", &tinfoil(&auth)).json();

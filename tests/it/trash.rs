@@ -250,7 +250,7 @@ fn the_trash_command_lists_restores_and_purges() {
     let (status, out, _) = folders.cli(&["trash", "list"]);
     assert!(status.success());
     assert!(out.contains(STYX) && out.contains("deleted"), "{out}");
-    assert!(out.contains("2 entrée(s)"), "{out}");
+    assert!(out.contains("2 entrées"), "{out}");
     let (status, out, _) = folders.cli(&["trash", "restore", "1"]);
     assert!(status.success(), "{out}");
     assert!(out.contains("Restauré"), "{out}");

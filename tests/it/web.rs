@@ -349,6 +349,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"host": "192.0.2.7"})),
         ),
         ("DELETE", "/api/device".into(), None),
+        // After the console is forgotten: the test then answers at once (no console).
+        ("POST", "/api/device/test".into(), None),
         (
             "POST",
             "/api/consoles".into(),
@@ -365,6 +367,21 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/push-title/0100000000010000".into(), None),
         ("DELETE", format!("/api/push/{game}"), None),
         ("DELETE", "/api/push".into(), None),
+        // Administering from the browser.
+        (
+            "POST",
+            "/api/users".into(),
+            Some(json!({"name": "by-role", "password": "by-role password", "role": "viewer"})),
+        ),
+        ("POST", "/api/users/nobody/role/admin".into(), None),
+        (
+            "POST",
+            "/api/users/nobody/password".into(),
+            Some(json!({"password": "long enough"})),
+        ),
+        ("DELETE", "/api/users/nobody".into(), None),
+        ("POST", "/api/trash/empty".into(), None),
+        ("POST", "/api/trash/purge-converted".into(), None),
         ("GET", "/api/trash".into(), None),
         ("POST", "/api/trash/purge".into(), None),
         ("POST", "/api/trash/999/restore".into(), None),

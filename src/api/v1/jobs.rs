@@ -12,7 +12,7 @@ pub fn job(c: &Ctx) -> Result<Reply, Error> {
 /// 202 with the status of the task just started; 409 `busy` when one runs. The web
 /// interface's own task buttons answer the same way.
 pub fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(task)?;
+    let snapshot = c.app.jobs.try_start(task, &starter(c))?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
 
@@ -26,4 +26,18 @@ pub fn convert(c: &Ctx) -> Result<Reply, Error> {
 
 pub fn push(c: &Ctx) -> Result<Reply, Error> {
     start(c, Task::Push)
+}
+
+/// Who starts a task, as the job status's `started_by` says it: `user:NAME`,
+/// `key:NAME` or `local` (the loopback rule).
+pub fn starter(c: &Ctx) -> String {
+    use crate::http::auth::Principal;
+    match &c.principal {
+        Principal::User(u) => format!("user:{}", u.name),
+        Principal::Key { id, prefix } => match crate::store::api_keys::get(c.db, *id) {
+            Ok(Some(key)) => format!("key:{}", key.name),
+            _ => format!("key:{prefix}"),
+        },
+        _ => "local".into(),
+    }
 }

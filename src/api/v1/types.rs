@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::error::Failure;
 use crate::jobs::Snapshot;
 use crate::library::identify::IdText;
 use crate::library::name_index::Listed;
@@ -31,11 +32,13 @@ pub struct System {
     pub library_ready: bool,
 }
 
-/// 2.4, plus `unit`, `started_at` and `last` (product.md).
+/// 2.4, plus `unit`, `started_at`, `started_by` and `last` (product.md).
 #[derive(Serialize)]
 pub struct JobStatus {
     pub running: bool,
     pub label: String,
+    /// Who started the running task (see `Snapshot::started_by`); empty when idle.
+    pub started_by: String,
     pub done: u64,
     pub total: u64,
     pub detail: String,
@@ -54,6 +57,34 @@ pub struct LastRun {
     pub total: u64,
     pub errors: u64,
     pub message: String,
+    /// The files that failed (the first 200), each with its reason in English.
+    pub failures: Vec<FailedItem>,
+}
+
+#[derive(Serialize)]
+pub struct FailedItem {
+    pub key: Option<String>,
+    pub error: String,
+    pub message: String,
+}
+
+impl From<&Failure> for FailedItem {
+    fn from(f: &Failure) -> Self {
+        FailedItem {
+            key: f.key.clone(),
+            error: f.msg.slug(),
+            message: f.msg.english(),
+        }
+    }
+}
+
+impl LastRun {
+    pub fn of(r: &JobRun, failures: &[Failure]) -> Self {
+        LastRun {
+            failures: failures.iter().map(FailedItem::from).collect(),
+            ..LastRun::from(r)
+        }
+    }
 }
 
 impl From<&JobRun> for LastRun {
@@ -67,6 +98,7 @@ impl From<&JobRun> for LastRun {
             total: r.total,
             errors: r.errors,
             message: r.message.clone(),
+            failures: Vec::new(),
         }
     }
 }
@@ -76,12 +108,13 @@ impl From<&Snapshot> for JobStatus {
         JobStatus {
             running: s.running,
             label: s.task.map(|t| t.as_str()).unwrap_or("").to_string(),
+            started_by: s.started_by.clone(),
             done: s.done,
             total: s.total,
             detail: s.detail.clone(),
             unit: s.unit.to_string(),
             started_at: s.started_at.map(rfc3339),
-            last: s.last.as_ref().map(LastRun::from),
+            last: s.last.as_ref().map(|r| LastRun::of(r, &s.last_failures)),
         }
     }
 }

@@ -1,8 +1,10 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON; data-then says what happens on success ("reload"
-// by default, "stay", "key", "console", or a page: the sign-in page's, checked on the server to
-// be a path of this site). Buttons with data-confirm need a
-// second click. The dashboard and tasks pages follow the running task.
+// by default, "stay", "key", "console", or a page: the sign-in page's, checked on the
+// server to be a path of this site). A button with data-confirm="sentence" asks first
+// in a dialog that names what it destroys; one with data-undo offers, on the next
+// page, to restore what it moved to the trash. The dashboard and tasks pages follow
+// the running task.
 "use strict";
 
 const T = JSON.parse(document.getElementById("i18n").textContent);
@@ -22,12 +24,87 @@ async function call(method, url, body) {
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
   if (!response.ok) {
+    // The service says what went wrong in the reader's language; the slug's words
+    // are for when it could not (the network, a proxy's page).
     const slug = (data && data.error) || "internal_error";
-    const detail = data && data.message ? " (" + data.message + ")" : "";
-    throw new Error((T[slug] || T.internal_error) + detail);
+    const error = new Error((data && data.text) || T[slug] || T.internal_error);
+    error.slug = slug;
+    error.data = data;
+    throw error;
   }
   return data;
 }
+
+// Ask before destroying: a modal dialog that names the item, with Cancel focused. A
+// click on the confirm button in the first half second is ignored: it is the second
+// click of a double-click that opened the dialog, not a decision.
+function confirmFirst(text, action) {
+  return new Promise((resolve) => {
+    const dialog = document.createElement("dialog");
+    dialog.className = "confirm";
+    const sentence = document.createElement("p");
+    sentence.id = "confirm-text";
+    sentence.textContent = text;
+    dialog.setAttribute("aria-describedby", "confirm-text");
+    const row = document.createElement("div");
+    row.className = "actions";
+    const cancel = document.createElement("button");
+    cancel.type = "button";
+    cancel.className = "cancel secondary";
+    cancel.textContent = T.cancel;
+    const ok = document.createElement("button");
+    ok.type = "button";
+    ok.className = "confirm danger";
+    ok.textContent = action;
+    row.append(cancel, ok);
+    dialog.append(sentence, row);
+    document.body.append(dialog);
+    const opened = performance.now();
+    let answer = false;
+    cancel.addEventListener("click", () => dialog.close());
+    ok.addEventListener("click", () => {
+      if (performance.now() - opened < 500) return;
+      answer = true;
+      dialog.close();
+    });
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(answer); });
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+// After a move to the trash: the next page offers to restore it for a few seconds.
+const UNDO_MS = 10000;
+function rememberUndo(el, data) {
+  if (!el.hasAttribute("data-undo") || !data || data.id === undefined) return;
+  sessionStorage.setItem("undo", JSON.stringify({ id: data.id, name: data.name, at: Date.now() }));
+}
+
+(function offerUndo() {
+  let undo = null;
+  try { undo = JSON.parse(sessionStorage.getItem("undo")); } catch (e) { undo = null; }
+  sessionStorage.removeItem("undo");
+  if (!undo || Date.now() - undo.at > UNDO_MS) return;
+  const bar = document.createElement("div");
+  bar.id = "undo";
+  bar.setAttribute("role", "status");
+  const text = document.createElement("span");
+  text.textContent = T.in_trash.replace("{name}", undo.name);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = T.undo;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const entry = await call("POST", "/api/trash/" + undo.id + "/restore");
+      location.assign("/game/" + entry.key.split("/").map(encodeURIComponent).join("/"));
+    } catch (e) { say(e.message); }
+  });
+  bar.append(text, " ", button);
+  const main = document.getElementById("main");
+  main.insertBefore(bar, main.querySelector("#msg"));
+  setTimeout(() => bar.remove(), UNDO_MS - (Date.now() - undo.at));
+})();
 
 function say(text, ok) {
   const box = document.getElementById("msg");
@@ -37,9 +114,10 @@ function say(text, ok) {
 }
 
 function after(el, data) {
+  rememberUndo(el, data);
   const then = el.dataset.then || "reload";
   if (then === "reload") location.reload();
-  else if (then === "stay") { say(""); if (window.followJob) window.followJob(); }
+  else if (then === "stay") { say(""); if (el.hasAttribute("data-start")) startButtons(true); if (window.followJob) window.followJob(); }
   else if (then === "key") showKey(el, data);
   else if (then === "console") showConsole(el, data);
   else location.assign(then);
@@ -64,7 +142,7 @@ function showKey(form, data) {
   revoke.className = "danger";
   revoke.dataset.method = "DELETE";
   revoke.dataset.api = "/api/keys/" + data.id;
-  revoke.setAttribute("data-confirm", "");
+  revoke.setAttribute("data-confirm", table.dataset.confirmRevoke.replace("{name}", data.name));
   revoke.textContent = table.dataset.revoke;
   row.insertCell().appendChild(revoke);
   table.hidden = false;
@@ -124,16 +202,13 @@ document.addEventListener("click", async (ev) => {
     return;
   }
   const button = ev.target.closest("button[data-api]");
-  if (!button) return;
-  if (button.hasAttribute("data-confirm") && !button.dataset.armed) {
-    button.dataset.armed = button.textContent;
-    button.textContent = T.confirm;
-    setTimeout(() => {
-      if (button.dataset.armed) { button.textContent = button.dataset.armed; delete button.dataset.armed; }
-    }, 5000);
-    return;
+  if (!button || button.disabled) return;
+  if (button.hasAttribute("data-confirm")) {
+    button.disabled = true;
+    const yes = await confirmFirst(button.dataset.confirm || T.confirm, button.textContent);
+    button.disabled = false;
+    if (!yes) { button.focus(); return; }
   }
-  delete button.dataset.armed;
   button.disabled = true;
   try {
     after(button, await call(button.dataset.method || "POST", button.dataset.api));
@@ -154,44 +229,126 @@ if (current) {
   menu.scrollLeft += item.left + item.width / 2 - (box.left + box.width / 2);
 }
 
-// The running task: poll while it runs, slowly otherwise.
+// The start buttons: disabled while a task runs (the service would answer "busy").
+function startButtons(busy) {
+  document.querySelectorAll("button[data-start]").forEach((b) => {
+    b.disabled = busy || (b.id === "start-convert" && document.querySelector("#convert-room[data-fits=false]") !== null);
+  });
+  const cancel = document.getElementById("cancel");
+  if (cancel) cancel.hidden = !busy;
+  const why = document.getElementById("job-busy");
+  if (why) why.hidden = !busy;
+}
+
+// The running task: poll while it runs, slowly otherwise. When the last run changes
+// (a task ended, even one started elsewhere) the page's counts are stale: draw it
+// again. Screen readers hear the start, each quarter and the end.
 (function () {
   const panel = document.getElementById("job");
-  if (!panel) return;
-  const bar = document.getElementById("job-progress");
+  const follower = document.querySelector("[data-follow-job]");
+  if (!panel && !follower) return;
+  let lastId = panel ? Number(panel.dataset.last) : null;
   let timer = null;
+  let quarter = -1;
+  const live = document.getElementById("job-live");
+  function announce(text) { if (live) live.textContent = text; }
   function render(job) {
-    const last = job.last;
-    const done = job.running ? job.done : last ? last.done : 0;
-    const total = job.running ? job.total : last ? last.total : 0;
-    bar.max = Math.max(total, 1);
-    bar.value = Math.min(done, bar.max);
-    document.getElementById("job-count").textContent = done + " / " + total;
-    const word = (w) => T[w] || w;
-    document.getElementById("job-label").textContent = job.running
-      ? word(job.label) + " · " + job.detail
-      : T.no_task;
-    if (last) {
-      document.getElementById("job-result").textContent =
-        word(last.label) + " · " + word(last.result) + " · " + last.message;
-      document.getElementById("job-last").hidden = false;
-    }
+    if (follower && job.first_scan) follower.textContent = job.first_scan;
+    if (!panel) return;
+    const bar = document.getElementById("job-progress");
+    bar.max = Math.max(job.total, 1);
+    bar.value = Math.min(job.done, bar.max);
+    document.getElementById("job-bar").hidden = !job.running;
+    document.getElementById("job-count").textContent = job.count;
+    document.getElementById("job-label").textContent = job.line;
+    document.getElementById("job-busy").textContent = job.busy;
+    startButtons(job.running);
     panel.dataset.state = job.running ? "running" : "idle";
+    const q = job.running && job.total > 0 ? Math.floor((4 * job.done) / job.total) : -1;
+    if (job.running && quarter === -1) announce(job.line);
+    else if (q > quarter && q > 0) announce(job.count);
+    quarter = job.running ? Math.max(q, 0) : -1;
   }
-  let seenRunning = panel.dataset.state === "running";
   async function poll() {
     clearTimeout(timer);
     let running = false;
     try {
       const job = await call("GET", "/api/job");
+      if (lastId === null) lastId = job.last_id;
+      if (job.last_id !== lastId) {
+        sessionStorage.setItem("announce", job.last);
+        location.reload();
+        return;
+      }
       render(job);
       running = job.running;
-      // A task just ended: the page's counts and history are stale, draw it again.
-      if (seenRunning && !running) { location.reload(); return; }
-      seenRunning = running;
     } catch (e) { /* the next poll tries again */ }
-    timer = setTimeout(poll, running ? 300 : 3000);
+    timer = setTimeout(poll, running ? 500 : 3000);
   }
+  const ended = sessionStorage.getItem("announce");
+  sessionStorage.removeItem("announce");
+  if (ended) setTimeout(() => announce(ended), 300);
   window.followJob = poll;
   poll();
+})();
+
+// ---- Administering from the browser (trash purges, restore under another name) ----
+// Kept to this block, apart from the rest: it only wraps two functions above.
+// - data-then="freed": a purge answers {purged, bytes}; the page comes back with them
+//   in its address, and the server says in the reader's language what was freed.
+// - A restore refused by a conflict (a file holds the entry's place) shows that
+//   row's hidden "restore under another name" form, its name already a free one.
+(function () {
+  const plainAfter = after;
+  after = function (el, data) {
+    if (el.dataset.then !== "freed") return plainAfter(el, data);
+    location.assign(location.pathname + "?purged=" + Number(data.purged) + "&bytes=" + Number(data.bytes));
+  };
+  const plainCall = call;
+  call = async function (method, url, body) {
+    try {
+      return await plainCall(method, url, body);
+    } catch (e) {
+      const form = /^\/api\/trash\/\d+\/restore$/.test(url) && body === undefined &&
+        e.slug === "conflict" && document.querySelector('form.restore-as[data-api="' + url + '"]');
+      if (form) { form.hidden = false; form.elements.name.focus(); }
+      throw e;
+    }
+  };
+  // Said once: a reload of the page does not say it again.
+  if (document.getElementById("freed")) history.replaceState(null, "", location.pathname);
+})();
+
+// Library filters and the console's connection test (web-device).
+// A form with data-autosubmit applies a change of one of its lists or boxes at once
+// (its text field still waits for Enter); its button is only for pages without this
+// script, so it goes. A button with data-probe asks its route and shows the answer's
+// message in #device-test-result: nothing changes, so it is not a data-api action.
+(function () {
+  for (const form of document.querySelectorAll("form[data-autosubmit]")) {
+    form.addEventListener("change", (ev) => {
+      if (ev.target.matches("select, input[type=checkbox], input[type=radio]")) form.requestSubmit();
+    });
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.hidden = true;
+  }
+  document.addEventListener("click", async (ev) => {
+    const button = ev.target.closest("button[data-probe]");
+    if (!button) return;
+    const out = document.getElementById("device-test-result");
+    out.className = "";
+    out.textContent = button.dataset.wait || "…";
+    button.disabled = true;
+    try {
+      const answer = await call("POST", button.dataset.probe);
+      out.textContent = answer.message;
+      out.className = answer.reachable ? "ok" : "bad";
+      out.dataset.reason = answer.reason;
+    } catch (e) {
+      out.textContent = e.message;
+      out.className = "bad";
+    } finally {
+      button.disabled = false;
+    }
+  });
 })();

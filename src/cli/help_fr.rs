@@ -1,0 +1,394 @@
+//! The command line's help in French, like everything else it prints.
+//!
+//! The English doc comments of `args` stay the source of the man pages (`man/`, which
+//! `tests/it/man.rs` generates from the clap tree and which stay English, like the
+//! logs); the binary parses with the same tree, walked once before parsing to put
+//! these French texts in place: every command's about, every argument's help and
+//! value name, the headings, and what clap adds itself (`-h`, `-V`, `help`). clap
+//! writes its `[default: …]` and `[env: …]` notes in English, so they are hidden and
+//! written here in French. The walk reports every command and argument it found no
+//! French for; a unit test keeps that list empty, so a new flag fails CI until it
+//! has its French here.
+
+use clap::builder::Resettable;
+use clap::{Arg, Command, CommandFactory};
+
+use crate::args::Args;
+
+/// A command's French: its path (the names after `ludotheque`, separated by spaces;
+/// "" for `ludotheque` itself), its about, and a longer text `--help` shows when it
+/// has one.
+const COMMANDS: &[(&str, &str, Option<&str>)] = &[
+    ("", "Ludothèque : gestionnaire auto-hébergé d'une bibliothèque de fichiers de jeux Nintendo Switch", None),
+    ("serve", "Lance le service (la commande par défaut quand aucune n'est nommée)", None),
+    ("scan", "Analyse la bibliothèque au premier plan (refusé tant qu'un serveur utilise le dossier de données)", None),
+    ("convert", "Convertit au premier plan chaque .nsz en .nsp et chaque .xcz en .xci", None),
+    ("organize", "Range chaque fichier identifié à la place que lui donne --organize-template, dans la bibliothèque, au premier plan ; chaque rangement est journalisé et peut être annulé", None),
+    ("dedupe", "Met à la corbeille les mises à jour remplacées et les copies en double (raisons superseded et duplicate), au premier plan ; --dry-run ne fait que les lister", None),
+    ("titles", "Données de titres : quelles mises à jour et quels DLC existent, et ce qui manque à la bibliothèque (import, update, status, ignore)", None),
+    ("titles import", "Importe des fichiers de données de titres (blawar/titledb) : versions.txt, versions.json et des fichiers de région comme US.en.json, autant qu'on veut dans l'ordre qu'on veut, en une transaction. Les noms importés l'emportent sur ceux tirés des noms de fichiers", None),
+    ("titles update", "Télécharge les fichiers de données de titres depuis --titledb-url (sous condition : un fichier inchangé n'est pas retéléchargé) et les importe ; les dernières bonnes données restent quand la source est en panne ou répond n'importe quoi", None),
+    ("titles status", "L'âge des données de titres, ce qu'elles contiennent et ce qui manque à la bibliothèque", None),
+    ("titles ignore", "Cesse de compter les DLC manquants (--dlc) ou les mises à jour (--updates) d'un titre, ou les deux ; sans identifiant de titre, pour tous les titres", None),
+    ("titles unignore", "Compte de nouveau ce que « ignore » avait cessé de compter", None),
+    ("missing", "Liste, titre par titre, les mises à jour et les DLC qui manquent à la bibliothèque", None),
+    ("demo-library", "Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service", Some("Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service.\n\nSes identifiants de titres sont réels et ses noms inventés. Ses données de titres vont à côté, dans DOSSIER-titledb (versions.txt, versions.json, US.en.json), et sont importées dans le dossier de données quand celui-ci n'en a pas encore ; un dossier de données qui en a les garde.")),
+    ("trash", "Liste, restaure ou supprime définitivement ce qui est dans la corbeille", None),
+    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration", None),
+    ("trash restore", "Remet une entrée à sa clé, ou sous un autre nom avec --as (jamais par-dessus un fichier)", None),
+    ("trash purge", "Supprime définitivement : une entrée, celles qui ont expiré, ou toutes", None),
+    ("device", "Règle la console (une Switch qui fait tourner un installateur réseau)", None),
+    ("device set", "Règle l'adresse de la console (et au besoin son port, son nom et l'adresse par laquelle elle joint ce service ; détectée quand elle n'est pas donnée)", None),
+    ("device show", "Affiche la console et ce qui attend de lui être envoyé", None),
+    ("device clear", "Oublie la console", None),
+    ("push", "La liste d'envoi : les jeux qui attendent d'être proposés à la console (POST /api/v1/push les propose ; le service doit tourner, la console télécharge depuis lui)", None),
+    ("push add", "Ajoute un jeu par sa clé, ou avec --title un identifiant de titre : son jeu de base, sa dernière mise à jour et tous ses DLC", None),
+    ("push list", "Liste les jeux en attente", None),
+    ("push remove", "Retire un jeu de la liste", None),
+    ("backup", "Copie la base de données dans FICHIER pendant que le service tourne (sauvegarde en ligne de SQLite)", None),
+    ("completions", "Affiche un script de complétion pour un shell (bash, zsh, fish, elvish, powershell)", None),
+    ("apikey", "Gère les clés de l'API publique (/api/v1/)", None),
+    ("apikey create", "Crée une clé et l'affiche, une seule fois : seule son empreinte est gardée", None),
+    ("apikey list", "Liste les clés : identifiant, nom, préfixe, création, dernière utilisation, état", None),
+    ("apikey revoke", "Révoque une clé par son identifiant ; elle reste listée comme révoquée", None),
+    ("console", "Gère les consoles autorisées à se servir dans la boutique (un mot de passe chacune, que l'installateur de la console envoie en HTTP Basic ; il ouvre la boutique et rien d'autre)", None),
+    ("console add", "Ajoute une console et affiche son mot de passe, une seule fois : seule son empreinte est gardée", None),
+    ("console list", "Liste les consoles : nom, création, dernière utilisation", None),
+    ("console remove", "Retire une console : son mot de passe cesse aussitôt de fonctionner", None),
+    ("user", "Gère les comptes de l'interface web (les mots de passe sont lus au terminal, ou sur l'entrée standard quand ce n'en est pas un ; jamais sur la ligne de commande)", None),
+    ("user add", "Crée un compte (lecteur, sauf avec --admin)", None),
+    ("user passwd", "Change le mot de passe d'un compte ; ses sessions ouvertes se ferment", None),
+    ("user list", "Liste les comptes : nom, rôle, langue, création", None),
+    ("user delete", "Supprime un compte ; ses sessions se ferment aussitôt", None),
+];
+
+/// The about of the `help` subcommand clap adds to every command that has some.
+const HELP_ABOUT: &str = "Affiche cette aide, ou celle des commandes nommées";
+
+/// An argument's French: the command's path ("*": any command, for the global flags
+/// and those several commands share), the argument's id, its value name ("" for a
+/// flag), its help.
+const ARGS: &[(&str, &str, &str, &str)] = &[
+    ("*", "help", "", "Affiche l'aide"),
+    ("*", "version", "", "Affiche la version"),
+    ("*", "data", "DOSSIER", "Dossier de données : la base de données et le fichier de verrou"),
+    ("*", "library", "DOSSIER", "Racine de la bibliothèque : les fichiers de jeux (créée si elle manque)"),
+    ("*", "log_level", "NIVEAU", "Niveau du journal sur la sortie d'erreur : error, warn, info, debug, trace ou off"),
+    ("*", "dedupe_keep", "COPIE", "La copie que « dedupe » garde d'un identifiant de titre et d'une version trouvés deux fois : non compressée (.nsp, .xci) ou compressée (.nsz, .xcz). La version la plus récente reste toujours"),
+    ("*", "organize_template", "MODÈLE", "Où « organize » range chaque fichier, relativement au dossier de sa plateforme. Champs : {name} (celui du jeu de base, aussi pour ses mises à jour et ses DLC), {dlc_name} (celui du fichier), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}"),
+    ("serve", "listen", "ADRESSE", "Adresse et port d'écoute (le port 0 en choisit un libre)"),
+    ("serve", "workers", "NOMBRE", "Fils de traitement des requêtes [par défaut : deux fois le nombre de cœurs, au moins 4]"),
+    ("serve", "queue", "NOMBRE", "Requêtes qui peuvent attendre un fil de traitement ; au-delà, les nouvelles reçoivent 503. Autant que de connexions par défaut : un client qui attend chaque réponse ne l'atteint jamais"),
+    ("serve", "max_connections", "NOMBRE", "Connexions ouvertes au plus ; au-delà, celles inactives depuis le plus longtemps sont fermées"),
+    ("serve", "idle_timeout_secs", "SECONDES", "Une connexion persistante sans aucun octet dans un sens ni dans l'autre pendant ce nombre de secondes est fermée"),
+    ("serve", "request_timeout_secs", "SECONDES", "Une requête incomplète (en-têtes et corps) ce nombre de secondes après son premier octet fait fermer sa connexion"),
+    ("serve", "max_body", "OCTETS", "Plus grand corps de requête accepté, en octets (plus grand : 413)"),
+    ("serve", "no_local_access", "", "Désactive la règle de la boucle locale (les requêtes sans clé venues de cette machine ont un accès complet)"),
+    ("serve", "key_rate", "NOMBRE", "Requêtes par seconde permises par clé d'API"),
+    ("serve", "key_burst", "NOMBRE", "Rafale de requêtes permise par clé d'API au-delà du débit"),
+    ("serve", "auth_failures_per_minute", "NOMBRE", "Échecs d'authentification permis par adresse cliente et par minute"),
+    ("serve", "trash_retention_days", "JOURS", "Jours pendant lesquels un fichier mis à la corbeille est gardé avant d'être supprimé définitivement (au démarrage, puis chaque jour)"),
+    ("serve", "push_timeout_secs", "SECONDES", "Un envoi prend fin après ce nombre de secondes sans requête de la console"),
+    ("serve", "convert_accept_unverified", "", "Garde un fichier converti même quand ses NCA ne correspondent pas à leurs identifiants de contenu"),
+    ("serve", "trusted_proxy", "ADRESSES", "Mandataires dont l'en-tête « X-Forwarded-Proto: https » est cru : le cookie de session est alors marqué « Secure » (adresses séparées par des virgules)"),
+    ("serve", "shop_public", "", "Sert la boutique à toute console sans mot de passe (sur un réseau de confiance : quiconque atteint le service peut lister et télécharger tous les jeux)"),
+    ("serve", "shop_downloads", "NOMBRE", "Téléchargements qu'une console peut mener à la fois ; les suivants attendent un instant, puis reçoivent 503"),
+    ("serve", "shop_downloads_total", "NOMBRE", "Téléchargements que toutes les consoles ensemble peuvent mener à la fois (sur des fils à part, pour que les pages et l'API n'attendent jamais derrière un téléchargement)"),
+    ("*", "titledb_url", "URL", "URL de base des fichiers de données de titres (versions.txt, versions.json, RÉGION.json)"),
+    ("*", "titledb_region", "RÉGION", "Le fichier de région à télécharger, sans « .json » (noms, éditeurs, icônes)"),
+    ("serve", "titledb_refresh_hours", "HEURES", "Télécharge les données de titres toutes les HEURES heures, en tâche (0 : jamais ; « ludotheque titles update » les télécharge à la main)"),
+    ("serve", "webhook_url", "URL", "Envoie (POST) un évènement JSON à cette adresse (http ou https) quand une tâche se termine, quand des titres apparaissent dans la bibliothèque et quand des mises à jour deviennent disponibles (les évènements : WEBHOOK dans ludotheque-serve(1))"),
+    ("serve", "webhook_secret", "SECRET", "Signe chaque évènement : « X-Ludotheque-Signature: sha256=<HMAC-SHA256 du corps, en hexadécimal> ». Préférez la variable d'environnement : une option se voit dans la liste des processus"),
+    ("serve", "watch", "MODE", "Comment les changements dans la bibliothèque sont vus sans analyse"),
+    ("organize", "dry_run", "", "Liste chaque déplacement (et chaque fichier dont la place est prise) ; ne déplace rien"),
+    ("organize", "list", "", "Liste les rangements : numéro, date, modèle, fichiers déplacés et remis en place"),
+    ("organize", "undo", "RANGEMENT", "Remet en place chaque fichier que le rangement RANGEMENT a déplacé (le plus récent d'abord, quand plusieurs ont déplacé le même fichier)"),
+    ("dedupe", "dry_run", "", "Liste ce qui partirait, et la copie qui reste ; ne déplace rien"),
+    ("titles import", "files", "FICHIERS", "Les fichiers ; leur nom dit lequel est lequel"),
+    ("*", "title_id", "ID_TITRE", "L'identifiant de titre du jeu de base (16 chiffres hexadécimaux) ; aucun pour tous les titres"),
+    ("*", "dlc", "", "Les DLC manquants"),
+    ("*", "updates", "", "Les mises à jour disponibles"),
+    ("missing", "kind", "TYPE", "Seulement les mises à jour ou seulement les DLC"),
+    ("demo-library", "dir", "DOSSIER", "Où l'écrire (créé s'il manque)"),
+    ("trash restore", "id", "ID", "L'identifiant que montre « trash list »"),
+    ("trash restore", "as_name", "NOM", "Remet le fichier sous ce nom, dans son dossier d'origine, quand sa place est prise (même extension)"),
+    ("trash purge", "id", "ID", "L'identifiant que montre « trash list »"),
+    ("trash purge", "expired", "", "Toutes les entrées dont la durée de conservation est passée"),
+    ("trash purge", "all", "", "Toutes les entrées"),
+    ("device set", "host", "HÔTE", "L'adresse de la console (nom ou adresse IP)"),
+    ("device set", "port", "PORT", "Le port de son installateur réseau"),
+    ("device set", "name", "NOM", "Le nom que l'interface donne à la console"),
+    ("device set", "offer_address", "ADRESSE", "L'adresse par laquelle la console joint ce service (détectée quand elle n'est pas donnée)"),
+    ("push add", "key", "CLÉ", "La clé du jeu (son chemin dans la bibliothèque), ou avec --title un identifiant de titre"),
+    ("push add", "title", "", "CLÉ est un identifiant de titre : ajoute son jeu de base, sa dernière mise à jour et tous ses DLC"),
+    ("push remove", "key", "CLÉ", "La clé du jeu à retirer"),
+    ("backup", "file", "FICHIER", "Où écrire la copie (il ne doit pas encore exister)"),
+    ("completions", "shell", "SHELL", "Le shell pour lequel écrire le script"),
+    ("apikey create", "name", "NOM", "À quoi sert la clé (par exemple nightly-scan)"),
+    ("apikey create", "read_only", "", "La clé peut lire, mais pas lancer de tâches"),
+    ("apikey revoke", "id", "ID", "L'identifiant que montre « apikey list »"),
+    ("console add", "name", "NOM", "Le nom de la console, que son installateur envoie comme nom d'utilisateur (sans « : »)"),
+    ("console remove", "name", "NOM", "Le nom de la console à retirer"),
+    ("user add", "name", "NOM", "Le nom du compte"),
+    ("user add", "admin", "", "Le compte peut changer les choses, pas seulement regarder"),
+    ("user passwd", "name", "NOM", "Le nom du compte"),
+    ("user delete", "name", "NOM", "Le nom du compte à supprimer"),
+];
+
+/// What a possible value means: the argument's id, the value, its French.
+const VALUES: &[(&str, &str, &str)] = &[
+    ("dedupe_keep", "uncompressed", "garde le .nsp ou le .xci"),
+    ("dedupe_keep", "compressed", "garde le .nsz ou le .xcz"),
+    (
+        "watch",
+        "auto",
+        "inotify ; sondage sur NFS, SMB et les autres montages réseau",
+    ),
+    ("watch", "poll", "sondage, où que soit la bibliothèque"),
+    (
+        "watch",
+        "off",
+        "rien : seule une analyse voit les changements",
+    ),
+    ("kind", "update", "les mises à jour"),
+    ("kind", "dlc", "les DLC"),
+];
+
+/// The command line's tree with its French help, ready to parse.
+pub fn command() -> Command {
+    translate(Args::command()).0
+}
+
+/// `cmd` built, with its French put in place, and what found no French (a line per
+/// command, argument or value; a test keeps it empty).
+pub fn translate(mut cmd: Command) -> (Command, Vec<String>) {
+    // Built first, so that what clap adds (global flags copied into each command,
+    // `-h`, `-V`, the `help` subcommands) is there to be translated too.
+    cmd.build();
+    let mut missing = Vec::new();
+    let cmd = walk(cmd, "", &mut missing);
+    (cmd, missing)
+}
+
+fn walk(cmd: Command, path: &str, missing: &mut Vec<String>) -> Command {
+    let cmd = match COMMANDS.iter().find(|c| c.0 == path) {
+        Some(&(_, about, long)) => cmd.about(about).long_about(long),
+        None => {
+            missing.push(format!("la commande « {path} »"));
+            cmd
+        }
+    };
+    let cmd = headings(cmd.mut_args(|a| arg(a, path, missing)));
+    cmd.mut_subcommands(|sub| {
+        let name = sub.get_name().to_string();
+        if name == "help" {
+            help_subcommand(sub, path)
+        } else {
+            walk(sub, &join(path, &name), missing)
+        }
+    })
+}
+
+fn join(path: &str, name: &str) -> String {
+    match path {
+        "" => name.to_string(),
+        _ => format!("{path} {name}"),
+    }
+}
+
+/// clap's `help` subcommand: its about, and the abouts of the copy of the tree it
+/// holds (what completions offer after `help`).
+fn help_subcommand(help: Command, parent: &str) -> Command {
+    fn copy(sub: Command, parent: &str) -> Command {
+        let path = join(parent, sub.get_name());
+        let about = match sub.get_name() {
+            "help" => Some(HELP_ABOUT),
+            _ => COMMANDS.iter().find(|c| c.0 == path).map(|c| c.1),
+        };
+        sub.about(about).mut_subcommands(|s| copy(s, &path))
+    }
+    help.about(HELP_ABOUT).mut_subcommands(|s| copy(s, parent))
+}
+
+/// One argument's French, with the notes clap would write in English (default,
+/// variable, possible values) written in French instead.
+fn arg(a: Arg, path: &str, missing: &mut Vec<String>) -> Arg {
+    let id = a.get_id().as_str().to_string();
+    if a.is_hide_set() {
+        return a;
+    }
+    let found = ARGS.iter().find(|e| e.0 == path && e.1 == id);
+    let Some(&(_, _, value, help)) =
+        found.or_else(|| ARGS.iter().find(|e| e.0 == "*" && e.1 == id))
+    else {
+        missing.push(format!("l'argument {id} de « {path} »"));
+        return a;
+    };
+    let text = format!("{help}{}", notes(&a, &id, missing));
+    let a = if value.is_empty() {
+        a
+    } else {
+        a.value_name(value)
+    };
+    a.help(text)
+        .long_help(Resettable::Reset)
+        .hide_default_value(true)
+        .hide_env(true)
+        .hide_possible_values(true)
+}
+
+/// ` [par défaut : …] [env : …]` and the possible values, with their French when
+/// they have some.
+fn notes(a: &Arg, id: &str, missing: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    let takes_values = a.get_action().takes_values();
+    let defaults: Vec<String> = a
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if takes_values && !defaults.is_empty() && !a.is_hide_default_value_set() {
+        let default = defaults.join(",");
+        match default.contains(' ') {
+            true => out.push_str(&format!(" [par défaut : « {default} »]")),
+            false => out.push_str(&format!(" [par défaut : {default}]")),
+        }
+    }
+    if let Some(env) = a.get_env().filter(|_| !a.is_hide_env_set()) {
+        out.push_str(&format!(" [env : {}]", env.to_string_lossy()));
+    }
+    let values: Vec<_> = a
+        .get_possible_values()
+        .into_iter()
+        .filter(|v| !v.is_hide_set())
+        .collect();
+    if !takes_values || values.is_empty() || a.is_hide_possible_values_set() {
+        return out;
+    }
+    let french = |v: &str| VALUES.iter().find(|e| e.0 == id && e.1 == v).map(|e| e.2);
+    if values.iter().all(|v| french(v.get_name()).is_none()) {
+        let names: Vec<&str> = values.iter().map(|v| v.get_name()).collect();
+        out.push_str(&format!(" [valeurs possibles : {}]", names.join(", ")));
+    }
+    for v in &values {
+        match french(v.get_name()) {
+            Some(text) => out.push_str(&format!("\n- {} : {text}", v.get_name())),
+            None if v.get_help().is_some() => {
+                missing.push(format!("la valeur {} de {id}", v.get_name()))
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// The help's layout with its headings in French (clap writes "Usage:",
+/// "Commands:", "Arguments:", "Options:" itself), each section only when it has
+/// something to show, in clap's order.
+fn headings(cmd: Command) -> Command {
+    let styles = cmd.get_styles();
+    let (h, u) = (*styles.get_header(), *styles.get_usage());
+    let mut t = format!("{{before-help}}{{about-with-newline}}\n{u}Utilisation :{u:#} {{usage}}");
+    let has_commands = cmd.get_subcommands().any(|s| !s.is_hide_set());
+    let shown = |positional: bool| {
+        cmd.get_arguments()
+            .any(|a| a.is_positional() == positional && !a.is_hide_set())
+    };
+    if has_commands {
+        t.push_str(&format!("\n\n{h}Commandes :{h:#}\n{{subcommands}}"));
+    }
+    if shown(true) {
+        t.push_str(&format!("\n\n{h}Arguments :{h:#}\n{{positionals}}"));
+    }
+    if shown(false) {
+        t.push_str(&format!("\n\n{h}Options :{h:#}\n{{options}}"));
+    }
+    t.push_str("{after-help}");
+    let cmd = cmd.help_template(t);
+    match has_commands {
+        true => cmd.subcommand_value_name("COMMANDE"),
+        false => cmd,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(cmd: &Command, path: &str, out: &mut Vec<String>) {
+        out.push(path.to_string());
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            paths(sub, &join(path, sub.get_name()), out);
+        }
+    }
+
+    fn find<'a>(cmd: &'a mut Command, path: &str) -> &'a mut Command {
+        path.split_whitespace().fold(cmd, |c, name| {
+            c.get_subcommands_mut()
+                .find(|s| s.get_name() == name)
+                .unwrap()
+        })
+    }
+
+    /// A command, argument or possible value added without its French fails here.
+    #[test]
+    fn every_command_argument_and_value_has_its_french() {
+        let (_, missing) = translate(Args::command());
+        assert!(missing.is_empty(), "no French for:\n{}", missing.join("\n"));
+    }
+
+    /// Each French entry still names something: a removed flag takes its French along.
+    #[test]
+    fn every_french_entry_names_a_command_or_argument() {
+        let mut english = Args::command();
+        english.build();
+        let mut all = Vec::new();
+        paths(&english, "", &mut all);
+        for (path, _, _) in COMMANDS {
+            assert!(all.contains(&path.to_string()), "no command « {path} »");
+        }
+        for (path, id, _, _) in ARGS {
+            let found = all.iter().any(|p| {
+                (*path == "*" || path == p)
+                    && find(&mut english, p)
+                        .get_arguments()
+                        .any(|a| a.get_id() == *id)
+            });
+            assert!(found, "no argument {id} in « {path} »");
+        }
+    }
+
+    /// Every help screen, short and long, is French: none of clap's English is left.
+    #[test]
+    fn no_help_screen_keeps_clap_english() {
+        let mut french = command();
+        let mut all = Vec::new();
+        paths(&french, "", &mut all);
+        let english = [
+            "Usage:",
+            "Commands:",
+            "Options:",
+            "Arguments:",
+            "Print help",
+            "Print version",
+            "Print this message",
+            "[default:",
+            "[env:",
+            "possible values",
+            "<COMMAND>",
+        ];
+        for path in &all {
+            let cmd = find(&mut french, path);
+            for text in [
+                cmd.render_help().to_string(),
+                cmd.render_long_help().to_string(),
+            ] {
+                for word in english {
+                    assert!(!text.contains(word), "« {path} » says {word}:\n{text}");
+                }
+                assert!(text.contains("Utilisation :"), "« {path} »:\n{text}");
+                assert!(text.contains("Affiche l'aide"), "« {path} »:\n{text}");
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The accounts, administered from the browser: the list in Settings (admins only:
+//! names are not for viewers, as `GET /api/users` already says), and the internal
+//! routes that add one, remove one, change its role or reset its password. The rules
+//! are `accounts`' (names, passwords, the last admin, never on yourself), the same
+//! the command line's `user` commands follow.
+
+use maud::{html, Markup};
+use serde::{Deserialize, Serialize};
+
+use super::body;
+use super::i18n::{fill, M};
+use super::view::{query_value, Viewer};
+use crate::accounts;
+use crate::error::{Error, Msg};
+use crate::http::auth::Principal;
+use crate::http::{Ctx, Reply};
+use crate::store::users::{self, User};
+
+/// A language by its own name, whichever language the page is in.
+fn lang_name(code: &str) -> &'static str {
+    match code {
+        "en" => "English",
+        _ => "Français",
+    }
+}
+
+fn role_word(v: &Viewer, role: &str) -> &'static str {
+    v.t(if role == "admin" {
+        M::RoleAdmin
+    } else {
+        M::RoleViewer
+    })
+}
+
+/// The signed-in account's id (none under the loopback rule).
+fn me(c: &Ctx) -> Option<i64> {
+    match &c.principal {
+        Principal::User(u) => Some(u.id),
+        _ => None,
+    }
+}
+
+/// The accounts' part of the Settings page: empty for a viewer.
+pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    if !v.admin {
+        return Ok(html! {});
+    }
+    let list = users::list(c.db)?;
+    let me = me(c);
+    Ok(html! {
+        h2 #accounts-title { (v.t(M::Accounts)) }
+        p.note { (v.t(M::AccountsNote)) }
+        div.scroll {
+            table #accounts {
+                thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Role)) } th.wide { (v.t(M::Language)) } } }
+                tbody {
+                    @for u in &list {
+                        tr data-account=(u.name) {
+                            td {
+                                (u.name)
+                                @if me == Some(u.id) { " · " small { (v.t(M::You)) } }
+                                @else { (actions(v, u)) }
+                            }
+                            td { (role_word(v, &u.role)) }
+                            td.wide { (lang_name(&u.lang)) }
+                        }
+                    }
+                }
+            }
+        }
+        h3 { (v.t(M::AddAccount)) }
+        form.stack #account-form data-api="/api/users" data-same="password,password2" {
+            label { (v.t(M::Name)) input name="name" required maxlength="100" autocomplete="off"; }
+            label { (v.t(M::Password)) input name="password" type="password" autocomplete="new-password" minlength="8" required; }
+            label { (v.t(M::PasswordAgain)) input name="password2" type="password" autocomplete="new-password" minlength="8" required; }
+            label { (v.t(M::Role))
+                select name="role" {
+                    option value="viewer" selected { (v.t(M::RoleViewer)) }
+                    option value="admin" { (v.t(M::RoleAdmin)) }
+                }
+            }
+            button type="submit" { (v.t(M::CreateAccount)) }
+        }
+    })
+}
+
+/// Another account's buttons, and its password form (folded: it is seldom used).
+fn actions(v: &Viewer, u: &User) -> Markup {
+    let api = format!("/api/users/{}", query_value(&u.name));
+    let name = [("name", u.name.as_str())];
+    html! {
+        div.actions {
+            @if u.is_admin() {
+                button type="button" data-api={ (api) "/role/viewer" }
+                    data-confirm=(fill(v.t(M::ConfirmMakeViewer), &name)) { (v.t(M::MakeViewer)) }
+            } @else {
+                button type="button" data-api={ (api) "/role/admin" } { (v.t(M::MakeAdmin)) }
+            }
+            button.danger type="button" data-method="DELETE" data-api=(api)
+                data-confirm=(fill(v.t(M::ConfirmRemoveAccount), &name)) { (v.t(M::RemoveAccount)) }
+        }
+        details.reset {
+            summary { (v.t(M::ResetPassword)) }
+            form.stack data-api={ (api) "/password" } data-same="password,password2" {
+                label { (v.t(M::NewPassword)) input name="password" type="password" autocomplete="new-password" minlength="8" required; }
+                label { (v.t(M::PasswordAgain)) input name="password2" type="password" autocomplete="new-password" minlength="8" required; }
+                button type="submit" { (v.t(M::SetPassword)) }
+            }
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct AccountView<'a> {
+    name: &'a str,
+    role: &'a str,
+    lang: &'a str,
+}
+
+impl<'a> From<&'a User> for AccountView<'a> {
+    fn from(u: &'a User) -> Self {
+        AccountView {
+            name: &u.name,
+            role: &u.role,
+            lang: &u.lang,
+        }
+    }
+}
+
+/// A new password, typed twice: the second copy, when sent, must be the first.
+#[derive(Deserialize)]
+struct NewPassword {
+    password: String,
+    password2: Option<String>,
+}
+
+impl NewPassword {
+    fn checked(&self) -> Result<&str, Error> {
+        match &self.password2 {
+            Some(again) if *again != self.password => Err(Error::invalid(Msg::PasswordsDiffer)),
+            _ => Ok(&self.password),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct AccountForm {
+    name: String,
+    #[serde(flatten)]
+    password: NewPassword,
+    role: String,
+}
+
+/// Admins only, whoever the route's access class lets through.
+fn admin_only(c: &Ctx) -> Result<(), Error> {
+    if c.principal.is_admin() {
+        Ok(())
+    } else {
+        Err(Error::forbidden(Msg::AdminOnly))
+    }
+}
+
+/// `POST /api/users` `{name, password, password2?, role}`: 201 with the account.
+pub fn add(c: &Ctx) -> Result<Reply, Error> {
+    admin_only(c)?;
+    let form: AccountForm = body(c, "name, password, password2 and role (admin or viewer)")?;
+    let password = form.password.checked()?;
+    accounts::add(c.db, &form.name, password, &form.role)?;
+    let (user, _) =
+        users::by_name(c.db, &form.name)?.ok_or_else(|| Error::internal("just added"))?;
+    Reply::json(201, &AccountView::from(&user))
+}
+
+/// `DELETE /api/users/{name}`: the account and its sessions go.
+pub fn remove(c: &Ctx) -> Result<Reply, Error> {
+    admin_only(c)?;
+    let user = accounts::remove(c.db, c.param(0), me(c))?;
+    Reply::json(200, &AccountView::from(&user))
+}
+
+/// `POST /api/users/{name}/role/{role}`: `admin` or `viewer`.
+pub fn set_role(c: &Ctx) -> Result<Reply, Error> {
+    admin_only(c)?;
+    let user = accounts::set_role(c.db, c.param(0), c.param(1), me(c))?;
+    Reply::json(200, &AccountView::from(&user))
+}
+
+#[derive(Serialize)]
+struct Reset {
+    sessions_ended: usize,
+}
+
+/// `POST /api/users/{name}/password` `{password, password2?}`: the account is
+/// signed out everywhere.
+pub fn reset_password(c: &Ctx) -> Result<Reply, Error> {
+    admin_only(c)?;
+    let form: NewPassword = body(c, "password and password2")?;
+    let ended = accounts::reset_password(c.db, c.param(0), form.checked()?, me(c))?;
+    Reply::json(
+        200,
+        &Reset {
+            sessions_ended: ended,
+        },
+    )
+}

@@ -1,0 +1,97 @@
+//! Every page of the interface, at a phone's width (360 px) and a desktop's (1280 px),
+//! in French and in English: each must render, fit a phone's screen without scrolling
+//! sideways, show no server path, and leave a screenshot in
+//! `target/screenshots/pages/` (named `PAGE-WIDTH-LANG.png`) for people to look at.
+//! `docs/pages.md` shows one of each.
+
+use crate::browser::{fits_the_screen, js, open, phone, screen, shot, sign_in, start};
+use crate::harness::{Folders, TestServer};
+use crate::library::demo;
+use crate::web::add_user;
+
+/// The pages, by the name their screenshots take.
+const PAGES: [(&str, &str); 15] = [
+    ("dashboard", "/"),
+    ("library", "/library"),
+    ("library-incomplete", "/library?show=incomplete&sort=size"),
+    ("title", "/title/0100000000010000"),
+    ("files", "/files"),
+    (
+        "game",
+        "/game/Broken%20Download%20%5B0100BBBB00000000%5D%5Bv0%5D.nsp",
+    ),
+    ("tasks", "/tasks"),
+    ("task-run", "/tasks/1"),
+    ("device", "/device"),
+    ("trash", "/trash"),
+    ("upkeep", "/upkeep"),
+    ("platforms", "/platforms"),
+    ("settings", "/settings"),
+    ("keys", "/settings/keys"),
+    ("not-found", "/libary"),
+];
+
+#[test]
+fn every_page_at_both_widths_in_both_languages() {
+    let folders = Folders::new();
+    demo(&folders);
+    // Something in the trash, so that its page shows a list.
+    std::fs::write(
+        folders.library.join("Old copy [0100000000010000][v0].nsp"),
+        b"x",
+    )
+    .unwrap();
+    add_user(&folders, "admin", "admin password", true);
+    let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
+    let key = crate::access::create_key(&folders, "pages", &[]);
+    s.wait_idle_with(&key);
+    let gone = "Old%20copy%20%5B0100000000010000%5D%5Bv0%5D.nsp";
+    let r = s.send("DELETE", &format!("/api/library/{gone}"), &[], None);
+    let Some((_browser, tab, _profile)) = start(&folders) else {
+        return;
+    };
+    let base = s.base.clone();
+    open(&tab, &format!("{base}/login"));
+    std::fs::create_dir_all(pages_dir()).unwrap();
+    shot(&tab, "pages/login-360-fr");
+    sign_in(&tab, &base, "admin", "admin password");
+    if r.status != 200 {
+        // The interface's own route needs a session: trash it from the page.
+        let status = js(
+            &tab,
+            &format!("fetch('/api/library/{gone}', {{method: 'DELETE'}}).then(r => r.status)"),
+        );
+        assert_eq!(status, 200);
+    }
+    for lang in ["fr", "en"] {
+        if lang == "en" {
+            let status = js(
+                &tab,
+                "fetch('/api/me/lang', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"lang\":\"en\"}'}).then(r => r.status)",
+            );
+            assert_eq!(status, 200);
+        }
+        for (width, narrow) in [(360, true), (1280, false)] {
+            if narrow {
+                phone(&tab);
+            } else {
+                screen(&tab, 1280, 900, false);
+            }
+            for (name, path) in PAGES {
+                open(&tab, &format!("{base}{path}"));
+                assert_eq!(js(&tab, "document.documentElement.lang"), lang, "{name}");
+                if narrow {
+                    fits_the_screen(&tab, name);
+                }
+                shot(&tab, &format!("pages/{name}-{width}-{lang}"));
+            }
+        }
+    }
+}
+
+fn pages_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("screenshots/pages")
+}
