@@ -15,7 +15,6 @@ use rusqlite::Connection;
 use crate::config::Config;
 use crate::device::Sessions;
 use crate::error::Error;
-pub use crate::error::Failure;
 pub use runner::{Jobs, Progress, Snapshot};
 
 pub use crate::words::{Task, TaskResult, Unit};

@@ -241,10 +241,6 @@ impl Progress<'_> {
         }
     }
 
-    pub fn errors(&self) -> u64 {
-        self.jobs.errors.load(Ordering::SeqCst)
-    }
-
     pub fn is_cancelled(&self) -> bool {
         self.jobs.cancel.load(Ordering::SeqCst)
     }

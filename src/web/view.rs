@@ -103,22 +103,15 @@ fn script_messages(v: &Viewer) -> String {
         ("confirm", M::ConfirmAgain),
         ("copied", M::Copied),
         ("passwords_differ", M::PasswordsDiffer),
-        ("no_task", M::NoTask),
         ("cancel", M::CancelAction),
         ("undo", M::Undo),
         ("in_trash", M::InTrash),
     ];
-    let mut map: serde_json::Map<String, serde_json::Value> = pairs
+    // The live task panel's texts come rendered from `GET /api/job`.
+    let map: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
         .map(|(slug, m)| (slug.to_string(), v.t(*m).into()))
         .collect();
-    // The live task panel names tasks and results as the job status spells them.
-    for t in Task::ALL {
-        map.insert(t.as_str().into(), task_word(v, *t).into());
-    }
-    for r in TaskResult::ALL {
-        map.insert(r.as_str().into(), result_word(v, *r).into());
-    }
     // `</` cannot end the script element from inside a JSON string.
     serde_json::Value::Object(map)
         .to_string()
@@ -314,15 +307,8 @@ pub fn number(v: &Viewer, n: u64) -> String {
 /// `n` and the word that goes with it, `one` or `many`: French takes the singular
 /// for 0 and 1 (« 0 titre », « 1 titre »), English for 1 only ("0 titles").
 pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
-    let singular = match v.lang {
-        Lang::Fr => n <= 1,
-        Lang::En => n == 1,
-    };
-    format!(
-        "{} {}",
-        number(v, n),
-        v.t(if singular { one } else { many })
-    )
+    let (fr, en) = (Lang::Fr, Lang::En);
+    super::phrases::count(v, n, (one.get(fr), many.get(fr), one.get(en), many.get(en)))
 }
 
 /// A Unix time as `YYYY-MM-DD HH:MM UTC`.

@@ -135,11 +135,7 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
         return;
     };
     // The first scan: the library is empty until it ends, and says so.
-    open(&tab, &format!("{base}/login"));
-    crate::browser::fill(&tab, "input[name=name]", "admin");
-    crate::browser::fill(&tab, "input[name=password]", "admin password");
-    tab.press_key("Enter").unwrap();
-    wait_for(&tab, "location.pathname === '/'");
+    sign_in(&tab, &base, "admin", "admin password");
     let first = js(
         &tab,
         "(document.getElementById('first-scan') || {}).textContent || ''",
