@@ -28,7 +28,7 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
         @if rows.is_empty() {
             p.empty #trash-empty { (v.t(M::TrashEmpty)) }
         } @else {
-            p { (rows.len()) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
+            p { (super::phrases::count(&v, rows.len() as u64, super::phrases::FILES)) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
             // Above the list, which may be long.
             @if v.admin { (purges(&v, &rows)) }
             div.scroll {
