@@ -51,6 +51,11 @@ impl Service {
         convert::clean_leftover(&conn, &config.library)?;
         jobs::organize::recover(&conn, &config.library)?;
         crate::store::games::ensure_indexes(&conn)?;
+        // A new build may compute the titles' states differently (a migration added a
+        // column), or a task was killed between its writes and its refresh.
+        if !crate::titles::model::is_current(&conn)? {
+            crate::titles::model::refresh_after_change(&conn);
+        }
         catch_file_size_signal()?;
         let stop = Arc::new(AtomicBool::new(false));
         for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {

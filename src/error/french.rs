@@ -3,6 +3,7 @@
 //! until it is said here.
 
 use super::counts::{count as plural, number as n};
+use super::details::detail;
 use super::Msg;
 
 impl Msg {
@@ -87,7 +88,7 @@ impl Msg {
             ConsoleNotWaiting => "la console n'attend pas sur son écran d'installation réseau (la connexion a échoué) ; rien n'a quitté la liste".into(),
             NothingReached { address } => format!("aucune requête n'est arrivée : la console n'a pas pu joindre {address} (pare-feu, mauvaise adresse, VPN ?)"),
             NotInPushList { key } => format!("« {key} » n'est pas dans la liste d'envoi"),
-            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({reason})"),
+            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({})", detail(reason)),
             ConvertTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
             FolderUnusable { what } => format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" }),
@@ -146,7 +147,7 @@ impl Msg {
             PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
-            FileDamaged { detail } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({detail})"),
+            FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", detail(why)),
             // Administrer depuis le navigateur.
             LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
             NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),

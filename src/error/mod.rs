@@ -7,14 +7,17 @@
 //! `internal_error` while the log gets the detail.
 //!
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
-//! into a status and a slug, and only `cli::words` turns a message into French.
+//! into a status and a slug, and only `french` (with `details` for the technical
+//! sentences inside a message) turns a message into French.
 
 pub mod counts;
+mod details;
 mod french;
 mod msg;
 
 use std::fmt;
 
+pub use details::detail as french_detail;
 pub use msg::Msg;
 
 /// One item a task could not handle, and why: it makes the run `partial`.

@@ -35,6 +35,9 @@ pub struct App {
     pub titles: crate::titles::listing::TitleLists,
     /// The shop's downloads running per console.
     pub downloads: Arc<super::slots::Slots>,
+    /// The decompressed size of the files to convert, at one library generation: it
+    /// reads a header of each, too slow for every render of the tasks panel.
+    pub convert_needed: Mutex<Option<(i64, u64)>>,
 }
 
 impl App {
@@ -59,6 +62,7 @@ impl App {
             names: Default::default(),
             titles: Default::default(),
             downloads: Default::default(),
+            convert_needed: Mutex::default(),
         }
     }
 }

@@ -45,6 +45,7 @@ struct Entry {
     has_version: bool,
     kind: GameKind,
     playable: bool,
+    damaged: bool,
     /// Index into `platforms`.
     platform: u16,
 }
@@ -56,6 +57,8 @@ pub struct Listed<'a> {
     pub kind: GameKind,
     pub size: u64,
     pub playable: bool,
+    /// Its header did not read, or a task found it broken.
+    pub damaged: bool,
     pub version: Option<u32>,
     pub title_id: Option<u64>,
     pub base_title_id: Option<u64>,
@@ -130,6 +133,7 @@ impl NameIndex {
                 has_version: g.item.version.is_some(),
                 kind: g.item.kind,
                 playable: g.item.playable,
+                damaged: g.damaged,
                 platform,
             };
             if entry.has_title_id {
@@ -208,6 +212,7 @@ impl NameIndex {
             kind: e.kind,
             size: e.size,
             playable: e.playable,
+            damaged: e.damaged,
             version: e.has_version.then_some(e.version),
             title_id: e.has_title_id.then_some(e.title_id),
             base_title_id: e.has_base.then_some(e.base),

@@ -227,6 +227,8 @@ pub struct Indexed {
     pub item: GameItem,
     pub folded: String,
     pub platform: String,
+    /// Its header did not read, or a task found it broken: lists flag it.
+    pub damaged: bool,
 }
 
 /// Every game, in library order (folded name, then key), handed to `each` one by one
@@ -236,7 +238,7 @@ pub fn for_each_indexed(conn: &Connection, mut each: impl FnMut(Indexed)) -> Res
     let tx = conn.unchecked_transaction()?;
     let generation = crate::store::library_generation::current(&tx)?;
     let mut stmt = tx.prepare(&format!(
-        "SELECT {ITEM_COLUMNS}, folded, platform FROM games ORDER BY folded, key"
+        "SELECT {ITEM_COLUMNS}, folded, platform, NOT ({SOUND}) FROM games ORDER BY folded, key"
     ))?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
@@ -244,6 +246,7 @@ pub fn for_each_indexed(conn: &Connection, mut each: impl FnMut(Indexed)) -> Res
             item: item(r)?,
             folded: r.get(8)?,
             platform: r.get(9)?,
+            damaged: r.get(10)?,
         });
     }
     Ok(generation)
@@ -344,7 +347,8 @@ pub fn set_damage(conn: &Connection, key: &str, msg: &crate::error::Msg) -> Resu
         "UPDATE games SET damage = ?2 WHERE key = ?1",
         params![key, json],
     )?;
-    Ok(())
+    // The lists flag it: the pages they cached are stale.
+    crate::store::library_generation::bump(conn)
 }
 
 fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
@@ -412,12 +416,15 @@ pub struct TitleFile {
     pub version: Option<u32>,
     pub size: u64,
     pub mtime: i64,
+    /// Its header did not read, or a task found it broken.
+    pub damaged: bool,
 }
 
 /// Every file that belongs to a title, grouped by base title ID.
 pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
     let mut stmt = conn.prepare(
-        "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime
+        "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime,
+                NOT (header_ok AND damage IS NULL)
          FROM games WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
          ORDER BY base_title_id, key",
     )?;
@@ -432,6 +439,7 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
             version: r.get(6)?,
             size: r.get::<_, i64>(7)? as u64,
             mtime: r.get(8)?,
+            damaged: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -308,6 +308,9 @@ const MIGRATIONS: &[&str] = &[
          PRIMARY KEY (run, seq)
      ) WITHOUT ROWID;
      ALTER TABLE games ADD COLUMN damage TEXT;",
+    // 17: how many of a title's files are damaged, so that the library list flags it.
+    // The titles model's version moved with it, so the next start computes the column.
+    "ALTER TABLE title_state ADD COLUMN damaged_files INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

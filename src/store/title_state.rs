@@ -27,6 +27,8 @@ pub struct TitleState {
     pub update_available: bool,
     pub dlc_missing: bool,
     pub base_missing: bool,
+    /// Files whose header did not read or that a task found broken.
+    pub damaged_files: u64,
 }
 
 impl TitleState {
@@ -47,7 +49,17 @@ impl TitleState {
 
 const COLUMNS: &str = "base_id, name, folded, rank, files, base_files, update_files, dlc_files,
      size, added, installed_version, latest_version, latest_date, missing_dlc,
-     update_available, dlc_missing, base_missing";
+     update_available, dlc_missing, base_missing, damaged_files";
+
+/// How many columns [`COLUMNS`] names: a query's next column comes after them.
+const COLUMN_COUNT: usize = {
+    let (text, mut at, mut n) = (COLUMNS.as_bytes(), 0, 1);
+    while at < text.len() {
+        n += (text[at] == b',') as usize;
+        at += 1;
+    }
+    n
+};
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(i)? as u64) };
@@ -69,6 +81,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
         update_available: r.get(14)?,
         dlc_missing: r.get(15)?,
         base_missing: r.get(16)?,
+        damaged_files: n(17)?,
     })
 }
 
@@ -77,7 +90,7 @@ pub fn replace_all(conn: &Connection, states: &[TitleState]) -> Result<(), Error
     conn.execute("DELETE FROM title_state", [])?;
     let mut stmt = conn.prepare_cached(&format!(
         "INSERT INTO title_state ({COLUMNS})
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
     ))?;
     for t in states {
         stmt.execute(params![
@@ -98,6 +111,7 @@ pub fn replace_all(conn: &Connection, states: &[TitleState]) -> Result<(), Error
             t.update_available,
             t.dlc_missing,
             t.base_missing,
+            t.damaged_files as i64,
         ])?;
     }
     write_positions(conn)
@@ -316,7 +330,7 @@ fn search(
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
     let (mut total, mut items) = (None, Vec::new());
     while let Some(r) = rows.next()? {
-        total = Some(r.get::<_, i64>(17)?);
+        total = Some(r.get::<_, i64>(COLUMN_COUNT)?);
         items.push(row(r)?);
     }
     let total = match total {

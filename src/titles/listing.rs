@@ -216,6 +216,7 @@ mod tests {
                 update_available: rng.random_bool(0.4),
                 dlc_missing: rng.random_bool(0.3),
                 base_missing: rng.random_bool(0.2),
+                damaged_files: 0,
             })
             .map(|mut t| {
                 t.folded = t.name.to_lowercase();

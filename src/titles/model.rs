@@ -146,7 +146,7 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
 /// its last batch, a cancelled convert, a refresh that failed) moves the generation,
 /// and so does every refresh; a version that computes differently changes the mark.
 const COMPUTED_SETTING: &str = "titles_model";
-const MODEL_VERSION: &str = "1";
+const MODEL_VERSION: &str = "2";
 
 fn computed_mark(db: &Connection) -> Result<String, Error> {
     Ok(format!(
@@ -206,6 +206,7 @@ fn title(
         update_available: rows.iter().any(|r| r.kind == MissingKind::Update),
         dlc_missing: missing_dlc > 0,
         base_missing: count(GameKind::Base) == 0,
+        damaged_files: files.iter().filter(|f| f.damaged).count() as u64,
         base_id: base,
     };
     Ok((state, rows))

@@ -57,7 +57,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 /// The files' table; its name column sorts, A to Z or Z to A.
-fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[games::GameItem]) -> Markup {
+fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -> Markup {
     let (aria, other) = match desc {
         true => ("descending", ""),
         false => ("ascending", "name-desc"),
@@ -74,9 +74,12 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[games::Game
                     th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
-                    @for g in items {
+                    @for FileRow { item: g, damaged } in items {
                         tr {
-                            td { a href={ "/game/" (key_path(&g.key)) } { (g.name) } }
+                            td {
+                                a href={ "/game/" (key_path(&g.key)) } { (g.name) }
+                                @if *damaged { " " span.badge.damaged { (v.t(M::Damaged)) } }
+                            }
                             td { (kind(v, g.kind)) }
                             td.num { (size(v, g.size)) }
                             td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
@@ -88,6 +91,13 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[games::Game
     }
 }
 
+/// A file as the list shows it.
+struct FileRow {
+    item: games::GameItem,
+    /// Its header did not read, or a task found it broken.
+    damaged: bool,
+}
+
 /// A page of the files: the library in order (of one type), or what a search and
 /// the platform filter keep.
 fn files_of(
@@ -97,7 +107,7 @@ fn files_of(
     platform: Option<&str>,
     limit: u64,
     offset: u64,
-) -> Result<(u64, Vec<games::GameItem>), Error> {
+) -> Result<(u64, Vec<FileRow>), Error> {
     let index = c.app.names.get(c.db)?;
     let (total, at) = if q.is_empty() && platform.is_none() {
         index.page(kind, limit, offset)
@@ -109,7 +119,15 @@ fn files_of(
     };
     Ok((
         total,
-        at.iter().map(|&i| index.listed(i).to_item()).collect(),
+        at.iter()
+            .map(|&i| {
+                let listed = index.listed(i);
+                FileRow {
+                    item: listed.to_item(),
+                    damaged: listed.damaged,
+                }
+            })
+            .collect(),
     ))
 }
 

@@ -29,6 +29,12 @@ pub fn count(v: &Viewer, n: u64, nouns: (&str, &str, &str, &str)) -> String {
 }
 
 pub const FILES: (&str, &str, &str, &str) = ("fichier", "fichiers", "file", "files");
+pub const DAMAGED_FILES: (&str, &str, &str, &str) = (
+    "fichier endommagé",
+    "fichiers endommagés",
+    "damaged file",
+    "damaged files",
+);
 
 /// A message (an error's, a task's) in the reader's language, as a sentence.
 pub fn say(v: &Viewer, m: &Msg) -> String {
@@ -121,41 +127,12 @@ pub fn first_scan(v: &Viewer, done: u64, total: u64) -> String {
 }
 
 /// A scan's note on a file (`library::probe` writes it in English, for the API), in
-/// the reader's language: each known sentence is translated, a technical detail after
-/// a colon is kept as it is.
+/// the reader's language.
 pub fn note(v: &Viewer, note: &str) -> String {
-    if v.lang == Lang::En {
-        return note.to_string();
+    match v.lang {
+        Lang::En => note.to_string(),
+        Lang::Fr => crate::error::french_detail(note),
     }
-    const FRENCH: [(&str, &str); 4] = [
-        (
-            "the container could not be read",
-            "le conteneur est illisible",
-        ),
-        (
-            "no title ID in the file name, and no ticket or CNMT XML inside",
-            "aucun identifiant de titre dans le nom du fichier, ni ticket ni CNMT XML dedans",
-        ),
-        (
-            "the file name holds several title IDs; the first was taken",
-            "le nom du fichier porte plusieurs identifiants de titre ; le premier a été pris",
-        ),
-        (
-            "the title ID is not one of a game, an update or a DLC",
-            "l'identifiant de titre n'est ni celui d'un jeu, ni d'une mise à jour, ni d'un DLC",
-        ),
-    ];
-    let sentences: Vec<String> = note
-        .split("; ")
-        .map(|part| {
-            let found = FRENCH.iter().find(|(en, _)| part.starts_with(en));
-            match found {
-                Some((en, fr)) => format!("{fr}{}", part[en.len()..].replacen(':', " :", 1)),
-                None => part.to_string(),
-            }
-        })
-        .collect();
-    sentences.join(" ; ")
 }
 
 /// A label and its value's separator: "Dernier résultat : " or "Last result: ".
@@ -203,7 +180,13 @@ mod tests {
             "The push list is empty; nothing was offered."
         );
         assert!(say(&fr, &Msg::PushEmpty).starts_with("La liste d'envoi"));
-        let n = note(&fr, "the container could not be read: no PFS0 header");
-        assert_eq!(n, "le conteneur est illisible : no PFS0 header");
+        let n = note(
+            &fr,
+            "the container could not be read: no PFS0 header where one is expected",
+        );
+        assert_eq!(
+            n,
+            "le conteneur est illisible\u{a0}: pas d'en-tête PFS0 là où il en faut un"
+        );
     }
 }

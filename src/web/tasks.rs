@@ -186,13 +186,31 @@ struct Room {
     free: u64,
 }
 
+/// The free space is asked each time (other programs write to the disk); the size
+/// needed is kept until the library changes.
 fn convert_room(c: &Ctx) -> Result<Room, Error> {
     let root = &c.app.config.library;
-    let needed = crate::store::games::compressed(c.db)?
-        .iter()
-        .filter_map(|k| crate::library::LibraryKey::parse(k))
-        .map(|k| crate::convert::planned_size(root, &k))
-        .sum();
+    let generation = crate::store::library_generation::current(c.db)?;
+    let kept = *c
+        .app
+        .convert_needed
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let needed = match kept {
+        Some((at, needed)) if at == generation => needed,
+        _ => {
+            let needed = crate::store::games::compressed(c.db)?
+                .iter()
+                .filter_map(|k| crate::library::LibraryKey::parse(k))
+                .map(|k| crate::convert::planned_size(root, &k))
+                .sum();
+            *c.app
+                .convert_needed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some((generation, needed));
+            needed
+        }
+    };
     let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);
     Ok(Room { needed, free })
 }

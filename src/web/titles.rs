@@ -297,7 +297,8 @@ impl maud::Render for Versions<'_> {
     }
 }
 
-/// What the title lacks, or "complete", as badges written straight into the page.
+/// Its damaged files, then what the title lacks or "complete" (the same as the
+/// API's status and the page's filter), as badges written straight into the page.
 struct StatusBadges<'a>(&'a Viewer, &'a TitleState);
 
 impl maud::Render for StatusBadges<'_> {
@@ -305,6 +306,10 @@ impl maud::Render for StatusBadges<'_> {
         use std::fmt::Write;
         let StatusBadges(v, t) = self;
         out.push_str("<span class=\"badges\">");
+        if t.damaged_files > 0 {
+            let n = super::phrases::count(v, t.damaged_files, super::phrases::DAMAGED_FILES);
+            badge(out, "badge bad", |out| text(out, &n));
+        }
         for s in t.status() {
             let (class, m) = match s {
                 TitleStatus::UpdateAvailable => ("badge warn", M::StatusUpdateAvailable),
@@ -409,7 +414,7 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
             ul #missing { @for m in &d.missing {
                 li { @match m.kind {
                     MissingKind::Update => {
-                        (v.t(M::MissingUpdate)) " " code { (m.id) } " : " (version(m.installed_version)) " → " (version(m.latest_version))
+                        (v.t(M::MissingUpdate)) " " code { (m.id) } (super::phrases::colon(v)) (version(m.installed_version)) " → " (version(m.latest_version))
                         @if let Some(date) = &m.latest_date { " (" (date) ")" }
                     }
                     MissingKind::Dlc => {

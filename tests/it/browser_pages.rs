@@ -51,9 +51,22 @@ fn every_page_at_both_widths_in_both_languages() {
         return;
     };
     let base = s.base.clone();
-    open(&tab, &format!("{base}/login"));
     std::fs::create_dir_all(pages_dir()).unwrap();
-    shot(&tab, "pages/login-360-fr");
+    // Before signing in, the page speaks the browser's language.
+    for (lang, accept) in [("fr", "fr-FR,fr;q=0.9"), ("en", "en-US,en;q=0.9")] {
+        let header = std::collections::HashMap::from([("Accept-Language", accept)]);
+        tab.set_extra_http_headers(header).unwrap();
+        for (width, narrow) in [(360, true), (1280, false)] {
+            if narrow {
+                phone(&tab);
+            } else {
+                screen(&tab, 1280, 900, false);
+            }
+            open(&tab, &format!("{base}/login"));
+            assert_eq!(js(&tab, "document.documentElement.lang"), lang, "login");
+            shot(&tab, &format!("pages/login-{width}-{lang}"));
+        }
+    }
     sign_in(&tab, &base, "admin", "admin password");
     if r.status != 200 {
         // The interface's own route needs a session: trash it from the page.

@@ -184,6 +184,7 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
     }
     assert!(lib.join("fine [0100000000020000].nsp").exists());
     assert!(files_named(lib, ".part").is_empty());
+    french_pages_give_the_reasons_and_flag_the_files(&s, cases.len());
     // The damaged originals stay in the library, flagged, and no longer count as
     // files to convert: a second convert does not try them again.
     assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
@@ -213,6 +214,38 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
         zstd.contains("zstd") || zstd.contains("content ID"),
         "{zstd}"
     );
+}
+
+/// A French reader of the tasks page gets every reason in French, and the lists
+/// of files and of titles flag the `damaged` files.
+fn french_pages_give_the_reasons_and_flag_the_files(s: &TestServer, damaged: usize) {
+    let fr = [("Accept-Language", "fr-FR,fr;q=0.9")];
+    let tasks = s.send("GET", "/tasks", &fr, None).body;
+    assert!(tasks.contains("Fichiers en échec"), "{tasks}");
+    for french in ["ne tient pas", "se chevauchent", "trop court", "corrompu"] {
+        assert!(
+            tasks.contains(french),
+            "{french:?} not on the page: {tasks}"
+        );
+    }
+    for english in [
+        "past the end",
+        "or leave a gap",
+        "too short for",
+        "does not fit",
+        "is corrupt",
+        "failed (",
+    ] {
+        assert!(
+            !tasks.contains(english),
+            "{english:?} on the French page: {tasks}"
+        );
+    }
+    let files = s.send("GET", "/files", &fr, None).body;
+    assert_eq!(files.matches("badge damaged").count(), damaged, "{files}");
+    let titles = s.send("GET", "/library", &fr, None).body;
+    let flag = format!("{damaged} fichiers endommagés");
+    assert!(titles.contains(&flag), "{flag:?} not in {titles}");
 }
 
 #[test]

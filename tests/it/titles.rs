@@ -446,6 +446,12 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     );
     let orphan = all.iter().find(|r| r.contains("0100AAAA00000000")).unwrap();
     assert!(orphan.contains("jeu de base manquant"), "{orphan}");
+    // The demo's broken download is flagged on its row, beside what it lacks.
+    let broken = all
+        .iter()
+        .find(|r| r.starts_with("Broken Download"))
+        .unwrap();
+    assert!(broken.contains("1 fichier endommagé complet"), "{broken}");
     // Incomplete only: every row lacks something; complete: none does.
     let incomplete = rows(&page(&s, "/library?show=incomplete"));
     assert_eq!(incomplete.len(), 9, "{incomplete:#?}");

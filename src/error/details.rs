@@ -1,0 +1,221 @@
+//! Technical details in French. Why a container could not be read, why a convert
+//! failed and what the scan noticed about a file are written in English where they
+//! are found (`library::containers`, `convert`, `library::probe`), because the API
+//! and the log carry them as they are, and the database keeps that text. A French
+//! reader gets them through [`detail`]. Every such sentence is a literal of ours, so
+//! the table below is complete; a test reads the sources to keep it so.
+
+/// English sentence, French sentence. `{}` stands for one word that is the same in
+/// both (a container kind such as PFS0, a file name).
+const FRENCH: &[(&str, &str)] = &[
+    // What the scan notes about a file.
+    ("the container could not be read", "le conteneur est illisible"),
+    (
+        "no title ID in the file name, and no ticket or CNMT XML inside",
+        "aucun identifiant de titre dans le nom du fichier, ni ticket ni CNMT XML dedans",
+    ),
+    (
+        "the file name holds several title IDs; the first was taken",
+        "le nom du fichier porte plusieurs identifiants de titre ; le premier a été pris",
+    ),
+    (
+        "the title ID is not one of a game, an update or a DLC",
+        "l'identifiant de titre n'est ni celui d'un jeu, ni d'une mise à jour, ni d'un DLC",
+    ),
+    // Reading a file.
+    ("the file is truncated", "le fichier est tronqué"),
+    ("the file could not be read", "le fichier n'a pas pu être lu"),
+    ("the file could not be opened", "le fichier n'a pas pu être ouvert"),
+    // Containers: PFS0, HFS0, the cartridge header.
+    ("a {} file name lies outside the string table", "un nom de fichier du {} sort de sa table des noms"),
+    ("the {} header is truncated", "l'en-tête {} est tronqué"),
+    ("no {} header where one is expected", "pas d'en-tête {} là où il en faut un"),
+    ("the {} header declares too many files", "l'en-tête {} déclare trop de fichiers"),
+    ("the {} header runs past the end of the file", "l'en-tête {} dépasse la fin du fichier"),
+    ("a file offset overflows", "la position d'un fichier déborde"),
+    ("a file inside the {} runs past the end of the file", "un fichier du {} dépasse la fin du fichier"),
+    ("the file is too short to be a cartridge image", "le fichier est trop court pour être une image de cartouche"),
+    ("no cartridge header (HEAD) where one is expected", "pas d'en-tête de cartouche (HEAD) là où il en faut un"),
+    // A compressed NCA (NCZ).
+    ("the compressed NCA is truncated", "le NCA compressé est tronqué"),
+    ("no NCZ section header where one is expected", "pas d'en-tête de sections NCZ là où il en faut un"),
+    ("the NCZ section count does not fit in the file", "le nombre de sections NCZ ne tient pas dans le fichier"),
+    ("the compressed NCA has no data after its sections", "le NCA compressé n'a pas de données après ses sections"),
+    (
+        "the compressed NCA has neither a block header nor a zstd stream",
+        "le NCA compressé n'a ni en-tête de blocs ni flux zstd",
+    ),
+    ("the NCZ block header is truncated", "l'en-tête de blocs NCZ est tronqué"),
+    ("the NCZ block size is out of range", "la taille des blocs NCZ est hors limites"),
+    ("the NCZ block count does not match the declared size", "le nombre de blocs NCZ ne correspond pas à la taille déclarée"),
+    ("the NCZ block table runs past the end of the file", "la table des blocs NCZ dépasse la fin du fichier"),
+    ("the NCZ blocks run past the end of the file", "les blocs NCZ dépassent la fin du fichier"),
+    ("a section's end overflows", "la fin d'une section déborde"),
+    (
+        "the sections overlap or leave a gap (not sorted and contiguous)",
+        "les sections se chevauchent ou laissent un trou (ni triées ni contiguës)",
+    ),
+    ("the block header's size does not match the sections", "la taille de l'en-tête de blocs ne correspond pas aux sections"),
+    (
+        "the compressed stream is too short for the sections it declares",
+        "le flux compressé est trop court pour les sections qu'il déclare",
+    ),
+    ("the zstd stream cannot be opened", "le flux zstd ne peut pas être ouvert"),
+    ("the zstd stream is corrupt", "le flux zstd est corrompu"),
+    ("a block decoder failed", "un décodeur de blocs a échoué"),
+    ("a compressed block is larger than its data (corrupt)", "un bloc compressé est plus grand que ses données (corrompu)"),
+    ("a zstd block is corrupt", "un bloc zstd est corrompu"),
+    ("a zstd block decompressed to the wrong size", "un bloc zstd décompressé n'a pas la bonne taille"),
+    // Rebuilding the file.
+    ("a partition lists too many files to be rebuilt", "une partition compte trop de fichiers pour être reconstruite"),
+    ("the root HFS0 lists too many partitions", "le HFS0 racine compte trop de partitions"),
+    (
+        "cartridge images with a key area are not supported",
+        "les images de cartouche avec une zone de clés ne sont pas prises en charge",
+    ),
+    (
+        "{} does not match its content ID (corrupt or modified); the original was kept",
+        "{} ne correspond pas à son identifiant de contenu (corrompu ou modifié) ; l'original a été gardé",
+    ),
+    ("not a compressed file", "ce n'est pas un fichier compressé"),
+    ("the disk is full; the original was kept", "le disque est plein ; l'original a été gardé"),
+    (
+        "the file size limit was reached; the original was kept",
+        "la taille maximale d'un fichier est atteinte ; l'original a été gardé",
+    ),
+    ("cancelled; the original was kept", "annulée ; l'original a été gardé"),
+    (
+        "the converted file could not be written; the original was kept",
+        "le fichier décompressé n'a pas pu être écrit ; l'original a été gardé",
+    ),
+];
+
+/// `en` in French. Sentences of the table are translated whole, "sentence: detail"
+/// piece by piece, and several joined by "; " one by one (the longest that is one
+/// of ours first: some hold a "; " themselves). Text that is not ours (it never
+/// should be) is kept as it is rather than lost.
+pub fn detail(en: &str) -> String {
+    let parts: Vec<&str> = en.split("; ").collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < parts.len() {
+        let (next, fr) = (at + 1..=parts.len())
+            .rev()
+            .find_map(|end| sentence(&parts[at..end].join("; ")).map(|fr| (end, fr)))
+            .unwrap_or((at + 1, parts[at].to_string()));
+        out.push(fr);
+        at = next;
+    }
+    out.join(" ; ")
+}
+
+/// One sentence of the table, or one followed by ": " and a detail.
+fn sentence(en: &str) -> Option<String> {
+    whole(en).or_else(|| {
+        let (head, tail) = en.split_once(": ")?;
+        Some(format!("{}\u{a0}: {}", whole(head)?, detail(tail)))
+    })
+}
+
+/// The French of one sentence of the table, its `{}` filled with the same word.
+fn whole(en: &str) -> Option<String> {
+    FRENCH
+        .iter()
+        .find_map(|(pattern, fr)| match pattern.split_once("{}") {
+            None => (*pattern == en).then(|| fr.to_string()),
+            Some((before, after)) => {
+                let word = en.strip_prefix(before)?.strip_suffix(after)?;
+                (!word.is_empty() && !word.contains(' ')).then(|| fr.replacen("{}", word, 1))
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn composed_details_are_translated_piece_by_piece() {
+        assert_eq!(
+            detail("the container could not be read: the PFS0 header is truncated"),
+            "le conteneur est illisible\u{a0}: l'en-tête PFS0 est tronqué"
+        );
+        assert_eq!(
+            detail("abc.nca does not match its content ID (corrupt or modified); the original was kept"),
+            "abc.nca ne correspond pas à son identifiant de contenu (corrompu ou modifié) ; l'original a été gardé"
+        );
+        assert_eq!(
+            detail("the title ID is not one of a game, an update or a DLC; the file name holds several title IDs; the first was taken"),
+            "l'identifiant de titre n'est ni celui d'un jeu, ni d'une mise à jour, ni d'un DLC ; le nom du fichier porte plusieurs identifiants de titre ; le premier a été pris"
+        );
+        assert_eq!(detail("something else"), "something else");
+    }
+
+    /// Every English detail the readers and the convert can write, read from their
+    /// sources: a new one without French fails here.
+    #[test]
+    fn every_detail_written_in_the_sources_has_its_french() {
+        let files = [
+            "src/library/containers.rs",
+            "src/library/probe.rs",
+            "src/convert/mod.rs",
+            "src/convert/ncz.rs",
+        ];
+        let mut seen = 0;
+        for file in files {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let source = std::fs::read_to_string(path).unwrap();
+            for sentence in details_in(&source) {
+                seen += 1;
+                assert_ne!(
+                    detail(&sentence),
+                    sentence,
+                    "no French for {sentence:?} ({file})"
+                );
+            }
+        }
+        assert!(
+            seen > 40,
+            "only {seen} details found: has the source's shape changed?"
+        );
+    }
+
+    /// The string literals that start a detail: the argument of `bad(`,
+    /// `FormatError(`, `fail(` and `notes.push(` (through `format!(`), and the arms
+    /// of `write_reason`. Each `{…}` becomes a sample word.
+    fn details_in(source: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for opener in ["bad(", "FormatError(", "fail(\"", "notes.push(", "=> \""] {
+            for (at, _) in source.match_indices(opener) {
+                let rest = source[at + opener.len()..].trim_start();
+                let rest = rest.strip_prefix("format!(").unwrap_or(rest).trim_start();
+                let rest = if opener.ends_with('"') {
+                    rest
+                } else {
+                    rest.strip_prefix('"').unwrap_or("")
+                };
+                let Some(end) = rest.find('"') else { continue };
+                let literal = &rest[..end];
+                if literal.is_empty()
+                    || (opener == "=> \"" && !literal.contains("original was kept"))
+                {
+                    continue;
+                }
+                out.push(sample(literal));
+            }
+        }
+        out
+    }
+
+    fn sample(literal: &str) -> String {
+        let mut out = String::new();
+        let mut rest = literal;
+        while let Some((before, after)) = rest.split_once('{') {
+            out.push_str(before);
+            out.push_str("PFS0");
+            rest = after.split_once('}').map_or("", |(_, a)| a);
+        }
+        out.push_str(rest);
+        out.trim_end_matches(".into()").to_string()
+    }
+}
