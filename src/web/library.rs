@@ -26,7 +26,7 @@ use crate::words::GameKind;
 /// name, A to Z or (`sort=name-desc`) Z to A.
 pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
     let desc = c.req.query("sort") == Some("name-desc");

@@ -78,7 +78,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(redirect(&format!("/files?{}", query.join("&"))));
     }
     let v = Viewer::of(c);
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort, reverse) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
