@@ -400,6 +400,7 @@ messages! {
         "DBI and Goldleaf take no push: with DBI, use the shop above.";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
         "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
+    PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Push impossible: no console is set up.";
     PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";
     TestConnection => "Tester la connexion", "Test the connection";

@@ -173,9 +173,11 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
     };
     let full = room.as_ref().is_some_and(|r| r.needed > r.free);
     // Said before anyone presses it, as on the console page.
-    let push_blocked = match v.admin {
-        true => super::device::push_blocked(c, v, crate::store::device::get(c.db)?.as_ref()),
-        false => None,
+    let push_blocked = match (v.admin, crate::store::device::get(c.db)?) {
+        (false, _) => None,
+        // The console page's words say "below": here, the link leads there.
+        (true, None) => Some(v.t(M::PushNoDevice).to_string()),
+        (true, d) => super::device::push_blocked(c, v, d.as_ref()),
     };
     Ok(html! {
         section.panel #job data-state=(state) data-last=(l.last_id) {
@@ -207,7 +209,9 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
                 }
                 p.hint #job-busy hidden[!l.running] { (l.busy) }
                 @if let Some(r) = &room { (room_note(v, to_convert, r)) }
-                @if let Some(why) = &push_blocked { p.hint #push-blocked { (why) } }
+                @if let Some(why) = &push_blocked {
+                    p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
+                }
             }
         }
     })
