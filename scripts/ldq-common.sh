@@ -94,7 +94,17 @@ ldq_start_and_wait() {
     local result message
     result="$(ldq_field result)"
     message="$(ldq_field message)"
-    printf 'Tâche %s terminée : %s (%s)\n' "$task" "$result" "$message"
+    # The result in French; the message is the API's, in English.
+    local said
+    case "$result" in
+        ok) said="réussie" ;;
+        partial) said="terminée avec des erreurs" ;;
+        failed) said="échouée" ;;
+        cancelled) said="annulée" ;;
+        interrupted) said="interrompue" ;;
+        *) said="$result" ;;
+    esac
+    printf 'Tâche %s : %s [%s] (%s)\n' "$task" "$said" "$result" "$message"
     # partial: the task finished but some files failed; name each with its reason.
     [ "$result" = partial ] && ldq_failures
     [ "$result" = ok ]

@@ -41,7 +41,7 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
                 );
                 say!(
                     "Dernier résultat : {}",
-                    d.last_result.as_deref().unwrap_or("aucun")
+                    d.last_result.as_deref().map_or("aucun", result_fr)
                 );
                 say!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
                 say!(
@@ -198,4 +198,18 @@ pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     })?;
     say!("Base de données sauvegardée dans {}.", file.display());
     Ok(())
+}
+
+/// How the last push ended, in French (the store keeps the API's word).
+fn result_fr(stored: &str) -> &str {
+    use crate::words::TaskResult as R;
+    match R::parse(stored) {
+        Some(R::Ok) => "réussi",
+        Some(R::Partial) => "terminé avec des erreurs",
+        Some(R::Failed) => "échoué",
+        Some(R::Cancelled) => "annulé",
+        Some(R::Interrupted) => "interrompu",
+        Some(R::Running) => "en cours",
+        None => stored,
+    }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
-use crate::error::counts::number;
+use crate::error::counts::{number, size};
 use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::{Snapshot, Task, TaskResult};
 use crate::service::Service;
@@ -92,12 +92,14 @@ fn progress_line(s: &Snapshot) -> String {
         .unwrap_or(0)
         .min(WIDTH) as usize;
     let detail: String = crate::text::printable(&s.detail).chars().take(50).collect();
+    // A convert counts bytes: in Mo and Go, as the web page says them.
+    let (done, total) = match s.unit {
+        crate::jobs::Unit::Bytes => (size(s.done), size(s.total)),
+        _ => (number(s.done), number(s.total)),
+    };
     format!(
-        "[{}{}] {}/{} {}",
+        "[{}{}] {done}/{total} {detail}",
         "#".repeat(filled),
         ".".repeat(WIDTH as usize - filled),
-        number(s.done),
-        number(s.total),
-        detail
     )
 }

@@ -22,6 +22,11 @@ pub fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
     }
 }
 
+/// A size in French units with a decimal comma: "1,5 Go".
+pub fn size(bytes: u64) -> String {
+    crate::numbers::size(bytes, &crate::numbers::FR_UNITS, ',')
+}
+
 /// An amount of a task's unit, by its word (`words::Unit`'s spelling, which this
 /// layer cannot import): "1 fichier", "12 705 octets".
 pub fn amount(n: u64, unit: &str) -> String {

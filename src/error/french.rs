@@ -2,7 +2,7 @@
 //! for a French reader. The match is exhaustive, so a new message does not compile
 //! until it is said here.
 
-use super::counts::{count as plural, number as n};
+use super::counts::{count as plural, number as n, size as bytes};
 use super::details::detail;
 use super::Msg;
 
@@ -169,9 +169,4 @@ fn icons_french(icons: &Option<(u64, u64)>) -> String {
 
 fn files_fr(value: u64) -> String {
     plural(value, "fichier", "fichiers")
-}
-
-/// A size in French units with a decimal comma.
-pub fn bytes(value: u64) -> String {
-    crate::numbers::size(value, &crate::numbers::FR_UNITS, ',')
 }

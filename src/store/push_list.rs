@@ -24,12 +24,15 @@ pub struct Entry {
     pub name: Option<String>,
     pub kind: Option<crate::words::GameKind>,
     pub version: Option<u32>,
+    /// Its header did not read, or a task found it broken: the list flags it.
+    pub damaged: bool,
 }
 
 /// The pending games with their names, in the order they were added.
 pub fn entries(conn: &Connection) -> Result<Vec<Entry>, Error> {
     let mut stmt = conn.prepare(
-        "SELECT p.key, coalesce(g.size, 0), g.name, g.type, g.version
+        "SELECT p.key, coalesce(g.size, 0), g.name, g.type, g.version,
+                coalesce(NOT (g.header_ok AND g.damage IS NULL), 0)
          FROM push_list p LEFT JOIN games g ON g.key = p.key ORDER BY p.rowid",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -39,6 +42,7 @@ pub fn entries(conn: &Connection) -> Result<Vec<Entry>, Error> {
             name: r.get(2)?,
             kind: r.get(3)?,
             version: r.get(4)?,
+            damaged: r.get(5)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

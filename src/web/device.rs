@@ -30,6 +30,8 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
     let pending = push_list::entries(c.db)?;
     let shop = super::shop::section(c, &v)?;
     let blocked = push_blocked(c, &v, d.as_ref());
+    let start =
+        super::tasks::start_button(c, &v, ("start-push", "/api/push", "/"), v.t(M::StartPush));
     let body = html! {
         (shop)
         h2 { (v.t(M::Push)) }
@@ -39,20 +41,28 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
                 dt { (v.t(M::Name)) } dd { (d.name) }
                 dt { (v.t(M::Host)) } dd { (d.host) ":" (d.port) }
                 dt { (v.t(M::LastContact)) } dd { (date(&v, d.last_contact)) }
-                dt { (v.t(M::Result)) } dd { (d.last_result.as_deref().unwrap_or("—")) }
+                dt { (v.t(M::Result)) } dd { (last_result(&v, d.last_result.as_deref())) }
                 dt { (v.t(M::Client)) } dd { (d.client.as_deref().unwrap_or("—")) }
                 dt { (v.t(M::LastPush)) } dd { (date(&v, d.last_push)) }
             },
             None => p.empty { (v.t(M::DeviceNone)) },
         }
         @if v.admin && d.is_some() { (test_button(&v)) }
-        (push_section(&v, &pending, blocked))
+        (push_section(&v, &pending, blocked, start))
         @if v.admin {
             h3 { (v.t(M::ConsoleSettings)) }
             (device_form(&v, d.as_ref()))
         }
     };
     page(&v, v.t(M::Device), "/device", body)
+}
+
+/// How the last push ended, in the reader's words (the store keeps the API's).
+fn last_result<'a>(v: &Viewer, stored: Option<&'a str>) -> &'a str {
+    match stored {
+        Some(r) => crate::words::TaskResult::parse(r).map_or(r, |t| super::view::result_word(v, t)),
+        None => "—",
+    }
 }
 
 /// What to do on the console before a push: which installers take one (those that
@@ -72,7 +82,7 @@ fn guidance(v: &Viewer) -> Markup {
 /// Why a push cannot work from here, said before anyone tries: no console, or a
 /// service that listens on loopback only while the console is elsewhere (the push
 /// task refuses the same case, `jobs::push`).
-fn push_blocked(c: &Ctx, v: &Viewer, d: Option<&device::Device>) -> Option<String> {
+pub(super) fn push_blocked(c: &Ctx, v: &Viewer, d: Option<&device::Device>) -> Option<String> {
     let Some(d) = d else {
         return Some(v.t(M::PushNeedsDevice).to_string());
     };
@@ -97,7 +107,12 @@ fn test_button(v: &Viewer) -> Markup {
 
 /// The push list, each game by its name, and the button that starts the push (off,
 /// with the reason beside it, when the push cannot work).
-fn push_section(v: &Viewer, pending: &[push_list::Entry], blocked: Option<String>) -> Markup {
+fn push_section(
+    v: &Viewer,
+    pending: &[push_list::Entry],
+    blocked: Option<String>,
+    start: Markup,
+) -> Markup {
     let total = size(v, pending.iter().map(|e| e.size).sum());
     let games = count(v, pending.len() as u64, M::GameOne, M::GamesMany);
     html! {
@@ -112,7 +127,7 @@ fn push_section(v: &Viewer, pending: &[push_list::Entry], blocked: Option<String
                     @if blocked.is_some() {
                         button.blocked #start-push type="button" disabled aria-describedby="push-blocked" { (v.t(M::StartPush)) }
                     } @else {
-                        button #start-push type="button" data-api="/api/push" data-then="/" { (v.t(M::StartPush)) }
+                        (start)
                     }
                     @let confirm = v.t(M::ConfirmClearPush).replace("{games}", &games).replace("{size}", &total);
                     button.secondary type="button" data-method="DELETE" data-api="/api/push" data-confirm=(confirm) { (v.t(M::ClearList)) }
@@ -136,6 +151,7 @@ fn push_table(v: &Viewer, pending: &[push_list::Entry]) -> Markup {
                             td.title {
                                 a href={ "/game/" (key_path(&e.key)) } { (e.name.as_deref().unwrap_or(&e.key)) }
                                 @if let Some(n) = e.version { " " span.badge { "v" (n) } }
+                                @if e.damaged { " " span.badge.damaged { (v.t(M::Damaged)) } }
                                 br; code.id { (e.key) }
                             }
                             td.wide { (e.kind.map_or("—", |k| kind(v, k))) }

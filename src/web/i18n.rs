@@ -293,7 +293,6 @@ messages! {
     OrganizeTaken => "dont la place est prise", "whose place is taken";
     OrganizeTakenOne => "place prise : ne bouge pas", "place taken: stays";
     OrganizeInPlace => "déjà en place", "already in place";
-    OrganizeLeft => "laissés tels quels (non identifiés ou liens)", "left alone (unidentified or links)";
     OrganizeFrom => "Aujourd'hui", "Now";
     OrganizeTo => "Après le rangement", "After";
     OrganizeStart => "Ranger les fichiers", "Organize the files";
@@ -326,6 +325,7 @@ messages! {
     ConfirmRemovePlatform => "Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque.", "Remove the platform “{name}”? Its files stay on disk but leave the library.";
     ConfirmRemoveConsole => "Retirer la console « {name} » ? Son mot de passe n'ouvrira plus la boutique.", "Remove the console “{name}”? Its password will no longer open the shop.";
     Damaged => "Endommagé", "Damaged";
+    PushDamagedTitle => "Un fichier de ce titre est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. Ajouter quand même le titre à la liste d'envoi ?", "A file of this title is damaged: the console will likely refuse to install it, or the install will fail midway. Add the title to the push list anyway?";
     PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
     Undo => "Annuler", "Undo";
     InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
@@ -354,8 +354,6 @@ messages! {
     CreateAccount => "Créer le compte", "Create the account";
     AccountsNote => "Votre propre compte se gère plus haut ; un autre administrateur peut le supprimer ou le rendre lecteur. Le dernier administrateur reste administrateur.",
         "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
-    FileOne => "{n} fichier", "{n} file";
-    FileMany => "{n} fichiers", "{n} files";
     EmptyTrash => "Vider la corbeille", "Empty the trash";
     ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
     PurgeConverted => "Supprimer les originaux convertis", "Delete the converted originals";
@@ -402,6 +400,7 @@ messages! {
         "DBI and Goldleaf take no push: with DBI, use the shop above.";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
         "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
+    PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Push impossible: no console is set up.";
     PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";
     TestConnection => "Tester la connexion", "Test the connection";

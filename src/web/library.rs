@@ -17,8 +17,8 @@ use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
 use crate::library;
 use crate::library::search::{search_query, trim_blank};
-use crate::store::games;
 use crate::store::platforms::{self, Platform};
+use crate::store::{games, title_state};
 use crate::words::GameKind;
 
 /// `GET /files?q=&type=&platform=&sort=&page=&limit=`: every file, one row each (the
@@ -26,7 +26,7 @@ use crate::words::GameKind;
 /// name, A to Z or (`sort=name-desc`) Z to A.
 pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
     let desc = c.req.query("sort") == Some("name-desc");
@@ -44,6 +44,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     links.keep("platform", platform.unwrap_or(""));
     links.keep("sort", if desc { "name-desc" } else { "" });
     let body = html! {
+        (super::tasks::first_scan_note(c, &v)?)
         (filters(&v, &links, kind_filter, platform, &all_platforms))
         p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
         @if items.is_empty() {
@@ -189,13 +190,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         reply.status = 404;
         return Ok(reply);
     };
-    let family = match (g.item.kind, &g.item.title_id) {
-        (GameKind::Base, Some(id)) => Some((
-            games::related(c.db, id, GameKind::Update)?,
-            games::related(c.db, id, GameKind::Dlc)?,
-        )),
-        _ => None,
-    };
+    let family = family_of(c, &g)?;
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
     let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
@@ -218,23 +213,44 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
         (evidence(&v, &g))
-        @if let Some((updates, dlc)) = &family {
+        @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
-            (key_list(updates))
+            (key_list(&f.updates))
             h2 { (v.t(M::Dlc)) }
-            (key_list(dlc))
+            (key_list(&f.dlc))
         }
         @if v.admin {
             div.actions {
                 button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
-                @if let (Some(id), Some(_)) = (&g.item.title_id, &family) {
-                    button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
+                @if let Some(f) = &family {
+                    (super::titles::push_title_button(&v, &f.title_id, f.damaged))
                 }
                 button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
             }
         }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// A base game's updates and DLC in the library, and how many of its title's files are
+/// damaged (adding the whole title to the push list then asks first).
+struct Family {
+    title_id: String,
+    updates: Vec<String>,
+    dlc: Vec<String>,
+    damaged: u64,
+}
+
+fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
+    let (GameKind::Base, Some(id)) = (g.item.kind, &g.item.title_id) else {
+        return Ok(None);
+    };
+    Ok(Some(Family {
+        title_id: id.clone(),
+        updates: games::related(c.db, id, GameKind::Update)?,
+        dlc: games::related(c.db, id, GameKind::Dlc)?,
+        damaged: title_state::get(c.db, id)?.map_or(0, |t| t.damaged_files),
+    }))
 }
 
 /// How the game was identified, for the game page.
@@ -290,7 +306,7 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                             td.wide { code { (p.slug) } }
                             td { @if p.folder.is_empty() { (v.t(M::WholeLibrary)) } @else { code { (p.folder) } } }
                             td.wide { (p.extensions.join(", ")) }
-                            td.num { (n.total) } td.num.wide { (size(&v, n.bytes)) }
+                            td.num { (super::phrases::num(&v, n.total)) } td.num.wide { (size(&v, n.bytes)) }
                         }
                     }
                 }

@@ -38,7 +38,7 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
         @if no_account {
             p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
         }
-        (first_scan_note(c, &v, s.total))
+        (first_scan_note(c, &v)?)
         section.cards {
             @for (m, value) in &cards {
                 div.card { span.label { (v.t(*m)) } span.value { (value) } }
@@ -50,15 +50,36 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     page(&v, v.t(M::Dashboard), "/", body)
 }
 
-/// While the first scan of an empty library runs, its counts read zero: say so, with
-/// how far it has gone (the page follows the task and draws itself again at its end).
-pub fn first_scan_note(c: &Ctx, v: &Viewer, games: u64) -> Markup {
+/// While the first scan of a library runs, its counts and lists are not whole: say
+/// so, with how far it has gone (the page follows the task and draws itself again at
+/// its end). The dashboard, the tasks page and the libraries show it.
+pub fn first_scan_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let job = c.app.jobs.snapshot();
-    let first = games == 0 && job.running && job.task == Some(Task::Scan);
-    html! {
+    let first = job.running
+        && job.task == Some(Task::Scan)
+        && !crate::library::is_ready(c.db, &c.app.config.library)?;
+    Ok(html! {
         @if first {
             p.note #first-scan data-follow-job { (phrases::first_scan(v, job.done, job.total)) }
         }
+    })
+}
+
+/// A button that starts a task from a page without the task panel (upkeep, title
+/// data, the push list): off while a task runs, with which one beside it. The panel's
+/// script turns it on again where it runs; elsewhere the next visit does.
+pub fn start_button(
+    c: &Ctx,
+    v: &Viewer,
+    (id, api, then): (&str, &str, &str),
+    label: &str,
+) -> Markup {
+    let l = live(v, &c.app.jobs.snapshot());
+    let why = format!("{id}-busy");
+    html! {
+        button type="button" id=(id) data-start data-api=(api) data-then=(then)
+            disabled[l.running] aria-describedby=[l.running.then_some(&why)] { (label) }
+        @if l.running { span.hint id=(why) { (l.busy) } }
     }
 }
 
@@ -150,6 +171,14 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
     } else {
         None
     };
+    let full = room.as_ref().is_some_and(|r| r.needed > r.free);
+    // Said before anyone presses it, as on the console page.
+    let push_blocked = match (v.admin, crate::store::device::get(c.db)?) {
+        (false, _) => None,
+        // The console page's words say "below": here, the link leads there.
+        (true, None) => Some(v.t(M::PushNoDevice).to_string()),
+        (true, d) => super::device::push_blocked(c, v, d.as_ref()),
+    };
     Ok(html! {
         section.panel #job data-state=(state) data-last=(l.last_id) {
             h2 { (v.t(M::RunningTask)) }
@@ -166,15 +195,23 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
             @if v.admin {
                 div.actions {
                     @for (id, api, m) in starts {
-                        @let full = id == "start-convert" && room.as_ref().is_some_and(|r| r.needed > r.free);
-                        button type="button" id=(id) data-start data-api=(api) data-then="stay"
-                            disabled[l.running || full] { (v.t(m)) }
+                        // Off for good (until the page is drawn again), whatever the task.
+                        @let blocked = match id {
+                            "start-convert" => full,
+                            "start-push" => push_blocked.is_some(),
+                            _ => false,
+                        };
+                        button type="button" id=(id) data-start data-blocked[blocked] data-api=(api) data-then="stay"
+                            disabled[l.running || blocked] { (v.t(m)) }
                     }
                     button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay"
                         hidden[!l.running] { (v.t(M::Cancel)) }
                 }
                 p.hint #job-busy hidden[!l.running] { (l.busy) }
                 @if let Some(r) = &room { (room_note(v, to_convert, r)) }
+                @if let Some(why) = &push_blocked {
+                    p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
+                }
             }
         }
     })
@@ -283,7 +320,7 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let runs = job_runs::recent(c.db, 50)?;
     let s = c.app.pages.stats(c.db)?;
     let body = html! {
-        (first_scan_note(c, &v, s.total))
+        (first_scan_note(c, &v)?)
         (task_panel(c, &v, s.to_convert)?)
         p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
         (failures_of_last(c, &v))

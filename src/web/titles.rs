@@ -78,7 +78,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(redirect(&format!("/files?{}", query.join("&"))));
     }
     let v = Viewer::of(c);
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort, reverse) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
@@ -105,6 +105,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         (pager::pager(&v, &links, shown, paging.pages(total)))
     };
     let body = html! {
+        (super::tasks::first_scan_note(c, &v)?)
         @if title_catalog::is_empty(c.db)? { p.note #no-title-data { (v.t(M::NoTitleData)) } }
         (filters(&v, &links, q, show, sort_name))
         (result_count(c, &v, total)?)
@@ -368,7 +369,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             h2 { (v.t(M::VersionHistory)) }
             ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
         }
-        @if v.admin { (title_actions(c, &v, &t.base_id)?) }
+        @if v.admin { (title_actions(c, &v, t)?) }
     };
     page(&v, &t.name, "/library", body)
 }
@@ -428,14 +429,15 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
 }
 
 /// An admin's actions on a title: push it whole, or stop counting what it lacks.
-fn title_actions(c: &Ctx, v: &Viewer, id: &str) -> Result<Markup, Error> {
+fn title_actions(c: &Ctx, v: &Viewer, t: &TitleState) -> Result<Markup, Error> {
+    let id = &t.base_id;
     let (dlc, updates) = title_ignore::all(c.db)?
         .get(id)
         .copied()
         .unwrap_or_default();
     Ok(html! {
         div.actions {
-            button type="button" data-api={ "/api/push-title/" (id) } data-then="/device" { (v.t(M::AddTitleToPush)) }
+            (push_title_button(v, id, t.damaged_files))
         }
         form.stack #ignore data-api={ "/api/titles/" (id) "/ignore" } {
             label.check { input type="checkbox" name="dlc" checked[dlc]; (v.t(M::IgnoreDlc)) }
@@ -443,6 +445,16 @@ fn title_actions(c: &Ctx, v: &Viewer, id: &str) -> Result<Markup, Error> {
             button type="submit" { (v.t(M::Save)) }
         }
     })
+}
+
+/// "Add the whole title to the push list": it asks first when one of the title's
+/// files is damaged, as adding that file alone does.
+pub fn push_title_button(v: &Viewer, id: &str, damaged: u64) -> Markup {
+    let warning = (damaged > 0).then(|| v.t(M::PushDamagedTitle));
+    html! {
+        button type="button" #add-title-push data-api={ "/api/push-title/" (id) } data-then="/device"
+            data-confirm=[warning] { (v.t(M::AddTitleToPush)) }
+    }
 }
 
 #[derive(Deserialize)]
@@ -484,11 +496,11 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         h2 { (v.t(M::TitleData)) }
         dl.facts {
             dt { (v.t(M::LastImport)) } dd #title-data-age { (super::view::date(v, last.as_ref().map(|i| i.imported_at))) }
-            dt { (v.t(M::KnownTitles)) } dd { (title_catalog::count(c.db)?) }
+            dt { (v.t(M::KnownTitles)) } dd { (super::phrases::num(v, title_catalog::count(c.db)?)) }
         }
         @if v.admin {
             div.actions {
-                button type="button" #update-titles data-api="/api/titles/update" data-then="/" { (v.t(M::UpdateTitleData)) }
+                (super::tasks::start_button(c, v, ("update-titles", "/api/titles/update", "/"), v.t(M::UpdateTitleData)))
             }
             form.stack #title-settings data-api="/api/titles/settings" {
                 label.check { input type="checkbox" name="count_dlc" checked[count_dlc]; (v.t(M::CountMissingDlc)) }

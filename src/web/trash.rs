@@ -88,10 +88,7 @@ fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
 
 /// "3 files, 12.4 GB" in the reader's language.
 fn files_and_size(v: &Viewer, n: usize, bytes: u64) -> String {
-    let files = fill(
-        v.t(if n == 1 { M::FileOne } else { M::FileMany }),
-        &[("n", &n.to_string())],
-    );
+    let files = super::phrases::count(v, n as u64, super::phrases::FILES);
     format!("{files}, {}", size(v, bytes))
 }
 
@@ -130,9 +127,10 @@ fn freed(c: &Ctx, v: &Viewer) -> Markup {
     let (Some(n), Some(bytes)) = (number("purged"), number("bytes")) else {
         return html! {};
     };
+    let one = n == 1 || (n == 0 && v.lang == super::i18n::Lang::Fr);
     let text = fill(
-        v.t(if n == 1 { M::FreedOne } else { M::FreedMany }),
-        &[("n", &n.to_string()), ("size", &size(v, bytes))],
+        v.t(if one { M::FreedOne } else { M::FreedMany }),
+        &[("n", &super::phrases::num(v, n)), ("size", &size(v, bytes))],
     );
     html! { p.freed.ok #freed role="status" { (text) } }
 }

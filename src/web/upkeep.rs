@@ -8,6 +8,16 @@
 use maud::{html, Markup};
 
 use super::i18n::M;
+use super::phrases::{count, num, FILES};
+use super::tasks::start_button;
+
+/// The files organize does not move, counted.
+const LEFT_ALONE: (&str, &str, &str, &str) = (
+    "laissé tel quel (non identifié ou lien)",
+    "laissés tels quels (non identifiés ou liens)",
+    "left alone (unidentified or a link)",
+    "left alone (unidentified or links)",
+);
 use super::view::{self, page, size, Viewer};
 use crate::error::Error;
 use crate::http::{Ctx, Reply};
@@ -42,10 +52,10 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             @if drops.is_empty() {
                 p.empty #dedupe-empty { (v.t(M::DedupeNothing)) }
             } @else {
-                p #dedupe-count { (drops.len()) " · " (size(v, bytes)) }
+                p #dedupe-count { (count(v, drops.len() as u64, FILES)) " · " (size(v, bytes)) }
                 @if v.admin {
                     div.actions {
-                        button type="button" #start-dedupe data-api="/api/dedupe" data-then="/tasks" { (v.t(M::DedupeStart)) }
+                        (start_button(c, v, ("start-dedupe", "/api/dedupe", "/tasks"), v.t(M::DedupeStart)))
                     }
                 }
                 div.scroll {
@@ -65,7 +75,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                         }
                     }
                 }
-                @if drops.len() > SHOWN { p { "… " (drops.len() - SHOWN) } }
+                @if drops.len() > SHOWN { p { "… " (num(v, (drops.len() - SHOWN) as u64)) } }
             }
         }
     })
@@ -80,12 +90,12 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             h2 { (v.t(M::OrganizeTitle)) }
             p { (v.t(M::OrganizeTemplate)) " " code { (cfg.organize_template.as_str()) } }
             p #organize-count {
-                (plan.moves.len()) " " (v.t(M::OrganizeToMove)) " · " (plan.taken.len()) " " (v.t(M::OrganizeTaken))
-                " · " (plan.in_place) " " (v.t(M::OrganizeInPlace)) " · " (plan.left) " " (v.t(M::OrganizeLeft))
+                (num(v, plan.moves.len() as u64)) " " (v.t(M::OrganizeToMove)) " · " (num(v, plan.taken.len() as u64)) " " (v.t(M::OrganizeTaken))
+                " · " (num(v, plan.in_place as u64)) " " (v.t(M::OrganizeInPlace)) " · " (count(v, plan.left as u64, LEFT_ALONE))
             }
             @if v.admin && !plan.moves.is_empty() {
                 div.actions {
-                    button type="button" #start-organize data-api="/api/organize" data-then="/tasks" { (v.t(M::OrganizeStart)) }
+                    (start_button(c, v, ("start-organize", "/api/organize", "/tasks"), v.t(M::OrganizeStart)))
                 }
             }
             @if !plan.moves.is_empty() || !plan.taken.is_empty() {

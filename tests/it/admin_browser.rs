@@ -22,20 +22,13 @@ const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 /// Click a button carrying `data-confirm`, then confirm.
 fn click_and_confirm(tab: &Tab, selector: &str) {
     click(tab, selector);
-    // dialog: the confirm <dialog> (another branch) opens; its confirm button goes on.
+    // The confirm <dialog> opens; its confirm button goes on (after the half second
+    // in which a click is taken for the end of a double-click).
     let until = Instant::now() + Duration::from_secs(3);
     while Instant::now() < until {
         if js(tab, "!!document.querySelector('dialog[open]')") == true {
+            std::thread::sleep(Duration::from_millis(600));
             click(tab, "dialog[open] button.confirm");
-            return;
-        }
-        // dialog: until that branch is merged, a second click confirms; drop this then.
-        if js(
-            tab,
-            &format!("!!document.querySelector(\"{selector}\")?.dataset.armed"),
-        ) == true
-        {
-            click(tab, selector);
             return;
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -52,6 +52,8 @@ fn every_page_at_both_widths_in_both_languages() {
     };
     let base = s.base.clone();
     std::fs::create_dir_all(pages_dir()).unwrap();
+    // The first-run page, on a service that has no account yet.
+    let fresh = TestServer::start_on(Folders::new(), &["--no-local-access"]);
     // Before signing in, the page speaks the browser's language.
     for (lang, accept) in [("fr", "fr-FR,fr;q=0.9"), ("en", "en-US,en;q=0.9")] {
         let header = std::collections::HashMap::from([("Accept-Language", accept)]);
@@ -65,6 +67,13 @@ fn every_page_at_both_widths_in_both_languages() {
             open(&tab, &format!("{base}/login"));
             assert_eq!(js(&tab, "document.documentElement.lang"), lang, "login");
             shot(&tab, &format!("pages/login-{width}-{lang}"));
+            open(&tab, &format!("{}/setup", fresh.base));
+            assert_eq!(js(&tab, "document.documentElement.lang"), lang, "setup");
+            assert!(
+                js(&tab, "!!document.querySelector('form')") == true,
+                "setup"
+            );
+            shot(&tab, &format!("pages/setup-{width}-{lang}"));
         }
     }
     sign_in(&tab, &base, "admin", "admin password");
@@ -95,6 +104,13 @@ fn every_page_at_both_widths_in_both_languages() {
                 assert_eq!(js(&tab, "document.documentElement.lang"), lang, "{name}");
                 if narrow {
                     fits_the_screen(&tab, name);
+                } else {
+                    // The header and its menu hold on one line at 1280 px.
+                    let height = js(&tab, "document.querySelector('header').offsetHeight");
+                    assert!(
+                        height.as_f64().unwrap() < 64.0,
+                        "{name}: header {height} px"
+                    );
                 }
                 shot(&tab, &format!("pages/{name}-{width}-{lang}"));
             }

@@ -246,6 +246,61 @@ fn french_pages_give_the_reasons_and_flag_the_files(s: &TestServer, damaged: usi
     let titles = s.send("GET", "/library", &fr, None).body;
     let flag = format!("{damaged} fichiers endommagés");
     assert!(titles.contains(&flag), "{flag:?} not in {titles}");
+    // Pushing the whole title asks first; a damaged file in the push list is flagged.
+    let title = s.send("GET", "/title/0100000000010000", &fr, None).body;
+    let button = &title[title
+        .find("id=\"add-title-push\"")
+        .expect("the push button")..];
+    let button = &button[..button.find('>').unwrap()];
+    assert!(
+        button.contains("data-confirm=\"Un fichier de ce titre est endommagé"),
+        "{button}"
+    );
+    let r = s.post("/api/push/bad%20zstd%20%5B0100000000010000%5D.nsz");
+    assert_eq!(r.status, 200, "{r:?}");
+    let device = s.send("GET", "/device", &fr, None).body;
+    assert_eq!(device.matches("badge damaged").count(), 1, "{device}");
+    assert_eq!(s.send("DELETE", "/api/push", &[], None).status, 200);
+}
+
+#[test]
+fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
+    let folders = Folders::new();
+    let lib = &folders.library;
+    // A header that reads but promises a petabyte once decompressed.
+    let (mut huge, ncz_at) = solid_nsz();
+    let sections = ncz_at + 0x4010;
+    huge[sections + 0x48..sections + 0x50].copy_from_slice(&(1u64 << 50).to_le_bytes());
+    std::fs::write(lib.join("huge [0100000000010000].nsz"), &huge).unwrap();
+    let fine = lib.join("fine [0100000000020000].nsz");
+    std::fs::write(&fine, good_nsz(1, 0x40000)).unwrap();
+    let before = digest(&fine);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    // The tasks page says so before anyone starts it, and its button is off.
+    let fr = [("Accept-Language", "fr-FR,fr;q=0.9")];
+    let tasks = s.send("GET", "/tasks", &fr, None).body;
+    assert!(tasks.contains("data-fits=\"false\""), "{tasks}");
+    assert!(tasks.contains("La place manque"), "{tasks}");
+    let button = tasks.split("id=\"start-convert\"").nth(1).unwrap();
+    let button = &button[..button.find('>').unwrap()];
+    assert!(
+        button.contains("data-blocked") && button.contains("disabled"),
+        "{button}"
+    );
+    // Through the API it still starts, and ends `failed` at once, converting nothing.
+    let last = convert(&s);
+    assert_eq!(last["result"], "failed", "{last}");
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was converted"),
+        "{last}"
+    );
+    assert_eq!(digest(&fine), before);
+    assert!(!lib.join("fine [0100000000020000].nsp").exists());
+    assert!(files_named(lib, ".part").is_empty());
 }
 
 #[test]

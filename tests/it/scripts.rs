@@ -45,7 +45,7 @@ fn ldq_scan_starts_a_scan_and_waits_for_its_result() {
     let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(
-        text(&o).contains("Tâche scan terminée : ok (60 files"),
+        text(&o).contains("Tâche scan : réussie [ok] (60 files"),
         "{}",
         text(&o)
     );
@@ -122,6 +122,29 @@ fn ldq_convert_converts_and_reads_the_key_from_a_file() {
     );
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("5 converted, 0 failed"), "{}", text(&o));
+}
+
+#[test]
+fn ldq_convert_exits_1_on_a_partial_convert_and_names_the_file() {
+    let folders = Folders::new();
+    demo(&folders);
+    let broken = "Corrupt [0100000000ABC000][v0].nsz";
+    std::fs::write(
+        folders.library.join(broken),
+        crate::convert::nsz_with_a_corrupt_stream(),
+    )
+    .unwrap();
+    let key = create_key(&folders, "scripts", &[]);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    s.wait_idle_with(&key);
+    let o = script("ldq-convert", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("Tâche convert : terminée avec des erreurs [partial] (5 converted, 1 failed)"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("  {broken} : ")), "{out}");
 }
 
 #[test]

@@ -850,3 +850,67 @@ fn the_loopback_rule_opens_the_interface_without_an_account() {
     assert!(s.get("/static/app.js").body.contains("data-api"));
     assert_eq!(s.get("/static/..%2Fsecret").status, 404);
 }
+
+/// The opening tag of the element with this id.
+fn tag<'a>(body: &'a str, id: &str) -> &'a str {
+    let at = body
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in {body}"));
+    let start = body[..at].rfind('<').unwrap();
+    &body[start..at + body[at..].find('>').unwrap()]
+}
+
+#[test]
+fn the_first_scan_is_said_on_every_list_and_a_task_turns_every_start_button_off() {
+    let folders = Folders::new();
+    demo(&folders);
+    let key = create_key(&folders, "tasks", &[]);
+    let s = TestServer::start_on(
+        folders.clone(),
+        &[
+            "--task-delay-ms",
+            "2000",
+            "--key-rate",
+            "1000",
+            "--key-burst",
+            "1000",
+        ],
+    );
+    let fr = [("Accept-Language", "fr-FR,fr;q=0.9")];
+    // The scan of a library never scanned starts with the service and is held 2 s.
+    for path in ["/", "/tasks", "/library", "/files"] {
+        let body = s.send("GET", path, &fr, None).body;
+        assert!(body.contains("Premier scan en cours"), "{path}: {body}");
+    }
+    s.wait_idle_with(&key);
+    let starts = [
+        ("/", "start-scan"),
+        ("/upkeep", "start-organize"),
+        ("/settings", "update-titles"),
+    ];
+    for (path, id) in starts {
+        let body = s.send("GET", path, &fr, None).body;
+        assert!(!body.contains("Premier scan en cours"), "{path}");
+        assert!(
+            !tag(&body, id).contains("disabled"),
+            "{path}: {}",
+            tag(&body, id)
+        );
+    }
+    // While a scan runs, each button that would start a task is off and says why.
+    let r = s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
+    assert_eq!(r.status, 202, "{r:?}");
+    for (path, id) in starts {
+        let body = s.send("GET", path, &fr, None).body;
+        assert!(
+            tag(&body, id).contains("disabled"),
+            "{path}: {}",
+            tag(&body, id)
+        );
+        assert!(
+            body.contains("Les tâches ne peuvent pas démarrer pendant : Analyse"),
+            "{path}"
+        );
+    }
+    s.wait_idle_with(&key);
+}

@@ -256,6 +256,19 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
         "{button}"
     );
     assert!(!button.contains("data-api"));
+    // The dashboard says it too, and its Push button is off for good.
+    let dashboard = page(&s, "/", "fr");
+    let why = text(part(
+        &dashboard,
+        "<p class=\"hint\" id=\"push-blocked\"",
+        "</p>",
+    ));
+    assert!(why.contains("--listen 0.0.0.0:"), "{why}");
+    let start = part(&dashboard, "id=\"start-push\"", ">");
+    assert!(
+        start.contains("data-blocked") && start.contains("disabled"),
+        "{start}"
+    );
     // The list names the game, its key small under it.
     let list = part(&fr, "<table id=\"push\"", "</table>");
     assert_eq!(row_links(&fr, "push", "/game/"), vec![text(&name)]);
@@ -286,9 +299,19 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     with_console(&s, "127.0.0.1", 2000);
     let ok = page(&s, "/device", "fr");
     assert!(!ok.contains("id=\"push-blocked\""));
-    assert!(ok.contains("<button id=\"start-push\" type=\"button\" data-api=\"/api/push\""));
-    // The dashboard's start button is as it was.
-    assert!(page(&s, "/", "fr").contains("data-api=\"/api/push\" data-then=\"stay\""));
+    let start = part(&ok, "id=\"start-push\"", ">");
+    assert!(
+        start.contains("data-api=\"/api/push\"") && !start.contains("disabled"),
+        "{start}"
+    );
+    // So is the dashboard's.
+    let dashboard = page(&s, "/", "fr");
+    assert!(!dashboard.contains("id=\"push-blocked\""));
+    let start = part(&dashboard, "id=\"start-push\"", ">");
+    assert!(
+        start.contains("data-then=\"stay\"") && !start.contains("disabled"),
+        "{start}"
+    );
 }
 
 #[test]

@@ -251,10 +251,12 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
         Some("#push-list"),
     );
 
-    // dialog: once app.js opens a <dialog> for data-confirm, clearing the list goes
-    // through it; until then this step is left to the HTTP test's data-confirm text.
-    // dialog: click(&tab, "button[data-api=\"/api/push\"][data-method=DELETE]");
-    // dialog: wait_for(&tab, "!!document.querySelector('dialog[open]')");
-    // dialog: click(&tab, "dialog[open] button.confirm");
-    // dialog: wait_for(&tab, "!!document.getElementById('push-empty')");
+    // Clearing the list asks through the dialog, which names what goes.
+    click(&tab, "button[data-api=\"/api/push\"][data-method=DELETE]");
+    wait_for(&tab, "!!document.querySelector('dialog[open]')");
+    let asked = js(&tab, "document.querySelector('dialog[open]').textContent");
+    assert!(asked.as_str().unwrap().contains("132"), "the size: {asked}");
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    click(&tab, "dialog[open] button.confirm");
+    wait_for(&tab, "!!document.getElementById('push-empty')");
 }

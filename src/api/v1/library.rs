@@ -89,7 +89,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn search(c: &Ctx) -> Result<Reply, Error> {
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     if q.is_empty() {
         return Err(Error::new(
             Kind::MissingParameter,

@@ -20,7 +20,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         None => None,
         Some(s) => Some(TitleStatus::parse(s).ok_or_else(|| Error::invalid(Msg::BadTitleStatus))?),
     };
-    let q = c.req.query("q").map(trim_blank).unwrap_or("");
+    let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let query = search_query(q)?;
     let paging = Paging::from_req(c.req);
     let key = format!(

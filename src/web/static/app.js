@@ -232,7 +232,7 @@ if (current) {
 // The start buttons: disabled while a task runs (the service would answer "busy").
 function startButtons(busy) {
   document.querySelectorAll("button[data-start]").forEach((b) => {
-    b.disabled = busy || (b.id === "start-convert" && document.querySelector("#convert-room[data-fits=false]") !== null);
+    b.disabled = busy || b.hasAttribute("data-blocked");
   });
   const cancel = document.getElementById("cancel");
   if (cancel) cancel.hidden = !busy;
