@@ -10,6 +10,12 @@ use maud::{html, Markup};
 use super::i18n::M;
 use super::phrases::{count, num, FILES};
 use super::tasks::start_button;
+use super::view::{self, page, size, Viewer};
+use crate::error::Error;
+use crate::http::{Ctx, Reply};
+use crate::jobs::{dedupe, organize};
+use crate::store::organize_runs;
+use crate::words::Task;
 
 /// The files organize does not move, counted.
 const LEFT_ALONE: (&str, &str, &str, &str) = (
@@ -18,12 +24,6 @@ const LEFT_ALONE: (&str, &str, &str, &str) = (
     "left alone (unidentified or a link)",
     "left alone (unidentified or links)",
 );
-use super::view::{self, page, size, Viewer};
-use crate::error::Error;
-use crate::http::{Ctx, Reply};
-use crate::jobs::{dedupe, organize};
-use crate::store::organize_runs;
-use crate::words::Task;
 
 /// Rows a preview shows; the rest is counted.
 const SHOWN: usize = 500;

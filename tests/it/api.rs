@@ -439,6 +439,21 @@ fn openapi_json_is_served_without_a_key_and_describes_v1() {
     ] {
         assert!(v["paths"][path].is_object(), "{path}");
     }
+    // A task that finished with failed files is `partial`, and names them.
+    let run = &v["components"]["schemas"]["LastRun"];
+    let results: Vec<&str> = run["properties"]["result"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(results.contains(&"partial"), "{results:?}");
+    assert!(run["required"]
+        .as_array()
+        .unwrap()
+        .contains(&"failures".into()));
+    let item = &v["components"]["schemas"]["FailedItem"]["required"];
+    assert_eq!(item, &serde_json::json!(["key", "error", "message"]));
 }
 
 #[test]

@@ -653,6 +653,15 @@ fn platforms_are_added_checked_and_removed() {
         "{}",
         page.body
     );
+    // Its delete button asks first, naming it (the dialog is app.js's, tested in a
+    // browser on the other destroying buttons).
+    let listed = s
+        .send("GET", "/platforms", &[("Cookie", &admin)], None)
+        .body;
+    assert!(
+        listed.contains("data-confirm=\"Retirer la plateforme « Game Boy Advance » ?"),
+        "{listed}"
+    );
     let r = s.send("DELETE", "/api/platforms/gba", &[("Cookie", &admin)], None);
     assert_eq!(r.status, 200);
     // The files stay; the last platform cannot go.
@@ -883,6 +892,15 @@ fn the_first_scan_is_said_on_every_list_and_a_task_turns_every_start_button_off(
         assert!(body.contains("Premier scan en cours"), "{path}: {body}");
     }
     s.wait_idle_with(&key);
+    // Each language's typography before a colon.
+    let fr_page = s.send("GET", "/", &fr, None).body;
+    assert!(fr_page.contains("Dernier résultat\u{a0}: "), "{fr_page}");
+    let en = [("Accept-Language", "en-US,en;q=0.9")];
+    let en_page = s.send("GET", "/", &en, None).body;
+    assert!(
+        en_page.contains("Last result: ") && !en_page.contains(" : "),
+        "{en_page}"
+    );
     let starts = [
         ("/", "start-scan"),
         ("/upkeep", "start-organize"),
