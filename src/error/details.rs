@@ -88,6 +88,9 @@ const FRENCH: &[(&str, &str)] = &[
         "the converted file could not be written; the original was kept",
         "le fichier décompressé n'a pas pu être écrit ; l'original a été gardé",
     ),
+    // Fetching title data (what the source or the network said is kept as it is).
+    ("the source answered {}", "la source a répondu {}"),
+    ("the file is larger than {} MiB", "le fichier dépasse {} Mio"),
 ];
 
 /// `en` in French. Sentences of the table are translated whole, "sentence: detail"
@@ -160,6 +163,7 @@ mod tests {
             "src/library/probe.rs",
             "src/convert/mod.rs",
             "src/convert/ncz.rs",
+            "src/titles/fetch.rs",
         ];
         let mut seen = 0;
         for file in files {
@@ -181,11 +185,21 @@ mod tests {
     }
 
     /// The string literals that start a detail: the argument of `bad(`,
-    /// `FormatError(`, `fail(` and `notes.push(` (through `format!(`), and the arms
-    /// of `write_reason`. Each `{…}` becomes a sample word.
+    /// `FormatError(`, `fail(`, `notes.push(` and the title fetch's `down(` and
+    /// `Err(` (through `format!(`), and the arms of `write_reason`. Each `{…}`
+    /// becomes a sample word.
     fn details_in(source: &str) -> Vec<String> {
         let mut out = Vec::new();
-        for opener in ["bad(", "FormatError(", "fail(\"", "notes.push(", "=> \""] {
+        let openers = [
+            "bad(",
+            "FormatError(",
+            "fail(\"",
+            "notes.push(",
+            "=> \"",
+            "down(name, ",
+            "return Err(format!(",
+        ];
+        for opener in openers {
             for (at, _) in source.match_indices(opener) {
                 let rest = source[at + opener.len()..].trim_start();
                 let rest = rest.strip_prefix("format!(").unwrap_or(rest).trim_start();

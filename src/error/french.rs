@@ -100,7 +100,7 @@ impl Msg {
             // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
-            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
+            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {} ; les données précédentes sont conservées", detail(reason)),
             NotTitleFile { file } => format!("{file} n'est aucun des fichiers de données de titres (versions.txt, versions.json, ou un fichier de région comme US.en.json)"),
             NoTitle { id } => format!("aucun titre de la bibliothèque n'a l'identifiant {id}"),
             BadRegion => "une région s'écrit deux lettres, un point et deux lettres, comme US.en".into(),
@@ -111,7 +111,7 @@ impl Msg {
             NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
             BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
             BadMissingKind => "kind doit valoir update ou dlc".into(),
-            TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {reason} ; les données précédentes sont conservées"),
+            TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {} ; les données précédentes sont conservées", detail(reason)),
             FileExists { file } => format!("{file} existe déjà ; choisissez un autre fichier"),
             CannotCreate { file } => format!("{file} ne peut pas être créé"),
             BackupFailed { file } => format!("la sauvegarde vers {file} a échoué"),

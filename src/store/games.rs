@@ -422,12 +422,12 @@ pub struct TitleFile {
 
 /// Every file that belongs to a title, grouped by base title ID.
 pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime,
-                NOT (header_ok AND damage IS NULL)
+                NOT ({SOUND})
          FROM games WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
-         ORDER BY base_title_id, key",
-    )?;
+         ORDER BY base_title_id, key"
+    ))?;
     let rows = stmt.query_map([], |r| {
         Ok(TitleFile {
             key: r.get(0)?,

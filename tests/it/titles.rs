@@ -331,7 +331,7 @@ fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
     *src.mode.lock().unwrap() = "down";
     let (ok, _, err) = update(&folders);
     assert!(
-        !ok && err.contains("503") && err.contains("conservées"),
+        !ok && err.contains("la source a répondu 503") && err.contains("conservées"),
         "{err}"
     );
     std::fs::remove_file(folders.data.join("titledb/versions.json")).unwrap();
