@@ -187,6 +187,12 @@ pub(crate) fn open(tab: &Tab, url: &str) {
 
 /// The page fits a 360 px screen: nothing makes it scroll sideways.
 pub(crate) fn fits_the_screen(tab: &Tab, what: &str) {
+    // Right after `phone`, Chromium may not have laid the page out again yet (a
+    // mobile page is 980 px wide until its viewport meta applies): let it.
+    let until = Instant::now() + Duration::from_secs(2);
+    while js(tab, "window.innerWidth") != 360 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(
         js(tab, "window.innerWidth"),
         360,
