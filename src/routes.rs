@@ -16,7 +16,8 @@ use crate::web;
 pub const TABLE: Table = Table {
     routes: ROUTES,
     sign_in: web::sign_in::to_sign_in,
-    // The shop's files, also asked from the root by installers given the root.
+    // The shop's files, also asked from the root by installers given the root: a
+    // worker checks the console, then the download threads serve them.
     downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/"],
     missing_page: web::missing::missing_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
@@ -50,6 +51,8 @@ const ROUTES: &[Route] = &[
     route_if("GET", "/", Shop, shop::is_installer, shop::root),
     route_if("GET", "/{path*}", Shop, shop::is_installer_in_folder, shop::files),
     route("GET", "/shop", Shop, shop::shop),
+    // Tinfoil given `…/shop/` asks with the slash.
+    route("GET", "/shop/", Shop, shop::shop),
     route("GET", "/shop/versions.txt", Shop, shop::versions),
     route("GET", "/shop/files/{path*}", Shop, shop::files),
     route("GET", "/api/shop/sections", Shop, shop::sections),

@@ -1,7 +1,7 @@
 //! The shop's routes: what each console installer asks for (see `crate::shop` for
 //! the forms). Every route is `Access::Shop`: a console's password, or anyone with
-//! `--shop-public`. Downloads run on the download threads (the route table sends
-//! every path below `/shop/files/` there), each console within its share.
+//! `--shop-public`. Downloads run on the download threads (the route table names
+//! the paths served there), each console within its share (`http::downloads`).
 //!
 //! One URL for every installer: the service's root. Tinfoil and CyberFoil asking `/`
 //! get the Tinfoil index, and CyberFoil asks `/api/shop/sections` first; DBI and
@@ -11,7 +11,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Instant, UNIX_EPOCH};
 
 use crate::error::{Error, Msg};
 use crate::http::auth::{basic_credentials, Principal};
@@ -20,9 +20,6 @@ use crate::http::{App, Ctx, Reply, Req};
 use crate::library::key::LibraryKey;
 use crate::shop::{Folder, Form, Item};
 use crate::store::shop_downloads;
-
-/// How long a console past its share of downloads waits for one of its own to end.
-const SHARE_WAIT: Duration = Duration::from_secs(2);
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
 /// `User-Agent` starting with `Mozilla/`; installers send Tinfoil's headers, their own
@@ -148,11 +145,6 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
         Principal::Console(name) => name.clone(),
         _ => return Err(Error::internal("a shop route without a console")),
     };
-    let slot = c
-        .app
-        .downloads
-        .acquire(&console, c.app.config.shop_downloads, SHARE_WAIT)
-        .ok_or_else(Error::overloaded)?;
     let (mut file, size, modified) = open(c, item)?;
     let plan = match range::plan(c.req.header("range"), size) {
         Ok(plan) => plan,
@@ -174,7 +166,6 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
     let reader = Counted {
         inner: file.take(plan.len),
         sent: Arc::clone(&sent),
-        _slot: slot,
     };
     reply.stream = Some((Box::new(reader), plan.len));
     let (key, started) = (item.file.key.clone(), Instant::now());
@@ -199,12 +190,10 @@ fn open(c: &Ctx, item: &Item) -> Result<(std::fs::File, u64, std::time::SystemTi
     Ok((file, meta.len(), meta.modified().unwrap_or(UNIX_EPOCH)))
 }
 
-/// A download's bytes, counted as they are read; holds the console's slot until the
-/// response ends.
+/// A download's bytes, counted as they are read.
 struct Counted {
     inner: std::io::Take<std::fs::File>,
     sent: Arc<AtomicU64>,
-    _slot: crate::http::slots::Slot,
 }
 
 impl Read for Counted {

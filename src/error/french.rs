@@ -34,6 +34,7 @@ impl Msg {
             HeadersTooLarge { limit } => format!("les en-têtes dépassent la limite de {limit} octets"),
             OneHostHeader => "une requête porte un seul en-tête Host".into(),
             BodyUnreadable => "le corps de la requête est illisible".into(),
+            BodyTooSlow => "le corps de la requête n'est pas arrivé à temps".into(),
             AmbiguousLength { why } => format!("la longueur de la requête est ambiguë ({why}) ; la connexion est fermée"),
             MissingParameter { name } => format!("le paramètre « {name} » est obligatoire"),
             BadJson { expected } => format!("un objet JSON était attendu avec {expected}"),

@@ -54,6 +54,8 @@ pub enum Kind {
     /// A running task stopped because it was asked to.
     Cancelled,
     PayloadTooLarge,
+    /// The body did not arrive within its budget (see `http::body`).
+    RequestTimeout,
     UriTooLong,
     HeadersTooLarge,
     /// Too many requests from one key or address; retry after that many seconds.

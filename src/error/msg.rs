@@ -44,6 +44,7 @@ pub enum Msg {
     },
     OneHostHeader,
     BodyUnreadable,
+    BodyTooSlow,
     AmbiguousLength {
         why: String,
     },
@@ -329,6 +330,7 @@ impl Msg {
             HeadersTooLarge { limit } => format!("The request headers are larger than the limit of {limit} bytes."),
             OneHostHeader => "A request carries one Host header.".into(),
             BodyUnreadable => "The request body could not be read.".into(),
+            BodyTooSlow => "The request body did not arrive in time.".into(),
             AmbiguousLength { why } => format!("The request's length is ambiguous ({why}); the connection is closed."),
             MissingParameter { name } => format!("The query parameter '{name}' is required."),
             BadJson { expected } => format!("Expected a JSON object with {expected}."),

@@ -33,8 +33,10 @@ pub struct App {
     pub names: crate::library::name_index::Names,
     /// The titles' lists, kept per library generation.
     pub titles: crate::titles::listing::TitleLists,
-    /// The shop's downloads running per console.
-    pub downloads: Arc<super::slots::Slots>,
+    /// The shop's downloads, waiting or running, per console.
+    pub downloads: Arc<super::downloads::Downloads<super::server::Job>>,
+    /// The request bodies being read, per client (see `body`).
+    pub bodies: super::body::Bodies,
     /// The decompressed size of the files to convert, at one library generation: it
     /// reads a header of each, too slow for every render of the tasks panel.
     pub convert_needed: Mutex<Option<(i64, u64)>>,
@@ -50,6 +52,10 @@ impl App {
     ) -> App {
         App {
             limits: Limits::new(&config),
+            downloads: Arc::new(super::downloads::Downloads::new(
+                config.shop_downloads,
+                config.shop_downloads_total,
+            )),
             config,
             jobs,
             push,
@@ -61,7 +67,7 @@ impl App {
             shop: Default::default(),
             names: Default::default(),
             titles: Default::default(),
-            downloads: Default::default(),
+            bodies: Default::default(),
             convert_needed: Mutex::default(),
         }
     }

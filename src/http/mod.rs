@@ -6,7 +6,9 @@
 
 pub mod app;
 pub mod auth;
+pub mod body;
 pub mod cache;
+pub mod downloads;
 pub mod framing;
 pub mod params;
 pub mod range;
@@ -15,7 +17,6 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod server;
-pub mod slots;
 pub mod warden;
 
 pub use app::App;

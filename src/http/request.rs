@@ -1,8 +1,8 @@
 //! The request view handed to handlers: method, the raw path split on `/` *before*
 //! any percent-decoding (so a `%2F` inside a game key stays inside the key), decoded
-//! query pairs, lower-cased headers, the TCP peer and a body read under a cap.
+//! query pairs, lower-cased headers, the TCP peer, and the body once `body::read`
+//! has read it.
 
-use std::io::Read;
 use std::net::SocketAddr;
 
 use percent_encoding::percent_decode_str;
@@ -32,16 +32,18 @@ pub const MAX_TARGET: usize = 16 * 1024;
 pub const MAX_HEADERS: usize = 64 * 1024;
 
 impl Req {
-    /// Build the view, reading at most `max_body` bytes of body (more: 413). A target
-    /// or headers past their limits are refused before anything else is read.
-    pub fn read(rq: &mut tiny_http::Request, max_body: usize) -> Result<Req, Error> {
+    /// Build the view from the request line and headers; the body stays unread
+    /// (`body::read` fills it once the route and the caller are known). A target or
+    /// headers past their limits are refused first. Repeated slashes in the path are
+    /// one: installers that join their base URL with `/` ask `//` and `//base/`.
+    pub fn head(rq: &tiny_http::Request) -> Result<Req, Error> {
         check_head(rq)?;
-        let body = read_body(rq, max_body)?;
         let (path, query) = split_url(rq.url());
+        let path = collapse_slashes(path);
         Ok(Req {
             method: rq.method().as_str().to_string(),
-            segments: split_path(path),
-            path: path.to_string(),
+            segments: split_path(&path),
+            path,
             query: parse_query(query),
             raw_query: query.to_string(),
             headers: rq
@@ -55,7 +57,7 @@ impl Req {
                 })
                 .collect(),
             peer: rq.remote_addr().copied(),
-            body,
+            body: Vec::new(),
         })
     }
 
@@ -107,31 +109,20 @@ fn check_head(rq: &tiny_http::Request) -> Result<(), Error> {
     Ok(())
 }
 
-/// The body, refused past `max_body` bytes whether or not its length was announced.
-fn read_body(rq: &mut tiny_http::Request, max_body: usize) -> Result<Vec<u8>, Error> {
-    let too_large = || {
-        Error::new(
-            Kind::PayloadTooLarge,
-            Msg::PayloadTooLarge { limit: max_body },
-        )
-    };
-    if rq.body_length().is_some_and(|n| n > max_body) {
-        return Err(too_large());
-    }
-    let mut body = Vec::new();
-    rq.as_reader()
-        .take(max_body as u64 + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| Error::invalid(Msg::BodyUnreadable).with_cause(e))?;
-    if body.len() > max_body {
-        return Err(too_large());
-    }
-    Ok(body)
-}
-
 /// Path and query of a request target.
 pub fn split_url(url: &str) -> (&str, &str) {
     url.split_once('?').unwrap_or((url, ""))
+}
+
+/// `//a///b/` → `/a/b/`. A `%2F` inside a segment is not a slash, and stays.
+pub fn collapse_slashes(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if !(c == '/' && out.ends_with('/')) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn split_path(path: &str) -> Vec<String> {
@@ -173,6 +164,17 @@ mod tests {
         assert_eq!(decode_segment("a%2Fb").unwrap(), "a/b");
         assert_eq!(decode_segment("%5Bx%5D").unwrap(), "[x]");
         assert!(decode_segment("%FF").is_none());
+    }
+
+    #[test]
+    fn repeated_slashes_are_one() {
+        assert_eq!(collapse_slashes("//"), "/");
+        assert_eq!(collapse_slashes("//base/"), "/base/");
+        assert_eq!(
+            collapse_slashes("/shop/files//x%2F%2Fy"),
+            "/shop/files/x%2F%2Fy"
+        );
+        assert_eq!(collapse_slashes("/api/v1/health"), "/api/v1/health");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Matching a request to a route of the table (`crate::routes`) and running it.
-//! `dispatch` runs the same steps for every request: find the route, check access,
-//! call the handler.
+//! Every request goes through the same steps: `decide` finds the route and checks
+//! access from the request's head, the server reads the body (or hands a download
+//! to the download threads), and `run` calls the handler.
 
 use rusqlite::Connection;
 
@@ -97,8 +98,9 @@ pub const fn route_if(
 pub struct Table {
     pub routes: &'static [Route],
     pub sign_in: fn(&Connection, &Req) -> Reply,
-    /// Requests whose path starts with one of these are served by the download
-    /// threads, not the request workers: a download holds its thread for minutes.
+    /// Shop requests whose path starts with one of these are served by the download
+    /// threads, once a worker has checked the console: a download holds its thread
+    /// for minutes.
     pub downloads: &'static [&'static str],
     /// What a person gets at an address no route knows: a page (a 404 in the page
     /// shell), for a `GET` or `HEAD` whose path is outside `not_pages` and `downloads`.
@@ -182,15 +184,30 @@ fn match_pattern(pattern: &str, segments: &[String]) -> Option<Vec<String>> {
     (segments.len() == count).then_some(params)
 }
 
-/// Route a request and run its handler. Also returns who called, for the access log.
-/// Authentication comes before 404 and 405, so that an anonymous caller learns
-/// nothing about which private routes exist.
-pub fn dispatch(
-    app: &App,
-    db: &Connection,
-    table: &Table,
-    req: &Req,
-) -> (Result<Reply, Error>, Option<String>) {
+/// What routing and access decided from a request's head, before its body is read.
+pub enum Routed {
+    /// Answer this at once: no handler runs and the body is never read (refused,
+    /// sent to sign in).
+    Answer(Result<Reply, Error>),
+    /// Run a handler for this caller.
+    Run(Call),
+}
+
+/// A handler to run, with what `decide` learnt.
+pub struct Call {
+    pub handler: Handler,
+    pub params: Vec<String>,
+    pub principal: Principal,
+    /// A shop path the download threads serve (`Table::downloads`), not a worker.
+    pub download: bool,
+}
+
+/// Find the route and check the caller, from the request line and headers alone.
+/// Also returns who called, for the access log. Authentication comes before 404 and
+/// 405, so that an anonymous caller learns nothing about which private routes exist;
+/// a console with valid credentials gets the 404 of a path that does not exist, and
+/// it never counts as a failed sign-in.
+pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, Option<String>) {
     let found = find(
         table.routes,
         &req.method,
@@ -203,44 +220,60 @@ pub fn dispatch(
         Ok((r, _)) => r.access == Access::Page,
         Err(e) => e.kind == Kind::NotFound && table.wants_a_page(req),
     };
-    let mut principal = Principal::Anonymous;
-    if matches!(&found, Ok((r, _)) if r.access == Access::Shop) {
+    let unknown = matches!(&found, Err(e) if e.kind == Kind::NotFound);
+    let shop = matches!(&found, Ok((r, _)) if r.access == Access::Shop)
+        || (unknown && auth::basic_credentials(req).is_some());
+    let principal = if shop {
         match auth::authorize_shop(app, db, req) {
-            Ok(p) => principal = p,
-            Err(e) => return (Err(e), None),
+            Ok(p) => p,
+            Err(e) => return (Routed::Answer(Err(e)), None),
         }
-    } else if !matches!(&found, Ok((r, _)) if r.access == Access::Public) {
+    } else if matches!(&found, Ok((r, _)) if r.access == Access::Public) {
+        Principal::Anonymous
+    } else {
         let own = matches!(&found, Ok((r, _)) if r.access == Access::Own);
         match auth::authorize(app, db, req, own) {
-            Ok(p) => principal = p,
+            Ok(p) => p,
             // Not signed in (or out of failed attempts): a person goes to sign in.
             Err(e) if matches!(e.kind, Kind::Unauthorized | Kind::RateLimited { .. }) && page => {
-                return (Ok((table.sign_in)(db, req)), None);
+                return (Routed::Answer(Ok((table.sign_in)(db, req))), None);
             }
-            Err(e) => return (Err(e), None),
+            Err(e) => return (Routed::Answer(Err(e)), None),
         }
-    }
-    let who = principal.log_name();
-    let (handler, params) = match found {
-        Ok((route, params)) => (route.handler, params),
-        Err(_) if page => (table.missing_page, Vec::new()),
-        Err(e) => return (Err(e), who),
     };
+    let who = principal.log_name();
+    let (handler, params, access) = match found {
+        Ok((route, params)) => (route.handler, params, route.access),
+        Err(_) if page => (table.missing_page, Vec::new(), Access::Page),
+        Err(e) => return (Routed::Answer(Err(e)), who),
+    };
+    let download =
+        access == Access::Shop && table.downloads.iter().any(|p| req.path.starts_with(p));
+    let call = Call {
+        handler,
+        params,
+        principal,
+        download,
+    };
+    (Routed::Run(call), who)
+}
+
+/// Run the handler `decide` chose.
+pub fn run(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, Error> {
     let ctx = Ctx {
         app,
         db,
         req,
-        params,
-        principal,
+        params: call.params,
+        principal: call.principal,
     };
-    let result = handler(&ctx);
+    let result = (call.handler)(&ctx);
     // The web interface's own routes answer errors in the reader's language too.
     let internal = req.path.starts_with("/api/") && !req.path.starts_with("/api/v1/");
-    let result = match result {
+    match result {
         Err(e) if internal => Err(e.in_french(reader_is_french(&ctx))),
         other => other,
-    };
-    (result, who)
+    }
 }
 
 /// The reader's language: the account's, or the browser's first choice between French

@@ -19,10 +19,11 @@ use crossbeam_channel::{bounded, Receiver, TrySendError};
 use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
-use super::router::{self, Table};
-use super::{framing, warden, App, Reply, Req};
+use super::auth::Principal;
+use super::router::{self, Call, Routed, Table};
+use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Kind, Msg};
 use crate::jobs::runner::panic_text;
 use crate::store::db;
 
@@ -40,20 +41,23 @@ pub fn run(
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
     let (workers, queue) = (app.config.workers, app.config.queue);
     let workers = start_pool(app, table, "worker", workers, queue)?;
-    // A download waits for no one: a full download queue is a 503 at once.
-    let total = app.config.shop_downloads_total;
-    let downloads = start_pool(app, table, "download", total, total)?;
+    let downloads = start_downloads(app, app.config.shop_downloads_total)?;
     let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(stop))?;
-    let pools = Pools {
-        workers: workers.0,
-        downloads: downloads.0,
-        prefixes: table.downloads,
-    };
-    accept(app, server, stop, pools);
+    accept(app, server, stop, &workers.0);
     let _ = warden.join();
     info!("stopping: finishing requests in flight");
-    for w in workers.1.into_iter().chain(downloads.1) {
+    drop(workers.0);
+    for w in workers.1 {
         let _ = w.join();
+    }
+    // Downloads still waiting for their turn are refused; those running end.
+    for job in app.downloads.close() {
+        let refused = Err(Error::overloaded());
+        let conn = db::open(&app.config.data)?;
+        finish(app, &conn, job.rq, refused, job.seen);
+    }
+    for d in downloads {
+        let _ = d.join();
     }
     Ok(())
 }
@@ -141,22 +145,22 @@ type Pool = (
     Vec<std::thread::JoinHandle<()>>,
 );
 
-/// Where the acceptor sends a request: the download threads for paths under one of
-/// `prefixes`, the request workers for the rest.
-struct Pools {
-    workers: crossbeam_channel::Sender<Work>,
-    downloads: crossbeam_channel::Sender<Work>,
-    prefixes: &'static [&'static str],
+/// A download a worker checked and handed to the download threads (see `downloads`).
+pub struct Job {
+    rq: tiny_http::Request,
+    req: Req,
+    call: Call,
+    seen: Seen,
 }
 
-impl Pools {
-    fn for_url(&self, url: &str) -> &crossbeam_channel::Sender<Work> {
-        if self.prefixes.iter().any(|p| url.starts_with(p)) {
-            &self.downloads
-        } else {
-            &self.workers
-        }
-    }
+/// What answering and logging a request need besides its reply.
+struct Seen {
+    path: String,
+    /// Who called, for the access log.
+    who: Option<String>,
+    started: Instant,
+    /// The body was read to its end: the connection can serve the next request.
+    body_read: bool,
 }
 
 /// Lower the calling thread's priority (nice 10; Linux keeps one per thread): the
@@ -167,6 +171,38 @@ fn lower_priority() {
     unsafe {
         libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
+}
+
+/// The download threads, `download-N`, each taking the next download whose console
+/// is under its share.
+fn start_downloads(
+    app: &Arc<App>,
+    threads: usize,
+) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
+    let mut handles = Vec::with_capacity(threads);
+    for i in 0..threads {
+        let conn = db::open(&app.config.data)?;
+        let app = Arc::clone(app);
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("download-{i}"))
+                .spawn(move || {
+                    lower_priority();
+                    while let Some((running, job)) = app.downloads.next() {
+                        let Job {
+                            rq,
+                            req,
+                            call,
+                            seen,
+                        } = job;
+                        let result = run_handler(&app, &conn, &req, call);
+                        finish(&app, &conn, rq, result, seen);
+                        drop(running);
+                    }
+                })?,
+        );
+    }
+    Ok(handles)
 }
 
 /// `threads` threads named `name-N`, fed by a queue of `queue` requests.
@@ -188,9 +224,6 @@ fn start_pool(
             std::thread::Builder::new()
                 .name(format!("{name}-{i}"))
                 .spawn(move || {
-                    if name == "download" {
-                        lower_priority();
-                    }
                     for work in rx {
                         match work {
                             Work::Serve(rq) => handle(&app, &conn, table, rq),
@@ -204,10 +237,16 @@ fn start_pool(
 }
 
 /// The acceptor loop. It polls with a short timeout so that a signal is noticed
-/// promptly; dropping `tx` at the end lets the workers drain the queue and exit.
-/// Framing is checked here, in order, before any worker runs a request: what follows
-/// an ambiguous request on its connection must never run (see `framing`).
-fn accept(app: &App, server: &tiny_http::Server, stop: &AtomicBool, pools: Pools) {
+/// promptly. Framing is checked here, in order, before any worker runs a request:
+/// what follows an ambiguous request on its connection must never run (see
+/// `framing`). Every request goes to the workers, downloads too: a worker checks the
+/// route and the caller before a download thread is taken.
+fn accept(
+    app: &App,
+    server: &tiny_http::Server,
+    stop: &AtomicBool,
+    workers: &crossbeam_channel::Sender<Work>,
+) {
     let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
     while !stop.load(Ordering::SeqCst) {
         match server.recv_timeout(Duration::from_millis(200)) {
@@ -225,10 +264,7 @@ fn accept(app: &App, server: &tiny_http::Server, stop: &AtomicBool, pools: Pools
                     }
                     None => Work::Serve(rq),
                 };
-                let url = match &work {
-                    Work::Serve(rq) | Work::Refuse(rq, _) => rq.url(),
-                };
-                match pools.for_url(url).try_send(work) {
+                match workers.try_send(work) {
                     Ok(()) => {}
                     Err(TrySendError::Full(Work::Refuse(rq, _)))
                     | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
@@ -242,7 +278,8 @@ fn accept(app: &App, server: &tiny_http::Server, stop: &AtomicBool, pools: Pools
                     Err(TrySendError::Full(Work::Serve(rq)))
                     | Err(TrySendError::Disconnected(Work::Serve(rq))) => {
                         warn!("every worker is busy and the queue is full: 503");
-                        let _ = rq.respond(Reply::from_error(&Error::overloaded()).into_tiny());
+                        let reply = Reply::from_error(&Error::overloaded());
+                        respond(app, rq, reply, false);
                     }
                 }
             }
@@ -286,21 +323,99 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     drop(writer);
 }
 
-/// One request, start to finish: view, route under `catch_unwind`, respond, log.
+/// One request, start to finish: its head is read, routed and its caller checked;
+/// a refused request is answered without its body being read; a download goes to
+/// the download threads; any other reads its body within its budget (`body`) and
+/// runs.
 fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request) {
-    let started = Instant::now();
-    let method = rq.method().as_str().to_string();
-    // Control characters in the path are escaped by the log itself (`cli::OneLine`).
-    let path = super::request::split_url(rq.url()).0.to_string();
-    let (result, who) = match Req::read(&mut rq, app.config.max_body) {
-        Ok(req) => catch_unwind(AssertUnwindSafe(|| router::dispatch(app, db, table, &req)))
-            .unwrap_or_else(|p| {
-                let e = Error::internal(format!("handler panicked: {}", panic_text(&p)));
-                (Err(e), None)
-            }),
-        Err(e) => (Err(e), None),
+    let mut seen = Seen {
+        path: super::request::split_url(rq.url()).0.to_string(),
+        who: None,
+        started: Instant::now(),
+        body_read: false,
     };
-    let reply = result.unwrap_or_else(|e| {
+    let mut req = match Req::head(&rq) {
+        Ok(req) => req,
+        Err(e) => return finish(app, db, rq, Err(e), seen),
+    };
+    seen.path.clone_from(&req.path);
+    let (routed, who) = catch_unwind(AssertUnwindSafe(|| router::decide(app, db, table, &req)))
+        .unwrap_or_else(|p| (Routed::Answer(Err(panicked(&p))), None));
+    seen.who = who;
+    let call = match routed {
+        Routed::Answer(result) => return finish(app, db, rq, result, seen),
+        Routed::Run(call) => call,
+    };
+    if call.download {
+        let console = call.principal.log_name().unwrap_or_default();
+        let job = Job {
+            rq,
+            req,
+            call,
+            seen,
+        };
+        if let Err(job) = app.downloads.submit(&console, job) {
+            warn!("{console} has too many downloads waiting: 503");
+            finish(app, db, job.rq, Err(Error::overloaded()), job.seen);
+        }
+        return;
+    }
+    let result = match read_body(app, &mut rq, &req, &call) {
+        Ok(body) => {
+            if let Some(body) = body {
+                req.body = body;
+                seen.body_read = true;
+            }
+            run_handler(app, db, &req, call)
+        }
+        Err(e) => Err(e),
+    };
+    finish(app, db, rq, result, seen);
+}
+
+/// The body a handler may read, or `None` where it is left unread: a read (`GET`,
+/// `HEAD`) has none worth reading. A public route (sign-in, first run) takes only a
+/// small one, already in memory, so a stranger never makes a worker wait. Whatever is
+/// left unread, `respond` deals with.
+fn read_body(
+    app: &App,
+    rq: &mut tiny_http::Request,
+    req: &Req,
+    call: &Call,
+) -> Result<Option<Vec<u8>>, Error> {
+    if matches!(req.method.as_str(), "GET" | "HEAD") {
+        return Ok(None);
+    }
+    if matches!(call.principal, Principal::Anonymous) && body::pending(rq) {
+        return Err(Error::new(
+            Kind::PayloadTooLarge,
+            Msg::PayloadTooLarge { limit: 1024 },
+        ));
+    }
+    body::read(&app.bodies, app.port, rq, app.config.max_body).map(Some)
+}
+
+fn panicked(p: &Box<dyn std::any::Any + Send>) -> Error {
+    Error::internal(format!("handler panicked: {}", panic_text(p)))
+}
+
+/// Run the chosen handler under `catch_unwind`: a panic is a 500.
+fn run_handler(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, Error> {
+    catch_unwind(AssertUnwindSafe(|| router::run(app, db, req, call)))
+        .unwrap_or_else(|p| Err(panicked(&p)))
+}
+
+/// Answer, run the step after the answer, and write the access-log line.
+fn finish(
+    app: &App,
+    db: &Connection,
+    rq: tiny_http::Request,
+    result: Result<Reply, Error>,
+    seen: Seen,
+) {
+    let (method, path) = (rq.method().as_str().to_string(), &seen.path);
+    // Control characters in the path are escaped by the log itself (`cli::OneLine`).
+    let mut reply = result.unwrap_or_else(|e| {
         let (status, slug) = super::response::status_and_slug(&e.kind);
         if status >= 500 {
             error!("{method} {path}: {e}");
@@ -310,15 +425,12 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         Reply::from_error(&e)
     });
     // Nothing under /api/ is kept by a cache: a key is shown once in one answer.
-    let mut reply = reply;
     if path.starts_with("/api/") && !reply.has_header("Cache-Control") {
         reply.headers.push(("Cache-Control", "no-store".into()));
     }
     let status = reply.status;
     let after = reply.after.take();
-    if let Err(e) = rq.respond(reply.into_tiny()) {
-        debug!("the client left before the response was written: {e}");
-    }
+    respond(app, rq, reply, seen.body_read);
     if let Some(after) = after {
         if catch_unwind(AssertUnwindSafe(|| after(db))).is_err() {
             error!("{method} {path}: the step after the response panicked");
@@ -327,7 +439,25 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
     // The access log never carries the query string: API keys may travel in it.
     info!(
         "access {method} {path} {status} {}ms{}",
-        started.elapsed().as_millis(),
-        who.map(|p| format!(" key={p}")).unwrap_or_default()
+        seen.started.elapsed().as_millis(),
+        seen.who.map(|p| format!(" key={p}")).unwrap_or_default()
     );
+}
+
+/// Write the reply. A body still on the socket that was not read (refused, ignored,
+/// or past its budget): the connection's read side is shut first, so that
+/// tiny_http's drain of it ends at once, and the connection is closed after the
+/// answer.
+/// (tiny_http writes no `Connection` header of ours: the client sees the close.)
+fn respond(app: &App, rq: tiny_http::Request, reply: Reply, body_read: bool) {
+    let unread = (!body_read && body::pending(&rq)).then(|| body::Unread::of(app.port, &rq));
+    if let Some(unread) = &unread {
+        unread.close_reading();
+    }
+    if let Err(e) = rq.respond(reply.into_tiny()) {
+        debug!("the client left before the response was written: {e}");
+    }
+    if let Some(unread) = unread {
+        unread.close();
+    }
 }

@@ -226,11 +226,22 @@ fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
 /// what was written to it still goes out). For the acceptor, which must end a
 /// connection tiny_http would go on reading.
 pub fn shut(port: u16, peer: &SocketAddr) {
-    let peer = peer.to_string();
-    for c in connections(port).iter().filter(|c| c.peer == peer) {
-        let _ = socket2::SockRef::from(&c.fd).shutdown(std::net::Shutdown::Both);
+    if let Some(fd) = find(port, peer) {
+        let _ = socket2::SockRef::from(&fd).shutdown(std::net::Shutdown::Both);
         info!("connection from {peer} closed: ambiguous request framing");
     }
+}
+
+/// A duplicate of the descriptor of the connection from `peer` on `port`: for a
+/// worker that must bound or end the reading of a request's body (see `body`), since
+/// tiny_http does not lend its socket. Socket options set through the duplicate apply
+/// to the connection itself. Costs one listing of `/proc/self/fd`.
+pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
+    let peer = peer.to_string();
+    connections(port)
+        .into_iter()
+        .find(|c| c.peer == peer)
+        .map(|c| c.fd)
 }
 
 /// The connections accepted on `port`, once each, with a duplicate of a descriptor.

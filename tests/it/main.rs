@@ -21,6 +21,8 @@ mod push;
 mod reliability;
 mod scripts;
 mod shop;
+mod shop_paths;
+mod stall;
 mod titles;
 mod trash;
 mod upkeep;
