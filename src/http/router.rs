@@ -220,9 +220,12 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         Ok((r, _)) => r.access == Access::Page,
         Err(e) => e.kind == Kind::NotFound && table.wants_a_page(req),
     };
-    let unknown = matches!(&found, Err(e) if e.kind == Kind::NotFound);
-    let shop = matches!(&found, Ok((r, _)) if r.access == Access::Shop)
-        || (unknown && auth::basic_credentials(req).is_some());
+    // A console's credentials at a path no route knows: the shop's rules answer it.
+    let console_lost = matches!(&found, Err(e) if e.kind == Kind::NotFound)
+        && auth::basic_credentials(req).is_some()
+        && req.header("x-api-key").is_none()
+        && req.query("apikey").is_none();
+    let shop = console_lost || matches!(&found, Ok((r, _)) if r.access == Access::Shop);
     let principal = if shop {
         match auth::authorize_shop(app, db, req) {
             Ok(p) => p,

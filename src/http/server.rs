@@ -268,12 +268,12 @@ fn accept(
                     Ok(()) => {}
                     Err(TrySendError::Full(Work::Refuse(rq, _)))
                     | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
-                        // No worker to answer it: the connection is shut unanswered.
-                        let peer = rq.remote_addr().copied();
+                        // No worker to answer it: the connection is shut unanswered
+                        // (its read side first, or dropping it would drain its body).
+                        let unread = body::Unread::of(app.port, &rq);
+                        unread.close_reading();
                         drop(rq.into_writer());
-                        if let Some(peer) = peer {
-                            warden::shut(app.port, &peer);
-                        }
+                        unread.close();
                     }
                     Err(TrySendError::Full(Work::Serve(rq)))
                     | Err(TrySendError::Disconnected(Work::Serve(rq))) => {
@@ -305,6 +305,8 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     );
     let (version, headers) = (rq.http_version().clone(), rq.headers().to_vec());
     let e = Error::invalid(Msg::AmbiguousLength { why: why.into() });
+    // Its body is never read: shut the read side, or dropping the request drains it.
+    body::Unread::of(app.port, &rq).close_reading();
     let mut writer = rq.into_writer();
     let response = Reply::from_error(&e)
         .into_tiny()
