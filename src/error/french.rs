@@ -148,6 +148,16 @@ impl Msg {
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
             FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", detail(why)),
+            NotAFile { key, what } => {
+                let what = match what.as_str() {
+                    "fifo" => "un tube nommé (FIFO)",
+                    "socket" => "une socket",
+                    "device" => "un périphérique",
+                    "folder" => "un dossier",
+                    _ => "autre chose",
+                };
+                format!("{key} est {what}, pas un fichier ordinaire ; il n'est ni lu ni déplacé")
+            }
             // Administrer depuis le navigateur.
             LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
             NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),

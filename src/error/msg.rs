@@ -218,6 +218,12 @@ pub enum Msg {
     FileDamaged {
         detail: String,
     },
+    /// A FIFO, a socket, a device… where a game file should be: `what` is `fifo`,
+    /// `socket`, `device`, `folder` or `other` (`library::safe::NotAFile`).
+    NotAFile {
+        key: String,
+        what: String,
+    },
     // Starting the service.
     DataFolderPrivate,
     FolderUnusable {
@@ -439,6 +445,16 @@ impl Msg {
             NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
             FileUnexaminable => "the file could not be examined".into(),
             FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
+            NotAFile { key, what } => {
+                let what = match what.as_str() {
+                    "fifo" => "a named pipe (FIFO)",
+                    "socket" => "a socket",
+                    "device" => "a device",
+                    "folder" => "a folder",
+                    _ => "something else",
+                };
+                format!("{key} is {what}, not a regular file; it is neither read nor moved")
+            }
             // Administering from the browser.
             LastAdmin => "The last admin can be neither removed nor made a viewer: make another account an admin first.".into(),
             NotOnYourself => "An admin cannot remove, demote or reset their own account: another admin can (your own password changes with the form above).".into(),
