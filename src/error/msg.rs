@@ -69,6 +69,9 @@ pub enum Msg {
     NameControl {
         what: String,
     },
+    NameInvisible {
+        what: String,
+    },
     // Accounts and keys.
     PasswordTooShort {
         min: usize,
@@ -115,6 +118,7 @@ pub enum Msg {
     // The console and the push.
     NoDevice,
     ConsoleNameColon,
+    ConsoleNameAddress,
     ShopMessage {
         max: usize,
     },
@@ -345,6 +349,7 @@ impl Msg {
             FileGone => "That file is no longer in the library.".into(),
             NameLength { what, max } => format!("{what} has 1 to {max} characters and no spaces at either end."),
             NameControl { what } => format!("{what} cannot hold control characters (such as a newline or a tab)."),
+            NameInvisible { what } => format!("{what} cannot hold invisible characters: no format characters (Unicode category Cf: zero-width spaces and joiners, direction marks, embeddings, overrides and isolates, the byte order mark), no other default-ignorable characters (variation selectors, fillers, the soft hyphen), and no space but the ordinary one."),
             PasswordTooShort { min } => format!("A password needs at least {min} characters."),
             PasswordTooLong { max } => format!("A password has at most {max} bytes."),
             BadRole => "A role is 'admin' or 'viewer'.".into(),
@@ -375,6 +380,7 @@ impl Msg {
             NoDevice => "No handheld is configured: set one in the settings or with 'ludotheque device set'.".into(),
             ShopMessage { max } => format!("The shop's message has at most {max} characters and no control characters."),
             ConsoleNameColon => "A console's name cannot contain ':' (HTTP Basic ends the name there).".into(),
+            ConsoleNameAddress => "A console's name cannot be an IP address: with --shop-public, clients without a name are known by their address.".into(),
             ConsoleExists { name } => format!("A console is already named '{name}'."),
             NoConsole { name } => format!("No console is named '{name}'."),
             ConsoleAddressNotIp => "The console's address must be an IP address.".into(),

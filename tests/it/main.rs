@@ -16,6 +16,7 @@ mod hardening;
 mod harness;
 mod library;
 mod man;
+mod names;
 mod not_files;
 mod organize;
 mod push;
