@@ -133,9 +133,9 @@ fn check_password(password: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Names are what people type to sign in (see `text::check_name`).
-fn check_name(name: &str) -> Result<(), Error> {
-    crate::text::check_name("An account name", name)
+/// Names are what people type to sign in (see `text::name`); the NFC form is kept.
+fn check_name(name: &str) -> Result<String, Error> {
+    crate::text::name("An account name", name)
 }
 
 fn check_role(role: &str) -> Result<(), Error> {
@@ -146,20 +146,21 @@ fn check_role(role: &str) -> Result<(), Error> {
     }
 }
 
-/// Create an account. A taken name (whatever its case) is a conflict.
+/// Create an account. A taken name (whatever its case and Unicode form,
+/// `text::fold`) is a conflict.
 pub fn add(conn: &Connection, name: &str, password: &str, role: &str) -> Result<i64, Error> {
-    check_name(name)?;
+    let name = check_name(name)?;
     check_role(role)?;
     let hash = hash_password(password)?;
-    users::insert(conn, name, &hash, role, time::now())?
+    users::insert(conn, &name, &hash, role, time::now())?
         .ok_or_else(|| Error::conflict(Msg::AccountExists))
 }
 
 /// Create the first admin from the first-run page; a conflict once any account exists.
 pub fn add_first(conn: &Connection, name: &str, password: &str) -> Result<(), Error> {
-    check_name(name)?;
+    let name = check_name(name)?;
     let hash = hash_password(password)?;
-    if users::insert_first(conn, name, &hash, time::now())? {
+    if users::insert_first(conn, &name, &hash, time::now())? {
         Ok(())
     } else {
         Err(Error::conflict(Msg::AlreadySetUp))

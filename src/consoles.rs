@@ -39,35 +39,46 @@ fn new_password() -> String {
     groups.join("-")
 }
 
-/// A console's name: a name like any other, without `:` (HTTP Basic ends the user
-/// name at the first one).
-pub fn check_name(name: &str) -> Result<(), Error> {
-    crate::text::check_name("A console's name", name)?;
+/// A console's name: a name like any other (`text::name`, whose NFC form it
+/// returns), without `:` (HTTP Basic ends the user name at the first one), and not an
+/// IP address: with `--shop-public` a client without credentials is known by its
+/// address, in the download history and for its share of download slots, and a
+/// console named `127.0.0.1` would share both with it.
+pub fn check_name(name: &str) -> Result<String, Error> {
+    let name = crate::text::name("A console's name", name)?;
     if name.contains(':') {
         return Err(Error::invalid(Msg::ConsoleNameColon));
     }
-    Ok(())
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return Err(Error::invalid(Msg::ConsoleNameAddress));
+    }
+    Ok(name)
 }
 
-/// Add a console; its password is returned once and never again.
+/// Add a console; its password is returned once and never again. A name taken
+/// whatever its case and Unicode form (`text::fold`) is a conflict.
 pub fn add(conn: &Connection, name: &str) -> Result<(Console, String), Error> {
-    let name = name.trim();
-    check_name(name)?;
+    let name = check_name(name.trim())?;
     let password = new_password();
-    if !consoles::insert(conn, name, &hash(&password), time::now())? {
-        return Err(Error::conflict(Msg::ConsoleExists { name: name.into() }));
+    if !consoles::insert(conn, &name, &hash(&password), time::now())? {
+        return Err(Error::conflict(Msg::ConsoleExists { name }));
     }
-    let (console, _) = consoles::by_name(conn, name)?
+    let (console, _) = consoles::by_name(conn, &name)?
         .ok_or_else(|| Error::internal("the console just added is gone"))?;
     Ok((console, password))
 }
 
-/// Remove a console: its password stops working at once.
+/// Remove a console (named as in `store::consoles::by_name`): its password stops
+/// working at once.
 pub fn remove(conn: &Connection, name: &str) -> Result<(), Error> {
-    if !consoles::delete(conn, name)? {
-        return Err(Error::not_found(Msg::NoConsole {
+    let none = || {
+        Error::not_found(Msg::NoConsole {
             name: crate::text::cut(name, 64).into(),
-        }));
+        })
+    };
+    let (console, _) = consoles::by_name(conn, name)?.ok_or_else(none)?;
+    if !consoles::delete(conn, console.id)? {
+        return Err(none());
     }
     Ok(())
 }
@@ -110,9 +121,11 @@ mod tests {
     }
 
     #[test]
-    fn names_refuse_a_colon() {
+    fn names_refuse_a_colon_and_an_address() {
         assert!(check_name("salon").is_ok());
         assert!(check_name("salon:2").is_err());
         assert!(check_name("").is_err());
+        assert!(check_name("192.168.1.20").is_err());
+        assert!(check_name("salon 2.0").is_ok());
     }
 }

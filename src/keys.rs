@@ -55,8 +55,7 @@ pub fn well_formed(secret: &str) -> bool {
 
 /// Create and store a key; the secret is returned once and never again.
 pub fn create(conn: &Connection, name: &str, read_only: bool) -> Result<NewKey, Error> {
-    let name = name.trim();
-    crate::text::check_name("A key's name (what it is for)", name)?;
+    let name = &crate::text::name("A key's name (what it is for)", name.trim())?;
     let random = Alphanumeric.sample_string(&mut rand::rng(), RANDOM_LEN);
     let secret = format!("{PREFIX}{random}{}", checksum(&random));
     let prefix = &secret[..8];

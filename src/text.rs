@@ -13,9 +13,16 @@ use crate::error::{Error, Msg};
 /// The most characters in a name (of an API key, an account, a device, a platform).
 pub const MAX_NAME: usize = 64;
 
-/// A name: 1 to [`MAX_NAME`] characters, no control characters, no spaces at either
-/// end. `what` names the thing in the message ("An API key's name").
-pub fn check_name(what: &str, name: &str) -> Result<(), Error> {
+/// A name as it is kept: `raw` in Unicode NFC (so that `Émile` typed composed or
+/// decomposed is one name), 1 to [`MAX_NAME`] characters, no spaces at either end, no
+/// control characters, and nothing invisible ([`invisible`]): a name is what people
+/// read to tell things apart, so `salon` and `salon` followed by a zero-width space,
+/// or a name turned around by a right-to-left override, must not both exist. `what`
+/// names the thing in the message ("An API key's name"). Returns the NFC form, which
+/// is what the caller stores.
+pub fn name(what: &str, raw: &str) -> Result<String, Error> {
+    use unicode_normalization::UnicodeNormalization;
+    let name: String = raw.nfc().collect();
     let count = name.chars().count();
     if count == 0 || count > MAX_NAME || name.trim() != name {
         return Err(Error::invalid(Msg::NameLength {
@@ -26,7 +33,62 @@ pub fn check_name(what: &str, name: &str) -> Result<(), Error> {
     if name.chars().any(char::is_control) {
         return Err(Error::invalid(Msg::NameControl { what: what.into() }));
     }
-    Ok(())
+    if name.chars().any(invisible) {
+        return Err(Error::invalid(Msg::NameInvisible { what: what.into() }));
+    }
+    Ok(name)
+}
+
+/// The form in which names are compared for uniqueness ("whatever its case"): NFC,
+/// lower-cased with `str::to_lowercase`, then NFC again (lower-casing can decompose).
+/// `to_lowercase` is full Unicode (`É` and `é`, `Σ` and `σ` are one), not the full
+/// case folding of the standard: the few foldings that change a letter's length
+/// (`ß` and `ss`) are not made, which only leaves such names apart. For names people
+/// type, that is close enough, and needs no table of ours.
+pub fn fold(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let nfc: String = name.nfc().collect();
+    nfc.to_lowercase().nfc().collect()
+}
+
+/// A character that shows nothing, or nothing of itself, where it stands: the format
+/// characters (Unicode general category Cf: zero-width space, joiners and non-joiners,
+/// direction marks, embeddings, overrides and isolates, the byte order mark, tags…),
+/// the other default-ignorable code points (variation selectors, Hangul fillers, the
+/// soft hyphen, the combining grapheme joiner…), and every space but the ordinary one
+/// (a no-break or thin space looks like a space and is not one). The ranges are those
+/// of Unicode 15.1 (`DerivedCoreProperties.txt`, `Default_Ignorable_Code_Point`, and
+/// the `Cf` entries of `UnicodeData.txt`); both lists move seldom and only by adding.
+pub fn invisible(c: char) -> bool {
+    const RANGES: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),   // soft hyphen
+        (0x034F, 0x034F),   // combining grapheme joiner
+        (0x0600, 0x0605),   // Arabic number signs (Cf)
+        (0x061C, 0x061C),   // Arabic letter mark
+        (0x06DD, 0x06DD),   // Arabic end of ayah (Cf)
+        (0x070F, 0x070F),   // Syriac abbreviation mark (Cf)
+        (0x0890, 0x0891),   // Arabic pound and piastre marks above (Cf)
+        (0x08E2, 0x08E2),   // Arabic disputed end of ayah (Cf)
+        (0x115F, 0x1160),   // Hangul fillers
+        (0x17B4, 0x17B5),   // Khmer inherent vowels
+        (0x180B, 0x180F),   // Mongolian variation selectors and vowel separator
+        (0x200B, 0x200F),   // zero-width space, (non-)joiner, LRM, RLM
+        (0x202A, 0x202E),   // bidi embeddings and overrides
+        (0x2060, 0x206F),   // word joiner, invisible operators, bidi isolates…
+        (0x3164, 0x3164),   // Hangul filler
+        (0xFE00, 0xFE0F),   // variation selectors
+        (0xFEFF, 0xFEFF),   // byte order mark, zero-width no-break space
+        (0xFFA0, 0xFFA0),   // halfwidth Hangul filler
+        (0xFFF0, 0xFFFB),   // unassigned ignorables, interlinear annotation (Cf)
+        (0x110BD, 0x110BD), // Kaithi number sign (Cf)
+        (0x110CD, 0x110CD), // Kaithi number sign above (Cf)
+        (0x13430, 0x1343F), // Egyptian hieroglyph format controls (Cf)
+        (0x1BCA0, 0x1BCA3), // shorthand format controls
+        (0x1D173, 0x1D17A), // musical symbol format controls
+        (0xE0000, 0xE0FFF), // tags, variation selectors supplement
+    ];
+    let n = c as u32;
+    (c.is_whitespace() && c != ' ') || RANGES.iter().any(|&(lo, hi)| (lo..=hi).contains(&n))
 }
 
 /// The string with every control character written as an escape (`\n`, `\t`,
@@ -91,8 +153,8 @@ mod tests {
 
     #[test]
     fn names_are_short_and_on_one_line() {
-        assert!(check_name("A name", "Mario's cron").is_ok());
-        assert!(check_name("A name", &"é".repeat(64)).is_ok());
+        assert!(name("A name", "Mario's cron").is_ok());
+        assert!(name("A name", &"é".repeat(64)).is_ok());
         for bad in [
             "",
             " padded",
@@ -101,11 +163,48 @@ mod tests {
             "tab\there",
             "bell\u{7}",
         ] {
-            let e = check_name("A name", bad).unwrap_err();
+            let e = name("A name", bad).unwrap_err();
             assert_eq!(e.kind, Kind::Invalid, "{bad:?}");
         }
-        let long = check_name("A name", &"x".repeat(65)).unwrap_err();
+        let long = name("A name", &"x".repeat(65)).unwrap_err();
         assert!(long.message().contains("64"), "{}", long.message());
+    }
+
+    #[test]
+    fn names_are_kept_in_nfc_and_hold_nothing_invisible() {
+        // Decomposed É (E + U+0301) is kept composed, and counts as one character.
+        assert_eq!(name("A name", "E\u{301}mile").unwrap(), "\u{c9}mile");
+        assert!(name("A name", &"e\u{301}".repeat(64)).is_ok());
+        for bad in [
+            "salon\u{200b}",
+            "sa\u{200d}lon",
+            "\u{202e}evil",
+            "\u{2066}x\u{2069}",
+            "\u{feff}bom",
+            "soft\u{ad}hyphen",
+            "no\u{a0}break",
+            "thin\u{2009}space",
+            "tag\u{e0041}",
+            "vs\u{fe0f}",
+        ] {
+            let e = name("A name", bad).unwrap_err();
+            assert_eq!(
+                e.msg,
+                Msg::NameInvisible {
+                    what: "A name".into()
+                },
+                "{bad:?}"
+            );
+        }
+        assert!(name("A name", "Zoë's 日本 Ωmega").is_ok());
+    }
+
+    #[test]
+    fn names_fold_in_nfc_and_every_case() {
+        assert_eq!(fold("\u{c9}MILE"), fold("e\u{301}mile"));
+        assert_eq!(fold("SALON"), "salon");
+        assert_eq!(fold("ΣΑΛΟΝΙ"), fold("σαλονι"));
+        assert_ne!(fold("salon"), fold("salons"));
     }
 
     #[test]

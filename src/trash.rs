@@ -80,6 +80,11 @@ pub fn move_in(
     if meta.is_dir() {
         return Err(no_such_game(key));
     }
+    // A FIFO, a socket or a device in the game's place is no game to keep for 30
+    // days: said, and left where it is (the next scan forgets its row).
+    if let Some(what) = library::safe::NotAFile::of(meta.file_type()) {
+        return Err(Error::conflict(what.msg(key)));
+    }
     let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
     let mut row = TrashRow {

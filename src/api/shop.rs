@@ -184,8 +184,12 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
 fn open(c: &Ctx, item: &Item) -> Result<(std::fs::File, u64, std::time::SystemTime), Error> {
     let gone = || Error::not_found(Msg::FileGone);
     let key = LibraryKey::parse(&item.file.key).ok_or_else(gone)?;
-    let file = crate::library::safe::open(&c.app.config.library, &key)
-        .map_err(|e| gone().with_cause(e))?;
+    let file = crate::library::safe::open(&c.app.config.library, &key).map_err(|e| {
+        match crate::library::safe::not_a_file(&e) {
+            Some(what) => Error::not_found(what.msg(&key)).with_cause(e),
+            None => gone().with_cause(e),
+        }
+    })?;
     let meta = file.metadata()?;
     Ok((file, meta.len(), meta.modified().unwrap_or(UNIX_EPOCH)))
 }

@@ -300,8 +300,10 @@ fn write_part(
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
 ) -> Result<(), ConvertFail> {
     // Never through a link out of the library, even one put there since the scan.
-    let mut input = library::safe::open(root, key)
-        .map_err(|_| FormatError("the file could not be opened".into()))?;
+    let mut input = library::safe::open(root, key).map_err(|e| {
+        let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
+        FormatError(why.unwrap_or("the file could not be opened").into())
+    })?;
     let len = input.metadata().map_err(ConvertFail::Write)?.len();
     let _ = std::fs::remove_file(part);
     let file = File::options()

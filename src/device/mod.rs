@@ -180,8 +180,8 @@ pub fn configure(
         "" => "Switch",
         given => given,
     };
-    crate::text::check_name("A console's name", name)?;
-    crate::store::device::set(db, name, host, port, offer)
+    let name = crate::text::name("A console's name", name)?;
+    crate::store::device::set(db, &name, host, port, offer)
 }
 
 /// Add a game to the push list; it must be in the library.

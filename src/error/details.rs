@@ -26,6 +26,12 @@ const FRENCH: &[(&str, &str)] = &[
     ("the file is truncated", "le fichier est tronqué"),
     ("the file could not be read", "le fichier n'a pas pu être lu"),
     ("the file could not be opened", "le fichier n'a pas pu être ouvert"),
+    // What stands where a game file should be (`library::safe::NotAFile`).
+    ("the file is a named pipe (FIFO), not a regular file", "le fichier est un tube nommé (FIFO), pas un fichier ordinaire"),
+    ("the file is a socket, not a regular file", "le fichier est une socket, pas un fichier ordinaire"),
+    ("the file is a device, not a regular file", "le fichier est un périphérique, pas un fichier ordinaire"),
+    ("the file is a folder, not a regular file", "le fichier est un dossier, pas un fichier ordinaire"),
+    ("the file is not a regular file", "le fichier n'est pas un fichier ordinaire"),
     // Containers: PFS0, HFS0, the cartridge header.
     ("a {} file name lies outside the string table", "un nom de fichier du {} sort de sa table des noms"),
     ("the {} header is truncated", "l'en-tête {} est tronqué"),

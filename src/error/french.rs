@@ -45,6 +45,7 @@ impl Msg {
             FileGone => "ce fichier n'est plus dans la bibliothèque".into(),
             NameLength { max, .. } => format!("un nom a de 1 à {max} caractères, sans espace au début ni à la fin"),
             NameControl { .. } => "un nom ne peut pas contenir de caractère de contrôle (retour à la ligne, tabulation)".into(),
+            NameInvisible { .. } => "un nom ne peut pas contenir de caractère invisible : ni caractère de format (catégorie Unicode Cf : espaces et liants sans chasse, marques, enchâssements, forçages et isolats de direction, indicateur d'ordre des octets), ni autre caractère ignorable par défaut (sélecteurs de variante, remplissages, trait d'union conditionnel), ni autre espace que l'espace ordinaire".into(),
             PasswordTooShort { min } => format!("un mot de passe a au moins {min} caractères"),
             PasswordTooLong { max } => format!("un mot de passe a au plus {max} octets"),
             BadRole => "un rôle est « admin » ou « viewer »".into(),
@@ -78,6 +79,7 @@ impl Msg {
             NoDevice => "aucune console n'est réglée : réglez-en une dans les réglages ou avec « ludotheque device set »".into(),
             ShopMessage { max } => format!("le message de la boutique a au plus {max} caractères, sans caractère de contrôle"),
             ConsoleNameColon => "le nom d'une console ne peut pas contenir « : » (HTTP Basic y arrête le nom)".into(),
+            ConsoleNameAddress => "le nom d'une console ne peut pas être une adresse IP : avec --shop-public, les clients sans nom sont connus par leur adresse".into(),
             ConsoleExists { name } => format!("une console s'appelle déjà « {name} »"),
             NoConsole { name } => format!("aucune console ne s'appelle « {name} » (voir « ludotheque console list »)"),
             ConsoleAddressNotIp => "l'adresse de la console doit être une adresse IP".into(),
@@ -149,6 +151,16 @@ impl Msg {
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
             FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", detail(why)),
+            NotAFile { key, what } => {
+                let what = match what.as_str() {
+                    "fifo" => "un tube nommé (FIFO)",
+                    "socket" => "une socket",
+                    "device" => "un périphérique",
+                    "folder" => "un dossier",
+                    _ => "autre chose",
+                };
+                format!("{key} est {what}, pas un fichier ordinaire ; il n'est ni lu ni déplacé")
+            }
             // Administrer depuis le navigateur.
             LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
             NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),

@@ -70,6 +70,9 @@ pub enum Msg {
     NameControl {
         what: String,
     },
+    NameInvisible {
+        what: String,
+    },
     // Accounts and keys.
     PasswordTooShort {
         min: usize,
@@ -116,6 +119,7 @@ pub enum Msg {
     // The console and the push.
     NoDevice,
     ConsoleNameColon,
+    ConsoleNameAddress,
     ShopMessage {
         max: usize,
     },
@@ -218,6 +222,12 @@ pub enum Msg {
     FileUnexaminable,
     FileDamaged {
         detail: String,
+    },
+    /// A FIFO, a socket, a device… where a game file should be: `what` is `fifo`,
+    /// `socket`, `device`, `folder` or `other` (`library::safe::NotAFile`).
+    NotAFile {
+        key: String,
+        what: String,
     },
     // Starting the service.
     DataFolderPrivate,
@@ -341,6 +351,7 @@ impl Msg {
             FileGone => "That file is no longer in the library.".into(),
             NameLength { what, max } => format!("{what} has 1 to {max} characters and no spaces at either end."),
             NameControl { what } => format!("{what} cannot hold control characters (such as a newline or a tab)."),
+            NameInvisible { what } => format!("{what} cannot hold invisible characters: no format characters (Unicode category Cf: zero-width spaces and joiners, direction marks, embeddings, overrides and isolates, the byte order mark), no other default-ignorable characters (variation selectors, fillers, the soft hyphen), and no space but the ordinary one."),
             PasswordTooShort { min } => format!("A password needs at least {min} characters."),
             PasswordTooLong { max } => format!("A password has at most {max} bytes."),
             BadRole => "A role is 'admin' or 'viewer'.".into(),
@@ -371,6 +382,7 @@ impl Msg {
             NoDevice => "No handheld is configured: set one in the settings or with 'ludotheque device set'.".into(),
             ShopMessage { max } => format!("The shop's message has at most {max} characters and no control characters."),
             ConsoleNameColon => "A console's name cannot contain ':' (HTTP Basic ends the name there).".into(),
+            ConsoleNameAddress => "A console's name cannot be an IP address: with --shop-public, clients without a name are known by their address.".into(),
             ConsoleExists { name } => format!("A console is already named '{name}'."),
             NoConsole { name } => format!("No console is named '{name}'."),
             ConsoleAddressNotIp => "The console's address must be an IP address.".into(),
@@ -441,6 +453,16 @@ impl Msg {
             NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
             FileUnexaminable => "the file could not be examined".into(),
             FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
+            NotAFile { key, what } => {
+                let what = match what.as_str() {
+                    "fifo" => "a named pipe (FIFO)",
+                    "socket" => "a socket",
+                    "device" => "a device",
+                    "folder" => "a folder",
+                    _ => "something else",
+                };
+                format!("{key} is {what}, not a regular file; it is neither read nor moved")
+            }
             // Administering from the browser.
             LastAdmin => "The last admin can be neither removed nor made a viewer: make another account an admin first.".into(),
             NotOnYourself => "An admin cannot remove, demote or reset their own account: another admin can (your own password changes with the form above).".into(),

@@ -12,7 +12,8 @@
 //! A base game without a version counts as version 0 (every base game is); an update
 //! or DLC whose version is not known is left alone: nothing says which is newer. Only
 //! regular files on disk count: a symlink, or a row whose file is gone, is neither
-//! kept nor trashed.
+//! kept nor trashed; a FIFO, a socket or a device in a game's place neither, and the
+//! run names it among its failures.
 //! The plan is computed again when the task runs, so what a page showed a minute ago
 //! cannot trash a file that has since become the newest.
 
@@ -25,6 +26,7 @@ use rusqlite::Connection;
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Msg};
+use crate::library::safe::NotAFile;
 use crate::library::LibraryKey;
 use crate::words::{DedupeKeep, GameKind, TrashReason};
 
@@ -57,7 +59,9 @@ struct Copy {
 /// Every identified game whose file is there, a regular file: a symlink is no copy
 /// (trashing the file it leads to would break it), and a row whose file is gone
 /// (the watch off, no scan since) is no copy to keep.
-fn copies(db: &Connection, root: &Path) -> Result<Vec<Copy>, Error> {
+/// Also returned: the games whose key holds no regular file but a FIFO, a socket, a
+/// device… (`safe::NotAFile`), which are no copy either and are reported.
+fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
     let mut stmt = db.prepare(
         "SELECT key, name, type, title_id, version, format, size, header_ok FROM games
          WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
@@ -77,19 +81,25 @@ fn copies(db: &Connection, root: &Path) -> Result<Vec<Copy>, Error> {
             header_ok: r.get(7)?,
         })
     })?;
-    let mut out = Vec::new();
+    let (mut out, mut strays) = (Vec::new(), Vec::new());
     for row in rows {
         let mut c = row?;
-        let on_disk = LibraryKey::parse(&c.key)
-            .and_then(|k| std::fs::symlink_metadata(k.under(root)).ok())
-            .filter(|m| m.file_type().is_file());
-        if let Some(m) = on_disk {
+        let on_disk =
+            LibraryKey::parse(&c.key).and_then(|k| std::fs::symlink_metadata(k.under(root)).ok());
+        if let Some(what) = on_disk.as_ref().and_then(|m| NotAFile::of(m.file_type())) {
+            strays.push((c.key, what));
+            continue;
+        }
+        if let Some(m) = on_disk.filter(|m| m.file_type().is_file()) {
             c.file = (m.dev(), m.ino());
             out.push(c);
         }
     }
-    Ok(out)
+    Ok((out, strays))
 }
+
+/// A game whose key holds no regular file, and what it holds.
+type Stray = (String, NotAFile);
 
 fn compressed(format: &str) -> bool {
     matches!(format, "nsz" | "xcz")
@@ -107,7 +117,16 @@ fn better(a: &Copy, b: &Copy, keep: DedupeKeep) -> Ordering {
 
 /// Every file the rule would move to the trash, in title ID then key order.
 pub fn plan(db: &Connection, root: &Path, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
-    let all = copies(db, root)?;
+    Ok(plan_and_strays(db, root, keep)?.0)
+}
+
+/// [`plan`], and the games that are no regular file (left alone, and reported).
+fn plan_and_strays(
+    db: &Connection,
+    root: &Path,
+    keep: DedupeKeep,
+) -> Result<(Vec<Drop>, Vec<Stray>), Error> {
+    let (all, strays) = copies(db, root)?;
     let mut drops = Vec::new();
     for group in all.chunk_by(|a, b| a.title_id == b.title_id) {
         let known: Vec<&Copy> = group.iter().filter(|c| c.version.is_some()).collect();
@@ -135,13 +154,17 @@ pub fn plan(db: &Connection, root: &Path, keep: DedupeKeep) -> Result<Vec<Drop>,
             });
         }
     }
-    Ok(drops)
+    Ok((drops, strays))
 }
 
 /// The task: move every file of the plan to the trash. A file that cannot be moved
 /// is counted as an error and logged; the others still go.
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let drops = plan(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    let (drops, strays) = plan_and_strays(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    for (key, what) in strays {
+        warn!("dedupe: {key}: {what}; left alone");
+        ctx.progress.fail(Some(&key), what.msg(&key));
+    }
     ctx.progress.set_total(drops.len() as u64);
     let (mut superseded, mut duplicates, mut bytes) = (0u64, 0u64, 0u64);
     let result = (|| {

@@ -5,10 +5,11 @@
 //! Never lose a file, never overwrite one: a target that is taken (on disk, or by an
 //! earlier file of the same run) is skipped and reported; a file already in its place
 //! does not move, so a second run moves nothing. Unidentified files and links stay
-//! where they are (a moved relative link would point elsewhere). Moves are renames
-//! inside the library, so a file keeps its size and time and the next scan reads
-//! nothing again; the folders a move leaves empty are removed, the platform folder
-//! never.
+//! where they are (a moved relative link would point elsewhere); so does a FIFO, a
+//! socket or a device found in a game's place, named among the run's failures. Moves
+//! are renames inside the library, so a file keeps its size and time and the next
+//! scan reads nothing again; the folders a move leaves empty are removed, the
+//! platform folder never.
 //!
 //! Each move is journaled before it happens (`moving`), the file renamed, then in one
 //! transaction the game's key changes everywhere it is held (the game, the push list,
@@ -50,6 +51,9 @@ pub struct Plan {
     pub in_place: usize,
     /// Files left alone: unidentified, or links.
     pub left: usize,
+    /// Games whose key holds no regular file (a FIFO, a socket, a device): left
+    /// alone too, and named among the run's failures.
+    pub strays: Vec<(String, safe::NotAFile)>,
 }
 
 /// The key of each platform's folder, by slug (`None`: the library root).
@@ -134,6 +138,10 @@ pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, E
         };
         if here.file_type().is_symlink() {
             plan.left += 1;
+            continue;
+        }
+        if let Some(what) = safe::NotAFile::of(here.file_type()) {
+            plan.strays.push((g.key.clone(), what));
             continue;
         }
         let there = std::fs::symlink_metadata(to.under(root));
@@ -234,6 +242,10 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let plan = plan(db, root, template)?;
     for m in &plan.taken {
         warn!("organize: {} not moved: {} is taken", m.from, m.to);
+    }
+    for (key, what) in &plan.strays {
+        warn!("organize: {key}: {what}; left alone");
+        ctx.progress.fail(Some(key), what.msg(key));
     }
     ctx.progress.set_total(plan.moves.len() as u64);
     let folders = platform_folders(db)?;

@@ -143,7 +143,15 @@ fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
                 size: meta.len(),
                 served: device::Served::default(),
             }),
-            _ => warn!("push: {key} is no longer in the library; skipped"),
+            Err(e) => match library::safe::not_a_file(&e) {
+                // Named in the run's failures: it stays in the list until it is
+                // a game again or taken out.
+                Some(what) => {
+                    warn!("push: {key}: {what}; skipped");
+                    ctx.progress.fail(Some(&key), what.msg(&key));
+                }
+                None => warn!("push: {key} is no longer in the library; skipped"),
+            },
         }
     }
     Ok(files)

@@ -78,8 +78,10 @@ fn read_hints(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<Hint
     if !is_pfs0 && !is_xci {
         return Ok(None);
     }
-    let mut file = super::safe::open(root, key)
-        .map_err(|_| FormatError("the file could not be opened".into()))?;
+    let mut file = super::safe::open(root, key).map_err(|e| {
+        let why = super::safe::not_a_file(&e).map(super::safe::NotAFile::detail);
+        FormatError(why.unwrap_or("the file could not be opened").into())
+    })?;
     let len = file
         .metadata()
         .map_err(|_| FormatError("the file could not be read".into()))?

@@ -13,6 +13,17 @@
 //! its check and the open is not caught (walking with `openat` and `O_NOFOLLOW` at
 //! every step would be); what is caught is every change made before the operation
 //! starts, which is how a tree changes under a library in practice.
+//!
+//! What is read must be a regular file. A FIFO put in a game's place (anyone who can
+//! write into a share can make one) would block an `open` for reading until a writer
+//! came, for ever: a download thread wedged, a convert no cancel can stop. So
+//! [`open`] is the one place a library file is opened for reading: it refuses what
+//! `lstat` shows is no regular file, opens with `O_NONBLOCK` (a FIFO's open then
+//! returns at once) and `O_NOCTTY`, refuses what `fstat` on the handle shows is no
+//! regular file (a swap in between), and only then clears `O_NONBLOCK` so that reads
+//! block as usual. The refusal is a [`NotAFile`], which callers turn into a message
+//! naming the file; moves (a rename) of such a file are harmless and stay possible
+//! where the library allows them, but tasks that act on games report it instead.
 
 use std::fs::File;
 use std::io::{Error, ErrorKind, Result};
@@ -52,18 +63,135 @@ pub fn resolve(root: &Path, key: &LibraryKey) -> Result<PathBuf> {
     Ok(target)
 }
 
+/// What a path of the library is when it is not a regular file: the reason an
+/// operation refused it, carried inside the `io::Error` ([`not_a_file`] finds it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAFile {
+    Fifo,
+    Socket,
+    Device,
+    Folder,
+    Other,
+}
+
+impl NotAFile {
+    /// What `file_type` is when it is not a regular file; `None` for a regular file,
+    /// and for a symlink (which `lstat` shows, and which is followed or refused by
+    /// the rules above, not by this one).
+    pub fn of(file_type: std::fs::FileType) -> Option<NotAFile> {
+        use std::os::unix::fs::FileTypeExt;
+        let t = file_type;
+        Some(if t.is_file() || t.is_symlink() {
+            return None;
+        } else if t.is_fifo() {
+            NotAFile::Fifo
+        } else if t.is_socket() {
+            NotAFile::Socket
+        } else if t.is_char_device() || t.is_block_device() {
+            NotAFile::Device
+        } else if t.is_dir() {
+            NotAFile::Folder
+        } else {
+            NotAFile::Other
+        })
+    }
+
+    /// The word a message (`Msg::NotAFile`) carries.
+    pub fn word(self) -> &'static str {
+        match self {
+            NotAFile::Fifo => "fifo",
+            NotAFile::Socket => "socket",
+            NotAFile::Device => "device",
+            NotAFile::Folder => "folder",
+            NotAFile::Other => "other",
+        }
+    }
+
+    /// The reason as a detail of a convert or a probe (`error::details` has its
+    /// French).
+    pub fn detail(self) -> &'static str {
+        match self {
+            NotAFile::Fifo => "the file is a named pipe (FIFO), not a regular file",
+            NotAFile::Socket => "the file is a socket, not a regular file",
+            NotAFile::Device => "the file is a device, not a regular file",
+            NotAFile::Folder => "the file is a folder, not a regular file",
+            NotAFile::Other => "the file is not a regular file",
+        }
+    }
+
+    /// The message naming the file at `key`.
+    pub fn msg(self, key: &str) -> crate::error::Msg {
+        crate::error::Msg::NotAFile {
+            key: key.to_string(),
+            what: self.word().to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for NotAFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.detail())
+    }
+}
+
+impl std::error::Error for NotAFile {}
+
+fn not_regular(what: NotAFile) -> Error {
+    Error::new(ErrorKind::InvalidInput, what)
+}
+
+/// When `e` is the refusal of something that is not a regular file, what it is.
+pub fn not_a_file(e: &Error) -> Option<NotAFile> {
+    e.get_ref()?.downcast_ref::<NotAFile>().copied()
+}
+
 /// Open the game file at `key` for reading, under the rules above. The result is a
-/// regular file.
+/// regular file, opened in blocking mode; anything else is refused with a
+/// [`NotAFile`] before a byte is read, and without waiting (a FIFO, a socket, a
+/// device).
 pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
     let path = resolve(root, key)?;
+    // Refused before opening when it already shows: opening some devices does
+    // something (a tape rewinds), and a socket cannot be opened at all.
+    if let Some(what) = NotAFile::of(std::fs::symlink_metadata(&path)?.file_type()) {
+        return Err(not_regular(what));
+    }
     let file = File::options()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(refused("not a regular file"));
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(&path)?;
+    // Swapped between the look and the open: the handle says what was opened.
+    let kind = file.metadata()?.file_type();
+    if let Some(what) = NotAFile::of(kind) {
+        return Err(not_regular(what));
     }
+    if !kind.is_file() {
+        return Err(not_regular(NotAFile::Other));
+    }
+    blocking(&file)?;
     Ok(file)
+}
+
+/// Clear `O_NONBLOCK` on an open file: reads then wait for their bytes as usual.
+fn blocking(file: &File) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function borrows open; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The file at `key` is not a regular file (`lstat`, and what a link inside the
+/// library leads to): what it is. `None` for a regular file, a link out of the
+/// library (refused elsewhere) or nothing there. For tasks that move files without
+/// reading them (organize, the trash, dedupe), so that they report such a file
+/// rather than treat it as a game.
+pub fn not_a_file_at(root: &Path, key: &LibraryKey) -> Option<NotAFile> {
+    let path = resolve(root, key).ok()?;
+    NotAFile::of(std::fs::symlink_metadata(path).ok()?.file_type())
 }
 
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
@@ -215,6 +343,55 @@ mod tests {
         assert!(!walkable_folder(&root, "games/.hidden"));
         assert!(walkable_folder(&root, "games"));
         assert!(walkable_folder(&root, "not/yet"));
+    }
+
+    /// Make a FIFO at `path`.
+    fn fifo(path: &Path) {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+
+    /// A FIFO, a socket, a link to a FIFO (inside the library) and, when this process
+    /// may make one, a device: each refused at once, and said for what it is; a
+    /// regular file still opens, and reads block as usual.
+    #[test]
+    fn what_is_not_a_regular_file_is_refused_without_waiting() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        fifo(&root.join("pipe.nsp"));
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("socket.nsp")).unwrap();
+        symlink(root.join("pipe.nsp"), root.join("link.nsp")).unwrap();
+        std::fs::write(root.join("game.nsp"), b"game").unwrap();
+        let mut cases = vec![
+            ("pipe.nsp", NotAFile::Fifo),
+            ("socket.nsp", NotAFile::Socket),
+            ("link.nsp", NotAFile::Fifo),
+        ];
+        let dev = std::ffi::CString::new(root.join("null.nsp").to_str().unwrap()).unwrap();
+        // SAFETY: a valid path; /dev/null's numbers. Only root may, so it may fail.
+        if unsafe { libc::mknod(dev.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0 {
+            cases.push(("null.nsp", NotAFile::Device));
+        }
+        for (name, want) in cases {
+            let (done, result) = std::sync::mpsc::channel();
+            let here = root.clone();
+            std::thread::spawn(move || {
+                let _ = done.send(open(&here, &key(name)).map(|_| ()));
+            });
+            let e = result
+                .recv_timeout(std::time::Duration::from_secs(5))
+                .unwrap_or_else(|_| panic!("opening {name} did not return"))
+                .unwrap_err();
+            assert_eq!(not_a_file(&e), Some(want), "{name}: {e}");
+            assert_eq!(not_a_file_at(&root, &key(name)), Some(want), "{name}");
+            assert_ne!(crate::error::french_detail(want.detail()), want.detail());
+        }
+        let file = open(&root, &key("game.nsp")).unwrap();
+        use std::os::fd::AsRawFd;
+        let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+        assert_eq!(flags & libc::O_NONBLOCK, 0, "reads block as usual");
+        assert_eq!(not_a_file_at(&root, &key("game.nsp")), None);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! Hidden entries (names starting with `.`) are skipped at every depth, which also
 //! skips the trash folder `.ludotheque-trash/`. A symlink to a file is followed only
 //! when its target lies inside the root; symlinks to folders are not followed at all
-//! (no loops, no escape from the root). Nothing here reads file contents.
+//! (no loops, no escape from the root). Nothing here reads file contents. A game
+//! file's name on a FIFO, a socket or a device is reported among the problems (the
+//! scan's failures), never opened.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -146,7 +148,15 @@ fn game_file(
         out.incomplete = true;
         return None;
     };
-    if !meta.is_file() {
+    if let Some(what) = super::safe::NotAFile::of(meta.file_type()) {
+        // A FIFO, a socket or a device in a game's place is no game, and is said so:
+        // its row, if it had one, goes (the file is not found), and nothing opens it.
+        let key = relative(root, &path);
+        debug!("{} is {what}", path.display());
+        out.problems.push(Failure {
+            msg: what.msg(&key),
+            key: Some(key),
+        });
         return None;
     }
     Some(Found {

@@ -24,21 +24,28 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Console> {
     })
 }
 
-/// Add a console; false when the name is taken.
+/// Add a console; false when the name is taken, whatever its case and form (the
+/// unique `folded` column, `text::fold`).
 pub fn insert(conn: &Connection, name: &str, hash: &[u8], now: i64) -> Result<bool, Error> {
     Ok(conn.execute(
-        "INSERT INTO consoles (name, hash, created_at) VALUES (?1, ?2, ?3)
-         ON CONFLICT(name) DO NOTHING",
-        params![name, hash, now],
+        "INSERT INTO consoles (name, folded, hash, created_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT DO NOTHING",
+        params![name, crate::text::fold(name), hash, now],
     )? == 1)
 }
 
-/// The console of that name and its password hash.
+/// The console of that name and its password hash: the one of exactly that name, or
+/// else the one whose name is the same whatever its case and Unicode form.
 pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(Console, Vec<u8>)>, Error> {
-    let sql = format!("SELECT {COLUMNS}, hash FROM consoles WHERE name = ?1");
+    let sql = format!(
+        "SELECT {COLUMNS}, hash FROM consoles WHERE name = ?1 OR folded = ?2
+         ORDER BY name = ?1 DESC LIMIT 1"
+    );
     Ok(conn
         .prepare_cached(&sql)?
-        .query_row([name], |r| Ok((from_row(r)?, r.get(4)?)))
+        .query_row(params![name, crate::text::fold(name)], |r| {
+            Ok((from_row(r)?, r.get(4)?))
+        })
         .optional()?)
 }
 
@@ -49,9 +56,9 @@ pub fn list(conn: &Connection) -> Result<Vec<Console>, Error> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Remove a console; false when there was none of that name.
-pub fn delete(conn: &Connection, name: &str) -> Result<bool, Error> {
-    Ok(conn.execute("DELETE FROM consoles WHERE name = ?1", [name])? == 1)
+/// Remove a console; false when there was none.
+pub fn delete(conn: &Connection, id: i64) -> Result<bool, Error> {
+    Ok(conn.execute("DELETE FROM consoles WHERE id = ?1", [id])? == 1)
 }
 
 pub fn touch(conn: &Connection, id: i64, now: i64) -> Result<(), Error> {

@@ -311,6 +311,13 @@ const MIGRATIONS: &[&str] = &[
     // 17: how many of a title's files are damaged, so that the library list flags it.
     // The titles model's version moved with it, so the next start computes the column.
     "ALTER TABLE title_state ADD COLUMN damaged_files INTEGER NOT NULL DEFAULT 0;",
+    // 18: account and console names are one name whatever their case and Unicode form
+    // (`text::fold`; `COLLATE NOCASE` folds ASCII only, and consoles not at all). The
+    // folded form is computed in Rust (`fold_names`), for these rows and every new one.
+    "ALTER TABLE users ADD COLUMN folded TEXT;
+     ALTER TABLE consoles ADD COLUMN folded TEXT;
+     CREATE UNIQUE INDEX users_by_folded ON users(folded);
+     CREATE UNIQUE INDEX consoles_by_folded ON consoles(folded);",
 ];
 
 /// How many migrations this build knows (the schema version it writes).
@@ -334,7 +341,97 @@ pub fn apply(conn: &mut Connection) -> Result<(), Error> {
         tx.execute_batch(sql)
             .map_err(|e| Error::internal(format!("migration {}: {e}", i + 1)))?;
     }
+    if (version as usize) < MIGRATIONS.len() {
+        fold_names(&tx)?;
+    }
     tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
     tx.commit()?;
     Ok(())
+}
+
+/// The folded form of every account's and console's name that has none yet (the rows
+/// from before migration 18), in Rust because SQLite's `lower` folds ASCII only. A
+/// name whose fold an older row already holds (`Émile` and `émile`, both made before
+/// the rule) keeps none: it still opens by its exact name, and the rule holds for
+/// every name made since. Runs with any migration, so it does not depend on its
+/// number; rows made since 18 already have theirs.
+fn fold_names(tx: &rusqlite::Transaction) -> Result<(), Error> {
+    for table in ["users", "consoles"] {
+        let rows: Vec<(i64, String)> = tx
+            .prepare(&format!(
+                "SELECT id, name FROM {table} WHERE folded IS NULL ORDER BY id"
+            ))?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (id, name) in rows {
+            let sql = format!("UPDATE OR IGNORE {table} SET folded = ?2 WHERE id = ?1");
+            if tx.execute(&sql, rusqlite::params![id, crate::text::fold(&name)])? == 0 {
+                log::warn!(
+                    "{table}: '{}' is the same name as an older one but for case or \
+                     form; it keeps opening by its exact name only",
+                    crate::text::printable(&name)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names made before migration 18 get their folded form; two that fold alike keep
+    /// opening (the older by its fold, the other by its exact name), and the index
+    /// refuses a third.
+    #[test]
+    fn names_from_before_the_fold_are_folded_without_losing_one() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..17] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 17).unwrap();
+        for (name, t) in [("\u{c9}mile", 1), ("\u{e9}mile", 2), ("Zoé", 3)] {
+            conn.execute(
+                "INSERT INTO users (name, hash, role, created_at) VALUES (?1, 'h', 'admin', ?2)",
+                rusqlite::params![name, t],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO consoles (name, hash, created_at) VALUES (?1, x'00', ?2)",
+                rusqlite::params![name, t],
+            )
+            .unwrap();
+        }
+        apply(&mut conn).unwrap();
+        let folded = |table: &str| -> Vec<Option<String>> {
+            conn.prepare(&format!("SELECT folded FROM {table} ORDER BY id"))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let want = vec![
+            Some("\u{e9}mile".to_string()),
+            None,
+            Some("zoé".to_string()),
+        ];
+        assert_eq!(folded("users"), want);
+        assert_eq!(folded("consoles"), want);
+        let (second, _) = crate::store::users::by_name(&conn, "\u{e9}mile")
+            .unwrap()
+            .unwrap();
+        assert_eq!(second.created_at, 2);
+        let (first, _) = crate::store::users::by_name(&conn, "\u{c9}MILE")
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.created_at, 1);
+        assert!(
+            crate::store::users::insert(&conn, "ZOE\u{301}", "h", "viewer", 4)
+                .unwrap()
+                .is_none()
+        );
+        assert!(!crate::store::consoles::insert(&conn, "e\u{301}MILE", b"x", 4).unwrap());
+    }
 }

@@ -41,7 +41,8 @@ pub fn count(conn: &Connection) -> Result<i64, Error> {
         .query_row([], |r| r.get(0))?)
 }
 
-/// Insert an account; `None` when the name is taken (names compare without case).
+/// Insert an account; `None` when the name is taken (names compare whatever their
+/// case and Unicode form: the unique `folded` column, `text::fold`).
 pub fn insert(
     conn: &Connection,
     name: &str,
@@ -50,9 +51,9 @@ pub fn insert(
     now: i64,
 ) -> Result<Option<i64>, Error> {
     let n = conn.execute(
-        "INSERT INTO users (name, hash, role, created_at) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT(name) DO NOTHING",
-        params![name, hash, role, now],
+        "INSERT INTO users (name, folded, hash, role, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT DO NOTHING",
+        params![name, crate::text::fold(name), hash, role, now],
     )?;
     Ok((n == 1).then(|| conn.last_insert_rowid()))
 }
@@ -61,9 +62,9 @@ pub fn insert(
 /// first-run forms sent at once cannot both create an admin.
 pub fn insert_first(conn: &Connection, name: &str, hash: &str, now: i64) -> Result<bool, Error> {
     let n = conn.execute(
-        "INSERT INTO users (name, hash, role, created_at)
-         SELECT ?1, ?2, 'admin', ?3 WHERE NOT EXISTS (SELECT 1 FROM users)",
-        params![name, hash, now],
+        "INSERT INTO users (name, folded, hash, role, created_at)
+         SELECT ?1, ?2, ?3, 'admin', ?4 WHERE NOT EXISTS (SELECT 1 FROM users)",
+        params![name, crate::text::fold(name), hash, now],
     )?;
     Ok(n == 1)
 }
@@ -84,12 +85,17 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, Error> {
         .optional()?)
 }
 
-/// The account and its password hash, by name (without case).
+/// The account and its password hash, by name: the one of that name (without ASCII
+/// case, the column's collation), or else the one whose name is the same whatever its
+/// case and Unicode form.
 pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(User, String)>, Error> {
     Ok(conn
         .query_row(
-            &format!("SELECT {COLUMNS}, hash FROM users WHERE name = ?1"),
-            [name],
+            &format!(
+                "SELECT {COLUMNS}, hash FROM users WHERE name = ?1 OR folded = ?2
+                 ORDER BY name = ?1 DESC LIMIT 1"
+            ),
+            params![name, crate::text::fold(name)],
             |r| Ok((from_row(r)?, r.get(5)?)),
         )
         .optional()?)

@@ -348,8 +348,7 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
     {
         return Err(Error::invalid(Msg::BadSlug));
     }
-    let name = form.name.trim();
-    crate::text::check_name("A platform's name", name)?;
+    let name = crate::text::name("A platform's name", form.name.trim())?;
     // Relative to the library: a leading '/' would mean a server path, so it is refused.
     let folder = form.folder.trim().trim_end_matches('/');
     if library::LibraryKey::parse(folder).is_none() {
@@ -381,7 +380,7 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
     }
     let platform = Platform {
         slug: slug.to_string(),
-        name: name.to_string(),
+        name,
         folder: folder.to_string(),
         extensions,
     };

@@ -16,6 +16,8 @@ mod hardening;
 mod harness;
 mod library;
 mod man;
+mod names;
+mod not_files;
 mod organize;
 mod push;
 mod reliability;
