@@ -10,7 +10,11 @@
 //! - Without either, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
 //!   forwarding header and a loopback `Host`, gets full local access (unless
 //!   `--no-local-access`). Anything else is 401.
-//! - Failed authentications are limited per TCP peer address; valid keys per key.
+//! - Wrong secrets (a key, a console password, a password at sign-in, a setup code)
+//!   are limited per TCP peer address; a request that presents none costs nothing.
+//!   Passwords and setup codes are not even looked at once the address is out of
+//!   attempts (429 whatever they are); a valid key keeps working there, limited per
+//!   key.
 //! - State-changing requests that announce a foreign origin are 403 `cross_origin`.
 
 use std::net::IpAddr;
@@ -109,28 +113,42 @@ pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Pri
 /// Who may pull from the shop. An API key is refused (403: keys are the public API's
 /// alone); a console's name and password (HTTP Basic) open it; without them the shop
 /// is open only with `--shop-public`, and the caller is known by its address. A wrong
-/// password is refused even then, so a removed console learns it was removed. Failures
-/// count against the same per-address limit as every other credential.
+/// password costs the address a token of the failure limit, and an address out of
+/// them has its passwords not even checked (429). With `--shop-public` nothing is
+/// refused: a console's right password still names it (its share, its history), any
+/// other is served as anyone and counts nothing (it opens nothing the shop does not
+/// give anyone), so a console set up before, or since removed, keeps working and
+/// does not use up its address's attempts.
 pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
     if req.header("x-api-key").is_some() || req.query("apikey").is_some() {
         return Err(Error::forbidden(Msg::KeyNotForShop));
     }
-    let refused = || match count_failure(app, req) {
-        Ok(()) => Error::new(Kind::Unauthorized, Msg::ShopCredentialsRequired),
-        Err(e) => e,
-    };
-    match basic_credentials(req) {
-        Some((name, password)) => match consoles::check(db, &name, &password)? {
-            Some(console) => Ok(Principal::Console(console.name)),
-            None => Err(refused()),
-        },
-        None if app.config.shop_public => Ok(Principal::Console(
+    let public = app.config.shop_public;
+    let anyone = || {
+        Principal::Console(
             req.peer
                 .map(|p| client_net(p.ip()).to_string())
                 .unwrap_or_else(|| "?".into()),
-        )),
-        None => Err(refused()),
+        )
+    };
+    let refused = || Error::new(Kind::Unauthorized, Msg::ShopCredentialsRequired);
+    let Some((name, password)) = basic_credentials(req) else {
+        // Nothing presented, nothing guessed: nothing counted.
+        return if public { Ok(anyone()) } else { Err(refused()) };
+    };
+    let limited = check_failures(app, req);
+    if public && limited.is_err() {
+        return Ok(anyone());
     }
+    limited?;
+    if let Some(console) = consoles::check(db, &name, &password)? {
+        return Ok(Principal::Console(console.name));
+    }
+    if public {
+        return Ok(anyone());
+    }
+    count_failure(app, req)?;
+    Err(refused())
 }
 
 /// The name and password of an `Authorization: Basic` header, if it holds a
@@ -169,40 +187,37 @@ pub fn session_user(db: &Connection, req: &Req) -> Result<Option<User>, Error> {
     }
 }
 
+/// The key's regime when a key is presented (a wrong one costs a token); else a live
+/// session; else the loopback rule; else 401, at no cost: a session that has ended
+/// is no guess (its token has 256 bits), nor is a request that presents nothing.
 fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
-    let presented = req.header("x-api-key").or_else(|| req.query("apikey"));
-    let key = match presented {
-        Some(secret) => keys::check(db, secret)?,
-        None => {
-            if let Some(user) = session_user(db, req)? {
-                return Ok(Principal::User(user));
-            }
-            if app.config.local_access && is_local(req) {
-                return Ok(Principal::Local);
-            }
-            None
+    if let Some(secret) = req.header("x-api-key").or_else(|| req.query("apikey")) {
+        let Some(k) = keys::check(db, secret)? else {
+            return Err(failed_attempt(app, req));
+        };
+        if k.read_only && changes_state(req) {
+            return Err(Error::forbidden(Msg::KeyReadOnly));
         }
-    };
-    match key {
-        Some(k) => {
-            if k.read_only && changes_state(req) {
-                return Err(Error::forbidden(Msg::KeyReadOnly));
-            }
-            Ok(Principal::Key {
-                id: k.id,
-                prefix: k.prefix,
-            })
-        }
-        None => Err(failed_attempt(app, req)),
+        return Ok(Principal::Key {
+            id: k.id,
+            prefix: k.prefix,
+        });
     }
+    if let Some(user) = session_user(db, req)? {
+        return Ok(Principal::User(user));
+    }
+    if app.config.local_access && is_local(req) {
+        return Ok(Principal::Local);
+    }
+    Err(Error::new(Kind::Unauthorized, Msg::ApiKeyRequired))
 }
 
 pub fn changes_state(req: &Req) -> bool {
     !matches!(req.method.as_str(), "GET" | "HEAD" | "OPTIONS")
 }
 
-/// A failed authentication costs the peer address one token: 401 while it has some,
-/// 429 once it has none.
+/// A wrong secret costs the peer address one token: 401 while it has some, 429 once
+/// it has none.
 fn failed_attempt(app: &App, req: &Req) -> Error {
     match count_failure(app, req) {
         Ok(()) => Error::new(Kind::Unauthorized, Msg::ApiKeyRequired),
@@ -210,8 +225,22 @@ fn failed_attempt(app: &App, req: &Req) -> Error {
     }
 }
 
-/// Take one token of the failed-authentication limit from the caller's network;
-/// `rate_limited` once it has none.
+/// Refuse (`rate_limited`) a caller whose network has no failed attempt left, taking
+/// nothing: called before a password or a code is looked at, so that a limited
+/// address is refused whatever it sends, the right secret too.
+pub fn check_failures(app: &App, req: &Req) -> Result<(), Error> {
+    match req.peer {
+        Some(peer) => app
+            .limits
+            .failures
+            .check(&client_net(peer.ip()))
+            .map_err(Error::rate_limited),
+        None => Ok(()),
+    }
+}
+
+/// Take one token of the failed-authentication limit from the caller's network (a
+/// wrong secret); `rate_limited` once it has none.
 pub fn count_failure(app: &App, req: &Req) -> Result<(), Error> {
     match req.peer {
         Some(peer) => app

@@ -225,16 +225,22 @@ fn a_foreign_origin_on_a_post_is_403_and_no_origin_is_accepted() {
 #[test]
 fn the_eleventh_failed_attempt_is_429_and_its_retry_after_is_honest() {
     let s = TestServer::start(&["--no-local-access"]);
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
     for i in 0..10 {
-        assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401, "attempt {}", i + 1);
+        assert_eq!(
+            get_with(&s, "/api/v1/job", &wrong).0,
+            401,
+            "attempt {}",
+            i + 1
+        );
     }
-    let r = s.get("/api/v1/job");
+    let r = s.send("GET", "/api/v1/job", &wrong, None);
     assert_eq!((r.status, r.slug()), (429, "rate_limited".into()));
     let wait: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
     std::thread::sleep(Duration::from_secs(wait));
     assert_eq!(
-        get_with(&s, "/api/v1/job", &[]).0,
+        get_with(&s, "/api/v1/job", &wrong).0,
         401,
         "after Retry-After: 401 again, not 429"
     );
@@ -245,10 +251,11 @@ fn a_valid_key_is_not_locked_out_by_failures_from_its_address() {
     let folders = Folders::new();
     let key = create_key(&folders, "ok", &[]);
     let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
     for _ in 0..12 {
-        s.get("/api/v1/job");
+        s.send("GET", "/api/v1/job", &wrong, None);
     }
-    assert_eq!(s.get("/api/v1/job").status, 429);
+    assert_eq!(get_with(&s, "/api/v1/job", &wrong).0, 429);
     assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
 }
 
@@ -359,4 +366,132 @@ fn no_key_ever_reaches_the_log() {
     );
     assert!(!log.contains(&key[8..]), "{log}");
     assert!(!log.contains(&UNKNOWN_BUT_WELL_FORMED[8..]), "{log}");
+}
+
+/// `console add NAME` through the CLI; returns the password it printed once.
+fn add_console(folders: &Folders, name: &str) -> String {
+    let (status, out, err) = folders.cli(&["console", "add", name]);
+    assert!(status.success(), "{out}{err}");
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix("mot de passe "))
+        .unwrap_or_else(|| panic!("no password in {out}"))
+        .trim()
+        .to_string()
+}
+
+fn basic(name: &str, password: &str) -> String {
+    use base64ct::{Base64, Encoding};
+    let pair = format!("{name}:{password}");
+    format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+}
+
+fn sign_in_status(s: &TestServer, name: &str, password: &str) -> u16 {
+    let body = serde_json::json!({"name": name, "password": password});
+    let headers = [("Content-Type", "application/json")];
+    let r = s.send(
+        "POST",
+        "/api/login",
+        &headers,
+        Some(body.to_string().into_bytes()),
+    );
+    r.status
+}
+
+/// Issue 36, item 6: the failure limit is checked before the secret, so a limited
+/// address gets 429 with the right console password and the right sign-in too, and
+/// wrong sign-ins and wrong console passwords fill one budget. Its own valid key
+/// still works there.
+#[test]
+fn a_limited_address_is_429_whatever_secret_it_sends() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "script", &[]);
+    crate::web::add_user(&folders, "alice", "correct horse", true);
+    let password = add_console(&folders, "salon");
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let shop = |auth: &str| s.send("GET", "/shop", &[("Authorization", auth)], None);
+    // Five wrong console passwords, five wrong sign-ins: the ten of the minute.
+    for _ in 0..5 {
+        assert_eq!(shop(&basic("salon", "wrong password")).status, 401);
+        assert_eq!(sign_in_status(&s, "alice", "wrong guess"), 401);
+    }
+    let r = shop(&basic("salon", &password));
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()), "{r:?}");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(sign_in_status(&s, "alice", "correct horse"), 429);
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)]).0,
+        429
+    );
+    // A valid key keeps working from the limited address (its own bucket).
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+}
+
+/// The same for the setup code of the first admin: ten wrong codes, then the right
+/// one is 429 and creates nothing.
+#[test]
+fn a_limited_address_cannot_use_even_the_right_setup_code() {
+    let s = TestServer::start(&["--no-local-access"]);
+    s.wait_for_log("setup code ");
+    let log = s.output();
+    let at = log.find("setup code ").unwrap() + "setup code ".len();
+    let code = log[at..].split_whitespace().next().unwrap().to_string();
+    let setup = |code: &str| {
+        let body =
+            serde_json::json!({"name": "root", "password": "long enough", "setup_code": code});
+        let headers = [("Content-Type", "application/json")];
+        s.send(
+            "POST",
+            "/api/setup",
+            &headers,
+            Some(body.to_string().into_bytes()),
+        )
+    };
+    for i in 0..10 {
+        assert_eq!(setup(&format!("wrong{i}")).status, 403);
+    }
+    let r = setup(&code);
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()), "{r:?}");
+    assert_eq!(s.get("/setup").status, 200, "still no account");
+}
+
+/// Only wrong secrets count: requests that present nothing (no key, no session, no
+/// console password, no setup code) are 401 or 403 at no cost, and a valid key on an
+/// address no route knows is 404 at no cost; the ten wrong keys of the minute are
+/// still all there after them.
+#[test]
+fn requests_without_a_secret_or_with_a_valid_one_cost_no_failure() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "script", &[]);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let empty_setup = || {
+        let body = serde_json::json!({"name": "root", "password": "long enough"});
+        let headers = [("Content-Type", "application/json")];
+        s.send(
+            "POST",
+            "/api/setup",
+            &headers,
+            Some(body.to_string().into_bytes()),
+        )
+    };
+    for _ in 0..12 {
+        assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401);
+        assert_eq!(s.get("/shop").status, 401);
+        assert_eq!(empty_setup().status, 403);
+        let stale = [("Cookie", "ldq_session=no-such-session")];
+        assert_eq!(get_with(&s, "/api/v1/job", &stale).0, 401);
+        let r = s.send("GET", "/api/v1/no-such-route", &[("X-Api-Key", &key)], None);
+        assert_eq!((r.status, r.slug()), (404, "not_found".into()));
+    }
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
+    for i in 0..10 {
+        assert_eq!(
+            get_with(&s, "/api/v1/job", &wrong).0,
+            401,
+            "wrong key {}",
+            i + 1
+        );
+    }
+    assert_eq!(get_with(&s, "/api/v1/job", &wrong).0, 429);
+    // Limited now; a request with nothing to check is still told what it lacks.
+    assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401);
 }

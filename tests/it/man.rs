@@ -85,7 +85,8 @@ install from the service's address, given as their shop; each console sends its 
 name and password (HTTP Basic), made with
 .BR ludotheque-console (1).
 .BR \-\-shop\-public
-serves the shop without a password. The Consoles page of the web interface shows the
+serves the shop without a password; a console that still sends one is never refused
+(the right one names it, any other is ignored). The Consoles page of the web interface shows the
 address, how each installer takes it, and what the consoles downloaded.
 .SH SEE ALSO
 .BR ludotheque-api (7),
@@ -222,9 +223,9 @@ A console's password opens the shop and nothing else: not the public API, not th
 interface. An API key opens no shop route (403). A missing or wrong password is 401
 with
 .BR "WWW-Authenticate: Basic realm=\(dqludotheque\(dq" ,
-and counts against the same per-address limit of failed attempts as every other
-credential (then 429). Passwords are 16 random characters in four groups; only
-their SHA-256 is kept.
+a wrong one counts against the same per-address limit of failed attempts as every
+other credential (then 429, even for the right one); a missing one costs nothing.
+Passwords are 16 random characters in four groups; only their SHA-256 is kept.
 .SH SHOP
 The shop's address is the service's root,
 .BR http://HOST:PORT/ .
