@@ -8,8 +8,10 @@
 //!   admin may do anything outside `/api/v1/`'s key regime, a viewer only looks (403
 //!   on every change but its own sign-out, language and password).
 //! - Without either, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
-//!   forwarding header and a loopback `Host`, gets full local access (unless
-//!   `--no-local-access`). Anything else is 401.
+//!   forwarding header and a loopback `Host`, gets full local access when the program
+//!   at the other end runs as root, as the service's own user or as a user of
+//!   `--local-access-users` (see `owner`; `--local-access any`: whoever runs it;
+//!   `off` or `--no-local-access`: never). Anything else is 401.
 //! - Wrong secrets (a key, a console password, a password at sign-in, a setup code)
 //!   are limited per TCP peer address; a request that presents none costs nothing.
 //!   Passwords and setup codes are not even looked at once the address is out of
@@ -17,7 +19,11 @@
 //!   key.
 //! - State-changing requests that announce a foreign origin are 403 `cross_origin`.
 
+mod owner;
+
+use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::sync::Mutex;
 
 use rusqlite::Connection;
 
@@ -25,7 +31,7 @@ use super::ratelimit::Buckets;
 use super::App;
 use super::Req;
 use crate::accounts;
-use crate::config::Config;
+use crate::config::{Config, LocalAccess};
 use crate::consoles;
 use crate::error::{Error, Kind, Msg};
 use crate::keys;
@@ -206,7 +212,7 @@ fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Erro
     if let Some(user) = session_user(db, req)? {
         return Ok(Principal::User(user));
     }
-    if app.config.local_access && is_local(req) {
+    if local_access(app, req) {
         return Ok(Principal::Local);
     }
     Err(Error::new(Kind::Unauthorized, Msg::ApiKeyRequired))
@@ -277,7 +283,59 @@ pub fn from_trusted_proxy(config: &Config, req: &Req) -> bool {
     })
 }
 
-/// The loopback rule of product.md (also what the first-run page asks of a caller).
+/// Does this keyless request get local access: the loopback rule, on (`--local-access`),
+/// and a program at the other end that the rule admits (see `owner`)? Also what the
+/// first-run page asks of a caller.
+pub fn local_access(app: &App, req: &Req) -> bool {
+    match &app.config.local_access {
+        LocalAccess::Off => false,
+        LocalAccess::Any => is_local(req),
+        LocalAccess::Users(uids) => is_local(req) && peer_admitted(app, req, uids),
+    }
+}
+
+/// Is the program at the other end of this loopback connection run by root, by the
+/// service's own user, or by one of `uids`? Not when its owner cannot be read.
+fn peer_admitted(app: &App, req: &Req, uids: &[u32]) -> bool {
+    // A host name to listen on (`localhost:8080`) leaves our address to guess.
+    let ip = app.config.listen.parse::<std::net::SocketAddr>().ok();
+    let ip = ip.map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+    let listen = std::net::SocketAddr::new(ip, app.port);
+    let owner = req.peer.and_then(|peer| owner::peer_uid(peer, listen));
+    // SAFETY: geteuid cannot fail and touches no memory of ours.
+    let me = unsafe { libc::geteuid() };
+    let admitted = owner.is_some_and(|uid| uid == 0 || uid == me || uids.contains(&uid));
+    if !admitted {
+        note_refusal(owner);
+    }
+    admitted
+}
+
+/// Say once per owner why a loopback request got no local access: an admin whose
+/// curl runs as another user learns why it gets 401, and a proxy's traffic does not
+/// fill the log.
+fn note_refusal(owner: Option<u32>) {
+    static SAID: Mutex<BTreeSet<Option<u32>>> = Mutex::new(BTreeSet::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if said.len() >= 64 || !said.insert(owner) {
+        return;
+    }
+    match owner {
+        Some(uid) => log::info!(
+            "a keyless request from a program of uid {uid} on this machine gets no local \
+             access: only root's, the service's own user's and --local-access-users' do \
+             (--local-access any gives it to every program of this machine)"
+        ),
+        None => log::info!(
+            "a keyless request from this machine gets no local access: the kernel does not \
+             say who owns its socket (sock_diag, /proc/net/tcp), or its program is gone \
+             (--local-access any gives it to every program of this machine)"
+        ),
+    }
+}
+
+/// The loopback rule of product.md, as the request shows it: a loopback peer, no
+/// forwarding header, a loopback `Host`.
 pub fn is_local(req: &Req) -> bool {
     let peer_local = req.peer.is_some_and(|p| match p.ip() {
         IpAddr::V4(v4) => v4.is_loopback(),

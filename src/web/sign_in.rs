@@ -165,11 +165,11 @@ struct SetupForm {
     setup_code: Option<String>,
 }
 
-/// May this caller create the first account without the setup code? Only under the
-/// loopback rule, and never with `--no-local-access` (behind a proxy on the same
-/// machine every client looks local).
+/// May this caller create the first account without the setup code? Only with local
+/// access (the loopback rule, for a program the rule admits), never with
+/// `--no-local-access` (behind a proxy on the same machine every client looks local).
 pub fn setup_is_local(c: &Ctx) -> bool {
-    c.app.config.local_access && auth::is_local(c.req)
+    auth::local_access(c.app, c.req)
 }
 
 /// `POST /api/setup` `{name, password, setup_code?}`: the first admin, while no account

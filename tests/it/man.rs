@@ -49,6 +49,44 @@ The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
 0 on success (also after SIGTERM or SIGINT stopped the server cleanly); 1 on an
 error, printed in French on standard error; 2 on a usage error.
+.SH LOCAL ACCESS
+A keyless request from this machine (a peer in 127.0.0.0/8 or ::1, a loopback
+.BR Host ,
+no
+.BR Forwarded ,
+.B X\-Forwarded\-*
+or
+.B X\-Real\-IP
+header) gets full access without a key or a session: the loopback rule, for the
+admin's curl on the host and a container's health probe. It is given only to
+programs of root, of the service's own user, or of a user named in
+.BR \-\-local\-access\-users :
+the service asks the kernel for the owner of the peer's socket (sock_diag, or
+.I /proc/net/tcp
+and
+.IR /proc/net/tcp6 )
+for each such request. A reverse proxy on the same machine running as
+.BR www\-data ,
+.BR caddy ,
+.B nginx
+or
+.B nobody
+gets no local access, even when it adds no forwarding header; where the owner
+cannot be read, nobody gets it.
+.B \-\-local\-access any
+gives it to every program of this machine (a proxy must then add
+.BR X\-Forwarded\-For ),
+.B \-\-local\-access off
+or
+.B \-\-no\-local\-access
+to none. The first refusal for each owner is logged.
+.PP
+Wrong secrets (a key, a console password, a sign-in, a setup code) share one budget
+per client address
+.RB ( \-\-auth\-failures\-per\-minute ).
+Once it is spent, console passwords, sign-ins and setup codes from that address are
+429 before they are checked, the right ones too; a valid API key keeps working. A
+request that presents no secret costs nothing.
 .SH WEB INTERFACE
 .B ludotheque serve
 also serves a web interface at its address (\fB/\fR). Accounts are
