@@ -105,8 +105,20 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDOTHEQUE_MAX_BODY", default_value_t = 1024 * 1024)]
     pub max_body: usize,
     /// Turn off the loopback rule (keyless requests from this machine get full access).
-    #[arg(long, env = "LUDOTHEQUE_NO_LOCAL_ACCESS")]
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_NO_LOCAL_ACCESS",
+        conflicts_with = "local_access"
+    )]
     pub no_local_access: bool,
+    /// Which programs of this machine the loopback rule admits: users (those run by
+    /// root, the service's own user or a user of --local-access-users, found from the
+    /// owner of their socket), any (every one, a reverse proxy too) or off.
+    #[arg(long, env = "LUDOTHEQUE_LOCAL_ACCESS", default_value = "users", value_parser = ["users", "any", "off"])]
+    pub local_access: String,
+    /// More users whose programs get local access (comma-separated names or uids).
+    #[arg(long, env = "LUDOTHEQUE_LOCAL_ACCESS_USERS", value_delimiter = ',')]
+    pub local_access_users: Vec<String>,
     /// Requests per second allowed per API key.
     #[arg(long, env = "LUDOTHEQUE_KEY_RATE", default_value_t = 20.0)]
     pub key_rate: f64,

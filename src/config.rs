@@ -25,8 +25,8 @@ pub struct Config {
     pub max_connections: usize,
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
-    /// The loopback rule: keyless requests from this machine get full access.
-    pub local_access: bool,
+    /// The loopback rule: which keyless requests from this machine get full access.
+    pub local_access: LocalAccess,
     /// Requests per second allowed per API key, and the burst above it.
     pub key_rate: f64,
     pub key_burst: f64,
@@ -96,7 +96,7 @@ impl Config {
             max_connections: serve.max_connections,
             idle_timeout: Duration::from_secs(serve.idle_timeout_secs),
             request_timeout: Duration::from_secs(serve.request_timeout_secs),
-            local_access: !serve.no_local_access,
+            local_access: local_access(serve)?,
             key_rate: serve.key_rate,
             key_burst: serve.key_burst,
             auth_failures_per_minute: serve.auth_failures_per_minute,
@@ -139,6 +139,59 @@ impl Config {
         ]);
         Config::new(&args.global, &ServeArgs::from_env()).unwrap()
     }
+}
+
+/// Which keyless requests from this machine the loopback rule admits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalAccess {
+    /// None: `--local-access off`, or `--no-local-access`.
+    Off,
+    /// Those whose socket belongs to root, to the service's own user, or to one of
+    /// these users (`--local-access-users`, resolved at start).
+    Users(Vec<u32>),
+    /// Every program of this machine, a reverse proxy too: `--local-access any`.
+    Any,
+}
+
+fn local_access(serve: &ServeArgs) -> Result<LocalAccess, Error> {
+    let uids = serve
+        .local_access_users
+        .iter()
+        .map(|name| name.trim())
+        .filter(|name| !name.is_empty())
+        .map(user_id)
+        .collect::<Result<Vec<u32>, Error>>()?;
+    Ok(match serve.local_access.as_str() {
+        _ if serve.no_local_access => LocalAccess::Off,
+        "off" => LocalAccess::Off,
+        "any" => LocalAccess::Any,
+        // clap checked the spelling: "users".
+        _ => LocalAccess::Users(uids),
+    })
+}
+
+/// The uid of a user of this machine, by name (a number is taken as a uid when no
+/// user has it as a name). Resolved once at start: a name that does not exist is a
+/// start error, never a silent refusal later.
+pub fn user_id(name: &str) -> Result<u32, Error> {
+    let unknown = || Error::invalid(Msg::UnknownUser { name: name.into() });
+    let c_name = std::ffi::CString::new(name).map_err(|_| unknown())?;
+    let mut buf = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: every pointer is to a live local of the right type; `buf` outlives the
+    // call and its length is passed; `found` is only read when getpwnam_r set it.
+    let uid = unsafe {
+        let mut pwd: libc::passwd = std::mem::zeroed();
+        let mut found: *mut libc::passwd = std::ptr::null_mut();
+        let rc = libc::getpwnam_r(
+            c_name.as_ptr(),
+            &mut pwd,
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut found,
+        );
+        (rc == 0 && !found.is_null()).then_some(pwd.pw_uid)
+    };
+    uid.or_else(|| name.parse().ok()).ok_or_else(unknown)
 }
 
 /// The webhook's address and secret, checked: an empty one is none.

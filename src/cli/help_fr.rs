@@ -84,6 +84,8 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("serve", "request_timeout_secs", "SECONDES", "Une requête incomplète (en-têtes et corps) ce nombre de secondes après son premier octet fait fermer sa connexion"),
     ("serve", "max_body", "OCTETS", "Plus grand corps de requête accepté, en octets (plus grand : 413)"),
     ("serve", "no_local_access", "", "Désactive la règle de la boucle locale (les requêtes sans clé venues de cette machine ont un accès complet)"),
+    ("serve", "local_access", "QUI", "Les programmes de cette machine que la règle de la boucle locale admet : users (ceux de root, de l'utilisateur du service ou d'un utilisateur de --local-access-users, d'après le propriétaire de leur socket), any (tous, un mandataire inverse aussi) ou off"),
+    ("serve", "local_access_users", "UTILISATEURS", "D'autres utilisateurs dont les programmes ont l'accès local (noms ou uid séparés par des virgules)"),
     ("serve", "key_rate", "NOMBRE", "Requêtes par seconde permises par clé d'API"),
     ("serve", "key_burst", "NOMBRE", "Rafale de requêtes permise par clé d'API au-delà du débit"),
     ("serve", "auth_failures_per_minute", "NOMBRE", "Échecs d'authentification permis par adresse cliente et par minute"),

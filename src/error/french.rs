@@ -98,6 +98,7 @@ impl Msg {
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads et --shop-downloads-total valent au moins 1".into(),
             TimeoutsAtLeastOne => "--idle-timeout-secs et --request-timeout-secs valent au moins 1".into(),
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
+            UnknownUser { name } => format!("--local-access-users : aucun utilisateur de cette machine ne s'appelle « {name} »"),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),
             TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, unit), super::counts::number(*total)),
             // The reason is the run's own message, kept as data and said in French.

@@ -237,6 +237,9 @@ pub enum Msg {
     AtLeastOne,
     TimeoutsAtLeastOne,
     RatesPositive,
+    UnknownUser {
+        name: String,
+    },
     CannotListen {
         address: String,
     },
@@ -401,6 +404,7 @@ impl Msg {
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads and --shop-downloads-total must be at least 1".into(),
             TimeoutsAtLeastOne => "--idle-timeout-secs and --request-timeout-secs must be at least 1".into(),
             RatesPositive => "rate limits must be positive (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
+            UnknownUser { name } => format!("--local-access-users: no user of this machine is named {name:?}"),
             CannotListen { address } => format!("cannot listen on {address}"),
             TaskInterrupted { task, done, total, unit } => format!("the {task} task was interrupted ({done} {unit} of {total})"),
             TaskFailed { task, message } => format!("the {task} task failed: {message}"),

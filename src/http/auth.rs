@@ -8,12 +8,22 @@
 //!   admin may do anything outside `/api/v1/`'s key regime, a viewer only looks (403
 //!   on every change but its own sign-out, language and password).
 //! - Without either, the loopback rule: a request from 127.0.0.0/8 or ::1, with no
-//!   forwarding header and a loopback `Host`, gets full local access (unless
-//!   `--no-local-access`). Anything else is 401.
-//! - Failed authentications are limited per TCP peer address; valid keys per key.
+//!   forwarding header and a loopback `Host`, gets full local access when the program
+//!   at the other end runs as root, as the service's own user or as a user of
+//!   `--local-access-users` (see `owner`; `--local-access any`: whoever runs it;
+//!   `off` or `--no-local-access`: never). Anything else is 401.
+//! - Wrong secrets (a key, a console password, a password at sign-in, a setup code)
+//!   are limited per TCP peer address; a request that presents none costs nothing.
+//!   Passwords and setup codes are not even looked at once the address is out of
+//!   attempts (429 whatever they are); a valid key keeps working there, limited per
+//!   key.
 //! - State-changing requests that announce a foreign origin are 403 `cross_origin`.
 
+mod owner;
+
+use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::sync::Mutex;
 
 use rusqlite::Connection;
 
@@ -21,7 +31,7 @@ use super::ratelimit::Buckets;
 use super::App;
 use super::Req;
 use crate::accounts;
-use crate::config::Config;
+use crate::config::{Config, LocalAccess};
 use crate::consoles;
 use crate::error::{Error, Kind, Msg};
 use crate::keys;
@@ -109,28 +119,42 @@ pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Pri
 /// Who may pull from the shop. An API key is refused (403: keys are the public API's
 /// alone); a console's name and password (HTTP Basic) open it; without them the shop
 /// is open only with `--shop-public`, and the caller is known by its address. A wrong
-/// password is refused even then, so a removed console learns it was removed. Failures
-/// count against the same per-address limit as every other credential.
+/// password costs the address a token of the failure limit, and an address out of
+/// them has its passwords not even checked (429). With `--shop-public` nothing is
+/// refused: a console's right password still names it (its share, its history), any
+/// other is served as anyone and counts nothing (it opens nothing the shop does not
+/// give anyone), so a console set up before, or since removed, keeps working and
+/// does not use up its address's attempts.
 pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
     if req.header("x-api-key").is_some() || req.query("apikey").is_some() {
         return Err(Error::forbidden(Msg::KeyNotForShop));
     }
-    let refused = || match count_failure(app, req) {
-        Ok(()) => Error::new(Kind::Unauthorized, Msg::ShopCredentialsRequired),
-        Err(e) => e,
-    };
-    match basic_credentials(req) {
-        Some((name, password)) => match consoles::check(db, &name, &password)? {
-            Some(console) => Ok(Principal::Console(console.name)),
-            None => Err(refused()),
-        },
-        None if app.config.shop_public => Ok(Principal::Console(
+    let public = app.config.shop_public;
+    let anyone = || {
+        Principal::Console(
             req.peer
                 .map(|p| client_net(p.ip()).to_string())
                 .unwrap_or_else(|| "?".into()),
-        )),
-        None => Err(refused()),
+        )
+    };
+    let refused = || Error::new(Kind::Unauthorized, Msg::ShopCredentialsRequired);
+    let Some((name, password)) = basic_credentials(req) else {
+        // Nothing presented, nothing guessed: nothing counted.
+        return if public { Ok(anyone()) } else { Err(refused()) };
+    };
+    let limited = check_failures(app, req);
+    if public && limited.is_err() {
+        return Ok(anyone());
     }
+    limited?;
+    if let Some(console) = consoles::check(db, &name, &password)? {
+        return Ok(Principal::Console(console.name));
+    }
+    if public {
+        return Ok(anyone());
+    }
+    count_failure(app, req)?;
+    Err(refused())
 }
 
 /// The name and password of an `Authorization: Basic` header, if it holds a
@@ -169,40 +193,37 @@ pub fn session_user(db: &Connection, req: &Req) -> Result<Option<User>, Error> {
     }
 }
 
+/// The key's regime when a key is presented (a wrong one costs a token); else a live
+/// session; else the loopback rule; else 401, at no cost: a session that has ended
+/// is no guess (its token has 256 bits), nor is a request that presents nothing.
 fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
-    let presented = req.header("x-api-key").or_else(|| req.query("apikey"));
-    let key = match presented {
-        Some(secret) => keys::check(db, secret)?,
-        None => {
-            if let Some(user) = session_user(db, req)? {
-                return Ok(Principal::User(user));
-            }
-            if app.config.local_access && is_local(req) {
-                return Ok(Principal::Local);
-            }
-            None
+    if let Some(secret) = req.header("x-api-key").or_else(|| req.query("apikey")) {
+        let Some(k) = keys::check(db, secret)? else {
+            return Err(failed_attempt(app, req));
+        };
+        if k.read_only && changes_state(req) {
+            return Err(Error::forbidden(Msg::KeyReadOnly));
         }
-    };
-    match key {
-        Some(k) => {
-            if k.read_only && changes_state(req) {
-                return Err(Error::forbidden(Msg::KeyReadOnly));
-            }
-            Ok(Principal::Key {
-                id: k.id,
-                prefix: k.prefix,
-            })
-        }
-        None => Err(failed_attempt(app, req)),
+        return Ok(Principal::Key {
+            id: k.id,
+            prefix: k.prefix,
+        });
     }
+    if let Some(user) = session_user(db, req)? {
+        return Ok(Principal::User(user));
+    }
+    if local_access(app, req) {
+        return Ok(Principal::Local);
+    }
+    Err(Error::new(Kind::Unauthorized, Msg::ApiKeyRequired))
 }
 
 pub fn changes_state(req: &Req) -> bool {
     !matches!(req.method.as_str(), "GET" | "HEAD" | "OPTIONS")
 }
 
-/// A failed authentication costs the peer address one token: 401 while it has some,
-/// 429 once it has none.
+/// A wrong secret costs the peer address one token: 401 while it has some, 429 once
+/// it has none.
 fn failed_attempt(app: &App, req: &Req) -> Error {
     match count_failure(app, req) {
         Ok(()) => Error::new(Kind::Unauthorized, Msg::ApiKeyRequired),
@@ -210,8 +231,22 @@ fn failed_attempt(app: &App, req: &Req) -> Error {
     }
 }
 
-/// Take one token of the failed-authentication limit from the caller's network;
-/// `rate_limited` once it has none.
+/// Refuse (`rate_limited`) a caller whose network has no failed attempt left, taking
+/// nothing: called before a password or a code is looked at, so that a limited
+/// address is refused whatever it sends, the right secret too.
+pub fn check_failures(app: &App, req: &Req) -> Result<(), Error> {
+    match req.peer {
+        Some(peer) => app
+            .limits
+            .failures
+            .check(&client_net(peer.ip()))
+            .map_err(Error::rate_limited),
+        None => Ok(()),
+    }
+}
+
+/// Take one token of the failed-authentication limit from the caller's network (a
+/// wrong secret); `rate_limited` once it has none.
 pub fn count_failure(app: &App, req: &Req) -> Result<(), Error> {
     match req.peer {
         Some(peer) => app
@@ -248,7 +283,59 @@ pub fn from_trusted_proxy(config: &Config, req: &Req) -> bool {
     })
 }
 
-/// The loopback rule of product.md (also what the first-run page asks of a caller).
+/// Does this keyless request get local access: the loopback rule, on (`--local-access`),
+/// and a program at the other end that the rule admits (see `owner`)? Also what the
+/// first-run page asks of a caller.
+pub fn local_access(app: &App, req: &Req) -> bool {
+    match &app.config.local_access {
+        LocalAccess::Off => false,
+        LocalAccess::Any => is_local(req),
+        LocalAccess::Users(uids) => is_local(req) && peer_admitted(app, req, uids),
+    }
+}
+
+/// Is the program at the other end of this loopback connection run by root, by the
+/// service's own user, or by one of `uids`? Not when its owner cannot be read.
+fn peer_admitted(app: &App, req: &Req, uids: &[u32]) -> bool {
+    // A host name to listen on (`localhost:8080`) leaves our address to guess.
+    let ip = app.config.listen.parse::<std::net::SocketAddr>().ok();
+    let ip = ip.map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+    let listen = std::net::SocketAddr::new(ip, app.port);
+    let owner = req.peer.and_then(|peer| owner::peer_uid(peer, listen));
+    // SAFETY: geteuid cannot fail and touches no memory of ours.
+    let me = unsafe { libc::geteuid() };
+    let admitted = owner.is_some_and(|uid| uid == 0 || uid == me || uids.contains(&uid));
+    if !admitted {
+        note_refusal(owner);
+    }
+    admitted
+}
+
+/// Say once per owner why a loopback request got no local access: an admin whose
+/// curl runs as another user learns why it gets 401, and a proxy's traffic does not
+/// fill the log.
+fn note_refusal(owner: Option<u32>) {
+    static SAID: Mutex<BTreeSet<Option<u32>>> = Mutex::new(BTreeSet::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if said.len() >= 64 || !said.insert(owner) {
+        return;
+    }
+    match owner {
+        Some(uid) => log::info!(
+            "a keyless request from a program of uid {uid} on this machine gets no local \
+             access: only root's, the service's own user's and --local-access-users' do \
+             (--local-access any gives it to every program of this machine)"
+        ),
+        None => log::info!(
+            "a keyless request from this machine gets no local access: the kernel does not \
+             say who owns its socket (sock_diag, /proc/net/tcp), or its program is gone \
+             (--local-access any gives it to every program of this machine)"
+        ),
+    }
+}
+
+/// The loopback rule of product.md, as the request shows it: a loopback peer, no
+/// forwarding header, a loopback `Host`.
 pub fn is_local(req: &Req) -> bool {
     let peer_local = req.peer.is_some_and(|p| match p.ip() {
         IpAddr::V4(v4) => v4.is_loopback(),

@@ -56,6 +56,24 @@ impl<K: Hash + Eq + Clone> Buckets<K> {
         }
     }
 
+    /// Does `key` have a token left? Takes none: a limited caller is refused before
+    /// its secret is even looked at, and only a wrong secret then pays (`take`).
+    /// `Err(seconds)` as for `take`.
+    pub fn check(&self, key: &K) -> Result<(), u64> {
+        let now = Instant::now();
+        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(bucket) = map.get(key) else {
+            return Ok(());
+        };
+        let tokens = (bucket.tokens + now.duration_since(bucket.last).as_secs_f64() * self.rate)
+            .min(self.burst);
+        if tokens >= 1.0 {
+            Ok(())
+        } else {
+            Err((((1.0 - tokens) / self.rate).ceil() as u64).max(1))
+        }
+    }
+
     fn evict(&self, map: &mut HashMap<K, Bucket>, now: Instant) {
         let (rate, burst) = (self.rate, self.burst);
         map.retain(|_, b| b.tokens + now.duration_since(b.last).as_secs_f64() * rate < burst);
@@ -92,6 +110,21 @@ mod tests {
         let wait = b.take(&1).unwrap_err();
         assert!((5..=6).contains(&wait), "{wait}");
         assert!(b.take(&2).is_ok(), "another key has its own bucket");
+    }
+
+    #[test]
+    fn a_check_takes_nothing_and_agrees_with_take() {
+        let b = Buckets::new(10.0 / 60.0, 3.0, 100);
+        for _ in 0..10 {
+            assert!(b.check(&1).is_ok());
+        }
+        assert!(b.is_empty(), "a check of an unknown key keeps no bucket");
+        for _ in 0..3 {
+            assert!(b.take(&1).is_ok());
+        }
+        let wait = b.check(&1).unwrap_err();
+        assert_eq!(b.take(&1).unwrap_err(), wait);
+        assert!(b.check(&2).is_ok());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::i18n::M;
 use super::settings::Me;
 use super::view::{self, query_value};
 use crate::accounts;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Kind, Msg};
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply, Req};
 use crate::store::users::{self, User};
@@ -133,17 +133,26 @@ pub(super) fn take_login_token(c: &Ctx) -> Result<(), Error> {
 }
 
 /// `POST /api/login` `{name, password}`: every attempt costs the peer address a token
-/// (an Argon2 check is expensive by design); a wrong name or password is 401.
+/// (an Argon2 check is expensive by design); a wrong name or password is 401 and
+/// counts as a failed authentication too. An address out of failed attempts (wrong
+/// keys, console passwords, sign-ins, setup codes) is 429 before its password is
+/// looked at, the right one too.
 pub fn login(c: &Ctx) -> Result<Reply, Error> {
     // A public route skips `authorize`, which checks the origin of every change.
     auth::check_origin(c.req)?;
+    auth::check_failures(c.app, c.req)?;
     take_login_token(c)?;
     let form: Credentials = body(c, "name and password")?;
-    let user = accounts::check_login(c.db, &form.name, &form.password).inspect_err(|_| {
-        // For the admin, or fail2ban; the name is quoted so that it cannot forge lines.
-        let peer = c.req.peer.map(|p| p.ip().to_string()).unwrap_or_default();
-        log::warn!("failed sign-in as {:?} from {peer}", form.name);
-    })?;
+    let user = match accounts::check_login(c.db, &form.name, &form.password) {
+        Err(e) if e.kind == Kind::Unauthorized => {
+            // For the admin, or fail2ban; the name is quoted so that it cannot forge lines.
+            let peer = c.req.peer.map(|p| p.ip().to_string()).unwrap_or_default();
+            log::warn!("failed sign-in as {:?} from {peer}", form.name);
+            auth::count_failure(c.app, c.req)?;
+            return Err(e);
+        }
+        other => other?,
+    };
     log::info!("sign-in: {:?}", user.name);
     signed_in(c, &user)
 }
@@ -156,33 +165,22 @@ struct SetupForm {
     setup_code: Option<String>,
 }
 
-/// May this caller create the first account without the setup code? Only under the
-/// loopback rule, and never with `--no-local-access` (behind a proxy on the same
-/// machine every client looks local).
+/// May this caller create the first account without the setup code? Only with local
+/// access (the loopback rule, for a program the rule admits), never with
+/// `--no-local-access` (behind a proxy on the same machine every client looks local).
 pub fn setup_is_local(c: &Ctx) -> bool {
-    c.app.config.local_access && auth::is_local(c.req)
+    auth::local_access(c.app, c.req)
 }
 
 /// `POST /api/setup` `{name, password, setup_code?}`: the first admin, while no account
 /// exists; from another machine, or under `--no-local-access`, with the setup code the
-/// service wrote to its log at start. A wrong code counts as a failed authentication.
+/// service wrote to its log at start.
 pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     // A public route skips `authorize`, which checks the origin of every change.
     auth::check_origin(c.req)?;
     let form: SetupForm = body(c, "name, password and, from another machine, setup_code")?;
     if !setup_is_local(c) {
-        let expected = c
-            .app
-            .setup_code
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let given = form.setup_code.as_deref().unwrap_or("");
-        let right = expected.is_some_and(|code| accounts::same_secret(given, &code));
-        if !right {
-            auth::count_failure(c.app, c.req)?;
-            return Err(Error::forbidden(Msg::SetupCodeNeeded));
-        }
+        check_setup_code(c, form.setup_code.as_deref().unwrap_or(""))?;
     }
     accounts::add_first(c.db, &form.name, &form.password)?;
     // The code has done its work: it never opens anything again.
@@ -191,6 +189,27 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
         .ok_or_else(|| Error::internal("the first account vanished as it was made"))?;
     log::info!("first admin created: {:?}", user.name);
     signed_in(c, &user)
+}
+
+/// The setup code, as a secret: none given is 403 at no cost; from an address out of
+/// failed attempts it is 429 before it is compared, the right one too; a wrong one
+/// costs a token.
+fn check_setup_code(c: &Ctx, given: &str) -> Result<(), Error> {
+    if given.is_empty() {
+        return Err(Error::forbidden(Msg::SetupCodeNeeded));
+    }
+    auth::check_failures(c.app, c.req)?;
+    let expected = c
+        .app
+        .setup_code
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    if expected.is_some_and(|code| accounts::same_secret(given, &code)) {
+        return Ok(());
+    }
+    auth::count_failure(c.app, c.req)?;
+    Err(Error::forbidden(Msg::SetupCodeNeeded))
 }
 
 #[derive(Serialize)]

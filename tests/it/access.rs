@@ -225,16 +225,22 @@ fn a_foreign_origin_on_a_post_is_403_and_no_origin_is_accepted() {
 #[test]
 fn the_eleventh_failed_attempt_is_429_and_its_retry_after_is_honest() {
     let s = TestServer::start(&["--no-local-access"]);
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
     for i in 0..10 {
-        assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401, "attempt {}", i + 1);
+        assert_eq!(
+            get_with(&s, "/api/v1/job", &wrong).0,
+            401,
+            "attempt {}",
+            i + 1
+        );
     }
-    let r = s.get("/api/v1/job");
+    let r = s.send("GET", "/api/v1/job", &wrong, None);
     assert_eq!((r.status, r.slug()), (429, "rate_limited".into()));
     let wait: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
     std::thread::sleep(Duration::from_secs(wait));
     assert_eq!(
-        get_with(&s, "/api/v1/job", &[]).0,
+        get_with(&s, "/api/v1/job", &wrong).0,
         401,
         "after Retry-After: 401 again, not 429"
     );
@@ -245,10 +251,11 @@ fn a_valid_key_is_not_locked_out_by_failures_from_its_address() {
     let folders = Folders::new();
     let key = create_key(&folders, "ok", &[]);
     let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
     for _ in 0..12 {
-        s.get("/api/v1/job");
+        s.send("GET", "/api/v1/job", &wrong, None);
     }
-    assert_eq!(s.get("/api/v1/job").status, 429);
+    assert_eq!(get_with(&s, "/api/v1/job", &wrong).0, 429);
     assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
 }
 
@@ -359,4 +366,348 @@ fn no_key_ever_reaches_the_log() {
     );
     assert!(!log.contains(&key[8..]), "{log}");
     assert!(!log.contains(&UNKNOWN_BUT_WELL_FORMED[8..]), "{log}");
+}
+
+/// `console add NAME` through the CLI; returns the password it printed once.
+fn add_console(folders: &Folders, name: &str) -> String {
+    let (status, out, err) = folders.cli(&["console", "add", name]);
+    assert!(status.success(), "{out}{err}");
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix("mot de passe "))
+        .unwrap_or_else(|| panic!("no password in {out}"))
+        .trim()
+        .to_string()
+}
+
+fn basic(name: &str, password: &str) -> String {
+    use base64ct::{Base64, Encoding};
+    let pair = format!("{name}:{password}");
+    format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+}
+
+fn sign_in_status(s: &TestServer, name: &str, password: &str) -> u16 {
+    let body = serde_json::json!({"name": name, "password": password});
+    let headers = [("Content-Type", "application/json")];
+    let r = s.send(
+        "POST",
+        "/api/login",
+        &headers,
+        Some(body.to_string().into_bytes()),
+    );
+    r.status
+}
+
+/// Issue 36, item 6: the failure limit is checked before the secret, so a limited
+/// address gets 429 with the right console password and the right sign-in too, and
+/// wrong sign-ins and wrong console passwords fill one budget. Its own valid key
+/// still works there.
+#[test]
+fn a_limited_address_is_429_whatever_secret_it_sends() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "script", &[]);
+    crate::web::add_user(&folders, "alice", "correct horse", true);
+    let password = add_console(&folders, "salon");
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let shop = |auth: &str| s.send("GET", "/shop", &[("Authorization", auth)], None);
+    // Five wrong console passwords, five wrong sign-ins: the ten of the minute.
+    for _ in 0..5 {
+        assert_eq!(shop(&basic("salon", "wrong password")).status, 401);
+        assert_eq!(sign_in_status(&s, "alice", "wrong guess"), 401);
+    }
+    let r = shop(&basic("salon", &password));
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()), "{r:?}");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(sign_in_status(&s, "alice", "correct horse"), 429);
+    assert_eq!(
+        get_with(&s, "/api/v1/job", &[("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)]).0,
+        429
+    );
+    // A valid key keeps working from the limited address (its own bucket).
+    assert_eq!(get_with(&s, "/api/v1/job", &[("X-Api-Key", &key)]).0, 200);
+}
+
+/// The same for the setup code of the first admin: ten wrong codes, then the right
+/// one is 429 and creates nothing.
+#[test]
+fn a_limited_address_cannot_use_even_the_right_setup_code() {
+    let s = TestServer::start(&["--no-local-access"]);
+    s.wait_for_log("setup code ");
+    let log = s.output();
+    let at = log.find("setup code ").unwrap() + "setup code ".len();
+    let code = log[at..].split_whitespace().next().unwrap().to_string();
+    let setup = |code: &str| {
+        let body =
+            serde_json::json!({"name": "root", "password": "long enough", "setup_code": code});
+        let headers = [("Content-Type", "application/json")];
+        s.send(
+            "POST",
+            "/api/setup",
+            &headers,
+            Some(body.to_string().into_bytes()),
+        )
+    };
+    for i in 0..10 {
+        assert_eq!(setup(&format!("wrong{i}")).status, 403);
+    }
+    let r = setup(&code);
+    assert_eq!((r.status, r.slug()), (429, "rate_limited".into()), "{r:?}");
+    assert_eq!(s.get("/setup").status, 200, "still no account");
+}
+
+/// Only wrong secrets count: requests that present nothing (no key, no session, no
+/// console password, no setup code) are 401 or 403 at no cost, and a valid key on an
+/// address no route knows is 404 at no cost; the ten wrong keys of the minute are
+/// still all there after them.
+#[test]
+fn requests_without_a_secret_or_with_a_valid_one_cost_no_failure() {
+    let folders = Folders::new();
+    let key = create_key(&folders, "script", &[]);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let empty_setup = || {
+        let body = serde_json::json!({"name": "root", "password": "long enough"});
+        let headers = [("Content-Type", "application/json")];
+        s.send(
+            "POST",
+            "/api/setup",
+            &headers,
+            Some(body.to_string().into_bytes()),
+        )
+    };
+    for _ in 0..12 {
+        assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401);
+        assert_eq!(s.get("/shop").status, 401);
+        assert_eq!(empty_setup().status, 403);
+        let stale = [("Cookie", "ldq_session=no-such-session")];
+        assert_eq!(get_with(&s, "/api/v1/job", &stale).0, 401);
+        let r = s.send("GET", "/api/v1/no-such-route", &[("X-Api-Key", &key)], None);
+        assert_eq!((r.status, r.slug()), (404, "not_found".into()));
+    }
+    let wrong = [("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)];
+    for i in 0..10 {
+        assert_eq!(
+            get_with(&s, "/api/v1/job", &wrong).0,
+            401,
+            "wrong key {}",
+            i + 1
+        );
+    }
+    assert_eq!(get_with(&s, "/api/v1/job", &wrong).0, 429);
+    // Limited now; a request with nothing to check is still told what it lacks.
+    assert_eq!(get_with(&s, "/api/v1/job", &[]).0, 401);
+}
+
+/// A tiny TCP forwarder in a child process running as another user, as a reverse
+/// proxy on the same machine runs (nginx's bare `proxy_pass`: no forwarding header).
+/// It listens on 127.0.0.1 and forwards each connection, one at a time, to the
+/// service. Forked, not run from a file, so no binary needs to be readable by that
+/// user; the child makes only system calls, which is all a fork of a threaded process
+/// may do. Killed when dropped.
+struct Forwarder {
+    pid: libc::pid_t,
+    port: u16,
+}
+
+impl Forwarder {
+    fn start(uid: u32, gid: u32, target: u16) -> Forwarder {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let to = libc::sockaddr_in {
+            sin_family: libc::AF_INET as libc::sa_family_t,
+            sin_port: target.to_be(),
+            sin_addr: libc::in_addr {
+                s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+            },
+            sin_zero: [0; 8],
+        };
+        use std::os::fd::AsRawFd;
+        let fd = listener.as_raw_fd();
+        // SAFETY: the child calls only async-signal-safe functions (system calls) on
+        // memory it owns, and leaves with _exit.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            unsafe { forward(fd, &to, uid, gid) }
+        }
+        Forwarder { pid, port }
+    }
+
+    /// GET `path` through the forwarder with a loopback `Host` and no forwarding
+    /// header; the status.
+    fn get(&self, path: &str) -> u16 {
+        raw_get(self.port, path)
+    }
+}
+
+impl Drop for Forwarder {
+    fn drop(&mut self) {
+        // SAFETY: our own child, killed and reaped once.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// One request on its own connection (`Connection: close`); the status.
+fn raw_get(port: u16, path: &str) -> u16 {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let status = answer.split_whitespace().nth(1).unwrap_or("");
+    status
+        .parse()
+        .unwrap_or_else(|_| panic!("no answer: {answer:?}"))
+}
+
+/// The forwarder's body, in the child: drop to `uid`, then copy bytes both ways.
+unsafe fn forward(listener: i32, to: &libc::sockaddr_in, uid: u32, gid: u32) -> ! {
+    if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0
+    {
+        libc::_exit(2);
+    }
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let client = libc::accept(listener, std::ptr::null_mut(), std::ptr::null_mut());
+        if client < 0 {
+            continue;
+        }
+        // Made after setuid: this socket, the service's peer, belongs to `uid`.
+        let upstream = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+        let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        if upstream >= 0
+            && libc::connect(upstream, to as *const _ as *const libc::sockaddr, size) == 0
+        {
+            pump(client, upstream, &mut buf);
+        }
+        libc::close(upstream);
+        libc::close(client);
+    }
+}
+
+/// Copy bytes between two sockets until either side ends.
+unsafe fn pump(a: i32, b: i32, buf: &mut [u8]) {
+    let mut fds = [
+        libc::pollfd {
+            fd: a,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: b,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    loop {
+        if libc::poll(fds.as_mut_ptr(), 2, -1) < 0 {
+            return;
+        }
+        for (from, to) in [(0, 1), (1, 0)] {
+            if fds[from].revents == 0 {
+                continue;
+            }
+            let n = libc::read(fds[from].fd, buf.as_mut_ptr().cast(), buf.len());
+            if n <= 0 {
+                return;
+            }
+            let mut sent = 0;
+            while sent < n as usize {
+                let w = libc::send(
+                    fds[to].fd,
+                    buf.as_ptr().add(sent).cast(),
+                    n as usize - sent,
+                    libc::MSG_NOSIGNAL,
+                );
+                if w <= 0 {
+                    return;
+                }
+                sent += w as usize;
+            }
+        }
+    }
+}
+
+/// `nobody`'s uid and gid, when this test may act as it (it runs as root in CI).
+fn nobody() -> Option<(u32, u32)> {
+    // SAFETY: geteuid cannot fail and touches no memory of ours.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: only root can run a forwarder as another user");
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    let line = passwd.lines().find(|l| l.starts_with("nobody:"));
+    let ids = line.and_then(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        Some((f.get(2)?.parse().ok()?, f.get(3)?.parse().ok()?))
+    });
+    if ids.is_none() {
+        eprintln!("skipped: this machine has no user nobody");
+    }
+    ids
+}
+
+/// Issue 36, item 8: a proxy on this machine that adds no forwarding header does not
+/// get the loopback rule's full access for the whole internet. The owner of the
+/// peer's socket decides: root's (this test's own requests) and the service's user's
+/// get it, `nobody`'s only when `--local-access-users` names it (or with
+/// `--local-access any`).
+#[test]
+fn a_forwarder_that_drops_to_another_user_gets_no_local_access() {
+    let Some((uid, gid)) = nobody() else {
+        return;
+    };
+    let folders = Folders::new();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let port: u16 = s.addr.rsplit(':').next().unwrap().parse().unwrap();
+    assert_eq!(
+        raw_get(port, "/api/users"),
+        200,
+        "root's own request is local"
+    );
+    let proxy = Forwarder::start(uid, gid, port);
+    assert_eq!(proxy.get("/api/users"), 401);
+    assert_eq!(proxy.get("/api/v1/job"), 401);
+    assert_eq!(
+        proxy.get("/api/v1/health"),
+        200,
+        "public routes still answer"
+    );
+    s.wait_for_log(&format!(
+        "program of uid {uid} on this machine gets no local access"
+    ));
+    drop((proxy, s));
+    for args in [
+        &["--local-access-users", "nobody"][..],
+        &["--local-access", "any"],
+    ] {
+        let s = TestServer::start_on(folders.clone(), args);
+        let port: u16 = s.addr.rsplit(':').next().unwrap().parse().unwrap();
+        let proxy = Forwarder::start(uid, gid, port);
+        assert_eq!(proxy.get("/api/users"), 200, "{args:?}");
+    }
+    let s = TestServer::start_on(folders.clone(), &["--local-access", "off"]);
+    let port: u16 = s.addr.rsplit(':').next().unwrap().parse().unwrap();
+    assert_eq!(raw_get(port, "/api/users"), 401, "off: nobody is local");
+}
+
+#[test]
+fn local_access_flags_are_checked_at_start() {
+    let folders = Folders::new();
+    let serve = |extra: &[&str]| {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        folders.cli(&args)
+    };
+    let (status, _, err) = serve(&["--local-access-users", "root,no-such-user-here"]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("no-such-user-here"), "{err}");
+    let (status, _, err) = serve(&["--no-local-access", "--local-access", "any"]);
+    assert_eq!(status.code(), Some(2), "{err}");
 }

@@ -49,6 +49,44 @@ The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
 0 on success (also after SIGTERM or SIGINT stopped the server cleanly); 1 on an
 error, printed in French on standard error; 2 on a usage error.
+.SH LOCAL ACCESS
+A keyless request from this machine (a peer in 127.0.0.0/8 or ::1, a loopback
+.BR Host ,
+no
+.BR Forwarded ,
+.B X\-Forwarded\-*
+or
+.B X\-Real\-IP
+header) gets full access without a key or a session: the loopback rule, for the
+admin's curl on the host and a container's health probe. It is given only to
+programs of root, of the service's own user, or of a user named in
+.BR \-\-local\-access\-users :
+the service asks the kernel for the owner of the peer's socket (sock_diag, or
+.I /proc/net/tcp
+and
+.IR /proc/net/tcp6 )
+for each such request. A reverse proxy on the same machine running as
+.BR www\-data ,
+.BR caddy ,
+.B nginx
+or
+.B nobody
+gets no local access, even when it adds no forwarding header; where the owner
+cannot be read, nobody gets it.
+.B \-\-local\-access any
+gives it to every program of this machine (a proxy must then add
+.BR X\-Forwarded\-For ),
+.B \-\-local\-access off
+or
+.B \-\-no\-local\-access
+to none. The first refusal for each owner is logged.
+.PP
+Wrong secrets (a key, a console password, a sign-in, a setup code) share one budget
+per client address
+.RB ( \-\-auth\-failures\-per\-minute ).
+Once it is spent, console passwords, sign-ins and setup codes from that address are
+429 before they are checked, the right ones too; a valid API key keeps working. A
+request that presents no secret costs nothing.
 .SH WEB INTERFACE
 .B ludotheque serve
 also serves a web interface at its address (\fB/\fR). Accounts are
@@ -85,7 +123,8 @@ install from the service's address, given as their shop; each console sends its 
 name and password (HTTP Basic), made with
 .BR ludotheque-console (1).
 .BR \-\-shop\-public
-serves the shop without a password. The Consoles page of the web interface shows the
+serves the shop without a password; a console that still sends one is never refused
+(the right one names it, any other is ignored). The Consoles page of the web interface shows the
 address, how each installer takes it, and what the consoles downloaded.
 .SH SEE ALSO
 .BR ludotheque-api (7),
@@ -222,9 +261,9 @@ A console's password opens the shop and nothing else: not the public API, not th
 interface. An API key opens no shop route (403). A missing or wrong password is 401
 with
 .BR "WWW-Authenticate: Basic realm=\(dqludotheque\(dq" ,
-and counts against the same per-address limit of failed attempts as every other
-credential (then 429). Passwords are 16 random characters in four groups; only
-their SHA-256 is kept.
+a wrong one counts against the same per-address limit of failed attempts as every
+other credential (then 429, even for the right one); a missing one costs nothing.
+Passwords are 16 random characters in four groups; only their SHA-256 is kept.
 .SH SHOP
 The shop's address is the service's root,
 .BR http://HOST:PORT/ .

@@ -466,6 +466,52 @@ fn a_public_shop_needs_no_password_but_still_refuses_keys() {
     assert!(!browser.body.contains("Index of"), "{browser:?}");
 }
 
+/// Issue 37: with `--shop-public`, a console that still sends a password the service
+/// no longer knows (set up before, or removed) is served as anyone, never refused,
+/// however often; the right password still names the console in the download
+/// history.
+#[test]
+fn a_public_shop_serves_a_stale_password_as_anyone_and_still_names_its_consoles() {
+    let (folders, password) = demo_shop();
+    let s = TestServer::start_on(folders.clone(), &["--shop-public", "--no-local-access"]);
+    let stale = basic("salon", "a password of before");
+    let gone = basic("removed", "whatever it was");
+    for _ in 0..12 {
+        let r = s.send("GET", "/shop", &[("Authorization", &stale)], None);
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    assert_eq!(
+        s.send("GET", "/shop", &[("Authorization", &gone)], None)
+            .status,
+        200
+    );
+    let index = s.send("GET", "/shop", &[], None).json();
+    let url = index["files"][0]["url"].as_str().unwrap();
+    let url = url.split('#').next().unwrap().to_string();
+    let right = basic("salon", &password);
+    for auth in [&stale, &right] {
+        let r = s.send("GET", &url, &[("Authorization", auth)], None);
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    // The history is written once each download has been sent.
+    let db = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    let consoles: BTreeSet<String> = loop {
+        let mut stmt = db.prepare("SELECT console FROM shop_downloads").unwrap();
+        let seen: BTreeSet<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        if seen.len() >= 2 || Instant::now() > until {
+            break seen;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let expected: BTreeSet<String> = ["127.0.0.1", "salon"].map(String::from).into();
+    assert_eq!(consoles, expected);
+}
+
 #[test]
 fn downloads_stay_inside_the_library() {
     let (folders, password) = demo_shop();
