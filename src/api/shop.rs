@@ -142,7 +142,8 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
         .find(path)
         .ok_or_else(|| Error::not_found(Msg::NoSuchFile))?;
     let console = match &c.principal {
-        Principal::Console(name) => name.clone(),
+        // A visitor's downloads are noted under its address.
+        Principal::Console(name) | Principal::Visitor(name) => name.clone(),
         _ => return Err(Error::internal("a shop route without a console")),
     };
     let (mut file, size, modified) = open(c, item)?;

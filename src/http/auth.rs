@@ -46,9 +46,11 @@ pub enum Principal {
     Key { id: i64, prefix: String },
     /// A signed-in account of the web interface.
     User(User),
-    /// A console pulling from the shop: its name, or its address when the shop is
-    /// public and it sent no password.
+    /// A console pulling from the shop, by its name.
     Console(String),
+    /// Anyone pulling from a public shop without a console's password, known by its
+    /// network (`client_net`): kept apart from every console, whatever it is named.
+    Visitor(String),
     /// Nobody yet: the caller of a public route.
     Anonymous,
 }
@@ -59,7 +61,10 @@ impl Principal {
         match self {
             Principal::Local => true,
             Principal::User(u) => u.is_admin(),
-            Principal::Key { .. } | Principal::Console(_) | Principal::Anonymous => false,
+            Principal::Key { .. }
+            | Principal::Console(_)
+            | Principal::Visitor(_)
+            | Principal::Anonymous => false,
         }
     }
 
@@ -69,6 +74,7 @@ impl Principal {
             Principal::Key { prefix, .. } => Some(prefix.clone()),
             Principal::User(u) => Some(format!("user:{}", u.name)),
             Principal::Console(name) => Some(format!("console:{name}")),
+            Principal::Visitor(net) => Some(format!("visitor:{net}")),
             Principal::Local | Principal::Anonymous => None,
         }
     }
@@ -131,7 +137,7 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
     }
     let public = app.config.shop_public;
     let anyone = || {
-        Principal::Console(
+        Principal::Visitor(
             req.peer
                 .map(|p| client_net(p.ip()).to_string())
                 .unwrap_or_else(|| "?".into()),

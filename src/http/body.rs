@@ -16,9 +16,11 @@
 //!
 //! A request answered without its pending body being read must not be dropped as it
 //! is: tiny_http 0.12 drains the rest of a `Content-Length` body when the request is
-//! dropped (`EqualReader`'s `Drop`), which would wait on the client after all.
-//! [`Unread::close`] shuts the connection's read side first: the drain then ends at
-//! once, the answer still goes out, and the connection ends after it.
+//! dropped (`EqualReader`'s `Drop`), which would wait on the client after all. A small
+//! body that has already arrived is passed over ([`Unread::pass_over`], a few ms at
+//! most) and the connection kept; otherwise [`Unread::close_reading`] shuts the
+//! connection's read side first: the drain then ends at once, the answer still goes
+//! out, and the connection ends after it.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -97,6 +99,12 @@ pub fn pending(rq: &tiny_http::Request) -> bool {
     }
 }
 
+/// A body left unread that is no larger than this may be passed over, if it has
+/// already arrived, to keep the connection for the client's next request.
+const PASS_OVER: usize = 64 * 1024;
+/// How long passing over a body may wait for its bytes: barely at all.
+const PASS_OVER_WAIT: Duration = Duration::from_millis(2);
+
 /// A request whose pending body was not read: how to answer it without waiting.
 pub struct Unread {
     fd: Option<OwnedFd>,
@@ -108,6 +116,28 @@ impl Unread {
         Unread {
             fd: rq.remote_addr().and_then(|peer| warden::find(port, peer)),
         }
+    }
+
+    /// Pass over a small body that has already arrived (a client that sends an empty
+    /// chunked body with every `POST`, as ureq does, keeps its connection); `false`
+    /// when it is larger, still on its way, or the client waits for `100 Continue`
+    /// (which is never sent for a body left unread). Waits at most a few ms.
+    pub fn pass_over(&self, rq: &mut tiny_http::Request) -> bool {
+        let expects_continue = rq.headers().iter().any(|h| {
+            h.field.equiv("Expect") && h.value.as_str().eq_ignore_ascii_case("100-continue")
+        });
+        let Some(fd) = &self.fd else {
+            return false;
+        };
+        if expects_continue || rq.body_length().is_some_and(|n| n > PASS_OVER) {
+            return false;
+        }
+        set_read_timeout(fd, Some(PASS_OVER_WAIT));
+        let mut body = Vec::new();
+        let passed = read_within(rq.as_reader(), &mut body, PASS_OVER, PASS_OVER_WAIT).is_ok()
+            && body.len() <= PASS_OVER;
+        set_read_timeout(fd, None);
+        passed
     }
 
     /// Shut the read side, so that the drain on drop ends at once; the answer can

@@ -447,12 +447,14 @@ fn finish(
 }
 
 /// Write the reply. A body still on the socket that was not read (refused, ignored,
-/// or past its budget): the connection's read side is shut first, so that
-/// tiny_http's drain of it ends at once, and the connection is closed after the
-/// answer.
+/// or past its budget) is passed over if it is small and already there; otherwise the
+/// connection's read side is shut first, so that tiny_http's drain of it ends at
+/// once, and the connection is closed after the answer.
 /// (tiny_http writes no `Connection` header of ours: the client sees the close.)
-fn respond(app: &App, rq: tiny_http::Request, reply: Reply, body_read: bool) {
-    let unread = (!body_read && body::pending(&rq)).then(|| body::Unread::of(app.port, &rq));
+fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool) {
+    let unread = (!body_read && body::pending(&rq))
+        .then(|| body::Unread::of(app.port, &rq))
+        .filter(|unread| !unread.pass_over(&mut rq));
     if let Some(unread) = &unread {
         unread.close_reading();
     }

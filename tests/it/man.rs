@@ -310,8 +310,10 @@ Downloads run on their own threads: at most
 .B \-\-shop\-downloads
 (4) per console and
 .B \-\-shop\-downloads\-total
-(16) in all; a console past its share waits two seconds for one of its downloads
-to end, then gets 503 with Retry-After. What each console downloaded (once per file
+(16) in all, and the password is checked before a download thread is taken. A
+console past its share waits in its own queue (four requests per download of its
+share), outside the threads, which take the consoles' queues in turn; past its
+queue it gets 503 with Retry-After. What each console downloaded (once per file
 and hour, not per range) shows on the Consoles page.
 .SH SEE ALSO
 .BR ludotheque (1),

@@ -207,6 +207,26 @@ fn a_refused_request_is_answered_without_its_body_and_its_connection_closed() {
     let (text, closed) = read_for(&mut socket, Duration::from_secs(3));
     assert!(text.starts_with("HTTP/1.1 200"), "{text}");
     assert!(closed);
+    // A small refused body still on its way is not waited for either.
+    let started = Instant::now();
+    let mut socket = stalled_body(&s.addr, "POST /api/v1/scan HTTP/1.1\r\n", 5_000);
+    let (text, closed) = read_for(&mut socket, Duration::from_secs(3));
+    assert!(text.starts_with("HTTP/1.1 401") && closed, "{text}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // A refused body that has already arrived whole (an empty chunked body, as ureq
+    // sends with every POST) is passed over and the connection kept.
+    let mut socket = TcpStream::connect(&s.addr).unwrap();
+    socket
+        .write_all(
+            b"POST /api/v1/scan HTTP/1.1\r\nHost: ludotheque.example\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        )
+        .unwrap();
+    let (text, _) = read_for(&mut socket, Duration::from_secs(3));
+    assert!(text.starts_with("HTTP/1.1 401"), "{text}");
+    assert!(
+        text.contains("HTTP/1.1 200"),
+        "the next request was lost: {text}"
+    );
     // A small body on the same connection as the next request keeps it open.
     let mut socket = TcpStream::connect(&s.addr).unwrap();
     socket
