@@ -4,9 +4,11 @@
 //! the paths served there), each console within its share (`http::downloads`).
 //!
 //! One URL for every installer: the service's root. Tinfoil and CyberFoil asking `/`
-//! get the Tinfoil index, and CyberFoil asks `/api/shop/sections` first; DBI and
-//! Sphaira asking `/` get the listing, whose relative links (`base/`…) the root also
-//! answers for them. A browser asking `/` gets the web interface (`is_installer`).
+//! get the Tinfoil index (CyberFoil asks it for its `success` only, after
+//! `/api/shop/sections`); DBI and Sphaira asking `/` get the listing, whose relative
+//! links (`base/`…) the root also answers for them. A browser asking `/` gets the web
+//! interface (`is_installer`). What each installer sends, from its source, is in
+//! docs/installers.md.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,21 +20,22 @@ use crate::http::auth::{basic_credentials, Principal};
 use crate::http::range;
 use crate::http::{App, Ctx, Reply, Req};
 use crate::library::key::LibraryKey;
-use crate::shop::{Folder, Form, Item};
+use crate::shop::{Folder, Form, Inputs, Item};
 use crate::store::shop_downloads;
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
-/// `User-Agent` starting with `Mozilla/`; installers send Tinfoil's headers, their own
-/// name, no agent at all (Sphaira), or a console's credentials. With `--shop-public`
-/// an installer may send none of these (DBI), so anything but a browser is one.
+/// `User-Agent` starting with `Mozilla/`; no installer does. Tinfoil sends its headers
+/// and no agent; CyberFoil sends Tinfoil's headers and the agent `tinfoil`
+/// (shopInstall.cpp, `FetchShopResponse`); Sphaira no agent (curl's default, unset);
+/// DBI, whose source is closed, console credentials in its URL. With `--shop-public`
+/// an installer may send none of these, so anything but a browser is one.
 pub fn is_installer(app: &App, req: &Req) -> bool {
     let agent = req.header("user-agent").unwrap_or("");
     if agent.starts_with("Mozilla/") {
         return false;
     }
     tinfoil_headers(req)
-        || is_cyberfoil(req)
-        || agent.to_ascii_lowercase().contains("tinfoil")
+        || names_tinfoil(req)
         || agent.is_empty()
         || basic_credentials(req).is_some()
         || app.config.shop_public
@@ -44,34 +47,34 @@ pub fn is_installer_in_folder(app: &App, req: &Req) -> bool {
     Folder::parse(folder).is_some() && req.segments.len() > 1 && is_installer(app, req)
 }
 
-/// Tinfoil sends these with every index request (CyberFoil too, in its legacy mode).
+/// Tinfoil sends these with every folder request (docs/network.md), and CyberFoil
+/// with each of its requests for the shop (`BuildTinfoilHeaders`).
 fn tinfoil_headers(req: &Req) -> bool {
     ["theme", "uid", "hauth", "uauth"]
         .iter()
         .any(|h| req.header(h).is_some())
 }
 
-fn is_cyberfoil(req: &Req) -> bool {
+/// CyberFoil's agent is `tinfoil`, on every request but its icon downloads.
+fn names_tinfoil(req: &Req) -> bool {
     req.header("user-agent")
-        .is_some_and(|a| a.to_ascii_lowercase().contains("cyberfoil"))
+        .is_some_and(|a| a.to_ascii_lowercase().contains("tinfoil"))
 }
 
-/// `GET /` from an installer.
+/// `GET /` from an installer: the Tinfoil index for Tinfoil and CyberFoil, the listing
+/// for the others.
 pub fn root(c: &Ctx) -> Result<Reply, Error> {
-    if tinfoil_headers(c.req) || is_cyberfoil(c.req) || wants_json(c.req) {
+    if tinfoil_headers(c.req) || names_tinfoil(c.req) || wants_json(c.req) {
         form(c, Form::Tinfoil)
     } else {
         form(c, Form::ListingTop)
     }
 }
 
-/// `GET /shop`: Tinfoil's index, or CyberFoil's sections when CyberFoil asks.
+/// `GET /shop`: Tinfoil's index, for Tinfoil and for CyberFoil given `…/shop` (it asks
+/// its shop URL itself for the `success` message; its sections are asked below it).
 pub fn shop(c: &Ctx) -> Result<Reply, Error> {
-    if is_cyberfoil(c.req) && !tinfoil_headers(c.req) {
-        form(c, Form::SectionsUnderShop)
-    } else {
-        form(c, Form::Tinfoil)
-    }
+    form(c, Form::Tinfoil)
 }
 
 fn wants_json(req: &Req) -> bool {
@@ -132,7 +135,11 @@ fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {
         Form::ListingTop | Form::Listing(_) => "text/html;charset=UTF-8",
         Form::Versions => "text/plain; charset=utf-8",
     };
-    Ok(Reply::shared(content_type, snapshot.form(form)))
+    let inputs = Inputs {
+        db: c.db,
+        keep: c.app.config.dedupe_keep,
+    };
+    Ok(Reply::shared(content_type, snapshot.form(form, &inputs)?))
 }
 
 /// A file, whole or one range, streamed from disk within the console's share.

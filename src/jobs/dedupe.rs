@@ -1,9 +1,10 @@
 //! The dedupe task: superseded files and duplicates go to the trash, never away.
 //!
 //! Files are grouped by title ID. In each group one copy stays, picked by an explicit
-//! rule: a file whose header parsed wins over one whose did not, then the highest
-//! version, then the preferred format (`--dedupe-keep`: the uncompressed `.nsp`/`.xci`
-//! by default, or the compressed `.nsz`/`.xcz`), then the first key in byte order.
+//! rule (`library::copies::better`, which the shop follows too): a file whose header
+//! parsed wins over one whose did not, then the highest version, then the preferred
+//! format (`--dedupe-keep`: the uncompressed `.nsp`/`.xci` by default, or the
+//! compressed `.nsz`/`.xcz`), then the first key in byte order.
 //! The other files of the group whose version is lower go to the trash as
 //! `superseded`, those of the same version as `duplicate`. A newer file that stays
 //! because it does not parse is never trashed, and nothing is trashed in a group
@@ -26,6 +27,7 @@ use rusqlite::Connection;
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Msg};
+use crate::library::copies::{better, Candidate};
 use crate::library::safe::NotAFile;
 use crate::library::LibraryKey;
 use crate::words::{DedupeKeep, GameKind, TrashReason};
@@ -101,18 +103,15 @@ fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error
 /// A game whose key holds no regular file, and what it holds.
 type Stray = (String, NotAFile);
 
-fn compressed(format: &str) -> bool {
-    matches!(format, "nsz" | "xcz")
-}
-
-/// Which of two copies of a title ID stays: `Greater` when `a` does.
-fn better(a: &Copy, b: &Copy, keep: DedupeKeep) -> Ordering {
-    let preferred = |c: &Copy| compressed(&c.format) == (keep == DedupeKeep::Compressed);
-    a.header_ok
-        .cmp(&b.header_ok)
-        .then(a.version.cmp(&b.version))
-        .then(preferred(a).cmp(&preferred(b)))
-        .then(b.key.cmp(&a.key))
+impl Copy {
+    fn candidate(&self) -> Candidate<'_> {
+        Candidate {
+            header_ok: self.header_ok,
+            version: self.version,
+            format: &self.format,
+            key: &self.key,
+        }
+    }
 }
 
 /// Every file the rule would move to the trash, in title ID then key order.
@@ -130,7 +129,11 @@ fn plan_and_strays(
     let mut drops = Vec::new();
     for group in all.chunk_by(|a, b| a.title_id == b.title_id) {
         let known: Vec<&Copy> = group.iter().filter(|c| c.version.is_some()).collect();
-        let Some(kept) = known.iter().copied().max_by(|a, b| better(a, b, keep)) else {
+        let Some(kept) = known
+            .iter()
+            .copied()
+            .max_by(|a, b| better(a.candidate(), b.candidate(), keep))
+        else {
             continue;
         };
         if !kept.header_ok {

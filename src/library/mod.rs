@@ -2,6 +2,7 @@
 //! identifying files (`identify`, `probe`), and the row each game becomes.
 
 pub mod containers;
+pub mod copies;
 pub mod demo;
 pub mod identify;
 pub mod key;

@@ -1,6 +1,7 @@
 //! The shop: the library as every console installer reads it. Tinfoil reads a JSON
-//! index, CyberFoil sections of items, DBI and Sphaira an Apache-style listing and a
-//! `versions.txt`; all of them download with `Range` requests (`api::shop`).
+//! index, CyberFoil sections of items, DBI and Sphaira an Apache-style listing, DBI a
+//! `versions.txt`; all of them download with `Range` requests (`api::shop`). What each
+//! installer sends and reads, from its own source, is in docs/installers.md.
 //!
 //! Each file gets one name installers see, `Name [TITLEID][vVERSION].ext` (Tinfoil
 //! reads what it installs from those tags), unique within its kind's folder, and one
@@ -22,7 +23,7 @@ use crate::error::Error;
 use crate::store::games::{self, ShopFile};
 use crate::store::titles::{self, Facts};
 use crate::store::{library_generation, title_catalog};
-use crate::words::GameKind;
+use crate::words::{DedupeKeep, GameKind};
 
 /// Where the downloads live; every form links below it.
 pub const FILES: &str = "/shop/files/";
@@ -99,8 +100,17 @@ pub enum Form {
     /// The listing's top: one folder per kind.
     ListingTop,
     Listing(Folder),
-    /// `id|rightsId|version`, for DBI.
+    /// `id|rightsId|version` of every known title, for DBI.
     Versions,
+}
+
+/// What a form is rendered from besides the snapshot, read only when the form is first
+/// asked: the service's settings do not change while it runs, and a newer read of the
+/// title data is as good as the one the stamp saw.
+pub struct Inputs<'a> {
+    pub db: &'a Connection,
+    /// Which copy of a title CyberFoil's sections offer (`--dedupe-keep`).
+    pub keep: DedupeKeep,
 }
 
 impl Form {
@@ -126,7 +136,8 @@ pub struct Snapshot {
     by_key: HashMap<String, usize>,
     /// What the title data says of the library's title IDs.
     pub facts: Vec<Facts>,
-    /// The latest known version of every ID of the library's titles.
+    /// The latest known version of every ID of the library's titles (Tinfoil's
+    /// `titledb`; `versions.txt` lists every known title, read when first asked).
     pub versions: Vec<(String, Option<u32>)>,
     /// What Tinfoil and CyberFoil show when they connect.
     pub message: String,
@@ -163,9 +174,15 @@ impl Snapshot {
         })
     }
 
-    /// The bytes of a form, rendered on first use.
-    pub fn form(&self, form: Form) -> Arc<[u8]> {
-        Arc::clone(self.forms[form.slot()].get_or_init(|| render::render(self, form).into()))
+    /// The bytes of a form, rendered on first use. Two requests asking it first may
+    /// both render it; one copy is kept.
+    pub fn form(&self, form: Form, inputs: &Inputs) -> Result<Arc<[u8]>, Error> {
+        let cell = &self.forms[form.slot()];
+        if let Some(bytes) = cell.get() {
+            return Ok(Arc::clone(bytes));
+        }
+        let bytes: Arc<[u8]> = render::render(self, form, inputs)?.into();
+        Ok(Arc::clone(cell.get_or_init(|| bytes)))
     }
 
     /// The file a download path names: `{folder}/{entry}` first, else a library key

@@ -77,3 +77,20 @@ pub fn of_library(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// Every title ID the title data knows, and every ID of a game the shop offers, with
+/// the higher of its latest known version and the library's own, by ID: blawar's
+/// `versions.txt` as the library would extend it. DBI reads one such file for every
+/// installed title (`VersionsURL`), so none may be left out.
+pub fn every_latest(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT id, max(version) FROM (
+             SELECT id, version FROM title_catalog
+             UNION ALL
+             SELECT title_id, version FROM games
+             WHERE header_ok AND type IN ('BASE', 'UPDATE', 'DLC') AND title_id IS NOT NULL
+         ) GROUP BY id ORDER BY id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

@@ -211,10 +211,10 @@ messages! {
         "Tinfoil: File Browser, press −, then Protocol http, the Host and Port above, Path /, the console's Username and Password.";
     HowCyberfoil => "CyberFoil : Shop, réglages de la boutique : l'adresse ci-dessus, le nom et le mot de passe de la console.",
         "CyberFoil: Shop, shop settings: the address above, the console's name and password.";
-    HowDbi => "DBI : dans dbi.config, section [Network sources], une ligne Ludothèque=ApacheHTTP|ADRESSE (l'adresse avec nom et mot de passe) ; VersionsURL=ADRESSE/shop/versions.txt signale les mises à jour.",
-        "DBI: in dbi.config, section [Network sources], a line Ludotheque=ApacheHTTP|ADDRESS (the address with name and password); VersionsURL=ADDRESS/shop/versions.txt flags updates.";
-    HowSphaira => "Sphaira : fichier /config/sphaira/mount/HTTP.ini avec url= l'adresse ci-dessus, user= et pass= ceux de la console.",
-        "Sphaira: the file /config/sphaira/mount/HTTP.ini with url= the address above, user= and pass= the console's.";
+    HowDbi => "DBI : dans dbi.config, section [Network sources], une ligne Ludotheque=ApacheHTTP|ADRESSE (l'adresse avec nom et mot de passe) ; dans [General], VersionsURL=ADRESSE/shop/versions.txt à la place de la ligne existante signale les mises à jour.",
+        "DBI: in dbi.config, section [Network sources], a line Ludotheque=ApacheHTTP|ADDRESS (the address with name and password); in [General], VersionsURL=ADDRESS/shop/versions.txt in place of the existing line flags updates.";
+    HowSphaira => "Sphaira : fichier /config/sphaira/mount/HTTP.ini, une première ligne [Ludotheque] (sans elle, Sphaira ignore le montage), puis url= l'adresse ci-dessus, user= et pass= ceux de la console.",
+        "Sphaira: the file /config/sphaira/mount/HTTP.ini, a first line [Ludotheque] (without it, Sphaira skips the mount), then url= the address above, user= and pass= the console's.";
     HowPush => "Awoo et les installateurs qui attendent qu'on leur envoie des jeux : voir l'envoi plus bas.",
         "Awoo and the installers that wait to be sent games: see the push below.";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",

@@ -1,10 +1,11 @@
 //! Shop benchmark (not a test): a library of N generated games (default 10,000) with
 //! title data, one console, then, each beside its bound measured in the same run:
 //!
-//! - the Tinfoil index, CyberFoil's sections and a listing folder, 16 connections
-//!   (wrk, Basic credentials and Tinfoil's headers on every request), against a bare
-//!   tiny_http answering the same bytes with as many threads as the service has
-//!   workers; and the service's memory above idle once every form was served;
+//! - the Tinfoil index (which CyberFoil asks on every opening), CyberFoil's sections, a
+//!   listing folder and `versions.txt`, 16 connections (wrk, Basic credentials and
+//!   CyberFoil's headers on every request), against a bare tiny_http answering the
+//!   same bytes with as many threads as the service has workers; and the service's
+//!   memory above idle once every form was served;
 //! - a 1 GiB file, in the page cache, downloaded whole by the service and by a bare
 //!   tiny_http serving the same file;
 //! - `/api/v1/health` p99 while four consoles download that file, and without them.
@@ -66,6 +67,7 @@ fn main() {
         ("tinfoil index", "/"),
         ("cyberfoil sections", "/api/shop/sections"),
         ("listing, updates/", "/shop/files/updates/"),
+        ("versions.txt", "/shop/versions.txt"),
     ];
     for (label, path) in forms {
         form_row(&agent, &base, tmp.path(), label, path, auth, seconds);
@@ -89,10 +91,12 @@ fn form_row(
     auth: &str,
     seconds: usize,
 ) {
+    // What CyberFoil sends with each request for the shop (shopInstall.cpp): its
+    // agent is `tinfoil`, with Tinfoil's headers; Tinfoil's own requests match too.
     let headers = [
         ("Authorization", auth),
-        ("Theme", "0"),
-        ("User-Agent", "cyberfoil"),
+        ("Theme", "Awoo-Installer"),
+        ("User-Agent", "tinfoil"),
     ];
     let mut rq = agent.get(&format!("{base}{path}"));
     for (k, v) in headers {

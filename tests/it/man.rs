@@ -284,7 +284,10 @@ asks
 (or, given
 .BR http://HOST:PORT/shop ,
 .BR /shop/api/shop/sections )
-and gets the sections new, updates, dlc and all (never cut).
+and gets the sections new, recommended, updates, dlc and all (never cut), one item
+per title: the copy
+.B dedupe
+keeps.
 .TP
 .BR DBI ", " Sphaira
 ask
@@ -297,7 +300,7 @@ The same listing is at
 .BR /shop/files/ ;
 titledb's
 .B versions.txt
-for the library's titles is at
+of every title the title data knows is at
 .BR /shop/versions.txt .
 .PP
 A browser asking
