@@ -180,6 +180,10 @@ pub struct ServeArgs {
     /// Test aid: mount routes that exist only to test the server itself.
     #[arg(long, env = "LUDOTHEQUE_TEST_ROUTES", hide = true)]
     pub test_routes: bool,
+    /// Test aid: icons may come from a loopback address (the suite's own servers);
+    /// never from any other local one.
+    #[arg(long, env = "LUDOTHEQUE_TEST_LOOPBACK_ICONS", hide = true)]
+    pub test_loopback_icons: bool,
 }
 
 #[derive(ClapArgs, Debug, Clone)]

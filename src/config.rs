@@ -61,6 +61,8 @@ pub struct Config {
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
     pub test_routes: bool,
+    /// Test aid: icons may come from a loopback address (`outbound::Addresses`).
+    pub test_loopback_icons: bool,
 }
 
 impl Config {
@@ -113,16 +115,16 @@ impl Config {
                 .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             webhook_url,
             webhook_secret,
-            // clap checked the spelling.
+            // clap checked the spelling, of this one and of dedupe_keep.
             watch: crate::words::WatchMode::parse(&serve.watch)
                 .unwrap_or(crate::words::WatchMode::Auto),
             organize_template: crate::naming::Template::parse(&global.organize_template)
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
-            // clap checked the spelling.
             dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
                 .unwrap_or(crate::words::DedupeKeep::Uncompressed),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
+            test_loopback_icons: serve.test_loopback_icons,
         })
     }
 

@@ -10,6 +10,7 @@ use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::counts::{count, number};
 use crate::error::{Error, Msg};
 use crate::library::identify::{format_title_id, parse_title_id};
+use crate::outbound::{self, Cancel, Client};
 use crate::store::title_ignore::EVERY_TITLE;
 use crate::store::titles as title_facts;
 use crate::store::{
@@ -116,7 +117,8 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
         base_url: args.titledb_url.clone(),
         region: args.titledb_region.clone(),
     };
-    match fetch::update(&conn, &global.data, &source)? {
+    let net = Client::new(outbound::TITLE_DATA, Cancel::default());
+    match fetch::update(&conn, &global.data, &source, &net)? {
         fetch::Updated::Unchanged => {
             say!("Les données de titres sont à jour : rien n'a changé à la source.")
         }

@@ -17,6 +17,7 @@ mod harness;
 mod library;
 mod man;
 mod organize;
+mod outbound;
 mod push;
 mod reliability;
 mod scripts;

@@ -237,7 +237,7 @@ pub(crate) struct Source {
     requests: Arc<AtomicUsize>,
     mode: Arc<Mutex<&'static str>>,
     /// Files served instead of the fixtures, by name.
-    files: Arc<Mutex<Files>>,
+    pub(crate) files: Arc<Mutex<Files>>,
 }
 
 pub(crate) fn source() -> Source {
@@ -603,7 +603,11 @@ fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
         .lock()
         .unwrap()
         .push(("US.en.json".into(), region.to_string().into_bytes()));
-    let s = TestServer::start_on(folders.clone(), &["--titledb-url", &src.url]);
+    // The source is on loopback, where icons never come from but in tests.
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--titledb-url", &src.url, "--test-loopback-icons"],
+    );
     s.wait_idle();
     let icon = folders.data.join("icons/0100000000010000");
     // Off by default: the task fetches none, the route serves none.
