@@ -1,7 +1,7 @@
 //! Requests to other hosts (`src/outbound.rs`): a source that trickles its bytes is
 //! cut by a cancel or a stop at once, redirects never leave their origin, icons never
-//! reach a local address. Each "other host" is a small server on 127.0.0.1 in the
-//! test.
+//! reach a local address, and the webhook's address can stay out of the list of
+//! processes. Each "other host" is a small server on 127.0.0.1 in the test.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -267,4 +267,26 @@ fn icons_never_reach_a_local_address() {
         "{:?}",
         asked.lock().unwrap()
     );
+}
+
+#[test]
+fn the_webhook_address_can_come_from_a_file_and_a_token_on_the_command_line_is_warned_of() {
+    let (hook, asked) = server(|_| Answer::Full("204 No Content", String::new(), Vec::new()));
+    let folders = unscanned_demo();
+    let file = folders.tmp.path().join("webhook-url");
+    std::fs::write(&file, format!("{hook}/h?token=s3cret\n")).unwrap();
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--webhook-url-file", file.to_str().unwrap()],
+    );
+    s.wait_idle();
+    wait_until("an event", Duration::from_secs(10), || {
+        asked.lock().unwrap().iter().any(|p| p == "/h?token=s3cret")
+    });
+    assert!(!s.output().contains("list of processes"), "{}", s.output());
+    drop(s);
+    let url = format!("{hook}/h?token=s3cret");
+    let s = TestServer::start_on(folders, &["--webhook-url", &url]);
+    s.wait_for_log("list of processes");
+    assert!(!s.output().contains("s3cret"), "the log shows the token");
 }
