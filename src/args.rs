@@ -170,9 +170,19 @@ pub struct ServeArgs {
     pub titledb_refresh_hours: u32,
     /// POST a JSON event to this address (http or https) when a task ends, when titles
     /// appear in the library and when updates become available (the events: WEBHOOK in
-    /// ludotheque-serve(1)).
-    #[arg(long, env = "LUDOTHEQUE_WEBHOOK_URL")]
+    /// ludotheque-serve(1)). A token in it shows in the list of processes: prefer the
+    /// environment variable or --webhook-url-file.
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_WEBHOOK_URL",
+        hide_env_values = true,
+        conflicts_with = "webhook_url_file"
+    )]
     pub webhook_url: Option<String>,
+    /// Read the webhook's address from the first line of this file, so that a token in
+    /// it shows neither in the list of processes nor in the environment.
+    #[arg(long, env = "LUDOTHEQUE_WEBHOOK_URL_FILE", value_name = "FILE")]
+    pub webhook_url_file: Option<PathBuf>,
     /// Sign each event: `X-Ludotheque-Signature: sha256=<hex HMAC-SHA256 of the body>`.
     /// Prefer the environment variable: a flag shows in the list of processes.
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]
@@ -192,6 +202,10 @@ pub struct ServeArgs {
     /// Test aid: mount routes that exist only to test the server itself.
     #[arg(long, env = "LUDOTHEQUE_TEST_ROUTES", hide = true)]
     pub test_routes: bool,
+    /// Test aid: icons may come from a loopback address (the suite's own servers);
+    /// never from any other local one.
+    #[arg(long, env = "LUDOTHEQUE_TEST_LOOPBACK_ICONS", hide = true)]
+    pub test_loopback_icons: bool,
 }
 
 #[derive(ClapArgs, Debug, Clone)]

@@ -61,6 +61,8 @@ pub struct Config {
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
     pub test_routes: bool,
+    /// Test aid: icons may come from a loopback address (`outbound::Addresses`).
+    pub test_loopback_icons: bool,
 }
 
 impl Config {
@@ -113,16 +115,16 @@ impl Config {
                 .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             webhook_url,
             webhook_secret,
-            // clap checked the spelling.
+            // clap checked the spelling, of this one and of dedupe_keep.
             watch: crate::words::WatchMode::parse(&serve.watch)
                 .unwrap_or(crate::words::WatchMode::Auto),
             organize_template: crate::naming::Template::parse(&global.organize_template)
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
-            // clap checked the spelling.
             dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
                 .unwrap_or(crate::words::DedupeKeep::Uncompressed),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
+            test_loopback_icons: serve.test_loopback_icons,
         })
     }
 
@@ -194,17 +196,58 @@ pub fn user_id(name: &str) -> Result<u32, Error> {
     uid.or_else(|| name.parse().ok()).ok_or_else(unknown)
 }
 
-/// The webhook's address and secret, checked: an empty one is none.
+/// The webhook's address (from the flag, its variable or its file) and secret,
+/// checked: an empty one is none.
 fn webhook(serve: &ServeArgs) -> Result<(Option<String>, Option<String>), Error> {
-    let url = serve.webhook_url.clone().filter(|u| !u.is_empty());
+    let url = match &serve.webhook_url_file {
+        Some(file) => Some(read_webhook_file(file)?),
+        None => serve.webhook_url.clone(),
+    };
+    let url = url.filter(|u| !u.is_empty());
     let secret = serve.webhook_secret.clone().filter(|s| !s.is_empty());
     if url.as_deref().is_some_and(|u| !valid_webhook_url(u)) {
         return Err(Error::invalid(Msg::BadWebhookUrl));
+    }
+    if url.as_deref().is_some_and(carries_secrets) && on_command_line("--webhook-url") {
+        log::warn!(
+            "the webhook address given with --webhook-url carries credentials or a query \
+             string, which every user of this machine can read in the list of processes: \
+             give it with LUDOTHEQUE_WEBHOOK_URL or --webhook-url-file"
+        );
     }
     if secret.is_some() && url.is_none() {
         return Err(Error::invalid(Msg::WebhookSecretAlone));
     }
     Ok((url, secret))
+}
+
+/// The first line of the webhook's address file, trimmed. Only its first 64 KiB are
+/// read: no address is near that long.
+fn read_webhook_file(file: &Path) -> Result<String, Error> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(64 * 1024).read_to_string(&mut text))
+        .map_err(|e| {
+            Error::invalid(Msg::WebhookUrlFile).with_cause(format!("{}: {e}", file.display()))
+        })?;
+    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+}
+
+/// A URL with credentials (`user:pw@`) or a query: what a token is usually in.
+fn carries_secrets(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.contains('@') || rest.contains('?')
+}
+
+/// `flag` was given on the command line (not through its variable), where the list of
+/// processes shows it.
+fn on_command_line(flag: &str) -> bool {
+    std::env::args_os().any(|a| {
+        let a = a.to_string_lossy();
+        a == flag || a.starts_with(&format!("{flag}="))
+    })
 }
 
 /// An http or https address with a host, and no blank or control character.

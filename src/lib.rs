@@ -14,6 +14,7 @@
 //! - `watch`: changes under the library start a scan through the task slot.
 //! - the domain: `jobs`, `notify`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
 //!   `accounts`, `keys`, `consoles`.
+//! - `outbound`: every request to another host (deadlines, cancel, redirects, addresses).
 //! - `store`: SQLite, one file per table.
 //! - beside them all: `config`, `error`, `text` (with `naming`, organize's template),
 //!   `time`, `memory`.
@@ -35,6 +36,7 @@ pub mod memory;
 pub mod naming;
 pub mod notify;
 pub mod numbers;
+pub mod outbound;
 pub mod routes;
 pub mod service;
 pub mod shop;

@@ -9,6 +9,10 @@
 //! a new one is dropped. Both are logged, with the receiver's host only: a webhook
 //! address often carries a token in its path.
 //!
+//! The requests go through `outbound` (`WEBHOOK`: 15 s for the whole exchange), and
+//! follow no redirect: a 3xx is an answer other than 2xx, so it is tried again like a
+//! 500, and the body never goes to another address than the one the owner gave.
+//!
 //! With a secret (`--webhook-secret`), each request carries
 //! `X-Ludotheque-Signature: sha256=<hex of HMAC-SHA256(secret, raw body)>`, so the
 //! receiver can tell the events are ours and unaltered.
@@ -26,6 +30,7 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::error::Error;
+use crate::outbound::{self, Cancel, Client};
 use crate::store::job_runs::JobRun;
 use crate::store::title_state;
 use crate::time;
@@ -214,7 +219,7 @@ impl Titles {
 /// The webhook thread: each event in turn, with its retries; ends when the service
 /// drops its sender.
 fn deliver_all(hook: &Webhook, rx: &Receiver<Value>, pending: &AtomicUsize) {
-    let agent = crate::titles::fetch::agent_within(Duration::from_secs(15));
+    let net = Client::new(outbound::WEBHOOK, Cancel::default());
     let host = host_of(&hook.url);
     for event in rx {
         let name = event["event"].as_str().unwrap_or_default().to_string();
@@ -222,7 +227,7 @@ fn deliver_all(hook: &Webhook, rx: &Receiver<Value>, pending: &AtomicUsize) {
         let waits = std::iter::once(Duration::ZERO).chain(RETRY_AFTER);
         for (attempt, wait) in waits.enumerate() {
             std::thread::sleep(wait);
-            match post(&agent, hook, &name, &body) {
+            match post(&net, hook, &name, &body) {
                 Ok(()) => {
                     debug!("webhook: {name} event sent to {host}");
                     break;
@@ -237,17 +242,18 @@ fn deliver_all(hook: &Webhook, rx: &Receiver<Value>, pending: &AtomicUsize) {
     }
 }
 
-fn post(agent: &ureq::Agent, hook: &Webhook, name: &str, body: &[u8]) -> Result<(), String> {
-    let mut request = agent
-        .post(&hook.url)
-        .header("Content-Type", "application/json")
-        .header("X-Ludotheque-Event", name);
-    if let Some(secret) = &hook.secret {
-        request = request.header("X-Ludotheque-Signature", signature(secret, body));
+fn post(net: &Client, hook: &Webhook, name: &str, body: &[u8]) -> Result<(), String> {
+    let signed = hook.secret.as_ref().map(|s| signature(s, body));
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("X-Ludotheque-Event", name),
+    ];
+    if let Some(signed) = &signed {
+        headers.push(("X-Ludotheque-Signature", signed));
     }
-    match request.send(body) {
-        Ok(response) if response.status().is_success() => Ok(()),
-        Ok(response) => Err(format!("answered {}", response.status().as_u16())),
+    match net.post(&hook.url, &headers, body) {
+        Ok(status) if (200..300).contains(&status) => Ok(()),
+        Ok(status) => Err(format!("answered {status}")),
         Err(e) => Err(e.to_string()),
     }
 }

@@ -10,6 +10,7 @@ use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::counts::{count, number};
 use crate::error::{Error, Msg};
 use crate::library::identify::{format_title_id, parse_title_id};
+use crate::outbound::{self, Cancel, Client};
 use crate::store::title_ignore::EVERY_TITLE;
 use crate::store::titles as title_facts;
 use crate::store::{
@@ -67,20 +68,39 @@ fn say_summary(summary: &titles::Summary) {
                 ids,
                 versions,
                 skipped,
+                oversized,
             } => say!(
-                "{name} : {} de {} ; {}",
+                "{name} : {} de {} ; {}{}",
                 c(versions, "version datée", "versions datées"),
                 c(ids, "identifiant", "identifiants"),
-                c(skipped, "ignoré", "ignorés")
+                c(skipped, "ignoré", "ignorés"),
+                too_long(*oversized, titles::versions::HISTORY_MAX)
             ),
-            Took::Region { entries, skipped } => say!(
-                "{name} : {} ; {} (sans identifiant ou sans nom)",
+            Took::Region {
+                entries,
+                skipped,
+                oversized,
+            } => say!(
+                "{name} : {} ; {} (sans identifiant ou sans nom){}",
                 c(entries, "titre importé", "titres importés"),
-                c(skipped, "ignoré", "ignorés")
+                c(skipped, "ignoré", "ignorés"),
+                too_long(*oversized, titles::region::FIELD_MAX)
             ),
         }
     }
     say!("{}.", c(&summary.renamed, "jeu renommé", "jeux renommés"));
+}
+
+/// The fields passed over for being longer than `max` bytes, when there were any.
+fn too_long(oversized: usize, max: usize) -> String {
+    match oversized {
+        0 => String::new(),
+        n => format!(
+            ", et {} de plus de {} Kio",
+            count(n as u64, "champ passé", "champs passés"),
+            max / 1024
+        ),
+    }
 }
 
 /// The name a file is known by (its last component): which title data file it is
@@ -97,7 +117,8 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
         base_url: args.titledb_url.clone(),
         region: args.titledb_region.clone(),
     };
-    match fetch::update(&conn, &global.data, &source)? {
+    let net = Client::new(outbound::TITLE_DATA, Cancel::default());
+    match fetch::update(&conn, &global.data, &source, &net)? {
         fetch::Updated::Unchanged => {
             say!("Les données de titres sont à jour : rien n'a changé à la source.")
         }

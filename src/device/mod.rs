@@ -129,9 +129,10 @@ impl Reach {
     }
 }
 
-/// Try a TCP connection to the console and close it at once. Only when a person asks
-/// (the console page's test): a connection that sends no offer takes some installers
-/// off their waiting screen, so the service never does it on its own.
+/// Try a TCP connection to the console and close it at once, within `timeout`
+/// (`outbound::try_connect`). Only when a person asks (the console page's test): a
+/// connection that sends no offer takes some installers off their waiting screen, so
+/// the service never does it on its own.
 pub fn probe(host: &str, port: u16, timeout: std::time::Duration) -> Result<Reach, Error> {
     let ip: IpAddr = host
         .parse()
@@ -141,8 +142,8 @@ pub fn probe(host: &str, port: u16, timeout: std::time::Duration) -> Result<Reac
     }
     use std::io::ErrorKind as K;
     Ok(
-        match std::net::TcpStream::connect_timeout(&SocketAddr::new(ip, port), timeout) {
-            Ok(_) => Reach::Open,
+        match crate::outbound::try_connect(SocketAddr::new(ip, port), timeout) {
+            Ok(()) => Reach::Open,
             Err(e) if e.kind() == K::ConnectionRefused => Reach::Refused,
             Err(e) if matches!(e.kind(), K::TimedOut | K::WouldBlock) => Reach::TimedOut,
             Err(_) => Reach::NoRoute,

@@ -97,6 +97,12 @@ const FRENCH: &[(&str, &str)] = &[
     // Fetching title data (what the source or the network said is kept as it is).
     ("the source answered {}", "la source a répondu {}"),
     ("the file is larger than {} MiB", "le fichier dépasse {} Mio"),
+    // Any request to another host (`outbound`).
+    ("redirected to another host ({})", "redirigé vers un autre hôte ({})"),
+    ("redirected to an address that is not valid", "redirigé vers une adresse qui n'est pas valable"),
+    ("more than {} redirects", "plus de {} redirections"),
+    ("no complete answer within {} s", "pas de réponse complète en {} s"),
+    ("the URL is not valid", "l'adresse n'est pas valable"),
 ];
 
 /// `en` in French. Sentences of the table are translated whole, "sentence: detail"

@@ -111,6 +111,7 @@ impl Msg {
             BadTitleUrl => "l'adresse des données de titres doit être en http(s), sans requête".into(),
             BadWebhookUrl => "l'adresse du webhook doit être en http(s), avec un hôte, sans espace".into(),
             WebhookSecretAlone => "un secret de webhook demande une adresse de webhook".into(),
+            WebhookUrlFile => "le fichier de l'adresse du webhook ne peut pas être lu".into(),
             BadOrganizeTemplate => "le modèle de rangement doit être un chemin relatif finissant par .{ext}, avec pour seuls champs {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} et {ext}".into(),
             NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
             BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),

@@ -80,7 +80,9 @@ pub struct Jobs {
     interrupt: rusqlite::InterruptHandle,
     errors: AtomicU64,
     tx: Sender<Order>,
-    cancel: AtomicBool,
+    /// Set by `cancel` and by `stop`; shared, so that what waits on another thread for
+    /// the task (an outbound request) sees it too.
+    cancel: Arc<AtomicBool>,
     stopping: AtomicBool,
     /// The webhook, told of each run's end and of what it changed in the titles.
     notifier: Notifier,
@@ -101,7 +103,7 @@ impl Jobs {
             slot: Mutex::new(last_run(&conn)?),
             errors: AtomicU64::new(0),
             tx,
-            cancel: AtomicBool::new(false),
+            cancel: Arc::new(AtomicBool::new(false)),
             stopping: AtomicBool::new(false),
             notifier: Notifier::start(config.webhook_url.clone().map(|url| Webhook {
                 url,
@@ -243,6 +245,11 @@ impl Progress<'_> {
 
     pub fn is_cancelled(&self) -> bool {
         self.jobs.cancel.load(Ordering::SeqCst)
+    }
+
+    /// The flag a cancel or a stop sets, for what watches it from another thread.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.jobs.cancel)
     }
 
     /// `Err(cancelled)` once somebody asked the task to stop: call it at safe points.

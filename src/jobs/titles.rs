@@ -1,10 +1,13 @@
 //! The title data task: fetch the title data files and import them (see
 //! `titles::fetch`), then, when the user turned icons on, the icons not cached yet
 //! (`titles::icons`). It takes the task slot like the others, so a refresh never runs
-//! beside a scan, and a start while one runs is 409.
+//! beside a scan, and a start while one runs is 409. Its requests watch the task's
+//! cancel flag (`outbound`): a cancel or a stop ends them at once, and the task ends
+//! `cancelled` or `interrupted`.
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Msg};
+use crate::outbound::{self, Addresses, Cancel, Client, Rules};
 use crate::titles::fetch::{self, Source, Updated};
 use crate::titles::icons;
 
@@ -13,14 +16,19 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         base_url: ctx.config.titledb_url.clone(),
         region: ctx.config.titledb_region.clone(),
     };
+    let cancel = Cancel::on(ctx.progress.cancel_flag());
     let with_icons = icons::enabled(ctx.db)?;
     ctx.progress.set_total(if with_icons { 2 } else { 1 });
-    let updated = fetch::update(ctx.db, &ctx.config.data, &source);
+    let net = Client::new(outbound::TITLE_DATA, cancel.clone());
+    let updated = fetch::update(ctx.db, &ctx.config.data, &source, &net);
+    ctx.progress.check()?;
     ctx.progress.advance(1, "");
     // The icons come from another host than the data: fetched even when the data's
     // source is down, with the data already stored.
     let fetched = if with_icons {
-        let fetched = icons::fetch_missing(ctx.db, &ctx.config.data)?;
+        let net = Client::new(icon_rules(ctx), cancel);
+        let fetched = icons::fetch_missing(ctx.db, &ctx.config.data, &net)?;
+        ctx.progress.check()?;
         ctx.progress.advance(1, "");
         Some(fetched)
     } else {
@@ -40,4 +48,16 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         }
     }
     .into())
+}
+
+/// Icons never come from a local address, but for the test suite's own servers.
+fn icon_rules(ctx: &TaskCtx) -> Rules {
+    let addresses = match ctx.config.test_loopback_icons {
+        true => Addresses::PublicOrLoopback,
+        false => Addresses::Public,
+    };
+    Rules {
+        addresses,
+        ..outbound::ICON
+    }
 }

@@ -7,16 +7,18 @@
 //! imported. Every file is fetched before anything is imported: a source that is down,
 //! slow past the timeouts, or answers garbage (an error status, a body past the size
 //! limit, a file the import refuses) changes nothing, neither the copies nor the data.
+//! The requests go through `outbound` (a deadline per file, a redirect only within
+//! the source's origin, a cancel that ends them at once).
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use rusqlite::Connection;
 
 use super::{import, Input};
 use crate::error::{Error, Msg};
+use crate::outbound::{Client, Failure};
 use crate::store::settings;
 
 /// The default source: blawar/titledb's raw files.
@@ -49,17 +51,6 @@ pub fn valid_region(region: &str) -> bool {
 }
 
 /// A base URL is http(s), without a query.
-/// An agent for a short request to another host (an icon, a webhook event): the whole
-/// exchange within `limit`, any status read as an answer, the service named.
-pub fn agent_within(limit: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(limit))
-        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into()
-}
-
 pub fn valid_base_url(url: &str) -> bool {
     (url.starts_with("https://") || url.starts_with("http://")) && !url.contains(['?', '#', ' '])
 }
@@ -71,6 +62,14 @@ fn down(file: &str, reason: impl ToString) -> Error {
     })
 }
 
+/// A request that came to nothing: cancelled (the task's word for it), or down.
+fn failed(file: &str, failure: Failure) -> Error {
+    match failure {
+        Failure::Cancelled => Error::cancelled(),
+        Failure::Failed(reason) => down(file, reason),
+    }
+}
+
 /// One file: fetched anew into `*.part`, or unchanged (the kept copy stands).
 struct Fetched {
     name: String,
@@ -78,8 +77,14 @@ struct Fetched {
     validators: (Option<String>, Option<String>),
 }
 
-/// Fetch the three files and import them when any changed.
-pub fn update(db: &Connection, data: &Path, source: &Source) -> Result<Updated, Error> {
+/// Fetch the three files through `net` (made with `outbound::TITLE_DATA`) and import
+/// them when any changed.
+pub fn update(
+    db: &Connection,
+    data: &Path,
+    source: &Source,
+    net: &Client,
+) -> Result<Updated, Error> {
     if !valid_region(&source.region) {
         return Err(Error::invalid(Msg::BadRegion));
     }
@@ -88,14 +93,6 @@ pub fn update(db: &Connection, data: &Path, source: &Source) -> Result<Updated, 
     }
     let dir = data.join("titledb");
     std::fs::create_dir_all(&dir)?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(Some(Duration::from_secs(15)))
-        .timeout_recv_response(Some(Duration::from_secs(60)))
-        .timeout_per_read(Some(Duration::from_secs(60)))
-        .user_agent(concat!("ludotheque/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
     let names = [
         "versions.txt".to_string(),
         "versions.json".to_string(),
@@ -103,7 +100,7 @@ pub fn update(db: &Connection, data: &Path, source: &Source) -> Result<Updated, 
     ];
     let mut fetched = Vec::new();
     for name in &names {
-        match fetch_one(db, &agent, &dir, &source.base_url, name) {
+        match fetch_one(db, net, &dir, &source.base_url, name) {
             Ok(f) => fetched.push(f),
             Err(e) => {
                 discard(&fetched);
@@ -161,31 +158,40 @@ fn import_fetched(
     import(db, inputs)
 }
 
+/// The validators to send for `name`: only for a copy we still have, since a 304
+/// must have something to stand for.
+fn validators(
+    db: &Connection,
+    name: &str,
+    kept: bool,
+) -> Result<Vec<(&'static str, String)>, Error> {
+    let mut headers = Vec::new();
+    if !kept {
+        return Ok(headers);
+    }
+    for (setting, header) in [("etag", "If-None-Match"), ("modified", "If-Modified-Since")] {
+        if let Some(v) = settings::get(db, &format!("titledb_{setting} {name}"))? {
+            if !v.is_empty() {
+                headers.push((header, v));
+            }
+        }
+    }
+    Ok(headers)
+}
+
 fn fetch_one(
     db: &Connection,
-    agent: &ureq::Agent,
+    net: &Client,
     dir: &Path,
     base: &str,
     name: &str,
 ) -> Result<Fetched, Error> {
     let url = format!("{}/{name}", base.trim_end_matches('/'));
     let kept = dir.join(name).is_file();
-    let mut request = agent.get(&url);
-    if kept {
-        // Validators only for a copy we still have: a 304 must have something to stand for.
-        if let Some(etag) =
-            settings::get(db, &format!("titledb_etag {name}"))?.filter(|v| !v.is_empty())
-        {
-            request = request.header("If-None-Match", etag);
-        }
-        if let Some(m) =
-            settings::get(db, &format!("titledb_modified {name}"))?.filter(|v| !v.is_empty())
-        {
-            request = request.header("If-Modified-Since", m);
-        }
-    }
-    let response = request.call().map_err(|e| down(name, e))?;
-    let status = response.status().as_u16();
+    let headers = validators(db, name, kept)?;
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(h, v)| (*h, v.as_str())).collect();
+    let response = net.get(&url, &headers).map_err(|f| failed(name, f))?;
+    let status = response.status;
     if status == 304 && kept {
         return Ok(Fetched {
             name: name.into(),
@@ -196,19 +202,15 @@ fn fetch_one(
     if status != 200 {
         return Err(down(name, format!("the source answered {status}")));
     }
-    let header = |h: &str| {
-        response
-            .headers()
-            .get(h)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
-    let validators = (header("etag"), header("last-modified"));
+    let validators = (response.header("etag"), response.header("last-modified"));
     let part = dir.join(format!("{name}.part"));
-    let written = save(response.into_body().into_reader(), &part);
+    let written = save(response.into_body(), &part);
     if let Err(reason) = written {
         let _ = std::fs::remove_file(&part);
-        return Err(down(name, reason));
+        return Err(match net.is_cancelled() {
+            true => Error::cancelled(),
+            false => down(name, reason),
+        });
     }
     Ok(Fetched {
         name: name.into(),

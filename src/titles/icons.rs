@@ -3,15 +3,19 @@
 //! titles task then fetches the icons of the library's titles that are not cached
 //! yet into `DATA/icons/`; pages only ever serve that cache, so a page view never
 //! waits on another host and a host that is down costs one task, not every page.
+//!
+//! The URLs are the title data's, a third party's: they go through `outbound` with
+//! its `ICON` rules (15 s each, never a local address, a redirect only within the
+//! icon's origin), and a cancel ends the run between two icons or within one.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use rusqlite::Connection;
 
 use crate::error::Error;
 use crate::library::identify::{format_title_id, parse_title_id};
+use crate::outbound::Client;
 use crate::store::settings;
 
 const SETTING: &str = "titles_icons";
@@ -66,8 +70,9 @@ pub struct Fetched {
     pub failed: u64,
 }
 
-/// Fetch the icons of the library's titles that are not cached yet.
-pub fn fetch_missing(db: &Connection, data: &Path) -> Result<Fetched, Error> {
+/// Fetch the icons of the library's titles that are not cached yet, through `net`
+/// (made with `outbound::ICON`), until it is cancelled.
+pub fn fetch_missing(db: &Connection, data: &Path, net: &Client) -> Result<Fetched, Error> {
     let mut stmt = db.prepare(
         "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
          WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",
@@ -76,14 +81,16 @@ pub fn fetch_missing(db: &Connection, data: &Path) -> Result<Fetched, Error> {
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(data.join("icons"))?;
-    let agent = super::fetch::agent_within(Duration::from_secs(15));
     let mut done = Fetched::default();
     let mut in_a_row = 0;
     for (id, url) in wanted {
+        if net.is_cancelled() {
+            break;
+        }
         let Some(file) = path(data, &id).filter(|p| !p.exists()) else {
             continue;
         };
-        match fetch_one(&agent, &url, &file) {
+        match fetch_one(net, &url, &file) {
             Ok(()) => {
                 done.saved += 1;
                 in_a_row = 0;
@@ -101,15 +108,14 @@ pub fn fetch_missing(db: &Connection, data: &Path) -> Result<Fetched, Error> {
     Ok(done)
 }
 
-fn fetch_one(agent: &ureq::Agent, url: &str, file: &Path) -> Result<(), String> {
-    let response = agent.get(url).call().map_err(|e| e.to_string())?;
-    if response.status() != 200 {
-        return Err(format!("the host answered {}", response.status()));
+fn fetch_one(net: &Client, url: &str, file: &Path) -> Result<(), String> {
+    let response = net.get(url, &[]).map_err(|f| f.to_string())?;
+    if response.status != 200 {
+        return Err(format!("the host answered {}", response.status));
     }
     let mut bytes = Vec::new();
     response
         .into_body()
-        .into_reader()
         .take(MAX_ICON + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;

@@ -5,12 +5,16 @@
 //! An import is one transaction over all of its files: a file that is malformed or
 //! cut short stops it with an error naming the file and where it broke, and the data
 //! of the previous import stays whole. Rows that are merely odd are skipped and
-//! counted in the summary. Which file is which is told by its name: `versions.txt`,
-//! `versions.json`, any other `.json` is a region file (`US.en.json` …).
+//! counted in the summary, and so are fields too long to be title data
+//! (`region::FIELD_MAX`): the files come from a third party and may be as large as
+//! a fetch allows, so nothing of them is held whole. Which file is which is told by
+//! its name: `versions.txt`, `versions.json`, any other `.json` is a region file
+//! (`US.en.json` …).
 
 pub mod details;
 pub mod fetch;
 pub mod icons;
+pub mod json;
 pub mod listing;
 pub mod model;
 pub mod region;
@@ -72,10 +76,15 @@ pub enum Took {
         ids: usize,
         versions: usize,
         skipped: usize,
+        /// IDs passed over: their key is past `region::FIELD_MAX`, or their history
+        /// past `versions::HISTORY_MAX`.
+        oversized: usize,
     },
     Region {
         entries: usize,
         skipped: usize,
+        /// Fields passed over: past `region::FIELD_MAX`.
+        oversized: usize,
     },
 }
 
@@ -117,20 +126,37 @@ impl Summary {
                     ids,
                     versions,
                     skipped,
+                    oversized,
                 } => {
                     format!(
-                        "{name}: {versions} dated versions of {ids} title IDs; skipped {skipped}"
+                        "{name}: {versions} dated versions of {ids} title IDs; skipped {skipped}{}",
+                        too_long(*oversized, versions::HISTORY_MAX)
                     )
                 }
-                Took::Region { entries, skipped } => {
+                Took::Region {
+                    entries,
+                    skipped,
+                    oversized,
+                } => {
                     format!(
-                        "{name}: {entries} entries; skipped {skipped} without a title ID or a name"
+                        "{name}: {entries} entries; skipped {skipped} without a title ID or a \
+                         name{}",
+                        too_long(*oversized, region::FIELD_MAX)
                     )
                 }
             })
             .collect();
         lines.push(format!("{} games renamed", self.renamed));
         lines.join("; ")
+    }
+}
+
+/// What a file's summary adds for the fields passed over for being longer than
+/// `max` bytes: nothing when there were none.
+fn too_long(oversized: usize, max: usize) -> String {
+    match oversized {
+        0 => String::new(),
+        n => format!(", and {n} fields longer than {} KiB", max / 1024),
     }
 }
 
@@ -205,7 +231,7 @@ fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<
 fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
     let (mut ids, mut dated, mut skipped) = (0, 0, 0);
     let mut failed = None;
-    versions::read_json(input, |history| {
+    let oversized = versions::read_json(input, |history| {
         let Some(h) = history else {
             skipped += 1;
             return;
@@ -238,13 +264,14 @@ fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took,
         ids,
         versions: dated,
         skipped,
+        oversized,
     })
 }
 
 fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, Error> {
     let (mut taken, mut skipped) = (0, 0);
     let mut failed = None;
-    region::read(input, |facts| match facts {
+    let oversized = region::read(input, |facts| match facts {
         Some(f) if failed.is_none() => match titles::upsert(db, &f) {
             Ok(()) => taken += 1,
             Err(e) => failed = Some(e),
@@ -259,5 +286,6 @@ fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, 
     Ok(Took::Region {
         entries: taken,
         skipped,
+        oversized,
     })
 }

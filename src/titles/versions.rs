@@ -8,15 +8,24 @@
 //!
 //! `versions.json` is `{ "<id>": { "<version>": "YYYY-MM-DD", … } }`: the history of
 //! updates, keyed by the base's ID (and for a few DLC by their own).
+//!
+//! Both are read without holding more than a bounded piece of them: a line of
+//! `versions.txt` past [`LINE_MAX`] stops the import (no row is near that long), and
+//! an ID of `versions.json` whose history is past [`HISTORY_MAX`] (or whose key is
+//! past [`super::region::FIELD_MAX`]) is passed over and counted.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::{BufRead, Read};
 
-use serde::de::{Deserializer, MapAccess, Visitor};
-
+use super::json::{JsonError, Reader};
+use super::region::FIELD_MAX;
 use crate::library::identify::{classify, parse_title_id};
 use crate::words::GameKind;
+
+/// A row is an ID, a rights ID and a version: about 60 bytes.
+pub const LINE_MAX: usize = 4096;
+/// The longest history of the real file (2026) is 314 versions in 8 KB.
+pub const HISTORY_MAX: usize = 64 * 1024;
 
 /// One usable row of `versions.txt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,12 +45,18 @@ pub enum Skip {
 /// Call `each` for every data row of `versions.txt`. Returns the line where the file
 /// broke, with why, when it is not a versions file at all.
 pub fn read_txt(
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut each: impl FnMut(Result<Latest, Skip>),
 ) -> Result<(), String> {
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line.map_err(|e| format!("line {n}: {e}"))?;
+    let mut bytes = Vec::new();
+    for n in 1.. {
+        let line = match next_line(&mut input, &mut bytes) {
+            Ok(None) => break,
+            Ok(Some(true)) => std::str::from_utf8(&bytes)
+                .map_err(|_| format!("line {n}: stream did not contain valid UTF-8"))?,
+            Ok(Some(false)) => return Err(format!("line {n}: longer than {LINE_MAX} bytes")),
+            Err(e) => return Err(format!("line {n}: {e}")),
+        };
         let line = line.trim_end_matches('\r');
         if line.is_empty() || (n == 1 && line.starts_with("id|")) {
             continue;
@@ -53,6 +68,33 @@ pub fn read_txt(
         each(row(id, version));
     }
     Ok(())
+}
+
+/// The next line without its `\n` into `line`: `Some(false)` when it is longer than
+/// [`LINE_MAX`] (then the rest of it is read and dropped), `None` at the end.
+fn next_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let (mut fits, mut any) = (true, false);
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(any.then_some(fits));
+        }
+        any = true;
+        let (piece, done) = match memchr::memchr(b'\n', available) {
+            Some(at) => (&available[..at], at + 1),
+            None => (available, available.len()),
+        };
+        fits = fits && line.len() + piece.len() <= LINE_MAX;
+        if fits {
+            line.extend_from_slice(piece);
+        }
+        let ended = done > piece.len();
+        input.consume(done);
+        if ended {
+            return Ok(Some(fits));
+        }
+    }
 }
 
 /// A row's meaning, or why it is skipped.
@@ -78,25 +120,6 @@ pub struct History {
     pub versions: Vec<(u32, String)>,
 }
 
-struct Each<F>(F);
-
-impl<'de, F: FnMut(Option<History>)> Visitor<'de> for Each<F> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of title IDs, each an object of versions and dates")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
-        while let Some((id, versions)) =
-            map.next_entry::<String, Option<BTreeMap<String, Option<String>>>>()?
-        {
-            (self.0)(history(&id, versions.unwrap_or_default()));
-        }
-        Ok(())
-    }
-}
-
 fn history(id: &str, versions: BTreeMap<String, Option<String>>) -> Option<History> {
     let id = parse_title_id(id).filter(|id| id >> 56 == 0x01)?;
     let versions: Vec<(u32, String)> = versions
@@ -118,14 +141,50 @@ fn is_iso(d: &str) -> bool {
 }
 
 /// Call `each` for every ID of `versions.json`: `None` for one that is skipped (not a
-/// Switch ID, or no dated version).
+/// Switch ID, or no dated version). Returns how many IDs were passed over because
+/// their key is longer than [`FIELD_MAX`] or their history than [`HISTORY_MAX`].
 pub fn read_json(
     input: impl Read,
-    each: impl FnMut(Option<History>),
-) -> Result<(), serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_reader(input);
-    (&mut de).deserialize_map(Each(each))?;
-    de.end()
+    mut each: impl FnMut(Option<History>),
+) -> Result<usize, JsonError> {
+    let mut r = Reader::new(input);
+    let mut oversized = 0;
+    r.object(FIELD_MAX, |r, id| {
+        let start = r.offset();
+        let versions = versions_of(r, start)?;
+        match (id, versions) {
+            (Some(id), Some(versions)) => each(history(id, versions)),
+            _ => oversized += 1,
+        }
+        Ok(())
+    })?;
+    r.end()?;
+    Ok(oversized)
+}
+
+/// The versions and dates of one ID, kept while the history is within
+/// [`HISTORY_MAX`] of `start`; `None` past it. A value that is no object has no
+/// version.
+fn versions_of<R: Read>(
+    r: &mut Reader<R>,
+    start: u64,
+) -> Result<Option<BTreeMap<String, Option<String>>>, JsonError> {
+    let mut versions = Some(BTreeMap::new());
+    if r.peek()? != Some(b'{') {
+        r.skip()?;
+        return Ok(versions);
+    }
+    r.object(FIELD_MAX, |r, version| {
+        let date = r.scalar(FIELD_MAX)?.text();
+        if r.offset() - start > HISTORY_MAX as u64 {
+            versions = None;
+        }
+        if let (Some(kept), Some(version)) = (versions.as_mut(), version) {
+            kept.insert(version.to_string(), date);
+        }
+        Ok(())
+    })?;
+    Ok(versions)
 }
 
 #[cfg(test)]
@@ -172,7 +231,7 @@ mod tests {
         let json = r#"{"0100000000010000": {"65536": "2017-10-26", "x": "2017-01-01",
                        "131072": null}, "0400000000010000": {"1": "2020-01-01"}}"#;
         let mut got = Vec::new();
-        read_json(json.as_bytes(), |h| got.push(h)).unwrap();
+        assert_eq!(read_json(json.as_bytes(), |h| got.push(h)).unwrap(), 0);
         assert_eq!(
             got,
             [
@@ -184,5 +243,30 @@ mod tests {
             ]
         );
         assert!(read_json(r#"{"0100000000010000": {"#.as_bytes(), |_| {}).is_err());
+    }
+
+    #[test]
+    fn a_history_past_its_bound_is_passed_over_and_counted() {
+        let long: Vec<String> = (0..HISTORY_MAX / 20)
+            .map(|v| format!(r#""{v}": "2020-01-01""#))
+            .collect();
+        let json = format!(
+            r#"{{"0100000000010000": {{{}}}, "0100000000020000": {{"1": "2021-02-03"}},
+                "0100000000030000": [1, 2], "0100000000040000": "x"}}"#,
+            long.join(", ")
+        );
+        let mut got = Vec::new();
+        assert_eq!(read_json(json.as_bytes(), |h| got.push(h)).unwrap(), 1);
+        assert_eq!(
+            got,
+            [
+                Some(History {
+                    id: 0x0100000000020000,
+                    versions: vec![(1, "2021-02-03".into())]
+                }),
+                None,
+                None
+            ]
+        );
     }
 }

@@ -3,7 +3,12 @@
 //! file of about 100 MB, each through the binary (`ludotheque titles import`), with
 //! the bounds measured in the same run: reading the same files (`cat` to /dev/null)
 //! for time, and the peak memory of a command that imports nothing
-//! (`ludotheque titles status` on the same data folder) for memory.
+//! (`ludotheque titles status` on the same data folder) for memory. Then a hostile
+//! region file of 64 MiB whose one entry holds a single huge field
+//! (`"name": [0,0,0,…]`), which must not cost more memory than a normal import. Beside
+//! the peak resident memory it prints the peak private memory (RssAnon, sampled from
+//! the child's /proc/PID/status: the heap, not the binary's pages) and the CPU time,
+//! which a busy machine disturbs less than the wall time.
 //!
 //!     cargo test --release --test bench_titles -- [REGION_MB]
 
@@ -27,14 +32,16 @@ fn main() {
         fixtures.join("versions.json"),
     ];
     let region = region_file(tmp.path(), mb);
-    let (idle, _) = run(&data, &["titles", "status"]);
+    let huge = huge_field_file(tmp.path(), 64);
+    let idle = run(&data, &["titles", "status"]);
     println!(
-        "{:<40} {:>9} {:>14} {:>16}",
-        "import", "seconds", "cat seconds", "peak MiB (idle)"
+        "{:<40} {:>9} {:>9} {:>14} {:>16} {:>16}",
+        "import", "seconds", "cpu s", "cat seconds", "peak MiB (idle)", "RssAnon (idle)"
     );
     for (label, files) in [
         ("versions.txt + versions.json", &versions[..]),
         ("region file", std::slice::from_ref(&region)),
+        ("region file, one 64 MiB field", std::slice::from_ref(&huge)),
     ] {
         let size: u64 = files.iter().map(|f| f.metadata().unwrap().len()).sum();
         let cat = time(|| {
@@ -47,17 +54,21 @@ fn main() {
         let mut args = vec!["titles", "import"];
         args.extend(files.iter().map(|f| f.to_str().unwrap()));
         let started = Instant::now();
-        let (peak, said) = run(&data, &args);
+        let got = run(&data, &args);
         let seconds = started.elapsed().as_secs_f64();
         println!(
-            "{:<40} {seconds:>9.2} {cat:>14.3} {:>8.1} ({:.1})   {:.0} MB, {:.1} MiB above idle",
+            "{:<40} {seconds:>9.2} {:>9.2} {cat:>14.3} {:>8.1} ({:.1}) {:>8.1} ({:.1})   {:.0} MB, \
+             {:.1} MiB above idle",
             label,
-            mib(peak),
-            mib(idle),
+            got.cpu,
+            mib(got.peak),
+            mib(idle.peak),
+            mib(got.anon),
+            mib(idle.anon),
             size as f64 / 1e6,
-            mib(peak.saturating_sub(idle))
+            mib(got.peak.saturating_sub(idle.peak))
         );
-        for line in said.lines() {
+        for line in got.said.lines() {
             println!("    {line}");
         }
     }
@@ -73,9 +84,19 @@ fn time(f: impl FnOnce()) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
-/// Run a command of the binary; returns its peak resident memory in KiB, from the
-/// kernel's accounting of that one child (wait4), and what it printed.
-fn run(data: &Path, args: &[&str]) -> (u64, String) {
+/// What a run of the binary cost, and what it printed.
+struct Run {
+    /// Peak resident memory in KiB, from the kernel's accounting of that one child.
+    peak: u64,
+    /// Peak private memory (RssAnon) in KiB, sampled every 5 ms.
+    anon: u64,
+    /// User and system CPU seconds.
+    cpu: f64,
+    said: String,
+}
+
+/// Run a command of the binary; it must succeed.
+fn run(data: &Path, args: &[&str]) -> Run {
     use std::io::Read;
     // Waited for below with wait4, which std cannot do: it returns the child's rusage.
     #[allow(clippy::zombie_processes)]
@@ -85,6 +106,7 @@ fn run(data: &Path, args: &[&str]) -> (u64, String) {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let sampler = sample_anon(child.id());
     let mut out = String::new();
     child
         .stdout
@@ -101,7 +123,52 @@ fn run(data: &Path, args: &[&str]) -> (u64, String) {
         pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "{args:?}"
     );
-    (usage.ru_maxrss as u64, out)
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Run {
+        peak: usage.ru_maxrss as u64,
+        anon: sampler.join().unwrap(),
+        cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        said: out,
+    }
+}
+
+/// The highest RssAnon (KiB) of process `pid` until it ends (a zombie has none).
+fn sample_anon(pid: u32) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut peak = 0;
+        loop {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let anon = status
+                .lines()
+                .find_map(|l| l.strip_prefix("RssAnon:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            match anon {
+                Some(kib) => peak = peak.max(kib),
+                None => return peak,
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    })
+}
+
+/// A region file of `mib` MiB whose first entry's name is one array of zeros, as a
+/// hostile source could serve; a normal entry follows it.
+fn huge_field_file(dir: &Path, mib: usize) -> PathBuf {
+    use std::io::Write;
+    let dir = dir.join("huge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("US.en.json");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    write!(out, "{{\"1\": {{\"id\": \"0100000000010000\", \"name\": [0").unwrap();
+    for _ in 0..(mib << 20) / 2 {
+        out.write_all(b",0").unwrap();
+    }
+    writeln!(
+        out,
+        "]}}, \"2\": {{\"id\": \"0100000000020000\", \"name\": \"Fine\"}}}}"
+    )
+    .unwrap();
+    path
 }
 
 /// A region file of about `mb` MB in the blawar/titledb shape: an object of entries

@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 /// and any lower layer, never a higher one.
 const LAYERS: &[&str] = &[
     "numbers", "error", "time", "memory", "words", "text", "naming", "args", "store", "config",
-    "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash", "convert",
-    "notify", "jobs", "watch", "http", "api", "web", "routes", "service", "cli",
+    "outbound", "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash",
+    "convert", "notify", "jobs", "watch", "http", "api", "web", "routes", "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.
 const DOMAIN: &[&str] = &[
     "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash", "convert",
-    "notify", "jobs", "store",
+    "notify", "jobs", "store", "outbound",
 ];
 
 /// Functions that are tables read one line at a time (a message per line).

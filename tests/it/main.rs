@@ -19,6 +19,7 @@ mod man;
 mod names;
 mod not_files;
 mod organize;
+mod outbound;
 mod push;
 mod reliability;
 mod scripts;

@@ -23,6 +23,21 @@ The library root.
 .TP
 .B LUDOTHEQUE_LOG_LEVEL
 off, error, warn, info, debug or trace. Logs go to standard error, in English.
+.PP
+And one of
+.BR serve 's,
+as it often carries a token:
+.TP
+.B LUDOTHEQUE_WEBHOOK_URL
+The webhook's address
+.RB ( "serve \-\-webhook\-url" ,
+see
+.BR ludotheque-serve (1)).
+A token in it is better given here, or in a file named by
+.B \-\-webhook\-url\-file
+.RB ( LUDOTHEQUE_WEBHOOK_URL_FILE ),
+than on the command line, where the list of processes shows it: the service warns
+at start of an address with credentials or a query given there.
 .SH FILES
 .TP
 .I DATA/ludotheque.db
@@ -190,7 +205,15 @@ the HMAC-SHA256 of the raw body under the secret: compare it with your own befor
 trusting the event. Events are sent in order from their own thread, so a slow or
 unreachable receiver never holds a task; any answer other than 2xx is tried again
 after 1 s, 5 s, 30 s and 2 min, then dropped, and past 64 waiting events a new one is
-dropped. Both are logged with the receiver's host only.
+dropped. Both are logged with the receiver's host only. Each attempt has 15 s for the
+whole exchange, and no redirect is followed (a 3xx is an answer other than 2xx).
+.B \-\-webhook\-url\-file
+reads the address from the first line of a file, and
+.B LUDOTHEQUE_WEBHOOK_URL
+holds it too: either keeps a token out of the list of processes, where
+.B \-\-webhook\-url
+shows it (the service warns at start of an address with credentials or a query given
+that way).
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-api (7)

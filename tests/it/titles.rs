@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -59,6 +59,13 @@ fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing(
         out.contains("IL.en.json : 416 titres importés ; 57 ignorés"),
         "{out}"
     );
+    // The bounds on a field are far above the real files' (the longest history, 314
+    // versions, is kept whole).
+    assert!(
+        out.contains("versions.json : 41\u{202F}086 versions datées de 13\u{202F}821 identifiants ; 0 ignoré\n"),
+        "{out}"
+    );
+    assert!(!out.contains("champ"), "{out}");
     let (status, out, _) = folders.cli(&["missing", "--kind", "update"]);
     assert!(status.success());
     // Moonlit Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
@@ -230,7 +237,7 @@ pub(crate) struct Source {
     requests: Arc<AtomicUsize>,
     mode: Arc<Mutex<&'static str>>,
     /// Files served instead of the fixtures, by name.
-    files: Arc<Mutex<Files>>,
+    pub(crate) files: Arc<Mutex<Files>>,
 }
 
 pub(crate) fn source() -> Source {
@@ -596,7 +603,11 @@ fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
         .lock()
         .unwrap()
         .push(("US.en.json".into(), region.to_string().into_bytes()));
-    let s = TestServer::start_on(folders.clone(), &["--titledb-url", &src.url]);
+    // The source is on loopback, where icons never come from but in tests.
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--titledb-url", &src.url, "--test-loopback-icons"],
+    );
     s.wait_idle();
     let icon = folders.data.join("icons/0100000000010000");
     // Off by default: the task fetches none, the route serves none.
@@ -647,3 +658,100 @@ fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
 
 /// The first bytes of a JPEG, enough for the icon check.
 const JPEG: &[u8] = &[0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0];
+
+/// Peak resident memory (KiB, the kernel's accounting of that one child), whether it
+/// succeeded, and what it printed, of a command of the binary on `folders`.
+fn peak_of(folders: &Folders, args: &[&str]) -> (u64, bool, String) {
+    use std::process::{Command, Stdio};
+    // Waited for below with wait4, which std cannot do: it returns the child's rusage.
+    #[allow(clippy::zombie_processes)]
+    let mut child = Command::new(crate::harness::BIN)
+        .args(["--data", folders.data.to_str().unwrap()])
+        .args(["--library", folders.library.to_str().unwrap()])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child, not yet waited for.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert!(pid > 0);
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    (usage.ru_maxrss as u64, ok, out + &err)
+}
+
+/// A file's shape: a head, `piece(i)` for each `i` below `count`, then a tail.
+type Shape<'a> = (&'a str, &'a dyn Fn(usize) -> String, usize, &'a str);
+
+/// A file of title data named `name` of that `Shape`, in a folder of its own (`case`).
+fn generated(case: usize, name: &str, (head, piece, count, tail): Shape) -> String {
+    let dir = std::env::temp_dir().join(format!("ludotheque-huge-{}-{case}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    out.write_all(head.as_bytes()).unwrap();
+    for i in 0..count {
+        out.write_all(piece(i).as_bytes()).unwrap();
+    }
+    out.write_all(tail.as_bytes()).unwrap();
+    out.flush().unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn title_data_with_huge_fields_stays_within_64_mib_of_memory() {
+    let folders = Folders::new();
+    let (idle, ok, said) = peak_of(&folders, &["titles", "status"]);
+    assert!(ok, "{said}");
+    const MIB: usize = 1 << 20;
+    let fine = r#"}, "2": {"id": "0100000000020000", "name": "Fine"}}"#;
+    let (kept, tail_of_key) = (
+        r#"{"1": {"id": "0100000000010000", "name": "#,
+        format!(r#"": {{"id": "0100000000010000", "name": "Long key"{fine}"#),
+    );
+    let (array_end, string_end) = (format!("]{fine}"), format!("\"{fine}"));
+    let one = |s: &'static str| move |_| s.to_string();
+    let (zero, x, open) = (one(",0"), one("x"), one("["));
+    let version = |i| format!(r#", "{}": "2020-01-01""#, i * 65536);
+    let cases: [(&str, Shape, &str); 6] = [
+        // The name: an array of 8 Mi zeros, then a string of 16 MiB; a key of 16 MiB;
+        // a history of a million versions; nesting 16 Mi deep in a field not kept; a
+        // versions.txt of one 16 MiB line.
+        ("US.en.json", (&format!("{kept}[0"), &zero, 8 * MIB, &array_end),
+            "1 titre importé ; 1 ignoré (sans identifiant ou sans nom), et 1 champ passé de plus de 8 Kio"),
+        ("US.en.json", (&format!("{kept}\""), &x, 16 * MIB, &string_end),
+            "1 titre importé ; 1 ignoré (sans identifiant ou sans nom), et 1 champ passé"),
+        ("US.en.json", ("{\"", &one("k"), 16 * MIB, &tail_of_key),
+            "2 titres importés ; 0 ignoré (sans identifiant ou sans nom), et 1 champ passé"),
+        ("versions.json", (r#"{"0100000000010000": {"0": "2020-01-01""#, &version, MIB,
+                r#"}, "0100000000020000": {"65536": "2021-02-03"}}"#),
+            "1 version datée de 1 identifiant ; 0 ignoré, et 1 champ passé"),
+        ("US.en.json", (r#"{"1": {"id": "0100000000010000", "name": "Deep", "screenshots": "#, &open, 16 * MIB, ""),
+            "nested deeper than 128 levels"),
+        ("versions.txt", ("", &x, 16 * MIB, "\n"), "line 1: longer than 4096 bytes"),
+    ];
+    for (case, (name, shape, expected)) in cases.into_iter().enumerate() {
+        let file = generated(case, name, shape);
+        let (peak, _, said) = peak_of(&folders, &["titles", "import", &file]);
+        let _ = std::fs::remove_dir_all(Path::new(&file).parent().unwrap());
+        let above = peak.saturating_sub(idle) / 1024;
+        assert!(above < 64, "case {case}: {above} MiB above idle\n{said}");
+        assert!(said.contains(expected), "case {case}: {said}");
+    }
+}
