@@ -154,7 +154,8 @@ pub struct ServeArgs {
     /// anyone who reaches the service can list and download every game).
     #[arg(long, env = "LUDOTHEQUE_SHOP_PUBLIC")]
     pub shop_public: bool,
-    /// Downloads one console may run at once; more wait a moment, then get 503.
+    /// Downloads one console may run at once; more wait their turn in the console's
+    /// queue (four per download of its share), and past it get 503.
     #[arg(long, env = "LUDOTHEQUE_SHOP_DOWNLOADS", default_value_t = 4)]
     pub shop_downloads: usize,
     /// Downloads all consoles together may run at once (threads apart from the request

@@ -94,7 +94,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("serve", "convert_accept_unverified", "", "Garde un fichier converti même quand ses NCA ne correspondent pas à leurs identifiants de contenu"),
     ("serve", "trusted_proxy", "ADRESSES", "Mandataires dont l'en-tête « X-Forwarded-Proto: https » est cru : le cookie de session est alors marqué « Secure » (adresses séparées par des virgules)"),
     ("serve", "shop_public", "", "Sert la boutique à toute console sans mot de passe (sur un réseau de confiance : quiconque atteint le service peut lister et télécharger tous les jeux)"),
-    ("serve", "shop_downloads", "NOMBRE", "Téléchargements qu'une console peut mener à la fois ; les suivants attendent un instant, puis reçoivent 503"),
+    ("serve", "shop_downloads", "NOMBRE", "Téléchargements qu'une console peut mener à la fois ; les suivants attendent leur tour dans la file de la console (quatre par téléchargement de sa part), et au-delà reçoivent 503"),
     ("serve", "shop_downloads_total", "NOMBRE", "Téléchargements que toutes les consoles ensemble peuvent mener à la fois (sur des fils à part, pour que les pages et l'API n'attendent jamais derrière un téléchargement)"),
     ("*", "titledb_url", "URL", "URL de base des fichiers de données de titres (versions.txt, versions.json, RÉGION.json)"),
     ("*", "titledb_region", "RÉGION", "Le fichier de région à télécharger, sans « .json » (noms, éditeurs, icônes)"),

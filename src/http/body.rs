@@ -5,8 +5,9 @@
 //! wait on its body. Even then the body has a budget of its own: each read must bring
 //! bytes within [`STALL`], the whole body must be in within [`TOTAL`], and a second
 //! body read at the same time from the same client (`auth::client_net`) gets only
-//! what has already arrived ([`CROWDED`]), so slow bodies from one address hold at
-//! most one worker. A body that misses its budget is a 408 and its connection is shut.
+//! what arrives within [`CROWDED`], so slow bodies from one address hold at most one
+//! worker. A public route (sign-in, first run) takes a body of at most 1 KiB within
+//! [`CROWDED`]. A body that misses its budget is a 408 and its connection is shut.
 //!
 //! tiny_http reads a body of at most 1 KiB (without `Expect: 100-continue`) on its
 //! own connection thread before it hands the request over: such a body is already in
@@ -37,8 +38,11 @@ use crate::error::{Error, Kind, Msg};
 pub const STALL: Duration = Duration::from_secs(1);
 /// The whole body must be in within this.
 pub const TOTAL: Duration = Duration::from_secs(5);
-/// A second body read from the same client at the same time gets this much.
+/// A second body read from the same client at the same time gets this much, and so
+/// does a stranger's body (a public route's: sign-in, first run).
 pub const CROWDED: Duration = Duration::from_millis(100);
+/// The largest body of a public route (a name and a password in JSON).
+pub const PUBLIC_BODY: usize = 1024;
 
 /// The body reads under way, per client network.
 #[derive(Default)]
@@ -157,13 +161,21 @@ impl Unread {
 }
 
 /// The body, refused past `max_body` bytes (413) whether or not its length was
-/// announced, and within the budget of the module's doc (408).
+/// announced, and within the budget of the module's doc (408). A `stranger`'s body (a
+/// public route's) gets at most [`PUBLIC_BODY`] bytes and [`CROWDED`] to arrive: one
+/// sent chunked or after `100 Continue` is read, a slow one costs a worker a moment.
 pub fn read(
     bodies: &Bodies,
     port: u16,
     rq: &mut tiny_http::Request,
     max_body: usize,
+    stranger: bool,
 ) -> Result<Vec<u8>, Error> {
+    let max_body = if stranger {
+        max_body.min(PUBLIC_BODY)
+    } else {
+        max_body
+    };
     let too_large = || {
         Error::new(
             Kind::PayloadTooLarge,
@@ -186,7 +198,7 @@ pub fn read(
             return Err(Error::invalid(Msg::BodyUnreadable).with_cause("its connection is gone"));
         };
         let turn = bodies.enter(client_net(peer.ip()));
-        let (stall, total) = if turn.first {
+        let (stall, total) = if turn.first && !stranger {
             (STALL, TOTAL)
         } else {
             (CROWDED, CROWDED)

@@ -23,7 +23,7 @@ use super::auth::Principal;
 use super::router::{self, Call, Routed, Table};
 use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Error, Msg};
 use crate::jobs::runner::panic_text;
 use crate::store::db;
 
@@ -377,8 +377,8 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
 
 /// The body a handler may read, or `None` where it is left unread: a read (`GET`,
 /// `HEAD`) has none worth reading. A public route (sign-in, first run) takes only a
-/// small one, already in memory, so a stranger never makes a worker wait. Whatever is
-/// left unread, `respond` deals with.
+/// small one that arrives at once, so a stranger never makes a worker wait more than
+/// a moment (`body`). Whatever is left unread, `respond` deals with.
 fn read_body(
     app: &App,
     rq: &mut tiny_http::Request,
@@ -388,13 +388,8 @@ fn read_body(
     if matches!(req.method.as_str(), "GET" | "HEAD") {
         return Ok(None);
     }
-    if matches!(call.principal, Principal::Anonymous) && body::pending(rq) {
-        return Err(Error::new(
-            Kind::PayloadTooLarge,
-            Msg::PayloadTooLarge { limit: 1024 },
-        ));
-    }
-    body::read(&app.bodies, app.port, rq, app.config.max_body).map(Some)
+    let stranger = matches!(call.principal, Principal::Anonymous);
+    body::read(&app.bodies, app.port, rq, app.config.max_body, stranger).map(Some)
 }
 
 fn panicked(p: &Box<dyn std::any::Any + Send>) -> Error {

@@ -34,7 +34,7 @@
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpStream};
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -235,13 +235,36 @@ pub fn shut(port: u16, peer: &SocketAddr) {
 /// A duplicate of the descriptor of the connection from `peer` on `port`: for a
 /// worker that must bound or end the reading of a request's body (see `body`), since
 /// tiny_http does not lend its socket. Socket options set through the duplicate apply
-/// to the connection itself. Costs one listing of `/proc/self/fd`.
+/// to the connection itself. Costs one listing of `/proc/self/fd` and one
+/// `getpeername` per descriptor (a few ms with a thousand connections open), not the
+/// warden's full look at each.
 pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
-    let peer = peer.to_string();
-    connections(port)
-        .into_iter()
-        .find(|c| c.peer == peer)
-        .map(|c| c.fd)
+    let dir = std::fs::read_dir("/proc/self/fd").ok()?;
+    let is_it = |fd: BorrowedFd| {
+        let sock = socket2::SockRef::from(&fd);
+        sock.peer_addr().ok().and_then(|a| a.as_socket()) == Some(*peer)
+            && sock
+                .local_addr()
+                .ok()
+                .and_then(|a| a.as_socket())
+                .is_some_and(|a| a.port() == port)
+    };
+    for entry in dir.flatten() {
+        let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        // SAFETY: the descriptor is only borrowed for `getpeername`; one closed in
+        // between fails it, and one reused in between is checked again below, on a
+        // duplicate that cannot be closed under us.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        if !is_it(borrowed) {
+            continue;
+        }
+        if let Some(dup) = borrowed.try_clone_to_owned().ok().filter(|d| is_it(d.as_fd())) {
+            return Some(dup);
+        }
+    }
+    None
 }
 
 /// The connections accepted on `port`, once each, with a duplicate of a descriptor.

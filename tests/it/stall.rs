@@ -467,3 +467,45 @@ fn a_range_read_past_the_share_is_queued_not_refused() {
     drop(held);
     assert_eq!(queued.join().unwrap(), (206, Some("10".into())));
 }
+
+#[test]
+fn a_small_sign_in_sent_chunked_or_after_100_continue_is_read() {
+    let folders = Folders::new();
+    crate::web::add_user(&folders, "admin", "admin password", true);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let body = r#"{"name":"admin","password":"admin password"}"#;
+    // Chunked, as a client that does not know the length sends it.
+    let mut socket = TcpStream::connect(&s.addr).unwrap();
+    let chunked = format!(
+        "POST /api/login HTTP/1.1\r\nHost: ludotheque.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(chunked.as_bytes()).unwrap();
+    let (text, _) = read_for(&mut socket, Duration::from_secs(3));
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    // After `100 Continue`, as curl sends a body it was told to wait with.
+    let mut socket = TcpStream::connect(&s.addr).unwrap();
+    let head = format!(
+        "POST /api/login HTTP/1.1\r\nHost: ludotheque.example\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).unwrap();
+    let mut buf = [0u8; 256];
+    socket
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let n = socket.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 100"));
+    socket.write_all(body.as_bytes()).unwrap();
+    let (text, _) = read_for(&mut socket, Duration::from_secs(3));
+    assert!(text.contains("HTTP/1.1 200"), "{text}");
+    // A stranger's body that does not arrive at once costs a moment, then a 408.
+    let started = Instant::now();
+    let mut socket = TcpStream::connect(&s.addr).unwrap();
+    socket
+        .write_all(b"POST /api/login HTTP/1.1\r\nHost: ludotheque.example\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"na")
+        .unwrap();
+    let (text, closed) = read_for(&mut socket, Duration::from_secs(3));
+    assert!(text.starts_with("HTTP/1.1 408") && closed, "{text}");
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
