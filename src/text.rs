@@ -40,15 +40,12 @@ pub fn name(what: &str, raw: &str) -> Result<String, Error> {
 }
 
 /// The form in which names are compared for uniqueness ("whatever its case"): NFC,
-/// lower-cased with `str::to_lowercase`, then NFC again (lower-casing can decompose).
-/// `to_lowercase` is full Unicode (`É` and `é`, `Σ` and `σ` are one), not the full
-/// case folding of the standard: the few foldings that change a letter's length
-/// (`ß` and `ss`) are not made, which only leaves such names apart. For names people
-/// type, that is close enough, and needs no table of ours.
+/// then Unicode's full default case folding (`caseless`: `É` and `é`, `Σ` and `ς`,
+/// `ß` and `ss`, `ﬀ` and `ff` are one), then NFC again (folding can decompose).
 pub fn fold(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     let nfc: String = name.nfc().collect();
-    nfc.to_lowercase().nfc().collect()
+    caseless::default_case_fold_str(&nfc).nfc().collect()
 }
 
 /// A character that shows nothing, or nothing of itself, where it stands: the format
@@ -205,6 +202,10 @@ mod tests {
         assert_eq!(fold("SALON"), "salon");
         assert_eq!(fold("ΣΑΛΟΝΙ"), fold("σαλονι"));
         assert_ne!(fold("salon"), fold("salons"));
+        // The foldings that change a letter's length.
+        assert_eq!(fold("Straße"), fold("STRASSE"));
+        assert_eq!(fold("\u{fb00}"), fold("FF"));
+        assert_eq!(fold("ὈΔΥΣΣΕΎΣ"), fold("ὀδυσσεύς"));
     }
 
     #[test]

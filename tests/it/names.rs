@@ -45,6 +45,11 @@ fn the_command_line_keeps_one_name_per_look() {
     for again in [COMPOSED, SHOUTED, "e\u{301}mile"] {
         refused_cli(&folders, &["console", "add", again], "", "déjà");
     }
+    // The full case folding: ß is ss, ﬀ is ff.
+    for (first, again) in [("Straße", "STRASSE"), ("\u{fb00}", "FF")] {
+        assert!(folders.cli(&["console", "add", first]).0.success());
+        refused_cli(&folders, &["console", "add", again], "", "déjà");
+    }
     let (_, list, _) = folders.cli(&["console", "list"]);
     assert!(
         list.contains(COMPOSED) && !list.contains(DECOMPOSED),
