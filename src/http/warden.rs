@@ -260,7 +260,11 @@ pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
         if !is_it(borrowed) {
             continue;
         }
-        if let Some(dup) = borrowed.try_clone_to_owned().ok().filter(|d| is_it(d.as_fd())) {
+        if let Some(dup) = borrowed
+            .try_clone_to_owned()
+            .ok()
+            .filter(|d| is_it(d.as_fd()))
+        {
             return Some(dup);
         }
     }
