@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::harness::{Folders, TestServer};
+use crate::harness::{basic, Folders, TestServer};
 
 /// Create a key with the command line; returns the secret.
 pub fn create_key(folders: &Folders, name: &str, extra: &[&str]) -> String {
@@ -368,21 +368,8 @@ fn no_key_ever_reaches_the_log() {
     assert!(!log.contains(&UNKNOWN_BUT_WELL_FORMED[8..]), "{log}");
 }
 
-/// `console add NAME` through the CLI; returns the password it printed once.
 fn add_console(folders: &Folders, name: &str) -> String {
-    let (status, out, err) = folders.cli(&["console", "add", name]);
-    assert!(status.success(), "{out}{err}");
-    out.lines()
-        .find_map(|l| l.trim().strip_prefix("mot de passe "))
-        .unwrap_or_else(|| panic!("no password in {out}"))
-        .trim()
-        .to_string()
-}
-
-fn basic(name: &str, password: &str) -> String {
-    use base64ct::{Base64, Encoding};
-    let pair = format!("{name}:{password}");
-    format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+    folders.add_console(name)
 }
 
 fn sign_in_status(s: &TestServer, name: &str, password: &str) -> u16 {

@@ -69,6 +69,17 @@ impl Folders {
         assert!(status.success() || partial, "{out}{err}");
     }
 
+    /// `console add NAME` through the CLI; returns the password it printed once.
+    pub fn add_console(&self, name: &str) -> String {
+        let (status, out, err) = self.cli(&["console", "add", name]);
+        assert!(status.success(), "{out}{err}");
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix("mot de passe "))
+            .unwrap_or_else(|| panic!("no password in {out}"))
+            .trim()
+            .to_string()
+    }
+
     pub fn cli(&self, args: &[&str]) -> (ExitStatus, String, String) {
         self.cli_with_input(args, "")
     }
@@ -378,6 +389,13 @@ impl Drop for TestServer {
 }
 
 /// Assert that no text the client saw contains a server path.
+/// An `Authorization: Basic` header for a console's name and password.
+pub fn basic(name: &str, password: &str) -> String {
+    use base64ct::{Base64, Encoding};
+    let pair = format!("{name}:{password}");
+    format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+}
+
 pub fn assert_no_server_path(server: &TestServer, body: &str) {
     let root = server.folders.tmp.path().to_str().unwrap();
     assert!(!body.contains(root), "a body reveals a server path: {body}");

@@ -10,10 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64ct::{Base64, Encoding};
 use serde_json::Value;
 
-use crate::harness::{read_resp, Folders, Resp, TestServer};
+use crate::harness::{basic, read_resp, Folders, Resp, TestServer};
 use crate::library::{demo, scanned_demo};
 
 const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
@@ -134,18 +133,7 @@ fn key_path(key: &str) -> String {
 #[test]
 fn the_shop_answers_at_once_naming_a_fifo_a_socket_or_a_device() {
     let folders = scanned_demo();
-    let (status, out, err) = folders.cli(&["console", "add", "salon"]);
-    assert!(status.success(), "{out}{err}");
-    let password = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("mot de passe "))
-        .unwrap()
-        .trim()
-        .to_string();
-    let auth = format!(
-        "Basic {}",
-        Base64::encode_string(format!("salon:{password}").as_bytes())
-    );
+    let auth = basic("salon", &folders.add_console("salon"));
     let lib = &folders.library;
     fifo(lib, STYX);
     socket(lib, ODYSSEY);

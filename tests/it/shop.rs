@@ -6,10 +6,9 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use base64ct::{Base64, Encoding};
 use serde_json::Value;
 
-use crate::harness::{Folders, Resp, TestServer};
+use crate::harness::{basic, Folders, Resp, TestServer};
 
 /// A demo library, scanned, and a console added with the CLI: (folders, name, password).
 fn demo_shop() -> (std::sync::Arc<Folders>, String) {
@@ -23,15 +22,8 @@ fn demo_shop() -> (std::sync::Arc<Folders>, String) {
     (folders, password)
 }
 
-/// `console add NAME` through the CLI; returns the password it printed once.
 fn add_console(folders: &Folders, name: &str) -> String {
-    let (status, out, err) = folders.cli(&["console", "add", name]);
-    assert!(status.success(), "{out}{err}");
-    out.lines()
-        .find_map(|l| l.trim().strip_prefix("mot de passe "))
-        .unwrap_or_else(|| panic!("no password in {out}"))
-        .trim()
-        .to_string()
+    folders.add_console(name)
 }
 
 /// `apikey create` through the CLI; returns the key.
@@ -42,13 +34,6 @@ fn api_key(folders: &Folders) -> String {
         .find(|l| l.starts_with("ldq_"))
         .unwrap()
         .to_string()
-}
-
-fn basic(name: &str, password: &str) -> String {
-    format!(
-        "Basic {}",
-        Base64::encode_string(format!("{name}:{password}").as_bytes())
-    )
 }
 
 /// The headers Tinfoil sends with an index request (docs/network.md), and no agent.

@@ -4,9 +4,7 @@
 //! does not exist gets a 404, never a failed sign-in (issue "Shop, as the installers'
 //! own code reads it").
 
-use base64ct::{Base64, Encoding};
-
-use crate::harness::{Folders, TestServer};
+use crate::harness::{basic, Folders, TestServer};
 
 fn shop() -> (std::sync::Arc<Folders>, String) {
     let folders = Folders::new();
@@ -15,17 +13,7 @@ fn shop() -> (std::sync::Arc<Folders>, String) {
         .0
         .success());
     folders.scan();
-    let (status, out, err) = folders.cli(&["console", "add", "salon"]);
-    assert!(status.success(), "{out}{err}");
-    let password = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("mot de passe "))
-        .unwrap()
-        .trim();
-    let auth = format!(
-        "Basic {}",
-        Base64::encode_string(format!("salon:{password}").as_bytes())
-    );
+    let auth = basic("salon", &folders.add_console("salon"));
     (folders, auth)
 }
 
@@ -103,7 +91,7 @@ fn a_console_asking_a_path_that_does_not_exist_gets_404_and_is_never_limited() {
         200
     );
     // A wrong password at an unknown path is a failure like any other.
-    let wrong = format!("Basic {}", Base64::encode_string(b"salon:wrong"));
+    let wrong = basic("salon", "wrong");
     let statuses: Vec<u16> = (0..5)
         .map(|_| {
             s.send("GET", "/base", &[("Authorization", &wrong)], None)

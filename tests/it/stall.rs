@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64ct::{Base64, Encoding};
-
-use crate::harness::{Folders, TestServer};
+use crate::harness::{basic, Folders, TestServer};
 
 fn api_key(folders: &Folders) -> String {
     let (_, out, _) = folders.cli(&["apikey", "create", "probe"]);
@@ -19,13 +17,6 @@ fn api_key(folders: &Folders) -> String {
         .find(|w| w.starts_with("ldq_"))
         .unwrap()
         .to_string()
-}
-
-fn basic(name: &str, password: &str) -> String {
-    format!(
-        "Basic {}",
-        Base64::encode_string(format!("{name}:{password}").as_bytes())
-    )
 }
 
 /// Send `head` and a first byte of a body of `length`, then nothing more.
@@ -324,18 +315,10 @@ fn big_shop() -> (Arc<Folders>, String, String, String) {
         .set_len(512 * 1024 * 1024)
         .unwrap();
     folders.scan();
-    let mut auths = Vec::new();
-    for name in ["salon", "chambre"] {
-        let (status, out, err) = folders.cli(&["console", "add", name]);
-        assert!(status.success(), "{out}{err}");
-        let password = out
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("mot de passe "))
-            .unwrap()
-            .trim()
-            .to_string();
-        auths.push(basic(name, &password));
-    }
+    let mut auths: Vec<String> = ["salon", "chambre"]
+        .iter()
+        .map(|name| basic(name, &folders.add_console(name)))
+        .collect();
     let s = TestServer::start_on(folders.clone(), &[]);
     let index = s
         .send("GET", "/shop", &[("Authorization", &auths[0])], None)
