@@ -289,3 +289,94 @@ fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, 
         oversized,
     })
 }
+
+/// Property tests of the title data readers over random and mutated input: whatever
+/// a third party serves, each reader returns `Ok` or an error naming the place, never
+/// panics, and ends.
+#[cfg(test)]
+mod fuzz {
+    use std::io::Cursor;
+
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let path = format!(
+            "{}/tests/fixtures/titledb/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes.truncate(24 * 1024);
+        bytes
+    }
+
+    fn every_reader(bytes: &[u8]) {
+        let _ = super::region::read(Cursor::new(bytes), |_| {});
+        let _ = super::versions::read_json(Cursor::new(bytes), |_| {});
+        let _ = super::versions::read_txt(Cursor::new(bytes), |_| {});
+        let mut r = super::json::Reader::new(Cursor::new(bytes));
+        let _ = r.skip();
+    }
+
+    /// A mutation of `seed`: bytes flipped, JSON's own characters dropped in, a piece
+    /// cut out or repeated, a length-like run of digits, brackets opened deep.
+    fn mutate(rng: &mut StdRng, seed: &[u8]) -> Vec<u8> {
+        let mut v = seed.to_vec();
+        for _ in 0..rng.random_range(1..8) {
+            let at = rng.random_range(0..v.len().max(1));
+            match rng.random_range(0..6) {
+                0 if !v.is_empty() => v[at] = rng.random(),
+                1 => {
+                    const JSON: &[u8] = b"{}[]\",:\\0123456789-eE.tfn ";
+                    v.insert(at.min(v.len()), JSON[rng.random_range(0..JSON.len())]);
+                }
+                2 if !v.is_empty() => {
+                    let end = (at + rng.random_range(1..512)).min(v.len());
+                    v.drain(at..end);
+                }
+                3 if !v.is_empty() => {
+                    let end = (at + rng.random_range(1..256)).min(v.len());
+                    let piece = v[at..end].to_vec();
+                    v.splice(at..at, piece);
+                }
+                4 => {
+                    let digits = vec![b'9'; rng.random_range(1..200)];
+                    v.splice(at.min(v.len())..at.min(v.len()), digits);
+                }
+                _ => {
+                    let open = if rng.random() { b'[' } else { b'{' };
+                    let deep = vec![open; rng.random_range(1..300)];
+                    v.splice(at.min(v.len())..at.min(v.len()), deep);
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn mutated_title_data_never_panics() {
+        let seeds = [
+            fixture("IL.en.json"),
+            fixture("versions.json"),
+            fixture("versions.txt"),
+        ];
+        let mut rng = StdRng::seed_from_u64(36);
+        for i in 0..2_000 {
+            let seed = &seeds[i % seeds.len()];
+            every_reader(&mutate(&mut rng, seed));
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut rng = StdRng::seed_from_u64(4);
+        for _ in 0..2_000 {
+            let len = rng.random_range(0..2048);
+            const ALPHABET: &[u8] = b"{}[]\",: \n0123456789abcdeftrulsn\\\x00\xff";
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())])
+                .collect();
+            every_reader(&bytes);
+        }
+    }
+}
