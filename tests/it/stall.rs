@@ -492,3 +492,42 @@ fn a_small_sign_in_sent_chunked_or_after_100_continue_is_read() {
     assert!(text.starts_with("HTTP/1.1 408") && closed, "{text}");
     assert!(started.elapsed() < Duration::from_secs(1));
 }
+
+#[test]
+fn past_its_queue_a_console_gets_503_at_once_and_others_are_not_held() {
+    let (folders, big, salon, chambre) = big_shop();
+    let s = Arc::new(TestServer::start_on(folders, &["--shop-downloads", "1"]));
+    let held = held_download(&s.addr, &big, &salon);
+    std::thread::sleep(Duration::from_millis(300));
+    // Four more wait in the console's queue (four per download of its share)…
+    let waiting: Vec<_> = (0..4)
+        .map(|_| {
+            let (s, big, salon) = (s.clone(), big.clone(), salon.clone());
+            std::thread::spawn(move || {
+                let headers = [("Authorization", salon.as_str()), ("Range", "bytes=0-9")];
+                s.send("GET", &big, &headers, None).status
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // …and the next is refused at once.
+    let started = Instant::now();
+    let headers = [("Authorization", salon.as_str()), ("Range", "bytes=0-9")];
+    let refused = s.send("GET", &big, &headers, None);
+    assert_eq!((refused.status, refused.slug()), (503, "overloaded".into()));
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert!(started.elapsed() < Duration::from_secs(1));
+    // Another console is not held by this one's share, and the API answers meanwhile.
+    let headers = [("Authorization", chambre.as_str()), ("Range", "bytes=0-9")];
+    assert_eq!(s.send("GET", &big, &headers, None).status, 206);
+    assert_eq!(s.get("/api/v1/health").status, 200);
+    assert!(
+        waiting.iter().all(|t| !t.is_finished()),
+        "a read past the share ran"
+    );
+    // Once the first download ends, the waiting reads are served in turn.
+    drop(held);
+    for t in waiting {
+        assert_eq!(t.join().unwrap(), 206);
+    }
+}
