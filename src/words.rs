@@ -196,6 +196,8 @@ words! {
         CnmtXml = "cnmt_xml",
         /// The ticket inside the container.
         Ticket = "ticket",
+        /// The CNMT inside, read with the user's console keys.
+        Keys = "keys",
         /// Nowhere: the game is unknown.
         None = "none",
     }

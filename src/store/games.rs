@@ -583,3 +583,26 @@ pub fn any_at_or_under(conn: &Connection, key: &str) -> Result<bool, Error> {
         )?
         .query_row([key], |r| r.get(0))?)
 }
+
+/// The files whose key revision the keys file lacks: (revision, files), by revision.
+/// What `keys status` and Settings say to add.
+pub fn missing_key_revisions(conn: &Connection) -> Result<Vec<(u8, u64)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key_revision, count(*) FROM games
+         WHERE keys_state = 'missing_key' AND key_revision IS NOT NULL
+         GROUP BY key_revision ORDER BY key_revision",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, u8>(0)?, r.get::<_, i64>(1)? as u64)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// How many files are in each `keys_state` (`read`, `missing_key`, `wrong_keys`,
+/// `unreadable`); files never read with keys are not counted.
+pub fn keys_states(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT keys_state, count(*) FROM games WHERE keys_state IS NOT NULL
+         GROUP BY keys_state ORDER BY keys_state",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

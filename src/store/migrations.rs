@@ -318,6 +318,35 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE consoles ADD COLUMN folded TEXT;
      CREATE UNIQUE INDEX users_by_folded ON users(folded);
      CREATE UNIQUE INDEX consoles_by_folded ON consoles(folded);",
+    // 19: what the files hold, read with the user's console keys. `keys_state` is NULL
+    // for a file not read with keys, else `read`, `missing_key` (its `key_revision`
+    // lacks a key), `wrong_keys` or `unreadable`; `contents` has one row per CNMT of a
+    // file read with keys; `title_control` the names and icons of the files' Control
+    // NCAs, per title.
+    "ALTER TABLE games ADD COLUMN keys_state TEXT;
+     ALTER TABLE games ADD COLUMN key_revision INTEGER;
+     ALTER TABLE games ADD COLUMN name_conflict TEXT;
+     CREATE TABLE contents (
+         key           TEXT NOT NULL REFERENCES games(key) ON DELETE CASCADE ON UPDATE CASCADE,
+         seq           INTEGER NOT NULL,
+         title_id      TEXT NOT NULL,
+         type          TEXT NOT NULL,          -- BASE | UPDATE | DLC | INCONNU
+         subtype       TEXT,
+         base_title_id TEXT,
+         version       INTEGER NOT NULL,
+         PRIMARY KEY (key, seq)
+     ) WITHOUT ROWID;
+     CREATE INDEX contents_by_title ON contents (title_id);
+     CREATE INDEX contents_by_base ON contents (base_title_id);
+     CREATE TABLE title_control (
+         title_id        TEXT PRIMARY KEY,
+         name            TEXT NOT NULL,
+         publisher       TEXT NOT NULL,
+         display_version TEXT NOT NULL,
+         names           TEXT NOT NULL,          -- JSON: [[language, name, publisher]]
+         icon            INTEGER NOT NULL DEFAULT 0,
+         from_key        TEXT NOT NULL           -- the file it was read from
+     ) WITHOUT ROWID;",
 ];
 
 /// How many migrations this build knows (the schema version it writes).

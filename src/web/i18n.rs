@@ -137,6 +137,7 @@ messages! {
     ByFilename => "l'identifiant entre crochets dans le nom du fichier", "the bracketed ID in the file name";
     ByCnmt => "le CNMT XML dans le conteneur", "the CNMT XML inside the container";
     ByTicket => "le ticket dans le conteneur", "the ticket inside the container";
+    ByKeys => "son contenu, lu avec vos clés de console", "its contents, read with your console keys";
     ByNothing => "rien : aucun identifiant trouvé", "nothing: no ID was found";
     Subtype => "Sous-type", "Subtype";
     BaseTitle => "Jeu de base", "Base game";

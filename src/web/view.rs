@@ -373,6 +373,7 @@ pub fn evidence(v: &Viewer, by: IdSource) -> &'static str {
         IdSource::Filename => M::ByFilename,
         IdSource::CnmtXml => M::ByCnmt,
         IdSource::Ticket => M::ByTicket,
+        IdSource::Keys => M::ByKeys,
         IdSource::None => M::ByNothing,
     })
 }
