@@ -323,9 +323,14 @@ pub fn related(
     base_title_id: &str,
     kind: GameKind,
 ) -> Result<Vec<String>, Error> {
+    // A file read with the console keys counts for every content it holds.
     let mut stmt = conn.prepare_cached(
-        "SELECT key FROM games INDEXED BY games_by_base
-         WHERE base_title_id = ?1 AND type = ?2 ORDER BY folded, key",
+        "SELECT key FROM games
+         WHERE key IN (SELECT key FROM games INDEXED BY games_by_base
+                       WHERE base_title_id = ?1 AND type = ?2
+                       UNION
+                       SELECT key FROM contents WHERE base_title_id = ?1 AND type = ?2)
+         ORDER BY folded, key",
     )?;
     let rows = stmt.query_map(params![base_title_id, kind], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -489,16 +494,46 @@ pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
 }
 
 /// The files of one title, sorted by kind then version then key, with whether each
-/// is superseded.
+/// is superseded. A file holding several contents (read with the console keys) is
+/// there once per content of this title, each with that content's own kind, title ID
+/// and version.
 pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
     let sql = format!(
-        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded
-         FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
-         ORDER BY type, coalesce(version, -1), key"
+        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded FROM games
+         WHERE key IN (SELECT key FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
+                       UNION
+                       SELECT key FROM contents WHERE base_title_id = ?1)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(16)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let mut out = Vec::new();
+    for row in rows {
+        let (game, superseded): (GameDetail, bool) = row?;
+        let held = super::contents::of(conn, &game.item.key)?;
+        if held.is_empty() {
+            out.push((game, superseded));
+            continue;
+        }
+        for c in held
+            .iter()
+            .filter(|c| c.base_title_id.as_deref() == Some(base_title_id))
+        {
+            let mut one = game.clone();
+            one.item.kind = c.kind;
+            one.item.title_id = Some(c.title_id.clone());
+            one.item.version = Some(c.version);
+            one.item.base_title_id = c.base_title_id.clone();
+            one.subtype = c.subtype.clone();
+            out.push((one, superseded));
+        }
+    }
+    out.sort_by(|(a, _), (b, _)| {
+        let order = |g: &GameDetail| (g.item.kind.as_str(), g.item.version.map_or(-1, i64::from));
+        order(a)
+            .cmp(&order(b))
+            .then_with(|| a.item.key.cmp(&b.item.key))
+    });
+    Ok(out)
 }
 
 /// A file the shop offers.
