@@ -278,6 +278,10 @@ pub struct GameDetail {
     /// Why a task found the file damaged (a message as JSON), or its header did not
     /// read at the scan: the push warns before sending it.
     pub damage: Option<crate::error::Msg>,
+    /// The file name's tags when they disagree with what the file holds.
+    pub name_conflict: Option<String>,
+    /// What reading it with the console keys came to, if it was.
+    pub keys_state: Option<KeysState>,
 }
 
 impl GameDetail {
@@ -287,7 +291,8 @@ impl GameDetail {
 }
 
 const DETAIL_COLUMNS: &str =
-    "format, platform, mtime, identified_by, note, subtype, damage, header_ok";
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict,
+     keys_state";
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -305,6 +310,8 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
             }),
             (None, true) => None,
         },
+        name_conflict: r.get(16)?,
+        keys_state: r.get(17)?,
     })
 }
 
@@ -505,7 +512,7 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
                        SELECT key FROM contents WHERE base_title_id = ?1)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(16)?)))?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(18)?)))?;
     let mut out = Vec::new();
     for row in rows {
         let (game, superseded): (GameDetail, bool) = row?;

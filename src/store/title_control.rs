@@ -70,10 +70,15 @@ pub fn get(conn: &Connection, title_id: &str) -> Result<Option<ControlRow>, Erro
         .optional()?)
 }
 
-/// Whether an icon of `title_id` was read from the user's own files (served whatever
-/// the icon-fetch setting says).
-pub fn has_icon(conn: &Connection, title_id: &str) -> Result<bool, Error> {
-    let mut stmt =
-        conn.prepare_cached("SELECT icon FROM title_control WHERE title_id = ?1 AND icon")?;
-    Ok(stmt.exists([title_id])?)
+/// Whether the icon cached for the title `base_id` was read from the user's own files
+/// (served whatever the icon-fetch setting says). Icons are cached under the base
+/// ID; a Control NCA may be an update's, whose ID differs from its base's only in
+/// the last three hex digits.
+pub fn has_own_icon(conn: &Connection, base_id: &str) -> Result<bool, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM title_control
+         WHERE icon AND title_id >= substr(?1, 1, 13) || '000'
+                    AND title_id <= substr(?1, 1, 13) || 'FFF'",
+    )?;
+    Ok(stmt.exists([base_id])?)
 }
