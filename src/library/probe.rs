@@ -43,6 +43,15 @@ pub struct Keyed {
 }
 
 impl Keyed {
+    fn unreadable() -> Keyed {
+        Keyed {
+            state: KeysState::Unreadable,
+            contents: Vec::new(),
+            controls: Vec::new(),
+            key_revision: None,
+        }
+    }
+
     /// The content that speaks for the file: its first application, else its first.
     pub fn primary(&self) -> Option<&Content> {
         let application = |c: &&Content| c.meta_type == switchfs::MetaType::Application;
@@ -81,14 +90,19 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<Keyring<'
             let hints = read_hints(&mut file, len, format);
             if let Some(keys) = keys {
                 let read = read_keyed(&mut file, len, format, keys);
-                if let Some(why) = &read.1 {
+                // A container that does not parse is said once, by the keyless path.
+                if let Some(why) = read.1.as_ref().filter(|_| hints.is_ok()) {
                     notes.push(format!("console keys: {why}"));
                 }
                 keyed = Some(read.0);
             }
             hints.map(Some)
         }
-        Err(e) => Err(e),
+        Err(e) => {
+            // Not read with the keys either: said once, not tried at every scan.
+            keyed = keys.map(|_| Keyed::unreadable());
+            Err(e)
+        }
     };
     let hints = hints.unwrap_or_else(|e| {
         notes.insert(0, format!("the container could not be read: {e}"));
@@ -193,15 +207,7 @@ fn read_keyed(
     };
     let inside = match switchfs::read_with(file, format, len, keys.keys, want, keys.expand) {
         Ok(inside) => inside,
-        Err(e) => {
-            let keyed = Keyed {
-                state: KeysState::Unreadable,
-                contents: Vec::new(),
-                controls: Vec::new(),
-                key_revision: None,
-            };
-            return (keyed, Some(e.0));
-        }
+        Err(e) => return (Keyed::unreadable(), Some(e.0)),
     };
     let state = if !inside.contents.is_empty() {
         KeysState::Read
