@@ -19,6 +19,7 @@ use crate::device::Sessions;
 use crate::error::Error;
 use crate::http::{self, App};
 use crate::jobs::{self, Jobs, Task};
+use crate::library::switchfs::prodkeys::file::KeysFile;
 use crate::store::db;
 use crate::{accounts, convert, library, memory, routes, trash};
 
@@ -31,6 +32,8 @@ pub struct Service {
     pub push: Arc<Sessions>,
     /// Set by SIGTERM or SIGINT.
     pub stop: Arc<AtomicBool>,
+    /// The user's console keys file, read again when it changes.
+    pub prod_keys: Arc<KeysFile>,
     _lock: std::fs::File,
     job_thread: Option<JoinHandle<()>>,
     maintenance: Option<JoinHandle<()>>,
@@ -63,8 +66,10 @@ impl Service {
         }
         let push = Arc::new(Sessions::default());
         let for_tasks = Arc::clone(&push);
+        let prod_keys = Arc::new(KeysFile::new(config.prod_keys.clone()));
         let (jobs, job_thread) = Jobs::start(
             config,
+            Arc::clone(&prod_keys),
             Box::new(move |task, ctx| jobs::run_task(task, ctx, &for_tasks)),
         )?;
         let maintenance = start_maintenance(config, &stop, Arc::clone(&jobs))?;
@@ -73,6 +78,7 @@ impl Service {
             jobs,
             push,
             stop,
+            prod_keys,
             _lock: lock,
             job_thread: Some(job_thread),
             maintenance: Some(maintenance),
@@ -110,6 +116,7 @@ impl Service {
             self.config.clone(),
             Arc::clone(&self.jobs),
             Arc::clone(&self.push),
+            Arc::clone(&self.prod_keys),
             addr.port(),
             accounts::setup_code(&conn)?,
         ));
