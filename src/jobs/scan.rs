@@ -26,7 +26,7 @@ use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
 use crate::library::containers::{self, Entry};
 use crate::library::probe::{self, Keyring, Probe};
-use crate::library::switchfs::ProdKeys;
+use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::{self, walk};
 use crate::store::{contents, games, platforms, settings, title_control};
 
@@ -169,8 +169,8 @@ fn read_changed(
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let todo = &todo;
-    let keyring = keys.as_ref().map(|(keys, _)| Keyring {
-        keys,
+    let keyring = keys.as_ref().map(|(loaded, _)| Keyring {
+        keys: &loaded.keys,
         expand: &expand_control,
     });
     std::thread::scope(|s| {
@@ -251,8 +251,17 @@ fn write_rows(
 const KEYS_READ_WITH: &str = "keys_read_with";
 
 /// The console keys the scan reads with, and their fingerprint.
-fn current_keys(_ctx: &TaskCtx) -> Option<(Arc<ProdKeys>, String)> {
-    None
+fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {
+    let loaded = ctx.prod_keys.current()?;
+    let fingerprint = loaded.fingerprint.clone();
+    Some((loaded, fingerprint))
+}
+
+/// The fingerprint of the console keys the last complete scan read the files with:
+/// when the keys in use have another, the files they could not open are to be read
+/// again (the service starts a scan for it).
+pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error> {
+    settings::get(db, KEYS_READ_WITH)
 }
 
 /// A Control NCA larger than this, stored as an NCZ, is not decompressed for its names
