@@ -28,7 +28,7 @@ use crate::library::containers::{self, Entry};
 use crate::library::probe::{self, Keyring, Probe};
 use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::{self, walk};
-use crate::store::{contents, games, platforms, settings, title_control};
+use crate::store::{games, platforms, settings};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
@@ -279,27 +279,17 @@ fn expand_control(file: &mut File, entry: &Entry) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Write a probed file's row, its contents, and the names and icons its Control NCAs
-/// give (before the row, whose display name may come from them).
+/// Write a probed file's rows and cache the icons its Control NCAs hold.
 fn write_row(
     ctx: &TaskCtx,
     tx: &rusqlite::Connection,
     found: &walk::Found,
     probe: Probe,
 ) -> Result<(), Error> {
-    for (control, icon) in library::control_rows(found.key.as_str(), &probe) {
-        title_control::upsert(tx, &control)?;
-        if let Some((title_id, bytes)) = icon {
-            if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
-                warn!("scan: {}: its icon was not cached: {why}", found.key);
-            }
+    for (title_id, bytes) in library::write(tx, found, probe)? {
+        if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
+            warn!("scan: {}: its icon was not cached: {why}", found.key);
         }
-    }
-    let keyed = probe.keyed.is_some();
-    let (row, held) = library::game_row(tx, found, probe)?;
-    games::upsert(tx, &row)?;
-    if keyed {
-        contents::set(tx, &row.key, &held)?;
     }
     Ok(())
 }

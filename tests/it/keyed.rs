@@ -328,3 +328,40 @@ fn a_personalized_ticket_still_identifies_and_says_why_there_is_no_name() {
     let note = g["note"].as_str().unwrap_or_default();
     assert!(note.contains("personalized ticket"), "{g}");
 }
+
+/// A file put back into the library without a scan (a convert's output, a restore
+/// from the trash) is identified with the keys at once, as a scan would.
+#[test]
+fn a_convert_output_and_a_restored_file_are_read_with_the_keys_at_once() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(43);
+    write_keys(&folders, &keys, KeysFile::Full);
+    let packed = Title {
+        name: "Packed Adventure".into(),
+        ..Title::application(PACKED)
+    };
+    put(
+        &folders.library,
+        "packed.nsz",
+        &keyed::nsz(&keys, &[packed]),
+    );
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    let g = game(&s, "packed.nsp");
+    assert_eq!(
+        (g["identified_by"].as_str(), g["name"].as_str()),
+        (Some("keys"), Some("Packed Adventure"))
+    );
+    assert_eq!(contents(&g), vec![(id(PACKED), "BASE".into(), 0)]);
+    drop(s);
+
+    // The original NSZ went to the trash; put it back on the command line.
+    std::fs::remove_file(folders.library.join("packed.nsp")).unwrap();
+    folders.scan();
+    let (status, out, err) = folders.cli(&["trash", "restore", "1"]);
+    assert!(status.success(), "{out}{err}");
+    let (state, _, by) = keys_state(&folders, "packed.nsz");
+    assert_eq!((state.as_deref(), by.as_str()), (Some("read"), "keys"));
+}
