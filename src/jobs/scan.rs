@@ -14,7 +14,6 @@
 //! A cancel finishes what was written and stops.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,8 +23,7 @@ use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
-use crate::library::containers::{self, Entry};
-use crate::library::probe::{self, Keyring, Probe};
+use crate::library::probe::{self, Probe};
 use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::{self, walk};
 use crate::store::{games, platforms, settings};
@@ -169,10 +167,7 @@ fn read_changed(
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let todo = &todo;
-    let keyring = keys.as_ref().map(|(loaded, _)| Keyring {
-        keys: &loaded.keys,
-        expand: &expand_control,
-    });
+    let keyring = keys.as_ref().map(|(loaded, _)| &loaded.keys);
     std::thread::scope(|s| {
         for _ in 0..threads {
             let (sender, next) = (sender.clone(), &next);
@@ -262,21 +257,6 @@ fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {
 /// again (the service starts a scan for it).
 pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error> {
     settings::get(db, KEYS_READ_WITH)
-}
-
-/// A Control NCA larger than this, stored as an NCZ, is not decompressed for its names
-/// (real ones are a few hundred KiB: a NACP and an icon per language).
-const MAX_CONTROL: u64 = 16 << 20;
-
-/// Decompress a Control NCA stored as an NCZ into memory, through convert's pipeline.
-fn expand_control(file: &mut File, entry: &Entry) -> Option<Vec<u8>> {
-    let ncz = containers::read_ncz(file, entry.offset, entry.end()).ok()?;
-    if crate::convert::ncz::nca_size(&ncz) > MAX_CONTROL {
-        return None;
-    }
-    let mut out = Vec::new();
-    crate::convert::ncz::decompress(file, &ncz, entry.end(), &mut out, &mut |_| Ok(())).ok()?;
-    Some(out)
 }
 
 /// Write a probed file's rows and cache the icons its Control NCAs hold.

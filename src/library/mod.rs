@@ -211,8 +211,8 @@ pub fn find(db: &Connection, raw: &str) -> Result<Option<crate::store::games::Ga
 }
 
 /// Put one file into the library at once (after a restore or a convert), as a scan
-/// would, with the console keys when there are (a Control NCA stored as an NCZ is
-/// left for the next scan; icons are not cached here).
+/// would, with the console keys when there are (icons are not cached here: the scan
+/// that first read the file did).
 pub fn index_one(
     db: &Connection,
     root: &Path,
@@ -222,11 +222,7 @@ pub fn index_one(
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let keyring = keys.map(|keys| probe::Keyring {
-        keys,
-        expand: &|_, _| None,
-    });
-    let probe = probe::probe(root, key, &found.format, keyring);
+    let probe = probe::probe(root, key, &found.format, keys);
     write(db, &found, probe)?;
     games::refresh_playable(db)
 }

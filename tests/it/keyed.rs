@@ -55,7 +55,7 @@ fn id(n: u64) -> String {
 
 /// The library of the first test: an untagged eShop dump, a cartridge holding its
 /// update, a bundle with a DLC (title-key crypto), a name that lies, an NSZ (its
-/// Control NCA compressed) and an NCA2 title.
+/// Program NCA compressed, as nsz does) and an NCA2 title.
 fn library(folders: &Folders, keys: &TestKeys) {
     let lib = &folders.library;
     let quest = Title {
@@ -163,7 +163,7 @@ fn contents_decide_what_every_file_is() {
     assert_eq!(g["version"], 196608);
     assert_eq!(g["base_title_id"], id(LIAR));
 
-    // An NSZ: its Control NCA is an NCZ, decompressed for its name.
+    // An NSZ: the Program NCA is an NCZ; the Meta and Control NCAs are as they were.
     let g = game(&s, "packed.nsz");
     assert_eq!(
         (g["identified_by"].as_str(), g["name"].as_str()),
