@@ -287,7 +287,10 @@ fn bucket_count(entries: usize) -> usize {
         3..19 => entries | 1,
         _ => {
             let mut n = entries;
-            while [2, 3, 5, 7, 11, 13, 17].iter().any(|p| n.is_multiple_of(*p)) {
+            while [2, 3, 5, 7, 11, 13, 17]
+                .iter()
+                .any(|p| n.is_multiple_of(*p))
+            {
                 n += 1;
             }
             n
