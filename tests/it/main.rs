@@ -16,6 +16,7 @@ mod foundation;
 mod hardening;
 mod harness;
 mod keyed;
+mod keys_conformance;
 mod library;
 mod man;
 mod names;
