@@ -148,15 +148,7 @@ fn read_changed(
     let mut todo = files;
     let all = todo.len();
     let keys = current_keys(ctx);
-    let again: HashSet<String> = match &keys {
-        Some((_, id)) => {
-            let other = settings::get(ctx.db, KEYS_READ_WITH)?.as_deref() != Some(id);
-            games::to_read_with_keys(ctx.db, other)?
-                .into_iter()
-                .collect()
-        }
-        None => HashSet::new(),
-    };
+    let again = to_read_again(ctx, keys.as_ref().map(|(_, id)| id.as_str()))?;
     todo.retain(|f| {
         known.remove(f.key.as_str()) != Some((f.size, f.mtime)) || again.contains(f.key.as_str())
     });
@@ -244,6 +236,18 @@ fn write_rows(
 /// The setting holding the fingerprint of the console keys the last scan read with:
 /// when the keys change, the files they could not open are read again once.
 const KEYS_READ_WITH: &str = "keys_read_with";
+
+/// The unchanged files to read with the console keys all the same: never read with
+/// them, or, when the keys changed since the last keyed scan, not opened by the old.
+fn to_read_again(ctx: &TaskCtx, keys: Option<&str>) -> Result<HashSet<String>, Error> {
+    let Some(id) = keys else {
+        return Ok(HashSet::new());
+    };
+    let other = settings::get(ctx.db, KEYS_READ_WITH)?.as_deref() != Some(id);
+    Ok(games::to_read_with_keys(ctx.db, other)?
+        .into_iter()
+        .collect())
+}
 
 /// The console keys the scan reads with, and their fingerprint.
 fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {

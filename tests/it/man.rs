@@ -683,9 +683,9 @@ fn the_api_page_lists_every_value_of_every_word() {
     let words_rs =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/words.rs"))
             .unwrap();
-    // Words no API field carries: flag values (their pages list them) and organize's
-    // journal.
-    let elsewhere = ["WatchMode", "DedupeKeep", "MoveState"];
+    // Words no API field carries: flag values (their pages list them), organize's
+    // journal, and what reading a file with the console keys came to (`keys status`).
+    let elsewhere = ["WatchMode", "DedupeKeep", "MoveState", "KeysState"];
     for name in elsewhere {
         assert!(words_rs.contains(&format!("\n    {name} {{")), "{name}");
     }

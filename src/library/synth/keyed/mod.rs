@@ -205,6 +205,64 @@ pub enum Distribution {
     Gamecard,
 }
 
+/// The Program NCA of a game (a PFS0 section), or the PublicData NCA of a DLC (a
+/// RomFS section), from `base` (its other fields), with its CNMT record type.
+fn main_nca(title: &Title, rng: &mut StdRng, base: NcaSpec) -> (NcaSpec, u8) {
+    let payload = super::filler(rng, title.program_size.max(0x4000));
+    if title.kind == Kind::AddOn {
+        let section = nca::romfs_section(&[("data.bin".into(), payload)]);
+        let spec = NcaSpec {
+            content_type: nca::PUBLIC_DATA,
+            sections: vec![section],
+            ..base
+        };
+        return (spec, content::RECORD_DATA);
+    }
+    let block = if title.program_size > 0x100000 {
+        0x10000
+    } else {
+        0x1000
+    };
+    let section = nca::pfs0_section(&[("main".into(), payload)], block);
+    let spec = NcaSpec {
+        content_type: nca::PROGRAM,
+        sections: vec![section],
+        ..base
+    };
+    (spec, content::RECORD_PROGRAM)
+}
+
+/// The Meta NCA of a title: its CNMT over these content records, in a PFS0 section;
+/// always key-area crypto, as on eShop titles. `base` gives the other fields.
+fn meta_nca(
+    keys: &TestKeys,
+    rng: &mut StdRng,
+    title: &Title,
+    records: &[[u8; 0x38]],
+    base: NcaSpec,
+) -> Nca {
+    let other = match title.kind {
+        Kind::Application => title.id | 0x800,
+        _ => title.application_id(),
+    };
+    let cnmt = content::cnmt(
+        title.id,
+        title.version,
+        title.kind.meta_type(),
+        other,
+        records,
+    );
+    let section = nca::pfs0_section(&[(title.cnmt_name(), cnmt)], 0x1000);
+    nca::build(
+        keys,
+        rng,
+        NcaSpec {
+            sections: vec![section],
+            ..base
+        },
+    )
+}
+
 /// The NCAs (and ticket) of one title.
 pub fn title_files(keys: &TestKeys, title: &Title, distribution: Distribution) -> TitleFiles {
     let dist = match distribution {
@@ -213,13 +271,10 @@ pub fn title_files(keys: &TestKeys, title: &Title, distribution: Distribution) -
     };
     let rng = &mut StdRng::seed_from_u64(title.seed(dist));
     let title_key: Option<[u8; 16]> = title.titlekey.then(|| rng.random());
-    let crypto = match title_key {
-        Some(title_key) => Crypto::TitleKey {
-            rights_id: title.rights_id(),
-            title_key,
-        },
-        None => Crypto::KeyArea { index: 0 },
-    };
+    let crypto = title_key.map_or(Crypto::KeyArea { index: 0 }, |title_key| Crypto::TitleKey {
+        rights_id: title.rights_id(),
+        title_key,
+    });
     let spec = |content_type: u8, crypto: Crypto, sections: Vec<nca::Section>| NcaSpec {
         content_type,
         program_id: title.id,
@@ -231,25 +286,7 @@ pub fn title_files(keys: &TestKeys, title: &Title, distribution: Distribution) -
     };
     let mut ncas = Vec::new();
     let mut records = Vec::new();
-    let payload = super::filler(rng, title.program_size.max(0x4000));
-    let (main, record) = if title.kind == Kind::AddOn {
-        let section = nca::romfs_section(&[("data.bin".into(), payload)]);
-        (
-            spec(nca::PUBLIC_DATA, crypto, vec![section]),
-            content::RECORD_DATA,
-        )
-    } else {
-        let block = if title.program_size > 0x100000 {
-            0x10000
-        } else {
-            0x1000
-        };
-        let section = nca::pfs0_section(&[("main".into(), payload)], block);
-        (
-            spec(nca::PROGRAM, crypto, vec![section]),
-            content::RECORD_PROGRAM,
-        )
-    };
+    let (main, record) = main_nca(title, rng, spec(0, crypto, Vec::new()));
     push(
         &mut ncas,
         &mut records,
@@ -270,23 +307,8 @@ pub fn title_files(keys: &TestKeys, title: &Title, distribution: Distribution) -
             false,
         );
     }
-    let other = match title.kind {
-        Kind::Application => title.id | 0x800,
-        _ => title.application_id(),
-    };
-    let cnmt = content::cnmt(
-        title.id,
-        title.version,
-        title.kind.meta_type(),
-        other,
-        &records,
-    );
-    let section = nca::pfs0_section(&[(title.cnmt_name(), cnmt)], 0x1000);
-    let meta = nca::build(
-        keys,
-        rng,
-        spec(nca::META, Crypto::KeyArea { index: 0 }, vec![section]),
-    );
+    let meta_spec = spec(nca::META, Crypto::KeyArea { index: 0 }, Vec::new());
+    let meta = meta_nca(keys, rng, title, &records, meta_spec);
     push(&mut ncas, &mut records, meta, nca::META, 0, true);
     let tickets = title_key
         .map(|key| tickets(keys, title, key, rng))

@@ -223,7 +223,18 @@ fn an_application_opens_with_the_derived_keys() {
     let exefs = section_pfs0(&fs, &data);
     assert_eq!(exefs[0].0, "main");
     assert_eq!(open_header(&pk, &program.nca.bytes)[0x205], 0);
+}
 
+#[test]
+fn the_control_nca_holds_the_nacp_and_the_icons() {
+    let keys = TestKeys::new(11);
+    let pk = keys.prod_keys();
+    let title = Title {
+        names: vec![(3, "Quête synthétique".into())],
+        ..Title::application(0x0100_1234_5678_0000)
+    };
+    let files = title_files(&keys, &title, Distribution::Download);
+    let control = &files.ncas[1];
     let (fs, data) = open_section(&pk, &control.nca.bytes, 0, None);
     let romfs = section_romfs(&fs, &data);
     let names: Vec<&str> = romfs.iter().map(|(n, _)| n.as_str()).collect();
@@ -365,7 +376,15 @@ fn containers_and_damage() {
         &files.title_key.unwrap(),
         "the section key in clear"
     );
+}
 
+#[test]
+fn cartridges_and_damage() {
+    let keys = TestKeys::new(14);
+    let base = Title {
+        titlekey: true,
+        ..Title::application(0x0100_0000_0042_0000)
+    };
     let update = Title::patch(base.id, 0x10000);
     let xci = xci(&keys, &[base.clone(), update.clone()]);
     let secure: Vec<Entry> = entries(&xci);
