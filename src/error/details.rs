@@ -123,6 +123,7 @@ const FRENCH: &[(&str, &str)] = &[
     ),
     ("its section is not a {}", "sa section n'est pas un {}"),
     ("its {} lies outside its section", "son {} sort de sa section"),
+    ("its PFS0 is too large for a CNMT", "son PFS0 est trop grand pour un CNMT"),
     ("it holds no {}", "il ne contient pas de {}"),
     ("the CNMT is truncated", "le CNMT est tronqué"),
     ("the CNMT's content records run past its end", "les entrées de contenu du CNMT dépassent sa fin"),

@@ -155,6 +155,7 @@ fn read_changed(
     let unchanged = (all - todo.len()) as u64;
     ctx.progress.advance(unchanged, "");
     let root = ctx.config.library.as_path();
+    let data = ctx.config.data.as_path();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
@@ -170,7 +171,11 @@ fn read_changed(
                 };
                 let chunk: Vec<_> = chunk
                     .iter()
-                    .map(|f| (f, probe::probe(root, &f.key, &f.format, keyring)))
+                    .map(|f| {
+                        let mut probe = probe::probe(root, &f.key, &f.format, keyring);
+                        cache_icons(data, f, &mut probe);
+                        (f, probe)
+                    })
                     .collect();
                 // The writer stopped (an error or a cancel): so do we.
                 if chunk.is_empty() || sender.send(chunk).is_err() {
@@ -220,7 +225,7 @@ fn write_rows(
                 ctx.progress
                     .fail(Some(&found.key), Msg::FileDamaged { detail });
             }
-            write_row(ctx, &tx, found, probe)?;
+            library::write(&tx, found, probe)?;
             read += 1;
             ctx.progress.advance(1, &found.key);
             if read.is_multiple_of(BATCH as u64) {
@@ -263,17 +268,12 @@ pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error
     settings::get(db, KEYS_READ_WITH)
 }
 
-/// Write a probed file's rows and cache the icons its Control NCAs hold.
-fn write_row(
-    ctx: &TaskCtx,
-    tx: &rusqlite::Connection,
-    found: &walk::Found,
-    probe: Probe,
-) -> Result<(), Error> {
-    for (title_id, bytes) in library::write(tx, found, probe)? {
-        if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
+/// Cache the icons a file's Control NCAs hold, on the probing thread that read them
+/// (the writer's thread is the database's).
+fn cache_icons(data: &std::path::Path, found: &walk::Found, probe: &mut Probe) {
+    for (title_id, bytes) in library::take_icons(probe) {
+        if let Err(why) = crate::titles::icons::save_own(data, &title_id, &bytes) {
             warn!("scan: {}: its icon was not cached: {why}", found.key);
         }
     }
-    Ok(())
 }

@@ -157,9 +157,26 @@ fn conflict(named: (Option<u64>, Option<u32>), held: &ContentRow) -> Option<Stri
 /// An icon to cache: the title ID it is shown for, and its bytes.
 pub type Icon = (String, Vec<u8>);
 
-/// The names and icons a file's Control NCAs give, as rows, with the icons to cache
-/// (by base title ID: pages show a title's icon).
-pub fn control_rows(key: &str, probe: &Probe) -> Vec<(ControlRow, Option<Icon>)> {
+/// Take the icons out of a probe's Control NCAs, by the base title ID pages show them
+/// under, so that they are cached where they were read and travel no further. The
+/// probe keeps an empty icon in their place: its rows still say it had one.
+pub fn take_icons(probe: &mut Probe) -> Vec<Icon> {
+    let Some(keyed) = &mut probe.keyed else {
+        return Vec::new();
+    };
+    keyed
+        .controls
+        .iter_mut()
+        .filter_map(|c| {
+            let bytes = std::mem::take(c.icon.as_mut()?);
+            let base = identify::classify(c.title_id).base.unwrap_or(c.title_id);
+            Some((identify::format_title_id(base), bytes))
+        })
+        .collect()
+}
+
+/// The names a file's Control NCAs give, as rows.
+pub fn control_rows(key: &str, probe: &Probe) -> Vec<ControlRow> {
     let Some(keyed) = &probe.keyed else {
         return Vec::new();
     };
@@ -168,21 +185,15 @@ pub fn control_rows(key: &str, probe: &Probe) -> Vec<(ControlRow, Option<Icon>)>
         .iter()
         .filter_map(|c| {
             let (_, name, publisher) = c.names.first()?.clone();
-            let base = identify::classify(c.title_id).base.unwrap_or(c.title_id);
-            let icon = c
-                .icon
-                .clone()
-                .map(|bytes| (identify::format_title_id(base), bytes));
-            let row = ControlRow {
+            Some(ControlRow {
                 title_id: identify::format_title_id(c.title_id),
                 name,
                 publisher,
                 display_version: c.display_version.clone(),
                 names: serde_json::to_string(&c.names).unwrap_or_default(),
-                icon: icon.is_some(),
+                icon: c.icon.is_some(),
                 from_key: key.to_string(),
-            };
-            Some((row, icon))
+            })
         })
         .collect()
 }
@@ -228,13 +239,11 @@ pub fn index_one(
 }
 
 /// Write a probed file's row, its contents, and the names its Control NCAs give
-/// (before the row, whose display name may come from them). Returns the icons the
-/// Control NCAs hold, for the caller to cache.
-pub fn write(db: &Connection, found: &Found, probe: Probe) -> Result<Vec<Icon>, Error> {
-    let mut icons = Vec::new();
-    for (control, icon) in control_rows(found.key.as_str(), &probe) {
+/// (before the row, whose display name may come from them). Icons are the caller's
+/// (see [`take_icons`]).
+pub fn write(db: &Connection, found: &Found, probe: Probe) -> Result<(), Error> {
+    for control in control_rows(found.key.as_str(), &probe) {
         title_control::upsert(db, &control)?;
-        icons.extend(icon);
     }
     let keyed = probe.keyed.is_some();
     let (row, held) = game_row(db, found, probe)?;
@@ -242,5 +251,5 @@ pub fn write(db: &Connection, found: &Found, probe: Probe) -> Result<Vec<Icon>, 
     if keyed {
         crate::store::contents::set(db, &row.key, &held)?;
     }
-    Ok(icons)
+    Ok(())
 }

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::containers::{self, FormatError};
+use super::containers::{self, Entry, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::LibraryKey;
@@ -80,14 +80,22 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
     let hints = match open(root, key, format) {
         Ok(None) => Ok(None),
         Ok(Some((mut file, len))) => {
-            let hints = read_hints(&mut file, len, format);
+            let listed = list(&mut file, len, format);
+            let hints = match &listed {
+                Ok(entries) => read_hints(&mut file, entries.as_deref().unwrap_or_default()),
+                Err(e) => Err(e.clone()),
+            };
             if let Some(keys) = keys {
-                let read = read_keyed(&mut file, len, format, keys);
                 // A container that does not parse is said once, by the keyless path.
-                if let Some(why) = read.1.as_ref().filter(|_| hints.is_ok()) {
+                let (read, why) = match &listed {
+                    Ok(Some(entries)) => read_keyed(&mut file, entries, keys),
+                    Ok(None) => (Keyed::unreadable(), Some(NO_SECURE.into())),
+                    Err(_) => (Keyed::unreadable(), None),
+                };
+                if let Some(why) = why {
                     notes.push(format!("console keys: {why}"));
                 }
-                keyed = Some(read.0);
+                keyed = Some(read);
             }
             hints.map(Some)
         }
@@ -160,23 +168,26 @@ fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64
     Ok(Some((file, len)))
 }
 
-/// The keyless hints of a container; `Err` for a damaged one.
-fn read_hints(file: &mut File, len: u64, format: &str) -> Result<Hints, FormatError> {
-    let files = if matches!(format, "nsp" | "nsz") {
-        containers::read_pfs0(file, 0, len)?
+const NO_SECURE: &str = "the cartridge image has no secure partition";
+
+/// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
+/// when it has none); `Err` for a damaged container.
+fn list(file: &mut File, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
+    Ok(if matches!(format, "nsp" | "nsz") {
+        Some(containers::read_pfs0(file, 0, len)?.entries)
     } else {
         let xci = containers::read_xci(file, len)?;
-        match xci.partition("secure") {
-            Some(secure) => secure.clone(),
-            None => return Ok(Hints::default()),
-        }
-    };
+        xci.partition("secure").map(|p| p.entries.clone())
+    })
+}
+
+/// The keyless hints among the container's files.
+fn read_hints(file: &mut File, entries: &[Entry]) -> Result<Hints, FormatError> {
     let mut hints = Hints {
-        ticket: files.entries.iter().find_map(|e| ticket_title_id(&e.name)),
+        ticket: entries.iter().find_map(|e| ticket_title_id(&e.name)),
         cnmt: None,
     };
-    if let Some(xml) = files
-        .entries
+    if let Some(xml) = entries
         .iter()
         .find(|e| e.name.ends_with(".cnmt.xml") && e.size <= MAX_XML)
     {
@@ -188,15 +199,12 @@ fn read_hints(file: &mut File, len: u64, format: &str) -> Result<Hints, FormatEr
 
 /// Read the file with the keys: what it holds, and why not all of it when something
 /// did not open.
-fn read_keyed(file: &mut File, len: u64, format: &str, keys: &ProdKeys) -> (Keyed, Option<String>) {
+fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
     let want = Want {
         control: true,
         icon: true,
     };
-    let inside = match switchfs::read(file, format, len, keys, want) {
-        Ok(inside) => inside,
-        Err(e) => return (Keyed::unreadable(), Some(e.0)),
-    };
+    let inside = switchfs::read_entries(file, entries, keys, want);
     let state = if !inside.contents.is_empty() {
         KeysState::Read
     } else if missing_revision(&inside.problems).is_some() {

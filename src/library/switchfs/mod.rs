@@ -135,9 +135,20 @@ pub fn read<R: Read + Seek>(
             .ok_or_else(|| FormatError("the cartridge image has no secure partition".into()))?,
         _ => return Ok(Inside::default()),
     };
+    Ok(read_entries(file, &entries, keys, want))
+}
+
+/// [`read`], from the entries of the container's file list (the PFS0's, or the XCI's
+/// `secure` partition's) that the caller has read already.
+pub fn read_entries<R: Read + Seek>(
+    file: &mut R,
+    entries: &[Entry],
+    keys: &ProdKeys,
+    want: Want,
+) -> Inside {
     let mut inside = Inside::default();
-    let ncas = headers(file, &entries, keys, &mut inside);
-    let tickets = Tickets(&entries);
+    let ncas = headers(file, entries, keys, &mut inside);
+    let tickets = Tickets(entries);
     for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::META) {
         match meta(file, entry, header, keys, &tickets) {
             Ok(content) => inside.contents.push(content),
@@ -159,7 +170,7 @@ pub fn read<R: Read + Seek>(
             }
         }
     }
-    Ok(inside)
+    inside
 }
 
 /// Decrypt the header of every NCA (or NCZ) entry; the ones that open, with their
@@ -318,6 +329,15 @@ fn meta<R: Read + Seek>(
         .checked_add(size)
         .filter(|&end| end <= reader.size())
         .ok_or_else(|| malformed("its PFS0 lies outside its section".into()))?;
+    // A Meta NCA's section is a few KiB: read and decrypted whole, in one go.
+    if end > MAX_HEADER {
+        return Err(malformed("its PFS0 is too large for a CNMT".into()));
+    }
+    let mut clear = vec![0u8; end as usize];
+    reader
+        .read_exact(&mut clear)
+        .map_err(|_| malformed("the file is truncated".into()))?;
+    let mut reader = std::io::Cursor::new(clear);
     let pfs0 = containers::read_pfs0(&mut reader, at, end).map_err(|e| malformed(e.0))?;
     let cnmt = pfs0
         .entries
