@@ -70,7 +70,7 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
 }
 
 /// What console keys bring, for whoever has none yet.
-const WHAT_KEYS_ADD: &str = "Avec vos clés de console, le service lit ce que chaque fichier contient au lieu de se fier à son nom : les fichiers sont identifiés par leur contenu, les noms et les icônes viennent des fichiers eux-mêmes (sans réseau), et la vérification et la compression deviennent possibles.";
+const WHAT_KEYS_ADD: &str = "Avec vos clés de console, le service lit ce que chaque fichier contient au lieu de se fier à son nom : les fichiers sont identifiés par leur contenu, les noms et les icônes viennent des fichiers eux-mêmes (sans réseau), et la vérification de l’intégrité devient possible.";
 
 fn origin_fr(origin: Origin) -> &'static str {
     match origin {

@@ -172,8 +172,10 @@ and
 .B #
 starting comments, blank lines allowed. With them the service reads what each game
 file holds: it identifies files by their contents rather than their names, takes
-names and icons from the files themselves (offline), and can verify and compress
-them. Without them everything works as it does without. They are not the API keys of
+names and icons from the files themselves (offline), and can verify them (see
+.BR ludotheque-verify (1)).
+When keys arrive, a running service reads again, once, the files it identified
+without them. Without them everything works as it does without. They are not the API keys of
 .BR ludotheque-apikey (1).
 .SH FILES
 The file is
