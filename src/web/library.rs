@@ -286,7 +286,9 @@ fn held(
 ) -> Markup {
     let first = contents.first();
     let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
-        let holds = format!("{} {} v{}", kind(v, c.kind), c.title_id, c.version);
+        // Inside a sentence: "holds update 0100… v196608".
+        let word = kind(v, c.kind).to_lowercase();
+        let holds = format!("{word} {} v{}", c.title_id, c.version);
         super::i18n::fill(v.t(M::NameConflict), &[("named", named), ("holds", &holds)])
     });
     html! {

@@ -10,7 +10,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 15] = [
+const PAGES: [(&str, &str); 16] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -19,6 +19,11 @@ const PAGES: [(&str, &str); 15] = [
     (
         "game",
         "/game/Broken%20Download%20%5B0100BBBB00000000%5D%5Bv0%5D.nsp",
+    ),
+    // Read with the console keys: what it holds, the name that lies, the file's names.
+    (
+        "game-keyed",
+        "/game/Lying%20%5B0100000000BBBB00%5D%5Bv0%5D.nsp",
     ),
     ("tasks", "/tasks"),
     ("task-run", "/tasks/1"),
@@ -41,6 +46,7 @@ fn every_page_at_both_widths_in_both_languages() {
         b"x",
     )
     .unwrap();
+    keyed_file(&folders);
     add_user(&folders, "admin", "admin password", true);
     let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
     let key = crate::access::create_key(&folders, "pages", &[]);
@@ -123,4 +129,23 @@ fn pages_dir() -> std::path::PathBuf {
         .parent()
         .unwrap()
         .join("screenshots/pages")
+}
+
+/// A file whose name lies about what it holds, and made-up console keys to read it.
+fn keyed_file(folders: &Folders) {
+    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    let keys = TestKeys::new(7);
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&path, private).unwrap();
+    let update = Title {
+        name: "Synthetic Quest".into(),
+        publisher: "Ludo Games".into(),
+        display_version: "1.3.0".into(),
+        ..Title::patch(0x0100_0000_00AE_0000, 196608)
+    };
+    let name = "Lying [0100000000BBBB00][v0].nsp";
+    std::fs::write(folders.library.join(name), keyed::nsp(&keys, &[update])).unwrap();
 }

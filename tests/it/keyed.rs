@@ -218,14 +218,14 @@ fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
     };
     let update = id(LIAR | 0x800);
     let fr = page("fr");
-    let conflict = format!("Nommé [0100000000BBBB00][v0], contient Mise à jour {update} v196608");
+    let conflict = format!("Nommé [0100000000BBBB00][v0], contient mise à jour {update} v196608");
     assert!(fr.contains(&conflict), "{fr}");
     assert!(
         fr.contains("son contenu, lu avec vos clés de console"),
         "{fr}"
     );
     let en = page("en");
-    let conflict = format!("Named [0100000000BBBB00][v0], holds Update {update} v196608");
+    let conflict = format!("Named [0100000000BBBB00][v0], holds update {update} v196608");
     assert!(en.contains(&conflict), "{en}");
     assert!(en.contains("Honest Update"), "the name the file gives");
     assert!(en.contains("its contents, read with your console keys"));
