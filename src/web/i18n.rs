@@ -102,6 +102,8 @@ messages! {
     StartScan => "Analyser la bibliothèque", "Scan the library";
     StartConvert => "Décompresser .nsz/.xcz", "Convert .nsz/.xcz";
     StartPush => "Envoyer à la console", "Push to the console";
+    StartVerify => "Vérifier les fichiers (clés de console)", "Verify the files (console keys)";
+    VerifyFile => "Vérifier ce fichier", "Verify this file";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";
     Task => "Tâche", "Task";
@@ -313,6 +315,7 @@ messages! {
     TaskTitles => "Données de titres", "Title data";
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
+    TaskVerify => "Vérification", "Verify";
     ResultOk => "réussie", "succeeded";
     ResultPartial => "terminée avec des erreurs", "finished with errors";
     // Honest progress and failures.

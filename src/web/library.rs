@@ -75,11 +75,11 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -
                     th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
-                    @for FileRow { item: g, damaged } in items {
+                    @for FileRow { item: g, damage } in items {
                         tr {
                             td {
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
-                                @if *damaged { " " span.badge.damaged { (v.t(M::Damaged)) } }
+                                @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
                             td { (kind(v, g.kind)) }
                             td.num { (size(v, g.size)) }
@@ -95,8 +95,8 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -
 /// A file as the list shows it.
 struct FileRow {
     item: games::GameItem,
-    /// Its header did not read, or a task found it broken.
-    damaged: bool,
+    /// Why it is damaged: its header did not read, or a task found it broken.
+    damage: Option<Msg>,
 }
 
 /// A page of the files: the library in order (of one type), or what a search and
@@ -118,18 +118,18 @@ fn files_of(
         query.platform = platform.map(str::to_string);
         library::search::search(&index, &query, limit, offset)
     };
-    Ok((
-        total,
-        at.iter()
-            .map(|&i| {
-                let listed = index.listed(i);
-                FileRow {
-                    item: listed.to_item(),
-                    damaged: listed.damaged,
-                }
-            })
-            .collect(),
-    ))
+    let mut rows = Vec::with_capacity(at.len());
+    for &i in &at {
+        let listed = index.listed(i);
+        let item = listed.to_item();
+        // The reason is read for the few damaged files of the page only.
+        let damage = match listed.damaged {
+            true => games::get(c.db, &item.key)?.and_then(|g| g.damage),
+            false => None,
+        };
+        rows.push(FileRow { item, damage });
+    }
+    Ok((total, rows))
 }
 
 /// The search box and the type and platform filters of the library page.
@@ -222,6 +222,9 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin {
             div.actions {
                 button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
+                @if crate::convert::verify::is_verifiable(&g.format) {
+                    button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks" { (v.t(M::VerifyFile)) }
+                }
                 @if let Some(f) = &family {
                     (super::titles::push_title_button(&v, &f.title_id, f.damaged))
                 }

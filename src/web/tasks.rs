@@ -165,6 +165,7 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
         ("start-scan", "/api/scan", M::StartScan),
         ("start-convert", "/api/convert", M::StartConvert),
         ("start-push", "/api/push", M::StartPush),
+        ("start-verify", "/api/verify", M::StartVerify),
     ];
     let room = if v.admin && to_convert > 0 {
         Some(convert_room(c)?)
@@ -375,6 +376,27 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
         p { a href="/tasks" { (v.t(M::Tasks)) } }
     };
     page(&v, view::task_word(&v, run.task), "/tasks", body)
+}
+
+/// `POST /api/verify`: start the verify task on the whole library (409 while a task
+/// runs). The public API has no such route (see `jobs::verify`).
+pub fn start_verify(c: &Ctx) -> Result<Reply, Error> {
+    crate::api::v1::jobs::start(c, Task::Verify)
+}
+
+/// `POST /api/verify/{key}`: verify one file (404 when no game has that key, 409
+/// while a task runs).
+pub fn start_verify_file(c: &Ctx) -> Result<Reply, Error> {
+    let key = c.param(0);
+    let Some(g) = crate::library::find(c.db, key)? else {
+        return Err(Error::not_found(Msg::NoGame { key: key.into() }));
+    };
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = c
+        .app
+        .jobs
+        .try_start_on(Task::Verify, &by, vec![g.item.key])?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 
 #[derive(Serialize)]
