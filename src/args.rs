@@ -77,6 +77,10 @@ pub struct GlobalArgs {
         default_value = crate::naming::DEFAULT
     )]
     pub organize_template: String,
+    /// The console keys file: prod.keys, dumped from your own console with
+    /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys].
+    #[arg(long, global = true, env = "LUDOTHEQUE_KEYS", value_name = "FILE")]
+    pub keys: Option<PathBuf>,
 }
 
 #[derive(ClapArgs, Debug, Clone)]
@@ -305,7 +309,14 @@ pub enum Command {
         #[command(subcommand)]
         command: PushCommand,
     },
-    /// Copy the database to FILE while the service runs (SQLite online backup).
+    /// The console keys (prod.keys, from your own console): check and import a file,
+    /// or show what the keys give and what the library lacks.
+    Keys {
+        #[command(subcommand)]
+        command: ConsoleKeysCommand,
+    },
+    /// Copy the database to FILE while the service runs (SQLite online backup); the
+    /// console keys file (prod.keys) is not in the copy.
     Backup {
         /// Where to write the copy (must not exist yet).
         file: PathBuf,
@@ -332,6 +343,20 @@ pub enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConsoleKeysCommand {
+    /// Check a keys file (prod.keys as Lockpick_RCM writes it) and copy it into place
+    /// atomically, readable by the service's user only; a malformed file is refused
+    /// with its line number and the previous file stays as it was.
+    Import {
+        /// The file to import.
+        file: PathBuf,
+    },
+    /// Which keys are present, derived or missing per key revision (never a key's
+    /// value), and which revisions the library's files need.
+    Status,
 }
 
 #[derive(Subcommand, Debug)]

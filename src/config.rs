@@ -57,6 +57,8 @@ pub struct Config {
     pub organize_template: crate::naming::Template,
     /// Which copy `dedupe` keeps between two of the same version.
     pub dedupe_keep: crate::words::DedupeKeep,
+    /// The console keys file (`--keys`, else `DATA/prod.keys`).
+    pub prod_keys: PathBuf,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -122,6 +124,7 @@ impl Config {
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
             dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
                 .unwrap_or(crate::words::DedupeKeep::Uncompressed),
+            prod_keys: prod_keys_path(global),
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
             test_loopback_icons: serve.test_loopback_icons,
@@ -140,6 +143,16 @@ impl Config {
             dir.join("library").to_str().unwrap(),
         ]);
         Config::new(&args.global, &ServeArgs::from_env()).unwrap()
+    }
+}
+
+/// Where the console keys file is: `--keys` (made absolute), else `DATA/prod.keys`.
+pub fn prod_keys_path(global: &GlobalArgs) -> PathBuf {
+    match &global.keys {
+        Some(file) => std::path::absolute(file).unwrap_or_else(|_| file.clone()),
+        None => std::path::absolute(&global.data)
+            .unwrap_or_else(|_| global.data.clone())
+            .join("prod.keys"),
     }
 }
 

@@ -19,6 +19,7 @@ use crate::device::Sessions;
 use crate::error::Error;
 use crate::http::{self, App};
 use crate::jobs::{self, Jobs, Task};
+use crate::library::switchfs::prodkeys::file::KeysFile;
 use crate::store::db;
 use crate::{accounts, convert, library, memory, routes, trash};
 
@@ -31,6 +32,11 @@ pub struct Service {
     pub push: Arc<Sessions>,
     /// Set by SIGTERM or SIGINT.
     pub stop: Arc<AtomicBool>,
+    /// The user's console keys file, read again when it changes.
+    pub prod_keys: Arc<KeysFile>,
+    /// Set by `serve`: only a serving process starts scans for new console keys (a
+    /// foreground command's process never does).
+    serving: Arc<AtomicBool>,
     _lock: std::fs::File,
     job_thread: Option<JoinHandle<()>>,
     maintenance: Option<JoinHandle<()>>,
@@ -63,16 +69,26 @@ impl Service {
         }
         let push = Arc::new(Sessions::default());
         let for_tasks = Arc::clone(&push);
+        let prod_keys = Arc::new(KeysFile::new(config.prod_keys.clone()));
         let (jobs, job_thread) = Jobs::start(
             config,
+            Arc::clone(&prod_keys),
             Box::new(move |task, ctx| jobs::run_task(task, ctx, &for_tasks)),
         )?;
-        let maintenance = start_maintenance(config, &stop, Arc::clone(&jobs))?;
+        let serving = Arc::new(AtomicBool::new(false));
+        let maintenance = start_maintenance(
+            config,
+            &stop,
+            Arc::clone(&jobs),
+            (Arc::clone(&prod_keys), Arc::clone(&serving)),
+        )?;
         Ok(Service {
             config: config.clone(),
             jobs,
             push,
             stop,
+            prod_keys,
+            serving,
             _lock: lock,
             job_thread: Some(job_thread),
             maintenance: Some(maintenance),
@@ -91,6 +107,7 @@ impl Service {
             .to_ip()
             .ok_or_else(|| Error::internal("the listener has no IP address"))?;
         let conn = db::open(&self.config.data)?;
+        self.serving.store(true, Ordering::SeqCst);
         // Claimed before the address is printed, so that whoever waits for that line
         // sees the first scan already running.
         if !library::is_ready(&conn, &self.config.library)? {
@@ -110,6 +127,7 @@ impl Service {
             self.config.clone(),
             Arc::clone(&self.jobs),
             Arc::clone(&self.push),
+            Arc::clone(&self.prod_keys),
             addr.port(),
             accounts::setup_code(&conn)?,
         ));
@@ -148,13 +166,16 @@ fn catch_file_size_signal() -> Result<(), Error> {
 }
 
 /// Housekeeping on its own thread and connection: give free memory back every ten
-/// seconds; purge the trash past its retention at start, then once a day.
+/// seconds; purge the trash past its retention at start, then once a day; when
+/// serving, start a scan when the console keys changed.
 fn start_maintenance(
     config: &Config,
     stop: &Arc<AtomicBool>,
     jobs: Arc<Jobs>,
+    (prod_keys, serving): (Arc<KeysFile>, Arc<AtomicBool>),
 ) -> Result<JoinHandle<()>, Error> {
     let conn = db::open(&config.data)?;
+    let mut keys_watch = KeysWatch::default();
     let (library, stop) = (config.library.clone(), Arc::clone(stop));
     let refresh = config.titledb_refresh;
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
@@ -185,9 +206,49 @@ fn start_maintenance(
                         });
                     }
                 }
+                if serving.load(Ordering::SeqCst) {
+                    keys_watch.check(&conn, &library, &prod_keys, &jobs);
+                }
                 std::thread::sleep(Duration::from_millis(200));
             }
         })?)
+}
+
+/// New console keys (imported, uploaded, or written by hand) make the service read
+/// again, once, the files the old keys could not open: a scan, started by itself a
+/// few seconds after the keys changed. A busy slot is tried again; a scan started for
+/// these keys is not started again if it was cancelled or failed (the next scan the
+/// user starts reads them).
+#[derive(Default)]
+struct KeysWatch {
+    next: Option<Instant>,
+    started_for: Option<String>,
+}
+
+impl KeysWatch {
+    fn check(
+        &mut self,
+        conn: &rusqlite::Connection,
+        library: &std::path::Path,
+        keys: &KeysFile,
+        jobs: &Jobs,
+    ) {
+        if self.next.is_some_and(|at| Instant::now() < at) {
+            return;
+        }
+        self.next = Some(Instant::now() + Duration::from_secs(2));
+        let Some(loaded) = keys.current() else {
+            return;
+        };
+        let read_with = jobs::scan::keys_read_with(conn).ok().flatten();
+        let ready = library::is_ready(conn, library).unwrap_or(false);
+        let new = read_with.as_deref() != Some(&loaded.fingerprint)
+            && self.started_for.as_deref() != Some(&loaded.fingerprint);
+        if ready && new && jobs.try_start(Task::Scan, "keys").is_ok() {
+            info!("console keys changed: reading the files they did not open again");
+            self.started_for = Some(loaded.fingerprint.clone());
+        }
+    }
 }
 
 /// When the first periodic title data refresh is due: at once when the data is older

@@ -207,6 +207,20 @@ words! {
 }
 
 words! {
+    /// What reading a file with the console keys came to (`games.keys_state`).
+    KeysState {
+        /// Its CNMTs were read.
+        Read = "read",
+        /// It needs a key revision the keys file lacks.
+        MissingKey = "missing_key",
+        /// Its NCA headers do not decrypt with the keys' `header_key`.
+        WrongKeys = "wrong_keys",
+        /// Its container or NCAs are malformed, or it has no CNMT.
+        Unreadable = "unreadable",
+    }
+}
+
+words! {
     /// What applies to a title: each of the first three, or `complete`.
     TitleStatus {
         /// A newer update (or DLC version) than the newest file.

@@ -197,6 +197,7 @@ pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
         .with_cause(e)
     })?;
     say!("Base de données sauvegardée dans {}.", file.display());
+    say!("Le fichier de clés de console (prod.keys) n'est pas dans la copie : gardez-en une copie à part, ou extrayez-le de nouveau de votre console.");
     Ok(())
 }
 

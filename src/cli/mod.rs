@@ -29,6 +29,7 @@ macro_rules! say {
 }
 
 mod admin;
+mod console_keys;
 pub mod help_fr;
 mod library;
 pub mod out;
@@ -118,6 +119,7 @@ pub fn run(args: Args) -> Result<(), Error> {
             undo,
         }) => upkeep::organize(global, *dry_run, *list, *undo),
         Some(Command::Trash { command }) => library::trash_command(global, command),
+        Some(Command::Keys { command }) => console_keys::command(global, command),
         Some(Command::Backup { file }) => library::backup(global, file),
         Some(Command::Device { command }) => library::device_command(global, command),
         Some(Command::Push { command }) => library::push_command(global, command),

@@ -177,6 +177,11 @@ impl Msg {
             LastAdmin => "le dernier administrateur ne peut être ni supprimé ni rendu lecteur : faites d'abord d'un autre compte un administrateur".into(),
             NotOnYourself => "un administrateur ne peut pas supprimer, rétrograder ni réinitialiser son propre compte : un autre administrateur le peut (votre mot de passe se change avec le formulaire plus haut)".into(),
             BadRestoreName { ext } => format!("le nouveau nom est un nom de fichier seul (sans « / », ni « .. »), de 1 à 255 octets, finissant par .{ext} comme le fichier"),
+            ConsoleKeysLine { line, why } => format!("la ligne {line} du fichier de clés de console est mal formée : {}", keys_line_french(why)),
+            ConsoleKeysEmpty => "le fichier de clés de console ne contient aucune des clés dont le service se sert (header_key, master_key_XX, key_area_key_application_XX, titlekek_XX et les sources) : est-ce bien le prod.keys qu'écrit Lockpick_RCM ?".into(),
+            ConsoleKeysTooLarge { limit } => format!("le fichier de clés de console dépasse {} : ce n'est pas un fichier prod.keys", bytes(*limit)),
+            ConsoleKeysNotWritten => "le fichier de clés de console n'a pas pu être écrit ; le précédent est intact".into(),
+            ConsoleKeysUnreadable => "le fichier de clés de console ne peut pas être lu (ses droits ?) ; le détail est dans le journal".into(),
         }
     }
 }
@@ -215,6 +220,20 @@ fn not_verifiable_french(what: VerifyGap, nca: &str, why: &str) -> String {
         VerifyGap::ReadError => "le fichier n'a pas pu être lu".into(),
     };
     format!("invérifiable : {why}")
+}
+
+fn keys_line_french(why: &super::KeysLine) -> String {
+    use super::KeysLine::*;
+    match why {
+        NotText => "ce n'est pas du texte (un fichier de clés est fait de lignes nom = chiffres hexadécimaux)".into(),
+        NoEquals => "il n'y a pas de « = » entre un nom et une valeur".into(),
+        BadName => "le nom contient autre chose que des lettres, des chiffres et « _ »".into(),
+        NoValue => "aucune valeur ne suit le « = »".into(),
+        NotHex => "la valeur n'est pas hexadécimale".into(),
+        OddDigits => "la valeur a un nombre impair de chiffres hexadécimaux".into(),
+        WrongLength { name, digits, expected } => format!("{name} prend {expected} chiffres hexadécimaux, pas {digits}"),
+        Twice { name } => format!("{name} est donnée deux fois, avec des valeurs différentes"),
+    }
 }
 
 fn icons_french(icons: &Option<(u64, u64)>) -> String {

@@ -323,6 +323,38 @@ pub enum Msg {
     BadRestoreName {
         ext: String,
     },
+    // The user's console keys (prod.keys): never a key's value, only names and lines.
+    ConsoleKeysLine {
+        line: u64,
+        why: KeysLine,
+    },
+    ConsoleKeysEmpty,
+    ConsoleKeysTooLarge {
+        limit: u64,
+    },
+    ConsoleKeysNotWritten,
+    ConsoleKeysUnreadable,
+}
+
+/// Why a line of a console keys file was refused. It names a key at most, never
+/// holds a value (nor any part of one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum KeysLine {
+    NotText,
+    NoEquals,
+    BadName,
+    NoValue,
+    NotHex,
+    OddDigits,
+    WrongLength {
+        name: String,
+        digits: u64,
+        expected: u64,
+    },
+    Twice {
+        name: String,
+    },
 }
 
 /// What is wrong with an NCA `verify` found damaged.
@@ -529,6 +561,11 @@ impl Msg {
             LastAdmin => "The last admin can be neither removed nor made a viewer: make another account an admin first.".into(),
             NotOnYourself => "An admin cannot remove, demote or reset their own account: another admin can (your own password changes with the form above).".into(),
             BadRestoreName { ext } => format!("The new name is a file name only (no '/', not '..'), 1 to 255 bytes, ending in .{ext} like the file."),
+            ConsoleKeysLine { line, why } => format!("Line {line} of the console keys file is malformed: {}.", keys_line_english(why)),
+            ConsoleKeysEmpty => "The console keys file holds none of the keys the service uses (header_key, master_key_XX, key_area_key_application_XX, titlekek_XX and the sources): is it prod.keys as Lockpick_RCM writes it?".into(),
+            ConsoleKeysTooLarge { limit } => format!("The console keys file is larger than {limit} bytes: it is not a prod.keys file."),
+            ConsoleKeysNotWritten => "The console keys file could not be written; the previous one is unchanged.".into(),
+            ConsoleKeysUnreadable => "The console keys file cannot be read (its permissions?); the details are in the log.".into(),
         }
     }
 }
@@ -566,6 +603,23 @@ fn not_verifiable_english(what: VerifyGap, nca: &str, detail: &str) -> String {
         VerifyGap::ReadError => "the file could not be read".into(),
     };
     format!("not verifiable: {why}")
+}
+
+fn keys_line_english(why: &KeysLine) -> String {
+    match why {
+        KeysLine::NotText => "it is not text (a keys file is lines of name = hex digits)".into(),
+        KeysLine::NoEquals => "it has no '=' between a name and a value".into(),
+        KeysLine::BadName => "the name holds something other than letters, digits and '_'".into(),
+        KeysLine::NoValue => "no value follows the '='".into(),
+        KeysLine::NotHex => "the value is not hexadecimal".into(),
+        KeysLine::OddDigits => "the value has an odd number of hex digits".into(),
+        KeysLine::WrongLength {
+            name,
+            digits,
+            expected,
+        } => format!("{name} takes {expected} hex digits, not {digits}"),
+        KeysLine::Twice { name } => format!("{name} is given twice, with different values"),
+    }
 }
 
 fn icons_english(icons: &Option<(u64, u64)>) -> String {

@@ -10,12 +10,15 @@ use super::framing::Poisoned;
 use crate::config::Config;
 use crate::device::Sessions;
 use crate::jobs::Jobs;
+use crate::library::switchfs::prodkeys::file::KeysFile;
 
 pub struct App {
     pub config: Config,
     pub jobs: Arc<Jobs>,
     /// The push under way: its downloads are served by the workers.
     pub push: Arc<Sessions>,
+    /// The user's console keys file (`library::switchfs::prodkeys::file`).
+    pub prod_keys: Arc<KeysFile>,
     pub started: Instant,
     pub limits: Limits,
     /// Rendered library and search pages.
@@ -47,6 +50,7 @@ impl App {
         config: Config,
         jobs: Arc<Jobs>,
         push: Arc<Sessions>,
+        prod_keys: Arc<KeysFile>,
         port: u16,
         setup_code: Option<String>,
     ) -> App {
@@ -59,6 +63,7 @@ impl App {
             config,
             jobs,
             push,
+            prod_keys,
             started: Instant::now(),
             pages: PageCache::default(),
             port,

@@ -25,6 +25,9 @@ pub struct TaskCtx<'a> {
     pub db: &'a Connection,
     pub config: &'a Config,
     pub progress: &'a Progress<'a>,
+    /// The user's console keys file: `current()` gives the keys in use, read again
+    /// when the file changed.
+    pub prod_keys: &'a crate::library::switchfs::prodkeys::file::KeysFile,
 }
 
 /// How a task that did not fail ended, as a message rendered in the reader's

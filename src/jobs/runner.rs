@@ -24,6 +24,7 @@ use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
 use crate::error::Failure;
 use crate::error::{Error, Kind, Msg};
+use crate::library::switchfs::prodkeys::file::KeysFile;
 use crate::notify::{Notifier, Titles, Webhook};
 use crate::store::job_failures;
 use crate::store::{db, job_runs, job_runs::JobRun};
@@ -93,7 +94,11 @@ pub struct Jobs {
 impl Jobs {
     /// Mark runs left `running` by a dead process as interrupted, load the last result
     /// and start the job thread.
-    pub fn start(config: &Config, exec: TaskFn) -> Result<(Arc<Jobs>, JoinHandle<()>), Error> {
+    pub fn start(
+        config: &Config,
+        prod_keys: Arc<KeysFile>,
+        exec: TaskFn,
+    ) -> Result<(Arc<Jobs>, JoinHandle<()>), Error> {
         let conn = db::open(&config.data)?;
         let interrupted = job_runs::mark_interrupted(&conn, time::now())?;
         if interrupted > 0 {
@@ -116,7 +121,7 @@ impl Jobs {
         let config = config.clone();
         let handle = std::thread::Builder::new()
             .name("job".into())
-            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, &exec))?;
+            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, &prod_keys, &exec))?;
         Ok((jobs, handle))
     }
 
@@ -297,6 +302,7 @@ fn job_thread(
     rx: &Receiver<Order>,
     conn: &Connection,
     config: &Config,
+    prod_keys: &KeysFile,
     exec: &TaskFn,
 ) {
     while let Ok(Order::Run(task)) = rx.recv() {
@@ -310,7 +316,7 @@ fn job_thread(
                 read.map_err(|e| warn!("webhook: titles not read: {e}"))
                     .ok()
             });
-        run_one(jobs, conn, config, task, exec);
+        run_one(jobs, conn, config, prod_keys, task, exec);
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
             jobs.notifier.task_finished(run, &snap.last_failures);
@@ -321,7 +327,14 @@ fn job_thread(
     }
 }
 
-fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &TaskFn) {
+fn run_one(
+    jobs: &Jobs,
+    conn: &Connection,
+    config: &Config,
+    prod_keys: &KeysFile,
+    task: Task,
+    exec: &TaskFn,
+) {
     let started_at = jobs.slot().started_at.unwrap_or_else(time::now);
     let id = job_runs::start(conn, task.as_str(), started_at).unwrap_or_else(|e| {
         error!("cannot record the start of task {}: {e}", task.as_str());
@@ -333,6 +346,7 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &T
         db: conn,
         config,
         progress: &progress,
+        prod_keys,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         hold(&progress, config.task_delay)?;
@@ -414,6 +428,10 @@ mod tests {
         c
     }
 
+    fn keys(config: &Config) -> Arc<KeysFile> {
+        Arc::new(KeysFile::new(config.prod_keys.clone()))
+    }
+
     fn noop(_: Task, _: &TaskCtx) -> Result<Outcome, Error> {
         Ok(Msg::PushEmpty.into())
     }
@@ -438,7 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = config(dir.path());
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, Box::new(noop)).unwrap();
+        let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(noop)).unwrap();
         let barrier = Arc::new(Barrier::new(64));
         let handles: Vec<_> = (0..64)
             .map(|_| {
@@ -466,7 +484,7 @@ mod tests {
         let mut config = config(dir.path());
         config.task_delay = Duration::ZERO;
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, Box::new(boom)).unwrap();
+        let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(boom)).unwrap();
         jobs.try_start(Task::Scan, "cli").unwrap();
         let snap = wait_idle(&jobs);
         assert!(!snap.running);
@@ -481,7 +499,7 @@ mod tests {
         let mut config = config(dir.path());
         config.task_delay = Duration::from_secs(30);
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, Box::new(noop)).unwrap();
+        let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(noop)).unwrap();
         jobs.try_start(Task::Scan, "cli").unwrap();
         assert!(jobs.try_start(Task::Scan, "cli").is_err());
         assert!(jobs.cancel());

@@ -13,8 +13,10 @@
 //! of [`BATCH`] files so that a cold scan of a large library is not bound by commits.
 //! A cancel finishes what was written and stops.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crossbeam_channel::Receiver;
@@ -22,9 +24,11 @@ use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
-use crate::library::probe::{self, Probe};
+use crate::library::containers::{self, Entry};
+use crate::library::probe::{self, Keyring, Probe};
+use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::{self, walk};
-use crate::store::{games, platforms};
+use crate::store::{contents, games, platforms, settings, title_control};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
@@ -97,6 +101,8 @@ struct Read {
     /// Many rows were written with the indexes set aside (`games::suspend_indexes`).
     bulk: bool,
     cancelled: bool,
+    /// The fingerprint of the console keys the files were read with.
+    keys_id: Option<String>,
 }
 
 /// In one transaction: forget the files not found (`gone`), restore the indexes after
@@ -123,6 +129,9 @@ fn finish(
         games::refresh_playable(&tx)?;
     }
     library::mark_ready(&tx, ctx.config.library.as_path())?;
+    if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
+        settings::set(&tx, KEYS_READ_WITH, id)?;
+    }
     if changed || !crate::titles::model::is_current(&tx)? {
         crate::titles::model::refresh(&tx)?;
     }
@@ -140,7 +149,19 @@ fn read_changed(
 ) -> Result<Read, Error> {
     let mut todo = files;
     let all = todo.len();
-    todo.retain(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)));
+    let keys = current_keys(ctx);
+    let again: HashSet<String> = match &keys {
+        Some((_, id)) => {
+            let other = settings::get(ctx.db, KEYS_READ_WITH)?.as_deref() != Some(id);
+            games::to_read_with_keys(ctx.db, other)?
+                .into_iter()
+                .collect()
+        }
+        None => HashSet::new(),
+    };
+    todo.retain(|f| {
+        known.remove(f.key.as_str()) != Some((f.size, f.mtime)) || again.contains(f.key.as_str())
+    });
     let unchanged = (all - todo.len()) as u64;
     ctx.progress.advance(unchanged, "");
     let root = ctx.config.library.as_path();
@@ -148,6 +169,10 @@ fn read_changed(
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let todo = &todo;
+    let keyring = keys.as_ref().map(|(loaded, _)| Keyring {
+        keys: &loaded.keys,
+        expand: &expand_control,
+    });
     std::thread::scope(|s| {
         for _ in 0..threads {
             let (sender, next) = (sender.clone(), &next);
@@ -158,7 +183,7 @@ fn read_changed(
                 };
                 let chunk: Vec<_> = chunk
                     .iter()
-                    .map(|f| (f, probe::probe(root, &f.key, &f.format)))
+                    .map(|f| (f, probe::probe(root, &f.key, &f.format, keyring)))
                     .collect();
                 // The writer stopped (an error or a cancel): so do we.
                 if chunk.is_empty() || sender.send(chunk).is_err() {
@@ -178,6 +203,7 @@ fn read_changed(
             unchanged,
             bulk,
             cancelled,
+            keys_id: keys.as_ref().map(|(_, id)| id.clone()),
         })
     })
 }
@@ -207,7 +233,7 @@ fn write_rows(
                 ctx.progress
                     .fail(Some(&found.key), Msg::FileDamaged { detail });
             }
-            games::upsert(&tx, &library::game_row(&tx, found, probe)?)?;
+            write_row(ctx, &tx, found, probe)?;
             read += 1;
             ctx.progress.advance(1, &found.key);
             if read.is_multiple_of(BATCH as u64) {
@@ -218,4 +244,62 @@ fn write_rows(
     }
     tx.commit()?;
     Ok((read, false))
+}
+
+/// The setting holding the fingerprint of the console keys the last scan read with:
+/// when the keys change, the files they could not open are read again once.
+const KEYS_READ_WITH: &str = "keys_read_with";
+
+/// The console keys the scan reads with, and their fingerprint.
+fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {
+    let loaded = ctx.prod_keys.current()?;
+    let fingerprint = loaded.fingerprint.clone();
+    Some((loaded, fingerprint))
+}
+
+/// The fingerprint of the console keys the last complete scan read the files with:
+/// when the keys in use have another, the files they could not open are to be read
+/// again (the service starts a scan for it).
+pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error> {
+    settings::get(db, KEYS_READ_WITH)
+}
+
+/// A Control NCA larger than this, stored as an NCZ, is not decompressed for its names
+/// (real ones are a few hundred KiB: a NACP and an icon per language).
+const MAX_CONTROL: u64 = 16 << 20;
+
+/// Decompress a Control NCA stored as an NCZ into memory, through convert's pipeline.
+fn expand_control(file: &mut File, entry: &Entry) -> Option<Vec<u8>> {
+    let ncz = containers::read_ncz(file, entry.offset, entry.end()).ok()?;
+    if crate::convert::ncz::nca_size(&ncz) > MAX_CONTROL {
+        return None;
+    }
+    let mut out = Vec::new();
+    crate::convert::ncz::decompress(file, &ncz, entry.end(), &mut out, &mut |_| Ok(())).ok()?;
+    Some(out)
+}
+
+/// Write a probed file's row, its contents, and the names and icons its Control NCAs
+/// give (before the row, whose display name may come from them).
+fn write_row(
+    ctx: &TaskCtx,
+    tx: &rusqlite::Connection,
+    found: &walk::Found,
+    probe: Probe,
+) -> Result<(), Error> {
+    for (control, icon) in library::control_rows(found.key.as_str(), &probe) {
+        title_control::upsert(tx, &control)?;
+        if let Some((title_id, bytes)) = icon {
+            if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
+                warn!("scan: {}: its icon was not cached: {why}", found.key);
+            }
+        }
+    }
+    let keyed = probe.keyed.is_some();
+    let (row, held) = library::game_row(tx, found, probe)?;
+    games::upsert(tx, &row)?;
+    if keyed {
+        contents::set(tx, &row.key, &held)?;
+    }
+    Ok(())
 }

@@ -19,10 +19,13 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use crate::error::Error;
+use crate::store::contents::ContentRow;
 use crate::store::games::GameRow;
+use crate::store::title_control::{self, ControlRow};
 use crate::store::{games, settings, titles};
 use crate::words::GameKind;
 use probe::Probe;
+use switchfs::{Content, MetaType};
 use walk::Found;
 
 pub use key::LibraryKey;
@@ -40,32 +43,86 @@ pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
 }
 
 /// The display name: an imported title name when the title database knows the ID,
+/// else the name the file's own Control NCA gives it (read with the console keys),
 /// else the name taken from the file name.
 pub fn display_name(
     db: &Connection,
     title_id: Option<&str>,
     file_name_name: &str,
 ) -> Result<String, Error> {
-    Ok(match title_id {
-        Some(id) => titles::name(db, id)?.unwrap_or_else(|| file_name_name.to_string()),
-        None => file_name_name.to_string(),
+    let Some(id) = title_id else {
+        return Ok(file_name_name.to_string());
+    };
+    Ok(match titles::name(db, id)? {
+        Some(name) => name,
+        None => title_control::name(db, id)?.unwrap_or_else(|| file_name_name.to_string()),
     })
 }
 
-/// The row a probed file becomes.
-pub fn game_row(db: &Connection, found: &Found, probe: Probe) -> Result<GameRow, Error> {
+/// What kind of title a CNMT says a content is; the title ID's bits give a DLC's
+/// subtype and, when the CNMT has no application ID, the base.
+fn content_row(c: &Content) -> ContentRow {
+    let class = identify::classify(c.title_id);
+    let kind = match c.meta_type {
+        MetaType::Application => GameKind::Base,
+        MetaType::Patch => GameKind::Update,
+        MetaType::AddOn => GameKind::Dlc,
+        MetaType::Delta | MetaType::Other(_) => GameKind::Unknown,
+    };
+    let base = match kind {
+        GameKind::Base => Some(c.title_id),
+        GameKind::Unknown => None,
+        _ => c.application_id.filter(|&id| id != 0).or(class.base),
+    };
+    ContentRow {
+        title_id: identify::format_title_id(c.title_id),
+        kind,
+        subtype: class
+            .subtype
+            .filter(|_| kind == GameKind::Dlc)
+            .map(str::to_string),
+        base_title_id: base.map(identify::format_title_id),
+        version: c.version,
+    }
+}
+
+/// The row a probed file becomes, and the rows of its contents (when read with keys).
+pub fn game_row(
+    db: &Connection,
+    found: &Found,
+    probe: Probe,
+) -> Result<(GameRow, Vec<ContentRow>), Error> {
+    let contents: Vec<ContentRow> = probe
+        .keyed
+        .iter()
+        .flat_map(|k| k.contents.iter().map(content_row))
+        .collect();
+    let primary = probe
+        .keyed
+        .as_ref()
+        .and_then(|k| k.primary())
+        .map(content_row);
     let class = probe.title_id.map(identify::classify);
     let title_id = probe.title_id.map(identify::format_title_id);
     let name = display_name(db, title_id.as_deref(), &probe.file_name_name)?;
-    Ok(GameRow {
+    let name_conflict = primary.as_ref().and_then(|p| conflict(probe.named, p));
+    let (kind, subtype, base_title_id) = match primary {
+        Some(p) => (p.kind, p.subtype, p.base_title_id),
+        None => (
+            class.map_or(GameKind::Unknown, |c| c.kind),
+            class.and_then(|c| c.subtype).map(str::to_string),
+            class.and_then(|c| c.base).map(identify::format_title_id),
+        ),
+    };
+    let row = GameRow {
         key: found.key.to_string(),
         platform: found.platform.clone(),
         folded: identify::fold(&name),
         name,
         file_name_name: probe.file_name_name,
-        kind: class.map_or(GameKind::Unknown, |c| c.kind),
-        subtype: class.and_then(|c| c.subtype).map(str::to_string),
-        base_title_id: class.and_then(|c| c.base).map(identify::format_title_id),
+        kind,
+        subtype,
+        base_title_id,
         title_id,
         version: probe.version,
         format: found.format.clone(),
@@ -74,7 +131,60 @@ pub fn game_row(db: &Connection, found: &Found, probe: Probe) -> Result<GameRow,
         header_ok: probe.header_ok,
         identified_by: probe.identified_by,
         note: probe.note,
+        keys_state: probe.keyed.as_ref().map(|k| k.state),
+        key_revision: probe.keyed.as_ref().and_then(|k| k.key_revision),
+        name_conflict,
+    };
+    Ok((row, contents))
+}
+
+/// The file name's tags as written (`[0100…][v0]`) when they name another title or
+/// version than the file holds; a name without tags disagrees with nothing.
+fn conflict(named: (Option<u64>, Option<u32>), held: &ContentRow) -> Option<String> {
+    let id_differs = named
+        .0
+        .is_some_and(|id| identify::format_title_id(id) != held.title_id);
+    let version_differs = named.1.is_some_and(|v| v != held.version);
+    (id_differs || version_differs).then(|| {
+        let id = named
+            .0
+            .map(|id| format!("[{}]", identify::format_title_id(id)));
+        let version = named.1.map(|v| format!("[v{v}]"));
+        format!("{}{}", id.unwrap_or_default(), version.unwrap_or_default())
     })
+}
+
+/// An icon to cache: the title ID it is shown for, and its bytes.
+pub type Icon = (String, Vec<u8>);
+
+/// The names and icons a file's Control NCAs give, as rows, with the icons to cache
+/// (by base title ID: pages show a title's icon).
+pub fn control_rows(key: &str, probe: &Probe) -> Vec<(ControlRow, Option<Icon>)> {
+    let Some(keyed) = &probe.keyed else {
+        return Vec::new();
+    };
+    keyed
+        .controls
+        .iter()
+        .filter_map(|c| {
+            let (_, name, publisher) = c.names.first()?.clone();
+            let base = identify::classify(c.title_id).base.unwrap_or(c.title_id);
+            let icon = c
+                .icon
+                .clone()
+                .map(|bytes| (identify::format_title_id(base), bytes));
+            let row = ControlRow {
+                title_id: identify::format_title_id(c.title_id),
+                name,
+                publisher,
+                display_version: c.display_version.clone(),
+                names: serde_json::to_string(&c.names).unwrap_or_default(),
+                icon: icon.is_some(),
+                from_key: key.to_string(),
+            };
+            Some((row, icon))
+        })
+        .collect()
 }
 
 /// Re-derive every game's display name after the title database changed.
@@ -105,7 +215,7 @@ pub fn index_one(db: &Connection, root: &Path, key: &LibraryKey) -> Result<(), E
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let probe = probe::probe(root, key, &found.format);
-    games::upsert(db, &game_row(db, &found, probe)?)?;
+    let probe = probe::probe(root, key, &found.format, None);
+    games::upsert(db, &game_row(db, &found, probe)?.0)?;
     games::refresh_playable(db)
 }

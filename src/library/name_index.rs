@@ -514,6 +514,9 @@ mod tests {
                 header_ok: true,
                 identified_by: IdSource::Filename,
                 note: None,
+                keys_state: None,
+                key_revision: None,
+                name_conflict: None,
             };
             games::upsert(&conn, &row).unwrap();
         }

@@ -1,27 +1,72 @@
 //! Identify one file: its name tags first (cheapest), then the keyless hints inside
-//! its container (a ticket name, a plain CNMT XML). Only headers are read, a few KiB,
-//! never the whole file.
+//! its container (a ticket name, a plain CNMT XML), and, with the user's console
+//! keys, what its NCAs say (`switchfs`), which wins over both. Only headers, CNMTs
+//! and Control NCAs are read, never a whole file.
 
+use std::fs::File;
 use std::path::Path;
 
 use super::containers::{self, FormatError};
-use super::identify::{self, parse_cnmt_xml, ticket_title_id};
+use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
+use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::LibraryKey;
-use crate::words::{GameKind, IdSource};
+use crate::words::{GameKind, IdSource, KeysState};
 
 /// What the scan learns about a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Probe {
     pub title_id: Option<u64>,
     pub version: Option<u32>,
-    /// `filename`, `cnmt_xml`, `ticket` or `none`.
+    /// `filename`, `cnmt_xml`, `ticket`, `keys` or `none`.
     pub identified_by: IdSource,
     /// The container header parsed cleanly.
     pub header_ok: bool,
     /// The display name taken from the file name.
     pub file_name_name: String,
+    /// The title ID and version the file name's tags give, if any.
+    pub named: (Option<u64>, Option<u32>),
     /// Why the file is not (fully) identified or readable; safe to show.
     pub note: Option<String>,
+    /// What the console keys read, when there are keys and the format has NCAs.
+    pub keyed: Option<Keyed>,
+}
+
+/// What reading a file with the console keys found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyed {
+    pub state: KeysState,
+    /// Every CNMT, in the container's order.
+    pub contents: Vec<Content>,
+    pub controls: Vec<Control>,
+    /// The highest key revision among its NCAs.
+    pub key_revision: Option<u8>,
+}
+
+impl Keyed {
+    fn unreadable() -> Keyed {
+        Keyed {
+            state: KeysState::Unreadable,
+            contents: Vec::new(),
+            controls: Vec::new(),
+            key_revision: None,
+        }
+    }
+
+    /// The content that speaks for the file: its first application, else its first.
+    pub fn primary(&self) -> Option<&Content> {
+        let application = |c: &&Content| c.meta_type == switchfs::MetaType::Application;
+        self.contents
+            .iter()
+            .find(application)
+            .or(self.contents.first())
+    }
+}
+
+/// The keys a scan reads with, and how it reads a Control NCA stored as an NCZ.
+#[derive(Clone, Copy)]
+pub struct Keyring<'a> {
+    pub keys: &'a ProdKeys,
+    pub expand: switchfs::Expand<'a, File>,
 }
 
 #[derive(Default)]
@@ -33,27 +78,41 @@ struct Hints {
 /// Largest CNMT XML read (real ones are about a KiB).
 const MAX_XML: u64 = 64 * 1024;
 
-/// Probe the file at `key` below `root` (opened under the rules of `safe`).
-pub fn probe(root: &Path, key: &LibraryKey, format: &str) -> Probe {
+/// Probe the file at `key` below `root` (opened under the rules of `safe`), with the
+/// console keys when there are.
+pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<Keyring<'_>>) -> Probe {
     let tags = identify::parse_file_name(key.file_name());
-    let hints = read_hints(root, key, format);
     let mut notes = Vec::new();
+    let mut keyed = None;
+    let hints = match open(root, key, format) {
+        Ok(None) => Ok(None),
+        Ok(Some((mut file, len))) => {
+            let hints = read_hints(&mut file, len, format);
+            if let Some(keys) = keys {
+                let read = read_keyed(&mut file, len, format, keys);
+                // A container that does not parse is said once, by the keyless path.
+                if let Some(why) = read.1.as_ref().filter(|_| hints.is_ok()) {
+                    notes.push(format!("console keys: {why}"));
+                }
+                keyed = Some(read.0);
+            }
+            hints.map(Some)
+        }
+        Err(e) => {
+            // Not read with the keys either: said once, not tried at every scan.
+            keyed = keys.map(|_| Keyed::unreadable());
+            Err(e)
+        }
+    };
     let hints = hints.unwrap_or_else(|e| {
-        notes.push(format!("the container could not be read: {e}"));
+        notes.insert(0, format!("the container could not be read: {e}"));
         None
     });
-    let header_ok = notes.is_empty();
+    let header_ok = hints.is_some() || !matches!(format, "nsp" | "nsz" | "xci" | "xcz");
     let hints = hints.unwrap_or_default();
-    let cnmt_version = hints.cnmt.and_then(|(_, v)| v);
-    let (identified_by, title_id, version) = if let Some(id) = tags.title_id {
-        (IdSource::Filename, Some(id), tags.version.or(cnmt_version))
-    } else if let Some((Some(id), v)) = hints.cnmt {
-        (IdSource::CnmtXml, Some(id), v.or(tags.version))
-    } else if let Some(id) = hints.ticket {
-        (IdSource::Ticket, Some(id), tags.version)
-    } else {
-        notes.push("no title ID in the file name, and no ticket or CNMT XML inside".into());
-        (IdSource::None, None, tags.version)
+    let (identified_by, title_id, version) = match keyed.as_ref().and_then(Keyed::primary) {
+        Some(c) => (IdSource::Keys, Some(c.title_id), Some(c.version)),
+        None => keyless(&tags, &hints, &mut notes),
     };
     if tags.ambiguous {
         notes.push("the file name holds several title IDs; the first was taken".into());
@@ -66,19 +125,38 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str) -> Probe {
         version,
         identified_by,
         header_ok,
+        named: (tags.title_id, tags.version),
         file_name_name: tags.name,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        keyed,
     }
 }
 
-/// `Ok(None)` for formats without a container we know; `Err` for a damaged one.
-fn read_hints(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<Hints>, FormatError> {
-    let is_pfs0 = matches!(format, "nsp" | "nsz");
-    let is_xci = matches!(format, "xci" | "xcz");
-    if !is_pfs0 && !is_xci {
+/// Identification without keys: the name's tags, else a CNMT XML, else a ticket.
+fn keyless(
+    tags: &NameTags,
+    hints: &Hints,
+    notes: &mut Vec<String>,
+) -> (IdSource, Option<u64>, Option<u32>) {
+    let cnmt_version = hints.cnmt.and_then(|(_, v)| v);
+    if let Some(id) = tags.title_id {
+        (IdSource::Filename, Some(id), tags.version.or(cnmt_version))
+    } else if let Some((Some(id), v)) = hints.cnmt {
+        (IdSource::CnmtXml, Some(id), v.or(tags.version))
+    } else if let Some(id) = hints.ticket {
+        (IdSource::Ticket, Some(id), tags.version)
+    } else {
+        notes.push("no title ID in the file name, and no ticket or CNMT XML inside".into());
+        (IdSource::None, None, tags.version)
+    }
+}
+
+/// The file and its length; `None` for formats without a container we know.
+fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64)>, FormatError> {
+    if !matches!(format, "nsp" | "nsz" | "xci" | "xcz") {
         return Ok(None);
     }
-    let mut file = super::safe::open(root, key).map_err(|e| {
+    let file = super::safe::open(root, key).map_err(|e| {
         let why = super::safe::not_a_file(&e).map(super::safe::NotAFile::detail);
         FormatError(why.unwrap_or("the file could not be opened").into())
     })?;
@@ -86,13 +164,18 @@ fn read_hints(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<Hint
         .metadata()
         .map_err(|_| FormatError("the file could not be read".into()))?
         .len();
-    let files = if is_pfs0 {
-        containers::read_pfs0(&mut file, 0, len)?
+    Ok(Some((file, len)))
+}
+
+/// The keyless hints of a container; `Err` for a damaged one.
+fn read_hints(file: &mut File, len: u64, format: &str) -> Result<Hints, FormatError> {
+    let files = if matches!(format, "nsp" | "nsz") {
+        containers::read_pfs0(file, 0, len)?
     } else {
-        let xci = containers::read_xci(&mut file, len)?;
+        let xci = containers::read_xci(file, len)?;
         match xci.partition("secure") {
             Some(secure) => secure.clone(),
-            None => return Ok(Some(Hints::default())),
+            None => return Ok(Hints::default()),
         }
     };
     let mut hints = Hints {
@@ -104,8 +187,78 @@ fn read_hints(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<Hint
         .iter()
         .find(|e| e.name.ends_with(".cnmt.xml") && e.size <= MAX_XML)
     {
-        let bytes = containers::read_at(&mut file, xml.offset, xml.size as usize)?;
+        let bytes = containers::read_at(file, xml.offset, xml.size as usize)?;
         hints.cnmt = Some(parse_cnmt_xml(&String::from_utf8_lossy(&bytes)));
     }
-    Ok(Some(hints))
+    Ok(hints)
+}
+
+/// Read the file with the keys: what it holds, and why not all of it when something
+/// did not open.
+fn read_keyed(
+    file: &mut File,
+    len: u64,
+    format: &str,
+    keys: Keyring<'_>,
+) -> (Keyed, Option<String>) {
+    let want = Want {
+        control: true,
+        icon: true,
+    };
+    let inside = match switchfs::read_with(file, format, len, keys.keys, want, keys.expand) {
+        Ok(inside) => inside,
+        Err(e) => return (Keyed::unreadable(), Some(e.0)),
+    };
+    let state = if !inside.contents.is_empty() {
+        KeysState::Read
+    } else if missing_revision(&inside.problems).is_some() {
+        KeysState::MissingKey
+    } else if inside
+        .problems
+        .iter()
+        .any(|p| matches!(p, Problem::WrongKeys { .. } | Problem::NoHeaderKey))
+    {
+        KeysState::WrongKeys
+    } else {
+        KeysState::Unreadable
+    };
+    let mut why: Vec<String> = inside.problems.iter().map(describe).collect();
+    if inside.contents.is_empty() && inside.problems.is_empty() {
+        why.push("no Meta NCA (no CNMT) inside".into());
+    }
+    why.dedup();
+    let keyed = Keyed {
+        state,
+        key_revision: missing_revision(&inside.problems).or(inside.key_revision),
+        contents: inside.contents,
+        controls: inside.controls,
+    };
+    (keyed, (!why.is_empty()).then(|| why.join("; ")))
+}
+
+fn missing_revision(problems: &[Problem]) -> Option<u8> {
+    problems.iter().find_map(|p| match p {
+        Problem::MissingKey { revision, .. } => Some(*revision),
+        _ => None,
+    })
+}
+
+/// A problem in words safe to show (NCA names are the container's, not paths).
+pub fn describe(p: &Problem) -> String {
+    match p {
+        Problem::NoHeaderKey => "the keys file has no header_key".into(),
+        Problem::WrongKeys { nca } => {
+            format!("the header of {nca} does not decrypt with these keys")
+        }
+        Problem::MissingKey { revision, .. } => format!(
+            "key revision 0x{revision:02x} is missing: add its master_key or \
+             key_area_key_application"
+        ),
+        Problem::PersonalizedTicket { nca } => format!(
+            "the title key of {nca} is in a personalized ticket (tied to one console), \
+             which console keys cannot open"
+        ),
+        Problem::NoTicket { nca } => format!("no ticket for the rights ID of {nca}"),
+        Problem::Malformed { nca, why } => format!("in {nca}: {why}"),
+    }
 }

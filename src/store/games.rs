@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
-use crate::words::{GameKind, IdSource};
+use crate::words::{GameKind, IdSource, KeysState};
 
 /// A game as the scan writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,11 @@ pub struct GameRow {
     pub header_ok: bool,
     pub identified_by: IdSource,
     pub note: Option<String>,
+    /// What reading it with the console keys came to; `None` when it was not.
+    pub keys_state: Option<KeysState>,
+    pub key_revision: Option<u8>,
+    /// The file name's tags (`[0100…][v0]`) when they disagree with its contents.
+    pub name_conflict: Option<String>,
 }
 
 /// Size and modification time of every known file: what a rescan compares against.
@@ -45,8 +50,10 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO games (key, platform, name, file_name_name, folded, type, subtype,
                             title_id, base_title_id, version, format, size, mtime,
-                            header_ok, identified_by, note)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                            header_ok, identified_by, note, keys_state, key_revision,
+                            name_conflict)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                 ?18, ?19)
          ON CONFLICT(key) DO UPDATE SET
              platform = excluded.platform, name = excluded.name,
              file_name_name = excluded.file_name_name, folded = excluded.folded,
@@ -54,7 +61,9 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
              base_title_id = excluded.base_title_id, version = excluded.version,
              format = excluded.format, size = excluded.size, mtime = excluded.mtime,
              header_ok = excluded.header_ok, identified_by = excluded.identified_by,
-             note = excluded.note, damage = NULL",
+             note = excluded.note, keys_state = excluded.keys_state,
+             key_revision = excluded.key_revision, name_conflict = excluded.name_conflict,
+             damage = NULL",
     )?;
     stmt.execute(params![
         g.key,
@@ -72,7 +81,10 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
         g.mtime,
         g.header_ok,
         g.identified_by,
-        g.note
+        g.note,
+        g.keys_state,
+        g.key_revision,
+        g.name_conflict
     ])?;
     Ok(())
 }
@@ -268,6 +280,10 @@ pub struct GameDetail {
     /// Why a task found the file damaged (a message as JSON), or its header did not
     /// read at the scan: the push warns before sending it.
     pub damage: Option<crate::error::Msg>,
+    /// The file name's tags when they disagree with what the file holds.
+    pub name_conflict: Option<String>,
+    /// What reading it with the console keys came to, if it was.
+    pub keys_state: Option<KeysState>,
 }
 
 impl GameDetail {
@@ -277,7 +293,8 @@ impl GameDetail {
 }
 
 const DETAIL_COLUMNS: &str =
-    "format, platform, mtime, identified_by, note, subtype, damage, header_ok";
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict,
+     keys_state";
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -295,6 +312,8 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
             }),
             (None, true) => None,
         },
+        name_conflict: r.get(16)?,
+        keys_state: r.get(17)?,
     })
 }
 
@@ -313,9 +332,14 @@ pub fn related(
     base_title_id: &str,
     kind: GameKind,
 ) -> Result<Vec<String>, Error> {
+    // A file read with the console keys counts for every content it holds.
     let mut stmt = conn.prepare_cached(
-        "SELECT key FROM games INDEXED BY games_by_base
-         WHERE base_title_id = ?1 AND type = ?2 ORDER BY folded, key",
+        "SELECT key FROM games
+         WHERE key IN (SELECT key FROM games INDEXED BY games_by_base
+                       WHERE base_title_id = ?1 AND type = ?2
+                       UNION
+                       SELECT key FROM contents WHERE base_title_id = ?1 AND type = ?2)
+         ORDER BY folded, key",
     )?;
     let rows = stmt.query_map(params![base_title_id, kind], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -451,12 +475,22 @@ pub struct TitleFile {
     pub damaged: bool,
 }
 
-/// Every file that belongs to a title, grouped by base title ID.
+/// Every file that belongs to a title, grouped by base title ID; a file holding
+/// several contents is there once per content.
 pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
+    // A file read with the console keys counts once per content it holds (its
+    // `contents` rows); any other file as its own row says.
     let mut stmt = conn.prepare(&format!(
         "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime,
                 NOT ({SOUND})
-         FROM games WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
+         FROM (SELECT g.key, g.name, g.size, g.mtime, g.header_ok, g.damage,
+                      coalesce(c.type, g.type) AS type,
+                      iif(c.key IS NULL, g.subtype, c.subtype) AS subtype,
+                      coalesce(c.title_id, g.title_id) AS title_id,
+                      iif(c.key IS NULL, g.base_title_id, c.base_title_id) AS base_title_id,
+                      coalesce(c.version, g.version) AS version
+               FROM games g LEFT JOIN contents c ON c.key = g.key)
+         WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
          ORDER BY base_title_id, key"
     ))?;
     let rows = stmt.query_map([], |r| {
@@ -498,16 +532,46 @@ pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
 }
 
 /// The files of one title, sorted by kind then version then key, with whether each
-/// is superseded.
+/// is superseded. A file holding several contents (read with the console keys) is
+/// there once per content of this title, each with that content's own kind, title ID
+/// and version.
 pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
     let sql = format!(
-        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded
-         FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
-         ORDER BY type, coalesce(version, -1), key"
+        "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded FROM games
+         WHERE key IN (SELECT key FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
+                       UNION
+                       SELECT key FROM contents WHERE base_title_id = ?1)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(16)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(18)?)))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (game, superseded): (GameDetail, bool) = row?;
+        let held = super::contents::of(conn, &game.item.key)?;
+        if held.is_empty() {
+            out.push((game, superseded));
+            continue;
+        }
+        for c in held
+            .iter()
+            .filter(|c| c.base_title_id.as_deref() == Some(base_title_id))
+        {
+            let mut one = game.clone();
+            one.item.kind = c.kind;
+            one.item.title_id = Some(c.title_id.clone());
+            one.item.version = Some(c.version);
+            one.item.base_title_id = c.base_title_id.clone();
+            one.subtype = c.subtype.clone();
+            out.push((one, superseded));
+        }
+    }
+    out.sort_by(|(a, _), (b, _)| {
+        let order = |g: &GameDetail| (g.item.kind.as_str(), g.item.version.map_or(-1, i64::from));
+        order(a)
+            .cmp(&order(b))
+            .then_with(|| a.item.key.cmp(&b.item.key))
+    });
+    Ok(out)
 }
 
 /// A file the shop offers.
@@ -636,5 +700,18 @@ pub fn keys_states(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
          GROUP BY keys_state ORDER BY keys_state",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The files a scan with console keys must read though they did not change: those
+/// never read with keys and, when `other_keys` (the keys changed since the last keyed
+/// scan), those the keys could not open. Formats without NCAs are never listed.
+pub fn to_read_with_keys(conn: &Connection, other_keys: bool) -> Result<Vec<String>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key FROM games WHERE format IN ('nsp', 'nsz', 'xci', 'xcz')
+           AND (keys_state IS NULL
+                OR (?1 AND keys_state IN ('missing_key', 'wrong_keys')))",
+    )?;
+    let rows = stmt.query_map([other_keys], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -11,6 +11,7 @@
 
 pub mod api_keys;
 pub mod consoles;
+pub mod contents;
 pub mod db;
 pub mod device;
 pub mod games;
@@ -27,6 +28,7 @@ pub mod sessions;
 pub mod settings;
 pub mod shop_downloads;
 pub mod title_catalog;
+pub mod title_control;
 pub mod title_ignore;
 pub mod title_imports;
 pub mod title_state;

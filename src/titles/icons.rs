@@ -119,12 +119,28 @@ fn fetch_one(net: &Client, url: &str, file: &Path) -> Result<(), String> {
         .take(MAX_ICON + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_ICON || content_type(&bytes).is_none() {
+    write(file, &bytes)
+}
+
+/// Cache the icon a file of the library holds (its Control NCA's, read with the
+/// console keys) for `title_id`, unless one is cached already. Only an image is
+/// written. Returns whether it was.
+pub fn save_own(data: &Path, title_id: &str, bytes: &[u8]) -> Result<bool, String> {
+    let file = path(data, title_id).ok_or("not a title ID")?;
+    if file.exists() {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(data.join("icons")).map_err(|e| e.to_string())?;
+    write(&file, bytes).map(|()| true)
+}
+
+fn write(file: &Path, bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() as u64 > MAX_ICON || content_type(bytes).is_none() {
         return Err("not an image".into());
     }
     // Written aside then renamed, so a page never serves half an icon.
     let part = file.with_extension("part");
-    let written = std::fs::File::create(&part).and_then(|mut f| f.write_all(&bytes));
+    let written = std::fs::File::create(&part).and_then(|mut f| f.write_all(bytes));
     written
         .and_then(|()| std::fs::rename(&part, file))
         .map_err(|e| {

@@ -116,13 +116,12 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
     let files = games::title_files(db)?;
     let mut states = Vec::new();
     let mut lacking = Vec::new();
-    let mut superseded = Vec::new();
     for group in files.chunk_by(|a, b| a.base_title_id == b.base_title_id) {
         let (state, rows) = title(db, &data, group)?;
         states.push(state);
         lacking.push(rows);
-        superseded.extend(older_files(group));
     }
+    let superseded = older_files(&files);
     // The library's order: folded name, then ID; the missing list follows it.
     let mut order: Vec<usize> = (0..states.len()).collect();
     order.sort_by(|&a, &b| {
@@ -146,7 +145,7 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
 /// its last batch, a cancelled convert, a refresh that failed) moves the generation,
 /// and so does every refresh; a version that computes differently changes the mark.
 const COMPUTED_SETTING: &str = "titles_model";
-const MODEL_VERSION: &str = "2";
+const MODEL_VERSION: &str = "3";
 
 fn computed_mark(db: &Connection) -> Result<String, Error> {
     Ok(format!(
@@ -193,11 +192,11 @@ fn title(
         folded: identify::fold(&name),
         name,
         rank: 0,
-        files: files.len() as u64,
+        files: distinct(files).len() as u64,
         base_files: count(GameKind::Base),
         update_files: count(GameKind::Update),
         dlc_files: count(GameKind::Dlc),
-        size: files.iter().map(|f| f.size).sum(),
+        size: distinct(files).iter().map(|f| f.size).sum(),
         added: files.iter().map(|f| f.mtime).max().unwrap_or(0),
         installed_version: installed,
         latest_version: latest,
@@ -289,7 +288,15 @@ fn dlc_versions(files: &[TitleFile]) -> HashMap<String, Option<u32>> {
     out
 }
 
-/// Files of a title ID the library holds a newer version of.
+/// A title's files, each once though it holds several of the title's contents.
+fn distinct(files: &[TitleFile]) -> Vec<&TitleFile> {
+    let mut seen = HashSet::new();
+    files.iter().filter(|f| seen.insert(&f.key)).collect()
+}
+
+/// Files of a title ID the library holds a newer version of. A file holding several
+/// contents (a cartridge with its update) is superseded only when every one of them
+/// is: its base game is not made older by a newer update elsewhere.
 fn older_files(files: &[TitleFile]) -> Vec<String> {
     let mut newest: HashMap<&str, u32> = HashMap::new();
     for f in files {
@@ -298,11 +305,19 @@ fn older_files(files: &[TitleFile]) -> Vec<String> {
             *n = (*n).max(v);
         }
     }
-    files
-        .iter()
-        .filter(|f| matches!((f.version, newest.get(f.title_id.as_str())), (Some(v), Some(&n)) if v < n))
-        .map(|f| f.key.clone())
-        .collect()
+    let older = |f: &TitleFile| matches!((f.version, newest.get(f.title_id.as_str())), (Some(v), Some(&n)) if v < n);
+    let mut verdict: HashMap<&str, bool> = HashMap::new();
+    for f in files {
+        let all = verdict.entry(&f.key).or_insert(true);
+        *all = *all && older(f);
+    }
+    let mut keys: Vec<String> = verdict
+        .into_iter()
+        .filter(|(_, older)| *older)
+        .map(|(key, _)| key.to_string())
+        .collect();
+    keys.sort();
+    keys
 }
 
 #[cfg(test)]

@@ -136,6 +136,10 @@ messages! {
     Evidence => "Identification", "Identification";
     IdentifiedBy => "Identifié par", "Identified by";
     Note => "Remarque", "Note";
+    NameConflict => "Nommé {named}, contient {holds} : le contenu l'emporte.", "Named {named}, holds {holds}: the contents win.";
+    FileContents => "Ce que contient le fichier", "What the file holds";
+    FromTheFile => "Selon le fichier lui-même", "As the file itself says";
+    DisplayVersion => "Version affichée", "Display version";
     ByFilename => "l'identifiant entre crochets dans le nom du fichier", "the bracketed ID in the file name";
     ByCnmt => "le CNMT XML dans le conteneur", "the CNMT XML inside the container";
     ByTicket => "le ticket dans le conteneur", "the ticket inside the container";

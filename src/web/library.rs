@@ -193,6 +193,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let family = family_of(c, &g)?;
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let api_key = key_path(&g.item.key);
+    let contents = crate::store::contents::of(c.db, &g.item.key)?;
+    let control = match &g.item.title_id {
+        Some(id) => crate::store::title_control::get(c.db, id)?,
+        None => None,
+    };
     let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
     // People read the platform's name ("Nintendo Switch"), not its slug.
     let platform_name = platforms::list(c.db)?
@@ -213,6 +218,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
         (evidence(&v, &g))
+        (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
             (key_list(&f.updates))
@@ -269,6 +275,43 @@ fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
             @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (super::phrases::note(v, note)) } }
+        }
+    }
+}
+
+/// What the file holds when it was read with the console keys: every content, the
+/// name tags that disagree with it, and the names its Control NCA gives.
+fn held(
+    v: &Viewer,
+    g: &games::GameDetail,
+    contents: &[crate::store::contents::ContentRow],
+    control: Option<&crate::store::title_control::ControlRow>,
+) -> Markup {
+    let first = contents.first();
+    let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
+        let holds = format!("{} {} v{}", kind(v, c.kind), c.title_id, c.version);
+        super::i18n::fill(v.t(M::NameConflict), &[("named", named), ("holds", &holds)])
+    });
+    html! {
+        @if let Some(conflict) = conflict { p.warn #name-conflict { (conflict) } }
+        @if !contents.is_empty() {
+            h2 { (v.t(M::FileContents)) }
+            div.scroll { table #contents {
+                thead { tr { th { (v.t(M::Type)) } th { (v.t(M::TitleId)) } th.num { (v.t(M::Version)) } } }
+                tbody { @for c in contents {
+                    tr { td { (kind(v, c.kind)) } td { code { (c.title_id) } } td.num { (c.version) } }
+                } }
+            } }
+        }
+        @if let Some(control) = control {
+            h2 { (v.t(M::FromTheFile)) }
+            dl.facts #from-the-file {
+                dt { (v.t(M::Name)) } dd { (control.name) }
+                @if !control.publisher.is_empty() { dt { (v.t(M::Publisher)) } dd { (control.publisher) } }
+                @if !control.display_version.is_empty() {
+                    dt { (v.t(M::DisplayVersion)) } dd { (control.display_version) }
+                }
+            }
         }
     }
 }

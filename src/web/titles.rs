@@ -541,11 +541,18 @@ pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 
-/// `GET /icon/{title_id}`: a cached icon, when icons are on. Only a title ID names
-/// a file, and only bytes that are an image are served.
+/// `GET /icon/{title_id}`: a cached icon, when icons are on or the icon came from
+/// the user's own files (read with the console keys: the opt-in governs fetching from
+/// a third-party host, not the library's own files). Only a title ID names a file,
+/// and only bytes that are an image are served.
 pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
     let not_found = || Error::not_found(Msg::NoSuchFile);
-    if !icons::enabled(c.db)? {
+    let id = crate::library::identify::parse_title_id(c.param(0)).ok_or_else(not_found)?;
+    let own = crate::store::title_control::has_own_icon(
+        c.db,
+        &crate::library::identify::format_title_id(id),
+    )?;
+    if !own && !icons::enabled(c.db)? {
         return Err(not_found());
     }
     let (bytes, content_type) =

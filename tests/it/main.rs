@@ -14,6 +14,7 @@ mod dedupe;
 mod foundation;
 mod hardening;
 mod harness;
+mod keyed;
 mod library;
 mod man;
 mod names;

@@ -1,6 +1,8 @@
 //! The library routes: stats, the paged library, one game, search, platforms.
 
-use super::types::{Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit, Stats};
+use super::types::{
+    ContentItem, Game, GameDetails, Page, PlatformCounts, Platforms, SearchHit, Stats,
+};
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
@@ -64,12 +66,34 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let key = c.param(0);
     let not_found = || Error::not_found(Msg::NoGame { key: key.into() });
     let g = library::find(c.db, key)?.ok_or_else(not_found)?;
-    let (updates, dlc) = match (g.item.kind, &g.item.title_id) {
-        (GameKind::Base, Some(id)) => (
-            games::related(c.db, id, GameKind::Update)?,
-            games::related(c.db, id, GameKind::Dlc)?,
-        ),
+    // A file holding a base and its DLC is not its own DLC.
+    let others = |kind| -> Result<Vec<String>, Error> {
+        let mut keys = games::related(c.db, g.item.title_id.as_deref().unwrap_or(""), kind)?;
+        keys.retain(|k| *k != g.item.key);
+        Ok(keys)
+    };
+    let (updates, dlc) = match g.item.kind {
+        GameKind::Base if g.item.title_id.is_some() => {
+            (others(GameKind::Update)?, others(GameKind::Dlc)?)
+        }
         _ => (Vec::new(), Vec::new()),
+    };
+    let held = crate::store::contents::of(c.db, &g.item.key)?;
+    let contents = match (held.is_empty(), &g.item.title_id) {
+        (false, _) => held
+            .into_iter()
+            .map(|c| ContentItem {
+                title_id: c.title_id,
+                kind: c.kind,
+                version: Some(c.version),
+            })
+            .collect(),
+        (true, Some(id)) => vec![ContentItem {
+            title_id: id.clone(),
+            kind: g.item.kind,
+            version: g.item.version,
+        }],
+        (true, None) => Vec::new(),
     };
     Reply::json(
         200,
@@ -84,6 +108,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
             subtype: g.subtype,
             updates,
             dlc,
+            contents,
         },
     )
 }

@@ -186,6 +186,18 @@ pub struct GameDetails<'a> {
     /// For a base game: keys of its updates and DLC in the library.
     pub updates: Vec<String>,
     pub dlc: Vec<String>,
+    /// What the file holds: every CNMT when it was read with the console keys, else
+    /// the one title it was identified as (none when unidentified).
+    pub contents: Vec<ContentItem>,
+}
+
+/// One content of a file.
+#[derive(Serialize)]
+pub struct ContentItem {
+    pub title_id: String,
+    #[serde(rename = "type")]
+    pub kind: GameKind,
+    pub version: Option<u32>,
 }
 
 /// 2.5

@@ -8,11 +8,18 @@
 //! [`FormatError`] with a reason safe to show, never a panic. Only headers, the CNMT
 //! and the Control NCA's few files are read, never a whole NCA.
 
+pub mod cnmt;
+pub mod nacp;
+pub mod nca;
 pub mod prodkeys;
+pub mod romfs;
 
 pub use prodkeys::ProdKeys;
 
-use crate::library::containers::FormatError;
+use std::io::{Read, Seek};
+
+use crate::library::containers::{self, read_at, Entry, FormatError, MAX_HEADER};
+use nca::{Header, HeaderError, Section, SectionReader, TitleKey};
 
 /// What a CNMT says a content is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,13 +116,318 @@ pub struct Want {
 
 /// Read every NCA of the file (`format`: `nsp`, `nsz`, `xci` or `xcz`) of `len`
 /// bytes with `keys`. A container that does not parse is an `Err`; an NCA that does
-/// not open is a [`Problem`] and the others are still read.
-pub fn read<R: std::io::Read + std::io::Seek>(
-    _file: &mut R,
-    _format: &str,
-    _len: u64,
-    _keys: &ProdKeys,
-    _want: Want,
+/// not open is a [`Problem`] and the others are still read. A Control NCA stored as
+/// an NCZ is skipped (see [`read_with`]).
+pub fn read<R: Read + Seek>(
+    file: &mut R,
+    format: &str,
+    len: u64,
+    keys: &ProdKeys,
+    want: Want,
 ) -> Result<Inside, FormatError> {
-    Err(FormatError("not yet".into()))
+    read_with(file, format, len, keys, want, &|_, _| None)
+}
+
+/// Turns an NCZ entry into the NCA it decompresses to (in memory), or `None` to skip
+/// it; the caller knows how to decompress (`convert`) and what it may spend.
+pub type Expand<'a, R> = &'a (dyn Fn(&mut R, &Entry) -> Option<Vec<u8>> + Sync);
+
+/// [`read`], with NCZ Control NCAs made readable by `expand`.
+pub fn read_with<R: Read + Seek>(
+    file: &mut R,
+    format: &str,
+    len: u64,
+    keys: &ProdKeys,
+    want: Want,
+    expand: Expand<'_, R>,
+) -> Result<Inside, FormatError> {
+    let entries = match format {
+        "nsp" | "nsz" => containers::read_pfs0(file, 0, len)?.entries,
+        "xci" | "xcz" => containers::read_xci(file, len)?
+            .partition("secure")
+            .map(|p| p.entries.clone())
+            .ok_or_else(|| FormatError("the cartridge image has no secure partition".into()))?,
+        _ => return Ok(Inside::default()),
+    };
+    let mut inside = Inside::default();
+    let ncas = headers(file, &entries, keys, &mut inside);
+    let tickets = Tickets(&entries);
+    for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::META) {
+        match meta(file, entry, header, keys, &tickets) {
+            Ok(content) => inside.contents.push(content),
+            Err(problem) => inside.problems.push(problem),
+        }
+    }
+    if want.control {
+        for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::CONTROL) {
+            let title_id = owner(&inside.contents, &entry.name).unwrap_or(header.program_id);
+            let read = if entry.name.ends_with(".ncz") {
+                let Some(bytes) = expand(file, entry) else {
+                    continue;
+                };
+                let whole = Entry {
+                    offset: 0,
+                    size: bytes.len() as u64,
+                    ..entry.clone()
+                };
+                let mut clear = std::io::Cursor::new(bytes);
+                control(&mut clear, &whole, whole.size, header, keys, &tickets, want)
+            } else {
+                control(file, entry, kept(entry), header, keys, &tickets, want)
+            };
+            match read {
+                Ok((names, display_version, icon)) => inside.controls.push(Control {
+                    title_id,
+                    names,
+                    display_version,
+                    icon,
+                }),
+                Err(problem) => inside.problems.push(problem),
+            }
+        }
+    }
+    Ok(inside)
+}
+
+/// Decrypt the header of every NCA (or NCZ) entry; the ones that open, with their
+/// entry. The highest key revision among them is what the file needs.
+fn headers<R: Read + Seek>(
+    file: &mut R,
+    entries: &[Entry],
+    keys: &ProdKeys,
+    inside: &mut Inside,
+) -> Vec<(Entry, Header)> {
+    let mut out = Vec::new();
+    for entry in entries
+        .iter()
+        .filter(|e| e.name.ends_with(".nca") || e.name.ends_with(".ncz"))
+    {
+        let nca = entry.name.clone();
+        let raw = match entry.size {
+            n if n < nca::HEADER_SIZE as u64 => Err(FormatError(String::new())),
+            _ => read_at(file, entry.offset, nca::HEADER_SIZE),
+        };
+        let Ok(raw) = raw else {
+            let why = "the NCA is shorter than its header".into();
+            inside.problems.push(Problem::Malformed { nca, why });
+            continue;
+        };
+        // An NCZ's size is not its NCA's: its sections are checked when read.
+        let limit = if nca.ends_with(".ncz") {
+            u64::MAX
+        } else {
+            entry.size
+        };
+        match nca::header(&raw, limit, keys) {
+            Ok(header) => {
+                let revision = inside.key_revision.unwrap_or(0).max(header.key_revision);
+                inside.key_revision = Some(revision);
+                out.push((entry.clone(), header));
+            }
+            Err(HeaderError::NoHeaderKey) => {
+                inside.problems.push(Problem::NoHeaderKey);
+                return Vec::new();
+            }
+            Err(HeaderError::WrongKeys) => inside.problems.push(Problem::WrongKeys { nca }),
+            Err(HeaderError::Malformed(why)) => inside.problems.push(Problem::Malformed {
+                nca,
+                why: why.into(),
+            }),
+        }
+    }
+    out
+}
+
+/// The container's tickets, found by rights ID.
+struct Tickets<'a>(&'a [Entry]);
+
+impl Tickets<'_> {
+    fn find(&self, rights_id: &[u8; 16]) -> Option<&Entry> {
+        let hex: String = rights_id.iter().map(|b| format!("{b:02x}")).collect();
+        self.0.iter().find(|e| {
+            e.name
+                .strip_suffix(".tik")
+                .is_some_and(|stem| stem.eq_ignore_ascii_case(&hex))
+        })
+    }
+}
+
+/// The key that opens `section`: none for a clear one, the key area's CTR key, or the
+/// title key of the ticket with the header's rights ID.
+fn section_key<R: Read + Seek>(
+    file: &mut R,
+    name: &str,
+    header: &Header,
+    section: &Section,
+    keys: &ProdKeys,
+    tickets: &Tickets<'_>,
+) -> Result<Option<[u8; 16]>, Problem> {
+    let nca = name.to_string();
+    let missing = Problem::MissingKey {
+        nca: nca.clone(),
+        revision: header.key_revision,
+    };
+    match section.crypto() {
+        1 => return Ok(None),
+        3 | 4 => {}
+        _ => {
+            let why = "the section's encryption is not one this service reads".into();
+            return Err(Problem::Malformed { nca, why });
+        }
+    }
+    if !header.uses_title_key() {
+        return header.key_area_ctr_key(keys).map(Some).ok_or(missing);
+    }
+    let ticket = tickets
+        .find(&header.rights_id)
+        .ok_or(Problem::NoTicket { nca: nca.clone() })?;
+    let bytes = read_at(file, ticket.offset, ticket.size.min(0x400) as usize).map_err(|e| {
+        Problem::Malformed {
+            nca: nca.clone(),
+            why: e.0,
+        }
+    })?;
+    match nca::title_key(&bytes, header.key_revision, keys) {
+        TitleKey::Key(key) => Ok(Some(key)),
+        TitleKey::Personalized => Err(Problem::PersonalizedTicket { nca }),
+        TitleKey::MissingKek => Err(missing),
+        TitleKey::Malformed => Err(Problem::Malformed {
+            nca,
+            why: "its ticket is malformed".into(),
+        }),
+    }
+}
+
+/// How much of an entry's NCA can be read as it is: all of an NCA, the first 0x4000
+/// bytes of an NCZ (kept verbatim; the rest is compressed).
+fn kept(entry: &Entry) -> u64 {
+    if entry.name.ends_with(".ncz") {
+        0x4000
+    } else {
+        entry.size
+    }
+}
+
+/// The first section of an NCA, which holds what Meta and Control NCAs carry, if it
+/// lies within the `kept` bytes that can be read.
+fn first_section<'h>(entry: &Entry, header: &'h Header, kept: u64) -> Result<&'h Section, Problem> {
+    let nca = entry.name.clone();
+    let section = header.sections.iter().flatten().next().ok_or_else(|| {
+        let why = "it has no section".into();
+        Problem::Malformed {
+            nca: nca.clone(),
+            why,
+        }
+    })?;
+    if section.end > kept {
+        let why = "its section lies past the end of the file".into();
+        return Err(Problem::Malformed { nca, why });
+    }
+    Ok(section)
+}
+
+/// The CNMT of a Meta NCA: its section is a PFS0 holding one `*.cnmt` file.
+fn meta<R: Read + Seek>(
+    file: &mut R,
+    entry: &Entry,
+    header: &Header,
+    keys: &ProdKeys,
+    tickets: &Tickets<'_>,
+) -> Result<Content, Problem> {
+    let malformed = |why: String| Problem::Malformed {
+        nca: entry.name.clone(),
+        why,
+    };
+    let section = first_section(entry, header, kept(entry))?;
+    if section.fs_type() != 1 || section.hash_type() != 2 {
+        return Err(malformed("its section is not a PFS0".into()));
+    }
+    let key = section_key(file, &entry.name, header, section, keys, tickets)?;
+    let mut reader = SectionReader::new(file, entry.offset, section, key);
+    let (at, size) = (u64le(&section.fs, 0x40), u64le(&section.fs, 0x48));
+    let end = at
+        .checked_add(size)
+        .filter(|&end| end <= reader.size())
+        .ok_or_else(|| malformed("its PFS0 lies outside its section".into()))?;
+    let pfs0 = containers::read_pfs0(&mut reader, at, end).map_err(|e| malformed(e.0))?;
+    let cnmt = pfs0
+        .entries
+        .iter()
+        .find(|e| e.name.ends_with(".cnmt") && e.size <= MAX_HEADER)
+        .ok_or_else(|| malformed("it holds no CNMT".into()))?;
+    let bytes =
+        read_at(&mut reader, cnmt.offset, cnmt.size as usize).map_err(|e| malformed(e.0))?;
+    cnmt::parse(&bytes).map_err(|why| malformed(why.into()))
+}
+
+/// The title ID of the CNMT that lists the NCA named `name` (`<id>.nca`).
+fn owner(contents: &[Content], name: &str) -> Option<u64> {
+    let stem = name.split('.').next()?;
+    contents
+        .iter()
+        .find(|c| {
+            c.records.iter().any(|r| {
+                let id: String = r.nca_id.iter().map(|b| format!("{b:02x}")).collect();
+                id.eq_ignore_ascii_case(stem)
+            })
+        })
+        .map(|c| c.title_id)
+}
+
+type ControlData = (nacp::Names, String, Option<Vec<u8>>);
+
+/// Names, display version and icon of a Control NCA: its section is a RomFS.
+fn control<R: Read + Seek>(
+    file: &mut R,
+    entry: &Entry,
+    kept: u64,
+    header: &Header,
+    keys: &ProdKeys,
+    tickets: &Tickets<'_>,
+    want: Want,
+) -> Result<ControlData, Problem> {
+    let malformed = |why: String| Problem::Malformed {
+        nca: entry.name.clone(),
+        why,
+    };
+    let section = first_section(entry, header, kept)?;
+    if section.fs_type() != 0 || section.hash_type() != 3 || &section.fs[0x8..0xC] != b"IVFC" {
+        return Err(malformed("its section is not a RomFS".into()));
+    }
+    let key = section_key(file, &entry.name, header, section, keys, tickets)?;
+    let mut reader = SectionReader::new(file, entry.offset, section, key);
+    // The IVFC's last level (the sixth, at 0x90) is the RomFS itself.
+    let (at, size) = (u64le(&section.fs, 0x90), u64le(&section.fs, 0x98));
+    if at.checked_add(size).is_none_or(|end| end > reader.size()) {
+        return Err(malformed("its RomFS lies outside its section".into()));
+    }
+    let files = romfs::root_files(&mut reader, at, size).map_err(|e| malformed(e.0))?;
+    let nacp = files
+        .iter()
+        .find(|f| f.name == "control.nacp" && f.size >= nacp::SIZE as u64)
+        .ok_or_else(|| malformed("it holds no control.nacp".into()))?;
+    let bytes = read_at(&mut reader, nacp.offset, nacp::SIZE).map_err(|e| malformed(e.0))?;
+    let (names, version) = nacp::parse(&bytes).map_err(|why| malformed(why.into()))?;
+    let mut icon = None;
+    if want.icon {
+        // The icon of the first language that has a name, else of any language.
+        let order = names.iter().map(|n| n.0 as usize).chain(0..16);
+        let found = order
+            .filter_map(|i| {
+                let name = format!("icon_{}.dat", nacp::LANGUAGES[i]);
+                files.iter().find(|f| f.name == name)
+            })
+            .next();
+        if let Some(found) = found.filter(|f| f.size > 0 && f.size <= MAX_ICON) {
+            icon = Some(
+                read_at(&mut reader, found.offset, found.size as usize)
+                    .map_err(|e| malformed(e.0))?,
+            );
+        }
+    }
+    Ok((names, version, icon))
+}
+
+fn u64le(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
 }

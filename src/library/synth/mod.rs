@@ -2,6 +2,11 @@
 //! made-up bytes whose CTR sections are encrypted with made-up keys, NCZs in solid and
 //! block mode, and the PFS0, HFS0 and XCI containers around them. No game data and no
 //! console keys. Used by `demo-library`, the tests and the benchmarks.
+//!
+//! `keyed` builds the same kinds of files as a console has them, readable with a set of
+//! made-up console keys: encrypted NCA headers, CNMTs, Control NCAs, tickets.
+
+pub mod keyed;
 
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use rand::Rng;

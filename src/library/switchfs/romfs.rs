@@ -1,0 +1,89 @@
+//! The RomFS of a Control NCA: just enough to find the files of its root directory
+//! (`control.nacp`, `icon_<Language>.dat`). Tables are bounded and every walk is
+//! bounded by the number of entries its table can hold, so a looping list ends.
+
+use std::io::{Read, Seek};
+
+use crate::library::containers::{read_at, FormatError};
+
+/// The largest directory or file table read (a Control NCA's are a few hundred bytes).
+const MAX_TABLE: u64 = 1 << 20;
+const NONE: u32 = 0xFFFF_FFFF;
+
+fn bad(why: &str) -> FormatError {
+    FormatError(why.into())
+}
+
+fn u32le(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn u64le(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// A file of the root directory: its name, and its data's offset (from the reader's
+/// start) and size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootFile {
+    pub name: String,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// List the root directory's files of the RomFS at `base` (`len` bytes) in `r`.
+pub fn root_files<R: Read + Seek>(
+    r: &mut R,
+    base: u64,
+    len: u64,
+) -> Result<Vec<RootFile>, FormatError> {
+    if len < 0x50 {
+        return Err(bad("the RomFS is truncated"));
+    }
+    let head = read_at(r, base, 0x50)?;
+    let field = |i: usize| u64le(&head, 8 * i).unwrap_or(u64::MAX);
+    let table = |r: &mut R, at: usize| -> Result<Vec<u8>, FormatError> {
+        let (offset, size) = (field(at), field(at + 1));
+        if size > MAX_TABLE || offset.checked_add(size).is_none_or(|end| end > len) {
+            return Err(bad("the RomFS has a table outside it"));
+        }
+        read_at(r, base + offset, size as usize)
+    };
+    // Fields: header size, then (offset, size) of the directory hash table (1, 2),
+    // the directory table (3, 4), the file hash table (5, 6), the file table (7, 8);
+    // the data offset (9).
+    let dirs = table(r, 3)?;
+    let files = table(r, 7)?;
+    let data = field(9);
+    let mut next = u32le(&dirs, 0xC).ok_or_else(|| bad("the RomFS has no root directory"))?;
+    let mut out = Vec::new();
+    // Each file entry is at least 0x20 bytes: no list is longer than that allows.
+    for _ in 0..=files.len() / 0x20 {
+        if next == NONE {
+            return Ok(out);
+        }
+        let at = next as usize;
+        let entry = files
+            .get(at..at + 0x20)
+            .ok_or_else(|| bad("the RomFS has a file entry outside its table"))?;
+        let (offset, size) = (
+            u64le(entry, 0x8).unwrap_or(0),
+            u64le(entry, 0x10).unwrap_or(0),
+        );
+        let name_len = u32le(entry, 0x1C).unwrap_or(0) as usize;
+        let name = files
+            .get(at + 0x20..at + 0x20 + name_len)
+            .ok_or_else(|| bad("the RomFS has a file name outside its table"))?;
+        let offset = data
+            .checked_add(offset)
+            .filter(|o| o.checked_add(size).is_some_and(|end| end <= len))
+            .ok_or_else(|| bad("the RomFS has a file outside it"))?;
+        out.push(RootFile {
+            name: String::from_utf8_lossy(name).into_owned(),
+            offset: base + offset,
+            size,
+        });
+        next = u32le(entry, 0x4).unwrap_or(NONE);
+    }
+    Err(bad("the RomFS has a file list that loops"))
+}

@@ -1,0 +1,84 @@
+//! The `title_control` table: a title's names, publisher, display version and whether
+//! an icon was cached, as its own files' Control NCAs give them (read with the console
+//! keys). Title data wins where it knows the title; these fill the gaps (homebrew,
+//! cartridge-only and new titles) and are shown beside it.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::Error;
+
+/// What a Control NCA says of a title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlRow {
+    pub title_id: String,
+    /// The first language's name and publisher (American English when there is one).
+    pub name: String,
+    pub publisher: String,
+    pub display_version: String,
+    /// JSON: `[[language index, name, publisher], …]`.
+    pub names: String,
+    pub icon: bool,
+    /// The file it was read from.
+    pub from_key: String,
+}
+
+pub fn upsert(conn: &Connection, c: &ControlRow) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT INTO title_control (title_id, name, publisher, display_version, names, icon,
+                                    from_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT(title_id) DO UPDATE SET
+             name = excluded.name, publisher = excluded.publisher,
+             display_version = excluded.display_version, names = excluded.names,
+             icon = excluded.icon OR icon, from_key = excluded.from_key",
+    )?
+    .execute(params![
+        c.title_id,
+        c.name,
+        c.publisher,
+        c.display_version,
+        c.names,
+        c.icon,
+        c.from_key
+    ])?;
+    Ok(())
+}
+
+/// The name the files give `title_id`, if any.
+pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> {
+    let mut stmt = conn.prepare_cached("SELECT name FROM title_control WHERE title_id = ?1")?;
+    Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
+}
+
+pub fn get(conn: &Connection, title_id: &str) -> Result<Option<ControlRow>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT title_id, name, publisher, display_version, names, icon, from_key
+         FROM title_control WHERE title_id = ?1",
+    )?;
+    Ok(stmt
+        .query_row([title_id], |r| {
+            Ok(ControlRow {
+                title_id: r.get(0)?,
+                name: r.get(1)?,
+                publisher: r.get(2)?,
+                display_version: r.get(3)?,
+                names: r.get(4)?,
+                icon: r.get(5)?,
+                from_key: r.get(6)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Whether the icon cached for the title `base_id` was read from the user's own files
+/// (served whatever the icon-fetch setting says). Icons are cached under the base
+/// ID; a Control NCA may be an update's, whose ID differs from its base's only in
+/// the last three hex digits.
+pub fn has_own_icon(conn: &Connection, base_id: &str) -> Result<bool, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT 1 FROM title_control
+         WHERE icon AND title_id >= substr(?1, 1, 13) || '000'
+                    AND title_id <= substr(?1, 1, 13) || 'FFF'",
+    )?;
+    Ok(stmt.exists([base_id])?)
+}

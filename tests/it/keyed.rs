@@ -1,0 +1,330 @@
+//! Identification with the console keys, through the real binary: synthetic files
+//! made under made-up keys (`library::synth::keyed`), a `prod.keys` in the data
+//! folder, and what the API, the pages and the database then say.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use serde_json::Value;
+
+use crate::harness::{Folders, TestServer};
+
+const QUEST: u64 = 0x0100_0000_00AB_0000;
+const CART: u64 = 0x0100_0000_00AC_0000;
+const BUNDLE: u64 = 0x0100_0000_00AD_0000;
+const LIAR: u64 = 0x0100_0000_00AE_0000;
+const PACKED: u64 = 0x0100_0000_00AF_0000;
+const OLD: u64 = 0x0100_0000_00B0_0000;
+
+fn write_keys(folders: &Folders, keys: &TestKeys, shape: KeysFile) {
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(shape)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+fn put(lib: &Path, name: &str, bytes: &[u8]) {
+    std::fs::write(lib.join(name), bytes).unwrap();
+}
+
+fn game(s: &TestServer, key: &str) -> Value {
+    let r = s.get(&format!("/api/v1/library/{key}"));
+    assert_eq!(r.status, 200, "{key}: {r:?}");
+    r.json()
+}
+
+fn contents(g: &Value) -> Vec<(String, String, u64)> {
+    g["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["title_id"].as_str().unwrap().to_string(),
+                c["type"].as_str().unwrap().to_string(),
+                c["version"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn id(n: u64) -> String {
+    format!("{n:016X}")
+}
+
+/// The library of the first test: an untagged eShop dump, a cartridge holding its
+/// update, a bundle with a DLC (title-key crypto), a name that lies, an NSZ (its
+/// Control NCA compressed) and an NCA2 title.
+fn library(folders: &Folders, keys: &TestKeys) {
+    let lib = &folders.library;
+    let quest = Title {
+        name: "Synthetic Quest".into(),
+        publisher: "Ludo Games".into(),
+        display_version: "1.2.0".into(),
+        ..Title::application(QUEST)
+    };
+    put(lib, "game.nsp", &keyed::nsp(keys, &[quest]));
+    let cart = Title::application(CART);
+    let cart_update = Title::patch(CART, 65536);
+    put(lib, "cart.xci", &keyed::xci(keys, &[cart, cart_update]));
+    let dlc = Title {
+        titlekey: true,
+        ..Title::addon(BUNDLE, 1)
+    };
+    let bundle = Title::application(BUNDLE);
+    put(lib, "bundle.nsp", &keyed::nsp(keys, &[bundle, dlc]));
+    let liar = Title::patch(LIAR, 196608);
+    put(
+        lib,
+        "Lying [0100000000BBBB00][v0].nsp",
+        &keyed::nsp(keys, &[liar]),
+    );
+    let packed = Title {
+        name: "Packed Adventure".into(),
+        ..Title::application(PACKED)
+    };
+    put(lib, "packed.nsz", &keyed::nsz(keys, &[packed]));
+    let old = Title {
+        nca2: true,
+        name: "Old Format".into(),
+        ..Title::application(OLD)
+    };
+    put(lib, "old.nsp", &keyed::nsp(keys, &[old]));
+}
+
+#[test]
+fn contents_decide_what_every_file_is() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(38);
+    write_keys(&folders, &keys, KeysFile::Full);
+    library(&folders, &keys);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+
+    // An untagged eShop dump: its CNMT, its Control NCA's name, publisher and icon.
+    let g = game(&s, "game.nsp");
+    assert_eq!(g["identified_by"], "keys");
+    assert_eq!(
+        (g["type"].as_str(), g["version"].as_u64()),
+        (Some("BASE"), Some(0))
+    );
+    assert_eq!(g["title_id"], id(QUEST));
+    assert_eq!(g["name"], "Synthetic Quest");
+    assert_eq!(contents(&g), vec![(id(QUEST), "BASE".into(), 0)]);
+    // The icon comes from the file, though fetching icons is off.
+    let icon = s.get(&format!("/icon/{}", id(QUEST)));
+    assert_eq!(icon.status, 200, "{icon:?}");
+    assert_eq!(icon.header("content-type"), Some("image/jpeg"));
+
+    // A cartridge holding its update: both contents, and the title counts the update.
+    let g = game(&s, "cart.xci");
+    assert_eq!(g["type"], "BASE");
+    assert_eq!(
+        contents(&g),
+        vec![
+            (id(CART), "BASE".into(), 0),
+            (id(CART | 0x800), "UPDATE".into(), 65536)
+        ]
+    );
+    let t = s.get(&format!("/api/v1/titles/{}", id(CART))).json();
+    assert_eq!(t["installed_version"], 65536, "{t}");
+    assert_eq!(t["contents"]["base"][0]["key"], "cart.xci", "{t}");
+    let update = &t["contents"]["updates"][0];
+    assert_eq!(update["key"], "cart.xci", "{t}");
+    assert_eq!(update["title_id"], id(CART | 0x800));
+    assert_eq!(update["version"], 65536);
+    assert_eq!(update["superseded"], false);
+
+    // A bundle: the DLC (title-key crypto, its ticket in the file) is a content too.
+    let g = game(&s, "bundle.nsp");
+    let dlc_id = id(BUNDLE + 0x1001);
+    assert_eq!(
+        contents(&g),
+        vec![
+            (id(BUNDLE), "BASE".into(), 0),
+            (dlc_id.clone(), "DLC".into(), 0)
+        ]
+    );
+    assert_eq!(
+        g["dlc"],
+        serde_json::json!([]),
+        "a bundle is not its own DLC"
+    );
+    let t = s.get(&format!("/api/v1/titles/{}", id(BUNDLE))).json();
+    assert_eq!(t["contents"]["dlc"][0]["title_id"], dlc_id, "{t}");
+    assert_eq!(t["dlc"], 1, "{t}");
+
+    // The name lies: the contents win, and the disagreement is kept.
+    let g = game(&s, "Lying%20%5B0100000000BBBB00%5D%5Bv0%5D.nsp");
+    assert_eq!(g["type"], "UPDATE");
+    assert_eq!(g["title_id"], id(LIAR | 0x800));
+    assert_eq!(g["version"], 196608);
+    assert_eq!(g["base_title_id"], id(LIAR));
+
+    // An NSZ: its Control NCA is an NCZ, decompressed for its name.
+    let g = game(&s, "packed.nsz");
+    assert_eq!(
+        (g["identified_by"].as_str(), g["name"].as_str()),
+        (Some("keys"), Some("Packed Adventure"))
+    );
+    // NCA2 headers.
+    let g = game(&s, "old.nsp");
+    assert_eq!(
+        (g["title_id"].as_str(), g["name"].as_str()),
+        (Some(&*id(OLD)), Some("Old Format"))
+    );
+
+    // A rescan of unchanged files opens none of them.
+    let r = s.post("/api/v1/scan");
+    assert_eq!(r.status, 202);
+    let last = s.wait_idle()["last"].clone();
+    let message = last["message"].as_str().unwrap_or_default().to_string();
+    assert!(message.contains(": 0 read, 6 unchanged"), "{last}");
+}
+
+#[test]
+fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(39);
+    write_keys(&folders, &keys, KeysFile::Full);
+    let liar = Title {
+        name: "Honest Update".into(),
+        ..Title::patch(LIAR, 196608)
+    };
+    put(
+        &folders.library,
+        "Lying [0100000000BBBB00][v0].nsp",
+        &keyed::nsp(&keys, &[liar]),
+    );
+    crate::web::add_user(&folders, "ada", "correct horse battery", true);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let cookie = crate::web::sign_in(&s, "ada", "correct horse battery");
+    let path = "/game/Lying%20%5B0100000000BBBB00%5D%5Bv0%5D.nsp";
+    let page = |lang: &str| {
+        let r = crate::web::send_json(
+            &s,
+            "POST",
+            "/api/me/lang",
+            &[("Cookie", &cookie)],
+            serde_json::json!({ "lang": lang }),
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        let page = s.send("GET", path, &[("Cookie", &cookie)], None);
+        assert_eq!(page.status, 200, "{page:?}");
+        page.body
+    };
+    let update = id(LIAR | 0x800);
+    let fr = page("fr");
+    let conflict = format!("Nommé [0100000000BBBB00][v0], contient Mise à jour {update} v196608");
+    assert!(fr.contains(&conflict), "{fr}");
+    assert!(
+        fr.contains("son contenu, lu avec vos clés de console"),
+        "{fr}"
+    );
+    let en = page("en");
+    let conflict = format!("Named [0100000000BBBB00][v0], holds Update {update} v196608");
+    assert!(en.contains(&conflict), "{en}");
+    assert!(en.contains("Honest Update"), "the name the file gives");
+    assert!(en.contains("its contents, read with your console keys"));
+}
+
+fn db(folders: &Folders) -> rusqlite::Connection {
+    rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap()
+}
+
+fn keys_state(folders: &Folders, key: &str) -> (Option<String>, Option<i64>, String) {
+    db(folders)
+        .query_row(
+            "SELECT keys_state, key_revision, identified_by FROM games WHERE key = ?1",
+            [key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap()
+}
+
+/// Header-only keys open the headers but no section: the file keeps what the keyless
+/// path found, and the revision it lacks is recorded. Keys of another console open
+/// nothing. When a full keys file arrives, the service reads them again by itself.
+#[test]
+fn missing_and_wrong_keys_leave_the_keyless_result_until_keys_arrive() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(40);
+    let quest = Title::application(QUEST);
+    put(&folders.library, "quest.nsp", &keyed::nsp(&keys, &[quest]));
+    let cart = Title::application(CART);
+    put(&folders.library, "cart.xci", &keyed::xci(&keys, &[cart]));
+
+    // No keys at all: the keyless path, as today.
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(
+        keys_state(&folders, "cart.xci"),
+        (None, None, "none".into())
+    );
+    drop(s);
+
+    write_keys(&folders, &keys, KeysFile::HeaderOnly);
+    folders.scan();
+    let (state, revision, by) = keys_state(&folders, "cart.xci");
+    assert_eq!(
+        (state.as_deref(), revision),
+        (Some("missing_key"), Some(0x0A))
+    );
+    assert_eq!(by, "none");
+
+    write_keys(&folders, &TestKeys::new(41), KeysFile::Full);
+    folders.scan();
+    assert_eq!(
+        keys_state(&folders, "cart.xci").0.as_deref(),
+        Some("wrong_keys")
+    );
+
+    // The right keys arrive while the service runs: it reads the files again itself.
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    write_keys(&folders, &keys, KeysFile::MasterAndSources);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while keys_state(&folders, "cart.xci").0.as_deref() != Some("read") {
+        assert!(
+            std::time::Instant::now() < until,
+            "{:?}",
+            keys_state(&folders, "cart.xci")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    s.wait_idle();
+    let g = game(&s, "cart.xci");
+    assert_eq!(
+        (g["identified_by"].as_str(), g["type"].as_str()),
+        (Some("keys"), Some("BASE"))
+    );
+}
+
+/// A personalized ticket cannot be opened with console keys: the file is still
+/// identified (its Meta NCA uses the key area), and its note says why there is no name.
+#[test]
+fn a_personalized_ticket_still_identifies_and_says_why_there_is_no_name() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(42);
+    write_keys(&folders, &keys, KeysFile::Derived);
+    let title = Title {
+        titlekey: true,
+        personalized: true,
+        name: "Never Shown".into(),
+        ..Title::application(QUEST)
+    };
+    put(&folders.library, "mine.nsp", &keyed::nsp(&keys, &[title]));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let g = game(&s, "mine.nsp");
+    assert_eq!(
+        (g["identified_by"].as_str(), g["title_id"].as_str()),
+        (Some("keys"), Some(&*id(QUEST)))
+    );
+    assert_eq!(g["name"], "mine");
+    let note = g["note"].as_str().unwrap_or_default();
+    assert!(note.contains("personalized ticket"), "{g}");
+}
