@@ -248,7 +248,7 @@ pub enum Command {
         /// The files to verify, by library key (their path inside the library); none:
         /// every .nsp, .nsz, .xci and .xcz.
         #[arg(value_name = "KEY")]
-        keys: Vec<String>,
+        files: Vec<String>,
     },
     /// Move each identified file to the place --organize-template gives it, inside
     /// the library, in the foreground; every run is journaled and can be undone.

@@ -112,7 +112,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("organize", "list", "", "Liste les rangements : numéro, date, modèle, fichiers déplacés et remis en place"),
     ("organize", "undo", "RANGEMENT", "Remet en place chaque fichier que le rangement RANGEMENT a déplacé (le plus récent d'abord, quand plusieurs ont déplacé le même fichier)"),
     ("dedupe", "dry_run", "", "Liste ce qui partirait, et la copie qui reste ; ne déplace rien"),
-    ("verify", "keys", "CLÉ", "Les fichiers à vérifier, par clé de bibliothèque (leur chemin dans la bibliothèque) ; aucune : chaque .nsp, .nsz, .xci et .xcz"),
+    ("verify", "files", "CLÉ", "Les fichiers à vérifier, par clé de bibliothèque (leur chemin dans la bibliothèque) ; aucune : chaque .nsp, .nsz, .xci et .xcz"),
     ("titles import", "files", "FICHIERS", "Les fichiers ; leur nom dit lequel est lequel"),
     ("*", "title_id", "ID_TITRE", "L'identifiant de titre du jeu de base (16 chiffres hexadécimaux) ; aucun pour tous les titres"),
     ("*", "dlc", "", "Les DLC manquants"),

@@ -44,14 +44,19 @@ struct Tally {
 }
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let keys = console_keys(ctx).ok_or_else(|| Error::invalid(Msg::VerifyNeedsKeys))?;
+    // Read once for the run: a file replaced meanwhile serves the next one.
+    let loaded = ctx
+        .prod_keys
+        .current()
+        .ok_or_else(|| Error::invalid(Msg::VerifyNeedsKeys))?;
+    let keys = &loaded.keys;
     let targets = targets(ctx)?;
     ctx.progress
         .set_total(targets.iter().map(|t| t.work).sum::<u64>());
     let mut tally = Tally::default();
     let result = targets
         .iter()
-        .try_for_each(|t| verify_one(ctx, &keys, t, &mut tally));
+        .try_for_each(|t| verify_one(ctx, keys, t, &mut tally));
     // Even when cancelled: the marks already set must count at once.
     if tally.marks_moved {
         games::refresh_playable(ctx.db)?;
@@ -64,11 +69,6 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         unverifiable: tally.unverifiable,
     }
     .into())
-}
-
-/// The console keys the service has loaded, if any.
-fn console_keys(_ctx: &TaskCtx) -> Option<ProdKeys> {
-    None
 }
 
 /// The files to verify: those the task was started on, else every file verify reads.
