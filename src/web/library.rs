@@ -192,13 +192,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     };
     let family = family_of(c, &g)?;
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
-    let api_key = key_path(&g.item.key);
     let contents = crate::store::contents::of(c.db, &g.item.key)?;
     let control = match &g.item.title_id {
         Some(id) => crate::store::title_control::get(c.db, id)?,
         None => None,
     };
-    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
     // People read the platform's name ("Nintendo Switch"), not its slug.
     let platform_name = platforms::list(c.db)?
         .into_iter()
@@ -225,20 +223,31 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             h2 { (v.t(M::Dlc)) }
             (key_list(&f.dlc))
         }
-        @if v.admin {
-            div.actions {
-                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
-                @if crate::convert::verify::is_verifiable(&g.format) {
-                    button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks" { (v.t(M::VerifyFile)) }
-                }
-                @if let Some(f) = &family {
-                    (super::titles::push_title_button(&v, &f.title_id, f.damaged))
-                }
-                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
-            }
-        }
+        @if v.admin { (game_actions(c, &v, &g, family.as_ref())) }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// What an admin may do with a file: push it (or its whole title), verify it with
+/// the console keys, delete it.
+fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Family>) -> Markup {
+    let api_key = key_path(&g.item.key);
+    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
+    let verifiable = crate::convert::verify::is_verifiable(&g.format);
+    let no_keys = verifiable && c.app.prod_keys.current().is_none();
+    html! {
+        div.actions {
+            button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
+            @if verifiable {
+                button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks"
+                    disabled[no_keys] title=[no_keys.then(|| v.t(M::VerifyNoKeys))] { (v.t(M::VerifyFile)) }
+            }
+            @if let Some(f) = family {
+                (super::titles::push_title_button(v, &f.title_id, f.damaged))
+            }
+            button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
+        }
+    }
 }
 
 /// A base game's updates and DLC in the library, and how many of its title's files are

@@ -165,6 +165,19 @@ fn without_console_keys_verify_fails_and_says_why() {
     assert!(err.contains("clés de console (prod.keys)"), "{out}{err}");
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
+    // The button says so before anyone presses it.
+    let tasks = s
+        .send("GET", "/tasks", &[("Accept-Language", "en")], None)
+        .body;
+    let button = &tasks[tasks.find("id=\"start-verify\"").unwrap()..];
+    assert!(
+        button[..button.find('>').unwrap()].contains("disabled"),
+        "{tasks}"
+    );
+    assert!(
+        tasks.contains("Verifying needs the console keys (prod.keys)"),
+        "{tasks}"
+    );
     let r = s.post("/api/verify");
     assert_eq!(r.status, 202, "{r:?}");
     assert_eq!(r.json()["label"], "verify", "{r:?}");
