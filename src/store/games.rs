@@ -46,6 +46,8 @@ pub fn fingerprints(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, Er
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// Write a game's row. A damage mark a task set stays while the file keeps its size
+/// and time (the console keys read it again, say): only a changed file loses it.
 pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO games (key, platform, name, file_name_name, folded, type, subtype,
@@ -63,7 +65,8 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
              header_ok = excluded.header_ok, identified_by = excluded.identified_by,
              note = excluded.note, keys_state = excluded.keys_state,
              key_revision = excluded.key_revision, name_conflict = excluded.name_conflict,
-             damage = NULL",
+             damage = CASE WHEN games.size = excluded.size AND games.mtime = excluded.mtime
+                           THEN games.damage END",
     )?;
     stmt.execute(params![
         g.key,

@@ -344,3 +344,24 @@ fn the_command_line_exits_1_naming_what_failed() {
     }
     assert!(!out.contains("  quest.nsp"), "{out}");
 }
+
+/// A damage mark outlives the reading again that console keys start (the file did
+/// not change): a corrupt .nsz the convert marked stays out of the shop once keys
+/// arrive and the scan reads it with them.
+#[test]
+fn a_damage_mark_outlives_the_reading_again_new_keys_start() {
+    let folders = Folders::new();
+    let key = "a [0100000000010000][v0].nsz";
+    let corrupt = crate::convert::nsz_with_a_corrupt_stream();
+    std::fs::write(folders.library.join(key), corrupt).unwrap();
+    folders.scan();
+    let (st, out, _) = folders.cli(&["convert"]);
+    assert_eq!(st.code(), Some(1), "{out}");
+    write_keys(&folders, &TestKeys::new(40));
+    folders.scan();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let g = game(&s, key);
+    assert_eq!(g["playable"], false, "{g}");
+    assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
+}
