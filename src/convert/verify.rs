@@ -620,6 +620,30 @@ mod tests {
         assert_eq!(hashed, (meta.bytes.len() + program.bytes.len()) as u64);
     }
 
+    /// A cancel (`on_read` failing) stops the read of a stored NCA and of an NCZ alike.
+    #[test]
+    fn a_cancel_stops_the_reading_at_once() {
+        let (meta, program) = ncas(8);
+        let records = inside(vec![record(&program, 1)]);
+        for (name, bytes) in [
+            (program.name(), program.bytes.clone()),
+            (program.ncz_name(), synth::ncz_block(&program, 14)),
+        ] {
+            let file = synth::pfs0(&[(name, bytes), (meta.name(), meta.bytes.clone())]);
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("f"), &file).unwrap();
+            let mut f = File::open(dir.path().join("f")).unwrap();
+            let ncas = ncas_of(&mut f, "nsz", file.len() as u64).unwrap();
+            let mut calls = 0;
+            let stopped = check(&f, &records, &ncas, &mut |_| {
+                calls += 1;
+                Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"))
+            });
+            assert!(stopped.is_err());
+            assert_eq!(calls, 1);
+        }
+    }
+
     #[test]
     fn a_problem_with_an_unlisted_nca_leaves_the_file_not_verifiable() {
         let (meta, program) = ncas(7);
