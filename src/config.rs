@@ -75,20 +75,7 @@ impl Config {
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
         let library = make_dir(&global.library, "library")?;
         let workers = serve.workers.unwrap_or_else(default_workers);
-        if workers == 0
-            || serve.queue == 0
-            || serve.max_connections == 0
-            || serve.shop_downloads == 0
-            || serve.shop_downloads_total == 0
-        {
-            return Err(Error::invalid(Msg::AtLeastOne));
-        }
-        if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
-            return Err(Error::invalid(Msg::TimeoutsAtLeastOne));
-        }
-        if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
-            return Err(Error::invalid(Msg::RatesPositive));
-        }
+        check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
         Ok(Config {
             data,
@@ -144,6 +131,25 @@ impl Config {
         ]);
         Config::new(&args.global, &ServeArgs::from_env()).unwrap()
     }
+}
+
+/// Counts, timeouts and rates that must be positive.
+fn check_bounds(serve: &ServeArgs, workers: usize) -> Result<(), Error> {
+    if workers == 0
+        || serve.queue == 0
+        || serve.max_connections == 0
+        || serve.shop_downloads == 0
+        || serve.shop_downloads_total == 0
+    {
+        return Err(Error::invalid(Msg::AtLeastOne));
+    }
+    if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
+        return Err(Error::invalid(Msg::TimeoutsAtLeastOne));
+    }
+    if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {
+        return Err(Error::invalid(Msg::RatesPositive));
+    }
+    Ok(())
 }
 
 /// Where the console keys file is: `--keys` (made absolute), else `DATA/prod.keys`.

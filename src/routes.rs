@@ -88,6 +88,8 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/keys", Private, web::settings::list_keys),
     route("POST", "/api/keys", Private, web::settings::create_key),
     route("DELETE", "/api/keys/{id}", Private, web::settings::revoke_key),
+    route("GET", "/api/console-keys", Private, web::console_keys::status),
+    route("POST", "/api/console-keys", Private, web::console_keys::upload),
     route("GET", "/api/stats", Private, v1::library::stats),
     route("GET", "/api/job", Private, web::tasks::job_live),
     route("GET", "/api/tasks", Private, web::tasks::task_history),

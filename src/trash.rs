@@ -136,7 +136,7 @@ fn describe(key: &str) -> (String, GameKind) {
 /// and never through a symlink (which could lead out of the library): a link on the
 /// way is a conflict too.
 pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
-    restore_as(db, root, id, None)
+    restore_as(db, root, id, None, None)
 }
 
 /// The file name's extension, lower case (`""` when it has none).
@@ -196,12 +196,14 @@ pub fn free_name(root: &Path, original: &LibraryKey) -> String {
 }
 
 /// [`restore`], under the file name `name` (in the entry's original folder) when
-/// one is given; the same rules: nothing is overwritten.
+/// one is given; the same rules: nothing is overwritten. The file is identified
+/// with the console `keys` when there are, as a scan would.
 pub fn restore_as(
     db: &Connection,
     root: &Path,
     id: i64,
     name: Option<&str>,
+    keys: Option<&crate::library::switchfs::ProdKeys>,
 ) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
     check_dir(root)?;
@@ -241,7 +243,7 @@ pub fn restore_as(
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
     store::delete(db, id)?;
-    library::index_one(db, root, &target)?;
+    library::index_one(db, root, &target, keys)?;
     crate::titles::model::refresh_after_change(db);
     info!("trash: entry {id} restored to {target}");
     Ok(TrashRow {

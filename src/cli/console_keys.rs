@@ -97,9 +97,10 @@ fn print_status(status: &Status) {
             );
         }
     }
-    for name in &status.suspect {
+    if !status.suspect.is_empty() {
         say!(
-            "Attention : {name} ne correspond pas à sa somme de contrôle publique (CRC32) : est-elle mal recopiée ?"
+            "Attention, ne correspondent pas à leur somme de contrôle publique (CRC32), peut-être mal recopiées : {}. Le fichier est utilisé tel quel.",
+            status.suspect.join(", ")
         );
     }
 }

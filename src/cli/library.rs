@@ -106,7 +106,13 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
         TrashCommand::Restore { id, as_name } => {
-            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref())?;
+            // Unusable keys only mean the file is identified as without keys.
+            let path = crate::config::prod_keys_path(global);
+            let keys = crate::library::switchfs::prodkeys::file::load(&path)
+                .ok()
+                .flatten();
+            let keys = keys.as_ref().map(|loaded| &loaded.keys);
+            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref(), keys)?;
             say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {

@@ -34,6 +34,8 @@ pub struct Options {
     pub retention_days: u32,
     /// Keep an output whose NCAs do not match their content IDs (off by default).
     pub accept_unverified: bool,
+    /// The console keys the output is identified with, as a scan would.
+    pub keys: Option<std::sync::Arc<crate::library::switchfs::prodkeys::Loaded>>,
 }
 
 /// One file of the output container and where its bytes come from.
@@ -279,7 +281,8 @@ pub fn convert(
         Err(ConvertFail::Write(e)) => return Err(fail(&write_reason(&e)).with_cause(e)),
     }
     trash::move_in(db, root, key, TrashReason::Converted, opts.retention_days)?;
-    library::index_one(db, root, &out_key)?;
+    let keys = opts.keys.as_ref().map(|loaded| &loaded.keys);
+    library::index_one(db, root, &out_key, keys)?;
     Ok(out_key)
 }
 
@@ -613,6 +616,7 @@ mod tests {
         let opts = Options {
             retention_days: 30,
             accept_unverified: false,
+            keys: None,
         };
         let key = LibraryKey::parse(name).unwrap();
         write_part(dir.path(), &key, &part, &opts, &mut |_| Ok(()))?;

@@ -117,6 +117,10 @@ const FRENCH: &[(&str, &str)] = &[
     ("its ticket is malformed", "son ticket est mal formé"),
     ("it has no section", "il n'a pas de section"),
     ("its section lies past the end of the file", "sa section dépasse la fin du fichier"),
+    (
+        "its section is compressed (NCZ); it is read once decompressed",
+        "sa section est compressée (NCZ)\u{a0}; elle sera lue une fois décompressée",
+    ),
     ("its section is not a {}", "sa section n'est pas un {}"),
     ("its {} lies outside its section", "son {} sort de sa section"),
     ("it holds no {}", "il ne contient pas de {}"),

@@ -35,6 +35,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let opts = Options {
         retention_days: ctx.config.trash_retention_days,
         accept_unverified: ctx.config.convert_accept_unverified,
+        keys: ctx.prod_keys.current(),
     };
     let (mut converted, mut failed) = (0, 0);
     for key in &keys {

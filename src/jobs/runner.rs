@@ -89,6 +89,8 @@ pub struct Jobs {
     stopping: AtomicBool,
     /// The webhook, told of each run's end and of what it changed in the titles.
     notifier: Notifier,
+    /// The user's console keys file, handed to every task.
+    prod_keys: Arc<KeysFile>,
 }
 
 impl Jobs {
@@ -116,12 +118,13 @@ impl Jobs {
                 url,
                 secret: config.webhook_secret.clone(),
             }))?,
+            prod_keys,
         });
         let thread_jobs = Arc::clone(&jobs);
         let config = config.clone();
         let handle = std::thread::Builder::new()
             .name("job".into())
-            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, &prod_keys, &exec))?;
+            .spawn(move || job_thread(&thread_jobs, &rx, &conn, &config, &exec))?;
         Ok((jobs, handle))
     }
 
@@ -302,7 +305,6 @@ fn job_thread(
     rx: &Receiver<Order>,
     conn: &Connection,
     config: &Config,
-    prod_keys: &KeysFile,
     exec: &TaskFn,
 ) {
     while let Ok(Order::Run(task)) = rx.recv() {
@@ -316,7 +318,7 @@ fn job_thread(
                 read.map_err(|e| warn!("webhook: titles not read: {e}"))
                     .ok()
             });
-        run_one(jobs, conn, config, prod_keys, task, exec);
+        run_one(jobs, conn, config, task, exec);
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
             jobs.notifier.task_finished(run, &snap.last_failures);
@@ -327,14 +329,7 @@ fn job_thread(
     }
 }
 
-fn run_one(
-    jobs: &Jobs,
-    conn: &Connection,
-    config: &Config,
-    prod_keys: &KeysFile,
-    task: Task,
-    exec: &TaskFn,
-) {
+fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &TaskFn) {
     let started_at = jobs.slot().started_at.unwrap_or_else(time::now);
     let id = job_runs::start(conn, task.as_str(), started_at).unwrap_or_else(|e| {
         error!("cannot record the start of task {}: {e}", task.as_str());
@@ -346,7 +341,7 @@ fn run_one(
         db: conn,
         config,
         progress: &progress,
-        prod_keys,
+        prod_keys: &jobs.prod_keys,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         hold(&progress, config.task_delay)?;

@@ -14,7 +14,6 @@
 //! A cancel finishes what was written and stops.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,11 +23,10 @@ use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
-use crate::library::containers::{self, Entry};
-use crate::library::probe::{self, Keyring, Probe};
+use crate::library::probe::{self, Probe};
 use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::{self, walk};
-use crate::store::{contents, games, platforms, settings, title_control};
+use crate::store::{games, platforms, settings};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
@@ -169,10 +167,7 @@ fn read_changed(
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let todo = &todo;
-    let keyring = keys.as_ref().map(|(loaded, _)| Keyring {
-        keys: &loaded.keys,
-        expand: &expand_control,
-    });
+    let keyring = keys.as_ref().map(|(loaded, _)| &loaded.keys);
     std::thread::scope(|s| {
         for _ in 0..threads {
             let (sender, next) = (sender.clone(), &next);
@@ -264,42 +259,17 @@ pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error
     settings::get(db, KEYS_READ_WITH)
 }
 
-/// A Control NCA larger than this, stored as an NCZ, is not decompressed for its names
-/// (real ones are a few hundred KiB: a NACP and an icon per language).
-const MAX_CONTROL: u64 = 16 << 20;
-
-/// Decompress a Control NCA stored as an NCZ into memory, through convert's pipeline.
-fn expand_control(file: &mut File, entry: &Entry) -> Option<Vec<u8>> {
-    let ncz = containers::read_ncz(file, entry.offset, entry.end()).ok()?;
-    if crate::convert::ncz::nca_size(&ncz) > MAX_CONTROL {
-        return None;
-    }
-    let mut out = Vec::new();
-    crate::convert::ncz::decompress(file, &ncz, entry.end(), &mut out, &mut |_| Ok(())).ok()?;
-    Some(out)
-}
-
-/// Write a probed file's row, its contents, and the names and icons its Control NCAs
-/// give (before the row, whose display name may come from them).
+/// Write a probed file's rows and cache the icons its Control NCAs hold.
 fn write_row(
     ctx: &TaskCtx,
     tx: &rusqlite::Connection,
     found: &walk::Found,
     probe: Probe,
 ) -> Result<(), Error> {
-    for (control, icon) in library::control_rows(found.key.as_str(), &probe) {
-        title_control::upsert(tx, &control)?;
-        if let Some((title_id, bytes)) = icon {
-            if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
-                warn!("scan: {}: its icon was not cached: {why}", found.key);
-            }
+    for (title_id, bytes) in library::write(tx, found, probe)? {
+        if let Err(why) = crate::titles::icons::save_own(&ctx.config.data, &title_id, &bytes) {
+            warn!("scan: {}: its icon was not cached: {why}", found.key);
         }
-    }
-    let keyed = probe.keyed.is_some();
-    let (row, held) = library::game_row(tx, found, probe)?;
-    games::upsert(tx, &row)?;
-    if keyed {
-        contents::set(tx, &row.key, &held)?;
     }
     Ok(())
 }

@@ -210,12 +210,37 @@ pub fn find(db: &Connection, raw: &str) -> Result<Option<crate::store::games::Ga
     }
 }
 
-/// Put one file into the library at once (after a restore), as a scan would.
-pub fn index_one(db: &Connection, root: &Path, key: &LibraryKey) -> Result<(), Error> {
+/// Put one file into the library at once (after a restore or a convert), as a scan
+/// would, with the console keys when there are (icons are not cached here: the scan
+/// that first read the file did).
+pub fn index_one(
+    db: &Connection,
+    root: &Path,
+    key: &LibraryKey,
+    keys: Option<&switchfs::ProdKeys>,
+) -> Result<(), Error> {
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let probe = probe::probe(root, key, &found.format, None);
-    games::upsert(db, &game_row(db, &found, probe)?.0)?;
+    let probe = probe::probe(root, key, &found.format, keys);
+    write(db, &found, probe)?;
     games::refresh_playable(db)
+}
+
+/// Write a probed file's row, its contents, and the names its Control NCAs give
+/// (before the row, whose display name may come from them). Returns the icons the
+/// Control NCAs hold, for the caller to cache.
+pub fn write(db: &Connection, found: &Found, probe: Probe) -> Result<Vec<Icon>, Error> {
+    let mut icons = Vec::new();
+    for (control, icon) in control_rows(found.key.as_str(), &probe) {
+        title_control::upsert(db, &control)?;
+        icons.extend(icon);
+    }
+    let keyed = probe.keyed.is_some();
+    let (row, held) = game_row(db, found, probe)?;
+    games::upsert(db, &row)?;
+    if keyed {
+        crate::store::contents::set(db, &row.key, &held)?;
+    }
+    Ok(icons)
 }

@@ -62,13 +62,6 @@ impl Keyed {
     }
 }
 
-/// The keys a scan reads with, and how it reads a Control NCA stored as an NCZ.
-#[derive(Clone, Copy)]
-pub struct Keyring<'a> {
-    pub keys: &'a ProdKeys,
-    pub expand: switchfs::Expand<'a, File>,
-}
-
 #[derive(Default)]
 struct Hints {
     ticket: Option<u64>,
@@ -80,7 +73,7 @@ const MAX_XML: u64 = 64 * 1024;
 
 /// Probe the file at `key` below `root` (opened under the rules of `safe`), with the
 /// console keys when there are.
-pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<Keyring<'_>>) -> Probe {
+pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
     let tags = identify::parse_file_name(key.file_name());
     let mut notes = Vec::new();
     let mut keyed = None;
@@ -195,17 +188,12 @@ fn read_hints(file: &mut File, len: u64, format: &str) -> Result<Hints, FormatEr
 
 /// Read the file with the keys: what it holds, and why not all of it when something
 /// did not open.
-fn read_keyed(
-    file: &mut File,
-    len: u64,
-    format: &str,
-    keys: Keyring<'_>,
-) -> (Keyed, Option<String>) {
+fn read_keyed(file: &mut File, len: u64, format: &str, keys: &ProdKeys) -> (Keyed, Option<String>) {
     let want = Want {
         control: true,
         icon: true,
     };
-    let inside = match switchfs::read_with(file, format, len, keys.keys, want, keys.expand) {
+    let inside = match switchfs::read(file, format, len, keys, want) {
         Ok(inside) => inside,
         Err(e) => return (Keyed::unreadable(), Some(e.0)),
     };

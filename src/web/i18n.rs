@@ -291,6 +291,28 @@ messages! {
     Revoke => "Révoquer", "Revoke";
     Active => "Active", "Active";
     NoKeys => "Aucune clé.", "No keys.";
+    // The user's console keys (prod.keys), in Settings: never "keys" alone, which
+    // names the API keys.
+    ConsoleKeys => "Clés de console (prod.keys)", "Console keys (prod.keys)";
+    ConsoleKeysNone => "Aucun fichier de clés de console : les fichiers sont identifiés sans elles, par leur nom, leur ticket ou leur CNMT XML.",
+        "No console keys file: files are identified without them, by their names, tickets or CNMT XML.";
+    ConsoleKeysWouldAdd => "Avec vos clés, le service lit ce que chaque fichier contient au lieu de se fier à son nom : identification par le contenu, noms et icônes tirés des fichiers eux-mêmes (sans réseau), vérification de l'intégrité et compression.",
+        "With your keys, the service reads what each file holds instead of trusting its name: identification from the contents, names and icons from the files themselves (offline), integrity checks (verify) and compression.";
+    ConsoleKeysWhere => "Extrayez prod.keys de votre propre console avec Lockpick_RCM, puis importez-le ici ou avec « ludotheque keys import FICHIER ». Le service ne fournit, ne télécharge, n'affiche ni n'envoie jamais une clé.",
+        "Dump prod.keys from your own console with Lockpick_RCM, then import it here or with `ludotheque keys import FILE`. The service never ships, fetches, shows or sends a key.";
+    ConsoleKeysUnused => "Le fichier de clés de console n'est pas utilisé :", "The console keys file is not used:";
+    ConsoleKeysKept => "Les clés lues auparavant restent en usage.", "The keys read before stay in use.";
+    ConsoleKeysFile => "Fichier prod.keys", "prod.keys file";
+    ConsoleKeysUploadNote => "Le fichier est vérifié avant de remplacer l'actuel (une ligne mal formée est refusée avec son numéro) ; il n'est jamais réaffiché.",
+        "The file is checked before it replaces the current one (a malformed line is refused with its number); it is never shown back.";
+    ConsoleKeysImport => "Importer les clés", "Import the keys";
+    NoRevisionKeys => "Aucune clé par révision (ni master_key_XX, ni key_area_key_application_XX, ni titlekek_XX).",
+        "No key per revision (no master_key_XX, key_area_key_application_XX or titlekek_XX).";
+    KeyRevision => "Révision", "Revision";
+    KeyPresent => "présente", "present";
+    KeyDerived => "dérivée", "derived";
+    KeyMissing => "manquante", "missing";
+    KeyAbsent => "absente", "absent";
     Access => "Accès", "Access";
     // The upkeep page.
     Upkeep => "Rangement", "Upkeep";

@@ -8,6 +8,7 @@
 
 pub mod accounts;
 pub mod assets;
+pub mod console_keys;
 pub mod device;
 pub mod i18n;
 pub mod library;

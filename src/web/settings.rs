@@ -72,6 +72,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Retention)) } dd { (cfg.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
         }
         (super::titles::settings_section(c, &v)?)
+        (super::console_keys::section(c, &v)?)
         h2 { (v.t(M::Limits)) }
         dl.facts {
             @for (m, value, flag) in &limits {

@@ -170,7 +170,9 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
         true => None,
         false => Some(body::<RestoreForm>(c, "nothing, or name")?.name),
     };
-    let row = trash::restore_as(c.db, &c.app.config.library, id(c)?, name.as_deref())?;
+    let keys = c.app.prod_keys.current();
+    let keys = keys.as_ref().map(|loaded| &loaded.keys);
+    let row = trash::restore_as(c.db, &c.app.config.library, id(c)?, name.as_deref(), keys)?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 

@@ -55,7 +55,7 @@ fn id(n: u64) -> String {
 
 /// The library of the first test: an untagged eShop dump, a cartridge holding its
 /// update, a bundle with a DLC (title-key crypto), a name that lies, an NSZ (its
-/// Control NCA compressed) and an NCA2 title.
+/// Program NCA compressed, as nsz does) and an NCA2 title.
 fn library(folders: &Folders, keys: &TestKeys) {
     let lib = &folders.library;
     let quest = Title {
@@ -163,7 +163,7 @@ fn contents_decide_what_every_file_is() {
     assert_eq!(g["version"], 196608);
     assert_eq!(g["base_title_id"], id(LIAR));
 
-    // An NSZ: its Control NCA is an NCZ, decompressed for its name.
+    // An NSZ: the Program NCA is an NCZ; the Meta and Control NCAs are as they were.
     let g = game(&s, "packed.nsz");
     assert_eq!(
         (g["identified_by"].as_str(), g["name"].as_str()),
@@ -327,4 +327,41 @@ fn a_personalized_ticket_still_identifies_and_says_why_there_is_no_name() {
     assert_eq!(g["name"], "mine");
     let note = g["note"].as_str().unwrap_or_default();
     assert!(note.contains("personalized ticket"), "{g}");
+}
+
+/// A file put back into the library without a scan (a convert's output, a restore
+/// from the trash) is identified with the keys at once, as a scan would.
+#[test]
+fn a_convert_output_and_a_restored_file_are_read_with_the_keys_at_once() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(43);
+    write_keys(&folders, &keys, KeysFile::Full);
+    let packed = Title {
+        name: "Packed Adventure".into(),
+        ..Title::application(PACKED)
+    };
+    put(
+        &folders.library,
+        "packed.nsz",
+        &keyed::nsz(&keys, &[packed]),
+    );
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    let g = game(&s, "packed.nsp");
+    assert_eq!(
+        (g["identified_by"].as_str(), g["name"].as_str()),
+        (Some("keys"), Some("Packed Adventure"))
+    );
+    assert_eq!(contents(&g), vec![(id(PACKED), "BASE".into(), 0)]);
+    drop(s);
+
+    // The original NSZ went to the trash; put it back on the command line.
+    std::fs::remove_file(folders.library.join("packed.nsp")).unwrap();
+    folders.scan();
+    let (status, out, err) = folders.cli(&["trash", "restore", "1"]);
+    assert!(status.success(), "{out}{err}");
+    let (state, _, by) = keys_state(&folders, "packed.nsz");
+    assert_eq!((state.as_deref(), by.as_str()), (Some("read"), "keys"));
 }

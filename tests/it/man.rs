@@ -50,6 +50,14 @@ beside it). Migrations run at start; a database written by a newer version is re
 .I DATA/ludotheque.lock
 Locked by a running server; foreground tasks refuse to run while it is held.
 .TP
+.I DATA/prod.keys
+The console keys, when imported (mode 0600; see
+.BR ludotheque-keys (1));
+.B \-\-keys
+names another file. Not in
+.BR backup 's
+copy.
+.TP
 .I DATA/titledb/
 The last good copy of each title data file
 .B titles update
@@ -147,7 +155,91 @@ address, how each installer takes it, and what the consoles downloaded.
 .BR ludotheque-console (1),
 .BR ludotheque-user (1),
 .BR ludotheque-trash (1),
-.BR ludotheque-titles (1)
+.BR ludotheque-titles (1),
+.BR ludotheque-keys (1)
+"#;
+
+/// What `keys`' page says of the console keys besides its commands.
+const KEYS_WRITTEN: &str = r#".SH CONSOLE KEYS
+Console keys are the keys of the user's own Nintendo Switch, dumped from it with
+Lockpick_RCM into
+.IR prod.keys :
+lines of
+.IR "name = hex digits" ,
+names in any case,
+.B ;
+and
+.B #
+starting comments, blank lines allowed. With them the service reads what each game
+file holds: it identifies files by their contents rather than their names, takes
+names and icons from the files themselves (offline), and can verify and compress
+them. Without them everything works as it does without. They are not the API keys of
+.BR ludotheque-apikey (1).
+.SH FILES
+The file is
+.I DATA/prod.keys
+unless
+.B \-\-keys
+(or
+.BR LUDOTHEQUE_KEYS )
+names another.
+.B import
+checks the whole file first: a line that is not
+.IR "name = hex digits" ,
+or a key the service uses with the wrong length, refuses it with the line number and
+the reason (never the value), and nothing is written. A good file is written beside
+the old one, synced, made 0600, renamed over it and the folder synced: the previous
+file is whole until the new one is. A running service sees the new file the next time
+it needs the keys, without a restart; a file it cannot use is logged once, and the
+keys it had stay in use. The web interface's Settings page shows the same status and
+lets an admin upload the file under the same checks (never shown back, logged or
+cached).
+.B ludotheque backup
+does not copy the keys file.
+.SH WHICH KEYS
+The readers use
+.B header_key
+(NCA headers),
+.B key_area_key_application_XX
+(the key area of an NCA of key revision XX; also
+.B _ocean_
+and
+.BR _system_ )
+and
+.B titlekek_XX
+(a common ticket's title key). When they are absent they are derived, as hactool and
+nsz do, from
+.BR master_key_XX ,
+.BR aes_kek_generation_source ,
+.BR aes_key_generation_source ,
+.BR key_area_key_application_source " (" _ocean_ ", " _system_ ),
+.B titlekek_source
+and, for
+.BR header_key ,
+.B header_kek_source
+and
+.B header_key_source
+with
+.BR master_key_00 .
+Other names are accepted and ignored.
+.B status
+lists, for each key revision from 0x00 to the last one with a key, whether
+.B key_area_key_application_XX
+and
+.B titlekek_XX
+are present, derived or missing and whether
+.B master_key_XX
+is there; then the revisions the library's files need and lack, and the files whose
+headers do not decrypt with these keys. A master key or source whose CRC32 is not the
+public one nsz lists is reported as probably mistyped; the file is still used.
+.B status
+exits 1 when the file is there but cannot be used.
+.SH PRIVACY
+No key is ever printed, logged, sent or shown: the status names keys and says where
+they came from, nothing more. The service never ships or fetches a key.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-backup (1)
 "#;
 
 /// What `serve`'s page says of the watch and the webhook besides its flags.
@@ -451,6 +543,7 @@ fn pages() -> Vec<(String, String)> {
             "organize" => ORGANIZE_WRITTEN,
             "dedupe" => DEDUPE_WRITTEN,
             "verify" => VERIFY_WRITTEN,
+            "keys" => KEYS_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };
         pages.push((

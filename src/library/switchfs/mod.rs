@@ -116,30 +116,16 @@ pub struct Want {
 
 /// Read every NCA of the file (`format`: `nsp`, `nsz`, `xci` or `xcz`) of `len`
 /// bytes with `keys`. A container that does not parse is an `Err`; an NCA that does
-/// not open is a [`Problem`] and the others are still read. A Control NCA stored as
-/// an NCZ is skipped (see [`read_with`]).
+/// not open is a [`Problem`] and the others are still read. Meta and Control NCAs
+/// are read where they lie: nsz compresses only Program and PublicData NCAs, and the
+/// part of an NCZ that is kept verbatim (0x4000 bytes) holds a header; a Meta or
+/// Control NCA stored as an NCZ past that is a per-file reason.
 pub fn read<R: Read + Seek>(
     file: &mut R,
     format: &str,
     len: u64,
     keys: &ProdKeys,
     want: Want,
-) -> Result<Inside, FormatError> {
-    read_with(file, format, len, keys, want, &|_, _| None)
-}
-
-/// Turns an NCZ entry into the NCA it decompresses to (in memory), or `None` to skip
-/// it; the caller knows how to decompress (`convert`) and what it may spend.
-pub type Expand<'a, R> = &'a (dyn Fn(&mut R, &Entry) -> Option<Vec<u8>> + Sync);
-
-/// [`read`], with NCZ Control NCAs made readable by `expand`.
-pub fn read_with<R: Read + Seek>(
-    file: &mut R,
-    format: &str,
-    len: u64,
-    keys: &ProdKeys,
-    want: Want,
-    expand: Expand<'_, R>,
 ) -> Result<Inside, FormatError> {
     let entries = match format {
         "nsp" | "nsz" => containers::read_pfs0(file, 0, len)?.entries,
@@ -161,20 +147,7 @@ pub fn read_with<R: Read + Seek>(
     if want.control {
         for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::CONTROL) {
             let title_id = owner(&inside.contents, &entry.name).unwrap_or(header.program_id);
-            let read = if entry.name.ends_with(".ncz") {
-                let Some(bytes) = expand(file, entry) else {
-                    continue;
-                };
-                let whole = Entry {
-                    offset: 0,
-                    size: bytes.len() as u64,
-                    ..entry.clone()
-                };
-                let mut clear = std::io::Cursor::new(bytes);
-                control(&mut clear, &whole, whole.size, header, keys, &tickets, want)
-            } else {
-                control(file, entry, kept(entry), header, keys, &tickets, want)
-            };
+            let read = control(file, entry, header, keys, &tickets, want);
             match read {
                 Ok((names, display_version, icon)) => inside.controls.push(Control {
                     title_id,
@@ -298,19 +271,10 @@ fn section_key<R: Read + Seek>(
     }
 }
 
-/// How much of an entry's NCA can be read as it is: all of an NCA, the first 0x4000
-/// bytes of an NCZ (kept verbatim; the rest is compressed).
-fn kept(entry: &Entry) -> u64 {
-    if entry.name.ends_with(".ncz") {
-        0x4000
-    } else {
-        entry.size
-    }
-}
-
-/// The first section of an NCA, which holds what Meta and Control NCAs carry, if it
-/// lies within the `kept` bytes that can be read.
-fn first_section<'h>(entry: &Entry, header: &'h Header, kept: u64) -> Result<&'h Section, Problem> {
+/// The first section of an NCA, which holds what Meta and Control NCAs carry. An
+/// NCZ keeps its NCA's first 0x4000 bytes as they were: a section past them is
+/// compressed.
+fn first_section<'h>(entry: &Entry, header: &'h Header) -> Result<&'h Section, Problem> {
     let nca = entry.name.clone();
     let section = header.sections.iter().flatten().next().ok_or_else(|| {
         let why = "it has no section".into();
@@ -319,7 +283,12 @@ fn first_section<'h>(entry: &Entry, header: &'h Header, kept: u64) -> Result<&'h
             why,
         }
     })?;
-    if section.end > kept {
+    let compressed = entry.name.ends_with(".ncz");
+    if compressed && section.end > 0x4000 {
+        let why = "its section is compressed (NCZ); it is read once decompressed".into();
+        return Err(Problem::Malformed { nca, why });
+    }
+    if !compressed && section.end > entry.size {
         let why = "its section lies past the end of the file".into();
         return Err(Problem::Malformed { nca, why });
     }
@@ -338,7 +307,7 @@ fn meta<R: Read + Seek>(
         nca: entry.name.clone(),
         why,
     };
-    let section = first_section(entry, header, kept(entry))?;
+    let section = first_section(entry, header)?;
     if section.fs_type() != 1 || section.hash_type() != 2 {
         return Err(malformed("its section is not a PFS0".into()));
     }
@@ -380,7 +349,6 @@ type ControlData = (nacp::Names, String, Option<Vec<u8>>);
 fn control<R: Read + Seek>(
     file: &mut R,
     entry: &Entry,
-    kept: u64,
     header: &Header,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
@@ -390,7 +358,7 @@ fn control<R: Read + Seek>(
         nca: entry.name.clone(),
         why,
     };
-    let section = first_section(entry, header, kept)?;
+    let section = first_section(entry, header)?;
     if section.fs_type() != 0 || section.hash_type() != 3 || &section.fs[0x8..0xC] != b"IVFC" {
         return Err(malformed("its section is not a RomFS".into()));
     }
@@ -430,4 +398,185 @@ fn control<R: Read + Seek>(
 
 fn u64le(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Property tests: keyed containers mutated in their encrypted bytes and, re-encrypted
+/// after the mutation, in their clear NCA headers; CNMTs, NACPs and RomFS mutated
+/// directly. Every reader returns `Ok` or a reason, never panics, and allocates
+/// only what it checked.
+#[cfg(test)]
+mod fuzz {
+    use std::io::Cursor;
+
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use xts_mode::Xts128;
+
+    use super::*;
+    use crate::library::synth::keyed::{self, TestKeys, Title};
+    use aes::cipher::KeyInit;
+
+    const BASE: u64 = 0x0100_0000_00AB_0000;
+
+    fn titles() -> Vec<Vec<Title>> {
+        let app = Title {
+            program_size: 0x4000,
+            ..Title::application(BASE)
+        };
+        vec![
+            vec![app.clone()],
+            vec![app.clone(), Title::patch(BASE, 65536)],
+            vec![
+                app,
+                Title {
+                    titlekey: true,
+                    ..Title::addon(BASE, 1)
+                },
+            ],
+        ]
+    }
+
+    fn read_all(bytes: &[u8], format: &str, keys: &ProdKeys) {
+        let want = Want {
+            control: true,
+            icon: true,
+        };
+        let _ = read(
+            &mut Cursor::new(bytes),
+            format,
+            bytes.len() as u64,
+            keys,
+            want,
+        );
+    }
+
+    /// Flip a few bytes anywhere, or an extreme word where counts and sizes live.
+    fn mutate(rng: &mut StdRng, b: &mut [u8]) {
+        for _ in 0..rng.random_range(1..6) {
+            let i = rng.random_range(0..b.len());
+            if rng.random_bool(0.5) {
+                b[i] = rng.random();
+            } else {
+                let v: u64 = [0, 1, u32::MAX as u64, u64::MAX, 1 << 40][rng.random_range(0..5)];
+                let n = (b.len() - i).min(8);
+                b[i..i + n].copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_keyed_containers_never_panic() {
+        let keys = TestKeys::new(5);
+        let prod = keys.prod_keys();
+        let mut rng = StdRng::seed_from_u64(38);
+        let seeds: Vec<(Vec<u8>, &str)> = titles()
+            .iter()
+            .flat_map(|t| [(keyed::nsp(&keys, t), "nsp"), (keyed::xci(&keys, t), "xci")])
+            .collect();
+        for (seed, format) in &seeds {
+            let inside = read(
+                &mut Cursor::new(seed),
+                format,
+                seed.len() as u64,
+                &prod,
+                Want::default(),
+            )
+            .unwrap();
+            assert!(
+                !inside.contents.is_empty() && inside.problems.is_empty(),
+                "{inside:?}"
+            );
+        }
+        for _ in 0..1500 {
+            let (seed, format) = &seeds[rng.random_range(0..seeds.len())];
+            let mut bytes = seed.clone();
+            mutate(&mut rng, &mut bytes);
+            if rng.random_bool(0.3) {
+                bytes.truncate(rng.random_range(0..bytes.len()));
+            }
+            read_all(&bytes, format, &prod);
+        }
+    }
+
+    /// The clear header of every NCA in a container, mutated, then encrypted again:
+    /// what reaches the section, key and RomFS readers is hostile, not noise.
+    #[test]
+    fn mutated_clear_headers_never_panic() {
+        let keys = TestKeys::new(6);
+        let prod = keys.prod_keys();
+        let key = prod.header_key.unwrap();
+        let xts = Xts128::new(
+            aes::Aes128::new(key[..16].into()),
+            aes::Aes128::new(key[16..].into()),
+        );
+        let mut rng = StdRng::seed_from_u64(39);
+        let seeds: Vec<Vec<u8>> = titles().iter().map(|t| keyed::nsp(&keys, t)).collect();
+        for _ in 0..1500 {
+            let mut bytes = seeds[rng.random_range(0..seeds.len())].clone();
+            let ncas: Vec<_> = keyed::entries(&bytes)
+                .into_iter()
+                .filter(|e| e.name.ends_with(".nca"))
+                .collect();
+            let e = &ncas[rng.random_range(0..ncas.len())];
+            let header = &mut bytes[e.offset..e.offset + nca::HEADER_SIZE];
+            xts.decrypt_area(header, 0x200, 0, |s: u128| s.to_be_bytes());
+            // Mostly the header proper and the first FS header: where the fields are.
+            let mut region = header[0x200..0x600].to_vec();
+            mutate(&mut rng, &mut region);
+            header[0x200..0x600].copy_from_slice(&region);
+            xts.encrypt_area(header, 0x200, 0, |s: u128| s.to_be_bytes());
+            read_all(&bytes, "nsp", &prod);
+        }
+    }
+
+    #[test]
+    fn mutated_cnmt_nacp_and_romfs_never_panic() {
+        let mut rng = StdRng::seed_from_u64(40);
+        let record = keyed::content::content_record(&[1; 0x4000], 1);
+        let cnmt = keyed::content::cnmt(BASE | 0x800, 65536, 0x81, BASE, &[record]);
+        let nacp_bytes = keyed::content::nacp(&[(0, "Name".into())], "Publisher", "1.0.0");
+        let icon = keyed::content::jpeg(1);
+        let romfs = keyed::nca::romfs(&[
+            ("control.nacp".into(), nacp_bytes.clone()),
+            ("icon_AmericanEnglish.dat".into(), icon),
+        ]);
+        assert!(cnmt::parse(&cnmt).is_ok());
+        assert_eq!(
+            romfs::root_files(&mut Cursor::new(&romfs), 0, romfs.len() as u64)
+                .unwrap()
+                .len(),
+            2
+        );
+        for _ in 0..3000 {
+            let mut c = cnmt.clone();
+            mutate(&mut rng, &mut c);
+            c.truncate(rng.random_range(0..=c.len()));
+            let _ = cnmt::parse(&c);
+            let mut n = nacp_bytes.clone();
+            mutate(&mut rng, &mut n);
+            let _ = nacp::parse(&n);
+            let mut r = romfs.clone();
+            // The header and the tables are in the first KiB.
+            let head = r.len().min(0x400);
+            mutate(&mut rng, &mut r[..head]);
+            let _ = romfs::root_files(&mut Cursor::new(&r), 0, r.len() as u64);
+        }
+    }
+
+    /// A RomFS whose file list loops, and a file declaring 2 GB, end with a reason.
+    #[test]
+    fn a_looping_list_and_a_huge_file_are_reasons() {
+        let nacp_bytes = keyed::content::nacp(&[(0, "N".into())], "P", "1");
+        let romfs = keyed::nca::romfs(&[("control.nacp".into(), nacp_bytes)]);
+        let file_table = u64::from_le_bytes(romfs[0x38..0x40].try_into().unwrap()) as usize;
+        let mut looping = romfs.clone();
+        // The only file's sibling: itself.
+        looping[file_table + 4..file_table + 8].copy_from_slice(&0u32.to_le_bytes());
+        let e = romfs::root_files(&mut Cursor::new(&looping), 0, looping.len() as u64);
+        assert!(e.unwrap_err().0.contains("loops"));
+        let mut huge = romfs.clone();
+        huge[file_table + 0x10..file_table + 0x18].copy_from_slice(&(2u64 << 30).to_le_bytes());
+        let e = romfs::root_files(&mut Cursor::new(&huge), 0, huge.len() as u64);
+        assert!(e.unwrap_err().0.contains("outside"));
+    }
 }

@@ -1,5 +1,5 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
-// internal /api/ route with JSON; data-then says what happens on success ("reload"
+// internal /api/ route with JSON (a file field sends its file's text); data-then says what happens on success ("reload"
 // by default, "stay", "key", "console", or a page: the sign-in page's, checked on the
 // server to be a path of this site). A button with data-confirm="sentence" asks first
 // in a dialog that names what it destroys; one with data-undo offers, on the next
@@ -178,6 +178,7 @@ document.addEventListener("submit", async (ev) => {
   for (const el of form.elements) {
     if (!el.name) continue;
     if (el.type === "checkbox") body[el.name] = el.checked;
+    else if (el.type === "file") body[el.name] = el.files.length ? await el.files[0].text() : "";
     else if (el.type === "number") body[el.name] = el.value === "" ? null : Number(el.value);
     else body[el.name] = el.value;
   }

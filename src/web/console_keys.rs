@@ -1,0 +1,265 @@
+//! Settings → "Console keys (prod.keys)": what the user's keys file gives per key
+//! revision (present, derived, missing: never a value), what the library's files
+//! lack, and, for an admin, the upload of a new file.
+//!
+//! The upload goes through the same check and the same atomic write as `ludotheque
+//! keys import` (`prodkeys::file::install`). Its text is read once from the body and
+//! dropped: never echoed (the answer is the status), never logged (a refusal names a
+//! line and why, not what it holds; the JSON reader's own message is not kept), never
+//! cached (`Cache-Control: no-store`). The running service's `KeysFile` sees the new
+//! file at its next question.
+
+use maud::{html, Markup};
+use serde::{Deserialize, Serialize};
+
+use super::i18n::{Lang, M};
+use super::phrases::{count, say, FILES};
+use super::view::Viewer;
+use crate::error::{Error, Msg};
+use crate::http::{Ctx, Reply};
+use crate::library::switchfs::prodkeys::file::{install, Seen};
+use crate::library::switchfs::prodkeys::{Origin, Status};
+use crate::store::games;
+
+/// What the library's files, as last read, need and lack.
+#[derive(Serialize)]
+struct Needs {
+    /// Key revisions files need and the keys lacked, with how many files.
+    missing: Vec<Missing>,
+    /// Files whose headers do not decrypt with these keys.
+    wrong_keys: u64,
+    read: u64,
+    unreadable: u64,
+}
+
+#[derive(Serialize)]
+struct Missing {
+    revision: String,
+    files: u64,
+}
+
+fn needs(c: &Ctx) -> Result<Needs, Error> {
+    let missing = games::missing_key_revisions(c.db)?
+        .into_iter()
+        .map(|(revision, files)| Missing {
+            revision: format!("{revision:02x}"),
+            files,
+        })
+        .collect();
+    let states = games::keys_states(c.db)?;
+    let of = |state: &str| {
+        states
+            .iter()
+            .find(|(s, _)| s == state)
+            .map_or(0, |(_, n)| *n)
+    };
+    Ok(Needs {
+        missing,
+        wrong_keys: of("wrong_keys"),
+        read: of("read"),
+        unreadable: of("unreadable"),
+    })
+}
+
+/// The status as `GET /api/console-keys` and the upload answer it.
+#[derive(Serialize)]
+struct StatusView {
+    /// A keys file is there.
+    file: bool,
+    /// Keys are in use (the file's, or the last good ones).
+    in_use: bool,
+    /// Why the file as it is now is not used, in the reader's language.
+    problem: Option<String>,
+    header_key: &'static str,
+    revisions: Vec<RevisionView>,
+    /// Keys whose public checksum differs: probably mistyped.
+    suspect: Vec<String>,
+    library: Needs,
+}
+
+#[derive(Serialize)]
+struct RevisionView {
+    revision: String,
+    master_key: bool,
+    key_area_key_application: &'static str,
+    titlekek: &'static str,
+}
+
+fn status_view(c: &Ctx, v: &Viewer, seen: &Seen) -> Result<StatusView, Error> {
+    let status = seen.loaded.as_ref().map(|l| &l.status);
+    Ok(StatusView {
+        file: seen.present,
+        in_use: status.is_some(),
+        problem: seen.problem.as_ref().map(|m| say(v, m)),
+        header_key: status.map_or(Origin::Missing, |s| s.header_key).as_str(),
+        revisions: status
+            .map(|s| {
+                s.revisions
+                    .iter()
+                    .map(|r| RevisionView {
+                        revision: format!("{:02x}", r.revision),
+                        master_key: r.master_key,
+                        key_area_key_application: r.key_area.as_str(),
+                        titlekek: r.titlekek.as_str(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        suspect: status.map(|s| s.suspect.clone()).unwrap_or_default(),
+        library: needs(c)?,
+    })
+}
+
+fn no_store(mut reply: Reply) -> Reply {
+    reply.headers.push(("Cache-Control", "no-store".into()));
+    reply
+}
+
+/// `GET /api/console-keys`: the status, no value.
+pub fn status(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let view = status_view(c, &v, &c.app.prod_keys.seen())?;
+    Ok(no_store(Reply::json(200, &view)?))
+}
+
+#[derive(Deserialize)]
+struct Upload {
+    /// The file's text.
+    file: String,
+}
+
+/// `POST /api/console-keys` `{file}`: check the file and put it in place (admins
+/// only); the answer is the new status, never the text.
+pub fn upload(c: &Ctx) -> Result<Reply, Error> {
+    if !c.principal.is_admin() {
+        return Err(Error::forbidden(Msg::AdminOnly));
+    }
+    // Without the JSON reader's message as a cause: the log never sees the text.
+    let form: Upload = serde_json::from_slice(&c.req.body).map_err(|_| {
+        Error::invalid(Msg::BadJson {
+            expected: "file (the text of prod.keys)".into(),
+        })
+    })?;
+    install(c.app.prod_keys.path(), form.file.as_bytes())?;
+    drop(form);
+    log::info!("console keys: a new file was uploaded");
+    status(c)
+}
+
+fn origin_word(v: &Viewer, origin: Origin) -> &'static str {
+    v.t(match origin {
+        Origin::Present => M::KeyPresent,
+        Origin::Derived => M::KeyDerived,
+        Origin::Missing => M::KeyMissing,
+    })
+}
+
+/// "3 files need key revision 0x12: add master_key_12 or key_area_key_application_12".
+fn need_sentence(v: &Viewer, m: &Missing) -> String {
+    let files = count(v, m.files, FILES);
+    let r = &m.revision;
+    match (v.lang, m.files) {
+        (Lang::Fr, n) => format!(
+            "{files} {} la révision de clés 0x{r} : ajoutez master_key_{r} ou key_area_key_application_{r}.",
+            if n < 2 { "demande" } else { "demandent" }
+        ),
+        (Lang::En, n) => format!(
+            "{files} {} key revision 0x{r}: add master_key_{r} or key_area_key_application_{r}.",
+            if n == 1 { "needs" } else { "need" }
+        ),
+    }
+}
+
+fn wrong_sentence(v: &Viewer, n: u64) -> String {
+    let files = count(v, n, FILES);
+    match v.lang {
+        Lang::Fr => format!(
+            "{files} {} pas avec ces clés : header_key est-elle la bonne ?",
+            if n < 2 {
+                "ne se déchiffre"
+            } else {
+                "ne se déchiffrent"
+            }
+        ),
+        Lang::En => format!(
+            "{files} {} not decrypt with these keys: is header_key the right one?",
+            if n == 1 { "does" } else { "do" }
+        ),
+    }
+}
+
+fn suspect_sentence(v: &Viewer, names: &[String]) -> String {
+    let names = names.join(", ");
+    match v.lang {
+        Lang::Fr => format!("Ne correspondent pas à leur somme de contrôle publique (CRC32), peut-être mal recopiées : {names}. Le fichier est utilisé tel quel."),
+        Lang::En => format!("Not matching their public checksum (CRC32), perhaps mistyped: {names}. The file is used as it is."),
+    }
+}
+
+fn keys_table(v: &Viewer, status: &Status) -> Markup {
+    html! {
+        dl.facts {
+            dt { "header_key" } dd #header-key { (origin_word(v, status.header_key)) }
+        }
+        @if status.revisions.is_empty() {
+            p.note { (v.t(M::NoRevisionKeys)) }
+        } @else {
+            div.scroll {
+                table #console-keys-revisions {
+                    thead { tr {
+                        th { (v.t(M::KeyRevision)) } th { "key_area_key_application" } th { "titlekek" } th { "master_key" }
+                    } }
+                    tbody {
+                        @for r in &status.revisions {
+                            tr data-revision=(format!("{:02x}", r.revision)) {
+                                td { code { "0x" (format!("{:02x}", r.revision)) } }
+                                td data-origin=(r.key_area.as_str()) { (origin_word(v, r.key_area)) }
+                                td data-origin=(r.titlekek.as_str()) { (origin_word(v, r.titlekek)) }
+                                td { (v.t(if r.master_key { M::KeyPresent } else { M::KeyAbsent })) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !status.suspect.is_empty() {
+            p.warn #console-keys-suspect { (suspect_sentence(v, &status.suspect)) }
+        }
+    }
+}
+
+/// The section of the Settings page.
+pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let seen = c.app.prod_keys.seen();
+    let needs = needs(c)?;
+    Ok(html! {
+        h2 #console-keys { (v.t(M::ConsoleKeys)) }
+        div #console-keys-status data-file=(seen.present) data-in-use=(seen.loaded.is_some()) {
+            @if let Some(problem) = &seen.problem {
+                p.warn #console-keys-problem {
+                    (v.t(M::ConsoleKeysUnused)) " " (say(v, problem))
+                    @if seen.loaded.is_some() { " " (v.t(M::ConsoleKeysKept)) }
+                }
+            }
+            @match &seen.loaded {
+                Some(loaded) => { (keys_table(v, &loaded.status)) }
+                None => {
+                    p { (v.t(M::ConsoleKeysNone)) }
+                    p { (v.t(M::ConsoleKeysWouldAdd)) }
+                }
+            }
+            @for m in &needs.missing { p.warn { (need_sentence(v, m)) } }
+            @if needs.wrong_keys > 0 { p.warn { (wrong_sentence(v, needs.wrong_keys)) } }
+            p.note { (v.t(M::ConsoleKeysWhere)) }
+        }
+        @if v.admin {
+            form.stack #console-keys-form data-api="/api/console-keys" {
+                label { (v.t(M::ConsoleKeysFile))
+                    input name="file" type="file" accept=".keys,.txt,text/plain" required;
+                }
+                p.note { (v.t(M::ConsoleKeysUploadNote)) }
+                button type="submit" { (v.t(M::ConsoleKeysImport)) }
+            }
+        }
+    })
+}
