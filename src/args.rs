@@ -235,6 +235,21 @@ pub enum Command {
     Scan,
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
     Convert,
+    /// Verify files with the console keys, in the foreground: the SHA-256 of every NCA
+    /// against the record its CNMT keeps (a .nsz or .xcz as the NCAs it decompresses
+    /// to, written nowhere).
+    ///
+    /// A damaged file (an NCA that does not match, is missing or is cut short) is
+    /// marked: it is no longer playable, the shop stops offering it and the push asks
+    /// before sending it, until a later verify finds it sound or the file changes.
+    /// Exits 1 when a file is damaged or cannot be verified (no CNMT, a key missing),
+    /// naming each with the reason.
+    Verify {
+        /// The files to verify, by library key (their path inside the library); none:
+        /// every .nsp, .nsz, .xci and .xcz.
+        #[arg(value_name = "KEY")]
+        files: Vec<String>,
+    },
     /// Move each identified file to the place --organize-template gives it, inside
     /// the library, in the foreground; every run is journaled and can be undone.
     Organize {

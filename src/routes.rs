@@ -98,6 +98,8 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/push", Private, v1::jobs::push),
     route("POST", "/api/dedupe", Private, web::upkeep::start_dedupe),
     route("POST", "/api/organize", Private, web::upkeep::start_organize),
+    route("POST", "/api/verify", Private, web::tasks::start_verify),
+    route("POST", "/api/verify/{key*}", Private, web::tasks::start_verify_file),
     route("GET", "/api/platforms", Private, v1::library::platforms),
     route("POST", "/api/platforms", Private, web::library::add_platform),
     route("DELETE", "/api/platforms/{slug}", Private, web::library::delete_platform),

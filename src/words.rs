@@ -99,6 +99,9 @@ words! {
         Organize = "organize",
         /// Move superseded updates and duplicates to the trash (`jobs::dedupe`).
         Dedupe = "dedupe",
+        /// Check every NCA against its CNMT record with the console keys
+        /// (`jobs::verify`).
+        Verify = "verify",
     }
 }
 
@@ -114,7 +117,7 @@ impl Task {
     pub fn unit(self) -> Unit {
         match self {
             Task::Scan | Task::Titles | Task::Organize | Task::Dedupe => Unit::Files,
-            Task::Convert | Task::Push => Unit::Bytes,
+            Task::Convert | Task::Push | Task::Verify => Unit::Bytes,
         }
     }
 }

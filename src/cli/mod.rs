@@ -111,6 +111,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Console { command }) => admin::console_command(global, command),
         Some(Command::Scan) => task::foreground(global, Task::Scan),
         Some(Command::Convert) => task::foreground(global, Task::Convert),
+        Some(Command::Verify { files }) => task::foreground_on(global, Task::Verify, files),
         Some(Command::Dedupe { dry_run }) => upkeep::dedupe(global, *dry_run),
         Some(Command::Organize {
             dry_run,

@@ -16,10 +16,16 @@ use crate::store::job_runs::JobRun;
 /// Run one task on the data folder (refused while a server holds it), with a
 /// progress bar on a terminal. Ctrl-C cancels the task at its next safe point.
 pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
+    foreground_on(global, task, &[])
+}
+
+/// [`foreground`] for a task limited to the files at `only` (library keys; none: the
+/// whole library).
+pub fn foreground_on(global: &GlobalArgs, task: Task, only: &[String]) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let service = Service::open(&config)?;
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start(task, "cli")?;
+    jobs.try_start_on(task, "cli", only.to_vec())?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {

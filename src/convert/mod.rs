@@ -9,6 +9,7 @@
 //! database first, so a process killed mid-way leaves nothing behind after a restart.
 
 pub mod ncz;
+pub mod verify;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};

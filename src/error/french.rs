@@ -4,6 +4,7 @@
 
 use super::counts::{count as plural, number as n, size as bytes};
 use super::details::detail;
+use super::msg::{NcaFault, VerifyGap};
 use super::Msg;
 
 impl Msg {
@@ -147,12 +148,21 @@ impl Msg {
                 format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
             }
             DedupeDone { superseded, duplicates, bytes: b } => format!("{} et {} mis à la corbeille ({})", plural(*superseded, "fichier remplacé", "fichiers remplacés"), plural(*duplicates, "doublon", "doublons"), bytes(*b)),
+            VerifyDone { sound, damaged, unverifiable } => format!(
+                "{}, {}, {}",
+                plural(*sound, "fichier sain", "fichiers sains"),
+                plural(*damaged, "endommagé", "endommagés"),
+                plural(*unverifiable, "invérifiable", "invérifiables")
+            ),
+            VerifyNeedsKeys => "la vérification demande les clés de console (prod.keys), et aucune n'est chargée ; rien n'a été vérifié".into(),
             TaskStopped => "le service s'est arrêté pendant cette tâche".into(),
             FolderUnreadable { folder } => format!("le dossier {folder} est illisible"),
             PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
             FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", detail(why)),
+            NcaDamaged { nca, what, detail: why, more } => nca_damaged_french(nca, *what, why, *more),
+            NotVerifiable { what, nca, detail: why } => not_verifiable_french(*what, nca, why),
             NotAFile { key, what } => {
                 let what = match what.as_str() {
                     "fifo" => "un tube nommé (FIFO)",
@@ -174,6 +184,42 @@ impl Msg {
             ConsoleKeysUnreadable => "le fichier de clés de console ne peut pas être lu (ses droits ?) ; le détail est dans le journal".into(),
         }
     }
+}
+
+fn nca_damaged_french(nca: &str, what: NcaFault, why: &str, more: u32) -> String {
+    let what = match what {
+        NcaFault::Mismatch => format!("le NCA {nca} ne correspond pas à son enregistrement de contenu (SHA-256) : il est corrompu ou modifié"),
+        NcaFault::Missing => format!("le NCA {nca}, que son CNMT liste, manque au fichier"),
+        NcaFault::Truncated => format!("le NCA {nca} est tronqué"),
+        NcaFault::Unreadable => format!("le NCA {nca} ne se décompresse pas ({})", detail(why)),
+    };
+    match more {
+        0 => what,
+        n => format!(
+            "{what} (et {} de plus)",
+            plural(n.into(), "NCA endommagé", "NCA endommagés")
+        ),
+    }
+}
+
+fn not_verifiable_french(what: VerifyGap, nca: &str, why: &str) -> String {
+    let why = match what {
+        VerifyGap::NoCnmt => "le fichier n'a aucun CNMT auquel comparer ses NCA".into(),
+        VerifyGap::NoHeaderKey => "les clés de console n'ont pas de header_key".into(),
+        VerifyGap::WrongKeys => {
+            format!("l'en-tête de {nca} ne se déchiffre pas avec ces clés de console")
+        }
+        VerifyGap::MissingKey => {
+            format!("{nca} demande la révision de clé {why}, qui manque aux clés de console")
+        }
+        VerifyGap::PersonalizedTicket => {
+            format!("la clé de titre de {nca} est dans un ticket personnalisé")
+        }
+        VerifyGap::NoTicket => format!("aucun ticket ne porte la clé de titre de {nca}"),
+        VerifyGap::Malformed => format!("{nca} est malformé ({})", detail(why)),
+        VerifyGap::ReadError => "le fichier n'a pas pu être lu".into(),
+    };
+    format!("invérifiable : {why}")
 }
 
 fn keys_line_french(why: &super::KeysLine) -> String {

@@ -212,6 +212,13 @@ pub enum Msg {
         duplicates: u64,
         bytes: u64,
     },
+    VerifyDone {
+        sound: u64,
+        damaged: u64,
+        unverifiable: u64,
+    },
+    /// The verify task will not start: without the console keys no CNMT can be read.
+    VerifyNeedsKeys,
     TaskStopped,
     // Why one file of a task failed.
     FolderUnreadable {
@@ -221,6 +228,22 @@ pub enum Msg {
     NameNotUtf8,
     FileUnexaminable,
     FileDamaged {
+        detail: String,
+    },
+    /// `verify` found an NCA of the file damaged (`detail`: why an NCZ does not
+    /// decompress); `more` other NCAs of the file are damaged too.
+    NcaDamaged {
+        nca: String,
+        what: NcaFault,
+        detail: String,
+        more: u32,
+    },
+    /// `verify` could not check the file; it is neither marked nor cleared. `nca`
+    /// names the NCA concerned, or is empty; `detail` is the key revision (such as
+    /// `0x12`) of `missing_key`, and why for `malformed`.
+    NotVerifiable {
+        what: VerifyGap,
+        nca: String,
         detail: String,
     },
     /// A FIFO, a socket, a device… where a game file should be: `what` is `fifo`,
@@ -332,6 +355,35 @@ pub enum KeysLine {
     Twice {
         name: String,
     },
+}
+
+/// What is wrong with an NCA `verify` found damaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NcaFault {
+    /// Its SHA-256 (or size) is not the one its CNMT records, or not its name's
+    /// content ID.
+    Mismatch,
+    /// A CNMT lists it; the file lacks it.
+    Missing,
+    /// Shorter than its record, or cut by the end of the file.
+    Truncated,
+    /// A compressed NCA that does not decompress.
+    Unreadable,
+}
+
+/// Why `verify` could not check a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyGap {
+    NoCnmt,
+    NoHeaderKey,
+    WrongKeys,
+    MissingKey,
+    PersonalizedTicket,
+    NoTicket,
+    Malformed,
+    ReadError,
 }
 
 /// The sentence every 500 carries; the cause goes to the log.
@@ -485,12 +537,16 @@ impl Msg {
                 format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
             }
             DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"),
+            VerifyDone { sound, damaged, unverifiable } => format!("{sound} sound, {damaged} damaged, {unverifiable} not verifiable"),
+            VerifyNeedsKeys => "Verifying needs the console keys (prod.keys), and none are loaded; nothing was verified.".into(),
             TaskStopped => "The service stopped while this task was running.".into(),
             FolderUnreadable { folder } => format!("the folder {folder} could not be read"),
             PlatformFolderRefused => "a platform folder is a link or hidden and was not walked".into(),
             NameNotUtf8 => "a file name that is not valid UTF-8 was skipped".into(),
             FileUnexaminable => "the file could not be examined".into(),
             FileDamaged { detail } => format!("the file is damaged or not a valid container ({detail})"),
+            NcaDamaged { nca, what, detail, more } => nca_damaged_english(nca, *what, detail, *more),
+            NotVerifiable { what, nca, detail } => not_verifiable_english(*what, nca, detail),
             NotAFile { key, what } => {
                 let what = match what.as_str() {
                     "fifo" => "a named pipe (FIFO)",
@@ -512,6 +568,41 @@ impl Msg {
             ConsoleKeysUnreadable => "The console keys file cannot be read (its permissions?); the details are in the log.".into(),
         }
     }
+}
+
+fn nca_damaged_english(nca: &str, what: NcaFault, detail: &str, more: u32) -> String {
+    let what = match what {
+        NcaFault::Mismatch => format!(
+            "the NCA {nca} does not match its content record (SHA-256): it is corrupt or modified"
+        ),
+        NcaFault::Missing => format!("the NCA {nca}, which its CNMT lists, is not in the file"),
+        NcaFault::Truncated => format!("the NCA {nca} is truncated"),
+        NcaFault::Unreadable => format!("the NCA {nca} cannot be decompressed ({detail})"),
+    };
+    match more {
+        0 => what,
+        n => format!("{what} (and {n} more damaged NCA)"),
+    }
+}
+
+fn not_verifiable_english(what: VerifyGap, nca: &str, detail: &str) -> String {
+    let why = match what {
+        VerifyGap::NoCnmt => "the file holds no CNMT to check its NCAs against".into(),
+        VerifyGap::NoHeaderKey => "the console keys have no header_key".into(),
+        VerifyGap::WrongKeys => {
+            format!("the header of {nca} does not decrypt with these console keys")
+        }
+        VerifyGap::MissingKey => {
+            format!("{nca} needs key revision {detail}, which the console keys lack")
+        }
+        VerifyGap::PersonalizedTicket => {
+            format!("the title key of {nca} is in a personalized ticket")
+        }
+        VerifyGap::NoTicket => format!("no ticket holds the title key of {nca}"),
+        VerifyGap::Malformed => format!("{nca} is malformed ({detail})"),
+        VerifyGap::ReadError => "the file could not be read".into(),
+    };
+    format!("not verifiable: {why}")
 }
 
 fn keys_line_english(why: &KeysLine) -> String {

@@ -50,7 +50,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             }
         }
     }
-    // Once for the whole task: the titles follow the files that changed.
+    // Once for the whole task: a file found damaged is no longer playable, and the
+    // titles follow the files that changed.
+    games::refresh_playable(ctx.db)?;
     crate::titles::model::refresh_after_change(ctx.db);
     Ok(Msg::ConvertDone { converted, failed }.into())
 }

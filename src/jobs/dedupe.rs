@@ -55,6 +55,7 @@ struct Copy {
     version: Option<u32>,
     format: String,
     size: u64,
+    /// Sound: its header parsed and no task found it damaged (`verify`, convert).
     header_ok: bool,
 }
 
@@ -65,7 +66,8 @@ struct Copy {
 /// device… (`safe::NotAFile`), which are no copy either and are reported.
 fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
     let mut stmt = db.prepare(
-        "SELECT key, name, type, title_id, version, format, size, header_ok FROM games
+        "SELECT key, name, type, title_id, version, format, size, header_ok AND damage IS NULL
+         FROM games
          WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
          ORDER BY title_id, key",
     )?;

@@ -1,5 +1,5 @@
-//! Tasks: the long-running work (scan, convert, push, title data, organize, dedupe)
-//! that runs one at a time on the job thread. `runner` owns the slot; this file names
+//! Tasks: the long-running work (scan, convert, push, title data, organize, dedupe,
+//! verify) that runs one at a time on the job thread. `runner` owns the slot; this file names
 //! the tasks and dispatches each to its module.
 
 pub mod convert;
@@ -9,6 +9,7 @@ pub mod push;
 pub mod runner;
 pub mod scan;
 pub mod titles;
+pub mod verify;
 
 use rusqlite::Connection;
 
@@ -53,5 +54,6 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Titles => titles::run(ctx),
         Task::Dedupe => dedupe::run(ctx),
         Task::Organize => organize::run(ctx),
+        Task::Verify => verify::run(ctx),
     }
 }

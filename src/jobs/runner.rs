@@ -48,6 +48,8 @@ struct Slot {
     started_at: Option<i64>,
     /// The files that failed in the running task (at most [`FAILURES_KEPT`]).
     failures: Vec<Failure>,
+    /// The library keys the running task is limited to; empty: the whole library.
+    only: Vec<String>,
     last: Option<JobRun>,
     last_failures: Vec<Failure>,
 }
@@ -135,6 +137,13 @@ impl Jobs {
     /// Claim the slot for `task`, or fail with `busy` when a task runs. `by` says who
     /// asks (see [`Snapshot::started_by`]).
     pub fn try_start(&self, task: Task, by: &str) -> Result<Snapshot, Error> {
+        self.try_start_on(task, by, Vec::new())
+    }
+
+    /// [`Jobs::try_start`] for a task limited to the files at `only` (library keys;
+    /// empty: the whole library). Handed over under the slot's lock, with the claim,
+    /// so that no other request can change what the task it claimed works on.
+    pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
@@ -143,6 +152,7 @@ impl Jobs {
             task: Some(task),
             started_by: by.to_string(),
             started_at: Some(time::now()),
+            only,
             last: slot.last.take(),
             last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
@@ -253,6 +263,12 @@ impl Progress<'_> {
 
     pub fn is_cancelled(&self) -> bool {
         self.jobs.cancel.load(Ordering::SeqCst)
+    }
+
+    /// The library keys the task was started on (`Jobs::try_start_on`); empty: the
+    /// whole library.
+    pub fn only(&self) -> Vec<String> {
+        self.jobs.slot().only.clone()
     }
 
     /// The flag a cancel or a stop sets, for what watches it from another thread.

@@ -186,6 +186,31 @@ impl Xci {
 
 /// Read an XCI (or XCZ) of `len` bytes.
 pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64) -> Result<Xci, FormatError> {
+    read_xci_with(r, len, false)
+}
+
+/// The first file of a container (`nsp`, `nsz`: its PFS0; `xci`, `xcz`: its secure
+/// partition) whose data runs past the end of the file: what a cut download lost.
+/// The headers are read leniently, since the strict readers refuse such a file
+/// whole; `None` when no file runs past the end or the headers do not read.
+pub fn cut_by_end<R: Read + Seek>(r: &mut R, format: &str, len: u64) -> Option<String> {
+    let files = match format {
+        "nsp" | "nsz" => read_fs(r, 0, len, b"PFS0", 0x18, true).ok()?,
+        "xci" | "xcz" => read_xci_with(r, len, true)
+            .ok()?
+            .partition("secure")?
+            .clone(),
+        _ => return None,
+    };
+    files
+        .entries
+        .into_iter()
+        .find(|e| e.offset.checked_add(e.size).is_none_or(|end| end > len))
+        .map(|e| e.name)
+}
+
+/// [`read_xci`]; with `lenient`, a partition's files may run past the end of the file.
+fn read_xci_with<R: Read + Seek>(r: &mut R, len: u64, lenient: bool) -> Result<Xci, FormatError> {
     if len < 0x200 {
         return Err(bad("the file is too short to be a cartridge image"));
     }
@@ -213,7 +238,8 @@ pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64) -> Result<Xci, FormatError>
         if entry.size == 0 || entry.offset >= len {
             continue;
         }
-        partitions.push((entry.name.clone(), read_hfs0(r, entry.offset, limit)?));
+        let partition = read_fs(r, entry.offset, limit, b"HFS0", 0x40, lenient)?;
+        partitions.push((entry.name.clone(), partition));
     }
     Ok(Xci {
         header_base,

@@ -9,6 +9,7 @@ use crate::words::DedupeKeep;
 /// What the rule reads of a copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate<'a> {
+    /// Sound: its header parsed and no task found it damaged.
     pub header_ok: bool,
     pub version: Option<u32>,
     /// The extension, lower case: `nsp`, `nsz`, `xci`, `xcz`.
@@ -20,8 +21,8 @@ fn compressed(format: &str) -> bool {
     matches!(format, "nsz" | "xcz")
 }
 
-/// Which of two copies of a title ID stays: `Greater` when `a` does. A file whose
-/// header parsed wins over one whose did not, then the higher version, then the
+/// Which of two copies of a title ID stays: `Greater` when `a` does. A sound file
+/// wins over a damaged one, then the higher version, then the
 /// preferred format (`--dedupe-keep`), then the first key in byte order.
 pub fn better(a: Candidate, b: Candidate, keep: DedupeKeep) -> Ordering {
     let preferred = |c: &Candidate| compressed(c.format) == (keep == DedupeKeep::Compressed);

@@ -46,6 +46,8 @@ pub fn fingerprints(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, Er
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// Write a game's row. A damage mark a task set stays while the file keeps its size
+/// and time (the console keys read it again, say): only a changed file loses it.
 pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO games (key, platform, name, file_name_name, folded, type, subtype,
@@ -63,7 +65,8 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
              header_ok = excluded.header_ok, identified_by = excluded.identified_by,
              note = excluded.note, keys_state = excluded.keys_state,
              key_revision = excluded.key_revision, name_conflict = excluded.name_conflict,
-             damage = NULL",
+             damage = CASE WHEN games.size = excluded.size AND games.mtime = excluded.mtime
+                           THEN games.damage END",
     )?;
     stmt.execute(params![
         g.key,
@@ -95,14 +98,16 @@ pub fn delete(conn: &Connection, key: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Recompute `playable`: the header parsed, the type is known, and an update or DLC
-/// has its base game in the library. Only rows whose value changes are written.
+/// Recompute `playable`: the header parsed, no task found the file damaged, the type
+/// is known, and an update or DLC has its base game in the library. Only rows whose
+/// value changes are written.
 /// The index is named: without statistics the planner may pick the type index,
 /// which makes this quadratic.
 pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
         "UPDATE games SET playable = NOT playable
-         WHERE playable <> (CASE WHEN header_ok = 0 OR type = 'INCONNU' THEN 0
+         WHERE playable <> (CASE WHEN header_ok = 0 OR damage IS NOT NULL
+                                      OR type = 'INCONNU' THEN 0
                                  WHEN type = 'BASE' THEN 1
                                  WHEN EXISTS (SELECT 1 FROM games b INDEXED BY games_by_title
                                               WHERE b.title_id = games.base_title_id
@@ -375,6 +380,35 @@ pub fn set_damage(conn: &Connection, key: &str, msg: &crate::error::Msg) -> Resu
     crate::store::library_generation::bump(conn)
 }
 
+/// Clear the damage mark of the file at `key` when `verify` set it (its reason is a
+/// damaged NCA) and a later verify found every NCA sound: the same bytes read again
+/// (a flaky disk, a file put back with its old time). A mark another task set stays
+/// until a scan reads the file anew. Whether a mark was cleared.
+pub fn clear_verify_damage(conn: &Connection, key: &str) -> Result<bool, Error> {
+    let cleared = conn.execute(
+        "UPDATE games SET damage = NULL
+         WHERE key = ?1 AND json_extract(damage, '$.slug') = 'nca_damaged'",
+        [key],
+    )? > 0;
+    if cleared {
+        crate::store::library_generation::bump(conn)?;
+    }
+    Ok(cleared)
+}
+
+/// The files `verify` reads (`.nsp`, `.nsz`, `.xci`, `.xcz`): key, format and size,
+/// in key order.
+pub fn verifiable(conn: &Connection) -> Result<Vec<(String, String, u64)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT key, format, size FROM games
+         WHERE format IN ('nsp', 'nsz', 'xci', 'xcz') ORDER BY key",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(at + i)? as u64) };
     Ok(Counts {
@@ -559,14 +593,15 @@ pub struct ShopFile {
 }
 
 /// Every file an installer can install: identified (base, update or DLC, with its
-/// title IDs) and with a header that parsed. An update or DLC whose base game is not
+/// title IDs) and sound (its header parsed, no task found it damaged). An update or
+/// DLC whose base game is not
 /// in the library is offered too: the base may be on a cartridge. In name order.
 pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
     let mut stmt = conn.prepare(
         "SELECT key, name, type, title_id, base_title_id, coalesce(version, 0), format,
                 size, mtime, superseded
          FROM games INDEXED BY games_by_name
-         WHERE header_ok AND type IN ('BASE', 'UPDATE', 'DLC')
+         WHERE header_ok AND damage IS NULL AND type IN ('BASE', 'UPDATE', 'DLC')
            AND title_id IS NOT NULL AND base_title_id IS NOT NULL
          ORDER BY folded, key",
     )?;

@@ -88,7 +88,8 @@ pub fn every_latest(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Err
              SELECT id, version FROM title_catalog
              UNION ALL
              SELECT title_id, version FROM games
-             WHERE header_ok AND type IN ('BASE', 'UPDATE', 'DLC') AND title_id IS NOT NULL
+             WHERE header_ok AND damage IS NULL AND type IN ('BASE', 'UPDATE', 'DLC')
+               AND title_id IS NOT NULL
          ) GROUP BY id ORDER BY id",
     )?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -102,6 +102,9 @@ messages! {
     StartScan => "Analyser la bibliothèque", "Scan the library";
     StartConvert => "Décompresser .nsz/.xcz", "Convert .nsz/.xcz";
     StartPush => "Envoyer à la console", "Push to the console";
+    StartVerify => "Vérifier les fichiers (clés de console)", "Verify the files (console keys)";
+    VerifyFile => "Vérifier ce fichier", "Verify this file";
+    VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";
     Task => "Tâche", "Task";
@@ -339,6 +342,7 @@ messages! {
     TaskTitles => "Données de titres", "Title data";
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
+    TaskVerify => "Vérification", "Verify";
     ResultOk => "réussie", "succeeded";
     ResultPartial => "terminée avec des erreurs", "finished with errors";
     // Honest progress and failures.

@@ -75,11 +75,11 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -
                     th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
-                    @for FileRow { item: g, damaged } in items {
+                    @for FileRow { item: g, damage } in items {
                         tr {
                             td {
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
-                                @if *damaged { " " span.badge.damaged { (v.t(M::Damaged)) } }
+                                @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
                             td { (kind(v, g.kind)) }
                             td.num { (size(v, g.size)) }
@@ -95,8 +95,8 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -
 /// A file as the list shows it.
 struct FileRow {
     item: games::GameItem,
-    /// Its header did not read, or a task found it broken.
-    damaged: bool,
+    /// Why it is damaged: its header did not read, or a task found it broken.
+    damage: Option<Msg>,
 }
 
 /// A page of the files: the library in order (of one type), or what a search and
@@ -118,18 +118,18 @@ fn files_of(
         query.platform = platform.map(str::to_string);
         library::search::search(&index, &query, limit, offset)
     };
-    Ok((
-        total,
-        at.iter()
-            .map(|&i| {
-                let listed = index.listed(i);
-                FileRow {
-                    item: listed.to_item(),
-                    damaged: listed.damaged,
-                }
-            })
-            .collect(),
-    ))
+    let mut rows = Vec::with_capacity(at.len());
+    for &i in &at {
+        let listed = index.listed(i);
+        let item = listed.to_item();
+        // The reason is read for the few damaged files of the page only.
+        let damage = match listed.damaged {
+            true => games::get(c.db, &item.key)?.and_then(|g| g.damage),
+            false => None,
+        };
+        rows.push(FileRow { item, damage });
+    }
+    Ok((total, rows))
 }
 
 /// The search box and the type and platform filters of the library page.
@@ -192,13 +192,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     };
     let family = family_of(c, &g)?;
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
-    let api_key = key_path(&g.item.key);
     let contents = crate::store::contents::of(c.db, &g.item.key)?;
     let control = match &g.item.title_id {
         Some(id) => crate::store::title_control::get(c.db, id)?,
         None => None,
     };
-    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
     // People read the platform's name ("Nintendo Switch"), not its slug.
     let platform_name = platforms::list(c.db)?
         .into_iter()
@@ -225,17 +223,31 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             h2 { (v.t(M::Dlc)) }
             (key_list(&f.dlc))
         }
-        @if v.admin {
-            div.actions {
-                button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
-                @if let Some(f) = &family {
-                    (super::titles::push_title_button(&v, &f.title_id, f.damaged))
-                }
-                button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
-            }
-        }
+        @if v.admin { (game_actions(c, &v, &g, family.as_ref())) }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// What an admin may do with a file: push it (or its whole title), verify it with
+/// the console keys, delete it.
+fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Family>) -> Markup {
+    let api_key = key_path(&g.item.key);
+    let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
+    let verifiable = crate::convert::verify::is_verifiable(&g.format);
+    let no_keys = verifiable && c.app.prod_keys.current().is_none();
+    html! {
+        div.actions {
+            button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
+            @if verifiable {
+                button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks"
+                    disabled[no_keys] title=[no_keys.then(|| v.t(M::VerifyNoKeys))] { (v.t(M::VerifyFile)) }
+            }
+            @if let Some(f) = family {
+                (super::titles::push_title_button(v, &f.title_id, f.damaged))
+            }
+            button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
+        }
+    }
 }
 
 /// A base game's updates and DLC in the library, and how many of its title's files are

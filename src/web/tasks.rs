@@ -161,23 +161,9 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
     let job = c.app.jobs.snapshot();
     let l = live(v, &job);
     let state = if l.running { "running" } else { "idle" };
-    let starts = [
-        ("start-scan", "/api/scan", M::StartScan),
-        ("start-convert", "/api/convert", M::StartConvert),
-        ("start-push", "/api/push", M::StartPush),
-    ];
-    let room = if v.admin && to_convert > 0 {
-        Some(convert_room(c)?)
-    } else {
-        None
-    };
-    let full = room.as_ref().is_some_and(|r| r.needed > r.free);
-    // Said before anyone presses it, as on the console page.
-    let push_blocked = match (v.admin, crate::store::device::get(c.db)?) {
-        (false, _) => None,
-        // The console page's words say "below": here, the link leads there.
-        (true, None) => Some(v.t(M::PushNoDevice).to_string()),
-        (true, d) => super::device::push_blocked(c, v, d.as_ref()),
+    let starts = match v.admin {
+        true => Some(start_buttons(c, v, &l, to_convert)?),
+        false => None,
     };
     Ok(html! {
         section.panel #job data-state=(state) data-last=(l.last_id) {
@@ -192,28 +178,55 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
             }
             // Screen readers hear the start, each quarter and the end (app.js).
             p.sr-only #job-live aria-live="polite" {}
-            @if v.admin {
-                div.actions {
-                    @for (id, api, m) in starts {
-                        // Off for good (until the page is drawn again), whatever the task.
-                        @let blocked = match id {
-                            "start-convert" => full,
-                            "start-push" => push_blocked.is_some(),
-                            _ => false,
-                        };
-                        button type="button" id=(id) data-start data-blocked[blocked] data-api=(api) data-then="stay"
-                            disabled[l.running || blocked] { (v.t(m)) }
-                    }
-                    button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay"
-                        hidden[!l.running] { (v.t(M::Cancel)) }
-                }
-                p.hint #job-busy hidden[!l.running] { (l.busy) }
-                @if let Some(r) = &room { (room_note(v, to_convert, r)) }
-                @if let Some(why) = &push_blocked {
-                    p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
-                }
-            }
+            @if let Some(starts) = starts { (starts) }
         }
+    })
+}
+
+/// An admin's buttons that start a task and cancel it, each off while a task runs,
+/// and off for good (until the page is drawn again) with its reason beside it when it
+/// cannot work: no room to convert, no console to push to, no keys to verify with.
+fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Markup, Error> {
+    let starts = [
+        ("start-scan", "/api/scan", M::StartScan),
+        ("start-convert", "/api/convert", M::StartConvert),
+        ("start-push", "/api/push", M::StartPush),
+        ("start-verify", "/api/verify", M::StartVerify),
+    ];
+    let room = match to_convert > 0 {
+        true => Some(convert_room(c)?),
+        false => None,
+    };
+    let full = room.as_ref().is_some_and(|r| r.needed > r.free);
+    // Said before anyone presses it, as on the console page.
+    let push_blocked = match crate::store::device::get(c.db)? {
+        // The console page's words say "below": here, the link leads there.
+        None => Some(v.t(M::PushNoDevice).to_string()),
+        d => super::device::push_blocked(c, v, d.as_ref()),
+    };
+    // Verifying reads the CNMTs, which only the console keys open.
+    let no_keys = c.app.prod_keys.current().is_none();
+    Ok(html! {
+        div.actions {
+            @for (id, api, m) in starts {
+                @let blocked = match id {
+                    "start-convert" => full,
+                    "start-push" => push_blocked.is_some(),
+                    "start-verify" => no_keys,
+                    _ => false,
+                };
+                button type="button" id=(id) data-start data-blocked[blocked] data-api=(api) data-then="stay"
+                    disabled[l.running || blocked] { (v.t(m)) }
+            }
+            button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay"
+                hidden[!l.running] { (v.t(M::Cancel)) }
+        }
+        p.hint #job-busy hidden[!l.running] { (l.busy) }
+        @if let Some(r) = &room { (room_note(v, to_convert, r)) }
+        @if let Some(why) = &push_blocked {
+            p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
+        }
+        @if no_keys { p.hint #verify-blocked { (v.t(M::VerifyNoKeys)) } }
     })
 }
 
@@ -375,6 +388,27 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
         p { a href="/tasks" { (v.t(M::Tasks)) } }
     };
     page(&v, view::task_word(&v, run.task), "/tasks", body)
+}
+
+/// `POST /api/verify`: start the verify task on the whole library (409 while a task
+/// runs). The public API has no such route (see `jobs::verify`).
+pub fn start_verify(c: &Ctx) -> Result<Reply, Error> {
+    crate::api::v1::jobs::start(c, Task::Verify)
+}
+
+/// `POST /api/verify/{key}`: verify one file (404 when no game has that key, 409
+/// while a task runs).
+pub fn start_verify_file(c: &Ctx) -> Result<Reply, Error> {
+    let key = c.param(0);
+    let Some(g) = crate::library::find(c.db, key)? else {
+        return Err(Error::not_found(Msg::NoGame { key: key.into() }));
+    };
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = c
+        .app
+        .jobs
+        .try_start_on(Task::Verify, &by, vec![g.item.key])?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 
 #[derive(Serialize)]

@@ -331,6 +331,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Titles => M::TaskTitles,
         Task::Organize => M::TaskOrganize,
         Task::Dedupe => M::TaskDedupe,
+        Task::Verify => M::TaskVerify,
     })
 }
 

@@ -32,6 +32,7 @@ mod stall;
 mod titles;
 mod trash;
 mod upkeep;
+mod verify;
 mod watch;
 mod web;
 mod web_device;

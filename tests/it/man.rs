@@ -352,15 +352,17 @@ task on a running service.
 
 /// What `dedupe`'s page says besides its flags.
 const DEDUPE_WRITTEN: &str = r#".SH RULE
-Files are grouped by title ID and one copy of each stays: a file whose header parses
-wins over one whose does not, then the newest version, then the format
+Files are grouped by title ID and one copy of each stays: a sound file (its header
+parses and no task, such as
+.BR ludotheque-verify (1),
+found it damaged) wins over a damaged one, then the newest version, then the format
 .B \-\-dedupe\-keep
 prefers (uncompressed .nsp/.xci by default, or compressed .nsz/.xcz), then the first
 key in byte order. The group's other files of an older version go to the trash as
 .BR superseded ,
 those of the same version as
 .BR duplicate .
-A newer file kept back only because it does not parse is never trashed. A base game
+A newer file kept back only because it is damaged is never trashed. A base game
 without a version counts as version 0; an update or DLC whose version is unknown is
 left alone. Only regular files on disk count: a symlink, or a row whose file is
 gone, is neither kept nor trashed. Nothing is deleted: each file can be restored with
@@ -370,6 +372,48 @@ until the trash's retention ends.
 .BR ludotheque (1),
 .BR ludotheque-trash (1),
 .BR ludotheque-organize (1)
+"#;
+
+/// What `verify`'s page says besides its arguments.
+const VERIFY_WRITTEN: &str = r#".SH WHAT IT CHECKS
+The console keys
+.RI ( DATA/prod.keys ,
+see
+.BR ludotheque-keys (1))
+open each Meta NCA and its CNMT, which records the SHA-256 and the size of every
+other NCA of its content. Each NCA of the file (the PFS0 of a .nsp or .nsz, the
+secure partition of a .xci or .xcz) is hashed whole, once, in one sequential read,
+and held to its record; an NCA no record lists (the Meta NCA) is held to the content
+ID its name carries. A compressed NCA (.ncz) is decompressed as
+.BR ludotheque-convert (1)
+does, into nothing: its NCA is hashed, never written.
+.PP
+Each file is
+.B sound
+(every NCA matches),
+.B damaged
+(an NCA whose hash or size is not its record's, a listed NCA the file lacks, an NCA
+cut by the end of the file, a compressed NCA that does not decompress; the first is
+named, with how many more) or
+.B not verifiable
+(no CNMT, no header_key, a key revision the keys lack, a read error). A missing delta
+fragment is no damage: dumps of updates leave them out. The NCA headers' RSA
+signatures are not checked, and neither are the sections' hash trees, which the
+whole NCA's hash covers.
+.PP
+A damaged file is marked: not playable, not offered by the shop, never the copy
+.BR ludotheque-dedupe (1)
+keeps, and the push asks before sending it. The mark stays until a later verify
+finds the file sound or a scan finds it changed. A file that is not verifiable is
+neither marked nor cleared. Without a keys file nothing is verified.
+.SH EXIT STATUS
+0 when every file is sound; 1 when a file is damaged or not verifiable (each is named
+on standard output with its reason), when a key names no game, or on an error.
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-keys (1),
+.BR ludotheque-convert (1),
+.BR ludotheque-api (7)
 "#;
 
 /// What `console`'s page says of the shop besides its commands.
@@ -390,7 +434,8 @@ Each installer asks it its own way:
 asks
 .B /
 with its headers (Theme, UID, HAUTH…) and gets its JSON index: every base game,
-update and DLC whose header was read, each URL ending in
+update and DLC whose header was read and that no task found damaged, each URL ending
+in
 .BI # "Name [TITLEID][vVERSION].ext" ,
 the message set on the Consoles page (by default the service's name and the file
 count) and the title data of the library's titles.
@@ -499,6 +544,7 @@ fn pages() -> Vec<(String, String)> {
             "serve" => SERVE_WRITTEN,
             "organize" => ORGANIZE_WRITTEN,
             "dedupe" => DEDUPE_WRITTEN,
+            "verify" => VERIFY_WRITTEN,
             "keys" => KEYS_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };

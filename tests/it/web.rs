@@ -405,6 +405,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/titles/update".into(), None),
         ("POST", "/api/organize".into(), None),
         ("POST", "/api/dedupe".into(), None),
+        ("POST", "/api/verify".into(), None),
+        ("POST", format!("/api/verify/{game}"), None),
     ]
 }
 
