@@ -398,6 +398,13 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             "/api/titles/settings".into(),
             Some(json!({"count_dlc": true, "icons": false})),
         ),
+        ("GET", "/api/console-keys".into(), None),
+        // A file that is no keys file: refused for what it is, never for who sent it.
+        (
+            "POST",
+            "/api/console-keys".into(),
+            Some(json!({"file": "not a keys file"})),
+        ),
         // Last: an admin's scan here keeps the task slot busy for what follows.
         ("POST", "/api/scan".into(), None),
         ("POST", "/api/convert".into(), None),
