@@ -140,6 +140,7 @@ messages! {
     NameConflict => "Nommé {named}, contient {holds} : le contenu l'emporte.", "Named {named}, holds {holds}: the contents win.";
     FileContents => "Ce que contient le fichier", "What the file holds";
     FromTheFile => "Selon le fichier lui-même", "As the file itself says";
+    FromTheFiles => "Selon ses fichiers eux-mêmes", "As its files themselves say";
     DisplayVersion => "Version affichée", "Display version";
     ByFilename => "l'identifiant entre crochets dans le nom du fichier", "the bracketed ID in the file name";
     ByCnmt => "le CNMT XML dans le conteneur", "the CNMT XML inside the container";

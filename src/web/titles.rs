@@ -346,7 +346,9 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(reply);
     };
     let t = &d.state;
-    let with_icons = icons::enabled(c.db)?;
+    let own_icon = crate::store::title_control::has_own_icon(c.db, &t.base_id)?;
+    let with_icons = own_icon || icons::enabled(c.db)?;
+    let from_files = from_files(c, &t.base_id)?;
     let dash = || "—".to_string();
     let body = html! {
         @if with_icons { (icon(c, &t.base_id)) }
@@ -362,6 +364,16 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
             dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
         }
+        @if let Some(control) = &from_files {
+            h2 { (v.t(M::FromTheFiles)) }
+            dl.facts #from-the-files {
+                dt { (v.t(M::Name)) } dd { (control.name) }
+                @if !control.publisher.is_empty() { dt { (v.t(M::Publisher)) } dd { (control.publisher) } }
+                @if !control.display_version.is_empty() {
+                    dt { (v.t(M::DisplayVersion)) } dd { (control.display_version) }
+                }
+            }
+        }
         (file_tables(&v, &d))
         h2 { (v.t(M::WhatIsMissing)) }
         (missing_list(&v, &d))
@@ -372,6 +384,25 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin { (title_actions(c, &v, t)?) }
     };
     page(&v, &t.name, "/library", body)
+}
+
+/// What the title's own files say of it (their Control NCAs, read with the console
+/// keys), beside what the title data says: the update's, whose display version is the
+/// installed one, else the base game's.
+fn from_files(
+    c: &Ctx,
+    base_id: &str,
+) -> Result<Option<crate::store::title_control::ControlRow>, Error> {
+    let update = crate::library::identify::parse_title_id(base_id)
+        .map(|id| crate::library::identify::format_title_id(id | 0x800));
+    let update = match update {
+        Some(id) => crate::store::title_control::get(c.db, &id)?,
+        None => None,
+    };
+    match update {
+        Some(row) => Ok(Some(row)),
+        None => crate::store::title_control::get(c.db, base_id),
+    }
 }
 
 /// The title's files, a table per kind, each with its version and whether it is

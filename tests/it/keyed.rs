@@ -229,6 +229,24 @@ fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
     assert!(en.contains(&conflict), "{en}");
     assert!(en.contains("Honest Update"), "the name the file gives");
     assert!(en.contains("its contents, read with your console keys"));
+    // The title's page says what its files say, beside the title data.
+    let title = s.send(
+        "GET",
+        &format!("/title/{}", id(LIAR)),
+        &[("Cookie", &cookie)],
+        None,
+    );
+    assert_eq!(title.status, 200, "{title:?}");
+    let facts = title
+        .body
+        .split("id=\"from-the-files\"")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(facts.contains("Honest Update"), "{}", title.body);
+    assert!(
+        title.body.contains(&format!("/icon/{}", id(LIAR))),
+        "its own icon, icons off"
+    );
 }
 
 fn db(folders: &Folders) -> rusqlite::Connection {
