@@ -31,14 +31,14 @@ fn bad(msg: impl Into<String>) -> FormatError {
 /// A region of the NCA after 0x4000 and how to treat its bytes: encrypted again with
 /// this key and counter (CTR, CTR-Ex), or written as it is.
 #[derive(Clone)]
-struct Region {
+pub(crate) struct Region {
     end: u64,
     key: Option<([u8; 16], [u8; 16])>,
 }
 
 /// Encrypt `data`, which lies at `pos` in the NCA, with the keys of the regions it
 /// covers. A pure function of its arguments, so any thread can do it.
-fn encrypt(regions: &[Region], mut pos: u64, mut data: &mut [u8]) {
+pub(crate) fn encrypt(regions: &[Region], mut pos: u64, mut data: &mut [u8]) {
     let mut i = regions.partition_point(|r| r.end <= pos);
     while !data.is_empty() && i < regions.len() {
         let region = &regions[i];
@@ -64,7 +64,7 @@ pub fn nca_size(ncz: &Ncz) -> u64 {
 
 /// Check the sections (sorted, contiguous, sane) and turn them into regions from
 /// 0x4000 to the end, a plaintext gap prepended when the first starts later.
-fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatError> {
+pub(crate) fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatError> {
     let mut out = Vec::with_capacity(sections.len() + 1);
     if let Some(first) = sections.first() {
         if first.offset > HEAD {
@@ -332,7 +332,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
 }
 
 /// Start a thread of the pipeline, named so that `top -H` tells the stages apart.
-fn named<'s, 'e>(
+pub(crate) fn named<'s, 'e>(
     name: &str,
     scope: &'s std::thread::Scope<'s, 'e>,
     work: impl FnOnce() + Send + 's,

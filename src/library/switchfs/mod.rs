@@ -223,7 +223,7 @@ fn headers<R: Read + Seek>(
 }
 
 /// The container's tickets, found by rights ID.
-struct Tickets<'a>(&'a [Entry]);
+pub(crate) struct Tickets<'a>(pub(crate) &'a [Entry]);
 
 impl Tickets<'_> {
     fn find(&self, rights_id: &[u8; 16]) -> Option<&Entry> {
@@ -238,7 +238,7 @@ impl Tickets<'_> {
 
 /// The key that opens `section`: none for a clear one, the key area's CTR key, or the
 /// title key of the ticket with the header's rights ID.
-fn section_key<R: Read + Seek>(
+pub(crate) fn section_key<R: Read + Seek>(
     file: &mut R,
     name: &str,
     header: &Header,

@@ -107,6 +107,16 @@ fn u32le(b: &[u8], at: usize) -> u32 {
 
 /// Decrypt and parse the first [`HEADER_SIZE`] bytes of an NCA of `len` bytes.
 pub fn header(raw: &[u8], len: u64, keys: &ProdKeys) -> Result<Header, HeaderError> {
+    decrypt(raw, len, keys, false)
+}
+
+/// [`header`] with every FS header decrypted, whatever the content type: what
+/// compressing a Program or PublicData NCA needs (its sections' counters).
+pub fn header_all(raw: &[u8], len: u64, keys: &ProdKeys) -> Result<Header, HeaderError> {
+    decrypt(raw, len, keys, true)
+}
+
+fn decrypt(raw: &[u8], len: u64, keys: &ProdKeys, all: bool) -> Result<Header, HeaderError> {
     let key = keys.header_key.ok_or(HeaderError::NoHeaderKey)?;
     if raw.len() < HEADER_SIZE {
         return Err(HeaderError::Malformed("the NCA is shorter than its header"));
@@ -117,7 +127,7 @@ pub fn header(raw: &[u8], len: u64, keys: &ProdKeys) -> Result<Header, HeaderErr
     xts.decrypt_area(&mut h[..0x400], 0x200, 0, tweak);
     // Only Meta and Control NCAs are opened: the FS headers of the others (most of a
     // file's NCAs) stay encrypted, which halves the work of a keyed scan.
-    let open = matches!(h[0x205], META | CONTROL);
+    let open = all || matches!(h[0x205], META | CONTROL);
     match &h[0x200..0x204] {
         b"NCA3" if open => xts.decrypt_area(&mut h[0x400..], 0x200, 2, tweak),
         b"NCA2" if open => h[0x400..]

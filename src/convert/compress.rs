@@ -1,0 +1,960 @@
+//! Compressing one file: `.nsp` → `.nsz`, `.xci` → `.xcz`, in nsz 5.0.0's format
+//! (`docs/nsz.md` read the other way round), so that every installer, nsz and this
+//! service's own convert read the result back to the original bytes.
+//!
+//! Encrypted bytes do not compress: each Program or PublicData NCA is decrypted with
+//! the console keys on the way (its header gives the sections, the key area or the
+//! ticket the key) and stored as an NCZ: its first 0x4000 bytes verbatim, the section
+//! table with each key and counter in clear, then the zstd stream of the clear bytes
+//! (independent blocks by default, one stream with `solid`). Every other file is copied
+//! as it is, as nsz does. NCAs nsz would not compress (sections not packed up to the
+//! end, an encryption other than none/CTR/CTR-Ex) are copied too.
+//!
+//! Streamed with bounded memory: a reader thread decrypts, one thread per core
+//! compresses a block (a few blocks per core in flight), and the output is written
+//! in order; what is known only at the end (the container's header, each NCZ's block
+//! table) is written in place once the rest is down.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::library::containers::{self, Entry, FileSystem, FormatError, NczSection};
+use crate::library::switchfs::nca::{self, HeaderError};
+use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
+
+use super::ncz::{self, Region};
+use super::{NspLayout, Part, Partition, ThreadedWriter, XciLayout};
+
+/// nsz's default level.
+pub const DEFAULT_LEVEL: i32 = 18;
+/// nsz's default block size: 2^20 = 1 MiB.
+pub const DEFAULT_BLOCK_EXPONENT: u8 = 20;
+/// The block sizes nsz accepts are 2^14 to 2^32; above 2^24 a block in flight per core
+/// would cost too much memory, and a block's size must fit a u32.
+const BLOCK_EXPONENTS: std::ops::RangeInclusive<u8> = 14..=24;
+/// The part of an NCA an NCZ keeps verbatim.
+const HEAD: u64 = 0x4000;
+/// What the solid mode reads and decrypts at a time.
+const CHUNK: u64 = 1 << 20;
+/// Blocks in flight per core in block mode.
+const AHEAD: usize = 4;
+/// zstd's own threads in solid mode: nsz uses 3; more costs memory (a job is a few
+/// windows of input) for little gain.
+const SOLID_THREADS: usize = 4;
+
+/// How to compress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// zstd level, 1–22.
+    pub level: i32,
+    /// One zstd stream per NCA instead of independent blocks.
+    pub solid: bool,
+    /// Block mode: blocks of 2^`block_exponent` bytes.
+    pub block_exponent: u8,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            level: DEFAULT_LEVEL,
+            solid: false,
+            block_exponent: DEFAULT_BLOCK_EXPONENT,
+        }
+    }
+}
+
+/// Why a compression failed: the input (safe to show), the keys (the NCA named),
+/// or the output (disk full, cancelled...).
+#[derive(Debug)]
+pub enum CompressFail {
+    Input(FormatError),
+    Keys(Problem),
+    Write(std::io::Error),
+}
+
+impl From<FormatError> for CompressFail {
+    fn from(e: FormatError) -> Self {
+        CompressFail::Input(e)
+    }
+}
+
+fn bad(msg: &str) -> CompressFail {
+    CompressFail::Input(FormatError(msg.into()))
+}
+
+fn read_error(e: std::io::Error) -> CompressFail {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
+        _ => bad("the file could not be read"),
+    }
+}
+
+/// What one compressed file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Bytes of the output file.
+    pub size: u64,
+    /// The NCAs stored as NCZs (their names in the input).
+    pub compressed: Vec<String>,
+}
+
+/// The output stream: bytes go out in order, and what is known only later (headers,
+/// block tables) is kept to be written in place at the end.
+pub(crate) struct Out<'a, W: Write> {
+    w: &'a mut W,
+    pos: u64,
+    later: Vec<(u64, Vec<u8>)>,
+    on_write: &'a mut dyn FnMut(u64) -> std::io::Result<()>,
+    /// The error `on_write` stopped the work with (a cancel is `Interrupted`, which
+    /// `write_all` would retry forever: it travels as another kind, then is restored).
+    stopped: Option<std::io::Error>,
+}
+
+impl<'a, W: Write> Out<'a, W> {
+    fn new(w: &'a mut W, on_write: &'a mut dyn FnMut(u64) -> std::io::Result<()>) -> Self {
+        Out {
+            w,
+            pos: 0,
+            later: Vec::new(),
+            on_write,
+            stopped: None,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<(), CompressFail> {
+        self.write_all(bytes).map_err(CompressFail::Write)
+    }
+
+    fn zeros(&mut self, mut n: u64) -> Result<(), CompressFail> {
+        let zero = [0u8; 4096];
+        while n > 0 {
+            let k = n.min(4096) as usize;
+            self.put(&zero[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Out<'_, W> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.w.write_all(data)?;
+        self.pos += data.len() as u64;
+        if let Err(e) = (self.on_write)(data.len() as u64) {
+            let kind = match e.kind() {
+                std::io::ErrorKind::Interrupted => std::io::ErrorKind::Other,
+                kind => kind,
+            };
+            self.stopped = Some(e);
+            return Err(std::io::Error::new(kind, "stopped"));
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Compress `input` (an `.nsp` or `.xci`, by `format`) into `target`, which must not
+/// exist: written to `target` + `.part`, fsynced, then linked to its name (never over
+/// a file). The part file is removed on any failure. `on_write` is told of every
+/// byte written and may stop the work (cancel) by returning an error.
+pub fn compress_file(
+    input: &mut File,
+    format: &str,
+    target: &Path,
+    keys: &ProdKeys,
+    settings: &Settings,
+    on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
+) -> Result<Outcome, CompressFail> {
+    let mut part = target.as_os_str().to_owned();
+    part.push(".part");
+    let part = std::path::PathBuf::from(part);
+    let result = write_part(input, format, &part, keys, settings, on_write).and_then(|outcome| {
+        super::publish(&part, target)
+            .map_err(fail_write)
+            .map(|()| outcome)
+    });
+    let _ = std::fs::remove_file(&part);
+    result
+}
+
+fn fail_write(e: super::ncz::ConvertFail) -> CompressFail {
+    match e {
+        super::ncz::ConvertFail::Input(e) => CompressFail::Input(e),
+        super::ncz::ConvertFail::Write(e) => CompressFail::Write(e),
+    }
+}
+
+fn write_part(
+    input: &mut File,
+    format: &str,
+    part: &Path,
+    keys: &ProdKeys,
+    settings: &Settings,
+    on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
+) -> Result<Outcome, CompressFail> {
+    let file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(part)
+        .map_err(CompressFail::Write)?;
+    let mut writer = ThreadedWriter::new(file);
+    let mut out = Out::new(&mut writer, on_write);
+    let result = compress(input, format, keys, settings, &mut out);
+    let mut outcome = match (result, out.stopped.take()) {
+        (Ok(outcome), _) => outcome,
+        (Err(CompressFail::Write(_)), Some(why)) => return Err(CompressFail::Write(why)),
+        (Err(e), _) => return Err(e),
+    };
+    let later = std::mem::take(&mut out.later);
+    outcome.size = out.pos;
+    let file = writer.finish().map_err(CompressFail::Write)?;
+    use std::os::unix::fs::FileExt;
+    for (at, bytes) in later {
+        file.write_all_at(&bytes, at).map_err(CompressFail::Write)?;
+    }
+    file.sync_all().map_err(CompressFail::Write)?;
+    Ok(outcome)
+}
+
+/// Compress `input` into `out` (positions from 0); the caller writes `out.later`.
+pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    format: &str,
+    keys: &ProdKeys,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<Outcome, CompressFail> {
+    if !settings.solid && !BLOCK_EXPONENTS.contains(&settings.block_exponent) {
+        return Err(bad("the block size is out of range"));
+    }
+    let len = input.seek(SeekFrom::End(0)).map_err(read_error)?;
+    match format {
+        "nsp" => {
+            let fs = containers::read_pfs0(input, 0, len)?;
+            nsp(input, &fs, keys, settings, out)
+        }
+        "xci" => {
+            let xci = containers::read_xci(input, len)?;
+            if xci.header_base != 0 {
+                return Err(bad("cartridge images with a key area are not supported"));
+            }
+            xcz(input, &xci, keys, settings, out)
+        }
+        _ => Err(bad("only .nsp and .xci files are compressed")),
+    }
+}
+
+/// The PFS0 as nsz rebuilds it: the input's order, string table size and first data
+/// offset kept, `.nca` → `.ncz` for the compressed NCAs (same length, so the table
+/// still fits), the files back to back.
+fn nsp<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    fs: &FileSystem,
+    keys: &ProdKeys,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<Outcome, CompressFail> {
+    let parts = |sizes: &[u64]| -> Vec<Part> {
+        fs.entries
+            .iter()
+            .zip(sizes)
+            .map(|(e, &size)| Part {
+                name: e.name.clone(),
+                size,
+                src: e.clone(),
+                ncz: None,
+            })
+            .collect()
+    };
+    let sizes: Vec<u64> = fs.entries.iter().map(|e| e.size).collect();
+    let layout = NspLayout::new(fs, parts(&sizes));
+    out.zeros(layout.first)?;
+    let (files, outcome) = files(input, &fs.entries, keys, settings, out)?;
+    let mut layout = NspLayout::new(fs, parts(&files.iter().map(|f| f.1).collect::<Vec<_>>()));
+    for (p, (name, _)) in layout.parts.iter_mut().zip(files) {
+        p.name = name;
+    }
+    out.later.push((0, layout.header()));
+    Ok(Outcome {
+        size: out.pos,
+        ..outcome
+    })
+}
+
+/// The XCZ as nsz writes it: the signed header copied, the root HFS0 at 0xF000, each
+/// partition's header 0x8000 before its files. Like nsz without `--keep`, only the
+/// `secure` partition keeps its files (the game's); the others are left empty.
+fn xcz<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    xci: &containers::Xci,
+    keys: &ProdKeys,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<Outcome, CompressFail> {
+    let head = containers::read_at(input, 0, 0x200)?;
+    out.put(&head)?;
+    out.zeros(0x17000 - 0x200)?;
+    let mut partitions = Vec::new();
+    let mut outcome = Outcome::default();
+    for entry in &xci.root.entries {
+        let wanted = match xci.partition(&entry.name) {
+            Some(fs) if entry.name == "secure" => fs.entries.as_slice(),
+            _ => &[],
+        };
+        // `.nca` → `.ncz` keeps the names' lengths: the header's size is known now.
+        let strtab = super::hfs0_strings(wanted.iter().map(|e| e.name.as_str()));
+        let hlen = 0x10 + 0x40 * wanted.len() as u64 + strtab.len() as u64;
+        if hlen > 0x8000 {
+            return Err(bad("a partition lists too many files to be rebuilt"));
+        }
+        let start = out.pos;
+        let (files, done) = if wanted.is_empty() {
+            out.zeros(hlen)?;
+            (Vec::new(), Outcome::default())
+        } else {
+            out.zeros(0x8000)?;
+            files(input, wanted, keys, settings, out)?
+        };
+        outcome.compressed.extend(done.compressed);
+        let parts: Vec<Part> = wanted
+            .iter()
+            .zip(&files)
+            .map(|(e, (name, size))| Part {
+                name: name.clone(),
+                size: *size,
+                src: e.clone(),
+                ncz: None,
+            })
+            .collect();
+        let strtab = super::hfs0_strings(parts.iter().map(|p| p.name.as_str()));
+        let partition = Partition {
+            name: entry.name.clone(),
+            size: out.pos - start,
+            parts,
+            strtab,
+            hlen,
+        };
+        out.later.push((start, partition.header()));
+        partitions.push(partition);
+    }
+    let root = XciLayout { partitions }.root_header();
+    if root.len() > 0x8000 {
+        return Err(bad("the root HFS0 lists too many partitions"));
+    }
+    out.later.push((0xF000, root));
+    outcome.size = out.pos;
+    Ok(outcome)
+}
+
+/// Write the files of a container back to back: each Program/PublicData NCA as an
+/// NCZ, the rest copied. Returns each file's (name, size) as written.
+fn files<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    entries: &[Entry],
+    keys: &ProdKeys,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<(Vec<(String, u64)>, Outcome), CompressFail> {
+    let tickets = Tickets(entries);
+    let mut written = Vec::with_capacity(entries.len());
+    let mut outcome = Outcome::default();
+    for e in entries {
+        let start = out.pos;
+        let name = match plan(input, e, keys, &tickets)? {
+            Some(plan) => {
+                write_ncz(input, e, &plan, settings, out)?;
+                outcome.compressed.push(e.name.clone());
+                format!("{}.ncz", e.name.trim_end_matches(".nca"))
+            }
+            None => {
+                copy(input, e, out)?;
+                e.name.clone()
+            }
+        };
+        written.push((name, out.pos - start));
+    }
+    Ok((written, outcome))
+}
+
+fn copy<R: Read + Seek, W: Write>(
+    input: &mut R,
+    e: &Entry,
+    out: &mut Out<W>,
+) -> Result<(), CompressFail> {
+    input.seek(SeekFrom::Start(e.offset)).map_err(read_error)?;
+    let mut left = e.size;
+    let mut buf = vec![0u8; (CHUNK as usize).min(e.size as usize).max(1)];
+    while left > 0 {
+        let n = left.min(buf.len() as u64) as usize;
+        input.read_exact(&mut buf[..n]).map_err(read_error)?;
+        out.put(&buf[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// An NCA to compress: its verbatim head and its sections as the NCZ records them.
+pub(crate) struct Plan {
+    head: Vec<u8>,
+    sections: Vec<NczSection>,
+}
+
+/// Whether (and how) nsz would compress this entry: a Program or PublicData NCA
+/// larger than 0x4000 whose sections are packed up to its end. `None`: copy it.
+/// An NCA that should be compressed but whose keys are missing is an error.
+pub(crate) fn plan<R: Read + Seek>(
+    input: &mut R,
+    e: &Entry,
+    keys: &ProdKeys,
+    tickets: &Tickets<'_>,
+) -> Result<Option<Plan>, CompressFail> {
+    if !e.name.ends_with(".nca") || e.name.ends_with(".cnmt.nca") || e.size <= HEAD {
+        return Ok(None);
+    }
+    let head = containers::read_at(input, e.offset, HEAD as usize)?;
+    let header = match nca::header_all(&head, e.size, keys) {
+        Ok(h) => h,
+        Err(HeaderError::NoHeaderKey) => return Err(CompressFail::Keys(Problem::NoHeaderKey)),
+        Err(HeaderError::WrongKeys) => {
+            return Err(CompressFail::Keys(Problem::WrongKeys {
+                nca: e.name.clone(),
+            }))
+        }
+        Err(HeaderError::Malformed(why)) => {
+            return Err(bad(&format!("{}: {why}", e.name)));
+        }
+    };
+    const PROGRAM: u8 = 0;
+    const PUBLIC_DATA: u8 = 5;
+    if !matches!(header.content_type, PROGRAM | PUBLIC_DATA) {
+        return Ok(None);
+    }
+    // nsz lists the sections whose FS header names a hash type, sorted by offset.
+    let mut sections: Vec<&nca::Section> = header
+        .sections
+        .iter()
+        .flatten()
+        .filter(|s| s.hash_type() != 0)
+        .collect();
+    sections.sort_by_key(|s| s.start);
+    let packed = sections.windows(2).all(|w| w[0].end == w[1].start)
+        && sections.last().is_some_and(|s| s.end == e.size);
+    if !packed || sections.iter().any(|s| !matches!(s.crypto(), 1 | 3 | 4)) {
+        return Ok(None);
+    }
+    let mut key = [0u8; 16];
+    if let Some(s) = sections.iter().find(|s| matches!(s.crypto(), 3 | 4)) {
+        key = section_key(input, &e.name, &header, s, keys, tickets)
+            .map_err(CompressFail::Keys)?
+            .unwrap_or_default();
+    }
+    let sections = sections
+        .iter()
+        .map(|s| {
+            // As nsz: the FS header's upper counter (0x140, LE) reversed, then zeros.
+            let mut counter = [0u8; 16];
+            counter[..8].copy_from_slice(&s.fs[0x140..0x148]);
+            counter[..8].reverse();
+            NczSection {
+                offset: s.start,
+                size: s.size(),
+                crypto_type: s.crypto() as u64,
+                key,
+                counter,
+            }
+        })
+        .collect();
+    Ok(Some(Plan { head, sections }))
+}
+
+/// One NCZ: the head, the section table, then the compressed clear bytes.
+fn write_ncz<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    e: &Entry,
+    plan: &Plan,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<(), CompressFail> {
+    out.put(&plan.head)?;
+    let mut table = b"NCZSECTN".to_vec();
+    table.extend_from_slice(&(plan.sections.len() as u64).to_le_bytes());
+    for s in &plan.sections {
+        table.extend_from_slice(&s.offset.to_le_bytes());
+        table.extend_from_slice(&s.size.to_le_bytes());
+        table.extend_from_slice(&s.crypto_type.to_le_bytes());
+        table.extend_from_slice(&[0; 8]);
+        table.extend_from_slice(&s.key);
+        table.extend_from_slice(&s.counter);
+    }
+    out.put(&table)?;
+    let regions = ncz::regions(&plan.sections)?;
+    let clear = Clear {
+        base: e.offset,
+        regions,
+        end: e.size,
+    };
+    if settings.solid {
+        solid(input, &clear, settings.level, out)
+    } else {
+        blocks(input, &clear, settings, out)
+    }
+}
+
+/// The clear bytes of an NCA from 0x4000 to its end: read from the input at `base`
+/// and decrypted region by region (CTR is its own inverse).
+struct Clear {
+    base: u64,
+    regions: Vec<Region>,
+    end: u64,
+}
+
+impl Clear {
+    /// The clear bytes at `pos..pos + len` of the NCA.
+    fn read<R: Read + Seek>(
+        &self,
+        input: &mut R,
+        pos: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, CompressFail> {
+        let mut buf = vec![0u8; len as usize];
+        input
+            .seek(SeekFrom::Start(self.base + pos))
+            .map_err(read_error)?;
+        input.read_exact(&mut buf).map_err(read_error)?;
+        ncz::encrypt(&self.regions, pos, &mut buf);
+        Ok(buf)
+    }
+}
+
+/// Read and decrypt the NCA in pieces of `piece` bytes on a thread of its own, each
+/// sent once a credit allows it; a read error ends the stream with that error.
+fn read_pieces<R: Read + Seek>(
+    input: &mut R,
+    clear: &Clear,
+    piece: u64,
+    credits: &crossbeam_channel::Receiver<()>,
+    pieces: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, CompressFail>)>,
+) {
+    let mut pos = HEAD;
+    let mut i = 0;
+    while pos < clear.end {
+        let len = piece.min(clear.end - pos);
+        if credits.recv().is_err() {
+            return;
+        }
+        let data = clear.read(input, pos, len);
+        let failed = data.is_err();
+        if pieces.send((i, data)).is_err() || failed {
+            return;
+        }
+        pos += len;
+        i += 1;
+    }
+}
+
+fn spawn<'s, 'e>(
+    scope: &'s std::thread::Scope<'s, 'e>,
+    name: &str,
+    work: impl FnOnce() + Send + 's,
+) -> Result<(), CompressFail> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, work)
+        .map(drop)
+        .map_err(CompressFail::Write)
+}
+
+/// Solid mode: one zstd stream (zstd's own threads compress), fed by a reader thread.
+fn solid<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    clear: &Clear,
+    level: i32,
+    out: &mut Out<W>,
+) -> Result<(), CompressFail> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let (credit, credits) = crossbeam_channel::bounded::<()>(AHEAD);
+    let (piece, pieces) = crossbeam_channel::bounded(AHEAD);
+    for _ in 0..AHEAD {
+        let _ = credit.send(());
+    }
+    std::thread::scope(|s| {
+        spawn(s, "compress-read", move || {
+            read_pieces(input, clear, CHUNK, &credits, &piece)
+        })?;
+        feed(out, level, clear.end - HEAD, cores, pieces, credit)
+    })
+}
+
+/// Give the clear pieces to one zstd stream in order. Owns the channels, so that the
+/// reader stops (its credits and its pieces' receiver gone) whenever this returns.
+fn feed<W: Write>(
+    out: &mut Out<W>,
+    level: i32,
+    size: u64,
+    cores: usize,
+    pieces: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
+    credit: crossbeam_channel::Sender<()>,
+) -> Result<(), CompressFail> {
+    let mut enc = zstd::stream::Encoder::new(out, level).map_err(CompressFail::Write)?;
+    enc.set_pledged_src_size(Some(size))
+        .map_err(CompressFail::Write)?;
+    let threads = cores.min(SOLID_THREADS) as u32;
+    if threads > 1 {
+        enc.multithread(threads).map_err(CompressFail::Write)?;
+    }
+    for (_, data) in pieces {
+        enc.write_all(&data?).map_err(CompressFail::Write)?;
+        let _ = credit.send(());
+    }
+    enc.finish().map_err(CompressFail::Write)?;
+    Ok(())
+}
+
+/// Block mode: a reader thread decrypts blocks, a thread per core compresses them
+/// (kept raw when zstd does not make them smaller, as nsz does), and this thread
+/// writes them in order; the table of their sizes is written in place at the end.
+fn blocks<R: Read + Seek + Send, W: Write>(
+    input: &mut R,
+    clear: &Clear,
+    settings: &Settings,
+    out: &mut Out<W>,
+) -> Result<(), CompressFail> {
+    let block = 1u64 << settings.block_exponent;
+    let total = clear.end - HEAD;
+    let count = total.div_ceil(block);
+    let count32 = u32::try_from(count).map_err(|_| bad("the NCA has too many blocks"))?;
+    let mut header = b"NCZBLOCK".to_vec();
+    header.extend_from_slice(&[2, 1, 0, settings.block_exponent]);
+    header.extend_from_slice(&count32.to_le_bytes());
+    header.extend_from_slice(&total.to_le_bytes());
+    out.put(&header)?;
+    let table_at = out.pos;
+    out.zeros(4 * count)?;
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let ahead = cores * AHEAD;
+    let (credit, credits) = crossbeam_channel::bounded::<()>(ahead);
+    for _ in 0..ahead {
+        let _ = credit.send(());
+    }
+    let (piece, todo) = crossbeam_channel::bounded(ahead);
+    let (finished, done) = crossbeam_channel::bounded(ahead);
+    let level = settings.level;
+    let sizes = std::thread::scope(|s| {
+        spawn(s, "compress-read", move || {
+            read_pieces(input, clear, block, &credits, &piece)
+        })?;
+        for _ in 0..cores {
+            let (todo, finished) = (todo.clone(), finished.clone());
+            spawn(s, "compress-zstd", move || {
+                compress_blocks(level, todo, finished)
+            })?;
+        }
+        drop((todo, finished));
+        write_in_order(count as usize, done, credit, out)
+    })?;
+    let table: Vec<u8> = sizes.iter().flat_map(|s| s.to_le_bytes()).collect();
+    out.later.push((table_at, table));
+    Ok(())
+}
+
+/// A compressing thread: one zstd context, reused for each block it takes; a read
+/// error passes through to the writer.
+fn compress_blocks(
+    level: i32,
+    todo: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
+    finished: crossbeam_channel::Sender<(usize, Result<Vec<u8>, CompressFail>)>,
+) {
+    let mut zstd = match zstd::bulk::Compressor::new(level) {
+        Ok(z) => z,
+        Err(e) => {
+            let _ = finished.send((usize::MAX, Err(CompressFail::Write(e))));
+            return;
+        }
+    };
+    for (i, plain) in todo {
+        let packed = plain.and_then(|plain| match zstd.compress(&plain) {
+            Ok(c) if c.len() < plain.len() => Ok(c),
+            Ok(_) => Ok(plain),
+            Err(e) => Err(CompressFail::Write(e)),
+        });
+        if finished.send((i, packed)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Write the compressed blocks in their order as they finish, giving the reader a
+/// credit back for each; returns their sizes.
+fn write_in_order<W: Write>(
+    count: usize,
+    done: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
+    credit: crossbeam_channel::Sender<()>,
+    out: &mut Out<W>,
+) -> Result<Vec<u32>, CompressFail> {
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut sizes = Vec::with_capacity(count);
+    while sizes.len() < count {
+        let (i, block) = done
+            .recv()
+            .map_err(|_| bad("a compressing thread stopped"))?;
+        let block = block?;
+        waiting.insert(i, block);
+        while let Some(block) = waiting.remove(&sizes.len()) {
+            out.put(&block)?;
+            sizes.push(block.len() as u32);
+            let _ = credit.send(());
+        }
+    }
+    Ok(sizes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::library::synth::keyed::{self, TestKeys, Title};
+    use crate::library::LibraryKey;
+
+    const GAME: u64 = 0x0100_0000_00C0_0000;
+
+    /// A base game (key-area crypto, several MiB so that there are many blocks) and a
+    /// DLC with titlekey crypto and its ticket.
+    fn titles() -> Vec<Title> {
+        vec![
+            Title {
+                program_size: 0x28_0000 + 0x1234,
+                ..Title::application(GAME)
+            },
+            Title {
+                titlekey: true,
+                program_size: 0x9_0000,
+                ..Title::addon(GAME, 1)
+            },
+        ]
+    }
+
+    /// Compress `input` (named `in.<format>`) with `settings`, then convert the result
+    /// back with the service's own convert; (compressed bytes, outcome, converted bytes).
+    fn round_trip(
+        input: &[u8],
+        format: &str,
+        keys: &ProdKeys,
+        settings: &Settings,
+    ) -> (Vec<u8>, Outcome, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join(format!("in.{format}"));
+        std::fs::write(&src, input).unwrap();
+        let out_name = if format == "nsp" {
+            "out.nsz"
+        } else {
+            "out.xcz"
+        };
+        let target = dir.path().join(out_name);
+        let mut file = File::open(&src).unwrap();
+        let outcome = compress_file(&mut file, format, &target, keys, settings, &mut |_| Ok(()))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 2, "no part file left behind");
+        let compressed = std::fs::read(&target).unwrap();
+        assert_eq!(outcome.size, compressed.len() as u64);
+        let part = dir.path().join("back.part");
+        let opts = super::super::Options {
+            retention_days: 30,
+            accept_unverified: false,
+            keys: None,
+        };
+        let key = LibraryKey::parse(out_name).unwrap();
+        super::super::write_part(dir.path(), &key, &part, &opts, &mut |_| Ok(()))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        (compressed, outcome, std::fs::read(part).unwrap())
+    }
+
+    fn entries(bytes: &[u8], format: &str) -> Vec<Entry> {
+        let mut r = std::io::Cursor::new(bytes);
+        let len = bytes.len() as u64;
+        match format {
+            "nsp" => containers::read_pfs0(&mut r, 0, len).unwrap().entries,
+            _ => containers::read_xci(&mut r, len)
+                .unwrap()
+                .partition("secure")
+                .unwrap()
+                .entries
+                .clone(),
+        }
+    }
+
+    /// The Program and PublicData NCAs became NCZs (block or solid as asked), the rest
+    /// kept their names, and the whole is smaller than the input.
+    fn check_compressed(
+        input: &[u8],
+        compressed: &[u8],
+        format: &str,
+        outcome: &Outcome,
+        solid: bool,
+    ) {
+        let (before, after) = (entries(input, format), entries(compressed, format));
+        assert_eq!(before.len(), after.len());
+        assert_eq!(outcome.compressed.len(), 2, "{outcome:?}");
+        for (b, a) in before.iter().zip(&after) {
+            if outcome.compressed.contains(&b.name) {
+                assert_eq!(a.name, b.name.replace(".nca", ".ncz"));
+                let mut r = std::io::Cursor::new(compressed);
+                let ncz = containers::read_ncz(&mut r, a.offset, a.end()).unwrap();
+                assert_eq!(matches!(ncz.body, containers::NczBody::Solid { .. }), solid);
+                assert!(a.size < b.size, "{} did not shrink", b.name);
+            } else {
+                assert_eq!(a.name, b.name);
+                assert_eq!(
+                    compressed[a.offset as usize..a.end() as usize],
+                    input[b.offset as usize..b.end() as usize]
+                );
+            }
+        }
+        assert!(compressed.len() < input.len());
+    }
+
+    #[test]
+    fn an_nsp_in_blocks_converts_back_byte_for_byte() {
+        let keys = TestKeys::new(39);
+        let nsp = keyed::nsp(&keys, &titles());
+        for exponent in [14, DEFAULT_BLOCK_EXPONENT] {
+            let settings = Settings {
+                block_exponent: exponent,
+                level: 3,
+                ..Settings::default()
+            };
+            let (nsz, outcome, back) = round_trip(&nsp, "nsp", &keys.prod_keys(), &settings);
+            check_compressed(&nsp, &nsz, "nsp", &outcome, false);
+            assert!(back == nsp, "block 2^{exponent}: the NSP differs");
+        }
+    }
+
+    #[test]
+    fn an_nsp_in_one_stream_converts_back_byte_for_byte() {
+        let keys = TestKeys::new(40);
+        let nsp = keyed::nsp(&keys, &titles());
+        let settings = Settings {
+            solid: true,
+            ..Settings::default()
+        };
+        let (nsz, outcome, back) = round_trip(&nsp, "nsp", &keys.prod_keys(), &settings);
+        check_compressed(&nsp, &nsz, "nsp", &outcome, true);
+        assert!(back == nsp, "the NSP differs");
+    }
+
+    #[test]
+    fn an_xci_converts_back_to_its_secure_files() {
+        let keys = TestKeys::new(41);
+        // Cartridges carry no tickets: key-area crypto only.
+        let mut titles = titles();
+        titles[1].titlekey = false;
+        let xci = keyed::xci(&keys, &titles);
+        let settings = Settings {
+            level: 3,
+            ..Settings::default()
+        };
+        let (xcz, outcome, back) = round_trip(&xci, "xci", &keys.prod_keys(), &settings);
+        check_compressed(&xci, &xcz, "xci", &outcome, false);
+        let (before, after) = (entries(&xci, "xci"), entries(&back, "xci"));
+        assert_eq!(before.len(), after.len());
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!(a.name, b.name);
+            assert!(
+                back[a.offset as usize..a.end() as usize]
+                    == xci[b.offset as usize..b.end() as usize],
+                "{} differs",
+                b.name
+            );
+        }
+        assert_eq!(&back[..0x200], &xci[..0x200], "the signed header is copied");
+    }
+
+    /// Compress with keys that cannot open the file: the reason, and nothing left.
+    fn refused(nsp: &[u8], keys: &ProdKeys) -> CompressFail {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("in.nsp");
+        std::fs::write(&src, nsp).unwrap();
+        let target = dir.path().join("out.nsz");
+        let mut file = File::open(&src).unwrap();
+        let err = compress_file(
+            &mut file,
+            "nsp",
+            &target,
+            keys,
+            &Settings::default(),
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "only the input"
+        );
+        err
+    }
+
+    #[test]
+    fn missing_or_wrong_keys_are_a_reason_and_leave_nothing() {
+        let keys = TestKeys::new(42);
+        let game = Title {
+            revision: 5,
+            ..Title::application(GAME)
+        };
+        let nsp = keyed::nsp(&keys, &[game]);
+        let err = refused(&nsp, &keys.truncated(3).prod_keys());
+        assert!(
+            matches!(
+                err,
+                CompressFail::Keys(Problem::MissingKey { revision: 5, .. })
+            ),
+            "{err:?}"
+        );
+        let err = refused(&nsp, &TestKeys::new(43).prod_keys());
+        assert!(
+            matches!(err, CompressFail::Keys(Problem::WrongKeys { .. })),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_cancel_stops_the_work_and_leaves_nothing() {
+        let keys = TestKeys::new(44);
+        let nsp = keyed::nsp(&keys, &titles());
+        for solid in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let src = dir.path().join("in.nsp");
+            std::fs::write(&src, &nsp).unwrap();
+            let mut file = File::open(&src).unwrap();
+            let mut seen = 0u64;
+            let settings = Settings {
+                solid,
+                block_exponent: 14,
+                level: 1,
+            };
+            let err = compress_file(
+                &mut file,
+                "nsp",
+                &dir.path().join("out.nsz"),
+                &keys.prod_keys(),
+                &settings,
+                &mut |n| {
+                    seen += n;
+                    if seen > 0x4_0000 {
+                        Err(std::io::Error::from(std::io::ErrorKind::Interrupted))
+                    } else {
+                        Ok(())
+                    }
+                },
+            )
+            .unwrap_err();
+            assert!(
+                matches!(err, CompressFail::Write(ref e) if e.kind() == std::io::ErrorKind::Interrupted),
+                "{err:?}"
+            );
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
+    }
+}
