@@ -452,16 +452,23 @@ pub(crate) fn plan<R: Read + Seek>(
             .map_err(CompressFail::Keys)?
             .unwrap_or_default();
     }
+    // A section that starts inside the verbatim 0x4000 bytes is recorded from 0x4000
+    // (the counter depends only on the absolute offset, so nothing else changes): nsz
+    // 5.0.0's decompressor sizes an NCA as 0x4000 + the sections' sizes, and would
+    // write a wrong PFS0 entry size otherwise. Real NCAs start their first section at
+    // 0x4000, where this changes nothing.
     let sections = sections
         .iter()
+        .filter(|s| s.end > HEAD)
         .map(|s| {
             // As nsz: the FS header's upper counter (0x140, LE) reversed, then zeros.
             let mut counter = [0u8; 16];
             counter[..8].copy_from_slice(&s.fs[0x140..0x148]);
             counter[..8].reverse();
+            let offset = s.start.max(HEAD);
             NczSection {
-                offset: s.start,
-                size: s.size(),
+                offset,
+                size: s.end - offset,
                 crypto_type: s.crypto() as u64,
                 key,
                 counter,

@@ -18,13 +18,13 @@ use serde_json::Value;
 const BASE: u64 = 0x0100_0000_0042_0000;
 
 /// A Python that has nsz, and a scratch folder to run it in.
-struct Nsz {
+pub(crate) struct Nsz {
     python: String,
     dir: tempfile::TempDir,
 }
 
 impl Nsz {
-    fn find() -> Option<Nsz> {
+    pub(crate) fn find() -> Option<Nsz> {
         let python = std::env::var("NSZ_PYTHON").unwrap_or_else(|_| "python3".into());
         let found = Command::new(&python)
             .args(["-c", "import nsz"])
@@ -44,11 +44,11 @@ impl Nsz {
         })
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
+    pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.path(name);
         std::fs::write(&path, bytes).unwrap();
         path
@@ -56,7 +56,7 @@ impl Nsz {
 
     /// nsz with these arguments and keys file, its JSON lines (`--machine-readable`);
     /// HOME is the scratch folder, so no other keys file is found.
-    fn run(&self, keys: &Path, args: &[&str]) -> Vec<Value> {
+    pub(crate) fn run(&self, keys: &Path, args: &[&str]) -> Vec<Value> {
         let out = Command::new(&self.python)
             .args([
                 "-c",
@@ -86,13 +86,13 @@ fn with_action<'a>(lines: &'a [Value], action: &str) -> Vec<&'a str> {
         .collect()
 }
 
-fn succeeded(lines: &[Value]) -> bool {
+pub(crate) fn succeeded(lines: &[Value]) -> bool {
     lines
         .iter()
         .any(|l| l["type"] == "summary" && l["success"] == true)
 }
 
-fn errors(lines: &[Value]) -> String {
+pub(crate) fn errors(lines: &[Value]) -> String {
     let errors: Vec<String> = lines
         .iter()
         .filter(|l| l["type"] == "error" || l["type"] == "summary")

@@ -9,6 +9,7 @@ mod browser;
 mod browser_pages;
 mod browser_tasks;
 mod cli;
+mod compress;
 mod console_keys;
 mod convert;
 mod dedupe;
