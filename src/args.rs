@@ -250,6 +250,32 @@ pub enum Command {
         #[arg(value_name = "KEY")]
         files: Vec<String>,
     },
+    /// Compress every .nsp to .nsz and .xci to .xcz in the foreground, in nsz's format
+    /// (what every installer and nsz read); needs the console keys.
+    ///
+    /// Each compressed file is decompressed again and every NCA held to its CNMT
+    /// record before it takes the original's place; the original goes to the trash
+    /// (reason compressed). Skipped, each named with its reason, the run staying a
+    /// success: a file already compressed, one whose key revision the keys lack, one
+    /// that would gain less than --min-gain. Exits 1 when a file failed (it did not
+    /// verify, the disk is full), naming each with the reason; its original stays.
+    Compress {
+        /// The files to compress, by library key (their path inside the library);
+        /// none: every .nsp and .xci.
+        #[arg(value_name = "KEY")]
+        files: Vec<String>,
+        /// zstd level, 1 to 22 (default 18, as nsz).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=22))]
+        level: Option<i32>,
+        /// One zstd stream per NCA instead of independent blocks: a little smaller,
+        /// decompressed on one core.
+        #[arg(long)]
+        solid: bool,
+        /// Leave a file as it is when compressing saves less than P percent of its
+        /// size (default 2).
+        #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
+        min_gain: Option<u32>,
+    },
     /// Move each identified file to the place --organize-template gives it, inside
     /// the library, in the foreground; every run is journaled and can be undone.
     Organize {

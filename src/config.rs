@@ -59,6 +59,12 @@ pub struct Config {
     pub dedupe_keep: crate::words::DedupeKeep,
     /// The console keys file (`--keys`, else `DATA/prod.keys`).
     pub prod_keys: PathBuf,
+    /// How `compress` compresses: zstd level and one stream per NCA (nsz's defaults,
+    /// 18 in blocks; `ludotheque compress` sets them).
+    pub compress_level: i32,
+    pub compress_solid: bool,
+    /// Below this gain, in percent, `compress` leaves a file as it is.
+    pub compress_min_gain: u32,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -112,6 +118,9 @@ impl Config {
             dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
                 .unwrap_or(crate::words::DedupeKeep::Uncompressed),
             prod_keys: prod_keys_path(global),
+            compress_level: 18,
+            compress_solid: false,
+            compress_min_gain: 2,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
             test_loopback_icons: serve.test_loopback_icons,

@@ -44,6 +44,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/v1/convert", Private, v1::jobs::convert),
     route("GET", "/api/v1/device", Private, v1::device::device),
     route("POST", "/api/v1/push", Private, v1::jobs::push),
+    route("POST", "/api/v1/compress", Private, v1::jobs::compress),
     // The console's downloads during a push: gated by the push's token, not by a key.
     route("GET", "/dl/{token}/{name}", Public, download::download),
     route("DROP", "/dl/{token}/{name}", Public, download::download),

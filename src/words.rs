@@ -102,6 +102,9 @@ words! {
         /// Check every NCA against its CNMT record with the console keys
         /// (`jobs::verify`).
         Verify = "verify",
+        /// `.nsp` → `.nsz` and `.xci` → `.xcz`, each verified before it replaces its
+        /// original (`jobs::compress`).
+        Compress = "compress",
     }
 }
 
@@ -117,7 +120,7 @@ impl Task {
     pub fn unit(self) -> Unit {
         match self {
             Task::Scan | Task::Titles | Task::Organize | Task::Dedupe => Unit::Files,
-            Task::Convert | Task::Push | Task::Verify => Unit::Bytes,
+            Task::Convert | Task::Push | Task::Verify | Task::Compress => Unit::Bytes,
         }
     }
 }
@@ -145,6 +148,8 @@ words! {
         Deleted = "deleted",
         /// Replaced by its decompressed form.
         Converted = "converted",
+        /// Replaced by its compressed form, once that was verified (`jobs::compress`).
+        Compressed = "compressed",
         /// Found in the trash folder without a row after a crash, and adopted.
         Recovered = "recovered",
         /// An older version of a title ID whose newer version is in the library

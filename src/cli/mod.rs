@@ -112,6 +112,12 @@ pub fn run(args: Args) -> Result<(), Error> {
         Some(Command::Scan) => task::foreground(global, Task::Scan),
         Some(Command::Convert) => task::foreground(global, Task::Convert),
         Some(Command::Verify { files }) => task::foreground_on(global, Task::Verify, files),
+        Some(Command::Compress {
+            files,
+            level,
+            solid,
+            min_gain,
+        }) => task::compress(global, files, *level, *solid, *min_gain),
         Some(Command::Dedupe { dry_run }) => upkeep::dedupe(global, *dry_run),
         Some(Command::Organize {
             dry_run,

@@ -23,7 +23,26 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
 /// whole library).
 pub fn foreground_on(global: &GlobalArgs, task: Task, only: &[String]) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
-    let service = Service::open(&config)?;
+    run_with(&config, task, only)
+}
+
+/// `ludotheque compress`: its flags set how the task compresses, for this run.
+pub fn compress(
+    global: &GlobalArgs,
+    only: &[String],
+    level: Option<i32>,
+    solid: bool,
+    min_gain: Option<u32>,
+) -> Result<(), Error> {
+    let mut config = Config::new(global, &ServeArgs::from_env())?;
+    config.compress_level = level.unwrap_or(config.compress_level);
+    config.compress_solid |= solid;
+    config.compress_min_gain = min_gain.unwrap_or(config.compress_min_gain);
+    run_with(&config, Task::Compress, only)
+}
+
+fn run_with(config: &Config, task: Task, only: &[String]) -> Result<(), Error> {
+    let service = Service::open(config)?;
     let jobs = Arc::clone(&service.jobs);
     jobs.try_start_on(task, "cli", only.to_vec())?;
     let tty = std::io::stderr().is_terminal();
@@ -62,6 +81,11 @@ fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
     match run.result {
         TaskResult::Ok => {
             say!("Tâche {label} réussie : {said}.");
+            // The files it left as they are, with why (compress's skips).
+            for f in failures {
+                let what = f.key.as_deref().unwrap_or("—");
+                say!("  {what} : {}", f.msg.french());
+            }
             Ok(())
         }
         TaskResult::Partial => {

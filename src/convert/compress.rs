@@ -188,7 +188,8 @@ fn fail_write(e: super::ncz::ConvertFail) -> CompressFail {
     }
 }
 
-fn write_part(
+/// Write the compressed file to `part` (created, never replaced) and fsync it.
+pub(crate) fn write_part(
     input: &mut File,
     format: &str,
     part: &Path,
@@ -295,8 +296,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
     settings: &Settings,
     out: &mut Out<W>,
 ) -> Result<Outcome, CompressFail> {
-    let head = containers::read_at(input, 0, 0x200)?;
-    out.put(&head)?;
+    out.put(&containers::read_at(input, 0, 0x200)?)?;
     out.zeros(0x17000 - 0x200)?;
     let mut partitions = Vec::new();
     let mut outcome = Outcome::default();
@@ -452,12 +452,21 @@ pub(crate) fn plan<R: Read + Seek>(
             .map_err(CompressFail::Keys)?
             .unwrap_or_default();
     }
-    // A section that starts inside the verbatim 0x4000 bytes is recorded from 0x4000
-    // (the counter depends only on the absolute offset, so nothing else changes): nsz
-    // 5.0.0's decompressor sizes an NCA as 0x4000 + the sections' sizes, and would
-    // write a wrong PFS0 entry size otherwise. Real NCAs start their first section at
-    // 0x4000, where this changes nothing.
-    let sections = sections
+    Ok(Some(Plan {
+        head,
+        sections: ncz_sections(&sections, key),
+    }))
+}
+
+/// The NCZ's section table: each section's key (the NCA's one key) and counter.
+///
+/// A section that starts inside the verbatim 0x4000 bytes is recorded from 0x4000
+/// (the counter depends only on the absolute offset, so nothing else changes): nsz
+/// 5.0.0's decompressor sizes an NCA as 0x4000 + the sections' sizes, and would
+/// write a wrong PFS0 entry size otherwise. Real NCAs start their first section at
+/// 0x4000, where this changes nothing.
+fn ncz_sections(sections: &[&nca::Section], key: [u8; 16]) -> Vec<NczSection> {
+    sections
         .iter()
         .filter(|s| s.end > HEAD)
         .map(|s| {
@@ -474,8 +483,7 @@ pub(crate) fn plan<R: Read + Seek>(
                 counter,
             }
         })
-        .collect();
-    Ok(Some(Plan { head, sections }))
+        .collect()
 }
 
 /// One NCZ: the head, the section table, then the compressed clear bytes.

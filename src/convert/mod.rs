@@ -9,6 +9,7 @@
 //! database first, so a process killed mid-way leaves nothing behind after a restart.
 
 pub mod compress;
+pub mod compress_one;
 pub mod ncz;
 pub mod verify;
 

@@ -83,6 +83,17 @@ pub fn file(
             }))
         }
     };
+    opened(&mut f, format, keys, on_read)
+}
+
+/// [`file`] for a file already open: compress checks its part file this way before
+/// it takes the original's place.
+pub fn opened(
+    f: &mut File,
+    format: &str,
+    keys: &ProdKeys,
+    on_read: &mut dyn FnMut(u64) -> io::Result<()>,
+) -> Result<Verdict, Interrupted> {
     let Ok(len) = f.metadata().map(|m| m.len()) else {
         return Ok(Verdict::NotVerifiable(not_verifiable(
             VerifyGap::ReadError,
@@ -90,19 +101,19 @@ pub fn file(
             "",
         )));
     };
-    advise_sequential(&f);
-    let inside = match switchfs::read(&mut f, format, len, keys, Want::default()) {
+    advise_sequential(f);
+    let inside = match switchfs::read(f, format, len, keys, Want::default()) {
         Ok(inside) => inside,
-        Err(e) => return Ok(broken_container(&mut f, format, len, e)),
+        Err(e) => return Ok(broken_container(f, format, len, e)),
     };
     if inside.contents.is_empty() {
         return Ok(Verdict::NotVerifiable(why_no_cnmt(&inside.problems)));
     }
-    let ncas = match ncas_of(&mut f, format, len) {
+    let ncas = match ncas_of(f, format, len) {
         Ok(ncas) => ncas,
-        Err(e) => return Ok(broken_container(&mut f, format, len, e)),
+        Err(e) => return Ok(broken_container(f, format, len, e)),
     };
-    check(&f, &inside, &ncas, on_read)
+    check(f, &inside, &ncas, on_read)
 }
 
 /// A `NotVerifiable` message.
@@ -143,7 +154,7 @@ fn why_no_cnmt(problems: &[Problem]) -> Msg {
         .map_or_else(|| not_verifiable(VerifyGap::NoCnmt, "", ""), problem_msg)
 }
 
-fn problem_msg(p: &Problem) -> Msg {
+pub(crate) fn problem_msg(p: &Problem) -> Msg {
     match p {
         Problem::NoHeaderKey => not_verifiable(VerifyGap::NoHeaderKey, "", ""),
         Problem::WrongKeys { nca } => not_verifiable(VerifyGap::WrongKeys, nca, ""),

@@ -94,6 +94,15 @@ const FRENCH: &[(&str, &str)] = &[
         "the converted file could not be written; the original was kept",
         "le fichier décompressé n'a pas pu être écrit ; l'original a été gardé",
     ),
+    // Compressing (`convert::compress`, `convert::compress_one`).
+    (
+        "the compressed file could not be written; the original was kept",
+        "le fichier compressé n'a pas pu être écrit ; l'original a été gardé",
+    ),
+    ("the block size is out of range", "la taille des blocs est hors limites"),
+    ("only .nsp and .xci files are compressed", "seuls les fichiers .nsp et .xci se compressent"),
+    ("the NCA has too many blocks", "le NCA a trop de blocs"),
+    ("a compressing thread stopped", "un fil de compression s'est arrêté"),
     // Reading a file with the console keys (`library::switchfs`, `library::probe`).
     ("console keys", "clés de console"),
     ("in {}", "dans {}"),
@@ -221,6 +230,8 @@ mod tests {
             "src/library/switchfs/nacp.rs",
             "src/convert/mod.rs",
             "src/convert/ncz.rs",
+            "src/convert/compress.rs",
+            "src/convert/compress_one.rs",
             "src/titles/fetch.rs",
         ];
         let mut seen = 0;

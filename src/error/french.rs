@@ -127,7 +127,16 @@ impl Msg {
             ScanDone { files, read, unchanged, removed } => format!("{} : {}, {}, {}", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*removed, "retiré", "retirés")),
             ScanIncomplete { files, read, unchanged, kept } => format!("{} : {}, {} ; une partie de la bibliothèque était illisible, donc {} gardés", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*kept, "introuvable", "introuvables")),
             TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
-            ConvertDone { converted, failed } => format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed)),
+CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés), {} ignorés, {} en échec", plural(*compressed, "fichier compressé", "fichiers compressés"), bytes(*saved), n(*skipped), n(*failed)),
+            CompressFailed { key, reason } => format!("{key} : la compression a échoué ({})", detail(reason)),
+            CompressTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
+            CompressUnverified { key, why } => format!("{key} : le fichier compressé n'a pas passé la vérification ({}) ; l'original a été gardé", why.french()),
+            NoRoomToCompress { needed, free } => format!("la compression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été compressé", bytes(*needed), bytes(*free)),
+            AlreadyCompressed => "déjà compressé".into(),
+            NotCompressible => "seuls les fichiers .nsp et .xci se compressent".into(),
+            CompressKeyMissing { revision } => format!("les clés de la console n'ont pas la révision de clé {revision} ; laissé tel quel"),
+            CompressGainTooSmall { size, compressed, min_gain } => format!("la compression ne gagnerait que {} % (moins de {min_gain} %) ; laissé tel quel", super::msg::gain_percent(*size, *compressed)),
+                        ConvertDone { converted, failed } => format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed)),
             PushEmpty => "la liste d'envoi est vide ; rien n'a été proposé".into(),
             PushDone { delivered, partial, untouched, ended } => {
                 let how = match ended.as_str() {
@@ -154,6 +163,7 @@ impl Msg {
                 plural(*damaged, "endommagé", "endommagés"),
                 plural(*unverifiable, "invérifiable", "invérifiables")
             ),
+            CompressNeedsKeys => "la compression demande les clés de console (prod.keys), et aucune n'est chargée ; rien n'a été compressé".into(),
             VerifyNeedsKeys => "la vérification demande les clés de console (prod.keys), et aucune n'est chargée ; rien n'a été vérifié".into(),
             TaskStopped => "le service s'est arrêté pendant cette tâche".into(),
             FolderUnreadable { folder } => format!("le dossier {folder} est illisible"),

@@ -162,6 +162,42 @@ pub enum Msg {
         needed: u64,
         free: u64,
     },
+    // Compress.
+    CompressFailed {
+        key: String,
+        reason: String,
+    },
+    CompressTargetExists {
+        key: String,
+        target: String,
+    },
+    /// The compressed file does not give back the NCAs its CNMT records (`why`, as
+    /// verify says it): the original stays.
+    CompressUnverified {
+        key: String,
+        why: Box<Msg>,
+    },
+    /// The compress task will not start: the compressed files (the originals waiting
+    /// in the trash) and one in flight need more room than the disk has.
+    NoRoomToCompress {
+        needed: u64,
+        free: u64,
+    },
+    /// Skipped by compress: the file is already a `.nsz` or `.xcz`.
+    AlreadyCompressed,
+    /// Skipped by compress: not an `.nsp` or `.xci`.
+    NotCompressible,
+    /// Skipped by compress: the console keys lack this key revision (`0x12`).
+    CompressKeyMissing {
+        revision: String,
+    },
+    /// Skipped by compress: `compressed` bytes would save less than `min_gain` percent
+    /// of `size`.
+    CompressGainTooSmall {
+        size: u64,
+        compressed: u64,
+        min_gain: u32,
+    },
     // How tasks ended (stored with each run, shown in the reader's language).
     ScanDone {
         files: u64,
@@ -182,6 +218,13 @@ pub enum Msg {
     ConvertDone {
         converted: u64,
         failed: u64,
+    },
+    CompressDone {
+        compressed: u64,
+        skipped: u64,
+        failed: u64,
+        /// Bytes the compressed files save on their originals.
+        saved: u64,
     },
     PushEmpty,
     PushDone {
@@ -219,6 +262,8 @@ pub enum Msg {
     },
     /// The verify task will not start: without the console keys no CNMT can be read.
     VerifyNeedsKeys,
+    /// The compress task will not start: without the console keys nothing decrypts.
+    CompressNeedsKeys,
     TaskStopped,
     // Why one file of a task failed.
     FolderUnreadable {
@@ -517,6 +562,15 @@ impl Msg {
             ScanIncomplete { files, read, unchanged, kept } => format!("{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept"),
             TaskPartial { task, failed } => format!("the task {task} finished, but {failed} item(s) failed"),
             ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
+            CompressDone { compressed, skipped, failed, saved } => format!("{compressed} compressed ({saved} bytes saved), {skipped} skipped, {failed} failed"),
+            CompressFailed { key, reason } => format!("{key}: {reason}"),
+            CompressTargetExists { key, target } => format!("{key}: {target} already exists; skipped"),
+            CompressUnverified { key, why } => format!("{key}: the compressed file did not verify ({}); the original was kept", why.english()),
+            NoRoomToCompress { needed, free } => format!("Compressing needs {needed} bytes but the library's disk has {free} bytes free (the originals stay in the trash until purged); nothing was compressed."),
+            AlreadyCompressed => "already compressed".into(),
+            NotCompressible => "only .nsp and .xci files are compressed".into(),
+            CompressKeyMissing { revision } => format!("the console keys lack the key revision {revision}; left as it is"),
+            CompressGainTooSmall { size, compressed, min_gain } => format!("compressing would save {}% (under {min_gain}%); left as it is", gain_percent(*size, *compressed)),
             PushEmpty => "The push list is empty; nothing was offered.".into(),
             PushDone { delivered, partial, untouched, ended } => {
                 let how = match ended.as_str() {
@@ -538,6 +592,7 @@ impl Msg {
             }
             DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"),
             VerifyDone { sound, damaged, unverifiable } => format!("{sound} sound, {damaged} damaged, {unverifiable} not verifiable"),
+            CompressNeedsKeys => "Compressing needs the console keys (prod.keys), and none are loaded; nothing was compressed.".into(),
             VerifyNeedsKeys => "Verifying needs the console keys (prod.keys), and none are loaded; nothing was verified.".into(),
             TaskStopped => "The service stopped while this task was running.".into(),
             FolderUnreadable { folder } => format!("the folder {folder} could not be read"),
@@ -583,6 +638,13 @@ fn nca_damaged_english(nca: &str, what: NcaFault, detail: &str, more: u32) -> St
         0 => what,
         n => format!("{what} (and {n} more damaged NCA)"),
     }
+}
+
+/// The share of `size` that `compressed` saves, in whole percent (0 when it grows).
+pub fn gain_percent(size: u64, compressed: u64) -> u64 {
+    (size.saturating_sub(compressed) * 100)
+        .checked_div(size)
+        .unwrap_or(0)
 }
 
 fn not_verifiable_english(what: VerifyGap, nca: &str, detail: &str) -> String {

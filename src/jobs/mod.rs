@@ -1,7 +1,8 @@
 //! Tasks: the long-running work (scan, convert, push, title data, organize, dedupe,
-//! verify) that runs one at a time on the job thread. `runner` owns the slot; this file names
+//! verify, compress) that runs one at a time on the job thread. `runner` owns the slot; this file names
 //! the tasks and dispatches each to its module.
 
+pub mod compress;
 pub mod convert;
 pub mod dedupe;
 pub mod organize;
@@ -55,5 +56,6 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Dedupe => dedupe::run(ctx),
         Task::Organize => organize::run(ctx),
         Task::Verify => verify::run(ctx),
+        Task::Compress => compress::run(ctx),
     }
 }

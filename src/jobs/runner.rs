@@ -261,6 +261,18 @@ impl Progress<'_> {
         }
     }
 
+    /// One item left as it is, for the reason `msg`: named with the failures, but
+    /// the run stays `ok` (compress's skips).
+    pub fn skip(&self, key: &str, msg: Msg) {
+        let mut slot = self.jobs.slot();
+        if slot.failures.len() < FAILURES_KEPT {
+            slot.failures.push(Failure {
+                key: Some(key.to_string()),
+                msg,
+            });
+        }
+    }
+
     pub fn is_cancelled(&self) -> bool {
         self.jobs.cancel.load(Ordering::SeqCst)
     }

@@ -446,6 +446,16 @@ pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The `.nsp` and `.xci` files compress may replace, with their sizes: those not
+/// known to be damaged (a damaged file would not verify once compressed).
+pub fn compressible(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT key, size FROM games WHERE format IN ('nsp', 'xci') AND {SOUND} ORDER BY key"
+    ))?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// A title's base game(s), its latest update and all its DLC (DLC updates included).
 pub fn title_family(conn: &Connection, base_title_id: &str) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(

@@ -344,6 +344,7 @@ messages! {
     TaskOrganize => "Rangement", "Organize";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     TaskVerify => "Vérification", "Verify";
+    TaskCompress => "Compression", "Compress";
     ResultOk => "réussie", "succeeded";
     ResultPartial => "terminée avec des erreurs", "finished with errors";
     // Honest progress and failures.
@@ -367,6 +368,7 @@ messages! {
     ResultRunning => "en cours", "running";
     ReasonDeleted => "supprimé", "deleted";
     ReasonConverted => "remplacé par sa version décompressée", "replaced by its converted file";
+    ReasonCompressed => "remplacé par sa version compressée, vérifiée", "replaced by its verified compressed file";
     ReasonRecovered => "retrouvé au démarrage", "recovered at start";
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";

@@ -332,6 +332,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Organize => M::TaskOrganize,
         Task::Dedupe => M::TaskDedupe,
         Task::Verify => M::TaskVerify,
+        Task::Compress => M::TaskCompress,
     })
 }
 
@@ -352,6 +353,7 @@ pub fn reason_word(v: &Viewer, reason: TrashReason) -> &'static str {
     v.t(match reason {
         TrashReason::Deleted => M::ReasonDeleted,
         TrashReason::Converted => M::ReasonConverted,
+        TrashReason::Compressed => M::ReasonCompressed,
         TrashReason::Recovered => M::ReasonRecovered,
         TrashReason::Superseded => M::ReasonSuperseded,
         TrashReason::Duplicate => M::ReasonDuplicate,

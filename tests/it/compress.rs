@@ -118,3 +118,341 @@ fn nsz_decompresses_our_xcz_to_the_original_cartridge_files() {
     // The whole image is not compared: nsz rebuilds an XCI in its own layout
     // (`docs/nsz.md` §5), not the input's.
 }
+
+// The task, through the real binary: the API and the command line compress games of
+// the library in their place, each verified before it replaces its original.
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::harness::{Folders, TestServer};
+
+const BUNDLE: u64 = 0x0100_0000_0039_1000;
+const CART: u64 = 0x0100_0000_0039_2000;
+const LOCKED: u64 = 0x0100_0000_0039_3000;
+const PACKED: u64 = 0x0100_0000_0039_4000;
+
+fn write_keys(folders: &Folders, keys: &TestKeys) {
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+fn put(folders: &Folders, name: &str, bytes: &[u8]) -> Vec<u8> {
+    std::fs::write(folders.library.join(name), bytes).unwrap();
+    Sha256::digest(bytes).to_vec()
+}
+
+fn digest(path: &Path) -> Vec<u8> {
+    Sha256::digest(std::fs::read(path).unwrap()).to_vec()
+}
+
+fn files_named(dir: &Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    crate::harness::files_under(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect()
+}
+
+/// A base game with a DLC whose key comes from its ticket.
+fn bundle() -> Vec<Title> {
+    vec![
+        Title {
+            program_size: 0x30_0000 + 0x777,
+            ..Title::application(BUNDLE)
+        },
+        Title {
+            titlekey: true,
+            program_size: 0x4_0123,
+            ..Title::addon(BUNDLE, 1)
+        },
+    ]
+}
+
+/// What the API says of a game, as (identified_by, contents).
+fn identity(s: &TestServer, key: &str) -> (Value, Value) {
+    let r = s.get(&format!("/api/v1/library/{key}"));
+    assert_eq!(r.status, 200, "{key}: {r:?}");
+    let g = r.json();
+    (g["identified_by"].clone(), g["contents"].clone())
+}
+
+fn start(s: &TestServer, body: Option<&str>) -> crate::harness::Resp {
+    s.send(
+        "POST",
+        "/api/v1/compress",
+        &[("Content-Type", "application/json")],
+        body.map(|b| b.as_bytes().to_vec()),
+    )
+}
+
+fn run(s: &TestServer, body: Option<&str>) -> Value {
+    s.wait_idle();
+    let r = start(s, body);
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.json()["unit"], "bytes");
+    s.wait_idle()["last"].clone()
+}
+
+/// The `reason` of each trash entry, by key.
+fn trash(s: &TestServer) -> Vec<(String, String)> {
+    let t = s.get("/api/v1/trash").json();
+    t["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["key"].as_str().unwrap().to_string(),
+                e["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_api_compresses_games_in_their_place_and_they_stay_identified() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(392);
+    write_keys(&folders, &keys);
+    let nsp = put(&folders, "bundle.nsp", &keyed::nsp(&keys, &bundle()));
+    let cart = Title {
+        program_size: 0x20_0000,
+        ..Title::application(CART)
+    };
+    let xci = put(&folders, "cart.xci", &keyed::xci(&keys, &[cart]));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let before = (identity(&s, "bundle.nsp"), identity(&s, "cart.xci"));
+    assert_eq!(before.0 .0, "keys");
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    conn.execute(
+        "INSERT INTO push_list (key, added_at) VALUES ('bundle.nsp', 1)",
+        [],
+    )
+    .unwrap();
+
+    let last = run(&s, None);
+    assert_eq!(last["result"], "ok", "{last}");
+    assert_eq!(last["errors"], 0, "{last}");
+    let lib = &folders.library;
+    assert!(!lib.join("bundle.nsp").exists() && !lib.join("cart.xci").exists());
+    assert!(lib.join("bundle.nsz").exists() && lib.join("cart.xcz").exists());
+    assert!(files_named(lib, ".part").is_empty());
+    // Identified as before, from the same contents.
+    assert_eq!(identity(&s, "bundle.nsz"), before.0);
+    assert_eq!(identity(&s, "cart.xcz"), before.1);
+    assert_eq!(s.get("/api/v1/library/bundle.nsp").status, 404);
+    // The originals in the trash, whole, with the reason `compressed`.
+    let mut entries = trash(&s);
+    entries.sort();
+    assert_eq!(
+        entries,
+        [
+            ("bundle.nsp".to_string(), "compressed".to_string()),
+            ("cart.xci".to_string(), "compressed".to_string())
+        ]
+    );
+    let trashed: Vec<Vec<u8>> = files_named(&lib.join(".ludotheque-trash"), "")
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| digest(p))
+        .collect();
+    assert!(
+        trashed.contains(&nsp) && trashed.contains(&xci),
+        "originals kept"
+    );
+    // The push list follows the new key.
+    let pushed: String = conn
+        .query_row("SELECT key FROM push_list", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pushed, "bundle.nsz");
+    // Nothing left to compress: a second run skips nothing, compresses nothing.
+    let last = run(&s, None);
+    assert_eq!(last["result"], "ok", "{last}");
+}
+
+#[test]
+fn the_body_names_the_games_and_is_checked_before_anything_starts() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(393);
+    write_keys(&folders, &keys);
+    put(&folders, "a.nsp", &keyed::nsp(&keys, &bundle()[..1]));
+    let b = put(&folders, "b.nsp", &keyed::nsp(&keys, &bundle()[1..]));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    for (body, status) in [
+        (r#"{"keys": ["nothing.nsp"]}"#, 404),
+        (r#"{"keys": "a.nsp"}"#, 400),
+        (r#"{"files": ["a.nsp"]}"#, 400),
+        ("not json", 400),
+    ] {
+        let r = start(&s, Some(body));
+        assert_eq!(r.status, status, "{body}: {}", r.body);
+    }
+    assert_eq!(s.get("/api/v1/job").json()["running"], false);
+    let last = run(&s, Some(r#"{"keys": ["a.nsp"]}"#));
+    assert_eq!(last["result"], "ok", "{last}");
+    assert!(folders.library.join("a.nsz").exists());
+    assert_eq!(
+        digest(&folders.library.join("b.nsp")),
+        b,
+        "not named: untouched"
+    );
+    assert!(!folders.library.join("b.nsz").exists());
+}
+
+#[test]
+fn a_busy_slot_is_409() {
+    // The first scan of a new library holds the slot.
+    let s = TestServer::start(&["--task-delay-ms", "30000"]);
+    assert_eq!(s.get("/api/v1/job").json()["running"], true);
+    let r = start(&s, None);
+    assert_eq!(
+        (r.status, r.slug()),
+        (409, "busy".to_string()),
+        "{}",
+        r.body
+    );
+}
+
+/// Skipped with their reason, the run staying `ok`: a file already compressed, one
+/// whose key revision the keys lack, one that would not gain enough.
+#[test]
+fn the_command_skips_with_reasons_and_stays_a_success() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(394);
+    // Revision 0x12 is past what the keys hold; the others use 0x0A.
+    write_keys(&folders, &keys.truncated(0x12));
+    let locked = Title {
+        revision: 0x12,
+        ..Title::application(LOCKED)
+    };
+    let locked_sum = put(&folders, "locked.nsp", &keyed::nsp(&keys, &[locked]));
+    put(
+        &folders,
+        "packed.nsz",
+        &keyed::nsz(&keys, &[Title::application(PACKED)]),
+    );
+    put(&folders, "bundle.nsp", &keyed::nsp(&keys, &bundle()));
+    folders.scan();
+    let (status, out, err) = folders.cli(&[
+        "compress",
+        "locked.nsp",
+        "packed.nsz",
+        "bundle.nsp",
+        "--level",
+        "3",
+    ]);
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        out.contains("Tâche compress réussie : 1 fichier compressé"),
+        "{out}"
+    );
+    assert!(out.contains("packed.nsz : déjà compressé"), "{out}");
+    assert!(
+        out.contains("locked.nsp : les clés de la console n'ont pas la révision de clé 0x12"),
+        "{out}"
+    );
+    assert_eq!(digest(&folders.library.join("locked.nsp")), locked_sum);
+    assert!(folders.library.join("bundle.nsz").exists());
+
+    // Under the minimum gain: left as it is.
+    put(&folders, "small.nsp", &keyed::nsp(&keys, &bundle()[1..]));
+    folders.scan();
+    let (status, out, err) = folders.cli(&["compress", "small.nsp", "--min-gain", "100"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        out.contains("small.nsp : la compression ne gagnerait que"),
+        "{out}"
+    );
+    assert!(folders.library.join("small.nsp").exists());
+    assert!(!folders.library.join("small.nsz").exists());
+    assert!(files_named(&folders.library, ".part").is_empty());
+}
+
+/// A damaged original (a byte of its Program NCA flipped, which identification does
+/// not see) compresses, but the result does not verify: the original stays, the task
+/// ends `partial` and the command exits 1 naming it.
+#[test]
+fn a_file_that_does_not_verify_keeps_its_original() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(395);
+    write_keys(&folders, &keys);
+    let mut bytes = keyed::nsp(&keys, &bundle()[..1]);
+    let program = keyed::entries(&bytes)
+        .into_iter()
+        .max_by_key(|e| e.size)
+        .unwrap();
+    bytes[program.offset + program.size / 2] ^= 0x40;
+    let sum = put(&folders, "damaged.nsp", &bytes);
+    folders.scan();
+    let (status, out, err) = folders.cli(&["compress", "--level", "3"]);
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("damaged.nsp : le fichier compressé n'a pas passé la vérification"),
+        "{out}"
+    );
+    assert_eq!(digest(&folders.library.join("damaged.nsp")), sum);
+    assert!(!folders.library.join("damaged.nsz").exists());
+    assert!(files_named(&folders.library, ".part").is_empty());
+}
+
+#[test]
+fn a_cancel_keeps_the_original_and_leaves_no_part() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(396);
+    write_keys(&folders, &keys);
+    let big = Title {
+        program_size: 48 << 20,
+        ..Title::application(BUNDLE)
+    };
+    let sum = put(&folders, "big.nsp", &keyed::nsp(&keys, &[big]));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(start(&s, None).status, 202);
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let job = s.get("/api/v1/job").json();
+        if job["done"].as_u64().unwrap_or(0) > 0 {
+            assert_eq!(job["running"], true, "caught mid-way: {job}");
+            break;
+        }
+        assert!(Instant::now() < until, "{job}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(s.post("/api/job/cancel").json()["cancelled"], true);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "cancelled", "{last}");
+    assert_eq!(digest(&folders.library.join("big.nsp")), sum);
+    assert!(!folders.library.join("big.nsz").exists());
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert!(trash(&s).is_empty());
+}
+
+#[test]
+fn a_full_disk_keeps_the_original_and_leaves_no_part() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(397);
+    write_keys(&folders, &keys);
+    // A quarter of the payload is random: the output passes the limit.
+    let big = Title {
+        program_size: 16 << 20,
+        ..Title::application(BUNDLE)
+    };
+    let sum = put(&folders, "big.nsp", &keyed::nsp(&keys, &[big]));
+    let s = TestServer::start_with_file_size_limit(folders.clone(), &[], 3 << 20);
+    let last = run(&s, None);
+    assert_eq!(last["result"], "partial", "{last}");
+    assert_eq!(last["errors"], 1, "{last}");
+    let message = last["failures"][0]["message"].as_str().unwrap();
+    assert!(message.contains("size limit"), "{last}");
+    assert_eq!(digest(&folders.library.join("big.nsp")), sum);
+    assert!(!folders.library.join("big.nsz").exists());
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert_eq!(s.get("/api/v1/health").status, 200, "the service lives on");
+}

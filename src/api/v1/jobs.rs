@@ -1,7 +1,7 @@
-//! The task slot: its status, and starting a scan, a convert or a push.
+//! The task slot: its status, and starting a scan, a convert, a push or a compress.
 
 use super::types::JobStatus;
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::Task;
 
@@ -26,6 +26,41 @@ pub fn convert(c: &Ctx) -> Result<Reply, Error> {
 
 pub fn push(c: &Ctx) -> Result<Reply, Error> {
     start(c, Task::Push)
+}
+
+/// The optional body of `POST /api/v1/compress`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompressBody {
+    #[serde(default)]
+    keys: Vec<String>,
+}
+
+/// `POST /api/v1/compress`: every `.nsp` and `.xci`, or only the games of the body's
+/// `keys` (400 when the body is not that object, 404 when a key names no game, both
+/// before anything starts; 409 while a task runs).
+pub fn compress(c: &Ctx) -> Result<Reply, Error> {
+    let body = &c.req.body;
+    let keys = if body.iter().all(u8::is_ascii_whitespace) {
+        Vec::new()
+    } else {
+        let parsed: CompressBody = serde_json::from_slice(body).map_err(|e| {
+            Error::invalid(Msg::BadJson {
+                expected: "\"keys\": an array of game keys".into(),
+            })
+            .with_cause(e)
+        })?;
+        parsed.keys
+    };
+    let mut only = Vec::with_capacity(keys.len());
+    for key in keys {
+        match crate::library::find(c.db, &key)? {
+            Some(g) => only.push(g.item.key),
+            None => return Err(Error::not_found(Msg::NoGame { key })),
+        }
+    }
+    let snapshot = c.app.jobs.try_start_on(Task::Compress, &starter(c), only)?;
+    Reply::json(202, &JobStatus::from(&snapshot))
 }
 
 /// Who starts a task, as the job status's `started_by` says it: `user:NAME`,

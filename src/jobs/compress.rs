@@ -1,0 +1,171 @@
+//! The compress task: every `.nsp` and `.xci` of the library (or the files it was
+//! started on) becomes a `.nsz` or `.xcz` in nsz's format, one after the other
+//! (`convert::compress_one`: written, verified against the CNMT records, then put in
+//! the original's place, the original in the trash). Progress counts bytes: each
+//! file's size twice, once written and once verified.
+//!
+//! A file already compressed, one whose key revision the console keys lack, and one
+//! that would gain less than the minimum are skipped, each named with its reason, and
+//! the run stays `ok`; a file that fails (it does not verify, the disk is full) is
+//! named and keeps its original, the task goes on and ends `partial`.
+//!
+//! Before writing anything the task checks the room: the compressed files are written
+//! while the originals wait in the trash, so at most the originals' size is needed
+//! (an NSZ is never larger than its NSP by more than its headers; `--min-gain` throws
+//! those away). When it cannot fit, the task fails at once and compresses nothing.
+
+use std::io;
+
+use log::{info, warn};
+
+use super::{Outcome, TaskCtx};
+use crate::convert::compress::Settings;
+use crate::convert::compress_one::{self, Compressed, Options};
+use crate::error::{Error, Msg};
+use crate::library::{safe, LibraryKey};
+use crate::store::games;
+
+/// What the run did, for its closing message.
+#[derive(Default)]
+struct Tally {
+    compressed: u64,
+    skipped: u64,
+    failed: u64,
+    saved: u64,
+}
+
+pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let loaded = ctx
+        .prod_keys
+        .current()
+        .ok_or_else(|| Error::invalid(Msg::CompressNeedsKeys))?;
+    let root = &ctx.config.library;
+    let targets = targets(ctx)?;
+    let needed: u64 = targets.iter().map(|(_, size)| size).sum();
+    check_room(root, needed)?;
+    ctx.progress.set_total(2 * needed);
+    let opts = Options {
+        settings: Settings {
+            level: ctx.config.compress_level,
+            solid: ctx.config.compress_solid,
+            ..Settings::default()
+        },
+        min_gain: ctx.config.compress_min_gain,
+        retention_days: ctx.config.trash_retention_days,
+        keys: &loaded.keys,
+    };
+    let mut tally = Tally::default();
+    let result = targets
+        .iter()
+        .try_for_each(|(key, size)| compress(ctx, key, *size, &opts, &mut tally));
+    if tally.compressed > 0 {
+        games::refresh_playable(ctx.db)?;
+        crate::titles::model::refresh_after_change(ctx.db);
+    }
+    result?;
+    Ok(Msg::CompressDone {
+        compressed: tally.compressed,
+        skipped: tally.skipped,
+        failed: tally.failed,
+        saved: tally.saved,
+    }
+    .into())
+}
+
+/// The files to compress with their sizes: those the task was started on, else every
+/// `.nsp` and `.xci`. A key that names no game is a failure; one already compressed
+/// is skipped by `compress_one`.
+fn targets(ctx: &TaskCtx) -> Result<Vec<(LibraryKey, u64)>, Error> {
+    let only = ctx.progress.only();
+    let rows = if only.is_empty() {
+        games::compressible(ctx.db)?
+    } else {
+        let mut rows = Vec::new();
+        for key in only {
+            match games::get(ctx.db, &key)? {
+                Some(g) => rows.push((key, g.item.size)),
+                None => ctx
+                    .progress
+                    .fail(Some(&key), Msg::NoGame { key: key.clone() }),
+            }
+        }
+        rows
+    };
+    Ok(rows
+        .into_iter()
+        .filter_map(|(raw, size)| match LibraryKey::parse(&raw) {
+            Some(key) => Some((key, size)),
+            None => {
+                warn!("compress: {raw:?} names no file of the library; skipped");
+                ctx.progress.fail(None, Msg::NoSuchFile);
+                None
+            }
+        })
+        .collect())
+}
+
+/// Refuse to start when `needed` bytes do not fit on the library's disk.
+fn check_room(root: &std::path::Path, needed: u64) -> Result<(), Error> {
+    match safe::free_space(root) {
+        Ok(free) if free < needed => Err(Error::invalid(Msg::NoRoomToCompress { needed, free })
+            .with_cause(format!("{needed} bytes needed, {free} free"))),
+        Ok(_) => Ok(()),
+        // A filesystem that cannot say: try, and let a full disk fail one file.
+        Err(e) => {
+            warn!("compress: free space unknown: {e}");
+            Ok(())
+        }
+    }
+}
+
+/// Compress one file and count what came of it. `Err` only when the task must stop.
+fn compress(
+    ctx: &TaskCtx,
+    key: &LibraryKey,
+    size: u64,
+    opts: &Options,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    ctx.progress.check()?;
+    ctx.progress.advance(0, key);
+    // Written then verified: this file's share of the total is twice its size.
+    let share = 2 * size;
+    let mut done = 0u64;
+    let mut on_work = |n: u64| {
+        let step = n.min(share - done);
+        done += step;
+        ctx.progress.advance(step, key);
+        match ctx.progress.is_cancelled() {
+            // Never `Interrupted` from a writer (`write_all` retries it): the
+            // compressor carries it through as another kind, and restores it.
+            true => Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled")),
+            false => Ok(()),
+        }
+    };
+    let root = &ctx.config.library;
+    let result = compress_one::compress_one(ctx.db, root, key, opts, &mut on_work);
+    ctx.progress.advance(share - done, key);
+    match result {
+        Ok(Compressed::Done {
+            key: out,
+            before,
+            after,
+        }) => {
+            info!("compress: {key} → {out} ({before} → {after} bytes)");
+            tally.compressed += 1;
+            tally.saved += before.saturating_sub(after);
+        }
+        Ok(Compressed::Skipped(why)) => {
+            info!("compress: {key} skipped: {}", why.english());
+            tally.skipped += 1;
+            ctx.progress.skip(key, why);
+        }
+        Err(_) if ctx.progress.is_cancelled() => return Err(Error::cancelled()),
+        Err(e) => {
+            warn!("compress: {e}");
+            tally.failed += 1;
+            ctx.progress.fail(Some(key), e.msg.clone());
+        }
+    }
+    Ok(())
+}
