@@ -456,3 +456,48 @@ fn a_full_disk_keeps_the_original_and_leaves_no_part() {
     assert!(files_named(&folders.library, ".part").is_empty());
     assert_eq!(s.get("/api/v1/health").status, 200, "the service lives on");
 }
+
+#[test]
+fn sigkill_mid_compression_then_restart_leaves_no_part_and_the_original() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(398);
+    write_keys(&folders, &keys);
+    let big = Title {
+        program_size: 48 << 20,
+        ..Title::application(BUNDLE)
+    };
+    let sum = put(&folders, "huge.nsp", &keyed::nsp(&keys, &[big]));
+    let mut s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert_eq!(start(&s, None).status, 202);
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let job = s.get("/api/v1/job").json();
+        if job["done"].as_u64().unwrap_or(0) > 0 {
+            assert_eq!(job["running"], true, "caught mid-way: {job}");
+            break;
+        }
+        assert!(Instant::now() < until, "{job}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    s.kill();
+    assert_eq!(
+        files_named(&folders.library, ".part").len(),
+        1,
+        "killed mid-way"
+    );
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    assert!(files_named(&folders.library, ".part").is_empty());
+    assert_eq!(digest(&folders.library.join("huge.nsp")), sum);
+    assert!(!folders.library.join("huge.nsz").exists());
+    let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let result: String = conn
+        .query_row(
+            "SELECT result FROM job_runs WHERE label = 'compress'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(result, "interrupted");
+}
