@@ -104,6 +104,9 @@ messages! {
     StartPush => "Envoyer à la console", "Push to the console";
     StartVerify => "Vérifier les fichiers (clés de console)", "Verify the files (console keys)";
     VerifyFile => "Vérifier ce fichier", "Verify this file";
+    StartCompress => "Compresser .nsp/.xci (clés de console)", "Compress .nsp/.xci (console keys)";
+    CompressFile => "Compresser ce fichier", "Compress this file";
+    CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";

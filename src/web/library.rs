@@ -228,19 +228,26 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     page(&v, &g.item.name, "/library", body)
 }
 
-/// What an admin may do with a file: push it (or its whole title), verify it with
-/// the console keys, delete it.
+/// What an admin may do with a file: push it (or its whole title), verify it or
+/// compress it with the console keys, delete it.
 fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Family>) -> Markup {
     let api_key = key_path(&g.item.key);
     let push_warning = g.damage.as_ref().map(|_| v.t(M::PushDamaged));
     let verifiable = crate::convert::verify::is_verifiable(&g.format);
     let no_keys = verifiable && c.app.prod_keys.current().is_none();
+    // Compressing decrypts the NCAs, which only the console keys open.
+    let compressible = matches!(g.format.as_str(), "nsp" | "xci");
+    let no_compress_keys = compressible && c.app.prod_keys.current().is_none();
     html! {
         div.actions {
             button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
             @if verifiable {
                 button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks"
                     disabled[no_keys] title=[no_keys.then(|| v.t(M::VerifyNoKeys))] { (v.t(M::VerifyFile)) }
+            }
+            @if compressible {
+                button type="button" #compress data-api={ "/api/compress/" (api_key) } data-then="/tasks"
+                    disabled[no_compress_keys] title=[no_compress_keys.then(|| v.t(M::CompressNoKeys))] { (v.t(M::CompressFile)) }
             }
             @if let Some(f) = family {
                 (super::titles::push_title_button(v, &f.title_id, f.damaged))

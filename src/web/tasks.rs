@@ -192,6 +192,7 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
         ("start-convert", "/api/convert", M::StartConvert),
         ("start-push", "/api/push", M::StartPush),
         ("start-verify", "/api/verify", M::StartVerify),
+        ("start-compress", "/api/compress", M::StartCompress),
     ];
     let room = match to_convert > 0 {
         true => Some(convert_room(c)?),
@@ -212,7 +213,7 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
                 @let blocked = match id {
                     "start-convert" => full,
                     "start-push" => push_blocked.is_some(),
-                    "start-verify" => no_keys,
+                    "start-verify" | "start-compress" => no_keys,
                     _ => false,
                 };
                 button type="button" id=(id) data-start data-blocked[blocked] data-api=(api) data-then="stay"
@@ -394,6 +395,21 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
 /// runs). The public API has no such route (see `jobs::verify`).
 pub fn start_verify(c: &Ctx) -> Result<Reply, Error> {
     crate::api::v1::jobs::start(c, Task::Verify)
+}
+
+/// `POST /api/compress/{key}`: compress one file (404 when no game has that key, 409
+/// while a task runs).
+pub fn start_compress_file(c: &Ctx) -> Result<Reply, Error> {
+    let key = c.param(0);
+    let Some(g) = crate::library::find(c.db, key)? else {
+        return Err(Error::not_found(Msg::NoGame { key: key.into() }));
+    };
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = c
+        .app
+        .jobs
+        .try_start_on(Task::Compress, &by, vec![g.item.key])?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 
 /// `POST /api/verify/{key}`: verify one file (404 when no game has that key, 409

@@ -501,3 +501,35 @@ fn sigkill_mid_compression_then_restart_leaves_no_part_and_the_original() {
         .unwrap();
     assert_eq!(result, "interrupted");
 }
+
+/// The web interface: a button on the tasks page and one on an `.nsp`'s page, whose
+/// internal route compresses that file only.
+#[test]
+fn the_web_buttons_start_the_task() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(399);
+    write_keys(&folders, &keys);
+    put(&folders, "one game.nsp", &keyed::nsp(&keys, &bundle()[..1]));
+    put(&folders, "other.nsp", &keyed::nsp(&keys, &bundle()[1..]));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let tasks = s.get("/tasks").body;
+    assert!(
+        tasks.contains("id=\"start-compress\"") && tasks.contains("data-api=\"/api/compress\""),
+        "{tasks}"
+    );
+    let page = s.get("/game/one%20game.nsp").body;
+    assert!(
+        page.contains("data-api=\"/api/compress/one%20game.nsp\""),
+        "{page}"
+    );
+    assert_eq!(s.post("/api/compress/nothing.nsp").status, 404);
+    assert_eq!(s.post("/api/compress/one%20game.nsp").status, 202);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+    assert!(folders.library.join("one game.nsz").exists());
+    assert!(
+        folders.library.join("other.nsp").exists(),
+        "only the one asked"
+    );
+}

@@ -414,6 +414,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/dedupe".into(), None),
         ("POST", "/api/verify".into(), None),
         ("POST", format!("/api/verify/{game}"), None),
+        ("POST", "/api/compress".into(), None),
+        ("POST", format!("/api/compress/{game}"), None),
     ]
 }
 
