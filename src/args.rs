@@ -275,6 +275,10 @@ pub enum Command {
         /// size (default 2).
         #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
         min_gain: Option<u32>,
+        /// Delete each original once its compressed file is verified and in its place,
+        /// instead of keeping it in the trash (where it frees nothing until purged).
+        #[arg(long)]
+        delete_originals: bool,
     },
     /// Move each identified file to the place --organize-template gives it, inside
     /// the library, in the foreground; every run is journaled and can be undone.

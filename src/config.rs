@@ -65,6 +65,8 @@ pub struct Config {
     pub compress_solid: bool,
     /// Below this gain, in percent, `compress` leaves a file as it is.
     pub compress_min_gain: u32,
+    /// `compress` purges each original once verified instead of trashing it.
+    pub compress_delete_originals: bool,
     /// Test aid: every task waits this long before its body runs.
     pub task_delay: Duration,
     /// Test aid: mount the routes that exist only to test the server itself.
@@ -121,6 +123,7 @@ impl Config {
             compress_level: 18,
             compress_solid: false,
             compress_min_gain: 2,
+            compress_delete_originals: false,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             test_routes: serve.test_routes,
             test_loopback_icons: serve.test_loopback_icons,

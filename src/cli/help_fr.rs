@@ -118,6 +118,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("compress", "level", "N", "Niveau zstd, de 1 à 22 (18 par défaut, comme nsz)"),
     ("compress", "solid", "", "Un seul flux zstd par NCA au lieu de blocs indépendants : un peu plus petit, décompressé sur un seul cœur"),
     ("compress", "min_gain", "P", "Laisse un fichier tel quel quand la compression gagne moins de P pour cent de sa taille (2 par défaut)"),
+    ("compress", "delete_originals", "", "Supprime chaque original une fois son fichier compressé vérifié et à sa place, au lieu de le garder dans la corbeille (où il ne libère rien avant d'être purgé)"),
     ("titles import", "files", "FICHIERS", "Les fichiers ; leur nom dit lequel est lequel"),
     ("*", "title_id", "ID_TITRE", "L'identifiant de titre du jeu de base (16 chiffres hexadécimaux) ; aucun pour tous les titres"),
     ("*", "dlc", "", "Les DLC manquants"),

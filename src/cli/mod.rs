@@ -117,7 +117,17 @@ pub fn run(args: Args) -> Result<(), Error> {
             level,
             solid,
             min_gain,
-        }) => task::compress(global, files, *level, *solid, *min_gain),
+            delete_originals,
+        }) => task::compress(
+            global,
+            files,
+            task::CompressFlags {
+                level: *level,
+                solid: *solid,
+                min_gain: *min_gain,
+                delete_originals: *delete_originals,
+            },
+        ),
         Some(Command::Dedupe { dry_run }) => upkeep::dedupe(global, *dry_run),
         Some(Command::Organize {
             dry_run,

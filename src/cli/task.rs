@@ -26,18 +26,21 @@ pub fn foreground_on(global: &GlobalArgs, task: Task, only: &[String]) -> Result
     run_with(&config, task, only)
 }
 
+/// The flags of `ludotheque compress`.
+pub struct CompressFlags {
+    pub level: Option<i32>,
+    pub solid: bool,
+    pub min_gain: Option<u32>,
+    pub delete_originals: bool,
+}
+
 /// `ludotheque compress`: its flags set how the task compresses, for this run.
-pub fn compress(
-    global: &GlobalArgs,
-    only: &[String],
-    level: Option<i32>,
-    solid: bool,
-    min_gain: Option<u32>,
-) -> Result<(), Error> {
+pub fn compress(global: &GlobalArgs, only: &[String], flags: CompressFlags) -> Result<(), Error> {
     let mut config = Config::new(global, &ServeArgs::from_env())?;
-    config.compress_level = level.unwrap_or(config.compress_level);
-    config.compress_solid |= solid;
-    config.compress_min_gain = min_gain.unwrap_or(config.compress_min_gain);
+    config.compress_level = flags.level.unwrap_or(config.compress_level);
+    config.compress_solid |= flags.solid;
+    config.compress_min_gain = flags.min_gain.unwrap_or(config.compress_min_gain);
+    config.compress_delete_originals |= flags.delete_originals;
     run_with(&config, Task::Compress, only)
 }
 

@@ -6,8 +6,9 @@
 //! are fsynced, then decompressed again streamed into a hashing sink (`verify`: each
 //! NCA's SHA-256 against its CNMT record, with the console keys). Only a sound part
 //! file takes its name (a hard link, never over a file; the folder fsynced); then the
-//! original goes to the trash (reason `compressed`) and the game's key changes, its
-//! history with it (push list, shop downloads), as organize moves a key. On any
+//! original goes to the trash (reason `compressed`; purged at once when asked) and
+//! the game's key changes, its history with it (push list, shop downloads), as
+//! organize moves a key. On any
 //! failure, a cancel or a full disk, the part file is removed and the original stays
 //! whole where it was.
 
@@ -33,6 +34,9 @@ pub struct Options<'a> {
     /// Below this gain, in percent of the original's size, the original stays.
     pub min_gain: u32,
     pub retention_days: u32,
+    /// Purge each original once its compressed file is verified and in place,
+    /// instead of keeping it in the trash for `retention_days`.
+    pub delete_originals: bool,
     pub keys: &'a ProdKeys,
 }
 
@@ -131,10 +135,18 @@ fn replace(
     out_key: &LibraryKey,
     opts: &Options,
 ) -> Result<(), Error> {
-    if let Err(e) = trash::move_in(db, root, key, TrashReason::Compressed, opts.retention_days) {
-        // Both files would stay: take the new one back, the original is whole.
-        let _ = std::fs::remove_file(out_key.under(root));
-        return Err(e);
+    let row = match trash::move_in(db, root, key, TrashReason::Compressed, opts.retention_days) {
+        Ok(row) => row,
+        Err(e) => {
+            // Both files would stay: take the new one back, the original is whole.
+            let _ = std::fs::remove_file(out_key.under(root));
+            return Err(e);
+        }
+    };
+    if opts.delete_originals {
+        // Through the trash, so that a crash in between leaves an entry, never a
+        // file nobody knows of.
+        trash::purge(db, root, row.id)?;
     }
     library::index_one(db, root, out_key, Some(opts.keys))?;
     let tx = db.unchecked_transaction()?;

@@ -52,6 +52,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         },
         min_gain: ctx.config.compress_min_gain,
         retention_days: ctx.config.trash_retention_days,
+        delete_originals: ctx.config.compress_delete_originals,
         keys: &loaded.keys,
     };
     let mut tally = Tally::default();

@@ -533,3 +533,25 @@ fn the_web_buttons_start_the_task() {
         "only the one asked"
     );
 }
+
+/// `--delete-originals`: once verified and in place, the original is purged, not kept
+/// in the trash.
+#[test]
+fn delete_originals_purges_them_once_verified() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(400);
+    write_keys(&folders, &keys);
+    put(&folders, "bundle.nsp", &keyed::nsp(&keys, &bundle()));
+    folders.scan();
+    let (status, out, err) = folders.cli(&["compress", "--level", "3", "--delete-originals"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(folders.library.join("bundle.nsz").exists());
+    assert!(!folders.library.join("bundle.nsp").exists());
+    let trashed: Vec<_> = files_named(&folders.library.join(".ludotheque-trash"), "")
+        .into_iter()
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(trashed.is_empty(), "{trashed:?}");
+    let (_, out, _) = folders.cli(&["trash", "list"]);
+    assert!(!out.contains("bundle.nsp"), "{out}");
+}
