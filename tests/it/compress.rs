@@ -555,3 +555,43 @@ fn delete_originals_purges_them_once_verified() {
     let (_, out, _) = folders.cli(&["trash", "list"]);
     assert!(!out.contains("bundle.nsp"), "{out}");
 }
+
+/// The shop offers the compressed file under its `.nsz` name, with its title ID, and
+/// no longer the `.nsp`.
+#[test]
+fn the_shop_offers_the_nsz_in_place_of_the_nsp() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(401);
+    write_keys(&folders, &keys);
+    put(&folders, "bundle.nsp", &keyed::nsp(&keys, &bundle()[..1]));
+    let password = folders.add_console("salon");
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let auth = crate::harness::basic("salon", &password);
+    let index = |s: &TestServer| -> Vec<String> {
+        let r = s.send(
+            "GET",
+            "/",
+            &[("Authorization", &auth), ("User-Agent", "tinfoil")],
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["url"].as_str().unwrap().to_string())
+            .collect()
+    };
+    s.wait_idle();
+    let before = index(&s);
+    assert!(before.iter().any(|u| u.ends_with(".nsp")), "{before:?}");
+    let last = run(&s, None);
+    assert_eq!(last["result"], "ok", "{last}");
+    let after = index(&s);
+    let id = format!("{BUNDLE:016X}");
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(
+        after[0].ends_with(".nsz") && after[0].contains(&id),
+        "{after:?}"
+    );
+}
