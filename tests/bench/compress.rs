@@ -1,0 +1,285 @@
+//! Compress benchmark (not a test): an `.nsp` whose Program NCA holds N MiB (default
+//! 512) of this machine's program files (what it has under `/usr`, so that it
+//! compresses like game code, not like random bytes), encrypted under made-up keys
+//! (`synth::keyed`), compressed at level 18 in block and in solid mode by the real
+//! binary (`ludotheque compress` on a data folder holding the made-up keys: written,
+//! fsynced, verified, put in the original's place). Beside it, in the same run:
+//!
+//! - nsz 5.0.0 on the same file, same level, same mode (`-C -l 18 -B`/`-S`), when a
+//!   Python that has it is found (`NSZ_PYTHON`, else `python3`; `pip install
+//!   nsz==5.0.0`); its keys in a scratch `HOME/.switch/prod.keys`. It neither fsyncs
+//!   nor verifies, which only flatters it;
+//! - the in-memory bound: the same compressor and verification (read, decrypt,
+//!   compress, then decompress and hash every NCA) on a file in `/dev/shm`, so that no
+//!   disk is involved.
+//!
+//! For each: seconds, MB/s of the NSP, the output's size (and ours beside nsz's, goal
+//! within 1 %), and the service's private memory (RssAnon, sampled every 5 ms; goal
+//! ≤ 256 MiB).
+//!
+//!     cargo test --release --test bench_compress -- [MiB]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use ludotheque::convert::compress::{self, Settings};
+use ludotheque::convert::verify::{self, Verdict};
+use ludotheque::library::synth::keyed::nca::{self, Crypto, NcaSpec};
+use ludotheque::library::synth::keyed::{content, KeysFile, TestKeys, Title};
+use ludotheque::library::synth::{self};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+const GAME: u64 = 0x0100_0000_0039_B000;
+const LEVEL: i32 = 18;
+
+fn main() {
+    let mib: u64 = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(512);
+    let t = Instant::now();
+    let keys = TestKeys::new(39);
+    let nsp = keyed_nsp(&keys, program_bytes((mib << 20) as usize));
+    println!(
+        "NSP of {:.0} MiB ({mib} MiB of program files) made in {:.1} s; level {LEVEL}, {} cores",
+        nsp.len() as f64 / (1 << 20) as f64,
+        t.elapsed().as_secs_f64(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    let python = nsz_python();
+    println!(
+        "{:<6} {:<10} {:>8} {:>7} {:>12} {:>8} {:>13}",
+        "mode", "who", "seconds", "MB/s", "output", "vs nsz", "RssAnon peak"
+    );
+    for solid in [false, true] {
+        let mode = if solid { "solid" } else { "block" };
+        let reference = python.as_deref().map(|py| nsz(py, &keys, &nsp, solid));
+        let ours = service(&keys, &nsp, solid);
+        let bound = in_memory(&keys, &nsp, solid);
+        let mb = nsp.len() as f64 / 1e6;
+        let vs = |size: u64| {
+            reference.map_or("-".into(), |(_, r)| {
+                format!("{:+.2}%", 100.0 * (size as f64 / r as f64 - 1.0))
+            })
+        };
+        let (secs, size, anon) = ours;
+        println!(
+            "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>9.1} MiB",
+            "service",
+            mb / secs,
+            vs(size),
+            anon as f64 / 1024.0
+        );
+        let (secs, size) = bound;
+        println!(
+            "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>13}",
+            "in-memory",
+            mb / secs,
+            vs(size),
+            "-"
+        );
+        if let Some((secs, size)) = reference {
+            println!(
+                "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>13}",
+                "nsz 5.0.0",
+                mb / secs,
+                "",
+                "-"
+            );
+        }
+    }
+    println!("(MB/s of the NSP; the service's time includes its fsync and its verification)");
+    if python.is_none() {
+        println!("nsz: no Python with nsz found (pip install nsz==5.0.0, or set NSZ_PYTHON)");
+    }
+}
+
+/// `len` bytes of the program files under `/usr`, read in order, repeated if short.
+fn program_bytes(len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    let mut stack = vec![PathBuf::from("/usr")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file() && out.len() < len {
+                out.extend(std::fs::read(e.path()).unwrap_or_default());
+            }
+        }
+    }
+    assert!(!out.is_empty(), "no files under /usr");
+    while out.len() < len {
+        let more = out[..(len - out.len()).min(out.len())].to_vec();
+        out.extend(more);
+    }
+    out.truncate(len);
+    out
+}
+
+/// An eShop NSP of one game: its Program NCA (a PFS0 section holding `program`,
+/// key-area crypto) and its Meta NCA whose CNMT records the Program NCA's hash, so that
+/// the service's verification checks every byte.
+fn keyed_nsp(keys: &TestKeys, program: Vec<u8>) -> Vec<u8> {
+    let rng = &mut StdRng::seed_from_u64(39);
+    let spec = |content_type: u8, sections: Vec<nca::Section>| NcaSpec {
+        content_type,
+        program_id: GAME,
+        revision: 0,
+        distribution: 0,
+        crypto: Crypto::KeyArea { index: 0 },
+        nca2: false,
+        sections,
+    };
+    let section = nca::pfs0_section(&[("main".into(), program)], 0x10000);
+    let program = nca::build(keys, rng, spec(nca::PROGRAM, vec![section]));
+    let record = content::content_record(&program.bytes, content::RECORD_PROGRAM);
+    let title = Title::application(GAME);
+    let cnmt = content::cnmt(GAME, 0, title.kind.meta_type(), GAME | 0x800, &[record]);
+    let section = nca::pfs0_section(&[(title.cnmt_name(), cnmt)], 0x1000);
+    let meta = nca::build(keys, rng, spec(nca::META, vec![section]));
+    let program_name = format!("{}.nca", synth::content_id(&program.bytes));
+    let meta_name = format!("{}.cnmt.nca", synth::content_id(&meta.bytes));
+    synth::pfs0(&[(program_name, program.bytes), (meta_name, meta.bytes)])
+}
+
+/// The binary compresses the NSP in a fresh library: (seconds, output bytes, peak
+/// RssAnon KiB).
+fn service(keys: &TestKeys, nsp: &[u8], solid: bool) -> (f64, u64, u64) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, lib) = (tmp.path().join("data"), tmp.path().join("library"));
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::create_dir_all(&lib).unwrap();
+    let keys_file = data.join("prod.keys");
+    std::fs::write(&keys_file, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    std::fs::set_permissions(&keys_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(lib.join("bench [010000000039B000].nsp"), nsp).unwrap();
+    run(&data, &lib, &["scan"]);
+    let level = LEVEL.to_string();
+    let mut args = vec!["compress", "--level", &level];
+    if solid {
+        args.push("--solid");
+    }
+    let t = Instant::now();
+    let anon = run(&data, &lib, &args);
+    let secs = t.elapsed().as_secs_f64();
+    let out = lib.join("bench [010000000039B000].nsz");
+    let size = std::fs::metadata(&out)
+        .unwrap_or_else(|e| panic!("{}: {e}", out.display()))
+        .len();
+    (secs, size, anon)
+}
+
+/// Run a command of the binary, which must succeed; its peak RssAnon in KiB.
+fn run(data: &Path, lib: &Path, args: &[&str]) -> u64 {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ludotheque"))
+        .args(["--data", data.to_str().unwrap()])
+        .args(["--library", lib.to_str().unwrap()])
+        .args(["--log-level", "warn"])
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let sampler = std::thread::spawn(move || {
+        let mut peak = 0;
+        loop {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let anon = status
+                .lines()
+                .find_map(|l| l.strip_prefix("RssAnon:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            match anon {
+                Some(kib) => peak = peak.max(kib),
+                None => return peak,
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    });
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{args:?}: {status}");
+    sampler.join().unwrap()
+}
+
+/// The same compressor and verification on a file in `/dev/shm`: (seconds, bytes).
+fn in_memory(keys: &TestKeys, nsp: &[u8], solid: bool) -> (f64, u64) {
+    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let input = tmp.path().join("bench.nsp");
+    std::fs::write(&input, nsp).unwrap();
+    let target = tmp.path().join("bench.nsz");
+    let settings = Settings {
+        level: LEVEL,
+        solid,
+        ..Settings::default()
+    };
+    let prod = keys.prod_keys();
+    let t = Instant::now();
+    let mut file = std::fs::File::open(&input).unwrap();
+    let outcome =
+        compress::compress_file(&mut file, "nsp", &target, &prod, &settings, &mut |_| Ok(()))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+    let mut written = std::fs::File::open(&target).unwrap();
+    let verdict = verify::opened(&mut written, "nsz", &prod, &mut |_| Ok(()));
+    let secs = t.elapsed().as_secs_f64();
+    assert!(matches!(verdict, Ok(Verdict::Sound)), "{verdict:?}");
+    (secs, outcome.size)
+}
+
+/// The Python that has nsz, if any.
+fn nsz_python() -> Option<String> {
+    let python = std::env::var("NSZ_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&python)
+        .args(["-c", "import nsz"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(python)
+}
+
+/// nsz 5.0.0 compresses the same NSP: (seconds, bytes).
+fn nsz(python: &str, keys: &TestKeys, nsp: &[u8], solid: bool) -> (f64, u64) {
+    let home = tempfile::tempdir().unwrap();
+    let switch = home.path().join(".switch");
+    std::fs::create_dir_all(&switch).unwrap();
+    std::fs::write(
+        switch.join("prod.keys"),
+        keys.prod_keys_file(KeysFile::Full),
+    )
+    .unwrap();
+    let input = home.path().join("bench.nsp");
+    std::fs::write(&input, nsp).unwrap();
+    let out = home.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let t = Instant::now();
+    let run = Command::new(python)
+        .args([
+            "-c",
+            "import nsz; nsz.main()",
+            "-C",
+            "-l",
+            &LEVEL.to_string(),
+        ])
+        .arg(if solid { "-S" } else { "-B" })
+        .arg("-o")
+        .arg(&out)
+        .arg(&input)
+        .current_dir(home.path())
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let made = out.join("bench.nsz");
+    let size = std::fs::metadata(&made)
+        .unwrap_or_else(|_| panic!("nsz wrote nothing: {run:?}"))
+        .len();
+    (secs, size)
+}
