@@ -9,10 +9,13 @@
 //! the run stays `ok`; a file that fails (it does not verify, the disk is full) is
 //! named and keeps its original, the task goes on and ends `partial`.
 //!
-//! Before writing anything the task checks the room: the compressed files are written
-//! while the originals wait in the trash, so at most the originals' size is needed
-//! (an NSZ is never larger than its NSP by more than its headers; `--min-gain` throws
-//! those away). When it cannot fit, the task fails at once and compresses nothing.
+//! Before writing anything the task checks the room (`needed`): the compressed files
+//! kept, each at most `100 − min_gain` percent of its original, while the originals
+//! wait in the trash (on the same disk: a rename frees nothing), plus the file in
+//! flight, which may come out as large as its original before `--min-gain` throws it
+//! away. With `--delete-originals` each original is purged once its compressed file
+//! is in place, so only the file in flight counts. When it cannot fit, the task fails
+//! at once and compresses nothing.
 
 use std::io;
 
@@ -41,9 +44,16 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .ok_or_else(|| Error::invalid(Msg::CompressNeedsKeys))?;
     let root = &ctx.config.library;
     let targets = targets(ctx)?;
-    let needed: u64 = targets.iter().map(|(_, size)| size).sum();
-    check_room(root, needed)?;
-    ctx.progress.set_total(2 * needed);
+    let sizes: Vec<u64> = targets.iter().map(|(_, size)| *size).collect();
+    check_room(
+        root,
+        needed(
+            &sizes,
+            ctx.config.compress_min_gain,
+            ctx.config.compress_delete_originals,
+        ),
+    )?;
+    ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
     let opts = Options {
         settings: Settings {
             level: ctx.config.compress_level,
@@ -103,6 +113,32 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<(LibraryKey, u64)>, Error> {
             }
         })
         .collect())
+}
+
+/// The most a compressed file can exceed its original by: zstd's worst case on
+/// incompressible bytes (under 1/256), the NCZ's tables, an XCZ's partition headers.
+fn in_flight(size: u64) -> u64 {
+    size.saturating_add(size / 256).saturating_add(1 << 20)
+}
+
+/// The free space compressing files of these sizes, in this order, needs at its
+/// peak: while file `j` is written, the outputs kept before it (each at most
+/// `100 − min_gain` percent of its original, or `--min-gain` would have thrown it
+/// away) and file `j`'s own output; with `delete_originals`, each original kept gives
+/// back more than its output takes, so only the file in flight counts.
+fn needed(sizes: &[u64], min_gain: u32, delete_originals: bool) -> u64 {
+    let keep = u64::from(100 - min_gain.min(100));
+    let mut kept = 0u64;
+    let mut peak = 0u64;
+    for &size in sizes {
+        let now = match delete_originals {
+            true => in_flight(size),
+            false => kept.saturating_add(in_flight(size)),
+        };
+        peak = peak.max(now);
+        kept = kept.saturating_add(size.saturating_mul(keep) / 100);
+    }
+    peak
 }
 
 /// Refuse to start when `needed` bytes do not fit on the library's disk.
@@ -169,4 +205,28 @@ fn compress(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn the_room_needed_is_the_outputs_kept_plus_the_file_in_flight() {
+        let sizes = [300 * MIB, 100 * MIB, 600 * MIB];
+        // The originals stay: the outputs before the last (98 % of them at most) and
+        // the last as large as itself.
+        let expected = 400 * MIB * 98 / 100 + in_flight(600 * MIB);
+        assert_eq!(needed(&sizes, 2, false), expected);
+        // A larger minimum gain keeps smaller outputs.
+        assert_eq!(needed(&sizes, 50, false), 200 * MIB + in_flight(600 * MIB));
+        // Purged as they go: the largest file alone, far under the originals' total.
+        assert_eq!(needed(&sizes, 2, true), in_flight(600 * MIB));
+        assert!(needed(&sizes, 2, true) < 700 * MIB);
+        // The peak may come before the end: a large file first, small ones after.
+        assert_eq!(needed(&[600 * MIB, MIB], 100, false), in_flight(600 * MIB));
+        assert_eq!(needed(&[], 2, false), 0);
+    }
 }
