@@ -595,3 +595,48 @@ fn the_shop_offers_the_nsz_in_place_of_the_nsp() {
         "{after:?}"
     );
 }
+
+/// A console's download of the `.nsp` stays in the shop's history under the `.nsz`
+/// the file became (`shop_downloads` follows the key, as on organize).
+#[test]
+fn the_shop_download_history_follows_the_key_to_the_nsz() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(402);
+    write_keys(&folders, &keys);
+    put(&folders, "bundle.nsp", &keyed::nsp(&keys, &bundle()[..1]));
+    let password = folders.add_console("salon");
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let auth = crate::harness::basic("salon", &password);
+    s.wait_idle();
+    let index = s.send("GET", "/shop", &[("Authorization", &auth)], None);
+    assert_eq!(index.status, 200, "{}", index.body);
+    let url = index.json()["files"][0]["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let url = url.split('#').next().unwrap().to_string();
+    let r = s.send("GET", &url, &[("Authorization", &auth)], None);
+    assert_eq!(r.status, 200, "{url}: {}", r.status);
+    let db = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    let history = || -> Vec<(String, String)> {
+        let mut stmt = db
+            .prepare("SELECT console, key FROM shop_downloads ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    // The history is written once the download has been sent.
+    let until = Instant::now() + Duration::from_secs(5);
+    while history().is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let downloaded = vec![("salon".to_string(), "bundle.nsp".to_string())];
+    assert_eq!(history(), downloaded);
+    let last = run(&s, None);
+    assert_eq!(last["result"], "ok", "{last}");
+    assert!(folders.library.join("bundle.nsz").exists());
+    let moved = vec![("salon".to_string(), "bundle.nsz".to_string())];
+    assert_eq!(history(), moved);
+}
