@@ -95,12 +95,12 @@ messages! {
     TypeUpdate => "Mise à jour", "Update";
     TypeUnknown => "Inconnu", "Unknown";
     TotalSize => "Taille totale", "Total size";
-    ToConvert => "À décompresser", "To convert";
+    ToConvert => "À décompresser", "To decompress";
     RunningTask => "Tâche en cours", "Running task";
     NoTask => "Aucune tâche en cours.", "No task is running.";
     LastResult => "Dernier résultat", "Last result";
     StartScan => "Analyser la bibliothèque", "Scan the library";
-    StartConvert => "Décompresser .nsz/.xcz", "Convert .nsz/.xcz";
+    StartConvert => "Décompresser .nsz/.xcz", "Decompress .nsz/.xcz";
     StartPush => "Envoyer à la console", "Push to the console";
     StartVerify => "Vérifier les fichiers (clés de console)", "Verify the files (console keys)";
     VerifyFile => "Vérifier ce fichier", "Verify this file";
@@ -341,7 +341,7 @@ messages! {
     DedupeStart => "Mettre à la corbeille", "Move to the trash";
     // Task labels, results, trash reasons (the service's words, translated for people).
     TaskScan => "Analyse", "Scan";
-    TaskConvert => "Décompression", "Conversion";
+    TaskConvert => "Décompression", "Decompress";
     TaskPush => "Envoi", "Push";
     TaskTitles => "Données de titres", "Title data";
     TaskOrganize => "Rangement", "Organize";
@@ -352,7 +352,7 @@ messages! {
     ResultPartial => "terminée avec des erreurs", "finished with errors";
     // Honest progress and failures.
     BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
-    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before converting.";
+    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before decompressing.";
     FailedFiles => "Fichiers en échec", "Files that failed";
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
@@ -370,7 +370,7 @@ messages! {
     ResultInterrupted => "interrompue", "interrupted";
     ResultRunning => "en cours", "running";
     ReasonDeleted => "supprimé", "deleted";
-    ReasonConverted => "remplacé par sa version décompressée", "replaced by its converted file";
+    ReasonConverted => "remplacé par sa version décompressée", "replaced by its decompressed file";
     ReasonCompressed => "remplacé par sa version compressée, vérifiée", "replaced by its verified compressed file";
     ReasonRecovered => "retrouvé au démarrage", "recovered at start";
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
@@ -393,9 +393,9 @@ messages! {
         "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
     EmptyTrash => "Vider la corbeille", "Empty the trash";
     ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
-    PurgeConverted => "Supprimer les originaux convertis", "Delete the converted originals";
-    ConfirmPurgeConverted => "Supprimer définitivement les originaux convertis : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
-        "Delete the converted originals for good: {what}? Their converted files stay in the library.";
+    PurgeConverted => "Supprimer les .nsz/.xcz décompressés", "Delete the decompressed .nsz/.xcz";
+    ConfirmPurgeConverted => "Supprimer définitivement les .nsz/.xcz décompressés : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
+        "Delete the decompressed .nsz/.xcz for good: {what}? Their decompressed files stay in the library.";
     ConfirmPurgeOne => "Supprimer définitivement « {name} » ({size}) ?", "Delete “{name}” ({size}) for good?";
     FreedOne => "{n} fichier supprimé définitivement : {size} libérés.", "{n} file deleted for good: {size} freed.";
     FreedMany => "{n} fichiers supprimés définitivement : {size} libérés.", "{n} files deleted for good: {size} freed.";

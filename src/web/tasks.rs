@@ -273,7 +273,7 @@ fn room_note(v: &Viewer, files: u64, r: &Room) -> Markup {
     let fits = r.needed <= r.free;
     let text = match v.lang {
         Lang::Fr => format!("{files} à décompresser : {needed} une fois décompressés (les originaux restent dans la corbeille) ; {free} libres sur le disque de la bibliothèque."),
-        Lang::En => format!("{files} to convert: {needed} once converted (the originals stay in the trash); {free} free on the library's disk."),
+        Lang::En => format!("{files} to decompress: {needed} once decompressed (the originals stay in the trash); {free} free on the library's disk."),
     };
     html! {
         p.hint #convert-room data-fits=(fits) {
