@@ -106,6 +106,12 @@ messages! {
     VerifyFile => "Vérifier ce fichier", "Verify this file";
     StartCompress => "Compresser .nsp/.xci (clés de console)", "Compress .nsp/.xci (console keys)";
     CompressFile => "Compresser ce fichier", "Compress this file";
+    CompressTitle => "Compresser les .nsp/.xci du titre", "Compress the title's .nsp/.xci";
+    CompressSelected => "Compresser la sélection", "Compress the selection";
+    CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
+    SelectFile => "Choisir", "Select";
+    CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
+    CompressSaved => "Dernière compression : {saved} gagnés ; la corbeille occupe {trash} (les originaux n'y libèrent rien avant d'être purgés).", "Last compress: {saved} saved; the trash holds {trash} (the originals there free nothing until purged).";
     CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     Cancel => "Annuler la tâche", "Cancel the task";

@@ -336,6 +336,7 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         (first_scan_note(c, &v)?)
         (task_panel(c, &v, s.to_convert)?)
+        (super::compress::saved_note(c, &v)?)
         p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
         (failures_of_last(c, &v))
         h2 { (v.t(M::History)) }

@@ -416,6 +416,11 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", format!("/api/verify/{game}"), None),
         ("POST", "/api/compress".into(), None),
         ("POST", format!("/api/compress/{game}"), None),
+        (
+            "POST",
+            "/api/compress-files".into(),
+            Some(json!({ "keys": ["Moonlit Odyssey [0100000000010000][v0].nsp"] })),
+        ),
     ]
 }
 
