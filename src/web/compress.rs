@@ -130,3 +130,36 @@ pub fn start_files(c: &Ctx) -> Result<Reply, Error> {
     let snapshot = c.app.jobs.try_start_on(Task::Compress, &by, only)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
+
+/// The settings page's part: delete the originals once verified, off by default.
+pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let on = crate::jobs::compress::delete_originals(c.db)?;
+    Ok(html! {
+        h2 { (v.t(M::CompressSettings)) }
+        @if v.admin {
+            form.stack #compress-settings data-api="/api/compress-settings" {
+                label.check { input type="checkbox" name="delete_originals" checked[on]; (v.t(M::DeleteOriginals)) }
+                p.note { (v.t(M::DeleteOriginalsNote)) " " code.flag { "--delete-originals" } }
+                button type="submit" { (v.t(M::Save)) }
+            }
+        } @else {
+            dl.facts { dt { (v.t(M::DeleteOriginals)) } dd { (v.t(if on { M::Yes } else { M::No })) } }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompressSettings {
+    delete_originals: bool,
+}
+
+/// `POST /api/compress-settings` `{delete_originals}`.
+pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
+    let form: CompressSettings = body(c, "delete_originals, true or false")?;
+    crate::jobs::compress::set_delete_originals(c.db, form.delete_originals)?;
+    Reply::json(
+        200,
+        &serde_json::json!({"delete_originals": form.delete_originals}),
+    )
+}

@@ -110,6 +110,9 @@ messages! {
     CompressSelected => "Compresser la sélection", "Compress the selection";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
+    CompressSettings => "Compression", "Compress";
+    DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
+    DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
     CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
     CompressSaved => "Dernière compression : {saved} gagnés ; la corbeille occupe {trash} (les originaux n'y libèrent rien avant d'être purgés).", "Last compress: {saved} saved; the trash holds {trash} (the originals there free nothing until purged).";
     CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";

@@ -117,3 +117,42 @@ fn a_title_and_a_selection_compress_with_the_estimate_before_and_the_saving_afte
     assert!(tasks.contains("Dernière compression : "), "{tasks}");
     assert!(tasks.contains("la corbeille occupe "), "{tasks}");
 }
+
+/// The setting "delete the originals once verified" (off by default) is used by the
+/// web's runs: the original is purged, not kept in the trash.
+#[test]
+fn the_delete_originals_setting_purges_them_in_web_runs() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(403);
+    write_keys(&folders, &keys);
+    let game = keyed::nsp(&keys, &[Title::application(GAME)]);
+    std::fs::write(folders.library.join("game.nsp"), game).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let settings = page(&s, "/settings", "fr");
+    assert!(settings.contains("name=\"delete_originals\""), "{settings}");
+    assert!(
+        !settings.contains("name=\"delete_originals\" checked"),
+        "off by default"
+    );
+    let r = post_json(
+        &s,
+        "/api/compress-settings",
+        r#"{"delete_originals": true}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let settings = page(&s, "/settings", "en");
+    assert!(
+        settings.contains("name=\"delete_originals\" checked"),
+        "{settings}"
+    );
+
+    let r = post_json(&s, "/api/compress-files", r#"{"keys": ["game.nsp"]}"#);
+    assert_eq!(r.status, 202, "{}", r.body);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+    assert!(folders.library.join("game.nsz").exists());
+    assert!(!folders.library.join("game.nsp").exists());
+    let trash = s.get("/api/v1/trash").json();
+    assert_eq!(trash["items"].as_array().unwrap().len(), 0, "{trash}");
+}

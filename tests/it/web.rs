@@ -398,6 +398,11 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             "/api/titles/settings".into(),
             Some(json!({"count_dlc": true, "icons": false})),
         ),
+        (
+            "POST",
+            "/api/compress-settings".into(),
+            Some(json!({"delete_originals": false})),
+        ),
         ("GET", "/api/console-keys".into(), None),
         // A file that is no keys file: refused for what it is, never for who sent it.
         (
