@@ -103,6 +103,8 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/verify/{key*}", Private, web::tasks::start_verify_file),
     route("POST", "/api/compress", Private, v1::jobs::compress),
     route("POST", "/api/compress/{key*}", Private, web::tasks::start_compress_file),
+    route("POST", "/api/compress-files", Private, web::compress::start_files),
+    route("POST", "/api/compress-settings", Private, web::compress::set_settings),
     route("GET", "/api/platforms", Private, v1::library::platforms),
     route("POST", "/api/platforms", Private, web::library::add_platform),
     route("DELETE", "/api/platforms/{slug}", Private, web::library::delete_platform),

@@ -28,6 +28,18 @@ use crate::error::{Error, Msg};
 use crate::library::{safe, LibraryKey};
 use crate::store::games;
 
+/// The setting "delete the originals once verified" (the settings table), off
+/// until an admin turns it on in Settings.
+const DELETE_ORIGINALS: &str = "compress_delete_originals";
+
+pub fn delete_originals(db: &rusqlite::Connection) -> Result<bool, Error> {
+    Ok(crate::store::settings::get(db, DELETE_ORIGINALS)?.as_deref() == Some("on"))
+}
+
+pub fn set_delete_originals(db: &rusqlite::Connection, on: bool) -> Result<(), Error> {
+    crate::store::settings::set(db, DELETE_ORIGINALS, if on { "on" } else { "off" })
+}
+
 /// What the run did, for its closing message.
 #[derive(Default)]
 struct Tally {
@@ -62,7 +74,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         },
         min_gain: ctx.config.compress_min_gain,
         retention_days: ctx.config.trash_retention_days,
-        delete_originals: ctx.config.compress_delete_originals,
+        // The flag for one run, or the setting (Settings, off by default) for all.
+        delete_originals: ctx.config.compress_delete_originals || delete_originals(ctx.db)?,
         keys: &loaded.keys,
     };
     let mut tally = Tally::default();

@@ -95,17 +95,26 @@ messages! {
     TypeUpdate => "Mise à jour", "Update";
     TypeUnknown => "Inconnu", "Unknown";
     TotalSize => "Taille totale", "Total size";
-    ToConvert => "À décompresser", "To convert";
+    ToConvert => "À décompresser", "To decompress";
     RunningTask => "Tâche en cours", "Running task";
     NoTask => "Aucune tâche en cours.", "No task is running.";
     LastResult => "Dernier résultat", "Last result";
     StartScan => "Analyser la bibliothèque", "Scan the library";
-    StartConvert => "Décompresser .nsz/.xcz", "Convert .nsz/.xcz";
+    StartConvert => "Décompresser .nsz/.xcz", "Decompress .nsz/.xcz";
     StartPush => "Envoyer à la console", "Push to the console";
     StartVerify => "Vérifier les fichiers (clés de console)", "Verify the files (console keys)";
     VerifyFile => "Vérifier ce fichier", "Verify this file";
     StartCompress => "Compresser .nsp/.xci (clés de console)", "Compress .nsp/.xci (console keys)";
     CompressFile => "Compresser ce fichier", "Compress this file";
+    CompressTitle => "Compresser les .nsp/.xci du titre", "Compress the title's .nsp/.xci";
+    CompressSelected => "Compresser la sélection", "Compress the selection";
+    CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
+    SelectFile => "Choisir", "Select";
+    CompressSettings => "Compression", "Compress";
+    DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
+    DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
+    CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
+    CompressSaved => "Dernière compression : {saved} gagnés ; la corbeille occupe {trash} (les originaux n'y libèrent rien avant d'être purgés).", "Last compress: {saved} saved; the trash holds {trash} (the originals there free nothing until purged).";
     CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     Cancel => "Annuler la tâche", "Cancel the task";
@@ -341,7 +350,7 @@ messages! {
     DedupeStart => "Mettre à la corbeille", "Move to the trash";
     // Task labels, results, trash reasons (the service's words, translated for people).
     TaskScan => "Analyse", "Scan";
-    TaskConvert => "Décompression", "Conversion";
+    TaskConvert => "Décompression", "Decompress";
     TaskPush => "Envoi", "Push";
     TaskTitles => "Données de titres", "Title data";
     TaskOrganize => "Rangement", "Organize";
@@ -352,7 +361,7 @@ messages! {
     ResultPartial => "terminée avec des erreurs", "finished with errors";
     // Honest progress and failures.
     BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
-    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before converting.";
+    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before decompressing.";
     FailedFiles => "Fichiers en échec", "Files that failed";
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
@@ -370,7 +379,7 @@ messages! {
     ResultInterrupted => "interrompue", "interrupted";
     ResultRunning => "en cours", "running";
     ReasonDeleted => "supprimé", "deleted";
-    ReasonConverted => "remplacé par sa version décompressée", "replaced by its converted file";
+    ReasonConverted => "remplacé par sa version décompressée", "replaced by its decompressed file";
     ReasonCompressed => "remplacé par sa version compressée, vérifiée", "replaced by its verified compressed file";
     ReasonRecovered => "retrouvé au démarrage", "recovered at start";
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
@@ -393,9 +402,9 @@ messages! {
         "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
     EmptyTrash => "Vider la corbeille", "Empty the trash";
     ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
-    PurgeConverted => "Supprimer les originaux convertis", "Delete the converted originals";
-    ConfirmPurgeConverted => "Supprimer définitivement les originaux convertis : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
-        "Delete the converted originals for good: {what}? Their converted files stay in the library.";
+    PurgeConverted => "Supprimer les .nsz/.xcz décompressés", "Delete the decompressed .nsz/.xcz";
+    ConfirmPurgeConverted => "Supprimer définitivement les .nsz/.xcz décompressés : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
+        "Delete the decompressed .nsz/.xcz for good: {what}? Their decompressed files stay in the library.";
     ConfirmPurgeOne => "Supprimer définitivement « {name} » ({size}) ?", "Delete “{name}” ({size}) for good?";
     FreedOne => "{n} fichier supprimé définitivement : {size} libérés.", "{n} file deleted for good: {size} freed.";
     FreedMany => "{n} fichiers supprimés définitivement : {size} libérés.", "{n} files deleted for good: {size} freed.";

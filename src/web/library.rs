@@ -50,7 +50,9 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
         @if items.is_empty() {
             p.empty { (v.t(M::NoGames)) }
         } @else {
-            (file_table(&v, &links, desc, &items))
+            @let pick = v.admin && c.app.prod_keys.current().is_some();
+            @if v.admin { (super::compress::selection_bar(c, &v)) }
+            (file_table(&v, &links, desc, &items, pick))
         }
         (pager::pager(&v, &links, shown, paging.pages(total)))
     };
@@ -58,7 +60,14 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 /// The files' table; its name column sorts, A to Z or Z to A.
-fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -> Markup {
+/// With `pick`, each `.nsp`/`.xci` has a box that adds it to the selection to compress.
+fn file_table(
+    v: &Viewer,
+    links: &pager::Links,
+    desc: bool,
+    items: &[FileRow],
+    pick: bool,
+) -> Markup {
     let (aria, other) = match desc {
         true => ("descending", ""),
         false => ("ascending", "name-desc"),
@@ -78,6 +87,11 @@ fn file_table(v: &Viewer, links: &pager::Links, desc: bool, items: &[FileRow]) -
                     @for FileRow { item: g, damage } in items {
                         tr {
                             td {
+                                @if pick && super::compress::compressible(&g.key) {
+                                    input.pick type="checkbox" value=(g.key) data-size=(g.size)
+                                        aria-label={ (v.t(M::SelectFile)) " " (g.name) };
+                                    " "
+                                }
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
                                 @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }

@@ -8,6 +8,7 @@
 
 pub mod accounts;
 pub mod assets;
+pub mod compress;
 pub mod console_keys;
 pub mod device;
 pub mod i18n;

@@ -73,6 +73,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         }
         (super::titles::settings_section(c, &v)?)
         (super::console_keys::section(c, &v)?)
+        (super::compress::settings_section(c, &v)?)
         h2 { (v.t(M::Limits)) }
         dl.facts {
             @for (m, value, flag) in &limits {

@@ -273,7 +273,7 @@ fn room_note(v: &Viewer, files: u64, r: &Room) -> Markup {
     let fits = r.needed <= r.free;
     let text = match v.lang {
         Lang::Fr => format!("{files} à décompresser : {needed} une fois décompressés (les originaux restent dans la corbeille) ; {free} libres sur le disque de la bibliothèque."),
-        Lang::En => format!("{files} to convert: {needed} once converted (the originals stay in the trash); {free} free on the library's disk."),
+        Lang::En => format!("{files} to decompress: {needed} once decompressed (the originals stay in the trash); {free} free on the library's disk."),
     };
     html! {
         p.hint #convert-room data-fits=(fits) {
@@ -336,6 +336,7 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         (first_scan_note(c, &v)?)
         (task_panel(c, &v, s.to_convert)?)
+        (super::compress::saved_note(c, &v)?)
         p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
         (failures_of_last(c, &v))
         h2 { (v.t(M::History)) }

@@ -381,7 +381,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             h2 { (v.t(M::VersionHistory)) }
             ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
         }
-        @if v.admin { (title_actions(c, &v, t)?) }
+        @if v.admin { (title_actions(c, &v, t, &compressible_files(&d))?) }
     };
     page(&v, &t.name, "/library", body)
 }
@@ -460,7 +460,12 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
 }
 
 /// An admin's actions on a title: push it whole, or stop counting what it lacks.
-fn title_actions(c: &Ctx, v: &Viewer, t: &TitleState) -> Result<Markup, Error> {
+fn title_actions(
+    c: &Ctx,
+    v: &Viewer,
+    t: &TitleState,
+    compressible: &[(String, u64)],
+) -> Result<Markup, Error> {
     let id = &t.base_id;
     let (dlc, updates) = title_ignore::all(c.db)?
         .get(id)
@@ -469,6 +474,7 @@ fn title_actions(c: &Ctx, v: &Viewer, t: &TitleState) -> Result<Markup, Error> {
     Ok(html! {
         div.actions {
             (push_title_button(v, id, t.damaged_files))
+            (super::compress::title_button(c, v, compressible))
         }
         form.stack #ignore data-api={ "/api/titles/" (id) "/ignore" } {
             label.check { input type="checkbox" name="dlc" checked[dlc]; (v.t(M::IgnoreDlc)) }
@@ -476,6 +482,15 @@ fn title_actions(c: &Ctx, v: &Viewer, t: &TitleState) -> Result<Markup, Error> {
             button type="submit" { (v.t(M::Save)) }
         }
     })
+}
+
+/// The title's files compress works on, with their sizes.
+fn compressible_files(d: &details::Details) -> Vec<(String, u64)> {
+    d.files
+        .iter()
+        .filter(|(g, _)| super::compress::compressible(&g.format))
+        .map(|(g, _)| (g.item.key.clone(), g.item.size))
+        .collect()
 }
 
 /// "Add the whole title to the push list": it asks first when one of the title's

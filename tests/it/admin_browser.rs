@@ -195,7 +195,7 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
         label
             .as_str()
             .unwrap()
-            .starts_with("Supprimer les originaux convertis (5 fichiers, "),
+            .starts_with("Supprimer les .nsz/.xcz décompressés (5 fichiers, "),
         "{label}"
     );
     set_lang(&tab, "en");

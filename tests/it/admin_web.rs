@@ -279,7 +279,7 @@ fn the_trash_is_emptied_or_rid_of_converted_originals_saying_what_is_freed() {
     let conv = format!("{conv_n} fichiers, {}", fr_size(conv_bytes));
     let all = format!("{all_n} fichiers, {}", fr_size(all_bytes));
     assert!(
-        html.contains(&format!("Supprimer les originaux convertis ({conv})")),
+        html.contains(&format!("Supprimer les .nsz/.xcz décompressés ({conv})")),
         "{html}"
     );
     assert!(
@@ -287,7 +287,7 @@ fn the_trash_is_emptied_or_rid_of_converted_originals_saying_what_is_freed() {
         "{html}"
     );
     assert!(html.contains(&format!(
-        "data-confirm=\"Supprimer définitivement les originaux convertis : {conv} ? Leurs versions décompressées restent dans la bibliothèque.\""
+        "data-confirm=\"Supprimer définitivement les .nsz/.xcz décompressés : {conv} ? Leurs versions décompressées restent dans la bibliothèque.\""
     )));
     assert!(html.contains(&format!(
         "data-confirm=\"Vider la corbeille : supprimer définitivement {all} ?\""

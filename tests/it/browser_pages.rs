@@ -120,6 +120,25 @@ fn every_page_at_both_widths_in_both_languages() {
                 }
                 shot(&tab, &format!("pages/{name}-{width}-{lang}"));
             }
+            // The compress buttons sit below the fold: scrolled to, two files ticked.
+            open(&tab, &format!("{base}/title/0100000000010000"));
+            let there = js(
+                &tab,
+                "(() => { const b = document.getElementById('compress-title'); if (b) b.scrollIntoView({block: 'center'}); return !!b; })()",
+            );
+            assert_eq!(there, true, "title: no compress button");
+            shot(&tab, &format!("pages/title-compress-{width}-{lang}"));
+            open(&tab, &format!("{base}/files"));
+            let said = js(
+                &tab,
+                "(() => { for (const b of [...document.querySelectorAll('input.pick')].slice(0, 2)) { b.checked = true; b.dispatchEvent(new Event('change', {bubbles: true})); } document.getElementById('compress-selection').scrollIntoView(); return document.getElementById('compress-selected-estimate').textContent + '|' + document.getElementById('compress-selected').disabled; })()",
+            );
+            let said = said.as_str().unwrap().to_string();
+            assert!(
+                said.contains("35") && !said.contains('{') && said.ends_with("|false"),
+                "{said}"
+            );
+            shot(&tab, &format!("pages/files-selection-{width}-{lang}"));
         }
     }
 }

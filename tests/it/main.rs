@@ -10,6 +10,7 @@ mod browser_pages;
 mod browser_tasks;
 mod cli;
 mod compress;
+mod compress_web;
 mod console_keys;
 mod convert;
 mod dedupe;

@@ -398,6 +398,11 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             "/api/titles/settings".into(),
             Some(json!({"count_dlc": true, "icons": false})),
         ),
+        (
+            "POST",
+            "/api/compress-settings".into(),
+            Some(json!({"delete_originals": false})),
+        ),
         ("GET", "/api/console-keys".into(), None),
         // A file that is no keys file: refused for what it is, never for who sent it.
         (
@@ -416,6 +421,11 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", format!("/api/verify/{game}"), None),
         ("POST", "/api/compress".into(), None),
         ("POST", format!("/api/compress/{game}"), None),
+        (
+            "POST",
+            "/api/compress-files".into(),
+            Some(json!({ "keys": ["Moonlit Odyssey [0100000000010000][v0].nsp"] })),
+        ),
     ]
 }
 

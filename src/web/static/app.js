@@ -4,7 +4,7 @@
 // server to be a path of this site). A button with data-confirm="sentence" asks first
 // in a dialog that names what it destroys; one with data-undo offers, on the next
 // page, to restore what it moved to the trash. The dashboard and tasks pages follow
-// the running task.
+// the running task. A button with data-body sends that JSON.
 "use strict";
 
 const T = JSON.parse(document.getElementById("i18n").textContent);
@@ -212,7 +212,8 @@ document.addEventListener("click", async (ev) => {
   }
   button.disabled = true;
   try {
-    after(button, await call(button.dataset.method || "POST", button.dataset.api));
+    const body = button.dataset.body ? JSON.parse(button.dataset.body) : undefined;
+    after(button, await call(button.dataset.method || "POST", button.dataset.api, body));
   } catch (e) {
     say(e.message);
   } finally {
@@ -351,5 +352,35 @@ function startButtons(busy) {
     } finally {
       button.disabled = false;
     }
+  });
+})();
+
+// The file list's selection to compress: the ticked rows become the button's body
+// (data-body, sent by the click handler above) and the estimate beside it, written
+// from the template, percentages, units and decimal mark the page gives.
+(function () {
+  const bar = document.getElementById("compress-selection");
+  if (!bar) return;
+  const button = document.getElementById("compress-selected");
+  const out = document.getElementById("compress-selected-estimate");
+  const hint = out.textContent;
+  const units = bar.dataset.units.split(",");
+  function size(bytes) {
+    let value = bytes, unit = 0;
+    while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
+    let text = unit === 0 ? bytes + " " + units[0] : value.toFixed(1) + " " + units[unit];
+    return bar.dataset.comma === "true" ? text.replace(".", ",") : text;
+  }
+  document.addEventListener("change", (ev) => {
+    if (!ev.target.matches("input.pick")) return;
+    const picked = [...document.querySelectorAll("input.pick:checked")];
+    const total = picked.reduce((n, box) => n + Number(box.dataset.size), 0);
+    button.disabled = picked.length === 0;
+    button.dataset.body = JSON.stringify({ keys: picked.map((box) => box.value) });
+    const pct = (p) => Math.floor((total * Number(p)) / 100);
+    out.textContent = picked.length === 0 ? hint : bar.dataset.estimate
+      .replace("{low}", size(pct(bar.dataset.low)))
+      .replace("{high}", size(pct(bar.dataset.high)))
+      .replace("{size}", size(total));
   });
 })();

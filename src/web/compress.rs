@@ -1,0 +1,165 @@
+//! Compress from the web beyond one file: a title's `.nsp`/`.xci` files, a selection
+//! of the file list, each with its estimated saving said before it starts, and on the
+//! tasks page what the last run saved beside what the trash holds (its originals free
+//! nothing until purged). The task itself is `jobs::compress`.
+
+use maud::{html, Markup};
+use serde::Deserialize;
+
+use super::body;
+use super::i18n::{fill, M};
+use super::view::{size, Viewer};
+use crate::error::{Error, Msg};
+use crate::http::{Ctx, Reply};
+use crate::words::Task;
+
+/// The share of a file's size compressing usually saves, in percent: an estimate
+/// said as one, the real saving comes in the task's result.
+pub const ESTIMATE: (u64, u64) = (35, 50);
+
+/// "Estimated saving: 1.2 GB to 1.7 GB of 3.4 GB (35–50 %; an estimate…)".
+pub fn estimate(v: &Viewer, bytes: u64) -> String {
+    let (low, high) = (bytes * ESTIMATE.0 / 100, bytes * ESTIMATE.1 / 100);
+    fill(
+        v.t(M::CompressEstimate),
+        &[
+            ("low", &size(v, low)),
+            ("high", &size(v, high)),
+            ("size", &size(v, bytes)),
+        ],
+    )
+}
+
+/// Whether a file of this format (or key's extension) is one compress works on.
+pub fn compressible(format_or_key: &str) -> bool {
+    let ext = format_or_key.rsplit('.').next().unwrap_or("");
+    ext.eq_ignore_ascii_case("nsp") || ext.eq_ignore_ascii_case("xci")
+}
+
+/// The title page's button: its `.nsp`/`.xci` files (`files`: key and size), off
+/// without the console keys, with the estimate beside it. Nothing when it has none.
+pub fn title_button(c: &Ctx, v: &Viewer, files: &[(String, u64)]) -> Markup {
+    if files.is_empty() {
+        return html! {};
+    }
+    let no_keys = c.app.prod_keys.current().is_none();
+    let keys: Vec<&str> = files.iter().map(|(k, _)| k.as_str()).collect();
+    let body = serde_json::json!({ "keys": keys }).to_string();
+    let total = files.iter().map(|(_, s)| s).sum();
+    html! {
+        button type="button" #compress-title data-api="/api/compress-files" data-body=(body) data-then="/tasks"
+            disabled[no_keys] aria-describedby="compress-estimate" { (v.t(M::CompressTitle)) }
+        p.hint #compress-estimate {
+            (estimate(v, total))
+            @if no_keys { " " (v.t(M::CompressNoKeys)) }
+        }
+    }
+}
+
+/// The file list's selection bar: a button the checked rows turn on, and the estimate
+/// the page script writes from their sizes (the template and units given here, in the
+/// reader's language). Without the console keys, the reason instead.
+pub fn selection_bar(c: &Ctx, v: &Viewer) -> Markup {
+    let no_keys = c.app.prod_keys.current().is_none();
+    let template = v.t(M::CompressEstimate);
+    // The units and decimal mark `view::size` writes, for the script's sizes.
+    let fr = v.lang == super::i18n::Lang::Fr;
+    let units = match fr {
+        true => "o,Ko,Mo,Go,To,Po",
+        false => "B,KB,MB,GB,TB,PB",
+    };
+    html! {
+        div.actions #compress-selection data-estimate=(template) data-low=(ESTIMATE.0) data-high=(ESTIMATE.1)
+            data-units=(units) data-comma=(fr) {
+            button type="button" #compress-selected data-api="/api/compress-files" data-then="/tasks" disabled
+                aria-describedby="compress-selected-estimate" { (v.t(M::CompressSelected)) }
+            span.hint #compress-selected-estimate {
+                @if no_keys { (v.t(M::CompressNoKeys)) } @else { (v.t(M::CompressSelectHint)) }
+            }
+        }
+    }
+}
+
+/// What the last compress saved and the trash's size, for the tasks page.
+pub fn saved_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let last = crate::store::job_runs::recent(c.db, 50)?
+        .into_iter()
+        .find(|r| r.task == Task::Compress)
+        .and_then(|r| match r.msg {
+            Some(Msg::CompressDone { saved, .. }) => Some(saved),
+            _ => None,
+        });
+    let Some(saved) = last else {
+        return Ok(html! {});
+    };
+    let trash: u64 = crate::store::trash::list(c.db)?
+        .iter()
+        .map(|r| r.size)
+        .sum();
+    let text = fill(
+        v.t(M::CompressSaved),
+        &[("saved", &size(v, saved)), ("trash", &size(v, trash))],
+    );
+    Ok(html! { p.hint #compress-saved { (text) " " a href="/trash" { (v.t(M::Trash)) } } })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Files {
+    keys: Vec<String>,
+}
+
+/// `POST /api/compress-files` `{keys: [...]}`: compress these games (a title's, a
+/// selection's). Never the whole library: an empty list is a 400, a key that names
+/// no game a 404, both before anything starts; 409 while a task runs.
+pub fn start_files(c: &Ctx) -> Result<Reply, Error> {
+    let form: Files = body(c, "\"keys\": a non-empty array of game keys")?;
+    if form.keys.is_empty() {
+        return Err(Error::invalid(Msg::BadJson {
+            expected: "\"keys\": a non-empty array of game keys".into(),
+        }));
+    }
+    let mut only = Vec::with_capacity(form.keys.len());
+    for key in form.keys {
+        match crate::library::find(c.db, &key)? {
+            Some(g) => only.push(g.item.key),
+            None => return Err(Error::not_found(Msg::NoGame { key })),
+        }
+    }
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = c.app.jobs.try_start_on(Task::Compress, &by, only)?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+}
+
+/// The settings page's part: delete the originals once verified, off by default.
+pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let on = crate::jobs::compress::delete_originals(c.db)?;
+    Ok(html! {
+        h2 { (v.t(M::CompressSettings)) }
+        @if v.admin {
+            form.stack #compress-settings data-api="/api/compress-settings" {
+                label.check { input type="checkbox" name="delete_originals" checked[on]; (v.t(M::DeleteOriginals)) }
+                p.note { (v.t(M::DeleteOriginalsNote)) " " code.flag { "--delete-originals" } }
+                button type="submit" { (v.t(M::Save)) }
+            }
+        } @else {
+            dl.facts { dt { (v.t(M::DeleteOriginals)) } dd { (v.t(if on { M::Yes } else { M::No })) } }
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompressSettings {
+    delete_originals: bool,
+}
+
+/// `POST /api/compress-settings` `{delete_originals}`.
+pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
+    let form: CompressSettings = body(c, "delete_originals, true or false")?;
+    crate::jobs::compress::set_delete_originals(c.db, form.delete_originals)?;
+    Reply::json(
+        200,
+        &serde_json::json!({"delete_originals": form.delete_originals}),
+    )
+}
