@@ -383,3 +383,27 @@ fn a_convert_output_and_a_restored_file_are_read_with_the_keys_at_once() {
     let (state, _, by) = keys_state(&folders, "packed.nsz");
     assert_eq!((state.as_deref(), by.as_str()), (Some("read"), "keys"));
 }
+
+/// Dedupe never drops a file that holds more than the copy it keeps: a cartridge
+/// holding a game and its update is no duplicate of the game alone, whichever the
+/// rule prefers.
+#[test]
+fn dedupe_never_drops_a_file_holding_more_than_the_copy_it_keeps() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(44);
+    write_keys(&folders, &keys, KeysFile::Full);
+    let lib = &folders.library;
+    put(
+        lib,
+        "a alone.nsp",
+        &keyed::nsp(&keys, &[Title::application(CART)]),
+    );
+    let both = [Title::application(CART), Title::patch(CART, 65536)];
+    put(lib, "b cart.xci", &keyed::xci(&keys, &both));
+    folders.scan();
+    // The key order prefers "a alone.nsp": the cartridge stays all the same.
+    let (status, out, err) = folders.cli(&["dedupe"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(lib.join("b cart.xci").exists(), "{out}");
+    assert!(lib.join("a alone.nsp").exists(), "the copy the rule keeps");
+}
