@@ -205,8 +205,10 @@ fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Op
         icon: true,
     };
     let inside = switchfs::read_entries(file, entries, keys, want);
-    let state = if !inside.contents.is_empty() {
+    let state = if !inside.contents.is_empty() && inside.problems.is_empty() {
         KeysState::Read
+    } else if !inside.contents.is_empty() {
+        KeysState::Partial
     } else if missing_revision(&inside.problems).is_some() {
         KeysState::MissingKey
     } else if inside
@@ -218,11 +220,15 @@ fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Op
     } else {
         KeysState::Unreadable
     };
-    let mut why: Vec<String> = inside.problems.iter().map(describe).collect();
+    let mut why: Vec<String> = Vec::new();
+    for said in inside.problems.iter().map(describe) {
+        if !why.contains(&said) {
+            why.push(said);
+        }
+    }
     if inside.contents.is_empty() && inside.problems.is_empty() {
         why.push("no Meta NCA (no CNMT) inside".into());
     }
-    why.dedup();
     let keyed = Keyed {
         state,
         key_revision: missing_revision(&inside.problems).or(inside.key_revision),
@@ -234,7 +240,9 @@ fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Op
 
 fn missing_revision(problems: &[Problem]) -> Option<u8> {
     problems.iter().find_map(|p| match p {
-        Problem::MissingKey { revision, .. } => Some(*revision),
+        Problem::MissingKey { revision, .. } | Problem::MissingTitlekek { revision, .. } => {
+            Some(*revision)
+        }
         _ => None,
     })
 }
@@ -243,8 +251,10 @@ fn missing_revision(problems: &[Problem]) -> Option<u8> {
 pub fn describe(p: &Problem) -> String {
     match p {
         Problem::NoHeaderKey => "the keys file has no header_key".into(),
-        Problem::WrongKeys { nca } => {
-            format!("the header of {nca} does not decrypt with these keys")
+        // Said once for the file, not once per NCA.
+        Problem::WrongKeys { .. } => "NCA headers do not decrypt with these keys".into(),
+        Problem::MissingTitlekek { revision, .. } => {
+            format!("titlekek_{revision:02x} is missing: a title key cannot be opened")
         }
         Problem::MissingKey { revision, .. } => format!(
             "key revision 0x{revision:02x} is missing: add its master_key or \
