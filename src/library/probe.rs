@@ -9,6 +9,7 @@ use std::path::Path;
 use super::containers::{self, Entry, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
+use super::window::Window;
 use super::LibraryKey;
 use crate::words::{GameKind, IdSource, KeysState};
 
@@ -79,7 +80,8 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
     let mut keyed = None;
     let hints = match open(root, key, format) {
         Ok(None) => Ok(None),
-        Ok(Some((mut file, len))) => {
+        Ok(Some((file, len))) => {
+            let mut file = super::window::Window::new(file, len);
             let listed = list(&mut file, len, format);
             let hints = match &listed {
                 Ok(entries) => read_hints(&mut file, entries.as_deref().unwrap_or_default()),
@@ -172,7 +174,7 @@ const NO_SECURE: &str = "the cartridge image has no secure partition";
 
 /// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
 /// when it has none); `Err` for a damaged container.
-fn list(file: &mut File, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
+fn list(file: &mut Window, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
     Ok(if matches!(format, "nsp" | "nsz") {
         Some(containers::read_pfs0(file, 0, len)?.entries)
     } else {
@@ -182,7 +184,7 @@ fn list(file: &mut File, len: u64, format: &str) -> Result<Option<Vec<Entry>>, F
 }
 
 /// The keyless hints among the container's files.
-fn read_hints(file: &mut File, entries: &[Entry]) -> Result<Hints, FormatError> {
+fn read_hints(file: &mut Window, entries: &[Entry]) -> Result<Hints, FormatError> {
     let mut hints = Hints {
         ticket: entries.iter().find_map(|e| ticket_title_id(&e.name)),
         cnmt: None,
@@ -199,7 +201,7 @@ fn read_hints(file: &mut File, entries: &[Entry]) -> Result<Hints, FormatError> 
 
 /// Read the file with the keys: what it holds, and why not all of it when something
 /// did not open.
-fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
+fn read_keyed(file: &mut Window, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
     let want = Want {
         control: true,
         icon: true,
