@@ -394,7 +394,7 @@ fn derive_header_key(e: &Entries) -> Option<[u8; 32]> {
 /// The public CRC32 of the sources and master keys, as nsz lists them
 /// (`nut/Keys.py`, `crc32_checksum`): a checksum, which says nothing of a key, only
 /// whether one was typed right.
-const CHECKSUMS: &[(&str, u32)] = &[
+pub const CHECKSUMS: &[(&str, u32)] = &[
     ("aes_kek_generation_source", 2545229389),
     ("aes_key_generation_source", 459881589),
     ("titlekek_source", 3510501772),
