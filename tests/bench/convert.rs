@@ -216,10 +216,7 @@ fn through_service(dir: &Path, nsz: &[u8]) -> (f64, u64) {
     std::fs::create_dir_all(&lib).unwrap();
     std::fs::write(lib.join("bench [0100000000010000].nsz"), nsz).unwrap();
     let (mut child, base) = gen::start_server(&tmp.path().join("data"), &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     std::thread::sleep(Duration::from_millis(300));
     let status =

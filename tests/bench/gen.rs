@@ -310,3 +310,11 @@ pub fn ncz_in_memory(nsz: &[u8]) -> f64 {
     .unwrap_or_else(|e| panic!("{e:?}"));
     written as f64 / 1e6 / t.elapsed().as_secs_f64()
 }
+
+/// An HTTP client that returns error statuses as answers (the benches read them).
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}

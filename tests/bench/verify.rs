@@ -61,10 +61,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let (server, base) = gen::start_server(&data, &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     std::thread::sleep(Duration::from_millis(300));
     let pid = server.id();
