@@ -214,8 +214,11 @@ words! {
 words! {
     /// What reading a file with the console keys came to (`games.keys_state`).
     KeysState {
-        /// Its CNMTs were read.
+        /// Its CNMTs were read, and all the rest.
         Read = "read",
+        /// Its CNMTs were read, not all the rest (a Control NCA whose title key the
+        /// keys do not open, say): read again when the keys change.
+        Partial = "partial",
         /// It needs a key revision the keys file lacks.
         MissingKey = "missing_key",
         /// Its NCA headers do not decrypt with the keys' `header_key`.

@@ -118,6 +118,10 @@ fn library_needs(global: &GlobalArgs) -> Result<(), Error> {
     for (state, n) in games::keys_states(&db)? {
         let (one, many) = match state.as_str() {
             "read" => ("lu avec les clés", "lus avec les clés"),
+            "partial" => (
+                "lu en partie avec les clés (nom ou icône illisibles : voir sa remarque)",
+                "lus en partie avec les clés (nom ou icône illisibles : voir leur remarque)",
+            ),
             "wrong_keys" => (
                 "ne se déchiffre pas avec ces clés (header_key est-elle la bonne ?)",
                 "ne se déchiffrent pas avec ces clés (header_key est-elle la bonne ?)",

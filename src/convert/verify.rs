@@ -158,7 +158,7 @@ pub(crate) fn problem_msg(p: &Problem) -> Msg {
     match p {
         Problem::NoHeaderKey => not_verifiable(VerifyGap::NoHeaderKey, "", ""),
         Problem::WrongKeys { nca } => not_verifiable(VerifyGap::WrongKeys, nca, ""),
-        Problem::MissingKey { nca, revision } => {
+        Problem::MissingKey { nca, revision } | Problem::MissingTitlekek { nca, revision } => {
             not_verifiable(VerifyGap::MissingKey, nca, &format!("0x{revision:02x}"))
         }
         Problem::PersonalizedTicket { nca } => {
@@ -175,6 +175,7 @@ fn problem_nca(p: &Problem) -> Option<&str> {
         Problem::NoHeaderKey => None,
         Problem::WrongKeys { nca }
         | Problem::MissingKey { nca, .. }
+        | Problem::MissingTitlekek { nca, .. }
         | Problem::PersonalizedTicket { nca }
         | Problem::NoTicket { nca }
         | Problem::Malformed { nca, .. } => Some(nca),

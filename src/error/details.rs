@@ -39,6 +39,7 @@ const FRENCH: &[(&str, &str)] = &[
     ("the {} header declares too many files", "l'en-tête {} déclare trop de fichiers"),
     ("the {} header runs past the end of the file", "l'en-tête {} dépasse la fin du fichier"),
     ("a file offset overflows", "la position d'un fichier déborde"),
+    ("a {} file name is too long", "un nom de fichier du {} est trop long"),
     ("a file inside the {} runs past the end of the file", "un fichier du {} dépasse la fin du fichier"),
     ("the file is too short to be a cartridge image", "le fichier est trop court pour être une image de cartouche"),
     ("no cartridge header (HEAD) where one is expected", "pas d'en-tête de cartouche (HEAD) là où il en faut un"),
@@ -107,7 +108,11 @@ const FRENCH: &[(&str, &str)] = &[
     ("console keys", "clés de console"),
     ("in {}", "dans {}"),
     ("the keys file has no header_key", "le fichier de clés n'a pas de header_key"),
-    ("the header of {} does not decrypt with these keys", "l'en-tête de {} ne se déchiffre pas avec ces clés"),
+    ("NCA headers do not decrypt with these keys", "des en-têtes de NCA ne se déchiffrent pas avec ces clés"),
+    (
+        "{} is missing: a title key cannot be opened",
+        "il manque {}\u{a0}: une clé de titre ne peut pas être ouverte",
+    ),
     (
         "key revision {} is missing: add its master_key or key_area_key_application",
         "il manque la révision de clés {}\u{a0}: ajoutez sa master_key ou sa key_area_key_application",
@@ -135,6 +140,7 @@ const FRENCH: &[(&str, &str)] = &[
     ("its PFS0 is too large for a CNMT", "son PFS0 est trop grand pour un CNMT"),
     ("it holds no {}", "il ne contient pas de {}"),
     ("the CNMT is truncated", "le CNMT est tronqué"),
+    ("the CNMT lists too many contents", "le CNMT liste trop de contenus"),
     ("the CNMT's content records run past its end", "les entrées de contenu du CNMT dépassent sa fin"),
     ("control.nacp is truncated", "control.nacp est tronqué"),
     ("the RomFS is truncated", "le RomFS est tronqué"),

@@ -57,6 +57,10 @@ struct Copy {
     size: u64,
     /// Sound: its header parsed and no task found it damaged (`verify`, convert).
     header_ok: bool,
+    /// It holds several contents (read with the console keys: a cartridge with its
+    /// update, a bundle with a DLC): it may be the copy kept, never one dropped, since
+    /// no other file holds all it holds.
+    bundle: bool,
 }
 
 /// Every identified game whose file is there, a regular file: a symlink is no copy
@@ -66,7 +70,8 @@ struct Copy {
 /// device… (`safe::NotAFile`), which are no copy either and are reported.
 fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
     let mut stmt = db.prepare(
-        "SELECT key, name, type, title_id, version, format, size, header_ok AND damage IS NULL
+        "SELECT key, name, type, title_id, version, format, size, header_ok AND damage IS NULL,
+                (SELECT count(*) FROM contents c WHERE c.key = games.key) > 1
          FROM games
          WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
          ORDER BY title_id, key",
@@ -83,6 +88,7 @@ fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error
             format: r.get(5)?,
             size: r.get::<_, i64>(6)? as u64,
             header_ok: r.get(7)?,
+            bundle: r.get(8)?,
         })
     })?;
     let (mut out, mut strays) = (Vec::new(), Vec::new());
@@ -142,7 +148,7 @@ fn plan_and_strays(
             continue;
         }
         // A second name of the kept file (a hard link) is the same file, not a copy.
-        for c in known.iter().filter(|c| c.file != kept.file) {
+        for c in known.iter().filter(|c| c.file != kept.file && !c.bundle) {
             let reason = match c.version.cmp(&kept.version) {
                 Ordering::Less => TrashReason::Superseded,
                 Ordering::Equal => TrashReason::Duplicate,

@@ -97,14 +97,23 @@ pub fn read_hfs0<R: Read + Seek>(
     read_fs(r, base, limit, b"HFS0", 0x40, false)
 }
 
+/// The longest file name taken from a string table. Real names are 40-odd bytes
+/// (`<content id>.cnmt.nca`); without a cap, entries all pointing at one long name
+/// would each copy the rest of the table.
+const MAX_NAME: usize = 255;
+
 /// The NUL-ended name at `at` in a string table.
 fn name_in(names: &[u8], at: usize, kind: &str) -> Result<String, FormatError> {
     let raw = names
         .get(at..)
         .filter(|raw| !raw.is_empty())
         .ok_or_else(|| bad(format!("a {kind} file name lies outside the string table")))?;
-    let name = &raw[..raw.iter().position(|&b| b == 0).unwrap_or(raw.len())];
-    Ok(String::from_utf8_lossy(name).into_owned())
+    let raw = &raw[..raw.len().min(MAX_NAME + 1)];
+    let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+    if end > MAX_NAME {
+        return Err(bad(format!("a {kind} file name is too long")));
+    }
+    Ok(String::from_utf8_lossy(&raw[..end]).into_owned())
 }
 
 /// The shared layout of PFS0 and HFS0. With `lenient`, entries whose data runs past

@@ -13,6 +13,7 @@ pub mod search;
 pub mod switchfs;
 pub mod synth;
 pub mod walk;
+pub mod window;
 
 use std::path::Path;
 

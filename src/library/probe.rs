@@ -9,6 +9,7 @@ use std::path::Path;
 use super::containers::{self, Entry, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
+use super::window::Window;
 use super::LibraryKey;
 use crate::words::{GameKind, IdSource, KeysState};
 
@@ -79,7 +80,8 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
     let mut keyed = None;
     let hints = match open(root, key, format) {
         Ok(None) => Ok(None),
-        Ok(Some((mut file, len))) => {
+        Ok(Some((file, len))) => {
+            let mut file = super::window::Window::new(file, len);
             let listed = list(&mut file, len, format);
             let hints = match &listed {
                 Ok(entries) => read_hints(&mut file, entries.as_deref().unwrap_or_default()),
@@ -172,7 +174,7 @@ const NO_SECURE: &str = "the cartridge image has no secure partition";
 
 /// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
 /// when it has none); `Err` for a damaged container.
-fn list(file: &mut File, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
+fn list(file: &mut Window, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
     Ok(if matches!(format, "nsp" | "nsz") {
         Some(containers::read_pfs0(file, 0, len)?.entries)
     } else {
@@ -182,7 +184,7 @@ fn list(file: &mut File, len: u64, format: &str) -> Result<Option<Vec<Entry>>, F
 }
 
 /// The keyless hints among the container's files.
-fn read_hints(file: &mut File, entries: &[Entry]) -> Result<Hints, FormatError> {
+fn read_hints(file: &mut Window, entries: &[Entry]) -> Result<Hints, FormatError> {
     let mut hints = Hints {
         ticket: entries.iter().find_map(|e| ticket_title_id(&e.name)),
         cnmt: None,
@@ -199,14 +201,16 @@ fn read_hints(file: &mut File, entries: &[Entry]) -> Result<Hints, FormatError> 
 
 /// Read the file with the keys: what it holds, and why not all of it when something
 /// did not open.
-fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
+fn read_keyed(file: &mut Window, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
     let want = Want {
         control: true,
         icon: true,
     };
     let inside = switchfs::read_entries(file, entries, keys, want);
-    let state = if !inside.contents.is_empty() {
+    let state = if !inside.contents.is_empty() && inside.problems.is_empty() {
         KeysState::Read
+    } else if !inside.contents.is_empty() {
+        KeysState::Partial
     } else if missing_revision(&inside.problems).is_some() {
         KeysState::MissingKey
     } else if inside
@@ -218,11 +222,15 @@ fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Op
     } else {
         KeysState::Unreadable
     };
-    let mut why: Vec<String> = inside.problems.iter().map(describe).collect();
+    let mut why: Vec<String> = Vec::new();
+    for said in inside.problems.iter().map(describe) {
+        if !why.contains(&said) {
+            why.push(said);
+        }
+    }
     if inside.contents.is_empty() && inside.problems.is_empty() {
         why.push("no Meta NCA (no CNMT) inside".into());
     }
-    why.dedup();
     let keyed = Keyed {
         state,
         key_revision: missing_revision(&inside.problems).or(inside.key_revision),
@@ -234,7 +242,9 @@ fn read_keyed(file: &mut File, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Op
 
 fn missing_revision(problems: &[Problem]) -> Option<u8> {
     problems.iter().find_map(|p| match p {
-        Problem::MissingKey { revision, .. } => Some(*revision),
+        Problem::MissingKey { revision, .. } | Problem::MissingTitlekek { revision, .. } => {
+            Some(*revision)
+        }
         _ => None,
     })
 }
@@ -243,8 +253,10 @@ fn missing_revision(problems: &[Problem]) -> Option<u8> {
 pub fn describe(p: &Problem) -> String {
     match p {
         Problem::NoHeaderKey => "the keys file has no header_key".into(),
-        Problem::WrongKeys { nca } => {
-            format!("the header of {nca} does not decrypt with these keys")
+        // Said once for the file, not once per NCA.
+        Problem::WrongKeys { .. } => "NCA headers do not decrypt with these keys".into(),
+        Problem::MissingTitlekek { revision, .. } => {
+            format!("titlekek_{revision:02x} is missing: a title key cannot be opened")
         }
         Problem::MissingKey { revision, .. } => format!(
             "key revision 0x{revision:02x} is missing: add its master_key or \

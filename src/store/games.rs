@@ -705,8 +705,8 @@ pub fn missing_key_revisions(conn: &Connection) -> Result<Vec<(u8, u64)>, Error>
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// How many files are in each `keys_state` (`read`, `missing_key`, `wrong_keys`,
-/// `unreadable`); files never read with keys are not counted.
+/// How many files are in each `keys_state` (`read`, `partial`, `missing_key`,
+/// `wrong_keys`, `unreadable`); files never read with keys are not counted.
 pub fn keys_states(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
     let mut stmt = conn.prepare(
         "SELECT keys_state, count(*) FROM games WHERE keys_state IS NOT NULL
@@ -718,12 +718,12 @@ pub fn keys_states(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
 
 /// The files a scan with console keys must read though they did not change: those
 /// never read with keys and, when `other_keys` (the keys changed since the last keyed
-/// scan), those the keys could not open. Formats without NCAs are never listed.
+/// scan), those the keys could not open, whole or in part. Formats without NCAs are never listed.
 pub fn to_read_with_keys(conn: &Connection, other_keys: bool) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(
         "SELECT key FROM games WHERE format IN ('nsp', 'nsz', 'xci', 'xcz')
            AND (keys_state IS NULL
-                OR (?1 AND keys_state IN ('missing_key', 'wrong_keys')))",
+                OR (?1 AND keys_state IN ('partial', 'missing_key', 'wrong_keys')))",
     )?;
     let rows = stmt.query_map([other_keys], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -319,7 +319,7 @@ const MIGRATIONS: &[&str] = &[
      CREATE UNIQUE INDEX users_by_folded ON users(folded);
      CREATE UNIQUE INDEX consoles_by_folded ON consoles(folded);",
     // 19: what the files hold, read with the user's console keys. `keys_state` is NULL
-    // for a file not read with keys, else `read`, `missing_key` (its `key_revision`
+    // for a file not read with keys, else `read`, `partial`, `missing_key` (its `key_revision`
     // lacks a key), `wrong_keys` or `unreadable`; `contents` has one row per CNMT of a
     // file read with keys; `title_control` the names and icons of the files' Control
     // NCAs, per title.

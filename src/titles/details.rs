@@ -41,8 +41,19 @@ pub fn get(db: &Connection, raw: &str) -> Result<Option<Details>, Error> {
     versions.dedup_by_key(|(v, _)| *v);
     // A title lacks at most its catalogue's DLC, a few hundred rows at worst.
     let (_, missing) = missing::page(db, None, Some(&id), u64::MAX, 0)?;
+    let mut facts = titles::get(db, &id)?.unwrap_or_default();
+    // Title data first; what the title's own files say (their Control NCAs, read with
+    // the console keys) where it says nothing: homebrew, cartridge-only, new titles.
+    if facts.publisher.is_none() {
+        let update = format_title_id(n | 0x800);
+        let own = match crate::store::title_control::get(db, &update)? {
+            Some(row) => Some(row),
+            None => crate::store::title_control::get(db, &id)?,
+        };
+        facts.publisher = own.map(|row| row.publisher).filter(|p| !p.is_empty());
+    }
     Ok(Some(Details {
-        facts: titles::get(db, &id)?.unwrap_or_default(),
+        facts,
         versions,
         files: games::of_title(db, &id)?,
         missing,

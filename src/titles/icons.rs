@@ -138,8 +138,9 @@ fn write(file: &Path, bytes: &[u8]) -> Result<(), String> {
     if bytes.len() as u64 > MAX_ICON || content_type(bytes).is_none() {
         return Err("not an image".into());
     }
-    // Written aside then renamed, so a page never serves half an icon.
-    let part = file.with_extension("part");
+    // Written aside then renamed, so a page never serves half an icon; aside under a
+    // name of its own, since two threads may cache one title's icon at once.
+    let part = file.with_extension(format!("{:016x}.part", rand::random::<u64>()));
     let written = std::fs::File::create(&part).and_then(|mut f| f.write_all(bytes));
     written
         .and_then(|()| std::fs::rename(&part, file))

@@ -56,7 +56,8 @@ fn needs(c: &Ctx) -> Result<Needs, Error> {
     Ok(Needs {
         missing,
         wrong_keys: of("wrong_keys"),
-        read: of("read"),
+        // Read whole or in part: the notes of the latter say what was not.
+        read: of("read") + of("partial"),
         unreadable: of("unreadable"),
     })
 }
@@ -137,7 +138,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
     // Without the JSON reader's message as a cause: the log never sees the text.
     let form: Upload = serde_json::from_slice(&c.req.body).map_err(|_| {
         Error::invalid(Msg::BadJson {
-            expected: "file (the text of prod.keys)".into(),
+            expected: "file".into(),
         })
     })?;
     install(c.app.prod_keys.path(), form.file.as_bytes())?;

@@ -284,10 +284,16 @@ fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
     let (GameKind::Base, Some(id)) = (g.item.kind, &g.item.title_id) else {
         return Ok(None);
     };
+    // A cartridge holding its update is not its own update.
+    let others = |kind| -> Result<Vec<String>, Error> {
+        let mut keys = games::related(c.db, id, kind)?;
+        keys.retain(|k| *k != g.item.key);
+        Ok(keys)
+    };
     Ok(Some(Family {
         title_id: id.clone(),
-        updates: games::related(c.db, id, GameKind::Update)?,
-        dlc: games::related(c.db, id, GameKind::Dlc)?,
+        updates: others(GameKind::Update)?,
+        dlc: others(GameKind::Dlc)?,
         damaged: title_state::get(c.db, id)?.map_or(0, |t| t.damaged_files),
     }))
 }
@@ -317,7 +323,11 @@ fn held(
     contents: &[crate::store::contents::ContentRow],
     control: Option<&crate::store::title_control::ControlRow>,
 ) -> Markup {
-    let first = contents.first();
+    // The content that speaks for the file: the one its row names.
+    let first = contents
+        .iter()
+        .find(|c| Some(&c.title_id) == g.item.title_id.as_ref())
+        .or(contents.first());
     let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
         // Inside a sentence: "holds update 0100… v196608".
         let word = kind(v, c.kind).to_lowercase();
@@ -338,7 +348,7 @@ fn held(
         @if let Some(control) = control {
             h2 { (v.t(M::FromTheFile)) }
             dl.facts #from-the-file {
-                dt { (v.t(M::Name)) } dd { (control.name) }
+                dt { (v.t(M::Name)) } dd { (view::own_name(v, control)) }
                 @if !control.publisher.is_empty() { dt { (v.t(M::Publisher)) } dd { (control.publisher) } }
                 @if !control.display_version.is_empty() {
                     dt { (v.t(M::DisplayVersion)) } dd { (control.display_version) }

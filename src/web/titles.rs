@@ -367,7 +367,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         @if let Some(control) = &from_files {
             h2 { (v.t(M::FromTheFiles)) }
             dl.facts #from-the-files {
-                dt { (v.t(M::Name)) } dd { (control.name) }
+                dt { (v.t(M::Name)) } dd { (super::view::own_name(&v, control)) }
                 @if !control.publisher.is_empty() { dt { (v.t(M::Publisher)) } dd { (control.publisher) } }
                 @if !control.display_version.is_empty() {
                     dt { (v.t(M::DisplayVersion)) } dd { (control.display_version) }

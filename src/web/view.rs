@@ -370,6 +370,20 @@ pub fn kind(v: &Viewer, kind: GameKind) -> &'static str {
     })
 }
 
+/// The name a title's own files give it, in the reader's language when they carry
+/// one (French, else Canadian French, for a French reader), else their first.
+pub fn own_name(v: &Viewer, control: &crate::store::title_control::ControlRow) -> String {
+    let names: Vec<(u8, String, String)> = serde_json::from_str(&control.names).unwrap_or_default();
+    let preferred: &[u8] = match v.lang {
+        Lang::Fr => &[3, 9],
+        Lang::En => &[0, 1],
+    };
+    preferred
+        .iter()
+        .find_map(|lang| names.iter().find(|n| n.0 == *lang))
+        .map_or_else(|| control.name.clone(), |n| n.1.clone())
+}
+
 /// How a game was identified, for people.
 pub fn evidence(v: &Viewer, by: IdSource) -> &'static str {
     v.t(match by {

@@ -52,10 +52,7 @@ fn main() {
     let versions = gen::title_data(tmp.path(), n);
     gen::cli(&data, &["titles", "import", versions.to_str().unwrap()]);
     let (mut server, base) = gen::start_server(&data, &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     let page1 = agent
         .get(&format!("{base}/api/v1/library"))

@@ -18,12 +18,10 @@
 //!
 //!     cargo test --release --test bench_convert -- [MiB]
 
-use std::io::{Cursor, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ludotheque::convert::ncz;
-use ludotheque::library::containers;
 use ludotheque::library::synth::{self, SectionSpec};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -81,7 +79,7 @@ fn main() {
             peak_above_idle = peak_above_idle.max(peak);
         }
         let (disk, service) = (median(disks), median(services));
-        let memory = median((0..RUNS).map(|_| in_memory(&nsz)).collect());
+        let memory = median((0..RUNS).map(|_| gen::ncz_in_memory(&nsz)).collect());
         let nsz_speed = nsz_python
             .as_deref()
             .map(|py| reference(py, tmp.path(), &nsz));
@@ -211,22 +209,6 @@ fn reference(python: &str, dir: &Path, nsz: &[u8]) -> f64 {
     written as f64 / 1e6 / secs
 }
 
-/// The decompressor over the file held in memory, output discarded: MB/s of NCA.
-fn in_memory(nsz: &[u8]) -> f64 {
-    let mut cur = Cursor::new(nsz);
-    let fs = containers::read_pfs0(&mut cur, 0, nsz.len() as u64).unwrap();
-    let e = &fs.entries[0];
-    let header = containers::read_ncz(&mut cur, e.offset, e.end()).unwrap();
-    let t = Instant::now();
-    let mut written = 0u64;
-    ncz::decompress(&mut cur, &header, e.end(), &mut std::io::sink(), &mut |n| {
-        written += n;
-        Ok(())
-    })
-    .unwrap_or_else(|e| panic!("{e:?}"));
-    written as f64 / 1e6 / t.elapsed().as_secs_f64()
-}
-
 /// Convert through the real service; returns MB/s of output and peak KiB above idle.
 fn through_service(dir: &Path, nsz: &[u8]) -> (f64, u64) {
     let tmp = tempfile::tempdir_in(dir).unwrap();
@@ -234,10 +216,7 @@ fn through_service(dir: &Path, nsz: &[u8]) -> (f64, u64) {
     std::fs::create_dir_all(&lib).unwrap();
     std::fs::write(lib.join("bench [0100000000010000].nsz"), nsz).unwrap();
     let (mut child, base) = gen::start_server(&tmp.path().join("data"), &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     std::thread::sleep(Duration::from_millis(300));
     let status =

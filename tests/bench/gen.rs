@@ -287,3 +287,34 @@ pub fn spawn_ceiling(mode: &str, arg: &std::path::Path) -> (Server, String) {
         .unwrap();
     (child, line.trim().to_string())
 }
+
+/// Convert's pipeline over the first NCZ of an NSZ held in memory, output discarded:
+/// MB/s of NCA (the in-memory bound of `bench_convert` and `bench_verify`).
+pub fn ncz_in_memory(nsz: &[u8]) -> f64 {
+    use ludotheque::convert::ncz;
+    use ludotheque::library::containers;
+    let mut cur = std::io::Cursor::new(nsz);
+    let fs = containers::read_pfs0(&mut cur, 0, nsz.len() as u64).unwrap();
+    let e = fs
+        .entries
+        .iter()
+        .find(|e| e.name.ends_with(".ncz"))
+        .unwrap();
+    let header = containers::read_ncz(&mut cur, e.offset, e.end()).unwrap();
+    let t = std::time::Instant::now();
+    let mut written = 0u64;
+    ncz::decompress(&mut cur, &header, e.end(), &mut std::io::sink(), &mut |n| {
+        written += n;
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    written as f64 / 1e6 / t.elapsed().as_secs_f64()
+}
+
+/// An HTTP client that returns error statuses as answers (the benches read them).
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into()
+}

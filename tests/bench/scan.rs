@@ -34,10 +34,7 @@ fn main() {
 
     let started = Instant::now();
     let (mut child, base) = gen::start_server(&tmp.path().join("data"), &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     // The first scan starts by itself.
     let job = gen::wait_idle(&agent, &base);
     println!(
@@ -119,10 +116,7 @@ fn keys_rows(n: usize) {
         }
         let started = Instant::now();
         let (mut child, base) = gen::start_server(&data, lib);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .into();
+        let agent: ureq::Agent = gen::agent();
         let job = gen::wait_idle(&agent, &base);
         let secs = started.elapsed().as_secs_f64();
         let status =

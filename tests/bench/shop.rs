@@ -50,10 +50,7 @@ fn main() {
     let big = grow_to_a_gib(&lib);
     let consoles: Vec<String> = (0..5).map(|i| console(&data, &format!("c{i}"))).collect();
     let (server, base) = gen::start_server(&data, &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     let pid = server.id();
     let idle = rss_kib(pid);

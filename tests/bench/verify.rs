@@ -21,14 +21,11 @@
 //!
 //!     cargo test --release --test bench_verify -- [MiB]
 
-use std::io::Cursor;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ludotheque::convert::ncz;
-use ludotheque::library::containers;
 use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
 
 #[path = "gen.rs"]
@@ -64,10 +61,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let (server, base) = gen::start_server(&data, &lib);
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
     std::thread::sleep(Duration::from_millis(300));
     let pid = server.id();
@@ -116,7 +110,7 @@ fn nsz_rows(agent: &ureq::Agent, base: &str, pid: u32, nsz: &[u8]) {
         peak = peak.max(run.peak);
     }
     let verify = median(verifies);
-    let memory = median((0..RUNS).map(|_| in_memory(nsz)).collect());
+    let memory = median((0..RUNS).map(|_| gen::ncz_in_memory(nsz)).collect());
     let convert = task(agent, base, pid, "/api/v1/convert", "1 converted");
     println!(
         "{:<5} {verify:>12.0} {:>14.0} {:>6.0}% {:>10.1} MiB  (convert, writing; {:.1} MiB)",
@@ -201,24 +195,4 @@ fn task(agent: &ureq::Agent, base: &str, pid: u32, path: &str, expect: &str) -> 
         mb_s: bytes as f64 / 1e6 / secs,
         peak,
     }
-}
-
-/// Convert's pipeline over the NSZ held in memory, output discarded: MB/s of NCA.
-fn in_memory(nsz: &[u8]) -> f64 {
-    let mut cur = Cursor::new(nsz);
-    let fs = containers::read_pfs0(&mut cur, 0, nsz.len() as u64).unwrap();
-    let e = fs
-        .entries
-        .iter()
-        .find(|e| e.name.ends_with(".ncz"))
-        .unwrap();
-    let header = containers::read_ncz(&mut cur, e.offset, e.end()).unwrap();
-    let t = Instant::now();
-    let mut written = 0u64;
-    ncz::decompress(&mut cur, &header, e.end(), &mut std::io::sink(), &mut |n| {
-        written += n;
-        Ok(())
-    })
-    .unwrap_or_else(|e| panic!("{e:?}"));
-    written as f64 / 1e6 / t.elapsed().as_secs_f64()
 }

@@ -77,10 +77,7 @@ fn listed_after(lib: &std::path::Path, base: &str, mode: &str, i: usize) -> f64 
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, b"PFS0 not a real container, named like a game").unwrap();
     let written = Instant::now();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
+    let agent: ureq::Agent = gen::agent();
     let url = format!(
         "{base}/api/v1/library/{}",
         percent_encoding::utf8_percent_encode(&key, percent_encoding::NON_ALPHANUMERIC)

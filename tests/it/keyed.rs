@@ -114,6 +114,9 @@ fn contents_decide_what_every_file_is() {
     assert_eq!(g["name"], "Synthetic Quest");
     assert_eq!(contents(&g), vec![(id(QUEST), "BASE".into(), 0)]);
     // The icon comes from the file, though fetching icons is off.
+    // The publisher the file gives, where title data says nothing.
+    let t = s.get(&format!("/api/v1/titles/{}", id(QUEST))).json();
+    assert_eq!(t["publisher"], "Ludo Games", "{t}");
     let icon = s.get(&format!("/icon/{}", id(QUEST)));
     assert_eq!(icon.status, 200, "{icon:?}");
     assert_eq!(icon.header("content-type"), Some("image/jpeg"));
@@ -191,6 +194,7 @@ fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
     write_keys(&folders, &keys, KeysFile::Full);
     let liar = Title {
         name: "Honest Update".into(),
+        names: vec![(3, "Mise à jour honnête".into())],
         ..Title::patch(LIAR, 196608)
     };
     put(
@@ -223,6 +227,10 @@ fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
     assert!(
         fr.contains("son contenu, lu avec vos clés de console"),
         "{fr}"
+    );
+    assert!(
+        fr.contains("Mise à jour honnête"),
+        "the file's French name, for a French reader"
     );
     let en = page("en");
     let conflict = format!("Named [0100000000BBBB00][v0], holds update {update} v196608");
@@ -382,4 +390,77 @@ fn a_convert_output_and_a_restored_file_are_read_with_the_keys_at_once() {
     assert!(status.success(), "{out}{err}");
     let (state, _, by) = keys_state(&folders, "packed.nsz");
     assert_eq!((state.as_deref(), by.as_str()), (Some("read"), "keys"));
+}
+
+/// Dedupe never drops a file that holds more than the copy it keeps: a cartridge
+/// holding a game and its update is no duplicate of the game alone, whichever the
+/// rule prefers.
+#[test]
+fn dedupe_never_drops_a_file_holding_more_than_the_copy_it_keeps() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(44);
+    write_keys(&folders, &keys, KeysFile::Full);
+    let lib = &folders.library;
+    put(
+        lib,
+        "a alone.nsp",
+        &keyed::nsp(&keys, &[Title::application(CART)]),
+    );
+    let both = [Title::application(CART), Title::patch(CART, 65536)];
+    put(lib, "b cart.xci", &keyed::xci(&keys, &both));
+    folders.scan();
+    // The key order prefers "a alone.nsp": the cartridge stays all the same.
+    let (status, out, err) = folders.cli(&["dedupe"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(lib.join("b cart.xci").exists(), "{out}");
+    assert!(lib.join("a alone.nsp").exists(), "the copy the rule keeps");
+}
+
+/// Keys that open the headers and key areas but no title key: the file is read in
+/// part (its Control NCA uses title-key crypto), its note names the key it lacks, and
+/// when the full keys arrive it is read again and gets its name.
+#[test]
+fn a_file_read_in_part_is_read_again_when_the_keys_change() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(45);
+    let no_titlekek: String = keys
+        .prod_keys_file(KeysFile::Full)
+        .lines()
+        .filter(|l| !l.starts_with("titlekek"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, no_titlekek).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let title = Title {
+        titlekey: true,
+        name: "Locked Names".into(),
+        ..Title::application(QUEST)
+    };
+    put(&folders.library, "locked.nsp", &keyed::nsp(&keys, &[title]));
+    folders.scan();
+    let (state, revision, by) = keys_state(&folders, "locked.nsp");
+    assert_eq!(
+        (state.as_deref(), revision, by.as_str()),
+        (Some("partial"), Some(0x0A), "keys")
+    );
+    let note: String = db(&folders)
+        .query_row("SELECT note FROM games WHERE key = 'locked.nsp'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(note.contains("titlekek_0a is missing"), "{note}");
+    write_keys(&folders, &keys, KeysFile::Full);
+    folders.scan();
+    let name: String = db(&folders)
+        .query_row("SELECT name FROM games WHERE key = 'locked.nsp'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(name, "Locked Names");
+    assert_eq!(
+        keys_state(&folders, "locked.nsp").0.as_deref(),
+        Some("read")
+    );
 }

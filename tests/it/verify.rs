@@ -137,7 +137,12 @@ fn a_file_a_task_found_damaged_leaves_the_shop_and_the_kept_copies() {
         urls[0].contains("%5Bv0%5D.nsp") || urls[0].contains("[v0].nsp"),
         "{urls:?}"
     );
-    assert_eq!(game(&s, damaged)["playable"], false);
+    let g = game(&s, damaged);
+    assert_eq!(g["playable"], false);
+    assert!(
+        g["note"].as_str().is_some_and(|n| !n.is_empty()),
+        "the API says why: {g}"
+    );
     assert_eq!(s.post("/api/dedupe").status, 202);
     let last = s.wait_idle()["last"].clone();
     assert_eq!(last["result"], "ok", "{last}");

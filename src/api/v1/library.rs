@@ -104,7 +104,12 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
             platform: g.platform,
             modified: time::rfc3339(g.mtime / 1_000_000_000),
             identified_by: g.identified_by,
-            note: g.note,
+            // A file a task found damaged (verify, convert) says why here too.
+            note: match (g.note, &g.damage) {
+                (Some(note), _) => Some(note),
+                (None, Some(damage)) => Some(damage.english()),
+                (None, None) => None,
+            },
             subtype: g.subtype,
             updates,
             dlc,

@@ -6,6 +6,9 @@ use super::{Content, ContentRecord, MetaType};
 
 const HEADER: usize = 0x20;
 const RECORD: usize = 0x38;
+/// Real CNMTs list a few NCAs (an update with its delta fragments, a few hundred);
+/// more is a crafted file, refused before its records are copied.
+const MAX_RECORDS: usize = 4096;
 
 fn u16le(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
@@ -27,6 +30,9 @@ pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
     };
     let extended = u16le(b, 0xE) as usize;
     let count = u16le(b, 0x10) as usize;
+    if count > MAX_RECORDS {
+        return Err("the CNMT lists too many contents");
+    }
     let records_at = HEADER + extended;
     let records_end = records_at + count * RECORD;
     if records_end > b.len() {

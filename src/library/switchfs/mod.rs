@@ -76,6 +76,13 @@ pub struct Control {
 /// The largest icon kept (real ones are 256×256 JPEGs of about 100 KiB).
 pub const MAX_ICON: u64 = 512 * 1024;
 
+/// What one file may make the readers do, whatever its tables say. Real files hold a
+/// few NCAs, one Meta NCA per content (a bundle: a dozen) and a Control NCA per game
+/// or update; past these, a crafted file would multiply the work and the memory.
+const MAX_NCAS: usize = 1024;
+const MAX_METAS: usize = 64;
+const MAX_CONTROLS: usize = 16;
+
 /// Why part of a file could not be read with the keys; the text is safe to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
@@ -85,6 +92,9 @@ pub enum Problem {
     WrongKeys { nca: String },
     /// The NCA needs a key of this revision the keys file lacks (and cannot derive).
     MissingKey { nca: String, revision: u8 },
+    /// The ticket's title key needs `titlekek_XX` of this revision, which the keys
+    /// file lacks (and cannot derive).
+    MissingTitlekek { nca: String, revision: u8 },
     /// The title key is in a personalized ticket (tied to one console's account).
     PersonalizedTicket { nca: String },
     /// No ticket for the NCA's rights ID.
@@ -149,14 +159,18 @@ pub fn read_entries<R: Read + Seek>(
     let mut inside = Inside::default();
     let ncas = headers(file, entries, keys, &mut inside);
     let tickets = Tickets(entries);
-    for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::META) {
+    let metas = ncas.iter().filter(|(_, h)| h.content_type == nca::META);
+    for (entry, header) in metas.take(MAX_METAS) {
         match meta(file, entry, header, keys, &tickets) {
+            // The same CNMT twice (two entries naming one NCA) is one content.
+            Ok(content) if inside.contents.contains(&content) => {}
             Ok(content) => inside.contents.push(content),
             Err(problem) => inside.problems.push(problem),
         }
     }
     if want.control {
-        for (entry, header) in ncas.iter().filter(|(_, h)| h.content_type == nca::CONTROL) {
+        let controls = ncas.iter().filter(|(_, h)| h.content_type == nca::CONTROL);
+        for (entry, header) in controls.take(MAX_CONTROLS) {
             let title_id = owner(&inside.contents, &entry.name).unwrap_or(header.program_id);
             let read = control(file, entry, header, keys, &tickets, want);
             match read {
@@ -182,10 +196,13 @@ fn headers<R: Read + Seek>(
     inside: &mut Inside,
 ) -> Vec<(Entry, Header)> {
     let mut out = Vec::new();
-    for entry in entries
+    let mut seen = std::collections::HashSet::new();
+    let ncas = entries
         .iter()
         .filter(|e| e.name.ends_with(".nca") || e.name.ends_with(".ncz"))
-    {
+        // Two entries of one region are one NCA read once.
+        .filter(|e| seen.insert((e.offset, e.size)));
+    for entry in ncas.take(MAX_NCAS) {
         let nca = entry.name.clone();
         let raw = match entry.size {
             n if n < nca::HEADER_SIZE as u64 => Err(FormatError(String::new())),
@@ -274,7 +291,10 @@ pub(crate) fn section_key<R: Read + Seek>(
     match nca::title_key(&bytes, header.key_revision, keys) {
         TitleKey::Key(key) => Ok(Some(key)),
         TitleKey::Personalized => Err(Problem::PersonalizedTicket { nca }),
-        TitleKey::MissingKek => Err(missing),
+        TitleKey::MissingKek => Err(Problem::MissingTitlekek {
+            nca,
+            revision: header.key_revision,
+        }),
         TitleKey::Malformed => Err(Problem::Malformed {
             nca,
             why: "its ticket is malformed".into(),
@@ -389,7 +409,16 @@ fn control<R: Read + Seek>(
     if at.checked_add(size).is_none_or(|end| end > reader.size()) {
         return Err(malformed("its RomFS lies outside its section".into()));
     }
-    let files = romfs::root_files(&mut reader, at, size).map_err(|e| malformed(e.0))?;
+    let icons: Vec<String> = match want.icon {
+        true => nacp::LANGUAGES
+            .iter()
+            .map(|l| format!("icon_{l}.dat"))
+            .collect(),
+        false => Vec::new(),
+    };
+    let wanted =
+        |name: &[u8]| name == b"control.nacp" || icons.iter().any(|i| i.as_bytes() == name);
+    let files = romfs::root_files(&mut reader, at, size, wanted).map_err(|e| malformed(e.0))?;
     let nacp = files
         .iter()
         .find(|f| f.name == "control.nacp" && f.size >= nacp::SIZE as u64)
@@ -562,7 +591,7 @@ mod fuzz {
         ]);
         assert!(cnmt::parse(&cnmt).is_ok());
         assert_eq!(
-            romfs::root_files(&mut Cursor::new(&romfs), 0, romfs.len() as u64)
+            romfs::root_files(&mut Cursor::new(&romfs), 0, romfs.len() as u64, |_| true)
                 .unwrap()
                 .len(),
             2
@@ -579,8 +608,77 @@ mod fuzz {
             // The header and the tables are in the first KiB.
             let head = r.len().min(0x400);
             mutate(&mut rng, &mut r[..head]);
-            let _ = romfs::root_files(&mut Cursor::new(&r), 0, r.len() as u64);
+            let _ = romfs::root_files(&mut Cursor::new(&r), 0, r.len() as u64, |_| true);
         }
+    }
+
+    /// A PFS0 of 400 entries naming one Meta NCA: read once, one content.
+    #[test]
+    fn entries_naming_one_nca_are_one_nca() {
+        let keys = TestKeys::new(8);
+        let nsp = keyed::nsp(&keys, &[Title::application(BASE)]);
+        let meta = keyed::entries(&nsp)
+            .into_iter()
+            .find(|e| e.name.ends_with(".cnmt.nca"))
+            .unwrap();
+        let bytes = &nsp[meta.offset..meta.offset + meta.size];
+        let names: Vec<String> = (0..400).map(|i| format!("{i:032x}.cnmt.nca")).collect();
+        let table: Vec<u8> = names
+            .iter()
+            .flat_map(|n| [n.as_bytes(), b"\0"].concat())
+            .collect();
+        let mut pfs0 = b"PFS0".to_vec();
+        pfs0.extend_from_slice(&(names.len() as u32).to_le_bytes());
+        pfs0.extend_from_slice(&(table.len() as u32).to_le_bytes());
+        pfs0.extend_from_slice(&[0; 4]);
+        let mut at = 0u32;
+        for n in &names {
+            pfs0.extend_from_slice(&0u64.to_le_bytes());
+            pfs0.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            pfs0.extend_from_slice(&at.to_le_bytes());
+            pfs0.extend_from_slice(&[0; 4]);
+            at += n.len() as u32 + 1;
+        }
+        pfs0.extend_from_slice(&table);
+        pfs0.extend_from_slice(bytes);
+        let inside = read(
+            &mut Cursor::new(&pfs0),
+            "nsp",
+            pfs0.len() as u64,
+            &keys.prod_keys(),
+            Want::default(),
+        )
+        .unwrap();
+        assert_eq!(inside.contents.len(), 1, "{:?}", inside.problems);
+    }
+
+    /// A RomFS file table whose every entry names the rest of the table: only the
+    /// wanted names are copied out, so it costs what a real one does.
+    #[test]
+    fn a_table_of_long_names_copies_nothing_unwanted() {
+        let mut romfs = vec![0u8; 0x50];
+        let table = 1 << 20;
+        romfs[0x18..0x20].copy_from_slice(&0x50u64.to_le_bytes()); // directories
+        romfs[0x20..0x28].copy_from_slice(&0x20u64.to_le_bytes());
+        romfs[0x38..0x40].copy_from_slice(&0x70u64.to_le_bytes()); // files
+        romfs[0x40..0x48].copy_from_slice(&(table as u64).to_le_bytes());
+        let mut dir = vec![0xFFu8; 0x20];
+        dir[0xC..0x10].copy_from_slice(&0u32.to_le_bytes()); // first file at 0
+        romfs.extend_from_slice(&dir);
+        let mut files = vec![0u8; table];
+        for at in (0..table - 0x20).step_by(0x20) {
+            let e = &mut files[at..at + 0x20];
+            e[0x4..0x8].copy_from_slice(&((at + 0x20) as u32).to_le_bytes());
+            e[0x1C..0x20].copy_from_slice(&((table - at - 0x20) as u32).to_le_bytes());
+        }
+        romfs.extend_from_slice(&files);
+        let len = romfs.len() as u64;
+        let wanted = |n: &[u8]| n == b"control.nacp";
+        let found = romfs::root_files(&mut Cursor::new(&romfs), 0, len, wanted);
+        assert!(
+            matches!(found, Ok(ref f) if f.is_empty()) || found.is_err(),
+            "{found:?}"
+        );
     }
 
     /// A RomFS whose file list loops, and a file declaring 2 GB, end with a reason.
@@ -592,11 +690,13 @@ mod fuzz {
         let mut looping = romfs.clone();
         // The only file's sibling: itself.
         looping[file_table + 4..file_table + 8].copy_from_slice(&0u32.to_le_bytes());
-        let e = romfs::root_files(&mut Cursor::new(&looping), 0, looping.len() as u64);
+        let e = romfs::root_files(&mut Cursor::new(&looping), 0, looping.len() as u64, |_| {
+            true
+        });
         assert!(e.unwrap_err().0.contains("loops"));
         let mut huge = romfs.clone();
         huge[file_table + 0x10..file_table + 0x18].copy_from_slice(&(2u64 << 30).to_le_bytes());
-        let e = romfs::root_files(&mut Cursor::new(&huge), 0, huge.len() as u64);
+        let e = romfs::root_files(&mut Cursor::new(&huge), 0, huge.len() as u64, |_| true);
         assert!(e.unwrap_err().0.contains("outside"));
     }
 }

@@ -394,7 +394,7 @@ fn derive_header_key(e: &Entries) -> Option<[u8; 32]> {
 /// The public CRC32 of the sources and master keys, as nsz lists them
 /// (`nut/Keys.py`, `crc32_checksum`): a checksum, which says nothing of a key, only
 /// whether one was typed right.
-const CHECKSUMS: &[(&str, u32)] = &[
+pub const CHECKSUMS: &[(&str, u32)] = &[
     ("aes_kek_generation_source", 2545229389),
     ("aes_key_generation_source", 459881589),
     ("titlekek_source", 3510501772),
@@ -420,6 +420,9 @@ const CHECKSUMS: &[(&str, u32)] = &[
     ("master_key_10", 788455323),
     ("master_key_11", 1214507020),
     ("master_key_12", 1051942134),
+    ("master_key_13", 2476807835),
+    ("master_key_14", 2448653557),
+    ("master_key_15", 4071812001),
 ];
 
 /// The keys of the file whose checksum is known and differs.

@@ -31,11 +31,15 @@ pub struct RootFile {
     pub size: u64,
 }
 
-/// List the root directory's files of the RomFS at `base` (`len` bytes) in `r`.
+/// The files of the root directory of the RomFS at `base` (`len` bytes) in `r` whose
+/// names `wanted` takes, in the directory's order. Names are compared where they lie
+/// in the table: only the files kept are copied out, so a hostile table whose every
+/// entry names the rest of it costs no more than a real one.
 pub fn root_files<R: Read + Seek>(
     r: &mut R,
     base: u64,
     len: u64,
+    wanted: impl Fn(&[u8]) -> bool,
 ) -> Result<Vec<RootFile>, FormatError> {
     if len < 0x50 {
         return Err(bad("the RomFS is truncated"));
@@ -66,23 +70,25 @@ pub fn root_files<R: Read + Seek>(
         let entry = files
             .get(at..at + 0x20)
             .ok_or_else(|| bad("the RomFS has a file entry outside its table"))?;
-        let (offset, size) = (
-            u64le(entry, 0x8).unwrap_or(0),
-            u64le(entry, 0x10).unwrap_or(0),
-        );
         let name_len = u32le(entry, 0x1C).unwrap_or(0) as usize;
         let name = files
-            .get(at + 0x20..at + 0x20 + name_len)
+            .get(at + 0x20..(at + 0x20).saturating_add(name_len))
             .ok_or_else(|| bad("the RomFS has a file name outside its table"))?;
-        let offset = data
-            .checked_add(offset)
-            .filter(|o| o.checked_add(size).is_some_and(|end| end <= len))
-            .ok_or_else(|| bad("the RomFS has a file outside it"))?;
-        out.push(RootFile {
-            name: String::from_utf8_lossy(name).into_owned(),
-            offset: base + offset,
-            size,
-        });
+        if wanted(name) {
+            let (offset, size) = (
+                u64le(entry, 0x8).unwrap_or(0),
+                u64le(entry, 0x10).unwrap_or(0),
+            );
+            let offset = data
+                .checked_add(offset)
+                .filter(|o| o.checked_add(size).is_some_and(|end| end <= len))
+                .ok_or_else(|| bad("the RomFS has a file outside it"))?;
+            out.push(RootFile {
+                name: String::from_utf8_lossy(name).into_owned(),
+                offset: base + offset,
+                size,
+            });
+        }
         next = u32le(entry, 0x4).unwrap_or(NONE);
     }
     Err(bad("the RomFS has a file list that loops"))

@@ -166,7 +166,14 @@ impl KeysFile {
 type Read_ = Option<(Stamp, Result<Loaded, Error>)>;
 
 fn read(path: &Path) -> std::io::Result<Read_> {
-    let file = match std::fs::File::open(path) {
+    // Non-blocking: a FIFO put where the keys file should be would block the open,
+    // and every request waiting for the keys with it. Links are followed (a keys file
+    // kept elsewhere is fine); what is opened must be a regular file.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path);
+    let file = match file {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -243,6 +250,27 @@ mod tests {
 
     fn good(byte: u8) -> String {
         format!("header_key = {}\n", format!("{byte:02x}").repeat(32))
+    }
+
+    /// A FIFO where the keys file should be is no keys file, at once: opening it
+    /// would wait for a writer, and every request with it.
+    #[test]
+    fn a_fifo_is_no_keys_file_and_never_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prod.keys");
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (done, wait) = std::sync::mpsc::channel();
+        let p = path.clone();
+        std::thread::spawn(move || {
+            let handle = KeysFile::new(p.clone());
+            let _ = done.send((handle.current().is_none(), load(&p).map(|l| l.is_none())));
+        });
+        let (none, loaded) = wait
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("reading a FIFO as the keys file blocked");
+        assert!(none);
+        assert!(matches!(loaded, Ok(true)), "{loaded:?}");
     }
 
     #[test]

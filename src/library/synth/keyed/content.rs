@@ -51,24 +51,7 @@ pub fn cnmt(
 }
 
 /// NACP languages, in entry order.
-pub const LANGUAGES: [&str; 16] = [
-    "AmericanEnglish",
-    "BritishEnglish",
-    "Japanese",
-    "French",
-    "German",
-    "LatinAmericanSpanish",
-    "Spanish",
-    "Italian",
-    "Dutch",
-    "CanadianFrench",
-    "Portuguese",
-    "Russian",
-    "Korean",
-    "TraditionalChinese",
-    "SimplifiedChinese",
-    "BrazilianPortuguese",
-];
+pub use crate::library::switchfs::nacp::LANGUAGES;
 
 /// `control.nacp` (0x4000 bytes): for each (language index, name) an entry of name
 /// (0x200) and publisher (0x100) at 0x300 × index, the supported-language bits at

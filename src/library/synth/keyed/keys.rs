@@ -23,37 +23,9 @@ pub const DEFAULT_REVISIONS: u8 = 0x13;
 /// The line of [`KeysFile::Malformed`] that is not `name = hex` (1-based).
 pub const MALFORMED_LINE: usize = 3;
 
-/// nsz 5.0.0's public CRC32 table (`nut/Keys.py`): checksums, not keys.
-const NSZ_CRC32: &[(&str, u32)] = &[
-    ("aes_kek_generation_source", 2545229389),
-    ("aes_key_generation_source", 459881589),
-    ("titlekek_source", 3510501772),
-    ("key_area_key_application_source", 4130296074),
-    ("key_area_key_ocean_source", 3975316347),
-    ("key_area_key_system_source", 4024798875),
-    ("master_key_00", 3540309694),
-    ("master_key_01", 3477638116),
-    ("master_key_02", 2087460235),
-    ("master_key_03", 4095912905),
-    ("master_key_04", 3833085536),
-    ("master_key_05", 2078263136),
-    ("master_key_06", 2812171174),
-    ("master_key_07", 1146095808),
-    ("master_key_08", 1605958034),
-    ("master_key_09", 3456782962),
-    ("master_key_0a", 2012895168),
-    ("master_key_0b", 3813624150),
-    ("master_key_0c", 3881579466),
-    ("master_key_0d", 723654444),
-    ("master_key_0e", 2690905064),
-    ("master_key_0f", 4082108335),
-    ("master_key_10", 788455323),
-    ("master_key_11", 1214507020),
-    ("master_key_12", 1051942134),
-    ("master_key_13", 2476807835),
-    ("master_key_14", 2448653557),
-    ("master_key_15", 4071812001),
-];
+/// nsz 5.0.0's public CRC32 table (`nut/Keys.py`): checksums, not keys; the one the
+/// service checks keys files against.
+use crate::library::switchfs::prodkeys::CHECKSUMS as NSZ_CRC32;
 
 /// Key-area key kinds, in key-area index order (0 application, 1 ocean, 2 system).
 pub const KEY_AREA_KINDS: [&str; 3] = ["application", "ocean", "system"];
