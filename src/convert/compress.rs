@@ -23,6 +23,7 @@ use crate::library::containers::{self, Entry, FileSystem, FormatError, NczSectio
 use crate::library::switchfs::nca::{self, HeaderError};
 use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
 
+use super::bktr;
 use super::ncz::{self, Region};
 use super::{NspLayout, Part, Partition, ThreadedWriter, XciLayout};
 
@@ -452,35 +453,58 @@ pub(crate) fn plan<R: Read + Seek>(
             .map_err(CompressFail::Keys)?
             .unwrap_or_default();
     }
+    let mut pieces = Vec::new();
+    for s in &sections {
+        pieces.extend(bktr::pieces(input, e.offset, s, key).map_err(read_error)?);
+    }
+    if pieces.len() > MAX_PIECES {
+        pieces = sections.iter().map(|s| bktr::whole(s)).collect();
+    }
     Ok(Some(Plan {
         head,
-        sections: ncz_sections(&sections, key),
+        sections: ncz_sections(&pieces, &sections, key),
     }))
 }
 
-/// The NCZ's section table: each section's key (the NCA's one key) and counter.
+/// The most sections an NCZ gets: readers bound the section table (ours at 1 MiB,
+/// 16,384 entries); a patch with more subsections is compressed section by section.
+const MAX_PIECES: usize = 16_000;
+
+/// The NCZ's section table: each piece's key (the NCA's one key) and counter.
 ///
-/// A section that starts inside the verbatim 0x4000 bytes is recorded from 0x4000
+/// A piece that starts inside the verbatim 0x4000 bytes is recorded from 0x4000
 /// (the counter depends only on the absolute offset, so nothing else changes): nsz
 /// 5.0.0's decompressor sizes an NCA as 0x4000 + the sections' sizes, and would
 /// write a wrong PFS0 entry size otherwise. Real NCAs start their first section at
 /// 0x4000, where this changes nothing.
-fn ncz_sections(sections: &[&nca::Section], key: [u8; 16]) -> Vec<NczSection> {
-    sections
+fn ncz_sections(
+    pieces: &[bktr::Piece],
+    sections: &[&nca::Section],
+    key: [u8; 16],
+) -> Vec<NczSection> {
+    // nsz records a CTR-Ex section as CTR (3) once it holds its key: the counter of
+    // each piece is explicit, so the decompressor needs nothing more.
+    let crypto = |at: u64| {
+        let s = sections.iter().find(|s| s.start <= at && at < s.end);
+        s.map_or(1, |s| {
+            if s.crypto() == 4 {
+                3
+            } else {
+                s.crypto() as u64
+            }
+        })
+    };
+    pieces
         .iter()
-        .filter(|s| s.end > HEAD)
-        .map(|s| {
-            // As nsz: the FS header's upper counter (0x140, LE) reversed, then zeros.
-            let mut counter = [0u8; 16];
-            counter[..8].copy_from_slice(&s.fs[0x140..0x148]);
-            counter[..8].reverse();
-            let offset = s.start.max(HEAD);
+        .filter(|p| p.end > HEAD)
+        .map(|p| {
+            let offset = p.start.max(HEAD);
             NczSection {
                 offset,
-                size: s.end - offset,
-                crypto_type: s.crypto() as u64,
+                size: p.end - offset,
+                crypto_type: crypto(p.start),
                 key,
-                counter,
+                counter: p.counter,
             }
         })
         .collect()
@@ -620,6 +644,18 @@ fn feed<W: Write>(
     let threads = cores.min(SOLID_THREADS) as u32;
     if threads > 1 {
         enc.multithread(threads).map_err(CompressFail::Write)?;
+        if let Ok(j) = std::env::var("LDQ_JOB") {
+            enc.set_parameter(zstd::stream::raw::CParameter::JobSize(
+                j.parse::<u32>().unwrap() << 20,
+            ))
+            .map_err(CompressFail::Write)?;
+        }
+        if let Ok(j) = std::env::var("LDQ_OVL") {
+            enc.set_parameter(zstd::stream::raw::CParameter::OverlapSizeLog(
+                j.parse().unwrap(),
+            ))
+            .map_err(CompressFail::Write)?;
+        }
     }
     for (_, data) in pieces {
         enc.write_all(&data?).map_err(CompressFail::Write)?;
@@ -971,5 +1007,44 @@ mod tests {
             );
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         }
+    }
+
+    #[test]
+    fn an_update_is_decrypted_subsection_by_subsection() {
+        let keys = TestKeys::new(45);
+        let update = Title {
+            bktr_parts: 3,
+            program_size: 0x10_0000,
+            ..Title::patch(GAME, 0x10000)
+        };
+        let nsp = keyed::nsp(&keys, &[update]);
+        let settings = Settings {
+            level: 3,
+            ..Settings::default()
+        };
+        let (nsz, outcome, back) = round_trip(&nsp, "nsp", &keys.prod_keys(), &settings);
+        assert!(back == nsp, "the update differs");
+        let (before, after) = (entries(&nsp, "nsp"), entries(&nsz, "nsp"));
+        let ncz = after.iter().find(|e| e.name.ends_with(".ncz")).unwrap();
+        let nca = before
+            .iter()
+            .find(|e| outcome.compressed.contains(&e.name))
+            .unwrap();
+        let mut r = std::io::Cursor::new(&nsz);
+        let table = containers::read_ncz(&mut r, ncz.offset, ncz.end()).unwrap();
+        let generations: Vec<[u8; 4]> = table
+            .sections
+            .iter()
+            .map(|s| s.counter[4..8].try_into().unwrap())
+            .collect();
+        let base = table.sections[3].counter;
+        assert_eq!(generations[..3], [[0, 0, 0, 1], [0, 0, 0, 2], [0, 0, 0, 3]]);
+        assert!(table.sections.iter().all(|s| s.crypto_type == 3), "as nsz");
+        assert!(table.sections[..3]
+            .iter()
+            .all(|s| s.counter[..4] == base[..4]));
+        // Three quarters of the payload is text: it compresses only once each
+        // subsection is decrypted with its own counter.
+        assert!(ncz.size * 2 < nca.size, "{} of {}", ncz.size, nca.size);
     }
 }

@@ -8,6 +8,7 @@
 //! original stays where it is. The one part file in progress is recorded in the
 //! database first, so a process killed mid-way leaves nothing behind after a restart.
 
+mod bktr;
 pub mod compress;
 pub mod compress_one;
 pub mod ncz;

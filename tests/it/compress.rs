@@ -119,6 +119,78 @@ fn nsz_decompresses_our_xcz_to_the_original_cartridge_files() {
     // (`docs/nsz.md` §5), not the input's.
 }
 
+/// An update's CTR-Ex section, as nsz 5.0.0 splits it: nsz compresses the same file,
+/// and both NCZs carry the same section table (offsets, sizes, keys, counters with
+/// each subsection's generation); nsz decompresses ours to the original.
+#[test]
+fn an_update_is_split_at_its_subsections_as_nsz_splits_it() {
+    let Some(nsz) = Nsz::find() else { return };
+    let keys = TestKeys::new(392);
+    let keys_file = nsz.write("prod.keys", keys.prod_keys_file(KeysFile::Full).as_bytes());
+    let update = Title {
+        bktr_parts: 3,
+        program_size: 0x10_0000,
+        titlekey: true,
+        ..Title::patch(GAME, 0x10000)
+    };
+    let nsp = keyed::nsp(&keys, &[update]);
+    let input = nsz.write("update.nsp", &nsp);
+    let target = nsz.path("ours.nsz");
+    let settings = Settings {
+        level: 3,
+        ..Settings::default()
+    };
+    let mut file = File::open(&input).unwrap();
+    compress::compress_file(
+        &mut file,
+        "nsp",
+        &target,
+        &keys.prod_keys(),
+        &settings,
+        &mut |_| Ok(()),
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    let out = nsz.path("theirs");
+    std::fs::create_dir(&out).unwrap();
+    let lines = nsz.run(
+        &keys_file,
+        &[
+            "-C",
+            "-l",
+            "3",
+            "-o",
+            out.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+    );
+    assert!(succeeded(&lines), "nsz -C: {}", errors(&lines));
+    let tables = [target, out.join("update.nsz")].map(|p| ncz_sections(&std::fs::read(p).unwrap()));
+    assert_eq!(tables[0].len(), 4, "three subsections and the tables");
+    // nsz records the synthetic NCA's first section from 0xC00, where it starts; ours
+    // from 0x4000 (`ncz_sections` says why): real NCAs start there.
+    let mut theirs = tables[1].clone();
+    theirs[0].1 -= 0x4000 - theirs[0].0;
+    theirs[0].0 = 0x4000;
+    assert_eq!(tables[0], theirs, "ours, then nsz's");
+    let back = nsz_decompresses(&nsz, &keys_file, "ours.nsz", "nsp");
+    assert!(back == nsp, "nsz's NSP differs from the original");
+}
+
+/// The section table of the one NCZ in an NSZ: (offset, size, type, key, counter).
+fn ncz_sections(nsz: &[u8]) -> Vec<(u64, u64, u64, [u8; 16], [u8; 16])> {
+    let entry = keyed::entries(nsz)
+        .into_iter()
+        .find(|e| e.name.ends_with(".ncz"))
+        .expect("an NCZ");
+    let mut r = std::io::Cursor::new(nsz);
+    let end = (entry.offset + entry.size) as u64;
+    let ncz = ludotheque::library::containers::read_ncz(&mut r, entry.offset as u64, end).unwrap();
+    ncz.sections
+        .iter()
+        .map(|s| (s.offset, s.size, s.crypto_type, s.key, s.counter))
+        .collect()
+}
+
 // The task, through the real binary: the API and the command line compress games of
 // the library in their place, each verified before it replaces its original.
 

@@ -106,6 +106,9 @@ pub struct Title {
     pub nca2: bool,
     /// The base game of an update or DLC; `None`: derived from `id`.
     pub application_id: Option<u64>,
+    /// A Program NCA whose section is CTR-Ex (BKTR) in this many subsections, as an
+    /// update's; 0: plain CTR.
+    pub bktr_parts: u64,
 }
 
 impl Title {
@@ -127,6 +130,7 @@ impl Title {
             program_size: 0x8000,
             nca2: false,
             application_id: None,
+            bktr_parts: 0,
         }
     }
 
@@ -223,7 +227,10 @@ fn main_nca(title: &Title, rng: &mut StdRng, base: NcaSpec) -> (NcaSpec, u8) {
     } else {
         0x1000
     };
-    let section = nca::pfs0_section(&[("main".into(), payload)], block);
+    let mut section = nca::pfs0_section(&[("main".into(), payload)], block);
+    if title.bktr_parts > 0 {
+        section = nca::bktr_section(section, title.bktr_parts);
+    }
     let spec = NcaSpec {
         content_type: nca::PROGRAM,
         sections: vec![section],

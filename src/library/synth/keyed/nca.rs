@@ -56,6 +56,10 @@ pub struct NcaSpec {
 pub struct Section {
     pub fs_header: [u8; 0x200],
     pub data: Vec<u8>,
+    /// CTR-Ex only: where each subsection starts in `data` and its counter generation;
+    /// the rest, from `bktr_end`, is under the base counter. Empty for a CTR section.
+    pub subsections: Vec<(u64, u32)>,
+    pub bktr_end: u64,
 }
 
 /// The key generation bytes (0x206 old, 0x220 new) that make a header say `revision`
@@ -97,12 +101,7 @@ pub fn build(keys: &TestKeys, rng: &mut impl Rng, spec: NcaSpec) -> synth::Nca {
         for (j, b) in counter.iter().rev().enumerate() {
             iv[j] = *b;
         }
-        let spec = SectionSpec {
-            offset: start as u64,
-            size: section.data.len() as u64,
-            crypto_type: 3,
-        };
-        specs.push((spec, section_key, iv));
+        specs.extend(pieces(section, start as u64, iv).map(|(spec, iv)| (spec, section_key, iv)));
     }
     write_fields(keys, &spec, &mut header, plain.len() as u64, section_key);
     let mut bytes = plain.clone();
@@ -117,6 +116,73 @@ pub fn build(keys: &TestKeys, rng: &mut impl Rng, spec: NcaSpec) -> synth::Nca {
         bytes,
         plain,
         sections: specs,
+    }
+}
+
+/// A section's pieces in the NCA at `start`, each with its counter: the whole section
+/// under `iv` (CTR), or its subsections then the table under `iv` (CTR-Ex).
+fn pieces(
+    section: &Section,
+    start: u64,
+    iv: [u8; 16],
+) -> impl Iterator<Item = (SectionSpec, [u8; 16])> + '_ {
+    let size = section.data.len() as u64;
+    let ends = section.subsections.iter().skip(1).map(|s| s.0);
+    let mut cuts: Vec<(u64, u64, [u8; 16])> = section
+        .subsections
+        .iter()
+        .zip(ends.chain([section.bktr_end]))
+        .map(|(&(at, generation), end)| {
+            let mut counter = iv;
+            counter[4..8].copy_from_slice(&generation.to_be_bytes());
+            (at, end, counter)
+        })
+        .collect();
+    let crypto_type = if cuts.is_empty() { 3 } else { 4 };
+    let rest = cuts.last().map_or(0, |c| c.1);
+    cuts.push((rest, size, iv));
+    cuts.into_iter().map(move |(a, b, counter)| {
+        let spec = SectionSpec {
+            offset: start + a,
+            size: b - a,
+            crypto_type,
+        };
+        (spec, counter)
+    })
+}
+
+/// A patch's CTR-Ex section: `inner`'s bytes cut into `parts` subsections of
+/// generations 1, 2, … (each encrypted under its own counter), then the subsection
+/// table (one bucket, as hactool reads it) under the base counter, as updates are made.
+pub fn bktr_section(inner: Section, parts: u64) -> Section {
+    let mut data = inner.data;
+    data.resize(align(data.len(), 0x4000), 0);
+    let end = data.len() as u64;
+    let step = (end / parts.max(1)) & !0xF;
+    let subsections: Vec<(u64, u32)> = (0..parts).map(|i| (i * step, i as u32 + 1)).collect();
+    let mut table = vec![0u8; 0x8000];
+    table[4..8].copy_from_slice(&1u32.to_le_bytes());
+    table[8..16].copy_from_slice(&end.to_le_bytes());
+    table[0x4004..0x4008].copy_from_slice(&(parts as u32).to_le_bytes());
+    table[0x4008..0x4010].copy_from_slice(&end.to_le_bytes());
+    for (i, (at, generation)) in subsections.iter().enumerate() {
+        let e = 0x4010 + 0x10 * i;
+        table[e..e + 8].copy_from_slice(&at.to_le_bytes());
+        table[e + 12..e + 16].copy_from_slice(&generation.to_le_bytes());
+    }
+    let mut fs = inner.fs_header;
+    fs[4] = 4;
+    fs[0x120..0x128].copy_from_slice(&end.to_le_bytes());
+    fs[0x128..0x130].copy_from_slice(&(table.len() as u64).to_le_bytes());
+    fs[0x130..0x134].copy_from_slice(b"BKTR");
+    fs[0x134..0x138].copy_from_slice(&1u32.to_le_bytes());
+    fs[0x138..0x13C].copy_from_slice(&(parts as u32).to_le_bytes());
+    data.extend_from_slice(&table);
+    Section {
+        fs_header: fs,
+        data,
+        subsections,
+        bktr_end: end,
     }
 }
 
@@ -204,6 +270,8 @@ pub fn pfs0_section(files: &[File], block: usize) -> Section {
     Section {
         fs_header: fs,
         data,
+        subsections: Vec::new(),
+        bktr_end: 0,
     }
 }
 
@@ -257,6 +325,8 @@ pub fn romfs_section(files: &[File]) -> Section {
     Section {
         fs_header: fs,
         data,
+        subsections: Vec::new(),
+        bktr_end: 0,
     }
 }
 
