@@ -398,6 +398,45 @@ fn older_files(files: &[TitleFile]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::words::TitleStatus;
+
+    /// Issue 40: a title whose only copy of a DLC is damaged lacks that DLC, and is
+    /// not complete; a sound copy beside it makes it complete again, the damaged
+    /// file still counted.
+    #[test]
+    fn a_dlc_whose_only_copy_is_damaged_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let game = |key: &str, id: &str, kind: &str, damage: &str| {
+            db.execute(
+                &format!(
+                    "INSERT INTO games (key, platform, name, file_name_name, folded, type, format,
+                                        size, mtime, header_ok, identified_by, title_id,
+                                        base_title_id, version, damage)
+                     VALUES ('{key}', 'switch', 'G', 'G', 'g', '{kind}', 'nsp', 1, 1, 1,
+                             'filename', '{id}', '0100000000010000', 0, {damage})"
+                ),
+                [],
+            )
+            .unwrap();
+        };
+        game("g.nsp", "0100000000010000", "BASE", "NULL");
+        game(
+            "d.nsp",
+            "0100000000011001",
+            "DLC",
+            "'{\"slug\":\"internal\"}'",
+        );
+        refresh(&db).unwrap();
+        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        assert_eq!((t.damaged_files, t.missing_dlc), (1, 1));
+        assert!(t.status().all(|s| s == TitleStatus::DlcMissing), "{t:?}");
+        game("d2.nsp", "0100000000011001", "DLC", "NULL");
+        refresh(&db).unwrap();
+        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        assert_eq!((t.damaged_files, t.missing_dlc), (1, 0));
+        assert!(t.status().eq([TitleStatus::Complete]), "{t:?}");
+    }
 
     /// A scan that changed no file skips the computation only while the states were
     /// computed from the games as they are: a write to the games that no refresh
