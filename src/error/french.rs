@@ -152,7 +152,7 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (rangement {run} : « ludotheque organize --undo {run} » les remet en place)"),
+                    _ => format!(" (rangement {run} : son bouton « Défaire ce rangement » sur la page Rangement, ou « ludotheque organize --undo {run} », les remet en place)"),
                 };
                 format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
             }

@@ -612,7 +612,7 @@ impl Msg {
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (run {run}: `ludotheque organize --undo {run}` puts them back)"),
+                    _ => format!(" (run {run}: its Undo button on the Upkeep page, or `ludotheque organize --undo {run}`, puts them back)"),
                 };
                 format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
             }
