@@ -58,7 +58,8 @@ pub struct GlobalArgs {
     )]
     pub log_level: LevelFilter,
     /// Which copy `dedupe` keeps of a title ID and version found twice: uncompressed
-    /// (.nsp, .xci) or compressed (.nsz, .xcz). The newest version always stays.
+    /// (.nsp, .xci) or compressed (.nsz, .xcz). The newest sound version always
+    /// stays: a damaged copy never stays in place of a sound one.
     #[arg(
         long,
         global = true,
@@ -69,7 +70,8 @@ pub struct GlobalArgs {
     pub dedupe_keep: String,
     /// Where `organize` puts each file, relative to its platform's folder. Fields:
     /// {name} (the base game's, for its updates and DLC too), {dlc_name} (the file's
-    /// own), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}.
+    /// own), {own_name} (a DLC's own name, the game's for the others), {title_id},
+    /// {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}.
     #[arg(
         long,
         global = true,

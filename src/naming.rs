@@ -9,13 +9,16 @@
 //! nor starts with a dot (the scan skips hidden names), and each is kept under 255
 //! bytes by shortening the game's name first.
 
-/// The default: one folder per game, holding its base game, updates and DLC.
-pub const DEFAULT: &str = "{name}/{name} [{title_id}][v{version}].{ext}";
+/// The default: one folder per game, holding its base game, updates and DLC, each
+/// DLC under its own name (two DLC of one game named after the game alone would be
+/// told apart by their title IDs only).
+pub const DEFAULT: &str = "{name}/{own_name} [{title_id}][v{version}].{ext}";
 
 /// The placeholders a template may use.
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 8] = [
     "name",
     "dlc_name",
+    "own_name",
     "title_id",
     "base_title_id",
     "version",
@@ -101,6 +104,9 @@ impl Template {
             match &rest[open + 1..close] {
                 "name" => out.push_str(name),
                 "dlc_name" => out.push_str(dlc_name),
+                // What the file holds: a DLC's own name, the game's for the others.
+                "own_name" if f.kind == "DLC" => out.push_str(dlc_name),
+                "own_name" => out.push_str(name),
                 "title_id" => out.push_str(&clean(f.title_id)),
                 "base_title_id" => out.push_str(&clean(f.base_title_id)),
                 "version" => out.push_str(&f.version.to_string()),
@@ -194,6 +200,27 @@ mod tests {
             t.render(&fields("Zelda: Tears of the Kingdom", "Update")),
             "Zelda - Tears of the Kingdom/Zelda - Tears of the Kingdom [0100ABCDEF012000][v65536].nsp"
         );
+    }
+
+    #[test]
+    fn the_default_template_keeps_each_dlc_name_under_its_game_folder() {
+        let t = Template::parse(DEFAULT).unwrap();
+        let base = t.render(&fields("Dead Rooms", "Base"));
+        assert_eq!(base, "Dead Rooms/Dead Rooms [0100ABCDEF012000][v65536].nsp");
+        let dlc = t.render(&Fields {
+            dlc_name: "Dead Rooms – Deadly Falls",
+            ..fields("Dead Rooms", "DLC")
+        });
+        assert_eq!(
+            dlc,
+            "Dead Rooms/Dead Rooms – Deadly Falls [0100ABCDEF012000][v65536].nsp"
+        );
+        let long = "é".repeat(400);
+        let dlc = t.render(&Fields {
+            dlc_name: &long,
+            ..fields("Dead Rooms", "DLC")
+        });
+        assert!(dlc.split('/').all(|seg| seg.len() <= 255), "{dlc}");
     }
 
     #[test]

@@ -97,6 +97,8 @@ words! {
         Titles = "titles",
         /// Move the files to the naming template (`jobs::organize`).
         Organize = "organize",
+        /// Put back the files one organize run moved (`jobs::organize::run_undo`).
+        OrganizeUndo = "organize_undo",
         /// Move superseded updates and duplicates to the trash (`jobs::dedupe`).
         Dedupe = "dedupe",
         /// Check every NCA against its CNMT record with the console keys
@@ -119,7 +121,9 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan | Task::Titles | Task::Organize | Task::Dedupe => Unit::Files,
+            Task::Scan | Task::Titles | Task::Organize | Task::OrganizeUndo | Task::Dedupe => {
+                Unit::Files
+            }
             Task::Convert | Task::Push | Task::Verify | Task::Compress => Unit::Bytes,
         }
     }

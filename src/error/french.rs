@@ -4,7 +4,7 @@
 
 use super::counts::{count as plural, number as n, size as bytes};
 use super::details::detail;
-use super::msg::{NcaFault, VerifyGap};
+use super::msg::{NcaFault, NotBack, VerifyGap};
 use super::Msg;
 
 impl Msg {
@@ -152,10 +152,18 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (rangement {run} : « ludotheque organize --undo {run} » les remet en place)"),
+                    _ => format!(" (rangement {run} : son bouton « Défaire ce rangement » sur la page Rangement, ou « ludotheque organize --undo {run} », les remet en place)"),
                 };
                 format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
             }
+            OrganizeUndone { run, moved_back, skipped } => format!("rangement {run} annulé : {}, {} non", plural(*moved_back, "fichier remis en place", "fichiers remis en place"), n(*skipped)),
+            OrganizeNotBack { why } => match why {
+                NotBack::Gone => "non remis en place : il n'est plus là où le rangement l'avait mis",
+                NotBack::Taken => "non remis en place : un autre fichier occupe sa place d'origine",
+                NotBack::Failed => "non remis en place : le déplacement a échoué (voir le journal)",
+            }
+            .into(),
+            OrganizeRunUndone { run } => format!("le rangement {run} est déjà annulé"),
             DedupeDone { superseded, duplicates, bytes: b } => format!("{} et {} mis à la corbeille ({})", plural(*superseded, "fichier remplacé", "fichiers remplacés"), plural(*duplicates, "doublon", "doublons"), bytes(*b)),
             VerifyDone { sound, damaged, unverifiable } => format!(
                 "{}, {}, {}",

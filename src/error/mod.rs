@@ -18,7 +18,7 @@ mod msg;
 use std::fmt;
 
 pub use details::detail as french_detail;
-pub use msg::{KeysLine, Msg, NcaFault, VerifyGap};
+pub use msg::{KeysLine, Msg, NcaFault, NotBack, VerifyGap};
 
 /// One item a task could not handle, and why: it makes the run `partial`.
 #[derive(Debug, Clone, PartialEq)]

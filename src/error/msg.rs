@@ -250,6 +250,20 @@ pub enum Msg {
         in_place: u64,
         left: u64,
     },
+    /// `organize_undo` put back what it could of run `run`.
+    OrganizeUndone {
+        run: i64,
+        moved_back: u64,
+        skipped: u64,
+    },
+    /// A file an undo left where it is, and why.
+    OrganizeNotBack {
+        why: NotBack,
+    },
+    /// The run was undone already: nothing of it is left to put back.
+    OrganizeRunUndone {
+        run: i64,
+    },
     DedupeDone {
         superseded: u64,
         duplicates: u64,
@@ -400,6 +414,18 @@ pub enum KeysLine {
     Twice {
         name: String,
     },
+}
+
+/// Why an organize undo left a file where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotBack {
+    /// It is no longer where the run put it (moved, deleted, or moved by a later run).
+    Gone,
+    /// Another file is at its old place.
+    Taken,
+    /// The move failed (the log says why).
+    Failed,
 }
 
 /// What is wrong with an NCA `verify` found damaged.
@@ -586,10 +612,18 @@ impl Msg {
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (run {run}: `ludotheque organize --undo {run}` puts them back)"),
+                    _ => format!(" (run {run}: its Undo button on the Upkeep page, or `ludotheque organize --undo {run}`, puts them back)"),
                 };
                 format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
             }
+            OrganizeUndone { run, moved_back, skipped } => format!("Organize run {run} undone: {moved_back} files put back, {skipped} not"),
+            OrganizeNotBack { why } => match why {
+                NotBack::Gone => "not put back: it is no longer where the organize run put it",
+                NotBack::Taken => "not put back: another file holds its old place",
+                NotBack::Failed => "not put back: the move failed (the log says why)",
+            }
+            .into(),
+            OrganizeRunUndone { run } => format!("Organize run {run} is already undone."),
             DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"),
             VerifyDone { sound, damaged, unverifiable } => format!("{sound} sound, {damaged} damaged, {unverifiable} not verifiable"),
             CompressNeedsKeys => "Compressing needs the console keys (prod.keys), and none are loaded; nothing was compressed.".into(),

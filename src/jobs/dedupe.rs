@@ -16,7 +16,9 @@
 //! kept nor trashed; a FIFO, a socket or a device in a game's place neither, and the
 //! run names it among its failures.
 //! The plan is computed again when the task runs, so what a page showed a minute ago
-//! cannot trash a file that has since become the newest.
+//! cannot trash a file that has since become the newest; started on the files a
+//! confirm dialog showed (`Progress::only`), it trashes only those of them the plan
+//! still holds, never one the person did not see.
 
 use std::cmp::Ordering;
 use std::os::unix::fs::MetadataExt;
@@ -171,7 +173,9 @@ fn plan_and_strays(
 /// The task: move every file of the plan to the trash. A file that cannot be moved
 /// is counted as an error and logged; the others still go.
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let (drops, strays) = plan_and_strays(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    let (mut drops, strays) = plan_and_strays(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    let only: std::collections::HashSet<String> = ctx.progress.only().into_iter().collect();
+    drops.retain(|d| only.is_empty() || only.contains(&d.key));
     for (key, what) in strays {
         warn!("dedupe: {key}: {what}; left alone");
         ctx.progress.fail(Some(&key), what.msg(&key));

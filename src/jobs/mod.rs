@@ -55,6 +55,7 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Titles => titles::run(ctx),
         Task::Dedupe => dedupe::run(ctx),
         Task::Organize => organize::run(ctx),
+        Task::OrganizeUndo => organize::run_undo(ctx),
         Task::Verify => verify::run(ctx),
         Task::Compress => compress::run(ctx),
     }

@@ -239,7 +239,11 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let (db, root) = (ctx.db, ctx.config.library.as_path());
     recover(db, root)?;
     let template = &ctx.config.organize_template;
-    let plan = plan(db, root, template)?;
+    let mut plan = plan(db, root, template)?;
+    // Started on the files a confirm dialog showed: only those of them still to move.
+    let only: HashSet<String> = ctx.progress.only().into_iter().collect();
+    plan.moves
+        .retain(|m| only.is_empty() || only.contains(&m.from));
     for m in &plan.taken {
         warn!("organize: {} not moved: {} is taken", m.from, m.to);
     }
@@ -287,16 +291,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     .into())
 }
 
-/// Why an undo left a file where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotBack {
-    /// It is no longer where the run put it (moved, deleted, or moved by a later run).
-    Gone,
-    /// Another file is at its old place.
-    Taken,
-    /// The move failed (the log says why).
-    Failed,
-}
+pub use crate::error::NotBack;
 
 /// What an undo did.
 #[derive(Debug, Default)]
@@ -308,6 +303,17 @@ pub struct Undone {
 
 /// Put every file run `run` moved back where it was, last moved first.
 pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
+    undo_each(db, root, run, &mut |_| Ok(()))
+}
+
+/// [`undo`], calling `each` with every file's key as it is handled (a task's progress,
+/// and its cancel: an `Err` stops the undo there, the files put back staying back).
+fn undo_each(
+    db: &Connection,
+    root: &Path,
+    run: i64,
+    each: &mut dyn FnMut(&str) -> Result<(), Error>,
+) -> Result<Undone, Error> {
     recover(db, root)?;
     organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
     let folders = platform_folders(db)?;
@@ -316,28 +322,18 @@ pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
         if row.state != MoveState::Moved {
             continue;
         }
-        let m = Move {
-            from: row.to_key.clone(),
-            to: row.from_key.clone(),
-        };
-        let (here, back) = keys(&m)?;
-        if std::fs::symlink_metadata(here.under(root)).is_err() {
-            out.skipped.push((m.from, NotBack::Gone));
-            continue;
+        each(&row.to_key)?;
+        match back_one(db, root, &row) {
+            Ok(here) => {
+                safe::remove_empty_folders(
+                    root,
+                    &here,
+                    &kept_folder(root, here.as_str(), &folders),
+                );
+                out.moved_back += 1;
+            }
+            Err(why) => out.skipped.push((row.to_key.clone(), why?)),
         }
-        if std::fs::symlink_metadata(back.under(root)).is_ok() {
-            out.skipped.push((m.from, NotBack::Taken));
-            continue;
-        }
-        organize_moves::set_state(db, row.id, MoveState::Undoing)?;
-        if let Err(e) = journaled(db, root, row.id, (&here, &back), MoveState::Undone) {
-            warn!("organize undo: {e}");
-            organize_moves::set_state(db, row.id, MoveState::Moved)?;
-            out.skipped.push((m.from, NotBack::Failed));
-            continue;
-        }
-        safe::remove_empty_folders(root, &here, &kept_folder(root, here.as_str(), &folders));
-        out.moved_back += 1;
     }
     if organize_moves::count(db, run, MoveState::Moved)? == 0 {
         organize_runs::mark_undone(db, run, crate::time::now())?;
@@ -347,6 +343,77 @@ pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
         out.moved_back
     );
     Ok(out)
+}
+
+/// Move one file of a run back: where it now is, or why it stays (an `Err` inside
+/// when the journal could not be written).
+fn back_one(
+    db: &Connection,
+    root: &Path,
+    row: &organize_moves::MoveRow,
+) -> Result<LibraryKey, Result<NotBack, Error>> {
+    let m = Move {
+        from: row.to_key.clone(),
+        to: row.from_key.clone(),
+    };
+    let (here, back) = keys(&m).map_err(Err)?;
+    if std::fs::symlink_metadata(here.under(root)).is_err() {
+        return Err(Ok(NotBack::Gone));
+    }
+    if std::fs::symlink_metadata(back.under(root)).is_ok() {
+        return Err(Ok(NotBack::Taken));
+    }
+    organize_moves::set_state(db, row.id, MoveState::Undoing).map_err(Err)?;
+    if let Err(e) = journaled(db, root, row.id, (&here, &back), MoveState::Undone) {
+        warn!("organize undo: {e}");
+        organize_moves::set_state(db, row.id, MoveState::Moved).map_err(Err)?;
+        return Err(Ok(NotBack::Failed));
+    }
+    Ok(here)
+}
+
+/// Start `organize_undo` of run `run` in the task slot: 404 for a run that does not
+/// exist, 409 for one already undone or while a task runs. What the web's Undo
+/// button calls, and what a command line handing the undo to a running service can.
+pub fn start_undo(
+    jobs: &crate::jobs::Jobs,
+    db: &Connection,
+    run: i64,
+    by: &str,
+) -> Result<crate::jobs::Snapshot, Error> {
+    let r = organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
+    if r.undone_at.is_some() {
+        return Err(Error::conflict(Msg::OrganizeRunUndone { run }));
+    }
+    jobs.try_start_undo(run, by)
+}
+
+/// The `organize_undo` task: put back the files of the run it was started on, each
+/// one counted; a file left where it is (gone, its place taken, a failed move) is
+/// named with its reason and makes the run `partial`.
+pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let run = ctx
+        .progress
+        .run()
+        .ok_or_else(|| Error::internal("organize_undo started without a run"))?;
+    let (db, root) = (ctx.db, ctx.config.library.as_path());
+    ctx.progress
+        .set_total(organize_moves::count(db, run, MoveState::Moved)?);
+    let undone = undo_each(db, root, run, &mut |key| {
+        ctx.progress.check()?;
+        ctx.progress.advance(1, key);
+        Ok(())
+    })?;
+    for (key, why) in &undone.skipped {
+        ctx.progress
+            .fail(Some(key), Msg::OrganizeNotBack { why: *why });
+    }
+    Ok(Msg::OrganizeUndone {
+        run,
+        moved_back: undone.moved_back,
+        skipped: undone.skipped.len() as u64,
+    }
+    .into())
 }
 
 /// Settle the moves a kill left halfway: a file found where its move was going keeps

@@ -50,6 +50,8 @@ struct Slot {
     failures: Vec<Failure>,
     /// The library keys the running task is limited to; empty: the whole library.
     only: Vec<String>,
+    /// The organize run the running `organize_undo` puts back.
+    run: Option<i64>,
     last: Option<JobRun>,
     last_failures: Vec<Failure>,
 }
@@ -144,6 +146,22 @@ impl Jobs {
     /// empty: the whole library). Handed over under the slot's lock, with the claim,
     /// so that no other request can change what the task it claimed works on.
     pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
+        self.claim(task, by, only, None)
+    }
+
+    /// [`Jobs::try_start`] for `organize_undo`, which puts back the files of the
+    /// organize run `run` (`jobs::organize::start_undo` checks the run first).
+    pub fn try_start_undo(&self, run: i64, by: &str) -> Result<Snapshot, Error> {
+        self.claim(Task::OrganizeUndo, by, Vec::new(), Some(run))
+    }
+
+    fn claim(
+        &self,
+        task: Task,
+        by: &str,
+        only: Vec<String>,
+        run: Option<i64>,
+    ) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
@@ -153,6 +171,7 @@ impl Jobs {
             started_by: by.to_string(),
             started_at: Some(time::now()),
             only,
+            run,
             last: slot.last.take(),
             last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
@@ -281,6 +300,11 @@ impl Progress<'_> {
     /// whole library.
     pub fn only(&self) -> Vec<String> {
         self.jobs.slot().only.clone()
+    }
+
+    /// The organize run an `organize_undo` puts back (`Jobs::try_start_undo`).
+    pub fn run(&self) -> Option<i64> {
+        self.jobs.slot().run
     }
 
     /// The flag a cancel or a stop sets, for what watches it from another thread.

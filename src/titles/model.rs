@@ -15,7 +15,15 @@
 //! - a DLC file whose own ID has a newer version in the catalogue is an update
 //!   available too (a DLC's update usually keeps the DLC's ID);
 //! - the DLC a title lacks are the catalogue's DLC IDs of that base (data patches,
-//!   `…801`–`…FFF`, are not DLC one buys) that no file has, unless ignored.
+//!   `…801`–`…FFF`, are not DLC one buys) that no file has, unless ignored;
+//! - a damaged file (its header did not read, or `verify` or a convert found it
+//!   broken) is had by no one: the title has only what its sound files hold. A base
+//!   game whose every copy is damaged is missing; a DLC whose only copy is damaged is
+//!   lacking; a damaged update newer than every sound one is an update available,
+//!   its version known from the file even when the catalogue does not know it. So a
+//!   title with a damaged file is `complete` only when sound copies hold all of it:
+//!   "1 damaged file" beside "complete" says a spare copy can go, never that the
+//!   title is whole.
 
 use std::collections::{HashMap, HashSet};
 
@@ -145,7 +153,7 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
 /// its last batch, a cancelled convert, a refresh that failed) moves the generation,
 /// and so does every refresh; a version that computes differently changes the mark.
 const COMPUTED_SETTING: &str = "titles_model";
-const MODEL_VERSION: &str = "3";
+const MODEL_VERSION: &str = "4";
 
 fn computed_mark(db: &Connection) -> Result<String, Error> {
     Ok(format!(
@@ -179,12 +187,12 @@ fn title(
             .name
             .clone(),
     };
-    let installed = files
-        .iter()
-        .filter(|f| matches!(f.kind, GameKind::Base | GameKind::Update))
-        .filter_map(|f| f.version)
-        .max();
-    let latest = data.version(&base).max(data.version(&update_id));
+    let installed = newest(files.iter().filter(|f| !f.damaged));
+    let latest = with_damaged(
+        data.version(&base).max(data.version(&update_id)),
+        installed,
+        newest(files.iter().filter(|f| f.damaged)),
+    );
     let rows = lacking(db, data, files, &base, installed, latest)?;
     let missing_dlc = rows.iter().filter(|r| r.kind == MissingKind::Dlc).count() as u64;
     let latest_date = latest.and_then(|v| data.date(&[&update_id, &base], v));
@@ -204,11 +212,29 @@ fn title(
         missing_dlc,
         update_available: rows.iter().any(|r| r.kind == MissingKind::Update),
         dlc_missing: missing_dlc > 0,
-        base_missing: count(GameKind::Base) == 0,
+        base_missing: !files.iter().any(|f| f.kind == GameKind::Base && !f.damaged),
         damaged_files: files.iter().filter(|f| f.damaged).count() as u64,
         base_id: base,
     };
     Ok((state, rows))
+}
+
+/// The highest version among base and update files (unknown when none says).
+fn newest<'a>(files: impl Iterator<Item = &'a TitleFile>) -> Option<u32> {
+    files
+        .filter(|f| matches!(f.kind, GameKind::Base | GameKind::Update))
+        .filter_map(|f| f.version)
+        .max()
+}
+
+/// The latest version known, `damaged` counted when it is newer than what the sound
+/// files have: that version exists, and the library holds no good copy of it. (With
+/// no sound copy at all, what lacks is the game or the DLC itself, not an update.)
+fn with_damaged(latest: Option<u32>, had: Option<u32>, damaged: Option<u32>) -> Option<u32> {
+    match (damaged, had) {
+        (Some(d), Some(h)) if d > h => latest.max(Some(d)),
+        _ => latest,
+    }
 }
 
 /// The rows of what a title lacks: a newer update, newer DLC versions, DLC it has not.
@@ -220,61 +246,109 @@ fn lacking(
     installed: Option<u32>,
     latest: Option<u32>,
 ) -> Result<Vec<Missing>, Error> {
-    let update_id = parse_title_id(base)
-        .map(|n| format_title_id(n | 0x800))
-        .unwrap_or_default();
     let (ignore_dlc, ignore_updates) = data.ignored(base);
-    let row = |kind, id: &str, name, installed, latest: Option<u32>, date| Missing {
+    let dlc = split_dlc(files);
+    let mut rows = Vec::new();
+    if !ignore_updates {
+        rows = update_rows(db, data, base, (installed, latest), &dlc)?;
+    }
+    if !ignore_dlc {
+        rows.append(&mut dlc_rows(db, data, base, &dlc)?);
+    }
+    Ok(rows)
+}
+
+/// One row of what `base` lacks.
+fn row(base: &str, kind: MissingKind, id: &str, name: Option<String>) -> Missing {
+    Missing {
         title_id: base.to_string(),
         title_name: String::new(),
         kind,
         id: id.to_string(),
         name,
-        installed_version: installed,
-        latest_version: latest,
-        latest_date: date,
-    };
-    let mut rows = Vec::new();
-    // Updates: the title's, then each DLC's own (a DLC's update keeps its ID).
-    let mut newer = vec![(update_id.clone(), None, installed, latest)];
-    for (dlc, have) in dlc_versions(files) {
-        let new = data.version(&dlc);
-        newer.push((dlc.clone(), titles::name(db, &dlc)?, have, new));
+        installed_version: None,
+        latest_version: None,
+        latest_date: None,
     }
+}
+
+/// The newer updates: the title's, then each DLC's own (a DLC's update keeps its ID).
+fn update_rows(
+    db: &Connection,
+    data: &Data,
+    base: &str,
+    (installed, latest): (Option<u32>, Option<u32>),
+    (sound, damaged): &(DlcVersions, DlcVersions),
+) -> Result<Vec<Missing>, Error> {
+    let update_id = parse_title_id(base)
+        .map(|n| format_title_id(n | 0x800))
+        .unwrap_or_default();
+    let mut newer = vec![(update_id.clone(), None, installed, latest)];
+    for (dlc, have) in sound {
+        let new = with_damaged(
+            data.version(dlc),
+            *have,
+            damaged.get(dlc).copied().flatten(),
+        );
+        newer.push((dlc.clone(), titles::name(db, dlc)?, *have, new));
+    }
+    let mut rows = Vec::new();
     for (id, name, have, new) in newer {
         let (Some(have), Some(new)) = (have, new) else {
             continue;
         };
-        if new > have && !ignore_updates {
+        if new > have {
             // The title's update history is kept under the base's ID too.
             let ids = [id.as_str(), if id == update_id { base } else { &id }];
-            let date = data.date(&ids, new);
-            let (have, new) = (Some(have), Some(new));
-            rows.push(row(MissingKind::Update, &id, name, have, new, date));
+            rows.push(Missing {
+                installed_version: Some(have),
+                latest_version: Some(new),
+                latest_date: data.date(&ids, new),
+                ..row(base, MissingKind::Update, &id, name)
+            });
         }
-    }
-    let owned: HashSet<String> = dlc_versions(files).into_keys().collect();
-    let known = data.dlc_of.get(base).into_iter().flatten();
-    for dlc in known.filter(|d| !ignore_dlc && !owned.contains(*d)) {
-        let latest = data.version(dlc);
-        let date = latest.and_then(|v| data.date(&[dlc], v));
-        rows.push(row(
-            MissingKind::Dlc,
-            dlc,
-            titles::name(db, dlc)?,
-            None,
-            latest,
-            date,
-        ));
     }
     Ok(rows)
 }
 
+/// The DLC it has not: the catalogue's, and those whose only copies are damaged.
+fn dlc_rows(
+    db: &Connection,
+    data: &Data,
+    base: &str,
+    (sound, damaged): &(DlcVersions, DlcVersions),
+) -> Result<Vec<Missing>, Error> {
+    let mut known: Vec<&String> = data.dlc_of.get(base).into_iter().flatten().collect();
+    let more: Vec<&String> = damaged.keys().filter(|d| !known.contains(d)).collect();
+    known.extend(more);
+    known.sort();
+    let mut rows = Vec::new();
+    for dlc in known.into_iter().filter(|d| !sound.contains_key(*d)) {
+        let latest = data.version(dlc).or(damaged.get(dlc).copied().flatten());
+        rows.push(Missing {
+            latest_version: latest,
+            latest_date: latest.and_then(|v| data.date(&[dlc], v)),
+            ..row(base, MissingKind::Dlc, dlc, titles::name(db, dlc)?)
+        });
+    }
+    Ok(rows)
+}
+
+/// The DLC the title's sound files hold, and those its damaged files hold, each with
+/// its version (`dlc_versions`).
+type DlcVersions = HashMap<String, Option<u32>>;
+fn split_dlc(files: &[TitleFile]) -> (DlcVersions, DlcVersions) {
+    (
+        dlc_versions(files.iter().filter(|f| !f.damaged)),
+        dlc_versions(files.iter().filter(|f| f.damaged)),
+    )
+}
+
 /// The DLC a title's files hold, each with the highest version among its files
 /// (unknown when none says). A data-patch file (`dlc_update`) counts for its DLC.
-fn dlc_versions(files: &[TitleFile]) -> HashMap<String, Option<u32>> {
-    let mut out: HashMap<String, Option<u32>> = HashMap::new();
-    for f in files.iter().filter(|f| f.kind == GameKind::Dlc) {
+fn dlc_versions<'a>(files: impl Iterator<Item = &'a TitleFile>) -> DlcVersions {
+    let mut out: DlcVersions = HashMap::new();
+    for f in files.filter(|f| f.kind == GameKind::Dlc) {
         let Some(id) = parse_title_id(&f.title_id) else {
             continue;
         };
@@ -294,12 +368,13 @@ fn distinct(files: &[TitleFile]) -> Vec<&TitleFile> {
     files.iter().filter(|f| seen.insert(&f.key)).collect()
 }
 
-/// Files of a title ID the library holds a newer version of. A file holding several
-/// contents (a cartridge with its update) is superseded only when every one of them
-/// is: its base game is not made older by a newer update elsewhere.
+/// Files of a title ID the library holds a newer sound version of (a damaged newer
+/// file supersedes nothing). A file holding several contents (a cartridge with its
+/// update) is superseded only when every one of them is: its base game is not made
+/// older by a newer update elsewhere.
 fn older_files(files: &[TitleFile]) -> Vec<String> {
     let mut newest: HashMap<&str, u32> = HashMap::new();
-    for f in files {
+    for f in files.iter().filter(|f| !f.damaged) {
         if let Some(v) = f.version {
             let n = newest.entry(&f.title_id).or_insert(v);
             *n = (*n).max(v);
@@ -323,6 +398,45 @@ fn older_files(files: &[TitleFile]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::words::TitleStatus;
+
+    /// Issue 40: a title whose only copy of a DLC is damaged lacks that DLC, and is
+    /// not complete; a sound copy beside it makes it complete again, the damaged
+    /// file still counted.
+    #[test]
+    fn a_dlc_whose_only_copy_is_damaged_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let game = |key: &str, id: &str, kind: &str, damage: &str| {
+            db.execute(
+                &format!(
+                    "INSERT INTO games (key, platform, name, file_name_name, folded, type, format,
+                                        size, mtime, header_ok, identified_by, title_id,
+                                        base_title_id, version, damage)
+                     VALUES ('{key}', 'switch', 'G', 'G', 'g', '{kind}', 'nsp', 1, 1, 1,
+                             'filename', '{id}', '0100000000010000', 0, {damage})"
+                ),
+                [],
+            )
+            .unwrap();
+        };
+        game("g.nsp", "0100000000010000", "BASE", "NULL");
+        game(
+            "d.nsp",
+            "0100000000011001",
+            "DLC",
+            "'{\"slug\":\"internal\"}'",
+        );
+        refresh(&db).unwrap();
+        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        assert_eq!((t.damaged_files, t.missing_dlc), (1, 1));
+        assert!(t.status().all(|s| s == TitleStatus::DlcMissing), "{t:?}");
+        game("d2.nsp", "0100000000011001", "DLC", "NULL");
+        refresh(&db).unwrap();
+        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        assert_eq!((t.damaged_files, t.missing_dlc), (1, 0));
+        assert!(t.status().eq([TitleStatus::Complete]), "{t:?}");
+    }
 
     /// A scan that changed no file skips the computation only while the states were
     /// computed from the games as they are: a write to the games that no refresh

@@ -74,10 +74,36 @@ pub fn start_button(
     (id, api, then): (&str, &str, &str),
     label: &str,
 ) -> Markup {
+    start_button_asking(c, v, (id, api, then), label, Ask::Nothing)
+}
+
+/// What a start button asks before it starts its task.
+pub enum Ask<'a> {
+    Nothing,
+    /// A sentence, in the confirm dialog (`data-confirm`).
+    Confirm(&'a str),
+    /// The plan its preview route gives (`data-preview`), in the dialog.
+    Preview(&'a str),
+}
+
+/// [`start_button`] that asks first.
+pub fn start_button_asking(
+    c: &Ctx,
+    v: &Viewer,
+    (id, api, then): (&str, &str, &str),
+    label: &str,
+    ask: Ask,
+) -> Markup {
     let l = live(v, &c.app.jobs.snapshot());
     let why = format!("{id}-busy");
+    let (confirm, preview) = match ask {
+        Ask::Nothing => (None, None),
+        Ask::Confirm(text) => (Some(text), None),
+        Ask::Preview(route) => (None, Some(route)),
+    };
     html! {
         button type="button" id=(id) data-start data-api=(api) data-then=(then)
+            data-confirm=[confirm] data-preview=[preview]
             disabled[l.running] aria-describedby=[l.running.then_some(&why)] { (label) }
         @if l.running { span.hint id=(why) { (l.busy) } }
     }

@@ -3,13 +3,19 @@
 //! read on each view; the tasks compute them again when they run.
 //!
 //! Its page only reads; the buttons call internal `/api/` routes (not part of the
-//! public contract).
+//! public contract). Neither task starts on one click: the button asks its preview
+//! route for the plan as it is now and shows it in a dialog (what goes to the trash
+//! and the space it frees; what moves, what stays because its place is taken), and
+//! only a confirmation starts the task, limited to the files the dialog showed. Each
+//! past organize run not yet undone has its Undo button, which runs `organize_undo`
+//! in the task slot.
 
 use maud::{html, Markup};
+use serde::{Deserialize, Serialize};
 
-use super::i18n::M;
+use super::i18n::{fill, M};
 use super::phrases::{count, num, FILES};
-use super::tasks::start_button;
+use super::tasks::{start_button_asking, Ask};
 use super::view::{self, page, size, Viewer};
 use crate::error::Error;
 use crate::http::{Ctx, Reply};
@@ -55,7 +61,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 p #dedupe-count { (count(v, drops.len() as u64, FILES)) " · " (size(v, bytes)) }
                 @if v.admin {
                     div.actions {
-                        (start_button(c, v, ("start-dedupe", "/api/dedupe", "/tasks"), v.t(M::DedupeStart)))
+                        (start_button_asking(c, v, ("start-dedupe", "/api/dedupe", "/tasks"), v.t(M::DedupeStart), Ask::Preview("/api/dedupe/preview")))
                     }
                 }
                 div.scroll {
@@ -95,7 +101,7 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             }
             @if v.admin && !plan.moves.is_empty() {
                 div.actions {
-                    (start_button(c, v, ("start-organize", "/api/organize", "/tasks"), v.t(M::OrganizeStart)))
+                    (start_button_asking(c, v, ("start-organize", "/api/organize", "/tasks"), v.t(M::OrganizeStart), Ask::Preview("/api/organize/preview")))
                 }
             }
             @if !plan.moves.is_empty() || !plan.taken.is_empty() {
@@ -117,28 +123,273 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 }
                 @if plan.moves.len() + plan.taken.len() > SHOWN { p { "… " (plan.moves.len() + plan.taken.len() - SHOWN) } }
             }
-            @if !runs.is_empty() {
-                h3 { (v.t(M::OrganizeRuns)) }
-                ul #organize-runs {
-                    @for r in &runs {
-                        li {
-                            "#" (r.id) " · " (view::date(v, Some(r.started_at))) " · " (r.moved) " " (v.t(M::OrganizeMoved))
-                            @if let Some(at) = r.undone_at { " · " (v.t(M::OrganizeUndone)) " " (view::date(v, Some(at))) }
-                            @else { " · " code { "ludotheque organize --undo " (r.id) } }
-                        }
-                    }
-                }
-            }
+            @if !runs.is_empty() { (runs_list(c, v, &runs)) }
         }
     })
 }
 
-/// `POST /api/organize`: start the organize task (409 while a task runs).
-pub fn start_organize(c: &Ctx) -> Result<Reply, Error> {
-    crate::api::v1::jobs::start(c, Task::Organize)
+/// The past runs, newest first, each not yet undone with its Undo button (asking
+/// first, naming how many files go back).
+fn runs_list(c: &Ctx, v: &Viewer, runs: &[organize_runs::OrganizeRun]) -> Markup {
+    html! {
+        h3 { (v.t(M::OrganizeRuns)) }
+        ul #organize-runs {
+            @for r in runs {
+                li {
+                    "#" (r.id) " · " (view::date(v, Some(r.started_at))) " · " (r.moved) " " (v.t(M::OrganizeMoved))
+                    @if let Some(at) = r.undone_at { " · " (v.t(M::OrganizeUndone)) " " (view::date(v, Some(at))) }
+                    @else if v.admin {
+                        " "
+                        (undo_button(c, v, r))
+                    }
+                }
+            }
+        }
+    }
 }
 
-/// `POST /api/dedupe`: start the dedupe task (409 while a task runs).
+fn undo_button(c: &Ctx, v: &Viewer, r: &organize_runs::OrganizeRun) -> Markup {
+    let id = format!("undo-organize-{}", r.id);
+    let api = format!("/api/organize/runs/{}/undo", r.id);
+    let files = count(v, r.moved.saturating_sub(r.undone), FILES);
+    let ask = fill(
+        v.t(M::OrganizeUndoAsk),
+        &[("run", &r.id.to_string()), ("files", &files)],
+    );
+    let ids = (id.as_str(), api.as_str(), "/tasks");
+    start_button_asking(c, v, ids, v.t(M::OrganizeUndoButton), Ask::Confirm(&ask))
+}
+
+/// What a confirm dialog shows: the question, a sentence, the rows of the plan; and
+/// what the confirm button sends back (the files the rows name). `files` and
+/// `bytes` (dedupe) or `moves`/`taken`/`in_place`/`left` (organize) are there for
+/// scripts and tests.
+#[derive(Serialize)]
+struct Preview<T: Serialize> {
+    #[serde(flatten)]
+    plan: T,
+    question: String,
+    sentence: String,
+    rows: Vec<Row>,
+    action: &'static str,
+    body: Keys,
+}
+
+#[derive(Serialize)]
+struct Row {
+    text: String,
+    note: String,
+    /// Shown apart: a file organize leaves where it is.
+    flag: bool,
+}
+
+/// The body of `POST /api/dedupe` and `/api/organize`: the files the dialog showed.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Keys {
+    keys: Vec<String>,
+}
+
+/// The rows shown, the rest said as a count.
+fn shown(v: &Viewer, mut rows: Vec<Row>) -> Vec<Row> {
+    if rows.len() > SHOWN {
+        let more = num(v, (rows.len() - SHOWN) as u64);
+        rows.truncate(SHOWN);
+        rows.push(Row {
+            text: fill(v.t(M::PlanMore), &[("n", &more)]),
+            note: String::new(),
+            flag: false,
+        });
+    }
+    rows
+}
+
+#[derive(Serialize)]
+struct DedupePlan {
+    files: u64,
+    bytes: u64,
+    drops: Vec<DropJson>,
+}
+
+#[derive(Serialize)]
+struct DropJson {
+    key: String,
+    title_id: String,
+    version: u32,
+    size: u64,
+    reason: crate::words::TrashReason,
+    kept: String,
+}
+
+/// `GET /api/dedupe/preview`: what `dedupe` would move to the trash now, each with
+/// the copy that stays, and the dialog's words.
+pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
+    let bytes: u64 = drops.iter().map(|d| d.size).sum();
+    let (files, space) = (count(&v, drops.len() as u64, FILES), size(&v, bytes));
+    let days = c.app.config.trash_retention_days.to_string();
+    let rows = drops.iter().map(|d| {
+        let reason = view::reason_word(&v, d.reason);
+        let what = format!(
+            "{} · v{} · {reason} · {}",
+            d.name,
+            d.version,
+            size(&v, d.size)
+        );
+        Row {
+            text: d.key.clone(),
+            note: fill(v.t(M::DedupeKeptNote), &[("what", &what), ("key", &d.kept)]),
+            flag: false,
+        }
+    });
+    let preview = Preview {
+        question: fill(v.t(M::DedupeAsk), &[("files", &files), ("size", &space)]),
+        sentence: match drops.is_empty() {
+            true => v.t(M::DedupeNothing).to_string(),
+            false => fill(v.t(M::DedupeAskText), &[("days", &days), ("size", &space)]),
+        },
+        rows: shown(&v, rows.collect()),
+        action: v.t(M::DedupeStart),
+        body: Keys {
+            keys: drops.iter().map(|d| d.key.clone()).collect(),
+        },
+        plan: DedupePlan {
+            files: drops.len() as u64,
+            bytes,
+            drops: drops
+                .into_iter()
+                .map(|d| DropJson {
+                    key: d.key,
+                    title_id: d.title_id,
+                    version: d.version,
+                    size: d.size,
+                    reason: d.reason,
+                    kept: d.kept,
+                })
+                .collect(),
+        },
+    };
+    Reply::json(200, &preview)
+}
+
+#[derive(Serialize)]
+struct OrganizePlan {
+    moves: Vec<MoveJson>,
+    taken: Vec<MoveJson>,
+    in_place: u64,
+    left: u64,
+}
+
+#[derive(Serialize)]
+struct MoveJson {
+    from: String,
+    to: String,
+}
+
+/// `GET /api/organize/preview`: where `organize` would move each file now, the files
+/// whose place is taken (they stay), those already in place and those left alone.
+pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let cfg = &c.app.config;
+    let plan = organize::plan(c.db, &cfg.library, &cfg.organize_template)?;
+    let json = |m: &organize::Move| MoveJson {
+        from: m.from.clone(),
+        to: m.to.clone(),
+    };
+    let row = |m: &organize::Move, flag: bool| Row {
+        text: m.from.clone(),
+        note: match flag {
+            false => format!("→ {}", m.to),
+            true => format!("↛ {} ({})", m.to, v.t(M::OrganizeTakenOne)),
+        },
+        flag,
+    };
+    let rows = plan
+        .moves
+        .iter()
+        .map(|m| row(m, false))
+        .chain(plan.taken.iter().map(|m| row(m, true)));
+    let files = count(&v, plan.moves.len() as u64, FILES);
+    let preview = Preview {
+        question: fill(v.t(M::OrganizeAsk), &[("files", &files)]),
+        sentence: match plan.moves.is_empty() {
+            true => v.t(M::OrganizeNothing).to_string(),
+            false => format!("{} {}", organize_counts(&v, &plan), v.t(M::OrganizeAskText)),
+        },
+        rows: shown(&v, rows.collect()),
+        action: v.t(M::OrganizeStart),
+        body: Keys {
+            keys: plan.moves.iter().map(|m| m.from.clone()).collect(),
+        },
+        plan: OrganizePlan {
+            moves: plan.moves.iter().map(json).collect(),
+            taken: plan.taken.iter().map(json).collect(),
+            in_place: plan.in_place as u64,
+            left: plan.left as u64,
+        },
+    };
+    Reply::json(200, &preview)
+}
+
+/// "55 to move · 2 whose place is taken · 10 already in place · 3 left alone (…)."
+fn organize_counts(v: &Viewer, plan: &organize::Plan) -> String {
+    format!(
+        "{} {} · {} {} · {} {} · {}.",
+        num(v, plan.moves.len() as u64),
+        v.t(M::OrganizeToMove),
+        num(v, plan.taken.len() as u64),
+        v.t(M::OrganizeTaken),
+        num(v, plan.in_place as u64),
+        v.t(M::OrganizeInPlace),
+        count(v, plan.left as u64, LEFT_ALONE)
+    )
+}
+
+/// The files a start was confirmed for: none (a script's start: the whole plan), or
+/// the keys of the dialog's plan. The task computes its plan again and does only
+/// what is in both: a file that became the newest since the dialog is not trashed,
+/// and one the dialog did not show does not move.
+fn confirmed(c: &Ctx) -> Result<Vec<String>, Error> {
+    if c.req.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    let keys: Keys = super::body(c, "\"keys\": the files of the plan the dialog showed")?;
+    if keys.keys.is_empty() {
+        return Err(Error::invalid(crate::error::Msg::BadJson {
+            expected: "\"keys\": a non-empty array of game keys".into(),
+        }));
+    }
+    Ok(keys.keys)
+}
+
+fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
+    let only = confirmed(c)?;
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = c.app.jobs.try_start_on(task, &by, only)?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+}
+
+/// `POST /api/organize` (optional body `{keys}`, the files the dialog showed): start
+/// the organize task (409 while a task runs).
+pub fn start_organize(c: &Ctx) -> Result<Reply, Error> {
+    start(c, Task::Organize)
+}
+
+/// `POST /api/dedupe` (optional body `{keys}`): start the dedupe task (409 while a
+/// task runs).
 pub fn start_dedupe(c: &Ctx) -> Result<Reply, Error> {
-    crate::api::v1::jobs::start(c, Task::Dedupe)
+    start(c, Task::Dedupe)
+}
+
+/// `POST /api/organize/runs/{id}/undo`: put back the files of a past run, as a task
+/// in the slot (404 for no such run, 409 when it is undone already or a task runs).
+pub fn undo_organize(c: &Ctx) -> Result<Reply, Error> {
+    let run: i64 = c
+        .param(0)
+        .parse()
+        .map_err(|_| Error::not_found(crate::error::Msg::NoOrganizeRun))?;
+    let by = crate::api::v1::jobs::starter(c);
+    let snapshot = organize::start_undo(&c.app.jobs, c.db, run, &by)?;
+    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }

@@ -330,6 +330,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Push => M::TaskPush,
         Task::Titles => M::TaskTitles,
         Task::Organize => M::TaskOrganize,
+        Task::OrganizeUndo => M::TaskOrganizeUndo,
         Task::Dedupe => M::TaskDedupe,
         Task::Verify => M::TaskVerify,
         Task::Compress => M::TaskCompress,

@@ -155,3 +155,76 @@ fn a_link_is_no_copy_and_never_costs_the_file_it_leads_to() {
     assert!(status.success());
     assert!(lib.join(STYX_NEW).is_file() && lib.join(link).is_file());
 }
+
+/// Issue 40: a newer update that a convert found damaged (its header reads, its data
+/// does not) beside a sound older one. The sound copy is the one kept, never
+/// trashed; the damaged one is not playable, not in the shop, and the title is not
+/// `complete` while its newest version exists only damaged.
+#[test]
+fn a_damaged_newer_copy_never_stays_in_place_of_a_sound_one() {
+    let folders = Folders::new();
+    demo(&folders);
+    let lib = &folders.library;
+    let damaged = "Indies/Styx [0100535012974800][v196608].nsz";
+    std::fs::write(
+        lib.join(damaged),
+        crate::convert::nsz_with_a_corrupt_stream(),
+    )
+    .unwrap();
+    std::fs::copy(lib.join(STYX_NEW), lib.join(STYX_OLD)).unwrap();
+    let password = folders.add_console("salon");
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    assert_eq!(s.wait_idle()["last"]["result"], "partial");
+    let enc = |key: &str| utf8_percent_encode(key, NON_ALPHANUMERIC).to_string();
+    let game = s.get(&format!("/api/v1/library/{}", enc(damaged))).json();
+    assert_eq!(game["playable"], false, "{game}");
+    assert_eq!(
+        s.get(&format!("/api/v1/library/{}", enc(STYX_NEW))).json()["playable"],
+        true
+    );
+
+    // The plan keeps the sound v131072 and trashes only the older sound copy.
+    let plan = s.get("/api/dedupe/preview").json();
+    let drops: Vec<&Value> = plan["drops"].as_array().unwrap().iter().collect();
+    let styx: Vec<&&Value> = drops
+        .iter()
+        .filter(|d| d["title_id"] == "0100535012974800")
+        .collect();
+    assert_eq!(styx.len(), 1, "{plan}");
+    assert_eq!(
+        (&styx[0]["key"], &styx[0]["kept"]),
+        (&Value::from(STYX_OLD), &Value::from(STYX_NEW))
+    );
+    let r = crate::web::send_json(&s, "POST", "/api/dedupe", &[], plan["body"].clone());
+    assert_eq!(r.status, 202, "{r:?}");
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    assert!(lib.join(STYX_NEW).is_file() && lib.join(damaged).is_file());
+    assert!(!lib.join(STYX_OLD).exists());
+
+    // Not complete: the newest version the library has is damaged.
+    let title = s.get("/api/v1/titles/0100535012974000").json();
+    let status = title["status"].as_array().unwrap();
+    assert!(!status.contains(&Value::from("complete")), "{title}");
+    assert!(status.contains(&Value::from("update_available")), "{title}");
+    assert_eq!(title["installed_version"], 131072, "{title}");
+    // Nor is the sound update "superseded" by the damaged one.
+    let updates = title["contents"]["updates"].as_array().unwrap();
+    let sound = updates.iter().find(|u| u["key"] == STYX_NEW).unwrap();
+    assert_eq!(sound["superseded"], false, "{title}");
+
+    // The shop offers the sound update, never the damaged one.
+    let auth = crate::harness::basic("salon", &password);
+    let headers = crate::shop::tinfoil(&auth);
+    let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let index = s.send("GET", "/", &h, None).body;
+    assert!(
+        index.contains("Styx%20%5B0100535012974800%5D%5Bv131072%5D.nsp"),
+        "{index}"
+    );
+    assert!(
+        !index.contains("Styx%20%5B0100535012974800%5D%5Bv196608%5D"),
+        "{index}"
+    );
+}

@@ -8,6 +8,7 @@ mod architecture;
 mod browser;
 mod browser_pages;
 mod browser_tasks;
+mod browser_upkeep;
 mod cli;
 mod compress;
 mod compress_web;

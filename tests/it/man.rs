@@ -317,13 +317,16 @@ that way).
 const ORGANIZE_WRITTEN: &str = r#".SH TEMPLATE
 .B \-\-organize\-template
 (default
-.BR "{name}/{name} [{title_id}][v{version}].{ext}" )
+.BR "{name}/{own_name} [{title_id}][v{version}].{ext}" :
+one folder per game, each DLC in it under its own name)
 gives each identified file its place, relative to its platform's folder:
 .B {name}
 is the base game's name (for its updates and DLC too; from the title data when
 known),
 .B {dlc_name}
 the file's own,
+.B {own_name}
+a DLC's own name and the game's for a base game or an update,
 .BR {title_id} ", " {base_title_id} ", " {version} " (0 when unknown), " {type}
 (Base, Update, DLC) and
 .BR {ext} .
@@ -343,7 +346,9 @@ empties are removed, never a platform's folder.
 puts a run's files back, last moved first, and names those it cannot move (no longer
 where the run put them, or their old place taken). Running and undoing are refused
 while a server uses the data folder; the web interface's Upkeep page starts the same
-task on a running service.
+task on a running service, after a dialog that shows its plan (the moves, and the
+files whose place is taken), and undoes a past run from its Undo button (the task
+.BR organize_undo ).
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-dedupe (1),
@@ -362,12 +367,15 @@ key in byte order. The group's other files of an older version go to the trash a
 .BR superseded ,
 those of the same version as
 .BR duplicate .
-A newer file kept back only because it is damaged is never trashed. A base game
+A newer file kept back only because it is damaged is never trashed, and never
+supersedes the sound copy kept. A base game
 without a version counts as version 0; an update or DLC whose version is unknown is
 left alone. Only regular files on disk count: a symlink, or a row whose file is
 gone, is neither kept nor trashed. Nothing is deleted: each file can be restored with
 .B ludotheque trash restore
-until the trash's retention ends.
+until the trash's retention ends. The web interface's Upkeep page lists the same
+files, and its button asks first: a dialog with the list as it is then and the space
+the trash frees once it purges them; the task then trashes only files it listed.
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-trash (1),

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::harness::{files_under, Folders, TestServer};
@@ -208,4 +209,120 @@ fn the_original_a_convert_put_in_the_trash_follows_its_game() {
     assert!(lib
         .join("Pôtions Épée/Pôtions Épée [0100ABF008968000][v0].nsp")
         .is_file());
+}
+
+/// The web's organize asks first: its preview route gives the moves, the files whose
+/// place is taken and the counts, with the dialog's words; the start sends back the
+/// files the dialog showed, and only those move.
+#[test]
+fn the_web_shows_the_plan_first_and_moves_only_what_it_showed() {
+    let folders = scanned_demo();
+    let lib = folders.library.clone();
+    // Someone's own file where Styx's update would go: a collision the plan shows.
+    std::fs::create_dir_all(lib.join("Styx")).unwrap();
+    std::fs::write(lib.join(STYX_UPDATE_THERE), b"mine").unwrap();
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let plan = s.get("/api/organize/preview").json();
+    let has = |list: &str, from: &str, to: &str| {
+        plan[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["from"] == from && m["to"] == to)
+    };
+    assert!(has("moves", STYX, STYX_THERE), "{plan}");
+    assert!(has("taken", STYX_UPDATE, STYX_UPDATE_THERE), "{plan}");
+    assert!(plan["left"].as_u64().unwrap() > 0, "{plan}");
+    let moves = plan["moves"].as_array().unwrap().len();
+    assert_eq!(plan["body"]["keys"].as_array().unwrap().len(), moves);
+    // The dialog's words, in the reader's language (French without an account).
+    assert!(
+        plan["question"].as_str().unwrap().starts_with("Déplacer "),
+        "{plan}"
+    );
+    assert!(
+        plan["sentence"].as_str().unwrap().contains("annulé"),
+        "{plan}"
+    );
+    let flagged: Vec<&Value> = plan["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["flag"] == true)
+        .collect();
+    assert_eq!(flagged.len(), 1, "{plan}");
+    assert_eq!(flagged[0]["text"], STYX_UPDATE);
+
+    // Confirmed for Styx alone: Styx alone moves.
+    let before = snapshot(&lib);
+    let r = crate::web::send_json(&s, "POST", "/api/organize", &[], json!({ "keys": [STYX] }));
+    assert_eq!(r.status, 202, "{r:?}");
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    let after = snapshot(&lib);
+    let moved: Vec<&String> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+    assert_eq!(moved, [STYX], "only what the dialog showed moves");
+    assert!(lib.join(STYX_THERE).is_file());
+    // An empty confirmation is no confirmation: nothing starts.
+    let r = crate::web::send_json(&s, "POST", "/api/organize", &[], json!({ "keys": [] }));
+    assert_eq!(r.status, 400, "{r:?}");
+}
+
+/// Issue 40: the default template keeps each DLC's own name, in its game's folder;
+/// and a run made from the web is undone from the web, as a task, every file back.
+#[test]
+fn dlc_keep_their_names_and_a_past_run_is_undone_from_the_web() {
+    let folders = scanned_demo();
+    let lib = folders.library.clone();
+    let before = snapshot(&lib);
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let plan = s.get("/api/organize/preview").json();
+    let r = crate::web::send_json(&s, "POST", "/api/organize", &[], plan["body"].clone());
+    assert_eq!(r.status, 202, "{r:?}");
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    let game: Vec<String> = std::fs::read_dir(lib.join("Dead Rooms"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(
+        game.len(),
+        4,
+        "the game, its update and its two DLC: {game:?}"
+    );
+    for (own, id) in [
+        ("Deadly Falls", "0100646009FBF002"),
+        ("The Rotten Seed", "0100646009FBF001"),
+    ] {
+        assert!(
+            game.iter()
+                .any(|f| f.starts_with("Dead Rooms") && f.contains(own) && f.contains(id)),
+            "{own}: {game:?}"
+        );
+    }
+    assert!(
+        game.contains(&"Dead Rooms [0100646009FBE000][v0].nsp".to_string()),
+        "{game:?}"
+    );
+
+    // The past run has its Undo button, which asks first.
+    let page = s.get("/upkeep").body;
+    assert!(page.contains("id=\"undo-organize-1\""), "{page}");
+    assert!(
+        page.contains("data-api=\"/api/organize/runs/1/undo\" data-then=\"/tasks\" data-confirm="),
+        "{page}"
+    );
+    assert_eq!(s.post("/api/organize/runs/1/undo").status, 202);
+    let job = s.wait_idle();
+    assert_eq!(job["last"]["label"], "organize_undo", "{job}");
+    assert_eq!(job["last"]["result"], "ok", "{job}");
+    assert_eq!(snapshot(&lib), before, "every file is back where it was");
+    assert!(!lib.join("Dead Rooms").exists());
+    assert_eq!(s.get(&format!("/api/v1/library/{}", enc(STYX))).status, 200);
+    // Undone: no button any more, and a second undo is refused, as is an unknown run.
+    assert!(!s.get("/upkeep").body.contains("id=\"undo-organize-1\""));
+    assert_eq!(s.post("/api/organize/runs/1/undo").status, 409);
+    assert_eq!(s.post("/api/organize/runs/99/undo").status, 404);
+    let (_, list, _) = folders.cli(&["organize", "--list"]);
+    assert!(list.contains("annulé le"), "{list}");
 }

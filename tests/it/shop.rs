@@ -37,7 +37,7 @@ fn api_key(folders: &Folders) -> String {
 }
 
 /// The headers Tinfoil sends with an index request (docs/network.md), and no agent.
-fn tinfoil(auth: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn tinfoil(auth: &str) -> Vec<(&'static str, String)> {
     vec![
         ("Authorization", auth.to_string()),
         ("Theme", "0".repeat(64)),

@@ -404,6 +404,10 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"delete_originals": false})),
         ),
         ("GET", "/api/console-keys".into(), None),
+        ("GET", "/api/dedupe/preview".into(), None),
+        ("GET", "/api/organize/preview".into(), None),
+        // No such run: a 404 for an admin, before any task could start.
+        ("POST", "/api/organize/runs/999/undo".into(), None),
         // A file that is no keys file: refused for what it is, never for who sent it.
         (
             "POST",

@@ -2,7 +2,9 @@
 // internal /api/ route with JSON (a file field sends its file's text); data-then says what happens on success ("reload"
 // by default, "stay", "key", "console", or a page: the sign-in page's, checked on the
 // server to be a path of this site). A button with data-confirm="sentence" asks first
-// in a dialog that names what it destroys; one with data-undo offers, on the next
+// in a dialog that names what it destroys; one with data-preview="route" asks that
+// route for its plan ({question, sentence, rows, action, body}), shows it in the
+// dialog, and on confirmation sends the plan's body; one with data-undo offers, on the next
 // page, to restore what it moved to the trash. The dashboard and tasks pages follow
 // the running task. A button with data-body sends that JSON.
 "use strict";
@@ -37,11 +39,12 @@ async function call(method, url, body) {
 
 // Ask before destroying: a modal dialog that names the item, with Cancel focused. A
 // click on the confirm button in the first half second is ignored: it is the second
-// click of a double-click that opened the dialog, not a decision.
-function confirmFirst(text, action) {
+// click of a double-click that opened the dialog, not a decision. With a plan, the
+// dialog is headed by its question and lists its rows (a flagged row stands apart).
+function confirmFirst(text, action, plan) {
   return new Promise((resolve) => {
     const dialog = document.createElement("dialog");
-    dialog.className = "confirm";
+    dialog.className = plan ? "confirm plan" : "confirm";
     const sentence = document.createElement("p");
     sentence.id = "confirm-text";
     sentence.textContent = text;
@@ -57,7 +60,10 @@ function confirmFirst(text, action) {
     ok.className = "confirm danger";
     ok.textContent = action;
     row.append(cancel, ok);
-    dialog.append(sentence, row);
+    if (plan) dialog.append(planHead(dialog, plan));
+    dialog.append(sentence);
+    if (plan) dialog.append(planRows(plan.rows));
+    dialog.append(row);
     document.body.append(dialog);
     const opened = performance.now();
     let answer = false;
@@ -71,6 +77,48 @@ function confirmFirst(text, action) {
     dialog.showModal();
     cancel.focus();
   });
+}
+
+function planHead(dialog, plan) {
+  const head = document.createElement("h2");
+  head.id = "confirm-title";
+  head.textContent = plan.question;
+  dialog.setAttribute("aria-labelledby", "confirm-title");
+  return head;
+}
+
+function planRows(rows) {
+  const list = document.createElement("ul");
+  list.className = "plan-rows";
+  for (const r of rows) {
+    const item = document.createElement("li");
+    if (r.flag) item.className = "flag";
+    const text = document.createElement("code");
+    text.textContent = r.text;
+    item.append(text);
+    if (r.note) {
+      const note = document.createElement("small");
+      note.textContent = r.note;
+      item.append(note);
+    }
+    list.append(item);
+  }
+  return list;
+}
+
+// What a button asks before it acts: its plan (data-preview) or its sentence
+// (data-confirm). {body} to send (undefined: none), or null when it does not go ahead.
+async function ask(button) {
+  if (button.hasAttribute("data-preview")) {
+    const plan = await call("GET", button.dataset.preview);
+    if (plan.body.keys.length === 0) { say(plan.sentence, true); return null; }
+    return (await confirmFirst(plan.sentence, plan.action, plan)) ? { body: plan.body } : null;
+  }
+  if (button.hasAttribute("data-confirm")) {
+    const yes = await confirmFirst(button.dataset.confirm || T.confirm, button.textContent);
+    if (!yes) return null;
+  }
+  return { body: button.dataset.body ? JSON.parse(button.dataset.body) : undefined };
 }
 
 // After a move to the trash: the next page offers to restore it for a few seconds.
@@ -204,16 +252,12 @@ document.addEventListener("click", async (ev) => {
   }
   const button = ev.target.closest("button[data-api]");
   if (!button || button.disabled) return;
-  if (button.hasAttribute("data-confirm")) {
-    button.disabled = true;
-    const yes = await confirmFirst(button.dataset.confirm || T.confirm, button.textContent);
-    button.disabled = false;
-    if (!yes) { button.focus(); return; }
-  }
   button.disabled = true;
+  let go = null;
+  try { go = await ask(button); } catch (e) { say(e.message); }
+  if (!go) { button.disabled = false; button.focus(); return; }
   try {
-    const body = button.dataset.body ? JSON.parse(button.dataset.body) : undefined;
-    after(button, await call(button.dataset.method || "POST", button.dataset.api, body));
+    after(button, await call(button.dataset.method || "POST", button.dataset.api, go.body));
   } catch (e) {
     say(e.message);
   } finally {
