@@ -20,6 +20,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use log::{error, info, warn};
 use rusqlite::Connection;
 
+use super::compress::Flags;
 use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
 use crate::error::Failure;
@@ -50,6 +51,8 @@ struct Slot {
     failures: Vec<Failure>,
     /// The library keys the running task is limited to; empty: the whole library.
     only: Vec<String>,
+    /// The command line's compress flags for this run (none: the settings).
+    flags: Flags,
     last: Option<JobRun>,
     last_failures: Vec<Failure>,
 }
@@ -144,6 +147,17 @@ impl Jobs {
     /// empty: the whole library). Handed over under the slot's lock, with the claim,
     /// so that no other request can change what the task it claimed works on.
     pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
+        self.try_start_with(task, by, only, Flags::default())
+    }
+
+    /// [`Jobs::try_start_on`] with the command line's compress flags for this run.
+    pub fn try_start_with(
+        &self,
+        task: Task,
+        by: &str,
+        only: Vec<String>,
+        flags: Flags,
+    ) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
@@ -153,6 +167,7 @@ impl Jobs {
             started_by: by.to_string(),
             started_at: Some(time::now()),
             only,
+            flags,
             last: slot.last.take(),
             last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
@@ -330,7 +345,8 @@ fn job_thread(
                 read.map_err(|e| warn!("webhook: titles not read: {e}"))
                     .ok()
             });
-        run_one(jobs, conn, config, task, exec);
+        let tuned = tuned(jobs, config);
+        run_one(jobs, conn, tuned.as_ref().unwrap_or(config), task, exec);
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
             jobs.notifier.task_finished(run, &snap.last_failures);
@@ -400,6 +416,13 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &T
     let mut slot = jobs.slot();
     slot.last = Some(run);
     slot.last_failures = failures;
+}
+
+/// The configuration with the command line's flags for the claimed run, when it
+/// has any.
+fn tuned(jobs: &Jobs, config: &Config) -> Option<Config> {
+    let flags = std::mem::take(&mut jobs.slot().flags);
+    (flags != Flags::default()).then(|| flags.apply(config))
 }
 
 /// The test aid `--task-delay-ms`: keep the slot busy for a while before the task
