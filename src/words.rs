@@ -105,6 +105,8 @@ words! {
         /// `.nsp` → `.nsz` and `.xci` → `.xcz`, each verified before it replaces its
         /// original (`jobs::compress`).
         Compress = "compress",
+        /// Put the files of one organize run back (`jobs::organize::run_undo`).
+        OrganizeUndo = "organize_undo",
     }
 }
 
@@ -119,7 +121,9 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan | Task::Titles | Task::Organize | Task::Dedupe => Unit::Files,
+            Task::Scan | Task::Titles | Task::Organize | Task::Dedupe | Task::OrganizeUndo => {
+                Unit::Files
+            }
             Task::Convert | Task::Push | Task::Verify | Task::Compress => Unit::Bytes,
         }
     }

@@ -16,20 +16,20 @@ use std::time::Duration;
 
 use super::task;
 use crate::error::{Error, Failure, Kind, Msg};
-use crate::jobs::compress::Flags;
-use crate::jobs::{Task, TaskResult, Unit};
+use crate::jobs::{Start, Task, TaskResult, Unit};
 use crate::service::handoff::{send, Ended, Got, Lines, Reply, Request, CANCEL, SOCKET};
 use crate::store::job_runs::JobRun;
 
 /// Hand `task` to the service listening in `data`; `None` when none listens there
 /// (the folder is held by a command running a task itself, or a service without the
 /// socket): the caller says the folder is locked, as before.
-pub fn run(data: &Path, task: Task, only: &[String], flags: Flags) -> Option<Result<(), Error>> {
+pub fn run(data: &Path, task: Task, start: Start) -> Option<Result<(), Error>> {
     let stream = UnixStream::connect(data.join(SOCKET)).ok()?;
     let request = Request {
         task: task.as_str().into(),
-        only: only.to_vec(),
-        compress: flags,
+        only: start.only,
+        compress: start.compress,
+        organize_run: start.organize_run,
     };
     Some(converse(stream, task, &request))
 }

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::error::counts::{number, size};
 use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::compress::Flags;
-use crate::jobs::{Snapshot, Task, TaskResult, Unit};
+use crate::jobs::{Snapshot, Start, Task, TaskResult, Unit};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
 
@@ -25,25 +25,35 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
 /// whole library).
 pub fn foreground_on(global: &GlobalArgs, task: Task, only: &[String]) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
-    run_with(&config, task, only, Flags::default())
+    let start = Start {
+        only: only.to_vec(),
+        ..Start::default()
+    };
+    run_with(&config, task, start)
 }
 
 /// `ludotheque compress`: its flags set how the task compresses, for this run.
 pub fn compress(global: &GlobalArgs, only: &[String], flags: Flags) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
-    run_with(&config, Task::Compress, only, flags)
+    let start = Start {
+        only: only.to_vec(),
+        compress: flags,
+        ..Start::default()
+    };
+    run_with(&config, Task::Compress, start)
 }
 
-fn run_with(config: &Config, task: Task, only: &[String], flags: Flags) -> Result<(), Error> {
+/// Run `task` in this process, or hand it to the server that holds the data folder.
+pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), Error> {
     let service = match Service::open(config) {
         Ok(service) => service,
         Err(e) if e.is(&Kind::Locked) => {
-            return super::handoff::run(&config.data, task, only, flags).unwrap_or(Err(e))
+            return super::handoff::run(&config.data, task, start).unwrap_or(Err(e))
         }
         Err(e) => return Err(e),
     };
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start_with(task, "cli", only.to_vec(), flags)?;
+    jobs.try_start_with(task, "cli", start)?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {

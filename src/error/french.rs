@@ -152,6 +152,13 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             }
             TitlesDone { files, entries, renamed, icons } => format!("{} de données de titres importés : {} ; {} renommés.{}", plural(*files, "fichier", "fichiers"), plural(*entries, "entrée", "entrées"), plural(*renamed, "jeu", "jeux"), icons_french(icons)),
             TitlesUnchanged { icons } => format!("les données de titres n'ont pas changé à la source.{}", icons_french(icons)),
+            OrganizeUndone { run, moved_back, skipped } => format!("rangement {run} annulé : {}, {} non", plural(*moved_back, "fichier remis en place", "fichiers remis en place"), n(*skipped)),
+            OrganizeAlreadyUndone { run } => format!("le rangement {run} était déjà annulé"),
+            NotMovedBack { why } => match why.as_str() {
+                "gone" => "non remis en place : il n'est plus là où le rangement l'avait mis".into(),
+                "taken" => "non remis en place : sa place d'origine est prise".into(),
+                _ => "non remis en place : le déplacement a échoué (voir le journal)".into(),
+            },
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),

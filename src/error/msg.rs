@@ -250,6 +250,18 @@ pub enum Msg {
         in_place: u64,
         left: u64,
     },
+    OrganizeUndone {
+        run: i64,
+        moved_back: u64,
+        skipped: u64,
+    },
+    OrganizeAlreadyUndone {
+        run: i64,
+    },
+    /// Why an undo left a file where it is: `gone`, `taken` or `failed`.
+    NotMovedBack {
+        why: String,
+    },
     DedupeDone {
         superseded: u64,
         duplicates: u64,
@@ -595,6 +607,13 @@ impl Msg {
             }
             TitlesDone { files, entries, renamed, icons } => format!("{files} title data files imported: {entries} entries; {renamed} games renamed.{}", icons_english(icons)),
             TitlesUnchanged { icons } => format!("The title data is unchanged at the source.{}", icons_english(icons)),
+            OrganizeUndone { run, moved_back, skipped } => format!("organize run {run} undone: {moved_back} files moved back, {skipped} not"),
+            OrganizeAlreadyUndone { run } => format!("organize run {run} was already undone"),
+            NotMovedBack { why } => match why.as_str() {
+                "gone" => "not moved back: it is no longer where the run put it".into(),
+                "taken" => "not moved back: its old place is taken".into(),
+                _ => "not moved back: the move failed (see the log)".into(),
+            },
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),

@@ -17,7 +17,7 @@ use rusqlite::Connection;
 use crate::config::Config;
 use crate::device::Sessions;
 use crate::error::Error;
-pub use runner::{Jobs, Progress, Snapshot};
+pub use runner::{Jobs, Progress, Snapshot, Start};
 
 pub use crate::words::{Task, TaskResult, Unit};
 
@@ -57,5 +57,6 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Organize => organize::run(ctx),
         Task::Verify => verify::run(ctx),
         Task::Compress => compress::run(ctx),
+        Task::OrganizeUndo => organize::run_undo(ctx),
     }
 }

@@ -287,6 +287,38 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     .into())
 }
 
+/// The `organize_undo` task: [`undo`] on the run it was started on. A file left
+/// where it is is named (`Progress::skip`), and the run stays `ok`, as the command
+/// always said it.
+pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
+    let run = ctx
+        .progress
+        .organize_run()
+        .ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
+    let row =
+        organize_runs::get(ctx.db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
+    if row.undone_at.is_some() {
+        return Ok(Msg::OrganizeAlreadyUndone { run }.into());
+    }
+    let undone = undo(ctx.db, &ctx.config.library, run)?;
+    for (key, why) in &undone.skipped {
+        let why = match why {
+            NotBack::Gone => "gone",
+            NotBack::Taken => "taken",
+            NotBack::Failed => "failed",
+        };
+        ctx.progress
+            .skip(key, Msg::NotMovedBack { why: why.into() });
+    }
+    ctx.progress.advance(undone.moved_back, "");
+    Ok(Msg::OrganizeUndone {
+        run,
+        moved_back: undone.moved_back,
+        skipped: undone.skipped.len() as u64,
+    }
+    .into())
+}
+
 /// Why an undo left a file where it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotBack {

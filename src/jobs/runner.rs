@@ -53,8 +53,21 @@ struct Slot {
     only: Vec<String>,
     /// The command line's compress flags for this run (none: the settings).
     flags: Flags,
+    /// The organize run an `organize_undo` puts back.
+    organize_run: Option<i64>,
     last: Option<JobRun>,
     last_failures: Vec<Failure>,
+}
+
+/// What a task is started on besides its name (see [`Jobs::try_start_with`]).
+#[derive(Debug, Default)]
+pub struct Start {
+    /// Library keys; empty: the whole library.
+    pub only: Vec<String>,
+    /// `compress`'s flags from the command line, for this run.
+    pub compress: Flags,
+    /// The organize run an `organize_undo` puts back.
+    pub organize_run: Option<i64>,
 }
 
 /// How many failed files a run keeps by name; `errors` counts them all.
@@ -147,17 +160,15 @@ impl Jobs {
     /// empty: the whole library). Handed over under the slot's lock, with the claim,
     /// so that no other request can change what the task it claimed works on.
     pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
-        self.try_start_with(task, by, only, Flags::default())
+        let start = Start {
+            only,
+            ..Start::default()
+        };
+        self.try_start_with(task, by, start)
     }
 
-    /// [`Jobs::try_start_on`] with the command line's compress flags for this run.
-    pub fn try_start_with(
-        &self,
-        task: Task,
-        by: &str,
-        only: Vec<String>,
-        flags: Flags,
-    ) -> Result<Snapshot, Error> {
+    /// [`Jobs::try_start_on`] with everything a task may be started on.
+    pub fn try_start_with(&self, task: Task, by: &str, start: Start) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
@@ -166,8 +177,9 @@ impl Jobs {
             task: Some(task),
             started_by: by.to_string(),
             started_at: Some(time::now()),
-            only,
-            flags,
+            only: start.only,
+            flags: start.compress,
+            organize_run: start.organize_run,
             last: slot.last.take(),
             last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
@@ -296,6 +308,11 @@ impl Progress<'_> {
     /// whole library.
     pub fn only(&self) -> Vec<String> {
         self.jobs.slot().only.clone()
+    }
+
+    /// The organize run an `organize_undo` was started on.
+    pub fn organize_run(&self) -> Option<i64> {
+        self.jobs.slot().organize_run
     }
 
     /// The flag a cancel or a stop sets, for what watches it from another thread.

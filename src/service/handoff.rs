@@ -1,5 +1,5 @@
 //! The command line's way into a running service. While `serve` holds the data
-//! folder, `ludotheque scan` (`convert`, `verify`, `compress`, `dedupe`, `organize`)
+//! folder, `ludotheque scan` (`convert`, `verify`, `compress`, `dedupe`, `organize`, `organize --undo`)
 //! cannot open it; instead of refusing, the command hands its task to the service
 //! over a Unix socket in the data folder, and the service runs it in its one task
 //! slot, as `POST /api/v1/scan` does (`Jobs::try_start_with`, the same `busy`). Never
@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Kind, Msg};
 use crate::jobs::compress::Flags;
-use crate::jobs::{Jobs, Snapshot, Task};
+use crate::jobs::{Jobs, Snapshot, Start, Task};
 use crate::store::job_runs::JobRun;
 
 /// The socket's name in the data folder.
@@ -48,6 +48,7 @@ const HANDED: &[Task] = &[
     Task::Compress,
     Task::Dedupe,
     Task::Organize,
+    Task::OrganizeUndo,
 ];
 
 /// At most this many commands followed at once; more are closed on.
@@ -68,6 +69,9 @@ pub struct Request {
     /// `compress`'s flags for this run.
     #[serde(default)]
     pub compress: Flags,
+    /// The organize run an `organize_undo` puts back.
+    #[serde(default)]
+    pub organize_run: Option<i64>,
 }
 
 /// What the service answers, one per line.
@@ -139,7 +143,7 @@ fn bind(data: &Path, path: &Path) -> io::Result<UnixListener> {
     }
     // Bound where nobody else may enter, so the socket is never reachable wider
     // than 0600 (its mode at bind follows the umask).
-    let dir = data.join(format!(".socket-{}", std::process::id()));
+    let dir = data.join(format!(".sock-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
     let made = bind_in(&dir, path);
@@ -235,7 +239,12 @@ fn converse(stream: UnixStream, jobs: &Jobs) -> Result<(), Error> {
         Ok(task) => task,
         Err(msg) => return send(&mut out, &Reply::Refused { msg }),
     };
-    match jobs.try_start_with(task, "cli", request.only, request.compress) {
+    let start = Start {
+        only: request.only,
+        compress: request.compress,
+        organize_run: request.organize_run,
+    };
+    match jobs.try_start_with(task, "cli", start) {
         Err(e) if e.is(&Kind::Busy) => send(
             &mut out,
             &Reply::Refused {
@@ -278,7 +287,9 @@ fn handed(word: &str) -> Result<Task, Msg> {
     Task::parse(word)
         .filter(|t| HANDED.contains(t))
         .ok_or_else(|| Msg::BadJson {
-            expected: "a task among scan, convert, verify, compress, dedupe, organize".into(),
+            expected:
+                "a task among scan, convert, verify, compress, dedupe, organize, organize_undo"
+                    .into(),
         })
 }
 
@@ -466,6 +477,7 @@ mod tests {
     fn only_the_tasks_a_command_runs_are_handed_over() {
         assert_eq!(handed("scan"), Ok(Task::Scan));
         assert_eq!(handed("compress"), Ok(Task::Compress));
+        assert_eq!(handed("organize_undo"), Ok(Task::OrganizeUndo));
         assert!(handed("push").is_err());
         assert!(handed("titles").is_err());
         assert!(handed("nope").is_err());

@@ -354,6 +354,7 @@ messages! {
     TaskPush => "Envoi", "Push";
     TaskTitles => "Données de titres", "Title data";
     TaskOrganize => "Rangement", "Organize";
+    TaskOrganizeUndo => "Annulation d'un rangement", "Organize undo";
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     TaskVerify => "Vérification", "Verify";
     TaskCompress => "Compression", "Compress";

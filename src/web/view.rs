@@ -333,6 +333,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
         Task::Dedupe => M::TaskDedupe,
         Task::Verify => M::TaskVerify,
         Task::Compress => M::TaskCompress,
+        Task::OrganizeUndo => M::TaskOrganizeUndo,
     })
 }
 

@@ -94,14 +94,21 @@ fn a_partial_run_exits_1_naming_each_failed_file() {
 fn a_task_while_another_runs_is_refused_as_the_api_refuses_it() {
     let s = TestServer::start(&["--task-delay-ms", "60000"]);
     wait_running(&s, "startup");
-    for task in [
-        "convert", "scan", "verify", "compress", "dedupe", "organize",
-    ] {
-        let (status, out, err) = s.folders.cli(&[task]);
-        assert_eq!(status.code(), Some(1), "{task}: {out}{err}");
+    let commands: [&[&str]; 7] = [
+        &["convert"],
+        &["scan"],
+        &["verify"],
+        &["compress"],
+        &["dedupe"],
+        &["organize"],
+        &["organize", "--undo", "1"],
+    ];
+    for task in commands {
+        let (status, out, err) = s.folders.cli(task);
+        assert_eq!(status.code(), Some(1), "{task:?}: {out}{err}");
         assert!(
             err.contains("erreur : une tâche est déjà en cours : scan, lancée par startup"),
-            "{task}: {err}"
+            "{task:?}: {err}"
         );
     }
     // The running task is untouched.
@@ -203,7 +210,13 @@ fn dedupe_and_organize_are_handed_over_too() {
     assert!(status.success(), "{out}{err}");
     assert!(err.contains("Tâche organize confiée"), "{err}");
     assert!(out.contains("Rangement 1 journalisé"), "{out}");
-    assert_eq!(folders.run_results(), ["partial", "ok", "ok"]);
+    let moved = crate::harness::files_under(&folders.library);
+    let (status, out, err) = folders.cli(&["organize", "--undo", "1"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains("Tâche organize_undo confiée"), "{err}");
+    assert!(out.contains("rangement 1 annulé"), "{out}");
+    assert_ne!(crate::harness::files_under(&folders.library), moved);
+    assert_eq!(folders.run_results(), ["partial", "ok", "ok", "ok"]);
 }
 
 #[test]

@@ -54,6 +54,8 @@ Locked by a running server, and by a command running a task itself.
 The running server's socket for the command line (mode 0600, root and the server's
 own user only): while a server holds the data folder,
 .BR scan ", " convert ", " verify ", " compress ", " dedupe " and " organize
+(with
+.BR \-\-undo )
 hand their task to it through this socket instead of refusing. Removed at a clean
 stop; one left by a killed server is replaced at the next start.
 .TP
@@ -348,9 +350,11 @@ it in the push list, the shop's download history and the trash. Folders a move
 empties are removed, never a platform's folder.
 .B \-\-undo
 puts a run's files back, last moved first, and names those it cannot move (no longer
-where the run put them, or their old place taken). A run is handed to a server that
-uses the data folder (see WHILE A SERVER RUNS above); an undo is refused while one
-does.
+where the run put them, or their old place taken; the undo still exits 0). A run and
+an undo are tasks
+.RB ( organize ", " organize_undo ):
+both are handed to a server that uses the data folder (see WHILE A SERVER RUNS
+above).
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-dedupe (1),
