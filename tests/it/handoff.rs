@@ -313,3 +313,44 @@ fn connect_as_nobody(path: &std::path::Path, request: &[u8]) -> Option<i32> {
         (code <= 100).then_some(code)
     }
 }
+
+/// `compress`'s flags travel with the handed task: they apply to that run only, over
+/// the server's settings.
+#[test]
+fn compress_flags_apply_to_the_handed_run() {
+    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    let folders = Folders::new();
+    let keys = TestKeys::new(401);
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let dlc = Title {
+        titlekey: true,
+        program_size: 0x4_0123,
+        ..Title::addon(0x0100_0000_0040_1000, 1)
+    };
+    std::fs::write(folders.library.join("small.nsp"), keyed::nsp(&keys, &[dlc])).unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    // A gain of 100 % is never reached: left as it is (the default, 2 %, compresses).
+    let (status, out, err) = folders.cli(&["compress", "small.nsp", "--min-gain", "100"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(err.contains("Tâche compress confiée"), "{err}");
+    assert!(
+        out.contains("small.nsp : la compression ne gagnerait que"),
+        "{out}"
+    );
+    assert!(folders.library.join("small.nsp").exists());
+    // The next run has the settings again, and this one's own flag.
+    let (status, out, err) = folders.cli(&["compress", "--level", "3", "--delete-originals"]);
+    assert!(status.success(), "{out}{err}");
+    assert!(
+        out.contains("Tâche compress réussie : 1 fichier compressé"),
+        "{out}"
+    );
+    assert!(folders.library.join("small.nsz").exists());
+    assert!(!folders.library.join("small.nsp").exists());
+    let (_, trash, _) = folders.cli(&["trash", "list"]);
+    assert!(trash.contains("La corbeille est vide"), "{trash}");
+}
