@@ -233,13 +233,13 @@ pub struct TitledbArgs {
 pub enum Command {
     /// Run the service (the default when no command is named).
     Serve(Box<ServeArgs>),
-    /// Scan the library in the foreground (refused while a server uses the data folder).
+    /// Scan the library in the foreground, or through the server running on the data folder.
     Scan,
-    /// Convert every .nsz to .nsp and .xcz to .xci in the foreground.
+    /// Convert every .nsz to .nsp and .xcz to .xci in the foreground, or through the server running on the data folder.
     Convert,
-    /// Verify files with the console keys, in the foreground: the SHA-256 of every NCA
-    /// against the record its CNMT keeps (a .nsz or .xcz as the NCAs it decompresses
-    /// to, written nowhere).
+    /// Verify files with the console keys, in the foreground or through the server
+    /// running on the data folder: the SHA-256 of every NCA against the record its
+    /// CNMT keeps (a .nsz or .xcz as the NCAs it decompresses to, written nowhere).
     ///
     /// A damaged file (an NCA that does not match, is missing or is cut short) is
     /// marked: it is no longer playable, the shop stops offering it and the push asks
@@ -252,8 +252,9 @@ pub enum Command {
         #[arg(value_name = "KEY")]
         files: Vec<String>,
     },
-    /// Compress every .nsp to .nsz and .xci to .xcz in the foreground, in nsz's format
-    /// (what every installer and nsz read); needs the console keys.
+    /// Compress every .nsp to .nsz and .xci to .xcz in the foreground or through the
+    /// server running on the data folder, in nsz's format (what every installer and
+    /// nsz read); needs the console keys.
     ///
     /// Each compressed file is decompressed again and every NCA held to its CNMT
     /// record before it takes the original's place; the original goes to the trash
@@ -283,7 +284,8 @@ pub enum Command {
         delete_originals: bool,
     },
     /// Move each identified file to the place --organize-template gives it, inside
-    /// the library, in the foreground; every run is journaled and can be undone.
+    /// the library, in the foreground or through the server running on the data
+    /// folder; every run is journaled and can be undone.
     Organize {
         /// List every move (and every file whose place is taken); move nothing.
         #[arg(long, conflicts_with_all = ["list", "undo"])]
@@ -297,7 +299,8 @@ pub enum Command {
         undo: Option<i64>,
     },
     /// Move superseded updates and duplicate copies to the trash (reasons superseded
-    /// and duplicate), in the foreground; --dry-run only lists them.
+    /// and duplicate), in the foreground or through the server running on the data
+    /// folder; --dry-run only lists them.
     Dedupe {
         /// List what would move, and the copy that stays; move nothing.
         #[arg(long)]

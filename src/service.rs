@@ -23,6 +23,8 @@ use crate::library::switchfs::prodkeys::file::KeysFile;
 use crate::store::db;
 use crate::{accounts, convert, library, memory, routes, trash};
 
+pub mod handoff;
+
 /// An open data folder with its threads running.
 pub struct Service {
     pub config: Config,
@@ -42,6 +44,8 @@ pub struct Service {
     maintenance: Option<JoinHandle<()>>,
     /// Only a server watches the library (`watch`); a foreground task does not.
     watcher: Option<JoinHandle<()>>,
+    /// Only a server takes tasks from the command line (`handoff`).
+    handoff: Option<JoinHandle<()>>,
 }
 
 impl Service {
@@ -93,6 +97,7 @@ impl Service {
             job_thread: Some(job_thread),
             maintenance: Some(maintenance),
             watcher: None,
+            handoff: None,
         })
     }
 
@@ -117,6 +122,12 @@ impl Service {
         self.watcher =
             crate::watch::start(&self.config, Arc::clone(&self.jobs), Arc::clone(&self.stop))?;
         self.push.set_listen(addr);
+        // Before the address is printed: whoever waits for that line may hand a task.
+        self.handoff = handoff::start(
+            &self.config.data,
+            Arc::clone(&self.jobs),
+            Arc::clone(&self.stop),
+        );
         println!("listening on http://{addr}");
         std::io::stdout().flush()?;
         info!(
@@ -144,6 +155,7 @@ impl Service {
             self.job_thread.take(),
             self.maintenance.take(),
             self.watcher.take(),
+            self.handoff.take(),
         ];
         for thread in threads.into_iter().flatten() {
             let _ = thread.join();

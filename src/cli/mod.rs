@@ -30,6 +30,7 @@ macro_rules! say {
 
 mod admin;
 mod console_keys;
+mod handoff;
 pub mod help_fr;
 mod library;
 pub mod out;
@@ -121,7 +122,7 @@ pub fn run(args: Args) -> Result<(), Error> {
         }) => task::compress(
             global,
             files,
-            task::CompressFlags {
+            crate::jobs::compress::Flags {
                 level: *level,
                 solid: *solid,
                 min_gain: *min_gain,

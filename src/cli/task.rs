@@ -9,12 +9,14 @@ use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
 use crate::error::counts::{number, size};
 use crate::error::{Error, Failure, Kind, Msg};
-use crate::jobs::{Snapshot, Task, TaskResult};
+use crate::jobs::compress::Flags;
+use crate::jobs::{Snapshot, Start, Task, TaskResult, Unit};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
 
-/// Run one task on the data folder (refused while a server holds it), with a
-/// progress bar on a terminal. Ctrl-C cancels the task at its next safe point.
+/// Run one task on the data folder, with a progress bar on a terminal; while a
+/// server holds the folder, hand the task to it (`handoff`). Ctrl-C cancels the
+/// task at its next safe point.
 pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
     foreground_on(global, task, &[])
 }
@@ -23,31 +25,35 @@ pub fn foreground(global: &GlobalArgs, task: Task) -> Result<(), Error> {
 /// whole library).
 pub fn foreground_on(global: &GlobalArgs, task: Task, only: &[String]) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
-    run_with(&config, task, only)
-}
-
-/// The flags of `ludotheque compress`.
-pub struct CompressFlags {
-    pub level: Option<i32>,
-    pub solid: bool,
-    pub min_gain: Option<u32>,
-    pub delete_originals: bool,
+    let start = Start {
+        only: only.to_vec(),
+        ..Start::default()
+    };
+    run_with(&config, task, start)
 }
 
 /// `ludotheque compress`: its flags set how the task compresses, for this run.
-pub fn compress(global: &GlobalArgs, only: &[String], flags: CompressFlags) -> Result<(), Error> {
-    let mut config = Config::new(global, &ServeArgs::from_env())?;
-    config.compress_level = flags.level.unwrap_or(config.compress_level);
-    config.compress_solid |= flags.solid;
-    config.compress_min_gain = flags.min_gain.unwrap_or(config.compress_min_gain);
-    config.compress_delete_originals |= flags.delete_originals;
-    run_with(&config, Task::Compress, only)
+pub fn compress(global: &GlobalArgs, only: &[String], flags: Flags) -> Result<(), Error> {
+    let config = Config::new(global, &ServeArgs::from_env())?;
+    let start = Start {
+        only: only.to_vec(),
+        compress: flags,
+        ..Start::default()
+    };
+    run_with(&config, Task::Compress, start)
 }
 
-fn run_with(config: &Config, task: Task, only: &[String]) -> Result<(), Error> {
-    let service = Service::open(config)?;
+/// Run `task` in this process, or hand it to the server that holds the data folder.
+pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), Error> {
+    let service = match Service::open(config) {
+        Ok(service) => service,
+        Err(e) if e.is(&Kind::Locked) => {
+            return super::handoff::run(&config.data, task, start).unwrap_or(Err(e))
+        }
+        Err(e) => return Err(e),
+    };
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start_on(task, "cli", only.to_vec())?;
+    jobs.try_start_with(task, "cli", start)?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {
@@ -73,7 +79,7 @@ fn run_with(config: &Config, task: Task, only: &[String]) -> Result<(), Error> {
 
 /// The last lines: what the task did, the files that failed, or the error that says
 /// why it stopped. Only `ok` exits 0.
-fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
+pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
     let unit = task.unit().as_str();
     let label = run.task.as_str().to_string();
     let said = run
@@ -119,16 +125,18 @@ fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
 }
 
 fn progress_line(s: &Snapshot) -> String {
+    progress_of(s.unit, s.done, s.total, &s.detail)
+}
+
+/// The progress bar's line: `done` of `total` in `unit`, and the item at hand.
+pub(super) fn progress_of(unit: Unit, done: u64, total: u64, detail: &str) -> String {
     const WIDTH: u64 = 30;
-    let filled = (s.done * WIDTH)
-        .checked_div(s.total)
-        .unwrap_or(0)
-        .min(WIDTH) as usize;
-    let detail: String = crate::text::printable(&s.detail).chars().take(50).collect();
+    let filled = (done * WIDTH).checked_div(total).unwrap_or(0).min(WIDTH) as usize;
+    let detail: String = crate::text::printable(detail).chars().take(50).collect();
     // A convert counts bytes: in Mo and Go, as the web page says them.
-    let (done, total) = match s.unit {
-        crate::jobs::Unit::Bytes => (size(s.done), size(s.total)),
-        _ => (number(s.done), number(s.total)),
+    let (done, total) = match unit {
+        Unit::Bytes => (size(done), size(total)),
+        _ => (number(done), number(total)),
     };
     format!(
         "[{}{}] {done}/{total} {detail}",

@@ -6,9 +6,8 @@ use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
 use crate::error::counts::{agree, count, number};
 use crate::error::Error;
-use crate::jobs::organize::{self, NotBack};
-use crate::jobs::{dedupe, Task};
-use crate::service::Service;
+use crate::jobs::organize;
+use crate::jobs::{dedupe, Start, Task};
 use crate::store::organize_runs;
 use crate::time;
 use crate::words::TrashReason;
@@ -119,39 +118,14 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// Undo under the data folder's lock, like a foreground task: no server may be
-/// moving files meanwhile.
+/// Undo as a task, like a run: in this process under the data folder's lock, or
+/// handed to the server that holds it; either way no other task moves files
+/// meanwhile. A file left where it is is named, and the undo still exits 0.
 fn organize_undo(global: &GlobalArgs, run: i64) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
-    let service = Service::open(&config)?;
-    let db = open_store(global)?;
-    if let Some(at) = organize_runs::get(&db, run)?.and_then(|r| r.undone_at) {
-        service.close();
-        say!(
-            "Le rangement {run} est déjà annulé (le {}).",
-            time::rfc3339(at)
-        );
-        return Ok(());
-    }
-    let undone = organize::undo(&db, &config.library, run);
-    service.close();
-    let undone = undone?;
-    for (key, why) in &undone.skipped {
-        let why = match why {
-            NotBack::Gone => "il n'est plus là où le rangement l'avait mis",
-            NotBack::Taken => "sa place d'origine est prise",
-            NotBack::Failed => "le déplacement a échoué (voir le journal)",
-        };
-        say!("non remis en place : {key} ({why})");
-    }
-    say!(
-        "Rangement {run} annulé : {}, {} non.",
-        count(
-            undone.moved_back,
-            "fichier remis en place",
-            "fichiers remis en place"
-        ),
-        number(undone.skipped.len() as u64)
-    );
-    Ok(())
+    let start = Start {
+        organize_run: Some(run),
+        ..Start::default()
+    };
+    task::run_with(&config, Task::OrganizeUndo, start)
 }

@@ -104,6 +104,9 @@ impl Msg {
             TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, unit), super::counts::number(*total)),
             // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
+            TaskRunning { task, by } => format!("une tâche est déjà en cours : {task}, lancée par {by} ; réessayez quand elle sera finie"),
+            HandoffRefused => "le service en cours a fermé la connexion sans lancer la tâche ; son journal dit pourquoi".into(),
+            HandoffLost => "la connexion au service en cours a été perdue avant la fin de la tâche ; la tâche continue dans le service (voir sa page Tâches)".into(),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
             BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {} ; les données précédentes sont conservées", detail(reason)),
             NotTitleFile { file } => format!("{file} n'est aucun des fichiers de données de titres (versions.txt, versions.json, ou un fichier de région comme US.en.json)"),

@@ -336,6 +336,15 @@ pub enum Msg {
         task: String,
         message: String,
     },
+    /// A command handed to the running service found its slot taken.
+    TaskRunning {
+        task: String,
+        by: String,
+    },
+    /// The service closed a command's connection before starting its task.
+    HandoffRefused,
+    /// A command's connection to the service ended before the task's result.
+    HandoffLost,
     CannotOpen {
         file: String,
     },
@@ -564,6 +573,9 @@ impl Msg {
             CannotListen { address } => format!("cannot listen on {address}"),
             TaskInterrupted { task, done, total, unit } => format!("the {task} task was interrupted ({done} {unit} of {total})"),
             TaskFailed { task, message } => format!("the {task} task failed: {message}"),
+            TaskRunning { task, by } => format!("A task is already running: {task}, started by {by}; retry when it has finished."),
+            HandoffRefused => "The running service closed the connection without starting the task; its log says why.".into(),
+            HandoffLost => "The connection to the running service was lost before the task ended; the task goes on in the service (see its Tasks page).".into(),
             CannotOpen { file } => format!("{file} cannot be opened"),
             BadTitleFile { file, reason } => format!("{file} is not readable title data: {reason}; the previous data is kept"),
             NotTitleFile { file } => format!("{file} is none of the title data files (versions.txt, versions.json, or a region file such as US.en.json)"),

@@ -22,6 +22,7 @@ use std::io;
 use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
+use crate::config::Config;
 use crate::convert::compress::Settings;
 use crate::convert::compress_one::{self, Compressed, Options};
 use crate::error::{Error, Msg};
@@ -38,6 +39,32 @@ pub fn delete_originals(db: &rusqlite::Connection) -> Result<bool, Error> {
 
 pub fn set_delete_originals(db: &rusqlite::Connection, on: bool) -> Result<(), Error> {
     crate::store::settings::set(db, DELETE_ORIGINALS, if on { "on" } else { "off" })
+}
+
+/// The command line's flags for one run (`ludotheque compress --level …`): they set
+/// how this run compresses, over the service's settings, whether the task runs in
+/// the command's own process or is handed to the running service.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flags {
+    pub level: Option<i32>,
+    #[serde(default)]
+    pub solid: bool,
+    pub min_gain: Option<u32>,
+    #[serde(default)]
+    pub delete_originals: bool,
+}
+
+impl Flags {
+    /// `config` with these flags over it.
+    pub fn apply(&self, config: &Config) -> Config {
+        let mut config = config.clone();
+        config.compress_level = self.level.unwrap_or(config.compress_level);
+        config.compress_solid |= self.solid;
+        config.compress_min_gain = self.min_gain.unwrap_or(config.compress_min_gain);
+        config.compress_delete_originals |= self.delete_originals;
+        config
+    }
 }
 
 /// What the run did, for its closing message.

@@ -17,7 +17,7 @@ use rusqlite::Connection;
 use crate::config::Config;
 use crate::device::Sessions;
 use crate::error::Error;
-pub use runner::{Jobs, Progress, Snapshot};
+pub use runner::{Jobs, Progress, Snapshot, Start};
 
 pub use crate::words::{Task, TaskResult, Unit};
 

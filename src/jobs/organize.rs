@@ -394,9 +394,14 @@ pub fn start_undo(
 pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let run = ctx
         .progress
-        .run()
+        .organize_run()
         .ok_or_else(|| Error::internal("organize_undo started without a run"))?;
     let (db, root) = (ctx.db, ctx.config.library.as_path());
+    // Checked again here: a command line running the undo itself comes this way only.
+    let r = organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
+    if r.undone_at.is_some() {
+        return Err(Error::conflict(Msg::OrganizeRunUndone { run }));
+    }
     ctx.progress
         .set_total(organize_moves::count(db, run, MoveState::Moved)?);
     let undone = undo_each(db, root, run, &mut |key| {

@@ -20,6 +20,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use log::{error, info, warn};
 use rusqlite::Connection;
 
+use super::compress::Flags;
 use super::{Outcome, Task, TaskCtx, TaskResult, Unit};
 use crate::config::Config;
 use crate::error::Failure;
@@ -50,10 +51,23 @@ struct Slot {
     failures: Vec<Failure>,
     /// The library keys the running task is limited to; empty: the whole library.
     only: Vec<String>,
-    /// The organize run the running `organize_undo` puts back.
-    run: Option<i64>,
+    /// The command line's compress flags for this run (none: the settings).
+    flags: Flags,
+    /// The organize run an `organize_undo` puts back.
+    organize_run: Option<i64>,
     last: Option<JobRun>,
     last_failures: Vec<Failure>,
+}
+
+/// What a task is started on besides its name (see [`Jobs::try_start_with`]).
+#[derive(Debug, Default)]
+pub struct Start {
+    /// Library keys; empty: the whole library.
+    pub only: Vec<String>,
+    /// `compress`'s flags from the command line, for this run.
+    pub compress: Flags,
+    /// The organize run an `organize_undo` puts back.
+    pub organize_run: Option<i64>,
 }
 
 /// How many failed files a run keeps by name; `errors` counts them all.
@@ -146,22 +160,25 @@ impl Jobs {
     /// empty: the whole library). Handed over under the slot's lock, with the claim,
     /// so that no other request can change what the task it claimed works on.
     pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
-        self.claim(task, by, only, None)
+        let start = Start {
+            only,
+            ..Start::default()
+        };
+        self.try_start_with(task, by, start)
     }
 
     /// [`Jobs::try_start`] for `organize_undo`, which puts back the files of the
     /// organize run `run` (`jobs::organize::start_undo` checks the run first).
     pub fn try_start_undo(&self, run: i64, by: &str) -> Result<Snapshot, Error> {
-        self.claim(Task::OrganizeUndo, by, Vec::new(), Some(run))
+        let start = Start {
+            organize_run: Some(run),
+            ..Start::default()
+        };
+        self.try_start_with(Task::OrganizeUndo, by, start)
     }
 
-    fn claim(
-        &self,
-        task: Task,
-        by: &str,
-        only: Vec<String>,
-        run: Option<i64>,
-    ) -> Result<Snapshot, Error> {
+    /// [`Jobs::try_start_on`] with everything a task may be started on.
+    pub fn try_start_with(&self, task: Task, by: &str, start: Start) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
@@ -170,8 +187,9 @@ impl Jobs {
             task: Some(task),
             started_by: by.to_string(),
             started_at: Some(time::now()),
-            only,
-            run,
+            only: start.only,
+            flags: start.compress,
+            organize_run: start.organize_run,
             last: slot.last.take(),
             last_failures: std::mem::take(&mut slot.last_failures),
             ..Slot::default()
@@ -302,9 +320,9 @@ impl Progress<'_> {
         self.jobs.slot().only.clone()
     }
 
-    /// The organize run an `organize_undo` puts back (`Jobs::try_start_undo`).
-    pub fn run(&self) -> Option<i64> {
-        self.jobs.slot().run
+    /// The organize run an `organize_undo` was started on.
+    pub fn organize_run(&self) -> Option<i64> {
+        self.jobs.slot().organize_run
     }
 
     /// The flag a cancel or a stop sets, for what watches it from another thread.
@@ -354,7 +372,8 @@ fn job_thread(
                 read.map_err(|e| warn!("webhook: titles not read: {e}"))
                     .ok()
             });
-        run_one(jobs, conn, config, task, exec);
+        let tuned = tuned(jobs, config);
+        run_one(jobs, conn, tuned.as_ref().unwrap_or(config), task, exec);
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
             jobs.notifier.task_finished(run, &snap.last_failures);
@@ -424,6 +443,13 @@ fn run_one(jobs: &Jobs, conn: &Connection, config: &Config, task: Task, exec: &T
     let mut slot = jobs.slot();
     slot.last = Some(run);
     slot.last_failures = failures;
+}
+
+/// The configuration with the command line's flags for the claimed run, when it
+/// has any.
+fn tuned(jobs: &Jobs, config: &Config) -> Option<Config> {
+    let flags = std::mem::take(&mut jobs.slot().flags);
+    (flags != Flags::default()).then(|| flags.apply(config))
 }
 
 /// The test aid `--task-delay-ms`: keep the slot busy for a while before the task

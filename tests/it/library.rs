@@ -308,7 +308,7 @@ fn titles_import_names_win_over_file_names() {
 }
 
 #[test]
-fn the_foreground_scan_works_and_refuses_while_a_server_runs() {
+fn the_foreground_scan_works_and_is_handed_over_while_a_server_runs() {
     let folders = Folders::new();
     demo(&folders);
     // The demo's broken file makes the scan partial: exit 1, the file named with
@@ -327,10 +327,11 @@ fn the_foreground_scan_works_and_refuses_while_a_server_runs() {
     );
     assert!(err.contains("1 élément en échec"), "{err}");
     assert_eq!(count(&folders, "SELECT count(*) FROM games"), 60);
-    let _s = TestServer::start_on(folders.clone(), &[]);
-    let (status, _, err) = folders.cli(&["scan"]);
-    assert!(!status.success());
-    assert!(err.contains("utilise déjà ce dossier"), "{err}");
+    // While a server holds the folder, the scan is handed to it (`handoff`).
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let (_, out, err) = folders.cli(&["scan"]);
+    assert!(err.contains("Tâche scan confiée au service"), "{out}{err}");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod console_keys;
 mod convert;
 mod dedupe;
 mod foundation;
+mod handoff;
 mod hardening;
 mod harness;
 mod keyed;

@@ -48,7 +48,16 @@ and
 beside it). Migrations run at start; a database written by a newer version is refused.
 .TP
 .I DATA/ludotheque.lock
-Locked by a running server; foreground tasks refuse to run while it is held.
+Locked by a running server, and by a command running a task itself.
+.TP
+.I DATA/ludotheque.sock
+The running server's socket for the command line (mode 0600, root and the server's
+own user only): while a server holds the data folder,
+.BR scan ", " convert ", " verify ", " compress ", " dedupe " and " organize
+(with
+.BR \-\-undo )
+hand their task to it through this socket instead of refusing. Removed at a clean
+stop; one left by a killed server is replaced at the next start.
 .TP
 .I DATA/prod.keys
 The console keys, when imported (mode 0600; see
@@ -344,11 +353,14 @@ it in the push list, the shop's download history and the trash. Folders a move
 empties are removed, never a platform's folder.
 .B \-\-undo
 puts a run's files back, last moved first, and names those it cannot move (no longer
-where the run put them, or their old place taken). Running and undoing are refused
-while a server uses the data folder; the web interface's Upkeep page starts the same
-task on a running service, after a dialog that shows its plan (the moves, and the
-files whose place is taken), and undoes a past run from its Undo button (the task
-.BR organize_undo ).
+where the run put them, or their old place taken: they make the undo partial, exit 1).
+A run and
+an undo are tasks
+.RB ( organize ", " organize_undo ):
+both are handed to a server that uses the data folder (see WHILE A SERVER RUNS
+above). The web interface's Upkeep page starts the same tasks, after a dialog that
+shows the plan (the moves, and the files whose place is taken), and undoes a past run
+from its Undo button.
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-dedupe (1),
@@ -422,6 +434,35 @@ on standard output with its reason), when a key names no game, or on an error.
 .BR ludotheque-keys (1),
 .BR ludotheque-convert (1),
 .BR ludotheque-api (7)
+"#;
+
+/// What the pages of the commands that run a task say of a running server.
+const HANDOFF_WRITTEN: &str = r#".SH WHILE A SERVER RUNS
+While
+.B ludotheque serve
+holds the data folder, the command does not refuse: it hands its task to the server
+through the socket
+.I DATA/ludotheque.sock
+(never its TCP port), and the server runs it in its one task slot, as the API's
+.B POST /api/v1/scan
+runs a scan. While another task runs, the command is refused, naming the task that
+runs and who started it, and exits 1. Otherwise it prints the task's progress on a
+terminal, then its end, with the same lines and exit status as in the foreground:
+0 when the task succeeded, 1 when it ended with errors, failed or was cancelled. The
+server's library and settings apply (its template, its dedupe rule, its keys);
+.BR compress 's
+flags given on the command line apply to this run.
+.PP
+Ctrl-C (or SIGTERM) asks the server to cancel the task at its next safe point, as in
+the foreground; a second Ctrl-C leaves at once. When the command goes away otherwise
+(its terminal closed, it was killed), the task goes on in the server: its Tasks page
+and
+.B GET /api/v1/job
+follow it.
+.PP
+Only root and the server's own user may hand it a task: the socket is mode 0600, and
+the server asks the kernel which user connected (SO_PEERCRED) and closes on any
+other.
 "#;
 
 /// What `console`'s page says of the shop besides its commands.
@@ -556,11 +597,18 @@ fn pages() -> Vec<(String, String)> {
             "keys" => KEYS_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };
+        let handed = [
+            "scan", "convert", "verify", "compress", "dedupe", "organize",
+        ];
+        let written = match handed.contains(&sub.get_name()) {
+            true => format!("{HANDOFF_WRITTEN}{see_also}"),
+            false => see_also.to_string(),
+        };
         pages.push((
             format!("{name}.1"),
             render(
                 sub.clone().name(&*Box::leak(name.clone().into_boxed_str())),
-                see_also,
+                &written,
             ),
         ));
     }
