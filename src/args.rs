@@ -16,6 +16,10 @@ use log::LevelFilter;
 pub struct Args {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// `serve`'s flags, for when no command is named: `ludotheque --listen …` is
+    /// `ludotheque serve --listen …` (`cli::parse` refuses them before another command).
+    #[command(flatten)]
+    pub serve: ServeArgs,
     /// The command; `serve` when none is named.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -41,7 +45,8 @@ pub struct GlobalArgs {
     /// Data folder: the database and the lock file.
     #[arg(long, global = true, env = "LUDOTHEQUE_DATA", default_value = "./data")]
     pub data: PathBuf,
-    /// Library root: the game files (created when missing).
+    /// Library root: the game files (created when missing). Not given, a command
+    /// uses the library the service last ran with, and says which.
     #[arg(
         long,
         global = true,
@@ -81,6 +86,10 @@ pub struct GlobalArgs {
     /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys].
     #[arg(long, global = true, env = "LUDOTHEQUE_KEYS", value_name = "FILE")]
     pub keys: Option<PathBuf>,
+    /// `--library` or its variable was given (not its default): set by `cli::parse`.
+    /// Without it a command uses the library the service last ran with.
+    #[arg(skip)]
+    pub library_given: bool,
 }
 
 #[derive(ClapArgs, Debug, Clone)]

@@ -77,7 +77,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("*", "help", "", "Affiche l'aide"),
     ("*", "version", "", "Affiche la version"),
     ("*", "data", "DOSSIER", "Dossier de données : la base de données et le fichier de verrou"),
-    ("*", "library", "DOSSIER", "Racine de la bibliothèque : les fichiers de jeux (créée si elle manque)"),
+    ("*", "library", "DOSSIER", "Racine de la bibliothèque : les fichiers de jeux (créée si elle manque). Quand elle n'est pas donnée, une commande prend celle du dernier lancement du service, et dit laquelle"),
     ("*", "log_level", "NIVEAU", "Niveau du journal sur la sortie d'erreur : error, warn, info, debug, trace ou off"),
     ("*", "dedupe_keep", "COPIE", "La copie que « dedupe » garde d'un identifiant de titre et d'une version trouvés deux fois : non compressée (.nsp, .xci) ou compressée (.nsz, .xcz). La version la plus récente reste toujours"),
     ("*", "organize_template", "MODÈLE", "Où « organize » range chaque fichier, relativement au dossier de sa plateforme. Champs : {name} (celui du jeu de base, aussi pour ses mises à jour et ses DLC), {dlc_name} (celui du fichier), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}"),
@@ -233,7 +233,9 @@ fn arg(a: Arg, path: &str, missing: &mut Vec<String>) -> Arg {
     if a.is_hide_set() {
         return a;
     }
-    let found = ARGS.iter().find(|e| e.0 == path && e.1 == id);
+    // The root takes `serve`'s flags (no command means `serve`): the same French.
+    let own = |e: &&(&str, &str, &str, &str)| e.0 == path || (path.is_empty() && e.0 == "serve");
+    let found = ARGS.iter().find(|e| own(e) && e.1 == id);
     let Some(&(_, _, value, help)) =
         found.or_else(|| ARGS.iter().find(|e| e.0 == "*" && e.1 == id))
     else {

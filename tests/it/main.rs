@@ -14,6 +14,7 @@ mod compress_web;
 mod console_keys;
 mod convert;
 mod dedupe;
+mod first_run;
 mod foundation;
 mod hardening;
 mod harness;

@@ -1,0 +1,192 @@
+//! A new user's first hour on the command line (issue #40): `ludotheque` alone is
+//! `serve` with every one of its flags, a command run in the wrong folder says so
+//! instead of making a new empty data folder, and the database remembers its library.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::harness::{TestServer, BIN};
+
+/// The binary run in `cwd` with `args` only: no folder given by a variable either.
+fn bare(cwd: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("LUDOTHEQUE_DATA")
+        .env_remove("LUDOTHEQUE_LIBRARY")
+        .env_remove("LUDOTHEQUE_KEYS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// What the folder holds, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The status line of `GET /api/v1/health` at `addr`.
+fn health_status(addr: &str) -> String {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /api/v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_string()
+}
+
+/// `ludotheque --listen …` serves, as `ludotheque serve --listen …` does: the page of
+/// consoles tells users to run exactly that. Before another command, a flag of
+/// `serve` is still refused.
+#[test]
+fn serve_flags_work_without_the_word_serve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, library) = (tmp.path().join("D"), tmp.path().join("L"));
+    let mut child = Command::new(BIN)
+        .args(["--listen", "127.0.0.1:0", "--watch", "off"])
+        .args(["--data", data.to_str().unwrap()])
+        .args(["--library", library.to_str().unwrap()])
+        .env("LUDOTHEQUE_TITLEDB_URL", "http://127.0.0.1:9")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on http://")
+        .map(str::to_string);
+    let status = addr.as_ref().map(|a| health_status(a));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let addr = addr.unwrap_or_else(|| panic!("no address: {first:?} {}", text(&out.stderr)));
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"), "{addr}");
+    assert!(data.join("ludotheque.db").exists() && library.is_dir());
+    let out = bare(
+        tmp.path(),
+        &["--data", "D", "--listen", "127.0.0.1:0", "scan"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("argument inattendu « --listen »"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Run where no data folder is, a command that needs one exits 2 with a sentence
+/// that says so and creates nothing: no `./data`, no `./library`, no « Compte
+/// créé ». Those that need no database never touch it.
+#[test]
+fn commands_in_a_folder_without_data_exit_2_and_create_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["user", "add", "alice", "--admin"], "a good password\n"),
+        (&["missing"], ""),
+        (&["scan"], ""),
+        (&["trash", "list"], ""),
+    ];
+    for (args, input) in cases {
+        let out = bare(tmp.path(), args, input);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("le dossier de données ./data n'existe pas") && err.contains("--data"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert!(
+            names(tmp.path()).is_empty(),
+            "{args:?}: {:?}",
+            names(tmp.path())
+        );
+    }
+    let quiet: [&[&str]; 5] = [
+        &["completions", "bash"],
+        &["--version"],
+        &["--help"],
+        &["help", "scan"],
+        &["scan", "--help"],
+    ];
+    for args in quiet {
+        let out = bare(tmp.path(), args, "");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(
+            names(tmp.path()).is_empty(),
+            "{args:?}: {:?}",
+            names(tmp.path())
+        );
+    }
+}
+
+/// An existing empty data folder is set up as always: the first account can be made
+/// before the first start.
+#[test]
+fn an_existing_empty_data_folder_still_works_for_user_add() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("data")).unwrap();
+    let out = bare(
+        tmp.path(),
+        &["user", "add", "alice", "--admin"],
+        "a good password\n",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(tmp.path().join("data/ludotheque.db").exists());
+    assert!(!tmp.path().join("library").exists());
+}
+
+/// The service run once with `--library L`; then `scan` given no `--library`, from
+/// another folder, scans L and says so, and makes no `./library` where it runs.
+#[test]
+fn a_command_without_library_uses_the_one_the_service_last_ran_with() {
+    let folders = crate::titles::unscanned_demo();
+    let mut server = TestServer::start_on(folders.clone(), &[]);
+    server.wait_idle();
+    server.kill();
+    let elsewhere = folders.tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let data = folders.data.to_str().unwrap();
+    let out = bare(&elsewhere, &["--data", data, "scan"], "");
+    let (stdout, err) = (text(&out.stdout), text(&out.stderr));
+    let said = format!("Bibliothèque : {}", folders.library.display());
+    assert!(err.contains(&said), "{err}");
+    assert!(stdout.contains("Tâche scan"), "{stdout}{err}");
+    assert!(!stdout.contains(": 0 fichier"), "{stdout}");
+    assert!(names(&elsewhere).is_empty(), "{:?}", names(&elsewhere));
+    // A library named on the command line wins, and is not announced: this empty
+    // one is refused, its games being known (the scan never forgets them all).
+    let other = folders.tmp.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let out = bare(
+        &elsewhere,
+        &["--data", data, "--library", other.to_str().unwrap(), "scan"],
+        "",
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bibliothèque est absent, illisible ou vide"),
+        "{err}"
+    );
+    assert!(!err.contains("Bibliothèque :"), "{err}");
+}
