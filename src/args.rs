@@ -39,6 +39,87 @@ impl ServeArgs {
     }
 }
 
+/// Which commands use each flag every command takes, by path (the names after
+/// `ludotheque`): a command's help, its completions and its man page list these
+/// flags only where they do something (`missing --help` listed `--organize-template`).
+/// Elsewhere they are hidden but still accepted, so that a script or a variable set
+/// for every command breaks nothing. The root is `serve` and lists them all.
+const GLOBAL_USERS: &[(&str, &[&str])] = &[
+    ("data", &[EVERY_COMMAND_BUT_COMPLETIONS]),
+    ("log_level", &[EVERY_COMMAND_BUT_COMPLETIONS]),
+    (
+        "library",
+        &[
+            "serve",
+            "scan",
+            "convert",
+            "verify",
+            "compress",
+            "organize",
+            "dedupe",
+            "trash restore",
+            "trash purge",
+        ],
+    ),
+    ("dedupe_keep", &["serve", "dedupe"]),
+    ("organize_template", &["serve", "organize"]),
+    (
+        "keys",
+        &[
+            "serve",
+            "scan",
+            "convert",
+            "verify",
+            "compress",
+            "keys import",
+            "keys status",
+            "trash restore",
+        ],
+    ),
+];
+
+/// In [`GLOBAL_USERS`]: every command but `completions`, which reads no database.
+const EVERY_COMMAND_BUT_COMPLETIONS: &str = "*";
+
+/// The command line's tree as people see it (help, completions, man pages): `cmd`
+/// (`Args::command()`, perhaps adjusted) built, each command showing the global
+/// flags it uses (see [`GLOBAL_USERS`]).
+pub fn shown(mut cmd: clap::Command) -> clap::Command {
+    // Built first: clap copies the global flags into each command as it builds.
+    cmd.build();
+    hide_unused(cmd, "")
+}
+
+fn hide_unused(cmd: clap::Command, path: &str) -> clap::Command {
+    let cmd = cmd.mut_args(|a| {
+        let users = GLOBAL_USERS.iter().find(|(id, _)| a.get_id() == *id);
+        match users {
+            Some((_, users)) if !uses(users, path) => a.hide(true),
+            _ => a,
+        }
+    });
+    cmd.mut_subcommands(|sub| {
+        let inner = match path {
+            "" => sub.get_name().to_string(),
+            _ => format!("{path} {}", sub.get_name()),
+        };
+        hide_unused(sub, &inner)
+    })
+}
+
+/// A command at `path` shows a flag its `users` use: the root, a user, a command of a
+/// user, or a command one of whose commands is a user (`trash` for `trash restore`).
+fn uses(users: &[&str], path: &str) -> bool {
+    let top = path.split(' ').next().unwrap_or_default();
+    path.is_empty()
+        || users.iter().any(|u| {
+            (*u == EVERY_COMMAND_BUT_COMPLETIONS && top != "completions" && top != "help")
+                || *u == path
+                || path.starts_with(&format!("{u} "))
+                || u.starts_with(&format!("{path} "))
+        })
+}
+
 /// Flags every command takes.
 #[derive(ClapArgs, Debug, Clone)]
 pub struct GlobalArgs {

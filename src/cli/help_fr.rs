@@ -172,7 +172,7 @@ const VALUES: &[(&str, &str, &str)] = &[
 
 /// The command line's tree with its French help, ready to parse.
 pub fn command() -> Command {
-    translate(Args::command()).0
+    translate(crate::args::shown(Args::command())).0
 }
 
 /// `cmd` built, with its French put in place, and what found no French (a line per

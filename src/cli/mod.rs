@@ -7,7 +7,7 @@ use std::path::Path;
 use log::LevelFilter;
 use rusqlite::Connection;
 
-use crate::args::{Args, Command, GlobalArgs, ServeArgs};
+use crate::args::{Args, Command, GlobalArgs, ServeArgs, TrashCommand};
 use crate::config::Config;
 use crate::error::{Error, Msg};
 use crate::jobs::Task;
@@ -241,7 +241,9 @@ fn uses_library(command: &Option<Command>) -> bool {
                 | Command::Compress { .. }
                 | Command::Organize { .. }
                 | Command::Dedupe { .. }
-                | Command::Trash { .. }
+                | Command::Trash {
+                    command: TrashCommand::Restore { .. } | TrashCommand::Purge { .. }
+                }
         )
     )
 }

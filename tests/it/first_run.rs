@@ -190,3 +190,46 @@ fn a_command_without_library_uses_the_one_the_service_last_ran_with() {
     );
     assert!(!err.contains("Bibliothèque :"), "{err}");
 }
+
+/// Each command's help lists the flags it uses, and no other: `missing --help`
+/// listed `--organize-template` and `--dedupe-keep`, which only `organize` and
+/// `dedupe` (and the service) use. Walked over every command of the tree.
+#[test]
+fn each_help_lists_only_the_flags_its_command_uses() {
+    use clap::CommandFactory;
+    fn paths(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        out.push(path.to_string());
+        for sub in cmd.get_subcommands() {
+            paths(sub, format!("{path} {}", sub.get_name()).trim(), out);
+        }
+    }
+    let library = "serve,scan,convert,verify,compress,organize,dedupe,\
+                   trash,trash restore,trash purge";
+    let keys = "serve,scan,convert,verify,compress,keys,keys import,keys status,\
+                trash,trash restore";
+    // Where each flag is listed, by command path (the root, `serve`, lists them all).
+    let users: [(&str, &str); 5] = [
+        ("--organize-template", "serve,organize"),
+        ("--dedupe-keep", "serve,dedupe"),
+        ("--library", library),
+        ("--keys", keys),
+        ("--titledb-url", "serve,titles update"),
+    ];
+    let uses = |spec: &str, path: &str| path.is_empty() || spec.split(',').any(|p| p == path);
+    let mut all = Vec::new();
+    paths(&ludotheque::args::Args::command(), "", &mut all);
+    let tmp = tempfile::tempdir().unwrap();
+    for path in all {
+        let mut args: Vec<&str> = path.split_whitespace().collect();
+        args.push("--help");
+        let out = bare(tmp.path(), &args, "");
+        let help = text(&out.stdout);
+        assert!(out.status.success(), "{path}: {out:?}");
+        for (flag, spec) in users {
+            let listed = help.contains(&format!("{flag} <"));
+            assert_eq!(listed, uses(spec, &path), "« {path} » and {flag}:\n{help}");
+        }
+        let everywhere = path != "completions";
+        assert_eq!(help.contains("--data <"), everywhere, "« {path} »:\n{help}");
+    }
+}

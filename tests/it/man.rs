@@ -522,9 +522,7 @@ fn documented() -> clap::Command {
         cmd.disable_help_subcommand(true)
             .mut_subcommands(without_help)
     }
-    let mut root = without_help(ludotheque::args::Args::command());
-    root.build();
-    root
+    ludotheque::args::shown(without_help(ludotheque::args::Args::command()))
 }
 
 /// A page per command of a command (`ludotheque-apikey-create.1`): the command's own
