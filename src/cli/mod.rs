@@ -33,6 +33,7 @@ mod console_keys;
 pub mod help_fr;
 mod library;
 pub mod out;
+mod progress;
 mod task;
 mod titles;
 mod upkeep;
@@ -94,15 +95,16 @@ fn given(m: &clap::ArgMatches, id: &str) -> bool {
     here || m.subcommand().is_some_and(|(_, sub)| given(sub, id))
 }
 
-/// Logs go to standard error, in English; standard output is kept for the one
-/// `listening on` line and for the commands' own output.
+/// Logs go to standard error, in English, above a foreground task's progress bar
+/// (`progress`); standard output is kept for the one `listening on` line and for the
+/// commands' own output.
 pub fn init_logging(args: &Args) {
     let config = simplelog::ConfigBuilder::new()
         .set_target_level(LevelFilter::Off)
         .set_thread_level(LevelFilter::Off)
         .build();
     let level = args.global.log_level;
-    let inner = simplelog::WriteLogger::new(level, config, std::io::stderr());
+    let inner = simplelog::WriteLogger::new(level, config, progress::LogWriter::new());
     if log::set_boxed_logger(Box::new(OneLine(inner))).is_ok() {
         log::set_max_level(level);
     }
@@ -111,7 +113,7 @@ pub fn init_logging(args: &Args) {
 /// The log, one line per record whatever it carries: control characters in a message
 /// (a file name with a newline, a user agent with an escape sequence) are escaped
 /// here, for every line at once, so no outside string can forge a log line.
-struct OneLine(Box<simplelog::WriteLogger<std::io::Stderr>>);
+struct OneLine(Box<simplelog::WriteLogger<progress::LogWriter>>);
 
 impl log::Log for OneLine {
     fn enabled(&self, metadata: &log::Metadata) -> bool {

@@ -54,13 +54,11 @@ fn run_with(config: &Config, task: Task, only: &[String]) -> Result<(), Error> {
             jobs.cancel();
         }
         if tty {
-            eprint!("\r{}\x1b[K", progress_line(&jobs.snapshot()));
+            super::progress::draw(&progress_line(&jobs.snapshot()));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    if tty {
-        eprintln!();
-    }
+    super::progress::finish();
     let snap = jobs.snapshot();
     // The webhook's first attempt at each event (15 s at most each), not its retries.
     jobs.flush_events(Duration::from_secs(20));

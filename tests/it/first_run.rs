@@ -233,3 +233,86 @@ fn each_help_lists_only_the_flags_its_command_uses() {
         assert_eq!(help.contains("--data <"), everywhere, "« {path} »:\n{help}");
     }
 }
+
+/// A pseudo-terminal: its controller, and the path of the terminal a child gets.
+fn pty() -> (std::fs::File, std::path::PathBuf) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain calls on a descriptor this function owns; ptsname_r writes at
+    // most `buf.len()` bytes into `buf`.
+    unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let mut buf = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(fd, buf.as_mut_ptr(), buf.len()), 0);
+        let name = std::ffi::CStr::from_ptr(buf.as_ptr());
+        let path = std::path::PathBuf::from(name.to_string_lossy().into_owned());
+        (std::fs::File::from_raw_fd(fd), path)
+    }
+}
+
+/// A foreground task on a terminal: the log lines written while its progress bar is
+/// drawn (the demo's damaged file, the end of the task) go on their own lines above
+/// it, never run on after the bar (`[....] 0/0 06:24:22 [INFO] task scan started`).
+#[test]
+fn log_lines_go_above_the_progress_bar_on_a_terminal() {
+    use std::io::Read;
+    let folders = crate::titles::unscanned_demo();
+    let (mut controller, terminal) = pty();
+    let stderr = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&terminal)
+        .unwrap();
+    let mut child = Command::new(BIN)
+        .args(["--data", folders.data.to_str().unwrap()])
+        .args(["--library", folders.library.to_str().unwrap()])
+        .arg("scan")
+        // The bar is drawn for a while before the task logs anything more.
+        .env("LUDOTHEQUE_TASK_DELAY_MS", "500")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        // EIO once the child, the terminal's last user, is gone.
+        while let Ok(n @ 1..) = controller.read(&mut buf) {
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        bytes
+    });
+    child.wait().unwrap();
+    let bytes = reader.join().unwrap();
+    // The terminal turns each newline into CR LF; then, per line, what a screen
+    // shows: what follows the last carriage return, without erase sequences.
+    let raw = String::from_utf8_lossy(&bytes).replace("\r\n", "\n");
+    let screen: Vec<String> = raw
+        .split('\n')
+        .map(|l| {
+            l.rsplit('\r')
+                .next()
+                .unwrap_or_default()
+                .replace("\x1b[K", "")
+        })
+        .collect();
+    let logged: Vec<&String> = screen.iter().filter(|l| l.contains(" [")).collect();
+    assert!(raw.contains("[...."), "no bar drawn: {raw:?}");
+    assert!(
+        logged
+            .iter()
+            .any(|l| l.contains("[INFO] task scan finished")),
+        "{screen:#?}"
+    );
+    for line in &screen {
+        let bar = line.starts_with('[') && line.contains("] ");
+        let log = line.contains("[INFO]") || line.contains("[WARN]");
+        assert!(
+            !(bar && log),
+            "a log line ran on after the bar: {line:?}\n{raw:?}"
+        );
+    }
+}
