@@ -600,7 +600,8 @@ pub enum PushCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TrashCommand {
-    /// List the entries: id, key, reason, size, deleted and expiry dates.
+    /// List the entries: id, key, reason, size, deleted and expiry dates (in the
+    /// host's zone, with its offset).
     List,
     /// Put an entry back at its key (refused when the key is occupied), or with --as
     /// NAME under another file name in the same folder

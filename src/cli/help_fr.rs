@@ -36,7 +36,7 @@ const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ("missing", "Liste, titre par titre, les mises à jour et les DLC qui manquent à la bibliothèque", None),
     ("demo-library", "Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service", Some("Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service.\n\nSes identifiants de titres sont réels et ses noms inventés. Ses données de titres vont à côté, dans DOSSIER-titledb (versions.txt, versions.json, US.en.json), et sont importées dans le dossier de données quand celui-ci n'en a pas encore ; un dossier de données qui en a les garde.")),
     ("trash", "Liste, restaure ou supprime définitivement ce qui est dans la corbeille", None),
-    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration", None),
+    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration (dans le fuseau de la machine, avec son décalage)", None),
     ("trash restore", "Remet une entrée à sa clé, ou sous un autre nom avec --as (jamais par-dessus un fichier)", None),
     ("trash purge", "Supprime définitivement : une entrée, celles qui ont expiré, ou toutes", None),
     ("device", "Règle la console (une Switch qui fait tourner un installateur réseau)", None),

@@ -36,7 +36,7 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
                 say!(
                     "Dernier envoi : {}",
                     d.last_push
-                        .map(time::rfc3339)
+                        .map(time::local)
                         .unwrap_or_else(|| "jamais".into())
                 );
                 say!(
@@ -158,8 +158,8 @@ fn list_trash(rows: &[store::trash::TrashRow]) {
             r.reason,
             number(r.size),
             agree(r.size, "octet ", "octets"),
-            time::rfc3339(r.deleted_at),
-            time::rfc3339(r.expires_at),
+            time::local(r.deleted_at),
+            time::local(r.expires_at),
             r.key
         );
     }

@@ -105,13 +105,13 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     }
     for r in runs {
         let state = match r.undone_at {
-            Some(at) => format!("annulé le {}", time::rfc3339(at)),
+            Some(at) => format!("annulé le {}", time::local(at)),
             None => count(r.moved, "déplacé", "déplacés"),
         };
         say!(
             "{:>4}  {}  {state}, {} remis en place  {}",
             r.id,
-            time::rfc3339(r.started_at),
+            time::local(r.started_at),
             number(r.undone),
             r.template
         );
@@ -129,7 +129,7 @@ fn organize_undo(global: &GlobalArgs, run: i64) -> Result<(), Error> {
         service.close();
         say!(
             "Le rangement {run} est déjà annulé (le {}).",
-            time::rfc3339(at)
+            time::local(at)
         );
         return Ok(());
     }

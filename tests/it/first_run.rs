@@ -316,3 +316,57 @@ fn log_lines_go_above_the_progress_bar_on_a_terminal() {
         );
     }
 }
+
+/// `trash list` says when in the host's zone, with its offset (it said UTC): with
+/// `TZ=Europe/Paris`, `+01:00` (`+02:00` in summer), the same instant as the clock's.
+/// The trash page shows the host's zone with its offset too; the API keeps UTC.
+#[test]
+fn trash_list_says_local_time_with_its_offset() {
+    let folders = crate::titles::unscanned_demo();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let key = "Indies%2FStyx%20%5B0100535012974000%5D%5Bv0%5D.nsp";
+    let deleted = s.send("DELETE", &format!("/api/library/{key}"), &[], None);
+    assert!(deleted.status < 300, "{}", deleted.body);
+    let page = s.get("/trash").body;
+    assert!(
+        says_a_time_with_offset(&page) && !page.contains(" UTC"),
+        "{page}"
+    );
+    drop(s);
+    let out = Command::new(BIN)
+        .args(["--data", folders.data.to_str().unwrap()])
+        .args(["--library", folders.library.to_str().unwrap()])
+        .args(["trash", "list"])
+        .env("TZ", "Europe/Paris")
+        .output()
+        .unwrap();
+    let listing = text(&out.stdout);
+    assert!(out.status.success(), "{listing}{}", text(&out.stderr));
+    let when = listing
+        .split("supprimé le ")
+        .nth(1)
+        .and_then(|rest| rest.get(..25))
+        .unwrap_or_else(|| panic!("{listing}"));
+    let offset = &when[19..];
+    assert!(offset == "+01:00" || offset == "+02:00", "{listing}");
+    let wall = humantime::parse_rfc3339(&format!("{}Z", &when[..19])).unwrap();
+    let hours = if offset == "+01:00" { 1 } else { 2 };
+    let instant = wall - std::time::Duration::from_secs(hours * 3600);
+    let age = std::time::SystemTime::now()
+        .duration_since(instant)
+        .unwrap();
+    assert!(age.as_secs() < 600, "{listing}");
+}
+
+/// `text` holds a time with an offset, `HH:MM ±HH:MM` (`14:03 +01:00`).
+pub(crate) fn says_a_time_with_offset(text: &str) -> bool {
+    let shape = b"dd:dd sdd:dd";
+    text.as_bytes().windows(shape.len()).any(|w| {
+        w.iter().zip(shape).all(|(&c, &s)| match s {
+            b'd' => c.is_ascii_digit(),
+            b's' => c == b'+' || c == b'-',
+            _ => c == s,
+        })
+    })
+}
