@@ -16,6 +16,10 @@ use log::LevelFilter;
 pub struct Args {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// `serve`'s flags, for when no command is named: `ludotheque --listen …` is
+    /// `ludotheque serve --listen …` (`cli::parse` refuses them before another command).
+    #[command(flatten)]
+    pub serve: ServeArgs,
     /// The command; `serve` when none is named.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -35,13 +39,95 @@ impl ServeArgs {
     }
 }
 
+/// Which commands use each flag every command takes, by path (the names after
+/// `ludotheque`): a command's help, its completions and its man page list these
+/// flags only where they do something (`missing --help` listed `--organize-template`).
+/// Elsewhere they are hidden but still accepted, so that a script or a variable set
+/// for every command breaks nothing. The root is `serve` and lists them all.
+const GLOBAL_USERS: &[(&str, &[&str])] = &[
+    ("data", &[EVERY_COMMAND_BUT_COMPLETIONS]),
+    ("log_level", &[EVERY_COMMAND_BUT_COMPLETIONS]),
+    (
+        "library",
+        &[
+            "serve",
+            "scan",
+            "convert",
+            "verify",
+            "compress",
+            "organize",
+            "dedupe",
+            "trash restore",
+            "trash purge",
+        ],
+    ),
+    ("dedupe_keep", &["serve", "dedupe"]),
+    ("organize_template", &["serve", "organize"]),
+    (
+        "keys",
+        &[
+            "serve",
+            "scan",
+            "convert",
+            "verify",
+            "compress",
+            "keys import",
+            "keys status",
+            "trash restore",
+        ],
+    ),
+];
+
+/// In [`GLOBAL_USERS`]: every command but `completions`, which reads no database.
+const EVERY_COMMAND_BUT_COMPLETIONS: &str = "*";
+
+/// The command line's tree as people see it (help, completions, man pages): `cmd`
+/// (`Args::command()`, perhaps adjusted) built, each command showing the global
+/// flags it uses (see [`GLOBAL_USERS`]).
+pub fn shown(mut cmd: clap::Command) -> clap::Command {
+    // Built first: clap copies the global flags into each command as it builds.
+    cmd.build();
+    hide_unused(cmd, "")
+}
+
+fn hide_unused(cmd: clap::Command, path: &str) -> clap::Command {
+    let cmd = cmd.mut_args(|a| {
+        let users = GLOBAL_USERS.iter().find(|(id, _)| a.get_id() == *id);
+        match users {
+            Some((_, users)) if !uses(users, path) => a.hide(true),
+            _ => a,
+        }
+    });
+    cmd.mut_subcommands(|sub| {
+        let inner = match path {
+            "" => sub.get_name().to_string(),
+            _ => format!("{path} {}", sub.get_name()),
+        };
+        hide_unused(sub, &inner)
+    })
+}
+
+/// A command at `path` shows a flag its `users` use: the root, a user, a command of a
+/// user, or a command one of whose commands is a user (`trash` for `trash restore`).
+fn uses(users: &[&str], path: &str) -> bool {
+    let top = path.split(' ').next().unwrap_or_default();
+    path.is_empty()
+        || users.iter().any(|u| {
+            (*u == EVERY_COMMAND_BUT_COMPLETIONS && top != "completions" && top != "help")
+                || *u == path
+                || path.starts_with(&format!("{u} "))
+                || u.starts_with(&format!("{path} "))
+        })
+}
+
 /// Flags every command takes.
 #[derive(ClapArgs, Debug, Clone)]
 pub struct GlobalArgs {
     /// Data folder: the database and the lock file.
     #[arg(long, global = true, env = "LUDOTHEQUE_DATA", default_value = "./data")]
     pub data: PathBuf,
-    /// Library root: the game files (created when missing).
+    /// Library root: the game files (created when missing). Not given, a command
+    /// uses the library the service last ran with, and says which.
     #[arg(
         long,
         global = true,
@@ -83,6 +169,10 @@ pub struct GlobalArgs {
     /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys].
     #[arg(long, global = true, env = "LUDOTHEQUE_KEYS", value_name = "FILE")]
     pub keys: Option<PathBuf>,
+    /// `--library` or its variable was given (not its default): set by `cli::parse`.
+    /// Without it a command uses the library the service last ran with.
+    #[arg(skip)]
+    pub library_given: bool,
 }
 
 #[derive(ClapArgs, Debug, Clone)]
@@ -515,7 +605,8 @@ pub enum PushCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TrashCommand {
-    /// List the entries: id, key, reason, size, deleted and expiry dates.
+    /// List the entries: id, key, reason, size, deleted and expiry dates (in the
+    /// host's zone, with its offset).
     List,
     /// Put an entry back at its key (refused when the key is occupied), or with --as
     /// NAME under another file name in the same folder

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             cli::report(&e);
-            ExitCode::FAILURE
+            ExitCode::from(cli::exit_code(&e))
         }
     }
 }

@@ -274,6 +274,8 @@ fn raise_open_files_limit() {
 }
 
 fn create_key(data: &std::path::Path, lib: &std::path::Path) -> String {
+    // Only `serve` creates a missing data folder.
+    std::fs::create_dir_all(data).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .arg("--data")
         .arg(data)

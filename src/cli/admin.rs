@@ -78,12 +78,12 @@ fn list_keys(keys: &[api_keys::ApiKey]) {
             } else {
                 "complet"
             },
-            time::rfc3339(k.created_at),
+            time::local(k.created_at),
             k.last_used_at
-                .map(time::rfc3339)
+                .map(time::local)
                 .unwrap_or_else(|| "jamais".into()),
             match k.revoked_at {
-                Some(t) => format!("révoquée le {}", time::rfc3339(t)),
+                Some(t) => format!("révoquée le {}", time::local(t)),
                 None => "active".into(),
             }
         );
@@ -129,7 +129,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
                     u.name,
                     u.role,
                     u.lang,
-                    time::rfc3339(u.created_at)
+                    time::local(u.created_at)
                 );
             }
         }
@@ -190,9 +190,9 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
                 say!(
                     "{:<24} {:<21} {}",
                     c.name,
-                    time::rfc3339(c.created_at),
+                    time::local(c.created_at),
                     c.last_used_at
-                        .map(time::rfc3339)
+                        .map(time::local)
                         .unwrap_or_else(|| "jamais".into())
                 );
             }

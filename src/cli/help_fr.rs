@@ -36,7 +36,7 @@ const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ("missing", "Liste, titre par titre, les mises à jour et les DLC qui manquent à la bibliothèque", None),
     ("demo-library", "Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service", Some("Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service.\n\nSes identifiants de titres sont réels et ses noms inventés. Ses données de titres vont à côté, dans DOSSIER-titledb (versions.txt, versions.json, US.en.json), et sont importées dans le dossier de données quand celui-ci n'en a pas encore ; un dossier de données qui en a les garde.")),
     ("trash", "Liste, restaure ou supprime définitivement ce qui est dans la corbeille", None),
-    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration", None),
+    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration (dans le fuseau de la machine, avec son décalage)", None),
     ("trash restore", "Remet une entrée à sa clé, ou sous un autre nom avec --as (jamais par-dessus un fichier)", None),
     ("trash purge", "Supprime définitivement : une entrée, celles qui ont expiré, ou toutes", None),
     ("device", "Règle la console (une Switch qui fait tourner un installateur réseau)", None),
@@ -77,7 +77,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("*", "help", "", "Affiche l'aide"),
     ("*", "version", "", "Affiche la version"),
     ("*", "data", "DOSSIER", "Dossier de données : la base de données et le fichier de verrou"),
-    ("*", "library", "DOSSIER", "Racine de la bibliothèque : les fichiers de jeux (créée si elle manque)"),
+    ("*", "library", "DOSSIER", "Racine de la bibliothèque : les fichiers de jeux (créée si elle manque). Quand elle n'est pas donnée, une commande prend celle du dernier lancement du service, et dit laquelle"),
     ("*", "log_level", "NIVEAU", "Niveau du journal sur la sortie d'erreur : error, warn, info, debug, trace ou off"),
     ("*", "dedupe_keep", "COPIE", "La copie que « dedupe » garde d'un identifiant de titre et d'une version trouvés deux fois : non compressée (.nsp, .xci) ou compressée (.nsz, .xcz). La version saine la plus récente reste toujours : une copie endommagée ne reste jamais à la place d'une copie saine"),
     ("*", "organize_template", "MODÈLE", "Où « organize » range chaque fichier, relativement au dossier de sa plateforme. Champs : {name} (celui du jeu de base, aussi pour ses mises à jour et ses DLC), {dlc_name} (celui du fichier), {own_name} (celui d'un DLC pour un DLC, celui du jeu pour les autres), {title_id}, {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}"),
@@ -172,7 +172,7 @@ const VALUES: &[(&str, &str, &str)] = &[
 
 /// The command line's tree with its French help, ready to parse.
 pub fn command() -> Command {
-    translate(Args::command()).0
+    translate(crate::args::shown(Args::command())).0
 }
 
 /// `cmd` built, with its French put in place, and what found no French (a line per
@@ -233,7 +233,9 @@ fn arg(a: Arg, path: &str, missing: &mut Vec<String>) -> Arg {
     if a.is_hide_set() {
         return a;
     }
-    let found = ARGS.iter().find(|e| e.0 == path && e.1 == id);
+    // The root takes `serve`'s flags (no command means `serve`): the same French.
+    let own = |e: &&(&str, &str, &str, &str)| e.0 == path || (path.is_empty() && e.0 == "serve");
+    let found = ARGS.iter().find(|e| own(e) && e.1 == id);
     let Some(&(_, _, value, help)) =
         found.or_else(|| ARGS.iter().find(|e| e.0 == "*" && e.1 == id))
     else {

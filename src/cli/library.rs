@@ -36,7 +36,7 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
                 say!(
                     "Dernier envoi : {}",
                     d.last_push
-                        .map(time::rfc3339)
+                        .map(time::local)
                         .unwrap_or_else(|| "jamais".into())
                 );
                 say!(
@@ -97,12 +97,15 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
 
 pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {
     let conn = open_store(global)?;
-    let root = global.library.canonicalize().map_err(|e| {
-        Error::invalid(Msg::FolderUnusable {
-            what: "library".into(),
+    // The list is the database's: only restore and purge need the library itself.
+    let root = || {
+        global.library.canonicalize().map_err(|e| {
+            Error::invalid(Msg::FolderUnusable {
+                what: "library".into(),
+            })
+            .with_cause(e)
         })
-        .with_cause(e)
-    })?;
+    };
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
         TrashCommand::Restore { id, as_name } => {
@@ -112,15 +115,15 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .ok()
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
-            let row = trash::restore_as(&conn, &root, *id, as_name.as_deref(), keys)?;
+            let row = trash::restore_as(&conn, &root()?, *id, as_name.as_deref(), keys)?;
             say!("Restauré : {}", row.key);
         }
         TrashCommand::Purge { id: Some(id), .. } => {
-            let row = trash::purge(&conn, &root, *id)?;
+            let row = trash::purge(&conn, &root()?, *id)?;
             say!("Supprimé définitivement : {}", row.key);
         }
         TrashCommand::Purge { expired: true, .. } => {
-            let n = trash::purge_expired(&conn, &root, time::now())?;
+            let n = trash::purge_expired(&conn, &root()?, time::now())?;
             say!(
                 "{} {} définitivement.",
                 count(n as u64, "entrée expirée", "entrées expirées"),
@@ -128,7 +131,7 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
             );
         }
         TrashCommand::Purge { .. } => {
-            let rows = store::trash::list(&conn)?;
+            let (rows, root) = (store::trash::list(&conn)?, root()?);
             for r in &rows {
                 trash::purge(&conn, &root, r.id)?;
             }
@@ -155,8 +158,8 @@ fn list_trash(rows: &[store::trash::TrashRow]) {
             r.reason,
             number(r.size),
             agree(r.size, "octet ", "octets"),
-            time::rfc3339(r.deleted_at),
-            time::rfc3339(r.expires_at),
+            time::local(r.deleted_at),
+            time::local(r.expires_at),
             r.key
         );
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use log::LevelFilter;
 use rusqlite::Connection;
 
-use crate::args::{Args, Command, GlobalArgs, ServeArgs};
+use crate::args::{Args, Command, GlobalArgs, ServeArgs, TrashCommand};
 use crate::config::Config;
 use crate::error::{Error, Msg};
 use crate::jobs::Task;
@@ -34,6 +34,7 @@ mod handoff;
 pub mod help_fr;
 mod library;
 pub mod out;
+mod progress;
 mod task;
 mod titles;
 mod upkeep;
@@ -45,24 +46,66 @@ pub use words::{error_line, report};
 /// and `--version` end the process here, as clap does.
 pub fn parse() -> Args {
     use clap::FromArgMatches;
-    let matches = help_fr::command()
-        .try_get_matches()
-        .and_then(|m| Args::from_arg_matches(&m));
-    match matches {
+    let mut cmd = help_fr::command();
+    let parsed = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| serve_flags_alone(&mut cmd, &m).map(|()| m))
+        .and_then(|m| {
+            let mut args = Args::from_arg_matches(&m)?;
+            args.global.library_given = given(&m, "library");
+            Ok(args)
+        });
+    match parsed {
         Ok(args) => args,
         Err(e) => words::usage_error(e),
     }
 }
 
-/// Logs go to standard error, in English; standard output is kept for the one
-/// `listening on` line and for the commands' own output.
+/// `serve`'s flags are the root's too, since no command means `serve`; before
+/// another command they mean nothing, and are refused as an unexpected argument.
+fn serve_flags_alone(cmd: &mut clap::Command, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::Args as _;
+    let Some((name, _)) = m.subcommand() else {
+        return Ok(());
+    };
+    let serve_only = ServeArgs::augment_args(clap::Command::new("serve"));
+    let stray = serve_only.get_arguments().find(|a| {
+        m.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine)
+    });
+    let Some(stray) = stray else {
+        return Ok(());
+    };
+    let mut e = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(cmd);
+    let flag = format!("--{}", stray.get_long().unwrap_or_default());
+    e.insert(ContextKind::InvalidArg, ContextValue::String(flag));
+    if let Some(sub) = cmd.find_subcommand_mut(name) {
+        let usage = sub.render_usage();
+        e.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+    }
+    Err(e)
+}
+
+/// A global flag was given, on the command line or by its variable, at any depth.
+fn given(m: &clap::ArgMatches, id: &str) -> bool {
+    use clap::parser::ValueSource;
+    let here = matches!(
+        m.value_source(id),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    );
+    here || m.subcommand().is_some_and(|(_, sub)| given(sub, id))
+}
+
+/// Logs go to standard error, in English, above a foreground task's progress bar
+/// (`progress`); standard output is kept for the one `listening on` line and for the
+/// commands' own output.
 pub fn init_logging(args: &Args) {
     let config = simplelog::ConfigBuilder::new()
         .set_target_level(LevelFilter::Off)
         .set_thread_level(LevelFilter::Off)
         .build();
     let level = args.global.log_level;
-    let inner = simplelog::WriteLogger::new(level, config, std::io::stderr());
+    let inner = simplelog::WriteLogger::new(level, config, progress::LogWriter::new());
     if log::set_boxed_logger(Box::new(OneLine(inner))).is_ok() {
         log::set_max_level(level);
     }
@@ -71,7 +114,7 @@ pub fn init_logging(args: &Args) {
 /// The log, one line per record whatever it carries: control characters in a message
 /// (a file name with a newline, a user agent with an escape sequence) are escaped
 /// here, for every line at once, so no outside string can forge a log line.
-struct OneLine(Box<simplelog::WriteLogger<std::io::Stderr>>);
+struct OneLine(Box<simplelog::WriteLogger<progress::LogWriter>>);
 
 impl log::Log for OneLine {
     fn enabled(&self, metadata: &log::Metadata) -> bool {
@@ -101,11 +144,21 @@ impl log::Log for OneLine {
     }
 }
 
+/// The process's exit status for an error: 2 for a data folder that does not exist
+/// (a mistake of the command line, as a usage error is), 1 for the rest.
+pub fn exit_code(e: &Error) -> u8 {
+    match e.msg {
+        Msg::NoDataFolder { .. } => 2,
+        _ => 1,
+    }
+}
+
 /// Run the command; the caller prints the error (see [`error_line`]).
-pub fn run(args: Args) -> Result<(), Error> {
+pub fn run(mut args: Args) -> Result<(), Error> {
+    prepare(&mut args)?;
     let global = &args.global;
     match &args.command {
-        None => serve(global, &ServeArgs::from_env()),
+        None => serve(global, &args.serve),
         Some(Command::Serve(serve_args)) => serve(global, serve_args),
         Some(Command::Apikey { command }) => admin::apikey(global, command),
         Some(Command::User { command }) => admin::user_command(global, command),
@@ -153,6 +206,70 @@ pub fn run(args: Args) -> Result<(), Error> {
     }
 }
 
+/// What every command checks first. Only `serve` and `demo-library` create a data
+/// folder that does not exist: any other command run in the wrong folder would
+/// otherwise create a new empty one and report on it (« Rien ne manque »). An
+/// existing empty folder is set up as always, so `user add` before the first start
+/// works. Then the library: the service's last one when none is named.
+fn prepare(args: &mut Args) -> Result<(), Error> {
+    let creates = matches!(
+        args.command,
+        None | Some(Command::Serve(_)) | Some(Command::DemoLibrary { .. })
+    );
+    // No database at all: nothing to look at, nothing to create.
+    if matches!(args.command, Some(Command::Completions { .. })) {
+        return Ok(());
+    }
+    let exists = args.global.data.exists();
+    if !exists && !creates {
+        return Err(Error::invalid(Msg::NoDataFolder {
+            folder: args.global.data.display().to_string(),
+        }));
+    }
+    if exists && uses_library(&args.command) && !args.global.library_given {
+        remembered_library(&mut args.global)?;
+    }
+    Ok(())
+}
+
+/// The commands that work on the library's files (the others only on the database).
+fn uses_library(command: &Option<Command>) -> bool {
+    matches!(
+        command,
+        None | Some(
+            Command::Serve(_)
+                | Command::Scan
+                | Command::Convert
+                | Command::Verify { .. }
+                | Command::Compress { .. }
+                | Command::Organize { .. }
+                | Command::Dedupe { .. }
+                | Command::Trash {
+                    command: TrashCommand::Restore { .. } | TrashCommand::Purge { .. }
+                }
+        )
+    )
+}
+
+/// No `--library` given: the library the service last ran with, when it ran once,
+/// said on standard error so that nobody wonders which one a scan read.
+fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
+    let db = open_store(global)?;
+    let Some(path) = crate::store::settings::get(&db, crate::store::settings::LIBRARY)? else {
+        return Ok(());
+    };
+    global.library = path.into();
+    let line = format!(
+        "Bibliothèque : {} (celle du dernier lancement du service ; --library en nomme une autre)",
+        global.library.display()
+    );
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("{}\n", crate::text::printable(&line)).as_bytes(),
+    );
+    Ok(())
+}
+
 /// Write the demo library; import its title data into the data folder when that
 /// has none yet (a folder with real title data keeps it).
 fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
@@ -198,5 +315,18 @@ fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
 
 fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {
     let config = Config::new(global, serve)?;
-    Service::open(&config)?.serve()
+    let service = Service::open(&config)?;
+    remember_library(&config)?;
+    service.serve()
+}
+
+/// The database keeps the library this service runs with: the next command given
+/// no `--library` uses it (see [`prepare`]).
+fn remember_library(config: &Config) -> Result<(), Error> {
+    let Some(path) = config.library.to_str() else {
+        log::warn!("the library's path is not UTF-8: commands will not find it by themselves");
+        return Ok(());
+    };
+    let db = db::open(&config.data)?;
+    crate::store::settings::set(&db, crate::store::settings::LIBRARY, path)
 }

@@ -60,13 +60,11 @@ pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), 
             jobs.cancel();
         }
         if tty {
-            eprint!("\r{}\x1b[K", progress_line(&jobs.snapshot()));
+            super::progress::draw(&progress_line(&jobs.snapshot()));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    if tty {
-        eprintln!();
-    }
+    super::progress::finish();
     let snap = jobs.snapshot();
     // The webhook's first attempt at each event (15 s at most each), not its retries.
     jobs.flush_events(Duration::from_secs(20));

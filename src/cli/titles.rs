@@ -139,7 +139,7 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
             };
             say!(
                 "Dernier import : {} ({age}), fichiers : {}",
-                &time::rfc3339(last.imported_at)[..10],
+                &time::local(last.imported_at)[..10],
                 last.files
             );
         }

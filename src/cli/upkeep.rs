@@ -104,13 +104,13 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     }
     for r in runs {
         let state = match r.undone_at {
-            Some(at) => format!("annulé le {}", time::rfc3339(at)),
+            Some(at) => format!("annulé le {}", time::local(at)),
             None => count(r.moved, "déplacé", "déplacés"),
         };
         say!(
             "{:>4}  {}  {state}, {} remis en place  {}",
             r.id,
-            time::rfc3339(r.started_at),
+            time::local(r.started_at),
             number(r.undone),
             r.template
         );
@@ -120,7 +120,7 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
 
 /// Undo as a task, like a run: in this process under the data folder's lock, or
 /// handed to the server that holds it; either way no other task moves files
-/// meanwhile. A file left where it is is named, and the undo still exits 0.
+/// meanwhile. A file left where it is is named, and makes the undo partial.
 fn organize_undo(global: &GlobalArgs, run: i64) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let start = Start {

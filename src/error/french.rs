@@ -94,6 +94,7 @@ impl Msg {
             NotInPushList { key } => format!("« {key} » n'est pas dans la liste d'envoi"),
             ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({})", detail(reason)),
             ConvertTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
+            NoDataFolder { folder } => format!("le dossier de données {folder} n'existe pas : lancez la commande là où il est, nommez-le avec --data (ou LUDOTHEQUE_DATA), ou démarrez une première fois le service (ludotheque serve), qui le crée"),
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
             FolderUnusable { what } => format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" }),
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads et --shop-downloads-total valent au moins 1".into(),

@@ -312,6 +312,11 @@ pub enum Msg {
         what: String,
     },
     // Starting the service.
+    /// A command other than `serve` and `demo-library` was given a data folder that
+    /// does not exist (run in the wrong folder): it creates none.
+    NoDataFolder {
+        folder: String,
+    },
     DataFolderPrivate,
     FolderUnusable {
         what: String,
@@ -564,6 +569,7 @@ impl Msg {
             NotInPushList { .. } => "That game is not in the push list.".into(),
             ConvertFailed { key, reason } => format!("{key}: {reason}"),
             ConvertTargetExists { key, target } => format!("{key}: {target} already exists; skipped"),
+            NoDataFolder { folder } => format!("the data folder {folder} does not exist: run the command where it is, name it with --data (or LUDOTHEQUE_DATA), or start the service once (ludotheque serve), which creates it"),
             DataFolderPrivate => "the data folder cannot be made private".into(),
             FolderUnusable { what } => format!("the {what} folder cannot be created or opened"),
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads and --shop-downloads-total must be at least 1".into(),

@@ -19,3 +19,8 @@ pub fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
     )?;
     Ok(())
 }
+
+/// The library root the service last ran with (absolute; `cli::remembered_library`):
+/// a command given no `--library` uses it, so that one run in another folder never
+/// meets an empty `./library`.
+pub const LIBRARY: &str = "library_path";

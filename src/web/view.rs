@@ -311,13 +311,12 @@ pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
     super::phrases::count(v, n, (one.get(fr), many.get(fr), one.get(en), many.get(en)))
 }
 
-/// A Unix time as `YYYY-MM-DD HH:MM UTC`.
+/// A Unix time in the host's zone, with its offset: `YYYY-MM-DD HH:MM +01:00`.
+/// Server-side, the host's zone rather than the browser's: no script, the same text
+/// as the command line's, and the offset says which zone it is.
 pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
     match unix_s {
-        Some(t) => {
-            let s = crate::time::rfc3339(t);
-            format!("{} {} UTC", &s[..10], &s[11..16])
-        }
+        Some(t) => crate::time::shown(t),
         None => v.t(M::Never).to_string(),
     }
 }

@@ -183,6 +183,8 @@ fn service(keys: &TestKeys, nsp: &[u8], solid: bool) -> (f64, u64, u64) {
 
 /// Run a command of the binary, which must succeed; its peak RssAnon in KiB.
 fn run(data: &Path, lib: &Path, args: &[&str]) -> u64 {
+    // Only `serve` creates a missing data folder.
+    std::fs::create_dir_all(data).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args(["--data", data.to_str().unwrap()])
         .args(["--library", lib.to_str().unwrap()])

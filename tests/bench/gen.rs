@@ -173,6 +173,8 @@ pub fn title_data(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
 /// Run a command of the binary on a data folder; panics when it fails.
 #[allow(dead_code)]
 pub fn cli(data: &std::path::Path, args: &[&str]) -> String {
+    // Only `serve` creates a missing data folder.
+    std::fs::create_dir_all(data).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
         .args(["--data", data.to_str().unwrap(), "--log-level", "warn"])
         .args(args)

@@ -97,6 +97,8 @@ struct Run {
 
 /// Run a command of the binary; it must succeed.
 fn run(data: &Path, args: &[&str]) -> Run {
+    // Only `serve` creates a missing data folder.
+    std::fs::create_dir_all(data).unwrap();
     use std::io::Read;
     // Waited for below with wait4, which std cannot do: it returns the child's rusage.
     #[allow(clippy::zombie_processes)]

@@ -29,6 +29,9 @@ impl Folders {
         let data = tmp.path().join("data");
         let library = tmp.path().join("library");
         std::fs::create_dir_all(&library).unwrap();
+        // An empty data folder, as an installer makes it: commands other than `serve`
+        // refuse one that does not exist (`cli::prepare`).
+        std::fs::create_dir_all(&data).unwrap();
         Arc::new(Folders { tmp, data, library })
     }
 

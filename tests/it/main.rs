@@ -15,6 +15,7 @@ mod compress_web;
 mod console_keys;
 mod convert;
 mod dedupe;
+mod first_run;
 mod foundation;
 mod handoff;
 mod hardening;

@@ -9,7 +9,7 @@ use clap::CommandFactory;
 
 /// The pages' date: that of the last change to the command line (kept fixed so that
 /// regenerating an unchanged page gives the same bytes).
-const DATE: &str = "2026-11-22";
+const DATE: &str = "2026-11-26";
 
 const WRITTEN: &str = r#".SH ENVIRONMENT
 Every flag can also be given as an environment variable, shown above beside the
@@ -19,7 +19,10 @@ flag; the flag wins. The global ones:
 The data folder (database, lock file).
 .TP
 .B LUDOTHEQUE_LIBRARY
-The library root.
+The library root. Given neither it nor
+.BR \-\-library ,
+a command uses the library the service last ran with (the database keeps it), and
+names it on standard error.
 .TP
 .B LUDOTHEQUE_LOG_LEVEL
 off, error, warn, info, debug or trace. Logs go to standard error, in English.
@@ -80,7 +83,17 @@ settings (they come from a third-party host).
 The trash: each entry's file under its id, at its original key.
 .SH EXIT STATUS
 0 on success (also after SIGTERM or SIGINT stopped the server cleanly); 1 on an
-error, printed in French on standard error; 2 on a usage error.
+error, printed in French on standard error; 2 on a usage error, and when the data
+folder does not exist: only
+.B serve
+and
+.B demo\-library
+create it (an existing empty folder is set up by any command);
+.BR completions ,
+.B \-\-help
+and
+.B \-\-version
+never touch it.
 .SH LOCAL ACCESS
 A keyless request from this machine (a peer in 127.0.0.0/8 or ::1, a loopback
 .BR Host ,
@@ -558,9 +571,7 @@ fn documented() -> clap::Command {
         cmd.disable_help_subcommand(true)
             .mut_subcommands(without_help)
     }
-    let mut root = without_help(ludotheque::args::Args::command());
-    root.build();
-    root
+    ludotheque::args::shown(without_help(ludotheque::args::Args::command()))
 }
 
 /// A page per command of a command (`ludotheque-apikey-create.1`): the command's own

@@ -179,7 +179,7 @@ function showKey(form, data) {
   const row = table.tBodies[0].insertRow();
   row.dataset.keyId = data.id;
   const cells = [data.name, data.prefix + "…", data.read_only ? table.dataset.readOnly : "—",
-    data.created_at.slice(0, 16).replace("T", " ") + " UTC", table.dataset.never];
+    data.created_shown, table.dataset.never];
   cells.forEach((text, i) => {
     const cell = row.insertCell();
     cell.textContent = text;
