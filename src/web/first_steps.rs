@@ -22,7 +22,7 @@ use crate::words::Task;
 pub fn welcome_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let body = html! {
-        p { (v.t(M::WelcomeIntro)) }
+        @if v.admin { p { (v.t(M::WelcomeIntro)) } }
         (where_games_go(c, &v))
         (next_steps(&v))
         p { a href="/" { (v.t(M::ToDashboard)) } }
