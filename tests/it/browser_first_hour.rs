@@ -102,7 +102,9 @@ fn header_fits(tab: &headless_chrome::Tab, name: &str, narrow: bool) {
         assert_eq!(shown(".menu-button"), true, "{name}");
         assert_eq!(shown("header nav"), false, "{name}: the menu is closed");
     } else {
+        // Nor is its checkbox in the way of the keyboard.
         assert_eq!(shown(".menu-button"), false, "{name}");
+        assert_eq!(shown(".menu-toggle"), false, "{name}");
         assert_eq!(shown("header nav"), true, "{name}");
         let height = js(tab, "document.querySelector('header').offsetHeight");
         assert!(
@@ -114,6 +116,14 @@ fn header_fits(tab: &headless_chrome::Tab, name: &str, narrow: bool) {
 
 /// The menu opened by its button: every entry shows, whole, within the screen.
 fn menu(tab: &headless_chrome::Tab, lang: &str) {
+    // From the keyboard: Space on the button opens the menu, and closes it.
+    let nav_shown = "getComputedStyle(document.querySelector('header nav')).display !== 'none'";
+    js(tab, "document.querySelector('.menu-toggle').focus()");
+    assert_eq!(js(tab, "document.activeElement.id"), "menu-open");
+    tab.press_key(" ").unwrap();
+    wait_for(tab, nav_shown);
+    tab.press_key(" ").unwrap();
+    wait_for(tab, &format!("!({nav_shown})"));
     click(tab, "label.menu-button");
     wait_for(
         tab,
