@@ -149,18 +149,42 @@ fn check_role(role: &str) -> Result<(), Error> {
 /// Create an account. A taken name (whatever its case and Unicode form,
 /// `text::fold`) is a conflict.
 pub fn add(conn: &Connection, name: &str, password: &str, role: &str) -> Result<i64, Error> {
+    add_in(conn, name, password, role, LANGS[0])
+}
+
+/// Create an account whose pages are in `lang` (`fr` or `en`), the language the admin
+/// who makes it picks.
+pub fn add_in(
+    conn: &Connection,
+    name: &str,
+    password: &str,
+    role: &str,
+    lang: &str,
+) -> Result<i64, Error> {
     let name = check_name(name)?;
     check_role(role)?;
+    check_lang(lang)?;
     let hash = hash_password(password)?;
-    users::insert(conn, &name, &hash, role, time::now())?
+    users::insert_in(conn, &name, &hash, role, lang, time::now())?
         .ok_or_else(|| Error::conflict(Msg::AccountExists))
 }
 
-/// Create the first admin from the first-run page; a conflict once any account exists.
-pub fn add_first(conn: &Connection, name: &str, password: &str) -> Result<(), Error> {
+/// `fr` or `en`.
+pub fn check_lang(lang: &str) -> Result<(), Error> {
+    if LANGS.contains(&lang) {
+        Ok(())
+    } else {
+        Err(Error::invalid(Msg::BadLang))
+    }
+}
+
+/// Create the first admin from the first-run page, in the language that page was
+/// shown in; a conflict once any account exists.
+pub fn add_first(conn: &Connection, name: &str, password: &str, lang: &str) -> Result<(), Error> {
     let name = check_name(name)?;
+    check_lang(lang)?;
     let hash = hash_password(password)?;
-    if users::insert_first(conn, &name, &hash, time::now())? {
+    if users::insert_first(conn, &name, &hash, lang, time::now())? {
         Ok(())
     } else {
         Err(Error::conflict(Msg::AlreadySetUp))
@@ -361,6 +385,6 @@ mod tests {
         let other = open_session(&conn, &user).unwrap();
         close_session(&conn, &other).unwrap();
         assert!(session_user(&conn, &other).unwrap().is_none());
-        assert!(add_first(&conn, "mallory", "long enough").is_err());
+        assert!(add_first(&conn, "mallory", "long enough", "fr").is_err());
     }
 }

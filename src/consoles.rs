@@ -83,6 +83,22 @@ pub fn remove(conn: &Connection, name: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// Give a console a new password, returned once: the old one stops working at once.
+/// A console whose password was lost keeps its name and its download history.
+pub fn reset_password(conn: &Connection, name: &str) -> Result<(Console, String), Error> {
+    let none = || {
+        Error::not_found(Msg::NoConsole {
+            name: crate::text::cut(name, 64).into(),
+        })
+    };
+    let (console, _) = consoles::by_name(conn, name)?.ok_or_else(none)?;
+    let password = new_password();
+    if !consoles::set_hash(conn, console.id, &hash(&password))? {
+        return Err(none());
+    }
+    Ok((console, password))
+}
+
 /// The console a name and password open, or `None`. The hashes are compared in
 /// constant time; the use is noted at most once a minute.
 pub fn check(conn: &Connection, name: &str, password: &str) -> Result<Option<Console>, Error> {

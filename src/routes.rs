@@ -77,6 +77,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/settings/keys", Page, web::settings::keys_page),
     route("GET", "/login", Public, web::sign_in::login_page),
     route("GET", "/setup", Public, web::sign_in::setup_page),
+    route("GET", "/welcome", Page, web::first_steps::welcome_page),
     route("GET", "/static/{name}", Public, web::assets::asset),
     // Internal routes of the web interface: not part of the public contract.
     route("POST", "/api/login", Public, web::sign_in::login),
@@ -123,6 +124,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/job/cancel", Private, web::tasks::cancel_job),
     route("POST", "/api/consoles", Private, web::shop::add_console),
     route("DELETE", "/api/consoles/{name}", Private, web::shop::remove_console),
+    route("POST", "/api/consoles/{name}/password", Private, web::shop::new_console_password),
     route("POST", "/api/shop/message", Private, web::shop::set_message),
     route("POST", "/api/device", Private, web::device::set_device),
     route("DELETE", "/api/device", Private, web::device::clear_device),

@@ -61,6 +61,14 @@ pub fn delete(conn: &Connection, id: i64) -> Result<bool, Error> {
     Ok(conn.execute("DELETE FROM consoles WHERE id = ?1", [id])? == 1)
 }
 
+/// Replace a console's password hash; false when there is no such console.
+pub fn set_hash(conn: &Connection, id: i64, hash: &[u8]) -> Result<bool, Error> {
+    Ok(conn.execute(
+        "UPDATE consoles SET hash = ?2 WHERE id = ?1",
+        params![id, hash],
+    )? == 1)
+}
+
 pub fn touch(conn: &Connection, id: i64, now: i64) -> Result<(), Error> {
     conn.prepare_cached("UPDATE consoles SET last_used_at = ?2 WHERE id = ?1")?
         .execute(params![id, now])?;

@@ -50,21 +50,39 @@ pub fn insert(
     role: &str,
     now: i64,
 ) -> Result<Option<i64>, Error> {
+    insert_in(conn, name, hash, role, "fr", now)
+}
+
+/// `insert`, for an account whose pages are in `lang`.
+pub fn insert_in(
+    conn: &Connection,
+    name: &str,
+    hash: &str,
+    role: &str,
+    lang: &str,
+    now: i64,
+) -> Result<Option<i64>, Error> {
     let n = conn.execute(
-        "INSERT INTO users (name, folded, hash, role, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT DO NOTHING",
-        params![name, crate::text::fold(name), hash, role, now],
+        "INSERT INTO users (name, folded, hash, role, lang, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+        params![name, crate::text::fold(name), hash, role, lang, now],
     )?;
     Ok((n == 1).then(|| conn.last_insert_rowid()))
 }
 
 /// Insert the first account only while there is none, in one statement, so two
 /// first-run forms sent at once cannot both create an admin.
-pub fn insert_first(conn: &Connection, name: &str, hash: &str, now: i64) -> Result<bool, Error> {
+pub fn insert_first(
+    conn: &Connection,
+    name: &str,
+    hash: &str,
+    lang: &str,
+    now: i64,
+) -> Result<bool, Error> {
     let n = conn.execute(
-        "INSERT INTO users (name, folded, hash, role, created_at)
-         SELECT ?1, ?2, ?3, 'admin', ?4 WHERE NOT EXISTS (SELECT 1 FROM users)",
-        params![name, crate::text::fold(name), hash, now],
+        "INSERT INTO users (name, folded, hash, role, lang, created_at)
+         SELECT ?1, ?2, ?3, 'admin', ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM users)",
+        params![name, crate::text::fold(name), hash, lang, now],
     )?;
     Ok(n == 1)
 }

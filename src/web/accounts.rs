@@ -79,6 +79,13 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                     option value="admin" { (v.t(M::RoleAdmin)) }
                 }
             }
+            label { (v.t(M::Language))
+                select name="lang" {
+                    @for code in accounts::LANGS {
+                        option value=(code) selected[code == v.lang.code()] { (lang_name(code)) }
+                    }
+                }
+            }
             button type="submit" { (v.t(M::CreateAccount)) }
         }
     })
@@ -149,6 +156,9 @@ struct AccountForm {
     #[serde(flatten)]
     password: NewPassword,
     role: String,
+    /// The language of the new account's pages; the admin's own when not sent.
+    #[serde(default)]
+    lang: Option<String>,
 }
 
 /// Admins only, whoever the route's access class lets through.
@@ -160,12 +170,16 @@ fn admin_only(c: &Ctx) -> Result<(), Error> {
     }
 }
 
-/// `POST /api/users` `{name, password, password2?, role}`: 201 with the account.
+/// `POST /api/users` `{name, password, password2?, role, lang?}`: 201 with the account.
 pub fn add(c: &Ctx) -> Result<Reply, Error> {
     admin_only(c)?;
-    let form: AccountForm = body(c, "name, password, password2 and role (admin or viewer)")?;
+    let form: AccountForm = body(
+        c,
+        "name, password, password2, role (admin or viewer) and lang (fr or en)",
+    )?;
     let password = form.password.checked()?;
-    accounts::add(c.db, &form.name, password, &form.role)?;
+    let lang = form.lang.as_deref().unwrap_or(Viewer::of(c).lang.code());
+    accounts::add_in(c.db, &form.name, password, &form.role, lang)?;
     let (user, _) =
         users::by_name(c.db, &form.name)?.ok_or_else(|| Error::internal("just added"))?;
     Reply::json(201, &AccountView::from(&user))

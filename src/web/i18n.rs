@@ -221,23 +221,21 @@ messages! {
         "--shop-public: the shop is open without a password to anyone who reaches the service, who can list and download every game.";
     ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique ; une clé d'API ne l'ouvre pas.",
         "Each console identifies itself by its name and password (HTTP Basic). A console password opens the shop only; an API key does not open it.";
-    Consoles => "Consoles autorisées", "Allowed consoles";
-    NoConsoles => "Aucune console : ajoutez-en une pour qu'elle puisse ouvrir la boutique.", "No console yet: add one so it can open the shop.";
-    AddConsole => "Ajouter la console", "Add the console";
+    Consoles => "Identifiants des consoles", "Console logins";
+    NoConsoles => "Aucun identifiant : ajoutez-en un par console pour qu'elle puisse ouvrir la boutique.", "No login yet: add one per console so it can open the shop.";
+    AddConsole => "Ajouter l'identifiant", "Add the login";
     ConsolePasswordOnce => "Son mot de passe, affiché une seule fois (seule son empreinte est conservée) :", "Its password, shown once (only its hash is kept):";
     ConsoleFullUrl => "L'adresse avec le nom et le mot de passe, pour les installateurs qui la prennent ainsi (DBI, Sphaira) :", "The address with the name and password, for installers that take it that way (DBI, Sphaira):";
     Added => "Ajoutée", "Added";
     HowToInstall => "Installateur par installateur", "Installer by installer";
-    HowTinfoil => "Tinfoil : File Browser, touche −, puis Protocol http, Host et Port ci-dessus, Path /, Username et Password de la console.",
-        "Tinfoil: File Browser, press −, then Protocol http, the Host and Port above, Path /, the console's Username and Password.";
     HowCyberfoil => "CyberFoil : Shop, réglages de la boutique : l'adresse ci-dessus, le nom et le mot de passe de la console.",
         "CyberFoil: Shop, shop settings: the address above, the console's name and password.";
     HowDbi => "DBI : dans dbi.config, section [Network sources], une ligne Ludotheque=ApacheHTTP|ADRESSE (l'adresse avec nom et mot de passe) ; dans [General], VersionsURL=ADRESSE/shop/versions.txt à la place de la ligne existante signale les mises à jour.",
         "DBI: in dbi.config, section [Network sources], a line Ludotheque=ApacheHTTP|ADDRESS (the address with name and password); in [General], VersionsURL=ADDRESS/shop/versions.txt in place of the existing line flags updates.";
     HowSphaira => "Sphaira : fichier /config/sphaira/mount/HTTP.ini, une première ligne [Ludotheque] (sans elle, Sphaira ignore le montage), puis url= l'adresse ci-dessus, user= et pass= ceux de la console.",
         "Sphaira: the file /config/sphaira/mount/HTTP.ini, a first line [Ludotheque] (without it, Sphaira skips the mount), then url= the address above, user= and pass= the console's.";
-    HowPush => "Awoo et les installateurs qui attendent qu'on leur envoie des jeux : voir l'envoi plus bas.",
-        "Awoo and the installers that wait to be sent games: see the push below.";
+    HowPush => "Awoo et les installateurs qui attendent qu'on leur envoie des jeux : voir « Envoyer à une console » plus bas.",
+        "Awoo and the installers that wait to be sent games: see “Send to a console” below.";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
     RecentDownloads => "Téléchargements récents", "Recent downloads";
@@ -245,12 +243,12 @@ messages! {
     Sent => "Envoyé", "Sent";
     Duration => "Durée", "Duration";
     When => "Quand", "When";
-    Push => "Envoi vers une console", "Push to a console";
+    Push => "Envoyer à une console", "Send to a console";
     // Device and push.
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
     OfferAddress => "Adresse du service vue par la console (facultatif)", "Service address as the console sees it (optional)";
-    DeviceNone => "Aucune console n'est configurée.", "No console is configured.";
+    DeviceNone => "Aucune console de destination n'est encore réglée.", "No console to send to is set yet.";
     LastContact => "Dernier contact", "Last contact";
     Client => "Client", "Client";
     LastPush => "Dernier envoi", "Last push";
@@ -485,6 +483,43 @@ messages! {
     ErrRateLimited => "Trop d'essais ; réessayez plus tard", "Too many attempts; try again later";
     ErrInternal => "Erreur interne du service", "Internal error of the service";
     ErrNetwork => "Le service ne répond pas", "The service does not answer";
+    // A new user's first hour (issue 40): the menu button, where the games go, what next.
+    Menu => "Menu", "Menu";
+    Welcome => "Ludothèque est prête", "Ludothèque is ready";
+    WelcomeIntro => "Votre compte administrateur est créé. Voici où mettre les jeux et quoi faire ensuite.",
+        "Your admin account is ready. Here is where the games go and what to do next.";
+    WhereGamesGo => "Où mettre les jeux", "Where the games go";
+    GamesGoHere => "Copiez vos fichiers de jeux (.nsp, .nsz, .xci, .xcz) dans ce dossier du serveur ; des sous-dossiers conviennent :",
+        "Copy your game files (.nsp, .nsz, .xci, .xcz) into this folder on the server; subfolders are fine:";
+    GamesGoThere => "Les fichiers de jeux (.nsp, .nsz, .xci, .xcz) vont dans le dossier de la bibliothèque, sur le serveur, choisi par l'administrateur au lancement du service.",
+        "The game files (.nsp, .nsz, .xci, .xcz) go in the library folder on the server, which the administrator chose when starting the service.";
+    GamesSeen => "Le service remarque seul les fichiers ajoutés et les analyse ; une analyse les lit aussi à la demande.",
+        "The service notices new files by itself and scans them; a scan also reads them on demand.";
+    DataFolder => "Dossier des données", "Data folder";
+    DataFolderNote => "la base, les clés et les données des titres : c'est lui qu'il faut sauvegarder",
+        "the database, the keys and the title data: the folder to back up";
+    NextSteps => "Ensuite", "Next";
+    StepScan => "Analyser la bibliothèque", "Scan the library";
+    StepScanText => " (Tâches) : lit les fichiers copiés et les regroupe par titre.", " (Tasks): reads the files you copied and groups them by title.";
+    StepTitles => "Télécharger les données des titres", "Download the title data";
+    StepTitlesText => " (Réglages) : les noms des jeux, et les mises à jour et DLC qui manquent.", " (Settings): the games' names, and the updates and DLC you lack.";
+    StepKeys => "Ajouter les clés de la console", "Add the console keys";
+    StepKeysText => " (Réglages, facultatif) : le fichier prod.keys de votre console, pour lire ce que contient un fichier mal nommé.",
+        " (Settings, optional): your console's prod.keys file, to read what a badly named file holds.";
+    StepConsole => "Brancher une console", "Connect a console";
+    StepConsoleText => " (Consoles) : un identifiant pour Tinfoil, CyberFoil, DBI ou Sphaira, ou l'envoi vers une console.",
+        " (Consoles): a login for Tinfoil, CyberFoil, DBI or Sphaira, or sending to a console.";
+    ToDashboard => "Aller au tableau de bord", "Go to the dashboard";
+    LibraryEmpty => "La bibliothèque ne contient encore aucun fichier.", "The library holds no file yet.";
+    SettingsPages => "Autres pages des réglages", "More settings pages";
+    // The Consoles page: the shop's logins apart from the console games are sent to.
+    ShopHeading => "Installateurs sur vos consoles", "Installers on your consoles";
+    TinfoilFields => "Dans Tinfoil : File Browser, touche −, puis ces champs :", "In Tinfoil: File Browser, press −, then these fields:";
+    LoginName => "le nom de l'identifiant", "the login's name";
+    ShownOnAdd => "affiché une fois, à l'ajout de l'identifiant", "shown once, when the login is added";
+    NewConsolePassword => "Nouveau mot de passe", "New password";
+    ConfirmNewConsolePassword => "Donner un nouveau mot de passe à {name} ? L'ancien cesse de fonctionner tout de suite ; le nouveau est affiché une seule fois.",
+        "Give {name} a new password? The old one stops working at once; the new one is shown once.";
 }
 
 /// A message with its `{hole}`s filled: `fill("{n} files", &[("n", "3")])`. One pass

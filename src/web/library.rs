@@ -385,7 +385,8 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                         tr {
                             td {
                                 a href={ "/files?platform=" (query_value(&p.slug)) } { (p.name) }
-                                @if v.admin {
+                                // The only platform cannot go (`delete_platform`): no button for it.
+                                @if v.admin && list.len() > 1 {
                                     div.actions {
                                         button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemovePlatform), &[("name", &p.name)])) { (v.t(M::Delete)) }
                                     }

@@ -1,6 +1,6 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
 //! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings` with
-//! `accounts`, `sign_in`, and `missing`, the 404 page), each holding its pages and
+//! `accounts`, `sign_in`, `first_steps` (where the first run ends), and `missing`, the 404 page), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
 //! page shell is `view`, the pager of long lists `pager`, the words `i18n`, the two
@@ -11,6 +11,7 @@ pub mod assets;
 pub mod compress;
 pub mod console_keys;
 pub mod device;
+pub mod first_steps;
 pub mod i18n;
 pub mod library;
 pub mod missing;

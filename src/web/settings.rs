@@ -8,6 +8,7 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
+use super::first_steps::{server_folder, Folder};
 use super::i18n::{Lang, M};
 use super::sign_in::{session_cookie, take_login_token, SignedOut};
 use super::view::{self, date, page, size, Viewer};
@@ -62,10 +63,18 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         ),
     ];
     let body = html! {
+        nav.sub aria-label=(v.t(M::SettingsPages)) {
+            ul.links {
+                li { a href="/platforms" { (v.t(M::Platforms)) } }
+                li { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
+            }
+        }
         h2 { (v.t(M::LibrarySettings)) }
         dl.facts {
-            // The folder itself is a server path, which the interface never shows.
-            dt { (v.t(M::LibraryFolder)) } dd { (v.t(M::LibraryFolderNote)) }
+            // The folders are server paths: an admin's to see, no one else's
+            // (`first_steps::server_folder`).
+            dt { (v.t(M::LibraryFolder)) } dd #library-folder { (folder(c, &v, Folder::Library, M::LibraryFolderNote)) }
+            dt { (v.t(M::DataFolder)) } dd #data-folder { (folder(c, &v, Folder::Data, M::DataFolderNote)) }
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
             dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
             dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
@@ -86,6 +95,17 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         (super::accounts::section(c, &v)?)
     };
     page(&v, v.t(M::Settings), "/settings", body)
+}
+
+/// A server folder: its path for an admin, with what it is for; for anyone else, only
+/// what it is for (`note`).
+fn folder(c: &Ctx, v: &Viewer, which: Folder, note: M) -> Markup {
+    html! {
+        @match server_folder(c, v, which) {
+            Some(path) => { code.server-path { (path) } br; span.note { (v.t(note)) } }
+            None => (v.t(note)),
+        }
+    }
 }
 
 /// `GET /settings/keys`: Settings → Access → API keys.

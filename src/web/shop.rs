@@ -19,13 +19,14 @@ use crate::store::{consoles, settings, shop_downloads};
 /// The longest message installers show.
 const MAX_MESSAGE: usize = 200;
 
-/// The shop's part of the Consoles page.
+/// The shop's part of the Consoles page: "installers on your consoles", apart from
+/// the console games are sent to (`web::device`), which the page names differently.
 pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let (address, loopback) = address(c);
     let all = consoles::list(c.db)?;
     let message = settings::get(c.db, "shop_message")?.unwrap_or_default();
     Ok(html! {
-        h2 { (v.t(M::Shop)) }
+        h2 #shop { (v.t(M::ShopHeading)) }
         p { (v.t(M::ShopIntro)) }
         p { code #shop-url { "http://" (address) "/" } }
         @if let Some(port) = loopback {
@@ -34,27 +35,11 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         p.note { (v.t(if c.app.config.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
         h3 { (v.t(M::Consoles)) }
         (console_table(v, &all))
-        @if v.admin {
-            form.stack data-api="/api/consoles" data-then="console" data-address=(address) {
-                label { (v.t(M::Name)) input name="name" required maxlength="64" pattern="[^:]+"; }
-                button type="submit" { (v.t(M::AddConsole)) }
-            }
-            div #new-console hidden {
-                p.note { (v.t(M::ConsolePasswordOnce)) }
-                div.copy {
-                    input #new-console-password readonly aria-label=(v.t(M::Password));
-                    button type="button" data-copy="new-console-password" { (v.t(M::Copy)) }
-                }
-                p.note { (v.t(M::ConsoleFullUrl)) }
-                div.copy {
-                    input #new-console-url readonly aria-label=(v.t(M::Shop));
-                    button type="button" data-copy="new-console-url" { (v.t(M::Copy)) }
-                }
-            }
-        }
+        @if v.admin { (add_console_form(v, &address)) }
         h3 { (v.t(M::HowToInstall)) }
+        (tinfoil_fields(v, &address, &all))
         ul.how {
-            @for m in [M::HowTinfoil, M::HowCyberfoil, M::HowDbi, M::HowSphaira, M::HowPush] {
+            @for m in [M::HowCyberfoil, M::HowDbi, M::HowSphaira, M::HowPush] {
                 li { (v.t(m)) }
             }
         }
@@ -69,27 +54,98 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     })
 }
 
+/// Adding a console's login, and where its password shows once (also after a reset).
+fn add_console_form(v: &Viewer, address: &str) -> Markup {
+    html! {
+        form.stack #console-form data-api="/api/consoles" data-then="console" data-address=(address) {
+            label { (v.t(M::Name)) input name="name" required maxlength="64" pattern="[^:]+"; }
+            button type="submit" { (v.t(M::AddConsole)) }
+        }
+        div #new-console hidden {
+            p.note { (v.t(M::ConsolePasswordOnce)) }
+            div.copy {
+                input #new-console-password readonly aria-label=(v.t(M::Password));
+                button type="button" data-copy="new-console-password" { (v.t(M::Copy)) }
+            }
+            p.note { (v.t(M::ConsoleFullUrl)) }
+            div.copy {
+                input #new-console-url readonly aria-label=(v.t(M::Shop));
+                button type="button" data-copy="new-console-url" { (v.t(M::Copy)) }
+            }
+        }
+    }
+}
+
+/// What Tinfoil's "new location" asks for, field by field as it names them, filled
+/// with this server's values: the host as the browser reached it, the one login there
+/// is (else "the login's name"); the password only just after it is made (the script
+/// fills it in then).
+fn tinfoil_fields(v: &Viewer, address: &str, all: &[consoles::Console]) -> Markup {
+    let (host, port) = split_host_port(address);
+    let user = match all {
+        [only] => Some(only.name.as_str()),
+        _ => None,
+    };
+    html! {
+        div.panel #tinfoil-box {
+            p { (v.t(M::TinfoilFields)) }
+            dl.facts #tinfoil {
+                dt { "Protocol" } dd { "http" }
+                dt { "Host" } dd { (host) }
+                dt { "Port" } dd { (port) }
+                dt { "Path" } dd { "/" }
+                dt { "Username" } dd #tinfoil-user {
+                    @match user { Some(name) => (name), None => span.empty { (v.t(M::LoginName)) } }
+                }
+                dt { "Password" } dd #tinfoil-password { span.empty { (v.t(M::ShownOnAdd)) } }
+                dt { "Title" } dd { "Ludothèque" }
+            }
+        }
+    }
+}
+
+/// `host:port` as two fields (an IPv6 host loses its brackets: Tinfoil asks for the
+/// address alone).
+fn split_host_port(address: &str) -> (&str, &str) {
+    match address.rsplit_once(':') {
+        Some((host, port)) => (host.trim_start_matches('[').trim_end_matches(']'), port),
+        None => (address, "80"),
+    }
+}
+
 fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
     html! {
         p.empty #consoles-empty hidden[!all.is_empty()] { (v.t(M::NoConsoles)) }
         div.scroll {
             table #consoles hidden[all.is_empty()] data-never=(v.t(M::Never)) {
                 thead { tr {
-                    th { (v.t(M::Name)) } th { (v.t(M::Added)) } th { (v.t(M::LastUsed)) } th {}
+                    th { (v.t(M::Name)) } th.wide { (v.t(M::Added)) } th { (v.t(M::LastUsed)) } th {}
                 } }
                 tbody {
                     @for con in all {
                         tr {
                             td { (con.name) }
-                            td { (date(v, Some(con.created_at))) }
+                            td.wide { (date(v, Some(con.created_at))) }
                             td { (date(v, con.last_used_at)) }
-                            td { @if v.admin {
-                                button.danger type="button" data-method="DELETE" data-api={ "/api/consoles/" (crate::text::encode_segment(&con.name)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemoveConsole), &[("name", &con.name)])) { (v.t(M::Remove)) }
-                            } }
+                            td { @if v.admin { (console_actions(v, &con.name)) } }
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// A login's buttons: a new password (the old one lost), or removing it.
+fn console_actions(v: &Viewer, name: &str) -> Markup {
+    let api = format!("/api/consoles/{}", crate::text::encode_segment(name));
+    let named = [("name", name)];
+    html! {
+        div.actions {
+            button.secondary type="button" data-api={ (api) "/password" } data-then="console-password"
+                data-confirm=(super::i18n::fill(v.t(M::ConfirmNewConsolePassword), &named)) { (v.t(M::NewConsolePassword)) }
+            button.danger type="button" data-method="DELETE" data-api=(api)
+                data-confirm=(super::i18n::fill(v.t(M::ConfirmRemoveConsole), &named)) { (v.t(M::Remove)) }
         }
     }
 }
@@ -174,6 +230,19 @@ pub fn add_console(c: &Ctx) -> Result<Reply, Error> {
     let (console, password) = crate::consoles::add(c.db, &form.name)?;
     Reply::json(
         201,
+        &CreatedConsole {
+            name: console.name,
+            password,
+        },
+    )
+}
+
+/// `POST /api/consoles/{name}/password`: a new password for a console that lost its
+/// own, shown once (as when it was added); the old one stops working.
+pub fn new_console_password(c: &Ctx) -> Result<Reply, Error> {
+    let (console, password) = crate::consoles::reset_password(c.db, c.param(0))?;
+    Reply::json(
+        200,
         &CreatedConsole {
             name: console.name,
             password,

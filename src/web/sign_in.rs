@@ -72,7 +72,9 @@ pub fn setup_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         p { (t(M::FirstRunIntro)) }
         @if needs_code { p.note { (t(M::SetupCodeIntro)) } }
-        form.stack data-api="/api/setup" data-then="/" data-same="password,password2" {
+        form.stack data-api="/api/setup" data-then="/welcome" data-same="password,password2" {
+            // The first account keeps the language this page speaks.
+            input type="hidden" name="lang" value=(lang.code());
             @if needs_code {
                 label { (t(M::SetupCode)) input name="setup_code" autocomplete="off" required; }
             }
@@ -163,6 +165,9 @@ struct SetupForm {
     password: String,
     #[serde(default)]
     setup_code: Option<String>,
+    /// The language of the account's pages; the browser's when not sent.
+    #[serde(default)]
+    lang: Option<String>,
 }
 
 /// May this caller create the first account without the setup code? Only with local
@@ -172,9 +177,10 @@ pub fn setup_is_local(c: &Ctx) -> bool {
     auth::local_access(c.app, c.req)
 }
 
-/// `POST /api/setup` `{name, password, setup_code?}`: the first admin, while no account
-/// exists; from another machine, or under `--no-local-access`, with the setup code the
-/// service wrote to its log at start.
+/// `POST /api/setup` `{name, password, setup_code?, lang?}`: the first admin, while no
+/// account exists, in the language of the page (else the browser's); from another
+/// machine, or under `--no-local-access`, with the setup code the service wrote to its
+/// log at start.
 pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     // A public route skips `authorize`, which checks the origin of every change.
     auth::check_origin(c.req)?;
@@ -182,7 +188,10 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     if !setup_is_local(c) {
         check_setup_code(c, form.setup_code.as_deref().unwrap_or(""))?;
     }
-    accounts::add_first(c.db, &form.name, &form.password)?;
+    let lang = form
+        .lang
+        .unwrap_or_else(|| view::browser_lang(c.req).code().into());
+    accounts::add_first(c.db, &form.name, &form.password, &lang)?;
     // The code has done its work: it never opens anything again.
     *c.app.setup_code.lock().unwrap_or_else(|p| p.into_inner()) = None;
     let (user, _) = users::by_name(c.db, &form.name)?

@@ -96,8 +96,11 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     links.keep("q", q);
     links.keep("show", show);
     links.keep("sort", if sort_name == "name" { "" } else { sort_name });
+    let empty = super::first_steps::empty_library(c, &v)?;
     let list = html! {
-        @if rows.is_empty() {
+        @if let Some(empty) = empty {
+            (empty)
+        } @else if rows.is_empty() {
             p.empty { (v.t(M::NoTitles)) }
         } @else {
             (title_table(c, &v, &links, sort_name, &rows)?)

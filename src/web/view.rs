@@ -61,17 +61,25 @@ impl Viewer {
     }
 }
 
-/// The menu: path, message.
-const MENU: [(&str, M); 8] = [
+/// The menu: path, message. Platforms and API keys are Settings' pages (linked from
+/// it), as Jellyfin and Sonarr keep theirs under their settings.
+const MENU: [(&str, M); 7] = [
     ("/", M::Dashboard),
     ("/library", M::Library),
     ("/tasks", M::Tasks),
     ("/device", M::Device),
+    ("/upkeep", M::Upkeep),
     ("/trash", M::Trash),
-    ("/platforms", M::Platforms),
     ("/settings", M::Settings),
-    ("/settings/keys", M::ApiKeys),
 ];
+
+/// The menu entry a page belongs to: Settings' own pages mark Settings.
+fn menu_entry(active: &str) -> &str {
+    match active {
+        "/platforms" | "/settings/keys" => "/settings",
+        other => other,
+    }
+}
 
 /// The script's words in the reader's language: the same on every page, so made once
 /// per language.
@@ -140,28 +148,7 @@ pub fn page(v: &Viewer, title: &str, active: &str, body: Markup) -> Result<Reply
             (head(v, title))
             body {
                 a.skip href="#main" { (v.t(M::SkipToContent)) }
-                header {
-                    a.brand href="/" { "Ludothèque" }
-                    nav aria-label=(v.t(M::MainMenu)) {
-                        ul {
-                            @for (path, m) in MENU {
-                                li {
-                                    a href=(path) aria-current=[(path == active).then_some("page")] { (v.t(m)) }
-                                }
-                            }
-                        }
-                    }
-                    div.who {
-                        @match &v.name {
-                            Some(name) => {
-                                span { (name) " · " (role(v)) }
-                                " "
-                                button.link type="button" data-api="/api/logout" data-then="/login" { (v.t(M::SignOut)) }
-                            }
-                            None => span { (v.t(M::LocalAccess)) },
-                        }
-                    }
-                }
+                (header(v, active))
                 // Focusable by script only, so the skip link's Enter moves focus here.
                 main #main tabindex="-1" {
                     h1 { (title) }
@@ -173,6 +160,54 @@ pub fn page(v: &Viewer, title: &str, active: &str, body: Markup) -> Result<Reply
         }
     };
     Ok(html_reply(200, markup))
+}
+
+/// The header: the brand, the menu (behind a button on a phone: a checkbox and its
+/// label, so it opens without the script), who is signed in, the other language and
+/// signing out.
+fn header(v: &Viewer, active: &str) -> Markup {
+    let active = menu_entry(active);
+    html! {
+        header {
+            a.brand href="/" { "Ludothèque" }
+            input.menu-toggle #menu-open type="checkbox" aria-controls="menu";
+            label.menu-button for="menu-open" { span aria-hidden="true" { "☰ " } (v.t(M::Menu)) }
+            nav #menu aria-label=(v.t(M::MainMenu)) {
+                ul {
+                    @for (path, m) in MENU {
+                        li {
+                            a href=(path) aria-current=[(path == active).then_some("page")] { (v.t(m)) }
+                        }
+                    }
+                }
+            }
+            div.who {
+                @match &v.name {
+                    Some(name) => {
+                        span.name { (name) span.role { " · " (role(v)) } }
+                        " "
+                        (other_language(v))
+                        " "
+                        button.link type="button" data-api="/api/logout" data-then="/login" { (v.t(M::SignOut)) }
+                    }
+                    None => span { (v.t(M::LocalAccess)) },
+                }
+            }
+        }
+    }
+}
+
+/// The switch to the other language, named in that language (as Immich and Jellyfin
+/// name their languages); it changes the account's language.
+fn other_language(v: &Viewer) -> Markup {
+    let (code, name) = match v.lang {
+        Lang::Fr => ("en", "English"),
+        Lang::En => ("fr", "Français"),
+    };
+    html! {
+        button.link.lang type="button" lang=(code) data-api="/api/me/lang"
+            data-body={ "{\"lang\":\"" (code) "\"}" } { (name) }
+    }
 }
 
 /// A page outside the shell (sign-in, first run).

@@ -111,9 +111,10 @@ fn admins_list_add_and_reset_accounts_from_settings_and_viewers_do_not_see_them(
     assert_eq!(r.status, 409, "{r:?}");
     let r = post_json(&s, "/api/users", &admin, carol);
     assert_eq!(r.status, 201, "{r:?}");
+    // No language sent: the admin's own (English since above).
     assert_eq!(
         r.json(),
-        json!({"name": "carol", "role": "viewer", "lang": "fr"})
+        json!({"name": "carol", "role": "viewer", "lang": "en"})
     );
     let carol_cookie = sign_in(&s, "carol", "carol password");
     assert!(page(&s, "/settings", &admin).contains(r#"data-account="carol""#));

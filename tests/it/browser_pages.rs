@@ -10,7 +10,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 16] = [
+const PAGES: [(&str, &str); 17] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -33,6 +33,7 @@ const PAGES: [(&str, &str); 16] = [
     ("platforms", "/platforms"),
     ("settings", "/settings"),
     ("keys", "/settings/keys"),
+    ("welcome", "/welcome"),
     ("not-found", "/libary"),
 ];
 

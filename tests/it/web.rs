@@ -357,6 +357,7 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"name": "by-role"})),
         ),
         ("DELETE", "/api/consoles/nobody".into(), None),
+        ("POST", "/api/consoles/nobody/password".into(), None),
         (
             "POST",
             "/api/shop/message".into(),

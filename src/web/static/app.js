@@ -1,6 +1,6 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON (a file field sends its file's text); data-then says what happens on success ("reload"
-// by default, "stay", "key", "console", or a page: the sign-in page's, checked on the
+// by default, "stay", "key", "console", "console-password", or a page: the sign-in page's, checked on the
 // server to be a path of this site). A button with data-confirm="sentence" asks first
 // in a dialog that names what it destroys; one with data-preview="route" asks that
 // route for its plan ({question, sentence, rows, action, body}), shows it in the
@@ -168,6 +168,7 @@ function after(el, data) {
   else if (then === "stay") { say(""); if (el.hasAttribute("data-start")) startButtons(true); if (window.followJob) window.followJob(); }
   else if (then === "key") showKey(el, data);
   else if (then === "console") showConsole(el, data);
+  else if (then === "console-password") showPassword(data);
   else location.assign(then);
 }
 
@@ -199,19 +200,33 @@ function showKey(form, data) {
   say("");
 }
 
-// A console just added: its password and the address with it, shown once.
-function showConsole(form, data) {
+// A console's login just added, or given a new password: its password and the
+// address with it, shown once, and Tinfoil's fields filled with them.
+function showPassword(data) {
+  const form = document.getElementById("console-form");
   document.getElementById("new-console-password").value = data.password;
   document.getElementById("new-console-url").value = "http://" + encodeURIComponent(data.name) +
     ":" + data.password + "@" + form.dataset.address + "/";
-  document.getElementById("new-console").hidden = false;
+  const box = document.getElementById("new-console");
+  box.hidden = false;
+  document.getElementById("tinfoil-user").textContent = data.name;
+  document.getElementById("tinfoil-password").textContent = data.password;
+  say("");
+  box.scrollIntoView({ block: "nearest" });
+}
+
+function showConsole(form, data) {
+  showPassword(data);
   const table = document.getElementById("consoles");
   const row = table.tBodies[0].insertRow();
-  [data.name, "—", table.dataset.never, ""].forEach((text) => { row.insertCell().textContent = text; });
+  [data.name, "—", table.dataset.never, ""].forEach((text, i) => {
+    const cell = row.insertCell();
+    cell.textContent = text;
+    if (i === 1) cell.className = "wide";
+  });
   table.hidden = false;
   document.getElementById("consoles-empty").hidden = true;
   form.reset();
-  say("");
 }
 
 document.addEventListener("submit", async (ev) => {
@@ -264,16 +279,6 @@ document.addEventListener("click", async (ev) => {
     button.disabled = false;
   }
 });
-
-// On a phone the menu scrolls sideways: show where we are. The menu's own scrollLeft
-// moves, never the page's focus: scrollIntoView would move where the browser's
-// sequential focus starts, and the first Tab would miss the skip link.
-const current = document.querySelector("nav a[aria-current]");
-if (current) {
-  const menu = current.closest("nav");
-  const [item, box] = [current.getBoundingClientRect(), menu.getBoundingClientRect()];
-  menu.scrollLeft += item.left + item.width / 2 - (box.left + box.width / 2);
-}
 
 // The start buttons: disabled while a task runs (the service would answer "busy").
 function startButtons(busy) {

@@ -1,0 +1,311 @@
+//! A new user's first hour through HTTP (issue 40): the language the first run and
+//! new accounts take, the page the first run ends on, the server's folders shown to an
+//! admin only, the empty library, the only platform, and the consoles' logins
+//! (case-insensitive names, a new password without removing the console).
+
+use serde_json::json;
+
+use crate::harness::{assert_no_server_path, basic, Folders, Resp, TestServer};
+use crate::library::demo;
+use crate::web::{add_user, send_json, sign_in};
+
+/// The session cookie a sign-in or the first run set.
+fn cookie_of(r: &Resp) -> String {
+    let set = r.header("set-cookie").expect("a session cookie");
+    set.split(';').next().unwrap().to_string()
+}
+
+fn page(s: &TestServer, path: &str, cookie: &str) -> Resp {
+    let r = s.send("GET", path, &[("Cookie", cookie)], None);
+    assert_eq!(r.status, 200, "{path}: {r:?}");
+    r
+}
+
+fn library_path(s: &TestServer) -> String {
+    s.folders.library.to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_first_run_in_english_makes_an_english_account_and_ends_on_where_games_go() {
+    let s = TestServer::start(&["--no-local-access"]);
+    let code = setup_code(&s);
+    let en = [("Accept-Language", "en-US,en;q=0.9")];
+    let setup = s.send("GET", "/setup", &en, None);
+    assert!(setup.body.contains("<html lang=\"en\""), "{}", setup.body);
+    // The form sends nothing about the language: the browser's decides.
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/setup",
+        &en,
+        json!({"name": "root", "password": "long enough", "setup_code": code}),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["lang"], "en");
+    let cookie = cookie_of(&r);
+    // The first run ends on where the games go.
+    assert!(setup.body.contains("data-then=\"/welcome\""));
+    for path in ["/", "/library", "/settings", "/device"] {
+        // Whatever the browser says now, the account's language holds.
+        let r = s.send(
+            "GET",
+            path,
+            &[("Cookie", &cookie), ("Accept-Language", "fr")],
+            None,
+        );
+        assert!(r.body.contains("<html lang=\"en\""), "{path}");
+    }
+    let welcome = page(&s, "/welcome", &cookie);
+    assert!(
+        welcome.body.contains("Where the games go"),
+        "{}",
+        welcome.body
+    );
+    assert!(welcome.body.contains(&library_path(&s)), "{}", welcome.body);
+    for step in ["/tasks", "/settings#console-keys", "/device"] {
+        assert!(welcome.body.contains(&format!("href=\"{step}\"")), "{step}");
+    }
+    // The header offers the other language, and it takes.
+    assert!(welcome.body.contains(">Français</button>"));
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/me/lang",
+        &[("Cookie", &cookie)],
+        json!({"lang": "fr"}),
+    );
+    assert_eq!(r.status, 200);
+    let welcome = page(&s, "/welcome", &cookie);
+    assert!(welcome.body.contains("Où mettre les jeux"));
+    assert!(welcome.body.contains(">English</button>"));
+}
+
+/// The setup code the service wrote to its log.
+fn setup_code(s: &TestServer) -> String {
+    s.wait_for_log("setup code ");
+    let log = s.output();
+    let at = log.find("setup code ").unwrap() + "setup code ".len();
+    log[at..].split_whitespace().next().unwrap().to_string()
+}
+
+#[test]
+fn a_french_browser_makes_a_french_first_account() {
+    let s = TestServer::start(&[]);
+    let fr = [("Accept-Language", "fr-FR,fr;q=0.9,en;q=0.5")];
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/setup",
+        &fr,
+        json!({"name": "racine", "password": "long enough"}),
+    );
+    assert_eq!((r.status, &r.json()["lang"]), (200, &json!("fr")));
+    // The page sends its own language, which wins over the browser's.
+    let s = TestServer::start(&[]);
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/setup",
+        &fr,
+        json!({"name": "root", "password": "long enough", "lang": "en"}),
+    );
+    assert_eq!((r.status, &r.json()["lang"]), (200, &json!("en")));
+}
+
+fn two_accounts() -> TestServer {
+    let folders = Folders::new();
+    demo(&folders);
+    add_user(&folders, "admin", "admin password", true);
+    add_user(&folders, "viewer", "viewer password", false);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let key = crate::access::create_key(&s.folders, "wait", &[]);
+    s.wait_idle_with(&key);
+    s
+}
+
+#[test]
+fn an_admin_picks_a_new_accounts_language() {
+    let s = two_accounts();
+    let admin = sign_in(&s, "admin", "admin password");
+    let settings = page(&s, "/settings", &admin);
+    assert!(settings.body.contains("<select name=\"lang\""));
+    let add = |name: &str, lang: Option<&str>| {
+        let mut body = json!({"name": name, "password": "long enough", "role": "viewer"});
+        if let Some(lang) = lang {
+            body["lang"] = json!(lang);
+        }
+        send_json(&s, "POST", "/api/users", &[("Cookie", &admin)], body)
+    };
+    let r = add("anna", Some("en"));
+    assert_eq!((r.status, &r.json()["lang"]), (201, &json!("en")));
+    let anna = sign_in(&s, "anna", "long enough");
+    assert!(page(&s, "/", &anna).body.contains("<html lang=\"en\""));
+    // Without one, the admin's own.
+    let r = add("bruno", None);
+    assert_eq!((r.status, &r.json()["lang"]), (201, &json!("fr")));
+    let r = add("carla", Some("de"));
+    assert_eq!((r.status, r.slug().as_str()), (400, "bad_request"));
+}
+
+#[test]
+fn the_server_folders_show_to_an_admin_only() {
+    let s = two_accounts();
+    let (admin, viewer) = (
+        sign_in(&s, "admin", "admin password"),
+        sign_in(&s, "viewer", "viewer password"),
+    );
+    let data = s.folders.data.to_string_lossy().into_owned();
+    let settings = page(&s, "/settings", &admin);
+    assert!(
+        settings.body.contains(&library_path(&s)),
+        "{}",
+        settings.body
+    );
+    assert!(settings.body.contains(&data), "{}", settings.body);
+    for path in ["/settings", "/welcome", "/library", "/device"] {
+        assert_no_server_path(&s, &page(&s, path, &viewer).body);
+    }
+}
+
+#[test]
+fn an_empty_library_says_where_the_games_go() {
+    let folders = Folders::new();
+    add_user(&folders, "admin", "admin password", true);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let admin = sign_in(&s, "admin", "admin password");
+    let key = crate::access::create_key(&s.folders, "wait", &[]);
+    s.wait_idle_with(&key);
+    let fr = page(&s, "/library", &admin);
+    assert!(fr.body.contains("id=\"library-empty\""), "{}", fr.body);
+    assert!(fr.body.contains(&library_path(&s)));
+    assert!(!fr.body.contains("Aucun titre ne correspond"));
+    // A search that matches nothing in a library that has files says so.
+    let s = two_accounts();
+    let admin = sign_in(&s, "admin", "admin password");
+    let none = page(&s, "/library?q=zzzzqqq", &admin);
+    assert!(!none.body.contains("id=\"library-empty\""));
+    assert!(
+        none.body.contains("Aucun titre ne correspond"),
+        "{}",
+        none.body
+    );
+}
+
+#[test]
+fn the_only_platform_offers_no_delete() {
+    let s = two_accounts();
+    let admin = sign_in(&s, "admin", "admin password");
+    let delete = "data-api=\"/api/platforms/";
+    let one = page(&s, "/platforms", &admin);
+    assert_eq!(one.body.matches(delete).count(), 0, "{}", one.body);
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/platforms",
+        &[("Cookie", &admin)],
+        json!({"slug": "gba", "name": "GBA", "folder": "gba", "extensions": "gba"}),
+    );
+    assert!(r.status < 300, "{r:?}");
+    let two = page(&s, "/platforms", &admin);
+    assert_eq!(two.body.matches(delete).count(), 2, "{}", two.body);
+}
+
+#[test]
+fn a_console_signs_in_whatever_the_case_of_its_name() {
+    let folders = Folders::new();
+    demo(&folders);
+    let password = folders.add_console("Salon");
+    let s = TestServer::start_on(folders, &[]);
+    for name in ["Salon", "salon", "SALON"] {
+        let auth = basic(name, &password);
+        let r = s.send(
+            "GET",
+            "/shop/versions.txt",
+            &[("Authorization", &auth)],
+            None,
+        );
+        assert_eq!(r.status, 200, "{name}: {r:?}");
+    }
+}
+
+#[test]
+fn a_consoles_lost_password_is_replaced_and_shown_once() {
+    let s = two_accounts();
+    let password = s.folders.add_console("Salon");
+    let (admin, viewer) = (
+        sign_in(&s, "admin", "admin password"),
+        sign_in(&s, "viewer", "viewer password"),
+    );
+    let shop = |name: &str, password: &str| {
+        let auth = basic(name, password);
+        s.send(
+            "GET",
+            "/shop/versions.txt",
+            &[("Authorization", &auth)],
+            None,
+        )
+        .status
+    };
+    assert_eq!(shop("Salon", &password), 200);
+    let route = "/api/consoles/salon/password";
+    let r = send_json(&s, "POST", route, &[("Cookie", &viewer)], json!({}));
+    assert_eq!(r.status, 403);
+    let r = send_json(&s, "POST", route, &[("Cookie", &admin)], json!({}));
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["name"], "Salon");
+    let new = r.json()["password"].as_str().unwrap().to_string();
+    assert_ne!(new, password);
+    assert_eq!(shop("Salon", &password), 401);
+    assert_eq!(shop("Salon", &new), 200);
+    // Shown once: the page never holds it.
+    let device = page(&s, "/device", &admin);
+    assert!(!device.body.contains(&new));
+    assert!(device
+        .body
+        .contains(&format!("data-api=\"{}\"", "/api/consoles/Salon/password")));
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/consoles/nobody/password",
+        &[("Cookie", &admin)],
+        json!({}),
+    );
+    assert_eq!(r.status, 404);
+}
+
+#[test]
+fn the_consoles_page_tells_shop_logins_from_the_console_games_are_sent_to() {
+    let s = two_accounts();
+    s.folders.add_console("Salon");
+    let admin = sign_in(&s, "admin", "admin password");
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/me/lang",
+        &[("Cookie", &admin)],
+        json!({"lang": "en"}),
+    );
+    assert_eq!(r.status, 200);
+    let host = s.base.trim_start_matches("http://").to_string();
+    let (ip, port) = host.rsplit_once(':').unwrap();
+    let device = page(&s, "/device", &admin).body;
+    assert!(device.contains("Installers on your consoles"));
+    assert!(device.contains("Send to a console"));
+    assert!(!device.contains("No console is configured"), "{device}");
+    // Tinfoil's fields, filled with what the browser reached.
+    for (field, value) in [
+        ("Protocol", ">http".to_string()),
+        ("Host", format!(">{ip}")),
+        ("Port", format!(">{port}")),
+        ("Path", ">/".to_string()),
+        ("Username", "Salon".to_string()),
+    ] {
+        let shown = format!("<dt>{field}</dt><dd");
+        let at = device
+            .find(&shown)
+            .unwrap_or_else(|| panic!("{field}: {device}"));
+        let dd = &device[at + shown.len()..];
+        let dd = &dd[..dd.find("</dd>").unwrap()];
+        assert!(dd.contains(&value), "{field}: {dd}");
+    }
+}
