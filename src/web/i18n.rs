@@ -240,6 +240,7 @@ messages! {
         "Awoo and the installers that wait to be sent games: see the push below.";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
+    Download => "Télécharger", "Download";
     RecentDownloads => "Téléchargements récents", "Recent downloads";
     NoDownloads => "Aucune console n'a encore téléchargé depuis la boutique.", "No console has downloaded from the shop yet.";
     Sent => "Envoyé", "Sent";

@@ -229,6 +229,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
+        p.actions { a.button #download href={ "/download/" (key_path(&g.item.key)) } download { (v.t(M::Download)) } }
         (evidence(&v, &g))
         (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
@@ -240,6 +241,43 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin { (game_actions(c, &v, &g, family.as_ref())) }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// `GET /download/{key}`: the file, whole or one range, for any signed-in role, on
+/// the download threads like the shop's files and noted with them (under the
+/// account's name: the Consoles page shows it beside the consoles).
+pub fn download_file(c: &Ctx) -> Result<Reply, Error> {
+    let Some(g) = crate::store::games::get(c.db, c.param(0))? else {
+        return Err(Error::not_found(Msg::NoSuchFile));
+    };
+    let who = c.principal.log_name().unwrap_or_else(|| "local".into());
+    let mut reply = crate::api::shop::send(c, &g.item.key, who)?;
+    reply.content_type = "application/octet-stream";
+    reply
+        .headers
+        .push(("Content-Disposition", attachment(&g.item.key)));
+    Ok(reply)
+}
+
+/// `attachment` with the file's own name: RFC 6266's plain form for the ASCII
+/// browsers fall back on, and its UTF-8 form (RFC 8187) for the real name.
+fn attachment(key: &str) -> String {
+    let name = key.rsplit('/').next().unwrap_or(key);
+    let plain: String = name
+        .chars()
+        .map(|ch| match ch {
+            ' '..='~' if ch != '"' && ch != '\\' => ch,
+            _ => '_',
+        })
+        .collect();
+    let encoded: String = name
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
 }
 
 /// What an admin may do with a file: push it (or its whole title), verify it or

@@ -39,3 +39,4 @@ mod watch;
 mod web;
 mod web_device;
 mod web_device_browser;
+mod web_library;
