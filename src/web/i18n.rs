@@ -107,7 +107,16 @@ messages! {
     StartCompress => "Compresser .nsp/.xci (clés de console)", "Compress .nsp/.xci (console keys)";
     CompressFile => "Compresser ce fichier", "Compress this file";
     CompressTitle => "Compresser les .nsp/.xci du titre", "Compress the title's .nsp/.xci";
-    CompressSelected => "Compresser la sélection", "Compress the selection";
+    CompressSelected => "Compresser (.nsp/.xci → .nsz/.xcz)", "Compress (.nsp/.xci → .nsz/.xcz)";
+    ConvertSelected => "Décompresser (.nsz/.xcz → .nsp/.xci)", "Decompress (.nsz/.xcz → .nsp/.xci)";
+    FileCountOne => "{n} fichier", "{n} file";
+    FileCountMany => "{n} fichiers", "{n} files";
+    SelectionSummary => "Sélection : {files}, {size}.", "Selected: {files}, {size}.";
+    SelectionHint => "Cochez des fichiers pour agir sur eux.", "Tick files to act on them.";
+    ConfirmTrashSelection => "Mettre {files} ({size}) à la corbeille ? Ils y restent restaurables jusqu'à leur purge.", "Move {files} ({size}) to the trash? They can be restored from there until purged.";
+    ConfirmPushSelection => "Ajouter {files} ({size}) à la liste d'envoi ?", "Add {files} ({size}) to the push list?";
+    ConfirmConvertSelection => "Décompresser {files} ({size}) en .nsp/.xci ? Les originaux vont à la corbeille.", "Decompress {files} ({size}) to .nsp/.xci? The originals go to the trash.";
+    ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
     CompressSettings => "Compression", "Compress";

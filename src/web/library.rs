@@ -50,8 +50,8 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
         @if items.is_empty() {
             p.empty { (v.t(M::NoGames)) }
         } @else {
-            @let pick = v.admin && c.app.prod_keys.current().is_some();
-            @if v.admin { (super::compress::selection_bar(c, &v)) }
+            @let pick = v.admin;
+            @if v.admin { (super::selection::bar(c, &v)) }
             (file_table(&v, &links, desc, &items, pick))
         }
         (pager::pager(&v, &links, shown, paging.pages(total)))
@@ -60,7 +60,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 /// The files' table; its name column sorts, A to Z or Z to A.
-/// With `pick`, each `.nsp`/`.xci` has a box that adds it to the selection to compress.
+/// With `pick`, each file has a box that adds it to the selection (`selection`).
 fn file_table(
     v: &Viewer,
     links: &pager::Links,
@@ -87,8 +87,10 @@ fn file_table(
                     @for FileRow { item: g, damage } in items {
                         tr {
                             td {
-                                @if pick && super::compress::compressible(&g.key) {
+                                @if pick {
+                                    @let (convert, compress) = super::selection::row_data(&g.key);
                                     input.pick type="checkbox" value=(g.key) data-size=(g.size)
+                                        data-convert=(convert) data-compress=(compress)
                                         aria-label={ (v.t(M::SelectFile)) " " (g.name) };
                                     " "
                                 }

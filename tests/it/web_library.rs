@@ -3,8 +3,10 @@
 //! (trash, push, decompress, compress), "did you mean", display versions. Through the
 //! real binary, over HTTP.
 
-use crate::harness::TestServer;
-use crate::web::{add_user, sign_in};
+use serde_json::json;
+
+use crate::harness::{Resp, TestServer};
+use crate::web::{add_user, send_json, sign_in};
 
 const GAME: &str = "Studio/Moon/Moonlit Odyssey [0100000000010000][v0].nsp";
 
@@ -32,7 +34,7 @@ fn wait_idle(s: &TestServer, cookie: &str) {
     panic!("the task never ended");
 }
 
-fn get_as(s: &TestServer, cookie: &str, path: &str) -> crate::harness::Resp {
+fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
     s.send(
         "GET",
         path,
@@ -102,4 +104,120 @@ fn a_viewer_downloads_a_file_with_a_range_and_a_stranger_cannot() {
     let admin = sign_in(&s, "admin", "admin password");
     let consoles = get_as(&s, &admin, "/device");
     assert!(consoles.body.contains("user:viewer"), "{}", consoles.body);
+}
+
+fn post_as(s: &TestServer, cookie: &str, path: &str, body: serde_json::Value) -> Resp {
+    send_json(s, "POST", path, &[("Cookie", cookie)], body)
+}
+
+/// Every file under the library with this extension, as keys, sorted.
+fn keys_with(s: &TestServer, ext: &str) -> Vec<String> {
+    let root = &s.folders.library;
+    let mut keys: Vec<String> = crate::harness::files_under(root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        .collect();
+    keys.sort();
+    keys
+}
+
+fn size_of(s: &TestServer, key: &str) -> u64 {
+    std::fs::metadata(s.folders.library.join(key))
+        .unwrap()
+        .len()
+}
+
+/// The file list's selection: a box on every row with its size and which of
+/// decompress and compress apply, one bar with the four actions, each asking first
+/// with a sentence the page script fills with the count and size; the routes check
+/// every key before changing anything and say what they did.
+#[test]
+fn a_selection_goes_to_the_trash_the_push_list_or_decompress_with_its_count_and_size() {
+    let (s, admin, viewer) = server();
+    let files = get_as(&s, &admin, "/files?limit=100").body;
+    for id in [
+        "trash-selected",
+        "push-selected",
+        "convert-selected",
+        "compress-selected",
+    ] {
+        assert!(files.contains(&format!("id=\"{id}\"")), "{id}: {files}");
+    }
+    assert!(
+        files.contains("data-ask=\"Mettre {files} ({size}) à la corbeille ?"),
+        "{files}"
+    );
+    assert!(files.contains("data-many=\"{n} fichiers\""), "{files}");
+    assert!(
+        files.contains(">Décompresser (.nsz/.xcz → .nsp/.xci)<"),
+        "{files}"
+    );
+    let nsz = keys_with(&s, "nsz");
+    let nsp = keys_with(&s, "nsp");
+    let row = format!(
+        "value=\"{}\" data-size=\"{}\" data-convert=\"true\" data-compress=\"false\"",
+        nsz[0],
+        size_of(&s, &nsz[0])
+    );
+    assert!(files.contains(&row), "{row}: {files}");
+    // A viewer sees no boxes and may do none of it.
+    let seen = get_as(&s, &viewer, "/files").body;
+    assert!(!seen.contains("class=\"pick\"") && !seen.contains("id=\"selection\""));
+    let r = post_as(&s, &viewer, "/api/files/trash", json!({"keys": [nsp[0]]}));
+    assert_eq!(r.status, 403);
+    // Checked before anything changes.
+    for (body, status) in [
+        (json!({"keys": []}), 400),
+        (json!({}), 400),
+        (json!({"keys": [nsp[0], "no/such.nsp"]}), 404),
+    ] {
+        for route in ["/api/files/trash", "/api/files/push", "/api/files/convert"] {
+            let r = post_as(&s, &admin, route, body.clone());
+            assert_eq!(r.status, status, "{route} {body}: {}", r.body);
+        }
+    }
+    assert!(s.folders.library.join(&nsp[0]).exists());
+    // Decompress takes only .nsz/.xcz, and only those asked.
+    let r = post_as(
+        &s,
+        &admin,
+        "/api/files/convert",
+        json!({"keys": [nsz[0], nsp[0]]}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = post_as(&s, &admin, "/api/files/convert", json!({"keys": [nsz[0]]}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    wait_idle(&s, &admin);
+    assert!(!s.folders.library.join(&nsz[0]).exists(), "{}", nsz[0]);
+    let plain = nsz[0].replace(".nsz", ".nsp");
+    assert!(s.folders.library.join(&plain).exists(), "{plain}");
+    for other in &nsz[1..] {
+        assert!(s.folders.library.join(other).exists(), "not asked: {other}");
+    }
+    // The push list: two files, their count and size said back.
+    let two = [nsp[1].clone(), nsp[2].clone()];
+    let bytes = size_of(&s, &two[0]) + size_of(&s, &two[1]);
+    let r = post_as(&s, &admin, "/api/files/push", json!({ "keys": two }));
+    assert_eq!(r.json(), json!({"files": 2, "bytes": bytes}));
+    let list = s
+        .send("GET", "/api/push", &[("Cookie", &admin)], None)
+        .json();
+    let listed: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 2, "{list}");
+    // The trash: both files moved, restorable, the same count and size said back.
+    let r = post_as(&s, &admin, "/api/files/trash", json!({ "keys": two }));
+    assert_eq!(r.json(), json!({"files": 2, "bytes": bytes}), "{}", r.body);
+    for key in &two {
+        assert!(!s.folders.library.join(key).exists(), "{key}");
+    }
+    let trash = s
+        .send("GET", "/api/trash", &[("Cookie", &admin)], None)
+        .json();
+    assert_eq!(trash["items"].as_array().unwrap().len(), 3, "{trash}"); // and the decompressed original
 }

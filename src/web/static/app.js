@@ -355,15 +355,17 @@ function startButtons(busy) {
   });
 })();
 
-// The file list's selection to compress: the ticked rows become the button's body
-// (data-body, sent by the click handler above) and the estimate beside it, written
-// from the template, percentages, units and decimal mark the page gives.
+// The file list's selection: the ticked rows become each action's body (data-body)
+// and its confirmation (data-confirm, asked by the click handler above), naming how
+// many files and bytes it acts on: every ticked file for the trash and the push list,
+// the .nsz/.xcz for decompress, the .nsp/.xci for compress (with its estimate). The
+// templates, count words, units and decimal mark come from the page.
 (function () {
-  const bar = document.getElementById("compress-selection");
+  const bar = document.getElementById("selection");
   if (!bar) return;
-  const button = document.getElementById("compress-selected");
-  const out = document.getElementById("compress-selected-estimate");
-  const hint = out.textContent;
+  const summary = document.getElementById("selection-summary");
+  const estimate = document.getElementById("compress-selected-estimate");
+  const hints = [summary.textContent, estimate.textContent];
   const units = bar.dataset.units.split(",");
   function size(bytes) {
     let value = bytes, unit = 0;
@@ -371,14 +373,26 @@ function startButtons(busy) {
     let text = unit === 0 ? bytes + " " + units[0] : value.toFixed(1) + " " + units[unit];
     return bar.dataset.comma === "true" ? text.replace(".", ",") : text;
   }
+  const files = (n) => (n === 1 ? bar.dataset.one : bar.dataset.many).replace("{n}", n);
+  const fill = (template, picked, total) =>
+    template.replace("{files}", files(picked.length)).replace("{size}", size(total));
+  const kept = { all: () => true, convert: (b) => b.dataset.convert === "true", compress: (b) => b.dataset.compress === "true" };
   document.addEventListener("change", (ev) => {
     if (!ev.target.matches("input.pick")) return;
-    const picked = [...document.querySelectorAll("input.pick:checked")];
-    const total = picked.reduce((n, box) => n + Number(box.dataset.size), 0);
-    button.disabled = picked.length === 0;
-    button.dataset.body = JSON.stringify({ keys: picked.map((box) => box.value) });
+    const ticked = [...document.querySelectorAll("input.pick:checked")];
+    const sum = (boxes) => boxes.reduce((n, box) => n + Number(box.dataset.size), 0);
+    summary.textContent = ticked.length === 0 ? hints[0] : fill(bar.dataset.picked, ticked, sum(ticked));
+    for (const button of bar.querySelectorAll("button[data-selection]")) {
+      const picked = ticked.filter(kept[button.dataset.selection]);
+      button.disabled = picked.length === 0 || button.hasAttribute("data-blocked");
+      button.dataset.body = JSON.stringify({ keys: picked.map((box) => box.value) });
+      button.dataset.confirm = fill(button.dataset.ask, picked, sum(picked));
+    }
+    if (document.getElementById("compress-selected").hasAttribute("data-blocked")) return;
+    const compress = ticked.filter(kept.compress);
+    const total = sum(compress);
     const pct = (p) => Math.floor((total * Number(p)) / 100);
-    out.textContent = picked.length === 0 ? hint : bar.dataset.estimate
+    estimate.textContent = compress.length === 0 ? hints[1] : bar.dataset.estimate
       .replace("{low}", size(pct(bar.dataset.low)))
       .replace("{high}", size(pct(bar.dataset.high)))
       .replace("{size}", size(total));
