@@ -257,8 +257,8 @@ impl NameIndex {
     }
 
     /// The positions (library order) of the games `q` matches: by every word, or by
-    /// the title-ID prefix; then of its type and platform when it names them. With
-    /// neither words nor prefix, the type and platform alone select; with nothing at
+    /// the title-ID prefix; then of its type and platform, and only the damaged, when
+    /// it asks. With neither words nor prefix, those alone select; with nothing at
     /// all, nothing matches.
     pub fn matches(&self, q: &SearchQuery) -> Vec<u32> {
         let by_name = (!q.words.is_empty()).then(|| self.named(&q.words));
@@ -266,11 +266,16 @@ impl NameIndex {
         let mut hits = match (by_name, by_id) {
             (Some(a), Some(b)) => union(&a, &b),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) if q.kind.is_none() && q.platform.is_none() => return Vec::new(),
+            (None, None) if q.kind.is_none() && q.platform.is_none() && !q.damaged => {
+                return Vec::new()
+            }
             (None, None) => (0..self.len() as u32).collect(),
         };
         if let Some(kind) = q.kind {
             hits.retain(|&i| self.entries[i as usize].kind == kind);
+        }
+        if q.damaged {
+            hits.retain(|&i| self.entries[i as usize].damaged);
         }
         if let Some(p) = &q.platform {
             match self.platforms.iter().position(|x| x == p) {

@@ -95,7 +95,12 @@ messages! {
     TypeUpdate => "Mise à jour", "Update";
     TypeUnknown => "Inconnu", "Unknown";
     TotalSize => "Taille totale", "Total size";
-    ToConvert => "À décompresser", "To decompress";
+    ToConvert => "Compressés (.nsz/.xcz)", "Compressed (.nsz/.xcz)";
+    Titles => "Titres", "Titles";
+    Files => "Fichiers", "Files";
+    DamagedFiles => "Fichiers endommagés", "Damaged files";
+    RecentlyAdded => "Ajoutés récemment", "Recently added";
+    SeeAll => "tout voir", "see all";
     RunningTask => "Tâche en cours", "Running task";
     NoTask => "Aucune tâche en cours.", "No task is running.";
     LastResult => "Dernier résultat", "Last result";
@@ -119,6 +124,7 @@ messages! {
     ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
+    DamagedOnly => "Endommagés seulement", "Damaged only";
     CompressSettings => "Compression", "Compress";
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";

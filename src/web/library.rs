@@ -29,10 +29,16 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
+    let damaged = c.req.query("damaged").is_some_and(|d| !d.is_empty());
     let desc = c.req.query("sort") == Some("name-desc");
     let paging = Paging::from_req(c.req);
+    let only = Only {
+        kind: kind_filter,
+        platform,
+        damaged,
+    };
     let (shown, total, mut items) = pager::read(paging, desc, |limit, offset| {
-        files_of(c, q, kind_filter, platform, limit, offset)
+        files_of(c, q, &only, limit, offset)
     })?;
     if desc {
         items.reverse();
@@ -42,10 +48,11 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     links.keep("q", q);
     links.keep("type", kind_filter.map_or("", GameKind::as_str));
     links.keep("platform", platform.unwrap_or(""));
+    links.keep("damaged", if damaged { "1" } else { "" });
     links.keep("sort", if desc { "name-desc" } else { "" });
     let body = html! {
         (super::tasks::first_scan_note(c, &v)?)
-        (filters(&v, &links, kind_filter, platform, &all_platforms))
+        (filters(&v, &links, &only, &all_platforms))
         p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
         @if items.is_empty() {
             p.empty { (v.t(M::NoGames)) }
@@ -117,21 +124,29 @@ struct FileRow {
 
 /// A page of the files: the library in order (of one type), or what a search and
 /// the platform filter keep.
+/// The file list's filters besides the search text.
+struct Only<'a> {
+    kind: Option<GameKind>,
+    platform: Option<&'a str>,
+    /// Only the damaged files.
+    damaged: bool,
+}
+
 fn files_of(
     c: &Ctx,
     q: &str,
-    kind: Option<GameKind>,
-    platform: Option<&str>,
+    only: &Only,
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<FileRow>), Error> {
     let index = c.app.names.get(c.db)?;
-    let (total, at) = if q.is_empty() && platform.is_none() {
-        index.page(kind, limit, offset)
+    let (total, at) = if q.is_empty() && only.platform.is_none() && !only.damaged {
+        index.page(only.kind, limit, offset)
     } else {
         let mut query = search_query(q)?;
-        query.kind = kind;
-        query.platform = platform.map(str::to_string);
+        query.kind = only.kind;
+        query.platform = only.platform.map(str::to_string);
+        query.damaged = only.damaged;
         library::search::search(&index, &query, limit, offset)
     };
     let mut rows = Vec::with_capacity(at.len());
@@ -151,13 +166,8 @@ fn files_of(
 /// The search box and the type and platform filters of the library page.
 /// The form keeps the order and page size in hidden fields, and applies a change of
 /// type or platform at once (`data-autosubmit`, see the end of `app.js`).
-fn filters(
-    v: &Viewer,
-    links: &pager::Links,
-    kind_filter: Option<GameKind>,
-    platform: Option<&str>,
-    all_platforms: &[Platform],
-) -> Markup {
+fn filters(v: &Viewer, links: &pager::Links, only: &Only, all_platforms: &[Platform]) -> Markup {
+    let (kind_filter, platform) = (only.kind, only.platform);
     let kept = |name: &str| {
         links
             .params
@@ -187,6 +197,7 @@ fn filters(
                     }
                 }
             }
+            label.check { input type="checkbox" name="damaged" value="1" checked[only.damaged]; (v.t(M::DamagedOnly)) }
             button type="submit" { (v.t(M::Filter)) }
         }
     }

@@ -227,6 +227,38 @@ fn title_table(
     })
 }
 
+/// A title as a cover: its icon when one is cached and may be shown (the title's
+/// own, read from its files with the console keys, or the opt-in icon cache), else
+/// a placeholder drawn in CSS with the name's first letter; the name below. Images
+/// load lazily: a grid of a hundred titles asks only for those in sight.
+pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
+    let cached = icons::path(&c.app.config.data, &t.base_id).is_some_and(|p| p.is_file());
+    let shown =
+        cached && (icons_on || crate::store::title_control::has_own_icon(c.db, &t.base_id)?);
+    let initial: String = t
+        .name
+        .chars()
+        .find(|ch| ch.is_alphanumeric())
+        .into_iter()
+        .collect();
+    // A hue of its own per title, so two placeholders side by side read apart.
+    let hue = t
+        .base_id
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
+        % 360;
+    Ok(html! {
+        a.cover href={ "/title/" (t.base_id) } {
+            @if shown {
+                img src={ "/icon/" (t.base_id) } alt="" width="256" height="256" loading="lazy" decoding="async";
+            } @else {
+                span.placeholder aria-hidden="true" style={ "--hue:" (hue) } { (initial.to_uppercase()) }
+            }
+            span.name { (t.name) }
+        }
+    })
+}
+
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
 fn icon(c: &Ctx, title_id: &str) -> Markup {
     let cached = icons::path(&c.app.config.data, title_id).is_some_and(|p| p.is_file());

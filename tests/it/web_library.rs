@@ -221,3 +221,77 @@ fn a_selection_goes_to_the_trash_the_push_list_or_decompress_with_its_count_and_
         .json();
     assert_eq!(trash["items"].as_array().unwrap().len(), 3, "{trash}"); // and the decompressed original
 }
+
+fn db_count(s: &TestServer, sql: &str) -> u64 {
+    let db = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
+    db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
+}
+
+/// The value of the dashboard's card that links to `href`.
+fn card(body: &str, href: &str) -> String {
+    let at = body
+        .find(&format!("href=\"{href}\""))
+        .unwrap_or_else(|| panic!("no card links to {href}: {body}"));
+    let rest = &body[at..];
+    let value = &rest[rest.find("class=\"value\">").unwrap() + 14..];
+    value[..value.find('<').unwrap()].to_string()
+}
+
+fn english(s: &TestServer, cookie: &str) {
+    let r = post_as(s, cookie, "/api/me/lang", json!({"lang": "en"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// The dashboard answers "what am I missing?": titles, updates available, DLC
+/// missing and damaged files, each a link to the list it counts, with the numbers
+/// the lists give; the titles added last; the compressed files said as a fact.
+#[test]
+fn the_dashboard_says_what_is_missing_with_links_to_each_list() {
+    let (s, admin, _) = server();
+    english(&s, &admin);
+    let body = get_as(&s, &admin, "/").body;
+    let titles = db_count(&s, "SELECT count(*) FROM title_state");
+    let updates = db_count(
+        &s,
+        "SELECT count(*) FROM title_state WHERE update_available",
+    );
+    let dlc = db_count(&s, "SELECT count(*) FROM title_state WHERE dlc_missing");
+    let damaged = db_count(
+        &s,
+        "SELECT count(*) FROM games WHERE NOT header_ok OR damage IS NOT NULL",
+    );
+    assert!(titles > 0 && updates > 0 && dlc > 0 && damaged > 0);
+    assert_eq!(card(&body, "/library"), titles.to_string());
+    assert_eq!(
+        card(&body, "/library?show=update_available"),
+        updates.to_string()
+    );
+    assert_eq!(card(&body, "/library?show=dlc_missing"), dlc.to_string());
+    assert_eq!(card(&body, "/files?damaged=1"), damaged.to_string());
+    assert!(
+        body.contains(">Damaged files<") && body.contains(">Titles<"),
+        "{body}"
+    );
+    // Each link's list holds that many.
+    for (href, n, word) in [
+        ("/library?show=update_available", updates, "title"),
+        ("/library?show=dlc_missing", dlc, "title"),
+        ("/files?damaged=1", damaged, "result"),
+    ] {
+        let list = get_as(&s, &admin, href).body;
+        let plural = if n == 1 {
+            word.to_string()
+        } else {
+            format!("{word}s")
+        };
+        let said = format!("id=\"result-count\">{n} {plural}");
+        assert!(list.contains(&said), "{href}: {list}");
+    }
+    let broken = get_as(&s, &admin, "/files?damaged=1").body;
+    assert!(broken.contains("Broken Download"), "{broken}");
+    // The titles added last, as covers; compressed files are no to-do.
+    assert!(body.contains("id=\"recently-added\""), "{body}");
+    assert!(body.contains("class=\"cover\" href=\"/title/"), "{body}");
+    assert!(body.contains(">Compressed (.nsz/.xcz)<"), "{body}");
+    assert!(!body.contains("To decompress") && !body.contains("To convert"));
+}
