@@ -124,6 +124,10 @@ messages! {
     ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
+    DidYouMean => "Vouliez-vous dire {q} ?", "Did you mean {q}?";
+    ViewAs => "Affichage", "View";
+    ViewTable => "Tableau", "Table";
+    ViewGrid => "Jaquettes", "Covers";
     DamagedOnly => "Endommagés seulement", "Damaged only";
     CompressSettings => "Compression", "Compress";
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";

@@ -53,15 +53,18 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         (super::tasks::first_scan_note(c, &v)?)
         (filters(&v, &links, &only, &all_platforms))
-        p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
-        @if items.is_empty() {
-            p.empty { (v.t(M::NoGames)) }
-        } @else {
-            @let pick = v.admin;
-            @if v.admin { (super::selection::bar(c, &v)) }
-            (file_table(&v, &links, desc, &items, pick))
+        div #results {
+            p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
+            @if items.is_empty() {
+                p.empty { (v.t(M::NoGames)) }
+                (super::titles::did_you_mean(c, &v, &links, &search_query(q)?.words)?)
+            } @else {
+                @let pick = v.admin;
+                @if v.admin { (super::selection::bar(c, &v)) }
+                (file_table(&v, &links, desc, &items, pick))
+            }
+            (pager::pager(&v, &links, shown, paging.pages(total)))
         }
-        (pager::pager(&v, &links, shown, paging.pages(total)))
     };
     page(&v, v.t(M::AllFiles), "/library", body)
 }

@@ -92,6 +92,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     if reverse {
         rows.reverse();
     }
+    let grid = ViewChoice::of(c.req);
     let mut links = pager::Links::new("/library", paging.limit);
     links.keep("q", q);
     links.keep("show", show);
@@ -99,6 +100,9 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let list = html! {
         @if rows.is_empty() {
             p.empty { (v.t(M::NoTitles)) }
+            (did_you_mean(c, &v, &links, &query.words)?)
+        } @else if grid.grid {
+            (title_grid(c, &v, &rows)?)
         } @else {
             (title_table(c, &v, &links, sort_name, &rows)?)
         }
@@ -108,10 +112,96 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         (super::tasks::first_scan_note(c, &v)?)
         @if title_catalog::is_empty(c.db)? { p.note #no-title-data { (v.t(M::NoTitleData)) } }
         (filters(&v, &links, q, show, sort_name))
-        (result_count(c, &v, total)?)
-        (list)
+        div #results {
+            div.list-head { (result_count(c, &v, total)?) (view_switch(&v, &links, grid.grid)) }
+            (list)
+        }
     };
-    page(&v, v.t(M::Library), "/library", body)
+    let mut reply = page(&v, v.t(M::Library), "/library", body)?;
+    reply.headers.extend(grid.set_cookie());
+    Ok(reply)
+}
+
+/// Covers or a table: asked in the address (`view=grid` or `view=table`), then kept
+/// in a cookie so the library opens as it was left (as Jellyfin keeps its view).
+struct ViewChoice {
+    grid: bool,
+    /// The choice the address made, to keep.
+    asked: Option<bool>,
+}
+
+const VIEW_COOKIE: &str = "library_view";
+
+impl ViewChoice {
+    fn of(req: &crate::http::Req) -> ViewChoice {
+        let asked = match req.query("view") {
+            Some("grid") => Some(true),
+            Some("table") => Some(false),
+            _ => None,
+        };
+        let kept = req
+            .headers
+            .iter()
+            .filter(|(name, _)| name == "cookie")
+            .flat_map(|(_, value)| value.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .any(|(name, value)| name == VIEW_COOKIE && value == "grid");
+        ViewChoice {
+            grid: asked.unwrap_or(kept),
+            asked,
+        }
+    }
+
+    fn set_cookie(&self) -> Option<(&'static str, String)> {
+        let value = match self.asked? {
+            true => "grid",
+            false => "table",
+        };
+        let cookie =
+            format!("{VIEW_COOKIE}={value}; Path=/library; Max-Age=31536000; SameSite=Lax");
+        Some(("Set-Cookie", cookie))
+    }
+}
+
+/// The two views, the current one marked.
+fn view_switch(v: &Viewer, links: &pager::Links, grid: bool) -> Markup {
+    html! {
+        span.views role="group" aria-label=(v.t(M::ViewAs)) {
+            a href=(links.url_with(1, Some(("view", "table")))) aria-current=[(!grid).then_some("true")] { (v.t(M::ViewTable)) }
+            a href=(links.url_with(1, Some(("view", "grid")))) aria-current=[grid.then_some("true")] { (v.t(M::ViewGrid)) }
+        }
+    }
+}
+
+/// The titles as covers, each with what it lacks below.
+fn title_grid(c: &Ctx, v: &Viewer, rows: &[&TitleState]) -> Result<Markup, Error> {
+    let icons_on = icons::enabled(c.db)?;
+    let mut tiles = Vec::with_capacity(rows.len());
+    for t in rows {
+        tiles.push(html! { div.tile { (cover(c, t, icons_on)?) (StatusBadges(v, t)) } });
+    }
+    Ok(html! { div.covers #title-grid { @for tile in tiles { (tile) } } })
+}
+
+/// When a search by words found nothing: the nearest spelling that finds something,
+/// as a link (see `library::suggest`).
+pub fn did_you_mean(
+    c: &Ctx,
+    v: &Viewer,
+    links: &pager::Links,
+    words: &[String],
+) -> Result<Markup, Error> {
+    if words.is_empty() {
+        return Ok(html! {});
+    }
+    let index = c.app.names.get(c.db)?;
+    let Some(better) = crate::library::suggest::suggest(&index, words) else {
+        return Ok(html! {});
+    };
+    let (before, after) = v.t(M::DidYouMean).split_once("{q}").unwrap_or(("", ""));
+    Ok(html! {
+        p #did-you-mean { (before) a href=(links.url_with(1, Some(("q", &better)))) { (better) } (after) }
+    })
 }
 
 /// How many titles, and links to the files without a title and to every file.

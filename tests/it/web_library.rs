@@ -295,3 +295,51 @@ fn the_dashboard_says_what_is_missing_with_links_to_each_list() {
     assert!(body.contains(">Compressed (.nsz/.xcz)<"), "{body}");
     assert!(!body.contains("To decompress") && !body.contains("To convert"));
 }
+
+/// A search that finds nothing offers the nearest spelling that finds something, on
+/// the titles and on the files; a search that finds something offers nothing.
+#[test]
+fn a_near_miss_offers_did_you_mean() {
+    let (s, admin, _) = server();
+    english(&s, &admin);
+    let page = get_as(&s, &admin, "/library?q=zepyhr").body;
+    assert!(page.contains("id=\"did-you-mean\""), "{page}");
+    assert!(page.contains(">zephyr</a>?"), "{page}");
+    assert!(page.contains("href=\"/library?q=zephyr\""), "{page}");
+    let files = get_as(&s, &admin, "/files?q=moonlt+odyssey").body;
+    assert!(files.contains(">moonlit odyssey</a>?"), "{files}");
+    let found = get_as(&s, &admin, "/library?q=zephyr").body;
+    assert!(!found.contains("did-you-mean"), "{found}");
+    let far = get_as(&s, &admin, "/library?q=qqqqqqqq").body;
+    assert!(!far.contains("did-you-mean"), "{far}");
+}
+
+/// The library shows covers or a table, as the address asks, and keeps the choice
+/// in a cookie; covers load lazily, a title without an icon gets a placeholder.
+#[test]
+fn the_library_is_covers_or_a_table_and_keeps_the_choice() {
+    let (s, admin, _) = server();
+    let table = get_as(&s, &admin, "/library").body;
+    assert!(table.contains("id=\"titles\"") && !table.contains("id=\"title-grid\""));
+    let r = get_as(&s, &admin, "/library?view=grid");
+    assert!(r.body.contains("id=\"title-grid\""), "{}", r.body);
+    assert!(r.body.contains("class=\"placeholder\""), "{}", r.body);
+    assert!(
+        r.body.contains("href=\"/library?view=table\""),
+        "{}",
+        r.body
+    );
+    let cookie = r.header("set-cookie").unwrap().to_string();
+    assert!(cookie.starts_with("library_view=grid;"), "{cookie}");
+    let kept = format!("{admin}; library_view=grid");
+    let again = s
+        .send("GET", "/library?page=1", &[("Cookie", &kept)], None)
+        .body;
+    assert!(again.contains("id=\"title-grid\""), "{again}");
+    let back = s.send("GET", "/library?view=table", &[("Cookie", &kept)], None);
+    assert!(back.body.contains("id=\"titles\""));
+    assert!(back
+        .header("set-cookie")
+        .unwrap()
+        .starts_with("library_view=table;"));
+}

@@ -360,13 +360,9 @@ function startButtons(busy) {
 // many files and bytes it acts on: every ticked file for the trash and the push list,
 // the .nsz/.xcz for decompress, the .nsp/.xci for compress (with its estimate). The
 // templates, count words, units and decimal mark come from the page.
+// The bar is looked up at each change: search as you type draws the list anew.
 (function () {
-  const bar = document.getElementById("selection");
-  if (!bar) return;
-  const summary = document.getElementById("selection-summary");
-  const estimate = document.getElementById("compress-selected-estimate");
-  const hints = [summary.textContent, estimate.textContent];
-  const units = bar.dataset.units.split(",");
+  let bar, summary, estimate, hints, units;
   function size(bytes) {
     let value = bytes, unit = 0;
     while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
@@ -379,6 +375,13 @@ function startButtons(busy) {
   const kept = { all: () => true, convert: (b) => b.dataset.convert === "true", compress: (b) => b.dataset.compress === "true" };
   document.addEventListener("change", (ev) => {
     if (!ev.target.matches("input.pick")) return;
+    if (bar !== document.getElementById("selection")) {
+      bar = document.getElementById("selection");
+      summary = document.getElementById("selection-summary");
+      estimate = document.getElementById("compress-selected-estimate");
+      hints = [summary.textContent, estimate.textContent];
+      units = bar.dataset.units.split(",");
+    }
     const ticked = [...document.querySelectorAll("input.pick:checked")];
     const sum = (boxes) => boxes.reduce((n, box) => n + Number(box.dataset.size), 0);
     summary.textContent = ticked.length === 0 ? hints[0] : fill(bar.dataset.picked, ticked, sum(ticked));
@@ -396,5 +399,39 @@ function startButtons(busy) {
       .replace("{low}", size(pct(bar.dataset.low)))
       .replace("{high}", size(pct(bar.dataset.high)))
       .replace("{size}", size(total));
+  });
+})();
+
+// Search as you type: a quarter of a second after the last key, the list below the
+// search box is asked again and drawn in place, and the address keeps the search
+// (history.replaceState), so a reload or a shared link shows the same list. Without
+// this script the form still submits.
+(function () {
+  const results = document.getElementById("results");
+  const form = document.querySelector("form[role=search]");
+  const input = form && form.querySelector("input[type=search]");
+  if (!results || !input) return;
+  let timer = null;
+  let asked = 0;
+  async function refresh() {
+    const params = new URLSearchParams(new FormData(form));
+    for (const [name, value] of [...params]) if (value === "") params.delete(name);
+    const url = form.getAttribute("action") + (params.size ? "?" + params : "");
+    const mine = ++asked;
+    let html;
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      if (!response.ok) return;
+      html = await response.text();
+    } catch (e) { return; }
+    if (mine !== asked) return; // a later key's answer wins
+    const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("results");
+    if (!fresh) return;
+    results.replaceChildren(...fresh.childNodes);
+    history.replaceState(null, "", url);
+  }
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 250);
   });
 })();
