@@ -209,6 +209,8 @@ messages! {
     StatusComplete => "complet", "complete";
     InstalledVersion => "Version présente", "Installed version";
     LatestVersion => "Dernière version connue", "Latest known version";
+    NewerThanData => "plus récente que la base de titres", "newer than the title data";
+    TitleDataOlder => "La bibliothèque a plus récent : la base de titres est plus ancienne que ce fichier (la mettre à jour dans Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";
     Publisher => "Éditeur", "Publisher";
     Released => "Sortie", "Released";
     WhatIsMissing => "Ce qui manque", "What is missing";

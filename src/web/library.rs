@@ -91,10 +91,10 @@ fn file_table(
                             (v.t(M::Name)) " " span aria-hidden="true" { (if desc { "↓" } else { "↑" }) }
                         }
                     }
-                    th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
+                    th { (v.t(M::Type)) } th { (v.t(M::Version)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
-                    @for FileRow { item: g, damage } in items {
+                    @for FileRow { item: g, damage, shown } in items {
                         tr {
                             td {
                                 @if pick {
@@ -108,6 +108,7 @@ fn file_table(
                                 @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
                             td { (kind(v, g.kind)) }
+                            td { (view::version(shown.as_deref(), g.version)) }
                             td.num { (size(v, g.size)) }
                             td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
                         }
@@ -123,6 +124,8 @@ struct FileRow {
     item: games::GameItem,
     /// Why it is damaged: its header did not read, or a task found it broken.
     damage: Option<Msg>,
+    /// Its display version ("1.2.0"), when its Control NCA gave one.
+    shown: Option<String>,
 }
 
 /// A page of the files: the library in order (of one type), or what a search and
@@ -161,7 +164,12 @@ fn files_of(
             true => games::get(c.db, &item.key)?.and_then(|g| g.damage),
             false => None,
         };
-        rows.push(FileRow { item, damage });
+        let shown = view::display_version(c, item.title_id.as_deref(), item.version)?;
+        rows.push(FileRow {
+            item,
+            damage,
+            shown,
+        });
     }
     Ok((total, rows))
 }
@@ -246,7 +254,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
         p.actions { a.button #download href={ "/download/" (key_path(&g.item.key)) } download { (v.t(M::Download)) } }
-        (evidence(&v, &g))
+        (evidence(&v, &g, view::display_version(c, g.item.title_id.as_deref(), g.item.version)?))
         (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
@@ -353,12 +361,12 @@ fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
 }
 
 /// How the game was identified, for the game page.
-fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
+fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup {
     html! {
         h2 { (v.t(M::Evidence)) }
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
-            dt { (v.t(M::Version)) } dd { (g.item.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::Version)) } dd #version { (view::version(shown.as_deref(), g.item.version)) }
             dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
             @if let Some(base) = &g.item.base_title_id {

@@ -306,7 +306,7 @@ fn title_table(
                                 br.wide; code.id.wide { (t.base_id) }
                             }
                             td.wide { (Contents(v, t)) }
-                            td.wide { (Versions(t)) }
+                            td.wide { (versions_cell(v, t, installed_display(c, t)?.as_deref())) }
                             td { (StatusBadges(v, t)) }
                             td.num.wide { (Size(v, t.size)) }
                         }
@@ -355,8 +355,8 @@ fn icon(c: &Ctx, title_id: &str) -> Markup {
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }
 
-/// What files the title has: its base, how many updates, how many DLC. Like
-/// `Versions`, written straight into the page rather than rendered aside.
+/// What files the title has: its base, how many updates, how many DLC, written
+/// straight into the page rather than rendered aside.
 struct Contents<'a>(&'a Viewer, &'a TitleState);
 
 impl maud::Render for Contents<'_> {
@@ -397,25 +397,17 @@ fn text(out: &mut String, s: &str) {
     let _ = maud::Escaper::new(out).write_str(s);
 }
 
-/// The installed version against the latest known: `v65536 → v393216`, written
-/// straight into the page (one per row of a list).
-struct Versions<'a>(&'a TitleState);
-
-impl maud::Render for Versions<'_> {
-    fn render_to(&self, out: &mut String) {
-        use std::fmt::Write;
-        let v = |out: &mut String, n: Option<u32>| match n {
-            Some(n) => drop(write!(out, "v{n}")),
-            None => out.push('—'),
-        };
-        match (self.0.installed_version, self.0.latest_version) {
-            (Some(a), Some(b)) if a >= b => v(out, Some(a)),
-            (a, None) => v(out, a),
-            (a, b) => {
-                v(out, a);
-                out.push_str(" → ");
-                v(out, b);
-            }
+/// The installed version against the latest known: `1.2.0 → v393216` (a display
+/// version with its number on hover); when the library is ahead of the title data,
+/// the installed one and a word saying so.
+fn versions_cell(v: &Viewer, t: &TitleState, shown: Option<&str>) -> Markup {
+    let installed = super::view::version(shown, t.installed_version);
+    html! {
+        @match (t.installed_version, t.latest_version) {
+            (Some(a), Some(b)) if a > b => { (installed) br; span.note.older { (v.t(M::NewerThanData)) } },
+            (Some(a), Some(b)) if a == b => (installed),
+            (_, None) => (installed),
+            (_, latest) => { (installed) " → " (super::view::version(None, latest)) },
         }
     }
 }
@@ -471,6 +463,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
     let own_icon = crate::store::title_control::has_own_icon(c.db, &t.base_id)?;
     let with_icons = own_icon || icons::enabled(c.db)?;
     let from_files = from_files(c, &t.base_id)?;
+    let installed_shown = installed_display(c, t)?;
     let dash = || "—".to_string();
     let body = html! {
         @if with_icons { (icon(c, &t.base_id)) }
@@ -478,10 +471,11 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
             dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
-            dt { (v.t(M::InstalledVersion)) } dd { (t.installed_version.map(|n| format!("v{n}")).unwrap_or_else(dash)) }
-            dt { (v.t(M::LatestVersion)) } dd {
-                (t.latest_version.map(|n| format!("v{n}")).unwrap_or_else(dash))
+            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(installed_shown.as_deref(), t.installed_version)) }
+            dt { (v.t(M::LatestVersion)) } dd #latest-version {
+                (super::view::version(None, t.latest_version))
                 @if let Some(date) = &t.latest_date { " (" (date) ")" }
+                @if newer_than_data(t) { br; span.note #older-title-data { (v.t(M::TitleDataOlder)) } }
             }
             dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
             dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
@@ -496,7 +490,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        (file_tables(&v, &d))
+        (file_tables(c, &v, &d)?)
         h2 { (v.t(M::WhatIsMissing)) }
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
@@ -506,6 +500,28 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin { (title_actions(c, &v, t, &compressible_files(&d))?) }
     };
     page(&v, &t.name, "/library", body)
+}
+
+/// Whether the library holds a newer version than the title data knows: the data
+/// was fetched before that update came out, not a version from nowhere.
+fn newer_than_data(t: &TitleState) -> bool {
+    matches!((t.installed_version, t.latest_version), (Some(a), Some(b)) if a > b)
+}
+
+/// The installed version's display version: its update's (or, at version 0, its
+/// base game's) Control NCA, read from a file of that version.
+fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
+    let Some(installed) = t.installed_version else {
+        return Ok(None);
+    };
+    let id = match installed {
+        0 => t.base_id.clone(),
+        _ => match crate::library::identify::parse_title_id(&t.base_id) {
+            Some(id) => crate::library::identify::format_title_id(id | 0x800),
+            None => return Ok(None),
+        },
+    };
+    crate::store::title_control::display_version(c.db, &id, installed)
 }
 
 /// What the title's own files say of it (their Control NCAs, read with the console
@@ -529,13 +545,20 @@ fn from_files(
 
 /// The title's files, a table per kind, each with its version and whether it is
 /// superseded.
-fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
+fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Error> {
+    let mut shown_of = std::collections::HashMap::new();
+    for (g, _) in &d.files {
+        let id = g.item.title_id.as_deref();
+        if let Some(shown) = super::view::display_version(c, id, g.item.version)? {
+            shown_of.insert(g.item.key.as_str(), shown);
+        }
+    }
     let groups = [
         (M::BaseTitle, GameKind::Base),
         (M::Updates, GameKind::Update),
         (M::Dlc, GameKind::Dlc),
     ];
-    html! {
+    Ok(html! {
         @for (heading, k) in groups {
             @let files: Vec<_> = d.files.iter().filter(|(g, _)| g.item.kind == k).collect();
             @if !files.is_empty() {
@@ -550,14 +573,14 @@ fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
                                 @if let Some(why) = &g.damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (g.item.version.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into())) }
+                            td { (super::view::version(shown_of.get(g.item.key.as_str()).map(String::as_str), g.item.version)) }
                             td.num { (size(v, g.item.size)) }
                         }
                     } }
                 } }
             }
         }
-    }
+    })
 }
 
 fn missing_list(v: &Viewer, d: &details::Details) -> Markup {

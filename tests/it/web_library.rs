@@ -5,15 +5,21 @@
 
 use serde_json::json;
 
-use crate::harness::{Resp, TestServer};
+use crate::harness::{Folders, Resp, TestServer};
 use crate::web::{add_user, send_json, sign_in};
 
 const GAME: &str = "Studio/Moon/Moonlit Odyssey [0100000000010000][v0].nsp";
 
 /// A server on the demo library with an admin and a viewer, no loopback rule.
 fn server() -> (TestServer, String, String) {
-    let folders = crate::harness::Folders::new();
+    server_with(|_| {})
+}
+
+/// The same, with `prepare` run on the folders before the service starts.
+fn server_with(prepare: impl FnOnce(&Folders)) -> (TestServer, String, String) {
+    let folders = Folders::new();
     crate::library::demo(&folders);
+    prepare(&folders);
     add_user(&folders, "admin", "admin password", true);
     add_user(&folders, "viewer", "viewer password", false);
     let s = TestServer::start_on(folders, &["--no-local-access"]);
@@ -342,4 +348,64 @@ fn the_library_is_covers_or_a_table_and_keeps_the_choice() {
         .header("set-cookie")
         .unwrap()
         .starts_with("library_view=table;"));
+}
+
+/// An update of Moonlit Odyssey newer than the demo's title data knows (v393216),
+/// read with made-up console keys: its Control NCA says "1.6.1".
+fn newer_update(folders: &Folders) {
+    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    let keys = TestKeys::new(40);
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&path, private).unwrap();
+    let update = Title {
+        display_version: "1.6.1".into(),
+        ..Title::patch(0x0100_0000_0001_0000, 393217)
+    };
+    let file = folders.library.join(NEWER);
+    std::fs::write(file, keyed::nsp(&keys, &[update])).unwrap();
+}
+
+const NEWER: &str = "Moonlit Odyssey [0100000000010800][v393217].nsp";
+
+/// Versions read as people read them ("1.6.1", the number on hover) in the file
+/// list, on the file's and the title's pages; an installed version newer than the
+/// title data's latest says the title data is older, not nothing.
+#[test]
+fn versions_are_display_versions_and_a_newer_file_says_the_title_data_is_older() {
+    let (s, admin, _) = server_with(newer_update);
+    english(&s, &admin);
+    let shown = "<span class=\"version\" title=\"v393217\">1.6.1</span>";
+    let files = get_as(&s, &admin, "/files?q=0100000000010800").body;
+    assert!(files.contains("<th>Version</th>"), "{files}");
+    assert!(files.contains(shown), "{files}");
+    // A file no Control NCA speaks for keeps its number.
+    assert!(files.contains("<td>v65536</td>"), "{files}");
+    let game = get_as(
+        &s,
+        &admin,
+        "/game/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv393217%5D.nsp",
+    )
+    .body;
+    assert!(game.contains(shown), "{game}");
+    let title = get_as(&s, &admin, "/title/0100000000010000").body;
+    assert!(
+        title.contains(&format!("id=\"installed-version\">{shown}")),
+        "{title}"
+    );
+    assert!(title.contains("id=\"older-title-data\""), "{title}");
+    assert!(
+        title.contains("the title data is older than this file"),
+        "{title}"
+    );
+    let list = get_as(&s, &admin, "/library?q=moonlit").body;
+    assert!(
+        list.contains(shown) && list.contains("newer than the title data"),
+        "{list}"
+    );
+    // A title behind the data says nothing of the kind.
+    let behind = get_as(&s, &admin, "/title/01007EF00011E000").body;
+    assert!(!behind.contains("older-title-data"), "{behind}");
 }
