@@ -97,6 +97,8 @@ messages! {
     TotalSize => "Taille totale", "Total size";
     ToConvert => "Compressés (.nsz/.xcz)", "Compressed (.nsz/.xcz)";
     Titles => "Titres", "Titles";
+    TitlesToUpdate => "Titres à mettre à jour", "Titles to update";
+    TitlesMissingDlc => "Titres sans tous leurs DLC", "Titles missing DLC";
     Files => "Fichiers", "Files";
     DamagedFiles => "Fichiers endommagés", "Damaged files";
     RecentlyAdded => "Ajoutés récemment", "Recently added";

@@ -91,7 +91,7 @@ fn file_table(
                             (v.t(M::Name)) " " span aria-hidden="true" { (if desc { "↓" } else { "↑" }) }
                         }
                     }
-                    th { (v.t(M::Type)) } th { (v.t(M::Version)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
+                    th.wide { (v.t(M::Type)) } th { (v.t(M::Version)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
                     @for FileRow { item: g, damage, shown } in items {
@@ -107,7 +107,7 @@ fn file_table(
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
                                 @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (kind(v, g.kind)) }
+                            td.wide { (kind(v, g.kind)) }
                             td { (view::version(shown.as_deref(), g.version)) }
                             td.num { (size(v, g.size)) }
                             td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }

@@ -48,8 +48,9 @@ pub fn bar(c: &Ctx, v: &Viewer) -> Markup {
     };
     let estimate = super::compress::ESTIMATE;
     let action = |id: &str, which: &str, api: &str, then: &str, label: M, ask: M| {
+        let danger = id == "trash-selected";
         html! {
-            button type="button" id=(id) data-selection=(which) data-api=(api) data-then=(then)
+            button.danger[danger] type="button" id=(id) data-selection=(which) data-api=(api) data-then=(then)
                 data-confirm="" data-ask=(v.t(ask)) disabled { (v.t(label)) }
         }
     };

@@ -63,8 +63,8 @@ fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result
     Ok(html! {
         section.cards #missing-cards aria-label=(v.t(M::WhatIsMissing)) {
             (card(v, (M::Titles, n(t.titles), Some("/library".into())), false))
-            (card(v, (M::StatusUpdateAvailable, n(t.update_available), show(UpdateAvailable)), t.update_available > 0))
-            (card(v, (M::StatusDlcMissing, n(t.dlc_missing), show(DlcMissing)), t.dlc_missing > 0))
+            (card(v, (M::TitlesToUpdate, n(t.update_available), show(UpdateAvailable)), t.update_available > 0))
+            (card(v, (M::TitlesMissingDlc, n(t.dlc_missing), show(DlcMissing)), t.dlc_missing > 0))
             (card(v, (M::DamagedFiles, n(s.damaged), Some("/files?damaged=1".into())), s.damaged > 0))
         }
     })
@@ -79,7 +79,7 @@ fn file_cards(v: &Viewer, s: &crate::store::games::Counts) -> Markup {
     html! {
         h2 { (v.t(M::Files)) }
         section.cards #file-cards {
-            (card(v, (M::Games, n(s.total), Some("/files".into())), false))
+            (card(v, (M::AllFiles, n(s.total), Some("/files".into())), false))
             (card(v, (M::Base, n(s.base), of(Base)), false))
             (card(v, (M::Updates, n(s.update), of(Update)), false))
             (card(v, (M::Dlc, n(s.dlc), of(Dlc)), false))

@@ -331,18 +331,19 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
         .find(|ch| ch.is_alphanumeric())
         .into_iter()
         .collect();
-    // A hue of its own per title, so two placeholders side by side read apart.
+    // One of twelve hues per title, so two placeholders side by side read apart (a
+    // class: the pages' policy allows no inline style).
     let hue = t
         .base_id
         .bytes()
         .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
-        % 360;
+        % 12;
     Ok(html! {
         a.cover href={ "/title/" (t.base_id) } {
             @if shown {
                 img src={ "/icon/" (t.base_id) } alt="" width="256" height="256" loading="lazy" decoding="async";
             } @else {
-                span.placeholder aria-hidden="true" style={ "--hue:" (hue) } { (initial.to_uppercase()) }
+                span class={ "placeholder h" (hue) } aria-hidden="true" { (initial.to_uppercase()) }
             }
             span.name { (t.name) }
         }

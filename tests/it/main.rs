@@ -6,6 +6,7 @@ mod admin_web;
 mod api;
 mod architecture;
 mod browser;
+mod browser_library;
 mod browser_pages;
 mod browser_tasks;
 mod cli;

@@ -329,7 +329,7 @@ fn the_library_is_covers_or_a_table_and_keeps_the_choice() {
     assert!(table.contains("id=\"titles\"") && !table.contains("id=\"title-grid\""));
     let r = get_as(&s, &admin, "/library?view=grid");
     assert!(r.body.contains("id=\"title-grid\""), "{}", r.body);
-    assert!(r.body.contains("class=\"placeholder\""), "{}", r.body);
+    assert!(r.body.contains("class=\"placeholder h"), "{}", r.body);
     assert!(
         r.body.contains("href=\"/library?view=table\""),
         "{}",
