@@ -50,6 +50,13 @@ pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> 
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
 
+/// Whether no file was read with the console keys yet: the lists then look up no
+/// display version, row by row, for nothing.
+pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
+    let mut stmt = conn.prepare_cached("SELECT NOT EXISTS (SELECT 1 FROM title_control)")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
+}
+
 /// The display version ("1.2.0") of `title_id` at `version`: what the Control NCA
 /// says, when it was read from a file of that version (a later scan of an older
 /// update may have written the row).

@@ -126,6 +126,7 @@ messages! {
     ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
+    SelectAllShown => "Choisir tous les fichiers de cette page", "Select every file of this page";
     DidYouMean => "Vouliez-vous dire {q} ?", "Did you mean {q}?";
     ViewAs => "Affichage", "View";
     ViewTable => "Tableau", "Table";

@@ -87,6 +87,7 @@ fn file_table(
             table #games {
                 thead { tr {
                     th aria-sort=(aria) {
+                        @if pick { input #pick-all type="checkbox" aria-label=(v.t(M::SelectAllShown)); " " }
                         a.sort href=(links.url_with(1, Some(("sort", other)))) title=(v.t(M::SortedHint)) {
                             (v.t(M::Name)) " " span aria-hidden="true" { (if desc { "↓" } else { "↑" }) }
                         }
@@ -155,6 +156,7 @@ fn files_of(
         query.damaged = only.damaged;
         library::search::search(&index, &query, limit, offset)
     };
+    let keyed = !crate::store::title_control::is_empty(c.db)?;
     let mut rows = Vec::with_capacity(at.len());
     for &i in &at {
         let listed = index.listed(i);
@@ -164,7 +166,10 @@ fn files_of(
             true => games::get(c.db, &item.key)?.and_then(|g| g.damage),
             false => None,
         };
-        let shown = view::display_version(c, item.title_id.as_deref(), item.version)?;
+        let shown = match keyed {
+            true => view::display_version(c, item.title_id.as_deref(), item.version)?,
+            false => None,
+        };
         rows.push(FileRow {
             item,
             damage,

@@ -288,6 +288,7 @@ fn title_table(
     rows: &[&TitleState],
 ) -> Result<Markup, Error> {
     let with_icons = icons::enabled(c.db)?;
+    let keyed = !crate::store::title_control::is_empty(c.db)?;
     Ok(html! {
         div.scroll {
             table #titles {
@@ -306,7 +307,8 @@ fn title_table(
                                 br.wide; code.id.wide { (t.base_id) }
                             }
                             td.wide { (Contents(v, t)) }
-                            td.wide { (versions_cell(v, t, installed_display(c, t)?.as_deref())) }
+                            @let shown = match keyed { true => installed_display(c, t)?, false => None };
+                            td.wide { (versions_cell(v, t, shown.as_deref())) }
                             td { (StatusBadges(v, t)) }
                             td.num.wide { (Size(v, t.size)) }
                         }

@@ -374,7 +374,9 @@ function startButtons(busy) {
     template.replace("{files}", files(picked.length)).replace("{size}", size(total));
   const kept = { all: () => true, convert: (b) => b.dataset.convert === "true", compress: (b) => b.dataset.compress === "true" };
   document.addEventListener("change", (ev) => {
-    if (!ev.target.matches("input.pick")) return;
+    if (ev.target.id === "pick-all") {
+      for (const box of document.querySelectorAll("input.pick")) box.checked = ev.target.checked;
+    } else if (!ev.target.matches("input.pick")) return;
     if (bar !== document.getElementById("selection")) {
       bar = document.getElementById("selection");
       summary = document.getElementById("selection-summary");
