@@ -73,6 +73,12 @@ impl Vocabulary {
 /// The search text with its words that occur in no name replaced by their nearest
 /// spelling, when that finds something; `None` otherwise.
 pub fn suggest(index: &NameIndex, words: &[String]) -> Option<String> {
+    // A title ID (or its start) is no misspelt word.
+    if let [only] = words {
+        if only.len() >= 4 && only.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+    }
     let vocabulary = index.vocabulary();
     let mut fixed = 0;
     let mut out = Vec::with_capacity(words.len());

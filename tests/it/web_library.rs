@@ -318,6 +318,9 @@ fn a_near_miss_offers_did_you_mean() {
     assert!(!found.contains("did-you-mean"), "{found}");
     let far = get_as(&s, &admin, "/library?q=qqqqqqqq").body;
     assert!(!far.contains("did-you-mean"), "{far}");
+    // A title ID that is not there is no misspelling.
+    let id = get_as(&s, &admin, "/library?q=0100FFFF").body;
+    assert!(!id.contains("did-you-mean"), "{id}");
 }
 
 /// The library shows covers or a table, as the address asks, and keeps the choice
