@@ -16,9 +16,10 @@ use crate::web;
 pub const TABLE: Table = Table {
     routes: ROUTES,
     sign_in: web::sign_in::to_sign_in,
-    // The shop's files, also asked from the root by installers given the root: a
-    // worker checks the console, then the download threads serve them.
-    downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/"],
+    // The shop's files, also asked from the root by installers given the root, and a
+    // file downloaded from its page: a worker checks the caller, then the download
+    // threads serve them.
+    downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/", "/download/"],
     missing_page: web::missing::missing_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
 };
@@ -67,6 +68,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/icon/{title_id}", Page, web::titles::icon_file),
     route("GET", "/files", Page, web::library::files_page),
     route("GET", "/game/{key*}", Page, web::library::game),
+    route("GET", "/download/{key*}", Page, web::library::download_file),
     route("GET", "/tasks", Page, web::tasks::tasks_page),
     route("GET", "/tasks/{id}", Page, web::tasks::run_page),
     route("GET", "/device", Page, web::device::device_page),
@@ -109,6 +111,9 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/compress/{key*}", Private, web::tasks::start_compress_file),
     route("POST", "/api/compress-files", Private, web::compress::start_files),
     route("POST", "/api/compress-settings", Private, web::compress::set_settings),
+    route("POST", "/api/files/trash", Private, web::selection::trash),
+    route("POST", "/api/files/push", Private, web::selection::push),
+    route("POST", "/api/files/convert", Private, web::selection::convert),
     route("GET", "/api/platforms", Private, v1::library::platforms),
     route("POST", "/api/platforms", Private, web::library::add_platform),
     route("DELETE", "/api/platforms/{slug}", Private, web::library::delete_platform),

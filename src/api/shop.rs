@@ -20,7 +20,7 @@ use crate::http::auth::{basic_credentials, Principal};
 use crate::http::range;
 use crate::http::{App, Ctx, Reply, Req};
 use crate::library::key::LibraryKey;
-use crate::shop::{Folder, Form, Inputs, Item};
+use crate::shop::{Folder, Form, Inputs};
 use crate::store::shop_downloads;
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
@@ -153,7 +153,14 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
         Principal::Console(name) | Principal::Visitor(name) => name.clone(),
         _ => return Err(Error::internal("a shop route without a console")),
     };
-    let (mut file, size, modified) = open(c, item)?;
+    send(c, &item.file.key, console)
+}
+
+/// The file at `key`, whole or one range, streamed from disk; once sent, its bytes
+/// are noted in the shop's downloads under `who`. The shop's downloads and the web
+/// interface's (`web::library::download_file`) both go through here.
+pub fn send(c: &Ctx, key: &str, who: String) -> Result<Reply, Error> {
+    let (mut file, size, modified) = open(c, key)?;
     let plan = match range::plan(c.req.header("range"), size) {
         Ok(plan) => plan,
         Err(refused) => return Ok(refused),
@@ -176,12 +183,12 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
         sent: Arc::clone(&sent),
     };
     reply.stream = Some((Box::new(reader), plan.len));
-    let (key, started) = (item.file.key.clone(), Instant::now());
+    let (key, started) = (key.to_string(), Instant::now());
     reply.after = Some(Box::new(move |db| {
         let bytes = sent.load(Ordering::Relaxed);
         let ms = started.elapsed().as_millis() as u64;
-        if let Err(e) = shop_downloads::record(db, &console, &key, bytes, ms, crate::time::now()) {
-            log::warn!("noting a download of {key} by {console}: {e}");
+        if let Err(e) = shop_downloads::record(db, &who, &key, bytes, ms, crate::time::now()) {
+            log::warn!("noting a download of {key} by {who}: {e}");
         }
     }));
     Ok(reply)
@@ -189,9 +196,9 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
 
 /// The file of an item, never through a link out of the library, with its size and
 /// time as they are now (the file may have changed since the scan).
-fn open(c: &Ctx, item: &Item) -> Result<(std::fs::File, u64, std::time::SystemTime), Error> {
+fn open(c: &Ctx, key: &str) -> Result<(std::fs::File, u64, std::time::SystemTime), Error> {
     let gone = || Error::not_found(Msg::FileGone);
-    let key = LibraryKey::parse(&item.file.key).ok_or_else(gone)?;
+    let key = LibraryKey::parse(key).ok_or_else(gone)?;
     let file = crate::library::safe::open(&c.app.config.library, &key).map_err(|e| {
         match crate::library::safe::not_a_file(&e) {
             Some(what) => Error::not_found(what.msg(&key)).with_cause(e),

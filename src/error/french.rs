@@ -64,6 +64,7 @@ impl Msg {
             NoGame { key } => format!("aucun jeu n'a la clé « {key} »"),
             NotTitleId => "ce n'est pas un identifiant de titre".into(),
             NothingOfTitle { id } => format!("la bibliothèque n'a rien du titre « {id} »"),
+            NotCompressed { key } => format!("seuls les .nsz et .xcz se décompressent ; « {key} » n'en est pas un"),
             BadSlug => "un identifiant de plateforme a de 1 à 32 caractères parmi a-z, 0-9 et « - »".into(),
             BadFolder => "le dossier est un chemin dans la bibliothèque, comme « retro/gba », sans « .. »".into(),
             FolderRefused => "le dossier ne peut être ni un lien, ni un dossier caché, ni la corbeille".into(),

@@ -101,6 +101,10 @@ pub enum Msg {
     NothingOfTitle {
         id: String,
     },
+    /// A file given to decompress that is no `.nsz`/`.xcz`.
+    NotCompressed {
+        key: String,
+    },
     // Platforms.
     BadSlug,
     BadFolder,
@@ -539,6 +543,7 @@ impl Msg {
             NoGame { .. } => "No game has that key.".into(),
             NotTitleId => "That is not a title ID.".into(),
             NothingOfTitle { .. } => "The library has nothing of that title.".into(),
+            NotCompressed { key } => format!("Only .nsz and .xcz files decompress; \"{key}\" is not one."),
             BadSlug => "A slug has 1 to 32 characters among a-z, 0-9 and '-'.".into(),
             BadFolder => "The folder is a path inside the library, like 'retro/gba', without '..'.".into(),
             FolderRefused => "The folder cannot be a link, a hidden folder or the trash.".into(),

@@ -250,8 +250,9 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         Err(_) if page => (table.missing_page, Vec::new(), Access::Page),
         Err(e) => return (Routed::Answer(Err(e)), who),
     };
-    let download =
-        access == Access::Shop && table.downloads.iter().any(|p| req.path.starts_with(p));
+    // The web interface's file downloads (`/download/`) go there too, like the shop's.
+    let download = matches!(access, Access::Shop | Access::Page)
+        && table.downloads.iter().any(|p| req.path.starts_with(p));
     let call = Call {
         handler,
         params,

@@ -1,4 +1,5 @@
-//! The convert task: every `.nsz` and `.xcz` of the library, one after the other.
+//! The convert task: every `.nsz` and `.xcz` of the library (or of a selection), one
+//! after the other.
 //! Progress counts bytes written; a file that fails is named with its reason, keeps
 //! its original, and the task goes on (and ends `partial`). A file known to be
 //! damaged is not tried again until a scan reads it anew.
@@ -18,7 +19,7 @@ use crate::store::games;
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
     let mut keys = Vec::new();
-    for raw in games::compressed(ctx.db)? {
+    for raw in targets(ctx)? {
         match LibraryKey::parse(&raw) {
             Some(key) => keys.push(key),
             None => {
@@ -55,6 +56,18 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     games::refresh_playable(ctx.db)?;
     crate::titles::model::refresh_after_change(ctx.db);
     Ok(Msg::ConvertDone { converted, failed }.into())
+}
+
+/// The `.nsz`/`.xcz` to convert: of those the task was started on (a selection of
+/// the file list), else every one of the library.
+fn targets(ctx: &TaskCtx) -> Result<Vec<String>, Error> {
+    let mut all = games::compressed(ctx.db)?;
+    let only = ctx.progress.only();
+    if !only.is_empty() {
+        let asked: std::collections::HashSet<&String> = only.iter().collect();
+        all.retain(|k| asked.contains(k));
+    }
+    Ok(all)
 }
 
 /// Refuse to start when `needed` bytes do not fit on the library's disk.

@@ -10,6 +10,7 @@ pub mod name_index;
 pub mod probe;
 pub mod safe;
 pub mod search;
+pub mod suggest;
 pub mod switchfs;
 pub mod synth;
 pub mod walk;

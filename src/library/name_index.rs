@@ -13,7 +13,7 @@
 //! bytes), and a few numbers per game: about 20 MiB for 100,000 games.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use rusqlite::Connection;
@@ -95,6 +95,9 @@ pub struct NameIndex {
     /// Where each trigram's positions lie in `postings`, ascending.
     grams: HashMap<Trigram, (u32, u32)>,
     postings: Vec<u32>,
+    /// The names' distinct words, for "did you mean" (`suggest`), gathered the first
+    /// time a search finds nothing.
+    vocabulary: OnceLock<super::suggest::Vocabulary>,
 }
 
 impl NameIndex {
@@ -109,6 +112,7 @@ impl NameIndex {
             by_id: Vec::new(),
             grams: HashMap::new(),
             postings: Vec::new(),
+            vocabulary: OnceLock::new(),
         };
         let mut platform_of = HashMap::new();
         let generation = games::for_each_indexed(db, |g| {
@@ -257,8 +261,8 @@ impl NameIndex {
     }
 
     /// The positions (library order) of the games `q` matches: by every word, or by
-    /// the title-ID prefix; then of its type and platform when it names them. With
-    /// neither words nor prefix, the type and platform alone select; with nothing at
+    /// the title-ID prefix; then of its type and platform, and only the damaged, when
+    /// it asks. With neither words nor prefix, those alone select; with nothing at
     /// all, nothing matches.
     pub fn matches(&self, q: &SearchQuery) -> Vec<u32> {
         let by_name = (!q.words.is_empty()).then(|| self.named(&q.words));
@@ -266,11 +270,16 @@ impl NameIndex {
         let mut hits = match (by_name, by_id) {
             (Some(a), Some(b)) => union(&a, &b),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) if q.kind.is_none() && q.platform.is_none() => return Vec::new(),
+            (None, None) if q.kind.is_none() && q.platform.is_none() && !q.damaged => {
+                return Vec::new()
+            }
             (None, None) => (0..self.len() as u32).collect(),
         };
         if let Some(kind) = q.kind {
             hits.retain(|&i| self.entries[i as usize].kind == kind);
+        }
+        if q.damaged {
+            hits.retain(|&i| self.entries[i as usize].damaged);
         }
         if let Some(p) = &q.platform {
             match self.platforms.iter().position(|x| x == p) {
@@ -295,6 +304,22 @@ impl NameIndex {
         ids.sort_unstable();
         ids.dedup();
         ids.into_iter().map(format_title_id).collect()
+    }
+
+    /// The names' distinct words (see `suggest`).
+    pub fn vocabulary(&self) -> &super::suggest::Vocabulary {
+        self.vocabulary
+            .get_or_init(|| super::suggest::Vocabulary::of((0..self.len()).map(|i| self.name(i))))
+    }
+
+    /// Whether some name holds this word.
+    pub fn holds_word(&self, word: &str) -> bool {
+        !self.named(&[word.to_string()]).is_empty()
+    }
+
+    /// Whether some name holds all these words.
+    pub fn holds_all(&self, words: &[String]) -> bool {
+        !self.named(words).is_empty()
     }
 
     /// Positions of the names that hold every word, ascending.

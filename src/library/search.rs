@@ -19,6 +19,8 @@ pub struct SearchQuery {
     /// filters); with no words and no prefix, these alone select.
     pub kind: Option<GameKind>,
     pub platform: Option<String>,
+    /// Only the files known to be damaged (the dashboard's card links there).
+    pub damaged: bool,
 }
 
 /// One page of the games matching `q`, in library order, with how many match: the

@@ -358,12 +358,15 @@ pub struct Counts {
     pub unknown: u64,
     pub bytes: u64,
     pub to_convert: u64,
+    /// Files whose header does not read or that a task found broken.
+    pub damaged: u64,
 }
 
 const COUNT_COLUMNS: &str = "count(*), count(*) FILTER (WHERE type = 'BASE'),
      count(*) FILTER (WHERE type = 'UPDATE'), count(*) FILTER (WHERE type = 'DLC'),
      count(*) FILTER (WHERE type = 'INCONNU'), coalesce(sum(size), 0),
-     count(*) FILTER (WHERE format IN ('nsz', 'xcz') AND header_ok AND damage IS NULL)";
+     count(*) FILTER (WHERE format IN ('nsz', 'xcz') AND header_ok AND damage IS NULL),
+     count(*) FILTER (WHERE NOT header_ok OR damage IS NOT NULL)";
 
 /// A file not known to be damaged: its header reads, and no task found it broken.
 const SOUND: &str = "header_ok AND damage IS NULL";
@@ -419,6 +422,7 @@ fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
         unknown: n(4)?,
         bytes: n(5)?,
         to_convert: n(6)?,
+        damaged: n(7)?,
     })
 }
 

@@ -50,6 +50,30 @@ pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> 
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
 
+/// Whether no file was read with the console keys yet: the lists then look up no
+/// display version, row by row, for nothing.
+pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
+    let mut stmt = conn.prepare_cached("SELECT NOT EXISTS (SELECT 1 FROM title_control)")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
+}
+
+/// The display version ("1.2.0") of `title_id` at `version`: what the Control NCA
+/// says, when it was read from a file of that version (a later scan of an older
+/// update may have written the row).
+pub fn display_version(
+    conn: &Connection,
+    title_id: &str,
+    version: u32,
+) -> Result<Option<String>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT t.display_version FROM title_control t JOIN games g ON g.key = t.from_key
+         WHERE t.title_id = ?1 AND g.version = ?2 AND t.display_version <> ''",
+    )?;
+    Ok(stmt
+        .query_row(rusqlite::params![title_id, version], |r| r.get(0))
+        .optional()?)
+}
+
 pub fn get(conn: &Connection, title_id: &str) -> Result<Option<ControlRow>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT title_id, name, publisher, display_version, names, icon, from_key

@@ -59,10 +59,33 @@ impl Holds {
     }
 }
 
+/// How many titles there are and how many lack something: the dashboard's cards,
+/// counted once per generation with the lists, so a dashboard reads no table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TitleCounts {
+    pub titles: u64,
+    pub update_available: u64,
+    pub dlc_missing: u64,
+    pub base_missing: u64,
+}
+
+impl TitleCounts {
+    fn of(rows: &[TitleState]) -> TitleCounts {
+        let n = |f: fn(&TitleState) -> bool| rows.iter().filter(|t| f(t)).count() as u64;
+        TitleCounts {
+            titles: rows.len() as u64,
+            update_available: n(|t| t.update_available),
+            dlc_missing: n(|t| t.dlc_missing),
+            base_missing: n(|t| t.base_missing),
+        }
+    }
+}
+
 /// Every title's state at one generation, and the lists numbered so far.
 struct Lists {
     /// In library order (`rank`).
     rows: Vec<TitleState>,
+    counts: TitleCounts,
     /// Positions in `rows`, by base ID.
     by_id: Vec<u32>,
     numbered: Mutex<HashMap<(Holds, Sort), List>>,
@@ -169,6 +192,11 @@ impl TitleLists {
         Ok((list.len() as u64, rows))
     }
 
+    /// The counts of the titles at the library's current generation.
+    pub fn counts(&self, db: &Connection) -> Result<TitleCounts, Error> {
+        Ok(self.get(db)?.counts)
+    }
+
     fn get(&self, db: &Connection) -> Result<Arc<Lists>, Error> {
         self.0.get(library_generation::current(db)?, || {
             let (generation, rows) = title_state::all(db)?;
@@ -179,6 +207,7 @@ impl TitleLists {
             Ok((
                 generation,
                 Lists {
+                    counts: TitleCounts::of(&rows),
                     rows,
                     by_id,
                     numbered,

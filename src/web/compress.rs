@@ -56,30 +56,6 @@ pub fn title_button(c: &Ctx, v: &Viewer, files: &[(String, u64)]) -> Markup {
     }
 }
 
-/// The file list's selection bar: a button the checked rows turn on, and the estimate
-/// the page script writes from their sizes (the template and units given here, in the
-/// reader's language). Without the console keys, the reason instead.
-pub fn selection_bar(c: &Ctx, v: &Viewer) -> Markup {
-    let no_keys = c.app.prod_keys.current().is_none();
-    let template = v.t(M::CompressEstimate);
-    // The units and decimal mark `view::size` writes, for the script's sizes.
-    let fr = v.lang == super::i18n::Lang::Fr;
-    let units = match fr {
-        true => "o,Ko,Mo,Go,To,Po",
-        false => "B,KB,MB,GB,TB,PB",
-    };
-    html! {
-        div.actions #compress-selection data-estimate=(template) data-low=(ESTIMATE.0) data-high=(ESTIMATE.1)
-            data-units=(units) data-comma=(fr) {
-            button type="button" #compress-selected data-api="/api/compress-files" data-then="/tasks" disabled
-                aria-describedby="compress-selected-estimate" { (v.t(M::CompressSelected)) }
-            span.hint #compress-selected-estimate {
-                @if no_keys { (v.t(M::CompressNoKeys)) } @else { (v.t(M::CompressSelectHint)) }
-            }
-        }
-    }
-}
-
 /// What the last compress saved and the trash's size, for the tasks page.
 pub fn saved_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let last = crate::store::job_runs::recent(c.db, 50)?

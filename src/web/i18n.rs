@@ -95,7 +95,14 @@ messages! {
     TypeUpdate => "Mise à jour", "Update";
     TypeUnknown => "Inconnu", "Unknown";
     TotalSize => "Taille totale", "Total size";
-    ToConvert => "À décompresser", "To decompress";
+    ToConvert => "Compressés (.nsz/.xcz)", "Compressed (.nsz/.xcz)";
+    Titles => "Titres", "Titles";
+    TitlesToUpdate => "Titres à mettre à jour", "Titles to update";
+    TitlesMissingDlc => "Titres sans tous leurs DLC", "Titles missing DLC";
+    Files => "Fichiers", "Files";
+    DamagedFiles => "Fichiers endommagés", "Damaged files";
+    RecentlyAdded => "Ajoutés récemment", "Recently added";
+    SeeAll => "tout voir", "see all";
     RunningTask => "Tâche en cours", "Running task";
     NoTask => "Aucune tâche en cours.", "No task is running.";
     LastResult => "Dernier résultat", "Last result";
@@ -107,9 +114,24 @@ messages! {
     StartCompress => "Compresser .nsp/.xci (clés de console)", "Compress .nsp/.xci (console keys)";
     CompressFile => "Compresser ce fichier", "Compress this file";
     CompressTitle => "Compresser les .nsp/.xci du titre", "Compress the title's .nsp/.xci";
-    CompressSelected => "Compresser la sélection", "Compress the selection";
+    CompressSelected => "Compresser (.nsp/.xci → .nsz/.xcz)", "Compress (.nsp/.xci → .nsz/.xcz)";
+    ConvertSelected => "Décompresser (.nsz/.xcz → .nsp/.xci)", "Decompress (.nsz/.xcz → .nsp/.xci)";
+    FileCountOne => "{n} fichier", "{n} file";
+    FileCountMany => "{n} fichiers", "{n} files";
+    SelectionSummary => "Sélection : {files}, {size}.", "Selected: {files}, {size}.";
+    SelectionHint => "Cochez des fichiers pour agir sur eux.", "Tick files to act on them.";
+    ConfirmTrashSelection => "Mettre {files} ({size}) à la corbeille ? Ils y restent restaurables jusqu'à leur purge.", "Move {files} ({size}) to the trash? They can be restored from there until purged.";
+    ConfirmPushSelection => "Ajouter {files} ({size}) à la liste d'envoi ?", "Add {files} ({size}) to the push list?";
+    ConfirmConvertSelection => "Décompresser {files} ({size}) en .nsp/.xci ? Les originaux vont à la corbeille.", "Decompress {files} ({size}) to .nsp/.xci? The originals go to the trash.";
+    ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
+    SelectAllShown => "Choisir tous les fichiers de cette page", "Select every file of this page";
+    DidYouMean => "Vouliez-vous dire {q} ?", "Did you mean {q}?";
+    ViewAs => "Affichage", "View";
+    ViewTable => "Tableau", "Table";
+    ViewGrid => "Jaquettes", "Covers";
+    DamagedOnly => "Endommagés seulement", "Damaged only";
     CompressSettings => "Compression", "Compress";
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
@@ -190,6 +212,8 @@ messages! {
     StatusComplete => "complet", "complete";
     InstalledVersion => "Version présente", "Installed version";
     LatestVersion => "Dernière version connue", "Latest known version";
+    NewerThanData => "plus récente que la base de titres", "newer than the title data";
+    TitleDataOlder => "La bibliothèque a plus récent : la base de titres est plus ancienne que ce fichier (la mettre à jour dans Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";
     Publisher => "Éditeur", "Publisher";
     Released => "Sortie", "Released";
     WhatIsMissing => "Ce qui manque", "What is missing";
@@ -238,6 +262,7 @@ messages! {
         "Awoo and the installers that wait to be sent games: see “Send to a console” below.";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
+    Download => "Télécharger", "Download";
     RecentDownloads => "Téléchargements récents", "Recent downloads";
     NoDownloads => "Aucune console n'a encore téléchargé depuis la boutique.", "No console has downloaded from the shop yet.";
     Sent => "Envoyé", "Sent";

@@ -29,10 +29,16 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let q = c.req.query("q").map(trim_blank).transpose()?.unwrap_or("");
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
+    let damaged = c.req.query("damaged").is_some_and(|d| !d.is_empty());
     let desc = c.req.query("sort") == Some("name-desc");
     let paging = Paging::from_req(c.req);
+    let only = Only {
+        kind: kind_filter,
+        platform,
+        damaged,
+    };
     let (shown, total, mut items) = pager::read(paging, desc, |limit, offset| {
-        files_of(c, q, kind_filter, platform, limit, offset)
+        files_of(c, q, &only, limit, offset)
     })?;
     if desc {
         items.reverse();
@@ -42,25 +48,29 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     links.keep("q", q);
     links.keep("type", kind_filter.map_or("", GameKind::as_str));
     links.keep("platform", platform.unwrap_or(""));
+    links.keep("damaged", if damaged { "1" } else { "" });
     links.keep("sort", if desc { "name-desc" } else { "" });
     let body = html! {
         (super::tasks::first_scan_note(c, &v)?)
-        (filters(&v, &links, kind_filter, platform, &all_platforms))
-        p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
-        @if items.is_empty() {
-            p.empty { (v.t(M::NoGames)) }
-        } @else {
-            @let pick = v.admin && c.app.prod_keys.current().is_some();
-            @if v.admin { (super::compress::selection_bar(c, &v)) }
-            (file_table(&v, &links, desc, &items, pick))
+        (filters(&v, &links, &only, &all_platforms))
+        div #results {
+            p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
+            @if items.is_empty() {
+                p.empty { (v.t(M::NoGames)) }
+                (super::titles::did_you_mean(c, &v, &links, &search_query(q)?.words)?)
+            } @else {
+                @let pick = v.admin;
+                @if v.admin { (super::selection::bar(c, &v)) }
+                (file_table(&v, &links, desc, &items, pick))
+            }
+            (pager::pager(&v, &links, shown, paging.pages(total)))
         }
-        (pager::pager(&v, &links, shown, paging.pages(total)))
     };
     page(&v, v.t(M::AllFiles), "/library", body)
 }
 
 /// The files' table; its name column sorts, A to Z or Z to A.
-/// With `pick`, each `.nsp`/`.xci` has a box that adds it to the selection to compress.
+/// With `pick`, each file has a box that adds it to the selection (`selection`).
 fn file_table(
     v: &Viewer,
     links: &pager::Links,
@@ -77,25 +87,29 @@ fn file_table(
             table #games {
                 thead { tr {
                     th aria-sort=(aria) {
+                        @if pick { input #pick-all type="checkbox" aria-label=(v.t(M::SelectAllShown)); " " }
                         a.sort href=(links.url_with(1, Some(("sort", other)))) title=(v.t(M::SortedHint)) {
                             (v.t(M::Name)) " " span aria-hidden="true" { (if desc { "↓" } else { "↑" }) }
                         }
                     }
-                    th { (v.t(M::Type)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
+                    th.wide { (v.t(M::Type)) } th { (v.t(M::Version)) } th.num { (v.t(M::Size)) } th.wide { (v.t(M::TitleId)) }
                 } }
                 tbody {
-                    @for FileRow { item: g, damage } in items {
+                    @for FileRow { item: g, damage, shown } in items {
                         tr {
                             td {
-                                @if pick && super::compress::compressible(&g.key) {
+                                @if pick {
+                                    @let (convert, compress) = super::selection::row_data(&g.key);
                                     input.pick type="checkbox" value=(g.key) data-size=(g.size)
+                                        data-convert=(convert) data-compress=(compress)
                                         aria-label={ (v.t(M::SelectFile)) " " (g.name) };
                                     " "
                                 }
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
                                 @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (kind(v, g.kind)) }
+                            td.wide { (kind(v, g.kind)) }
+                            td { (view::version(shown.as_deref(), g.version)) }
                             td.num { (size(v, g.size)) }
                             td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
                         }
@@ -111,27 +125,38 @@ struct FileRow {
     item: games::GameItem,
     /// Why it is damaged: its header did not read, or a task found it broken.
     damage: Option<Msg>,
+    /// Its display version ("1.2.0"), when its Control NCA gave one.
+    shown: Option<String>,
 }
 
 /// A page of the files: the library in order (of one type), or what a search and
 /// the platform filter keep.
+/// The file list's filters besides the search text.
+struct Only<'a> {
+    kind: Option<GameKind>,
+    platform: Option<&'a str>,
+    /// Only the damaged files.
+    damaged: bool,
+}
+
 fn files_of(
     c: &Ctx,
     q: &str,
-    kind: Option<GameKind>,
-    platform: Option<&str>,
+    only: &Only,
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<FileRow>), Error> {
     let index = c.app.names.get(c.db)?;
-    let (total, at) = if q.is_empty() && platform.is_none() {
-        index.page(kind, limit, offset)
+    let (total, at) = if q.is_empty() && only.platform.is_none() && !only.damaged {
+        index.page(only.kind, limit, offset)
     } else {
         let mut query = search_query(q)?;
-        query.kind = kind;
-        query.platform = platform.map(str::to_string);
+        query.kind = only.kind;
+        query.platform = only.platform.map(str::to_string);
+        query.damaged = only.damaged;
         library::search::search(&index, &query, limit, offset)
     };
+    let keyed = !crate::store::title_control::is_empty(c.db)?;
     let mut rows = Vec::with_capacity(at.len());
     for &i in &at {
         let listed = index.listed(i);
@@ -141,7 +166,15 @@ fn files_of(
             true => games::get(c.db, &item.key)?.and_then(|g| g.damage),
             false => None,
         };
-        rows.push(FileRow { item, damage });
+        let shown = match keyed {
+            true => view::display_version(c, item.title_id.as_deref(), item.version)?,
+            false => None,
+        };
+        rows.push(FileRow {
+            item,
+            damage,
+            shown,
+        });
     }
     Ok((total, rows))
 }
@@ -149,13 +182,8 @@ fn files_of(
 /// The search box and the type and platform filters of the library page.
 /// The form keeps the order and page size in hidden fields, and applies a change of
 /// type or platform at once (`data-autosubmit`, see the end of `app.js`).
-fn filters(
-    v: &Viewer,
-    links: &pager::Links,
-    kind_filter: Option<GameKind>,
-    platform: Option<&str>,
-    all_platforms: &[Platform],
-) -> Markup {
+fn filters(v: &Viewer, links: &pager::Links, only: &Only, all_platforms: &[Platform]) -> Markup {
+    let (kind_filter, platform) = (only.kind, only.platform);
     let kept = |name: &str| {
         links
             .params
@@ -185,6 +213,7 @@ fn filters(
                     }
                 }
             }
+            label.check { input type="checkbox" name="damaged" value="1" checked[only.damaged]; (v.t(M::DamagedOnly)) }
             button type="submit" { (v.t(M::Filter)) }
         }
     }
@@ -229,7 +258,8 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Playable)) } dd { (yes_no(g.item.playable)) }
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
-        (evidence(&v, &g))
+        p.actions { a.button #download href={ "/download/" (key_path(&g.item.key)) } download { (v.t(M::Download)) } }
+        (evidence(&v, &g, view::display_version(c, g.item.title_id.as_deref(), g.item.version)?))
         (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
@@ -240,6 +270,43 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin { (game_actions(c, &v, &g, family.as_ref())) }
     };
     page(&v, &g.item.name, "/library", body)
+}
+
+/// `GET /download/{key}`: the file, whole or one range, for any signed-in role, on
+/// the download threads like the shop's files and noted with them (under the
+/// account's name: the Consoles page shows it beside the consoles).
+pub fn download_file(c: &Ctx) -> Result<Reply, Error> {
+    let Some(g) = crate::store::games::get(c.db, c.param(0))? else {
+        return Err(Error::not_found(Msg::NoSuchFile));
+    };
+    let who = c.principal.log_name().unwrap_or_else(|| "local".into());
+    let mut reply = crate::api::shop::send(c, &g.item.key, who)?;
+    reply.content_type = "application/octet-stream";
+    reply
+        .headers
+        .push(("Content-Disposition", attachment(&g.item.key)));
+    Ok(reply)
+}
+
+/// `attachment` with the file's own name: RFC 6266's plain form for the ASCII
+/// browsers fall back on, and its UTF-8 form (RFC 8187) for the real name.
+fn attachment(key: &str) -> String {
+    let name = key.rsplit('/').next().unwrap_or(key);
+    let plain: String = name
+        .chars()
+        .map(|ch| match ch {
+            ' '..='~' if ch != '"' && ch != '\\' => ch,
+            _ => '_',
+        })
+        .collect();
+    let encoded: String = name
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
 }
 
 /// What an admin may do with a file: push it (or its whole title), verify it or
@@ -299,12 +366,12 @@ fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
 }
 
 /// How the game was identified, for the game page.
-fn evidence(v: &Viewer, g: &games::GameDetail) -> Markup {
+fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup {
     html! {
         h2 { (v.t(M::Evidence)) }
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
-            dt { (v.t(M::Version)) } dd { (g.item.version.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }
+            dt { (v.t(M::Version)) } dd #version { (view::version(shown.as_deref(), g.item.version)) }
             dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
             @if let Some(base) = &g.item.base_title_id {

@@ -17,6 +17,7 @@ pub mod library;
 pub mod missing;
 pub mod pager;
 pub mod phrases;
+pub mod selection;
 pub mod settings;
 pub mod shop;
 pub mod sign_in;

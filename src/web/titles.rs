@@ -92,6 +92,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     if reverse {
         rows.reverse();
     }
+    let grid = ViewChoice::of(c.req);
     let mut links = pager::Links::new("/library", paging.limit);
     links.keep("q", q);
     links.keep("show", show);
@@ -102,6 +103,9 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
             (empty)
         } @else if rows.is_empty() {
             p.empty { (v.t(M::NoTitles)) }
+            (did_you_mean(c, &v, &links, &query.words)?)
+        } @else if grid.grid {
+            (title_grid(c, &v, &rows)?)
         } @else {
             (title_table(c, &v, &links, sort_name, &rows)?)
         }
@@ -111,10 +115,96 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         (super::tasks::first_scan_note(c, &v)?)
         @if title_catalog::is_empty(c.db)? { p.note #no-title-data { (v.t(M::NoTitleData)) } }
         (filters(&v, &links, q, show, sort_name))
-        (result_count(c, &v, total)?)
-        (list)
+        div #results {
+            div.list-head { (result_count(c, &v, total)?) (view_switch(&v, &links, grid.grid)) }
+            (list)
+        }
     };
-    page(&v, v.t(M::Library), "/library", body)
+    let mut reply = page(&v, v.t(M::Library), "/library", body)?;
+    reply.headers.extend(grid.set_cookie());
+    Ok(reply)
+}
+
+/// Covers or a table: asked in the address (`view=grid` or `view=table`), then kept
+/// in a cookie so the library opens as it was left (as Jellyfin keeps its view).
+struct ViewChoice {
+    grid: bool,
+    /// The choice the address made, to keep.
+    asked: Option<bool>,
+}
+
+const VIEW_COOKIE: &str = "library_view";
+
+impl ViewChoice {
+    fn of(req: &crate::http::Req) -> ViewChoice {
+        let asked = match req.query("view") {
+            Some("grid") => Some(true),
+            Some("table") => Some(false),
+            _ => None,
+        };
+        let kept = req
+            .headers
+            .iter()
+            .filter(|(name, _)| name == "cookie")
+            .flat_map(|(_, value)| value.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .any(|(name, value)| name == VIEW_COOKIE && value == "grid");
+        ViewChoice {
+            grid: asked.unwrap_or(kept),
+            asked,
+        }
+    }
+
+    fn set_cookie(&self) -> Option<(&'static str, String)> {
+        let value = match self.asked? {
+            true => "grid",
+            false => "table",
+        };
+        let cookie =
+            format!("{VIEW_COOKIE}={value}; Path=/library; Max-Age=31536000; SameSite=Lax");
+        Some(("Set-Cookie", cookie))
+    }
+}
+
+/// The two views, the current one marked.
+fn view_switch(v: &Viewer, links: &pager::Links, grid: bool) -> Markup {
+    html! {
+        span.views role="group" aria-label=(v.t(M::ViewAs)) {
+            a href=(links.url_with(1, Some(("view", "table")))) aria-current=[(!grid).then_some("true")] { (v.t(M::ViewTable)) }
+            a href=(links.url_with(1, Some(("view", "grid")))) aria-current=[grid.then_some("true")] { (v.t(M::ViewGrid)) }
+        }
+    }
+}
+
+/// The titles as covers, each with what it lacks below.
+fn title_grid(c: &Ctx, v: &Viewer, rows: &[&TitleState]) -> Result<Markup, Error> {
+    let icons_on = icons::enabled(c.db)?;
+    let mut tiles = Vec::with_capacity(rows.len());
+    for t in rows {
+        tiles.push(html! { div.tile { (cover(c, t, icons_on)?) (StatusBadges(v, t)) } });
+    }
+    Ok(html! { div.covers #title-grid { @for tile in tiles { (tile) } } })
+}
+
+/// When a search by words found nothing: the nearest spelling that finds something,
+/// as a link (see `library::suggest`).
+pub fn did_you_mean(
+    c: &Ctx,
+    v: &Viewer,
+    links: &pager::Links,
+    words: &[String],
+) -> Result<Markup, Error> {
+    if words.is_empty() {
+        return Ok(html! {});
+    }
+    let index = c.app.names.get(c.db)?;
+    let Some(better) = crate::library::suggest::suggest(&index, words) else {
+        return Ok(html! {});
+    };
+    let (before, after) = v.t(M::DidYouMean).split_once("{q}").unwrap_or(("", ""));
+    Ok(html! {
+        p #did-you-mean { (before) a href=(links.url_with(1, Some(("q", &better)))) { (better) } (after) }
+    })
 }
 
 /// How many titles, and links to the files without a title and to every file.
@@ -201,6 +291,7 @@ fn title_table(
     rows: &[&TitleState],
 ) -> Result<Markup, Error> {
     let with_icons = icons::enabled(c.db)?;
+    let keyed = !crate::store::title_control::is_empty(c.db)?;
     Ok(html! {
         div.scroll {
             table #titles {
@@ -219,7 +310,8 @@ fn title_table(
                                 br.wide; code.id.wide { (t.base_id) }
                             }
                             td.wide { (Contents(v, t)) }
-                            td.wide { (Versions(t)) }
+                            @let shown = match keyed { true => installed_display(c, t)?, false => None };
+                            td.wide { (versions_cell(v, t, shown.as_deref())) }
                             td { (StatusBadges(v, t)) }
                             td.num.wide { (Size(v, t.size)) }
                         }
@@ -230,14 +322,47 @@ fn title_table(
     })
 }
 
+/// A title as a cover: its icon when one is cached and may be shown (the title's
+/// own, read from its files with the console keys, or the opt-in icon cache), else
+/// a placeholder drawn in CSS with the name's first letter; the name below. Images
+/// load lazily: a grid of a hundred titles asks only for those in sight.
+pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
+    let cached = icons::path(&c.app.config.data, &t.base_id).is_some_and(|p| p.is_file());
+    let shown =
+        cached && (icons_on || crate::store::title_control::has_own_icon(c.db, &t.base_id)?);
+    let initial: String = t
+        .name
+        .chars()
+        .find(|ch| ch.is_alphanumeric())
+        .into_iter()
+        .collect();
+    // One of twelve hues per title, so two placeholders side by side read apart (a
+    // class: the pages' policy allows no inline style).
+    let hue = t
+        .base_id
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
+        % 12;
+    Ok(html! {
+        a.cover href={ "/title/" (t.base_id) } {
+            @if shown {
+                img src={ "/icon/" (t.base_id) } alt="" width="256" height="256" loading="lazy" decoding="async";
+            } @else {
+                span class={ "placeholder h" (hue) } aria-hidden="true" { (initial.to_uppercase()) }
+            }
+            span.name { (t.name) }
+        }
+    })
+}
+
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
 fn icon(c: &Ctx, title_id: &str) -> Markup {
     let cached = icons::path(&c.app.config.data, title_id).is_some_and(|p| p.is_file());
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }
 
-/// What files the title has: its base, how many updates, how many DLC. Like
-/// `Versions`, written straight into the page rather than rendered aside.
+/// What files the title has: its base, how many updates, how many DLC, written
+/// straight into the page rather than rendered aside.
 struct Contents<'a>(&'a Viewer, &'a TitleState);
 
 impl maud::Render for Contents<'_> {
@@ -278,25 +403,17 @@ fn text(out: &mut String, s: &str) {
     let _ = maud::Escaper::new(out).write_str(s);
 }
 
-/// The installed version against the latest known: `v65536 → v393216`, written
-/// straight into the page (one per row of a list).
-struct Versions<'a>(&'a TitleState);
-
-impl maud::Render for Versions<'_> {
-    fn render_to(&self, out: &mut String) {
-        use std::fmt::Write;
-        let v = |out: &mut String, n: Option<u32>| match n {
-            Some(n) => drop(write!(out, "v{n}")),
-            None => out.push('—'),
-        };
-        match (self.0.installed_version, self.0.latest_version) {
-            (Some(a), Some(b)) if a >= b => v(out, Some(a)),
-            (a, None) => v(out, a),
-            (a, b) => {
-                v(out, a);
-                out.push_str(" → ");
-                v(out, b);
-            }
+/// The installed version against the latest known: `1.2.0 → v393216` (a display
+/// version with its number on hover); when the library is ahead of the title data,
+/// the installed one and a word saying so.
+fn versions_cell(v: &Viewer, t: &TitleState, shown: Option<&str>) -> Markup {
+    let installed = super::view::version(shown, t.installed_version);
+    html! {
+        @match (t.installed_version, t.latest_version) {
+            (Some(a), Some(b)) if a > b => { (installed) br; span.note.older { (v.t(M::NewerThanData)) } },
+            (Some(a), Some(b)) if a == b => (installed),
+            (_, None) => (installed),
+            (_, latest) => { (installed) " → " (super::view::version(None, latest)) },
         }
     }
 }
@@ -352,6 +469,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
     let own_icon = crate::store::title_control::has_own_icon(c.db, &t.base_id)?;
     let with_icons = own_icon || icons::enabled(c.db)?;
     let from_files = from_files(c, &t.base_id)?;
+    let installed_shown = installed_display(c, t)?;
     let dash = || "—".to_string();
     let body = html! {
         @if with_icons { (icon(c, &t.base_id)) }
@@ -359,10 +477,11 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
             dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
-            dt { (v.t(M::InstalledVersion)) } dd { (t.installed_version.map(|n| format!("v{n}")).unwrap_or_else(dash)) }
-            dt { (v.t(M::LatestVersion)) } dd {
-                (t.latest_version.map(|n| format!("v{n}")).unwrap_or_else(dash))
+            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(installed_shown.as_deref(), t.installed_version)) }
+            dt { (v.t(M::LatestVersion)) } dd #latest-version {
+                (super::view::version(None, t.latest_version))
                 @if let Some(date) = &t.latest_date { " (" (date) ")" }
+                @if newer_than_data(t) { br; span.note #older-title-data { (v.t(M::TitleDataOlder)) } }
             }
             dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
             dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
@@ -377,7 +496,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        (file_tables(&v, &d))
+        (file_tables(c, &v, &d)?)
         h2 { (v.t(M::WhatIsMissing)) }
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
@@ -387,6 +506,28 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         @if v.admin { (title_actions(c, &v, t, &compressible_files(&d))?) }
     };
     page(&v, &t.name, "/library", body)
+}
+
+/// Whether the library holds a newer version than the title data knows: the data
+/// was fetched before that update came out, not a version from nowhere.
+fn newer_than_data(t: &TitleState) -> bool {
+    matches!((t.installed_version, t.latest_version), (Some(a), Some(b)) if a > b)
+}
+
+/// The installed version's display version: its update's (or, at version 0, its
+/// base game's) Control NCA, read from a file of that version.
+fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
+    let Some(installed) = t.installed_version else {
+        return Ok(None);
+    };
+    let id = match installed {
+        0 => t.base_id.clone(),
+        _ => match crate::library::identify::parse_title_id(&t.base_id) {
+            Some(id) => crate::library::identify::format_title_id(id | 0x800),
+            None => return Ok(None),
+        },
+    };
+    crate::store::title_control::display_version(c.db, &id, installed)
 }
 
 /// What the title's own files say of it (their Control NCAs, read with the console
@@ -410,13 +551,20 @@ fn from_files(
 
 /// The title's files, a table per kind, each with its version and whether it is
 /// superseded.
-fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
+fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Error> {
+    let mut shown_of = std::collections::HashMap::new();
+    for (g, _) in &d.files {
+        let id = g.item.title_id.as_deref();
+        if let Some(shown) = super::view::display_version(c, id, g.item.version)? {
+            shown_of.insert(g.item.key.as_str(), shown);
+        }
+    }
     let groups = [
         (M::BaseTitle, GameKind::Base),
         (M::Updates, GameKind::Update),
         (M::Dlc, GameKind::Dlc),
     ];
-    html! {
+    Ok(html! {
         @for (heading, k) in groups {
             @let files: Vec<_> = d.files.iter().filter(|(g, _)| g.item.kind == k).collect();
             @if !files.is_empty() {
@@ -431,14 +579,14 @@ fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
                                 @if let Some(why) = &g.damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (g.item.version.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into())) }
+                            td { (super::view::version(shown_of.get(g.item.key.as_str()).map(String::as_str), g.item.version)) }
                             td.num { (size(v, g.item.size)) }
                         }
                     } }
                 } }
             }
         }
-    }
+    })
 }
 
 fn missing_list(v: &Viewer, d: &details::Details) -> Markup {

@@ -405,6 +405,30 @@ pub fn kind(v: &Viewer, kind: GameKind) -> &'static str {
     })
 }
 
+/// A version as people read it: the display version ("1.2.0") with the raw number
+/// on hover, or the raw number ("v65536") when no file says more; "—" for none.
+pub fn version(shown: Option<&str>, raw: Option<u32>) -> Markup {
+    html! {
+        @match (shown, raw) {
+            (Some(shown), Some(n)) => span.version title={ "v" (n) } { (shown) },
+            (_, Some(n)) => { "v" (n) },
+            (_, None) => "—",
+        }
+    }
+}
+
+/// The display version of a title at a version, when a file of it says it.
+pub fn display_version(
+    c: &Ctx,
+    title_id: Option<&str>,
+    version: Option<u32>,
+) -> Result<Option<String>, Error> {
+    match (title_id, version) {
+        (Some(id), Some(n)) => crate::store::title_control::display_version(c.db, id, n),
+        _ => Ok(None),
+    }
+}
+
 /// The name a title's own files give it, in the reader's language when they carry
 /// one (French, else Canadian French, for a French reader), else their first.
 pub fn own_name(v: &Viewer, control: &crate::store::title_control::ControlRow) -> String {

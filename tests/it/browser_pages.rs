@@ -132,7 +132,7 @@ fn every_page_at_both_widths_in_both_languages() {
             open(&tab, &format!("{base}/files"));
             let said = js(
                 &tab,
-                "(() => { for (const b of [...document.querySelectorAll('input.pick')].slice(0, 2)) { b.checked = true; b.dispatchEvent(new Event('change', {bubbles: true})); } document.getElementById('compress-selection').scrollIntoView(); return document.getElementById('compress-selected-estimate').textContent + '|' + document.getElementById('compress-selected').disabled; })()",
+                "(() => { for (const b of [...document.querySelectorAll('input.pick')].slice(0, 2)) { b.checked = true; b.dispatchEvent(new Event('change', {bubbles: true})); } document.getElementById('selection').scrollIntoView(); return document.getElementById('compress-selected-estimate').textContent + '|' + document.getElementById('compress-selected').disabled; })()",
             );
             let said = said.as_str().unwrap().to_string();
             assert!(

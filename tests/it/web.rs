@@ -431,6 +431,21 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             "/api/compress-files".into(),
             Some(json!({ "keys": ["Moonlit Odyssey [0100000000010000][v0].nsp"] })),
         ),
+        (
+            "POST",
+            "/api/files/convert".into(),
+            Some(json!({ "keys": ["no/such.nsz"] })),
+        ),
+        (
+            "POST",
+            "/api/files/push".into(),
+            Some(json!({ "keys": ["no/such.nsp"] })),
+        ),
+        (
+            "POST",
+            "/api/files/trash".into(),
+            Some(json!({ "keys": ["no/such.nsp"] })),
+        ),
     ]
 }
 

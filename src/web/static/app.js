@@ -404,32 +404,85 @@ function startButtons(busy) {
   });
 })();
 
-// The file list's selection to compress: the ticked rows become the button's body
-// (data-body, sent by the click handler above) and the estimate beside it, written
-// from the template, percentages, units and decimal mark the page gives.
+// The file list's selection: the ticked rows become each action's body (data-body)
+// and its confirmation (data-confirm, asked by the click handler above), naming how
+// many files and bytes it acts on: every ticked file for the trash and the push list,
+// the .nsz/.xcz for decompress, the .nsp/.xci for compress (with its estimate). The
+// templates, count words, units and decimal mark come from the page.
+// The bar is looked up at each change: search as you type draws the list anew.
 (function () {
-  const bar = document.getElementById("compress-selection");
-  if (!bar) return;
-  const button = document.getElementById("compress-selected");
-  const out = document.getElementById("compress-selected-estimate");
-  const hint = out.textContent;
-  const units = bar.dataset.units.split(",");
+  let bar, summary, estimate, hints, units;
   function size(bytes) {
     let value = bytes, unit = 0;
     while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
     let text = unit === 0 ? bytes + " " + units[0] : value.toFixed(1) + " " + units[unit];
     return bar.dataset.comma === "true" ? text.replace(".", ",") : text;
   }
+  const files = (n) => (n === 1 ? bar.dataset.one : bar.dataset.many).replace("{n}", n);
+  const fill = (template, picked, total) =>
+    template.replace("{files}", files(picked.length)).replace("{size}", size(total));
+  const kept = { all: () => true, convert: (b) => b.dataset.convert === "true", compress: (b) => b.dataset.compress === "true" };
   document.addEventListener("change", (ev) => {
-    if (!ev.target.matches("input.pick")) return;
-    const picked = [...document.querySelectorAll("input.pick:checked")];
-    const total = picked.reduce((n, box) => n + Number(box.dataset.size), 0);
-    button.disabled = picked.length === 0;
-    button.dataset.body = JSON.stringify({ keys: picked.map((box) => box.value) });
+    if (ev.target.id === "pick-all") {
+      for (const box of document.querySelectorAll("input.pick")) box.checked = ev.target.checked;
+    } else if (!ev.target.matches("input.pick")) return;
+    if (bar !== document.getElementById("selection")) {
+      bar = document.getElementById("selection");
+      summary = document.getElementById("selection-summary");
+      estimate = document.getElementById("compress-selected-estimate");
+      hints = [summary.textContent, estimate.textContent];
+      units = bar.dataset.units.split(",");
+    }
+    const ticked = [...document.querySelectorAll("input.pick:checked")];
+    const sum = (boxes) => boxes.reduce((n, box) => n + Number(box.dataset.size), 0);
+    summary.textContent = ticked.length === 0 ? hints[0] : fill(bar.dataset.picked, ticked, sum(ticked));
+    for (const button of bar.querySelectorAll("button[data-selection]")) {
+      const picked = ticked.filter(kept[button.dataset.selection]);
+      button.disabled = picked.length === 0 || button.hasAttribute("data-blocked");
+      button.dataset.body = JSON.stringify({ keys: picked.map((box) => box.value) });
+      button.dataset.confirm = fill(button.dataset.ask, picked, sum(picked));
+    }
+    if (document.getElementById("compress-selected").hasAttribute("data-blocked")) return;
+    const compress = ticked.filter(kept.compress);
+    const total = sum(compress);
     const pct = (p) => Math.floor((total * Number(p)) / 100);
-    out.textContent = picked.length === 0 ? hint : bar.dataset.estimate
+    estimate.textContent = compress.length === 0 ? hints[1] : bar.dataset.estimate
       .replace("{low}", size(pct(bar.dataset.low)))
       .replace("{high}", size(pct(bar.dataset.high)))
       .replace("{size}", size(total));
+  });
+})();
+
+// Search as you type: a quarter of a second after the last key, the list below the
+// search box is asked again and drawn in place, and the address keeps the search
+// (history.replaceState), so a reload or a shared link shows the same list. Without
+// this script the form still submits.
+(function () {
+  const results = document.getElementById("results");
+  const form = document.querySelector("form[role=search]");
+  const input = form && form.querySelector("input[type=search]");
+  if (!results || !input) return;
+  let timer = null;
+  let asked = 0;
+  async function refresh() {
+    const params = new URLSearchParams(new FormData(form));
+    for (const [name, value] of [...params]) if (value === "") params.delete(name);
+    const url = form.getAttribute("action") + (params.size ? "?" + params : "");
+    const mine = ++asked;
+    let html;
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } });
+      if (!response.ok) return;
+      html = await response.text();
+    } catch (e) { return; }
+    if (mine !== asked) return; // a later key's answer wins
+    const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("results");
+    if (!fresh) return;
+    results.replaceChildren(...fresh.childNodes);
+    history.replaceState(null, "", url);
+  }
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 250);
   });
 })();

@@ -1,0 +1,414 @@
+//! The library in the browser for a new user's first hour (issue 40): downloading a
+//! file from its page, what the dashboard says is missing, the file list's selection
+//! (trash, push, decompress, compress), "did you mean", display versions. Through the
+//! real binary, over HTTP.
+
+use serde_json::json;
+
+use crate::harness::{Folders, Resp, TestServer};
+use crate::web::{add_user, send_json, sign_in};
+
+const GAME: &str = "Studio/Moon/Moonlit Odyssey [0100000000010000][v0].nsp";
+
+/// A server on the demo library with an admin and a viewer, no loopback rule.
+fn server() -> (TestServer, String, String) {
+    server_with(|_| {})
+}
+
+/// The same, with `prepare` run on the folders before the service starts.
+fn server_with(prepare: impl FnOnce(&Folders)) -> (TestServer, String, String) {
+    let folders = Folders::new();
+    crate::library::demo(&folders);
+    prepare(&folders);
+    add_user(&folders, "admin", "admin password", true);
+    add_user(&folders, "viewer", "viewer password", false);
+    let s = TestServer::start_on(folders, &["--no-local-access"]);
+    let admin = sign_in(&s, "admin", "admin password");
+    let viewer = sign_in(&s, "viewer", "viewer password");
+    wait_idle(&s, &admin);
+    (s, admin, viewer)
+}
+
+fn wait_idle(s: &TestServer, cookie: &str) {
+    for _ in 0..600 {
+        let r = s.send("GET", "/api/job", &[("Cookie", cookie)], None);
+        if r.status == 200 && r.json()["running"] == false {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the task never ended");
+}
+
+fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
+    s.send(
+        "GET",
+        path,
+        &[("Cookie", cookie), ("Accept-Language", "en")],
+        None,
+    )
+}
+
+/// A viewer downloads a file from its page, a range of it too, through the shop's
+/// download path (noted with the shop's downloads); a stranger gets nothing.
+#[test]
+fn a_viewer_downloads_a_file_with_a_range_and_a_stranger_cannot() {
+    let (s, _, viewer) = server();
+    let on_disk = std::fs::read(s.folders.library.join(GAME)).unwrap();
+    let url = format!(
+        "/download/{}",
+        GAME.replace(' ', "%20")
+            .replace('[', "%5B")
+            .replace(']', "%5D")
+    );
+    let page = get_as(
+        &s,
+        &viewer,
+        &format!("/game/{}", &url["/download/".len()..]),
+    );
+    assert!(
+        page.body.contains(&format!("href=\"{url}\"")),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("id=\"download\""), "{}", page.body);
+    let whole = get_as(&s, &viewer, &url);
+    assert_eq!(whole.status, 200, "{whole:?}");
+    // The harness reads bodies as text: the same bytes read the same.
+    assert_eq!(whole.body, String::from_utf8_lossy(&on_disk));
+    assert_eq!(
+        whole.header("content-length"),
+        Some(on_disk.len().to_string().as_str())
+    );
+    assert!(whole
+        .header("content-disposition")
+        .unwrap()
+        .starts_with("attachment;"));
+    let part = s.send(
+        "GET",
+        &url,
+        &[("Cookie", &viewer), ("Range", "bytes=16-47")],
+        None,
+    );
+    assert_eq!(part.status, 206, "{part:?}");
+    assert_eq!(
+        part.header("content-range"),
+        Some(format!("bytes 16-47/{}", on_disk.len()).as_str())
+    );
+    assert_eq!(part.body, String::from_utf8_lossy(&on_disk[16..48]));
+    // Signed out: sent to sign in, not one byte of the file.
+    let stranger = s.send("GET", &url, &[("Range", "bytes=0-15")], None);
+    assert_eq!(stranger.status, 303, "{stranger:?}");
+    assert!(stranger
+        .header("location")
+        .unwrap()
+        .starts_with("/login?next="));
+    assert!(stranger.header("content-range").is_none());
+    let missing = get_as(&s, &viewer, "/download/no/such.nsp");
+    assert_eq!(missing.status, 404);
+    // Noted with the shop's downloads, under the account.
+    let admin = sign_in(&s, "admin", "admin password");
+    let consoles = get_as(&s, &admin, "/device");
+    assert!(consoles.body.contains("user:viewer"), "{}", consoles.body);
+}
+
+fn post_as(s: &TestServer, cookie: &str, path: &str, body: serde_json::Value) -> Resp {
+    send_json(s, "POST", path, &[("Cookie", cookie)], body)
+}
+
+/// Every file under the library with this extension, as keys, sorted.
+fn keys_with(s: &TestServer, ext: &str) -> Vec<String> {
+    let root = &s.folders.library;
+    let mut keys: Vec<String> = crate::harness::files_under(root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        .collect();
+    keys.sort();
+    keys
+}
+
+fn size_of(s: &TestServer, key: &str) -> u64 {
+    std::fs::metadata(s.folders.library.join(key))
+        .unwrap()
+        .len()
+}
+
+/// The file list's selection: a box on every row with its size and which of
+/// decompress and compress apply, one bar with the four actions, each asking first
+/// with a sentence the page script fills with the count and size; the routes check
+/// every key before changing anything and say what they did.
+#[test]
+fn a_selection_goes_to_the_trash_the_push_list_or_decompress_with_its_count_and_size() {
+    let (s, admin, viewer) = server();
+    let files = get_as(&s, &admin, "/files?limit=100").body;
+    for id in [
+        "trash-selected",
+        "push-selected",
+        "convert-selected",
+        "compress-selected",
+    ] {
+        assert!(files.contains(&format!("id=\"{id}\"")), "{id}: {files}");
+    }
+    assert!(
+        files.contains("data-ask=\"Mettre {files} ({size}) à la corbeille ?"),
+        "{files}"
+    );
+    assert!(files.contains("data-many=\"{n} fichiers\""), "{files}");
+    assert!(
+        files.contains(">Décompresser (.nsz/.xcz → .nsp/.xci)<"),
+        "{files}"
+    );
+    let nsz = keys_with(&s, "nsz");
+    let nsp = keys_with(&s, "nsp");
+    let row = format!(
+        "value=\"{}\" data-size=\"{}\" data-convert=\"true\" data-compress=\"false\"",
+        nsz[0],
+        size_of(&s, &nsz[0])
+    );
+    assert!(files.contains(&row), "{row}: {files}");
+    // A viewer sees no boxes and may do none of it.
+    let seen = get_as(&s, &viewer, "/files").body;
+    assert!(!seen.contains("class=\"pick\"") && !seen.contains("id=\"selection\""));
+    let r = post_as(&s, &viewer, "/api/files/trash", json!({"keys": [nsp[0]]}));
+    assert_eq!(r.status, 403);
+    // Checked before anything changes.
+    for (body, status) in [
+        (json!({"keys": []}), 400),
+        (json!({}), 400),
+        (json!({"keys": [nsp[0], "no/such.nsp"]}), 404),
+    ] {
+        for route in ["/api/files/trash", "/api/files/push", "/api/files/convert"] {
+            let r = post_as(&s, &admin, route, body.clone());
+            assert_eq!(r.status, status, "{route} {body}: {}", r.body);
+        }
+    }
+    assert!(s.folders.library.join(&nsp[0]).exists());
+    // Decompress takes only .nsz/.xcz, and only those asked.
+    let r = post_as(
+        &s,
+        &admin,
+        "/api/files/convert",
+        json!({"keys": [nsz[0], nsp[0]]}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = post_as(&s, &admin, "/api/files/convert", json!({"keys": [nsz[0]]}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    wait_idle(&s, &admin);
+    assert!(!s.folders.library.join(&nsz[0]).exists(), "{}", nsz[0]);
+    let plain = nsz[0].replace(".nsz", ".nsp");
+    assert!(s.folders.library.join(&plain).exists(), "{plain}");
+    for other in &nsz[1..] {
+        assert!(s.folders.library.join(other).exists(), "not asked: {other}");
+    }
+    // The push list: two files, their count and size said back.
+    let two = [nsp[1].clone(), nsp[2].clone()];
+    let bytes = size_of(&s, &two[0]) + size_of(&s, &two[1]);
+    let r = post_as(&s, &admin, "/api/files/push", json!({ "keys": two }));
+    assert_eq!(r.json(), json!({"files": 2, "bytes": bytes}));
+    let list = s
+        .send("GET", "/api/push", &[("Cookie", &admin)], None)
+        .json();
+    let listed: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 2, "{list}");
+    // The trash: both files moved, restorable, the same count and size said back.
+    let r = post_as(&s, &admin, "/api/files/trash", json!({ "keys": two }));
+    assert_eq!(r.json(), json!({"files": 2, "bytes": bytes}), "{}", r.body);
+    for key in &two {
+        assert!(!s.folders.library.join(key).exists(), "{key}");
+    }
+    let trash = s
+        .send("GET", "/api/trash", &[("Cookie", &admin)], None)
+        .json();
+    assert_eq!(trash["items"].as_array().unwrap().len(), 3, "{trash}"); // and the decompressed original
+}
+
+fn db_count(s: &TestServer, sql: &str) -> u64 {
+    let db = rusqlite::Connection::open(s.folders.data.join("ludotheque.db")).unwrap();
+    db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64
+}
+
+/// The value of the dashboard's card that links to `href`.
+fn card(body: &str, href: &str) -> String {
+    let at = body
+        .find(&format!("href=\"{href}\""))
+        .unwrap_or_else(|| panic!("no card links to {href}: {body}"));
+    let rest = &body[at..];
+    let value = &rest[rest.find("class=\"value\">").unwrap() + 14..];
+    value[..value.find('<').unwrap()].to_string()
+}
+
+fn english(s: &TestServer, cookie: &str) {
+    let r = post_as(s, cookie, "/api/me/lang", json!({"lang": "en"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// The dashboard answers "what am I missing?": titles, updates available, DLC
+/// missing and damaged files, each a link to the list it counts, with the numbers
+/// the lists give; the titles added last; the compressed files said as a fact.
+#[test]
+fn the_dashboard_says_what_is_missing_with_links_to_each_list() {
+    let (s, admin, _) = server();
+    english(&s, &admin);
+    let body = get_as(&s, &admin, "/").body;
+    let titles = db_count(&s, "SELECT count(*) FROM title_state");
+    let updates = db_count(
+        &s,
+        "SELECT count(*) FROM title_state WHERE update_available",
+    );
+    let dlc = db_count(&s, "SELECT count(*) FROM title_state WHERE dlc_missing");
+    let damaged = db_count(
+        &s,
+        "SELECT count(*) FROM games WHERE NOT header_ok OR damage IS NOT NULL",
+    );
+    assert!(titles > 0 && updates > 0 && dlc > 0 && damaged > 0);
+    assert_eq!(card(&body, "/library"), titles.to_string());
+    assert_eq!(
+        card(&body, "/library?show=update_available"),
+        updates.to_string()
+    );
+    assert_eq!(card(&body, "/library?show=dlc_missing"), dlc.to_string());
+    assert_eq!(card(&body, "/files?damaged=1"), damaged.to_string());
+    assert!(
+        body.contains(">Damaged files<") && body.contains(">Titles<"),
+        "{body}"
+    );
+    // Each link's list holds that many.
+    for (href, n, word) in [
+        ("/library?show=update_available", updates, "title"),
+        ("/library?show=dlc_missing", dlc, "title"),
+        ("/files?damaged=1", damaged, "result"),
+    ] {
+        let list = get_as(&s, &admin, href).body;
+        let plural = if n == 1 {
+            word.to_string()
+        } else {
+            format!("{word}s")
+        };
+        let said = format!("id=\"result-count\">{n} {plural}");
+        assert!(list.contains(&said), "{href}: {list}");
+    }
+    let broken = get_as(&s, &admin, "/files?damaged=1").body;
+    assert!(broken.contains("Broken Download"), "{broken}");
+    // The titles added last, as covers; compressed files are no to-do.
+    assert!(body.contains("id=\"recently-added\""), "{body}");
+    assert!(body.contains("class=\"cover\" href=\"/title/"), "{body}");
+    assert!(body.contains(">Compressed (.nsz/.xcz)<"), "{body}");
+    assert!(!body.contains("To decompress") && !body.contains("To convert"));
+}
+
+/// A search that finds nothing offers the nearest spelling that finds something, on
+/// the titles and on the files; a search that finds something offers nothing.
+#[test]
+fn a_near_miss_offers_did_you_mean() {
+    let (s, admin, _) = server();
+    english(&s, &admin);
+    let page = get_as(&s, &admin, "/library?q=zepyhr").body;
+    assert!(page.contains("id=\"did-you-mean\""), "{page}");
+    assert!(page.contains(">zephyr</a>?"), "{page}");
+    assert!(page.contains("href=\"/library?q=zephyr\""), "{page}");
+    let files = get_as(&s, &admin, "/files?q=moonlt+odyssey").body;
+    assert!(files.contains(">moonlit odyssey</a>?"), "{files}");
+    let found = get_as(&s, &admin, "/library?q=zephyr").body;
+    assert!(!found.contains("did-you-mean"), "{found}");
+    let far = get_as(&s, &admin, "/library?q=qqqqqqqq").body;
+    assert!(!far.contains("did-you-mean"), "{far}");
+    // A title ID that is not there is no misspelling.
+    let id = get_as(&s, &admin, "/library?q=0100FFFF").body;
+    assert!(!id.contains("did-you-mean"), "{id}");
+}
+
+/// The library shows covers or a table, as the address asks, and keeps the choice
+/// in a cookie; covers load lazily, a title without an icon gets a placeholder.
+#[test]
+fn the_library_is_covers_or_a_table_and_keeps_the_choice() {
+    let (s, admin, _) = server();
+    let table = get_as(&s, &admin, "/library").body;
+    assert!(table.contains("id=\"titles\"") && !table.contains("id=\"title-grid\""));
+    let r = get_as(&s, &admin, "/library?view=grid");
+    assert!(r.body.contains("id=\"title-grid\""), "{}", r.body);
+    assert!(r.body.contains("class=\"placeholder h"), "{}", r.body);
+    assert!(
+        r.body.contains("href=\"/library?view=table\""),
+        "{}",
+        r.body
+    );
+    let cookie = r.header("set-cookie").unwrap().to_string();
+    assert!(cookie.starts_with("library_view=grid;"), "{cookie}");
+    let kept = format!("{admin}; library_view=grid");
+    let again = s
+        .send("GET", "/library?page=1", &[("Cookie", &kept)], None)
+        .body;
+    assert!(again.contains("id=\"title-grid\""), "{again}");
+    let back = s.send("GET", "/library?view=table", &[("Cookie", &kept)], None);
+    assert!(back.body.contains("id=\"titles\""));
+    assert!(back
+        .header("set-cookie")
+        .unwrap()
+        .starts_with("library_view=table;"));
+}
+
+/// An update of Moonlit Odyssey newer than the demo's title data knows (v393216),
+/// read with made-up console keys: its Control NCA says "1.6.1".
+fn newer_update(folders: &Folders) {
+    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    let keys = TestKeys::new(40);
+    std::fs::create_dir_all(&folders.data).unwrap();
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&path, private).unwrap();
+    let update = Title {
+        display_version: "1.6.1".into(),
+        ..Title::patch(0x0100_0000_0001_0000, 393217)
+    };
+    let file = folders.library.join(NEWER);
+    std::fs::write(file, keyed::nsp(&keys, &[update])).unwrap();
+}
+
+const NEWER: &str = "Moonlit Odyssey [0100000000010800][v393217].nsp";
+
+/// Versions read as people read them ("1.6.1", the number on hover) in the file
+/// list, on the file's and the title's pages; an installed version newer than the
+/// title data's latest says the title data is older, not nothing.
+#[test]
+fn versions_are_display_versions_and_a_newer_file_says_the_title_data_is_older() {
+    let (s, admin, _) = server_with(newer_update);
+    english(&s, &admin);
+    let shown = "<span class=\"version\" title=\"v393217\">1.6.1</span>";
+    let files = get_as(&s, &admin, "/files?q=0100000000010800").body;
+    assert!(files.contains("<th>Version</th>"), "{files}");
+    assert!(files.contains(shown), "{files}");
+    // A file no Control NCA speaks for keeps its number.
+    assert!(files.contains("<td>v65536</td>"), "{files}");
+    let game = get_as(
+        &s,
+        &admin,
+        "/game/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv393217%5D.nsp",
+    )
+    .body;
+    assert!(game.contains(shown), "{game}");
+    let title = get_as(&s, &admin, "/title/0100000000010000").body;
+    assert!(
+        title.contains(&format!("id=\"installed-version\">{shown}")),
+        "{title}"
+    );
+    assert!(title.contains("id=\"older-title-data\""), "{title}");
+    assert!(
+        title.contains("the title data is older than this file"),
+        "{title}"
+    );
+    let list = get_as(&s, &admin, "/library?q=moonlit").body;
+    assert!(
+        list.contains(shown) && list.contains("newer than the title data"),
+        "{list}"
+    );
+    // A title behind the data says nothing of the kind.
+    let behind = get_as(&s, &admin, "/title/01007EF00011E000").body;
+    assert!(!behind.contains("older-title-data"), "{behind}");
+}
