@@ -40,11 +40,23 @@ pub mod words;
 
 pub use words::{error_line, report};
 
+/// What `--version` says: the version, the target triple the binary was built for
+/// and the commit (`build.rs`). The man pages keep the bare version.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("LUDOTHEQUE_TARGET"),
+    ", commit ",
+    env!("LUDOTHEQUE_COMMIT"),
+    ")"
+);
+
 /// The arguments, parsed with the French help (`help_fr`). A usage error, `--help`
 /// and `--version` end the process here, as clap does.
 pub fn parse() -> Args {
     use clap::FromArgMatches;
     let matches = help_fr::command()
+        .version(VERSION)
         .try_get_matches()
         .and_then(|m| Args::from_arg_matches(&m));
     match matches {
