@@ -30,6 +30,7 @@ macro_rules! say {
 
 mod admin;
 mod console_keys;
+mod health;
 pub mod help_fr;
 mod library;
 pub mod out;
@@ -112,6 +113,15 @@ impl log::Log for OneLine {
     }
 }
 
+/// Whether a failure of this command is printed: `health` is quiet unless asked (a
+/// container probe runs every few seconds; its exit status is the answer).
+pub fn reports_errors(args: &Args) -> bool {
+    match &args.command {
+        Some(Command::Health(health)) => health.verbose,
+        _ => true,
+    }
+}
+
 /// Run the command; the caller prints the error (see [`error_line`]).
 pub fn run(args: Args) -> Result<(), Error> {
     let global = &args.global;
@@ -158,6 +168,7 @@ pub fn run(args: Args) -> Result<(), Error> {
             out::write(&script);
             Ok(())
         }
+        Some(Command::Health(args)) => health::health(args),
         Some(Command::Titles { command }) => titles::titles_command(global, command),
         Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
         Some(Command::DemoLibrary { dir }) => demo_library(global, dir),

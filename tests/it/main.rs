@@ -17,6 +17,7 @@ mod dedupe;
 mod foundation;
 mod hardening;
 mod harness;
+mod health;
 mod keyed;
 mod keys_conformance;
 mod library;
