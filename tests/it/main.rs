@@ -27,6 +27,7 @@ mod not_files;
 mod organize;
 mod outbound;
 mod push;
+mod release;
 mod reliability;
 mod scripts;
 mod shop;
