@@ -52,7 +52,11 @@ fn platforms() -> Vec<String> {
         .next()
         .unwrap();
     list.split(',')
-        .map(|p| p.strip_prefix("linux/").expect("a linux platform").to_string())
+        .map(|p| {
+            p.strip_prefix("linux/")
+                .expect("a linux platform")
+                .to_string()
+        })
         .collect()
 }
 
