@@ -306,6 +306,23 @@ pub struct ServeArgs {
 }
 
 #[derive(ClapArgs, Debug, Clone)]
+pub struct HealthArgs {
+    /// The service's base URL, such as http://127.0.0.1:8080 [default: from --listen].
+    #[arg(long, value_name = "BASE")]
+    pub url: Option<String>,
+    /// The address `serve` listens on, asked when --url is not given.
+    #[arg(long, env = "LUDOTHEQUE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Seconds the whole exchange may take.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=300))]
+    pub timeout_secs: u64,
+    /// Say how it went: a line on standard output when healthy, the reason on standard
+    /// error when not.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(ClapArgs, Debug, Clone)]
 pub struct TitledbArgs {
     /// Base URL of the title data files (versions.txt, versions.json, REGION.json).
     #[arg(
@@ -446,6 +463,14 @@ pub enum Command {
         /// Where to write the copy (must not exist yet).
         file: PathBuf,
     },
+    /// Ask a running service whether it is healthy (GET /api/v1/health): exit 0 when
+    /// it is, 1 otherwise; the container's probe.
+    ///
+    /// Prints nothing unless --verbose is given, and opens no data folder: it only
+    /// speaks HTTP to the service, at --url or where `serve` listens (--listen,
+    /// LUDOTHEQUE_LISTEN; an address of every interface, 0.0.0.0 or ::, is asked on
+    /// loopback).
+    Health(HealthArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to write the script for.

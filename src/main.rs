@@ -7,10 +7,13 @@ use ludotheque::cli;
 fn main() -> ExitCode {
     let args = cli::parse();
     cli::init_logging(&args);
+    let report = cli::reports_errors(&args);
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::report(&e);
+            if report {
+                cli::report(&e);
+            }
             ExitCode::from(cli::exit_code(&e))
         }
     }

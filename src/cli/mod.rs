@@ -31,6 +31,7 @@ macro_rules! say {
 mod admin;
 mod console_keys;
 mod handoff;
+mod health;
 pub mod help_fr;
 mod library;
 pub mod out;
@@ -42,11 +43,22 @@ pub mod words;
 
 pub use words::{error_line, report};
 
+/// What `--version` says: the version, the target triple the binary was built for
+/// and the commit (`build.rs`). The man pages keep the bare version.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("LUDOTHEQUE_TARGET"),
+    ", commit ",
+    env!("LUDOTHEQUE_COMMIT"),
+    ")"
+);
+
 /// The arguments, parsed with the French help (`help_fr`). A usage error, `--help`
 /// and `--version` end the process here, as clap does.
 pub fn parse() -> Args {
     use clap::FromArgMatches;
-    let mut cmd = help_fr::command();
+    let mut cmd = help_fr::command().version(VERSION);
     let parsed = cmd
         .try_get_matches_from_mut(std::env::args_os())
         .and_then(|m| serve_flags_alone(&mut cmd, &m).map(|()| m))
@@ -153,6 +165,15 @@ pub fn exit_code(e: &Error) -> u8 {
     }
 }
 
+/// Whether a failure of this command is printed: `health` is quiet unless asked (a
+/// container probe runs every few seconds; its exit status is the answer).
+pub fn reports_errors(args: &Args) -> bool {
+    match &args.command {
+        Some(Command::Health(health)) => health.verbose,
+        _ => true,
+    }
+}
+
 /// Run the command; the caller prints the error (see [`error_line`]).
 pub fn run(mut args: Args) -> Result<(), Error> {
     prepare(&mut args)?;
@@ -200,6 +221,7 @@ pub fn run(mut args: Args) -> Result<(), Error> {
             out::write(&script);
             Ok(())
         }
+        Some(Command::Health(args)) => health::health(args),
         Some(Command::Titles { command }) => titles::titles_command(global, command),
         Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
         Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
@@ -217,7 +239,10 @@ fn prepare(args: &mut Args) -> Result<(), Error> {
         None | Some(Command::Serve(_)) | Some(Command::DemoLibrary { .. })
     );
     // No database at all: nothing to look at, nothing to create.
-    if matches!(args.command, Some(Command::Completions { .. })) {
+    if matches!(
+        args.command,
+        Some(Command::Completions { .. }) | Some(Command::Health(_))
+    ) {
         return Ok(());
     }
     let exists = args.global.data.exists();

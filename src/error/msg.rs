@@ -372,6 +372,19 @@ pub enum Msg {
     BadRegion,
     BadTitleUrl,
     BadWebhookUrl,
+    // `ludotheque health`.
+    BadHealthUrl,
+    HealthPortZero,
+    HealthUnreachable {
+        url: String,
+    },
+    Unhealthy {
+        url: String,
+        status: u16,
+    },
+    HealthNotOk {
+        url: String,
+    },
     WebhookSecretAlone,
     WebhookUrlFile,
     BadOrganizeTemplate,
@@ -593,6 +606,11 @@ impl Msg {
             NoTitle { id } => format!("No title of the library has the ID {id}."),
             BadRegion => "A region is two letters, a dot and two letters, such as US.en.".into(),
             BadTitleUrl => "The title data URL must be http(s), without a query.".into(),
+            BadHealthUrl => "--url must be the service's base URL, http(s)://HOST:PORT, without a query.".into(),
+            HealthPortZero => "The service listens on port 0 (a free port it picks): give its address with --url.".into(),
+            HealthUnreachable { url } => format!("The service at {url} does not answer."),
+            Unhealthy { url, status } => format!("The service at {url} answered {status} to its health check."),
+            HealthNotOk { url } => format!("The service at {url} did not answer its health check with status ok."),
             BadWebhookUrl => "The webhook URL must be http(s) with a host, without blanks.".into(),
             WebhookSecretAlone => "A webhook secret needs a webhook URL.".into(),
             WebhookUrlFile => "The webhook URL file cannot be read.".into(),

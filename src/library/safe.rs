@@ -229,9 +229,12 @@ pub fn move_new(src: &Path, dst: &Path) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(Error::other);
     let (from, to) = (c(src)?, c(dst)?);
+    // The system call itself, not libc's wrapper: musl (the static release builds)
+    // has no renameat2 function, and the call is the same on every Linux.
     // SAFETY: two valid NUL-terminated paths, relative to the working directory.
     let done = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             from.as_ptr(),
             libc::AT_FDCWD,

@@ -478,6 +478,44 @@ the server asks the kernel which user connected (SO_PEERCRED) and closes on any
 other.
 "#;
 
+/// What `health`'s page says besides its flags: the exit status, and the container.
+const HEALTH_WRITTEN: &str = r#".SH EXIT STATUS
+0 when the service answered
+.B GET /api/v1/health
+with a 2xx status and
+.BR {"status":"ok"} ;
+1 when it did not answer within
+.BR \-\-timeout\-secs ,
+answered another status or another body, or when its address is not known
+.RB ( \-\-url
+not a base URL, or
+.B LUDOTHEQUE_LISTEN
+with port 0); 2 on a usage error. Nothing is printed unless
+.B \-\-verbose
+is given.
+.SH CONTAINERS
+The image has no shell and no curl: its
+.B HEALTHCHECK
+runs
+.BR "ludotheque health" ,
+which asks the address
+.B serve
+listens on inside the container
+.RB ( LUDOTHEQUE_LISTEN ,
+.B 0.0.0.0:8080
+there, asked on 127.0.0.1). It opens no data folder, so it neither waits for nor
+takes the service's lock.
+.SH EXAMPLES
+.nf
+ludotheque health --url http://nas.local:8080 --verbose
+LUDOTHEQUE_LISTEN=0.0.0.0:8080 ludotheque health && echo healthy
+.fi
+.SH SEE ALSO
+.BR ludotheque (1),
+.BR ludotheque-serve (1),
+.BR ludotheque-api (7)
+"#;
+
 /// What `console`'s page says of the shop besides its commands.
 const CONSOLE_WRITTEN: &str = r#".SH CREDENTIALS
 A console's password opens the shop and nothing else: not the public API, not the web
@@ -606,6 +644,7 @@ fn pages() -> Vec<(String, String)> {
             "dedupe" => DEDUPE_WRITTEN,
             "verify" => VERIFY_WRITTEN,
             "keys" => KEYS_WRITTEN,
+            "health" => HEALTH_WRITTEN,
             _ => ".SH SEE ALSO\n.BR ludotheque (1),\n.BR ludotheque-api (7)\n",
         };
         let handed = [
@@ -700,6 +739,11 @@ fn version_help_on_every_command_and_completions() {
     let (st, out, _) = folders.cli(&["--version"]);
     assert!(
         st.success() && out.contains(env!("CARGO_PKG_VERSION")),
+        "{out}"
+    );
+    // The target it was built for and the commit, for a bug report (build.rs).
+    assert!(
+        out.contains("-linux-") && out.contains(", commit "),
         "{out}"
     );
     let root = documented();

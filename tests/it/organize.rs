@@ -113,7 +113,10 @@ fn a_dry_run_a_run_a_second_run_and_an_undo() {
     let (_, push, _) = folders.cli(&["push", "list"]);
     assert!(push.contains(STYX), "{push}");
     let (status, out, err) = folders.cli(&["organize", "--undo", "1"]);
-    assert!(!status.success() && err.contains("déjà annulé"), "{out}{err}");
+    assert!(
+        !status.success() && err.contains("déjà annulé"),
+        "{out}{err}"
+    );
     let (status, _, err) = folders.cli(&["organize", "--undo", "99"]);
     assert!(
         !status.success() && err.contains("aucun rangement"),
