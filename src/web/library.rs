@@ -328,12 +328,16 @@ fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Fami
             }
             @if compressible {
                 button type="button" #compress data-api={ "/api/compress/" (api_key) } data-then="/tasks"
-                    disabled[no_compress_keys] title=[no_compress_keys.then(|| v.t(M::CompressNoKeys))] { (v.t(M::CompressFile)) }
+                    disabled[no_compress_keys] title=[no_compress_keys.then(|| v.t(M::CompressNoKeys))]
+                    aria-describedby="compress-estimate" { (v.t(M::CompressFile)) }
             }
             @if let Some(f) = family {
                 (super::titles::push_title_button(v, &f.title_id, f.damaged))
             }
             button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
+        }
+        @if compressible {
+            p.hint #compress-estimate { (super::compress::estimate(v, g.item.size)) }
         }
     }
 }

@@ -54,10 +54,7 @@ fn main() {
         "{:<6} {:<10} {:>8} {:>7} {:>12} {:>8} {:>13}",
         "mode", "who", "seconds", "MB/s", "output", "vs nsz", "RssAnon peak"
     );
-    for solid in [false, true]
-        .into_iter()
-        .filter(|s| std::env::var("LDQ_ONLY").map_or(true, |o| (o == "solid") == *s))
-    {
+    for solid in [false, true] {
         let mode = if solid { "solid" } else { "block" };
         let reference = python.as_deref().map(|py| nsz(py, &keys, &nsp, solid));
         let ours = service(&keys, &nsp, solid);

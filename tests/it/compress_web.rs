@@ -93,6 +93,16 @@ fn a_title_and_a_selection_compress_with_the_estimate_before_and_the_saving_afte
     );
     assert!(title.contains("Gain estimé : "), "{title}");
     assert!(title.contains("une estimation"), "{title}");
+    // A file's own page says it too, beside its button.
+    let file = page(&s, "/game/game.nsp", "en");
+    assert!(
+        file.contains("aria-describedby=\"compress-estimate\""),
+        "{file}"
+    );
+    assert!(
+        file.contains("id=\"compress-estimate\">Estimated saving: "),
+        "{file}"
+    );
     let files = page(&s, "/files", "en");
     assert!(files.contains("id=\"compress-selected\""), "{files}");
     assert!(files.contains("class=\"pick\""), "{files}");
