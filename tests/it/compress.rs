@@ -8,6 +8,7 @@ use std::fs::File;
 use std::path::Path;
 
 use ludotheque::convert::compress::{self, Settings};
+use ludotheque::library::containers::NczSection;
 use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
 
 use crate::keys_conformance::{errors, succeeded, Nsz};
@@ -169,15 +170,15 @@ fn an_update_is_split_at_its_subsections_as_nsz_splits_it() {
     // nsz records the synthetic NCA's first section from 0xC00, where it starts; ours
     // from 0x4000 (`ncz_sections` says why): real NCAs start there.
     let mut theirs = tables[1].clone();
-    theirs[0].1 -= 0x4000 - theirs[0].0;
-    theirs[0].0 = 0x4000;
+    theirs[0].size -= 0x4000 - theirs[0].offset;
+    theirs[0].offset = 0x4000;
     assert_eq!(tables[0], theirs, "ours, then nsz's");
     let back = nsz_decompresses(&nsz, &keys_file, "ours.nsz", "nsp");
     assert!(back == nsp, "nsz's NSP differs from the original");
 }
 
-/// The section table of the one NCZ in an NSZ: (offset, size, type, key, counter).
-fn ncz_sections(nsz: &[u8]) -> Vec<(u64, u64, u64, [u8; 16], [u8; 16])> {
+/// The section table of the one NCZ in an NSZ.
+fn ncz_sections(nsz: &[u8]) -> Vec<NczSection> {
     let entry = keyed::entries(nsz)
         .into_iter()
         .find(|e| e.name.ends_with(".ncz"))
@@ -186,9 +187,6 @@ fn ncz_sections(nsz: &[u8]) -> Vec<(u64, u64, u64, [u8; 16], [u8; 16])> {
     let end = (entry.offset + entry.size) as u64;
     let ncz = ludotheque::library::containers::read_ncz(&mut r, entry.offset as u64, end).unwrap();
     ncz.sections
-        .iter()
-        .map(|s| (s.offset, s.size, s.crypto_type, s.key, s.counter))
-        .collect()
 }
 
 // The task, through the real binary: the API and the command line compress games of
