@@ -34,6 +34,8 @@ cleanup() {
 trap cleanup EXIT
 
 "$bin" demo-library "$work/library" >/dev/null
+# Commands other than serve and demo-library never create a data folder.
+mkdir -p "$work/data"
 key="$("$bin" --data "$work/data" --library "$work/library" apikey create conformance | awk '/ldq_/ {print $1}')"
 "$bin" --data "$work/data" --library "$work/library" serve --listen 127.0.0.1:0 \
     --no-local-access --key-rate 100000 --key-burst 100000 \
