@@ -5,9 +5,9 @@
 //!
 //! The server's folders are shown here, and in Settings, to an admin only: the one
 //! exception to the rule that no client-visible text holds an absolute server path
-//! (README, "Security"). The admin chose those folders and must know where to copy
-//! the games and what to back up; a viewer is told where they go in words, never the
-//! path.
+//! (docs/web.md, "The server's folders, to admins only"). The admin chose those
+//! folders and must know where to copy the games and what to back up; a viewer is told
+//! where they go in words, never the path.
 
 use maud::{html, Markup};
 

@@ -958,7 +958,7 @@ fn the_http_ini_the_readme_gives_mounts_in_sphaira_and_lists_the_shop() {
     let s = TestServer::start_on(folders.clone(), &[]);
     // The README's setup for Sphaira, and any other given in the docs.
     let mut files = Vec::new();
-    for file in ["README.md", "docs/installers.md"] {
+    for file in ["README.md", "docs/shop.md", "docs/installers.md"] {
         for block in ini_blocks(file, &s, "salon", &password) {
             if block.contains("url=") {
                 files.push((file, block));
