@@ -4,7 +4,7 @@
 //! `target/screenshots/pages/` (named `PAGE-WIDTH-LANG.png`) for people to look at.
 //! `docs/pages.md` shows one of each.
 
-use crate::browser::{fits_the_screen, js, open, phone, screen, shot, sign_in, start};
+use crate::browser::{fits_the_screen, js, open, phone, screen, shot, sign_in, start, wait_for};
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
 use crate::web::add_user;
@@ -121,6 +121,18 @@ fn every_page_at_both_widths_in_both_languages() {
                 }
                 shot(&tab, &format!("pages/{name}-{width}-{lang}"));
             }
+            // A title's own icon is a square cover, as the placeholders are (a flex
+            // item once took the image's own 256 px height in a narrow column).
+            open(&tab, &format!("{base}/"));
+            wait_for(&tab, "[...document.querySelectorAll('#recently-added img')].some(i => i.complete && i.naturalWidth > 0)");
+            let off = js(
+                &tab,
+                "Math.max(...[...document.querySelectorAll('#recently-added img')].map(i => Math.abs(i.getBoundingClientRect().height - i.getBoundingClientRect().width)))",
+            );
+            assert!(
+                off.as_f64().unwrap() < 2.0,
+                "a cover is not square: {off} px off"
+            );
             // The compress buttons sit below the fold: scrolled to, two files ticked.
             open(&tab, &format!("{base}/title/0100000000010000"));
             let there = js(
