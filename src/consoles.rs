@@ -41,13 +41,17 @@ fn new_password() -> String {
 
 /// A console's name: a name like any other (`text::name`, whose NFC form it
 /// returns), without `:` (HTTP Basic ends the user name at the first one), and not an
-/// IP address: with `--shop-public` a client without credentials is known by its
+/// IP address (nor `.` or `..`): with `--shop-public` a client without credentials is known by its
 /// address, in the download history and for its share of download slots, and a
 /// console named `127.0.0.1` would share both with it.
 pub fn check_name(name: &str) -> Result<String, Error> {
     let name = crate::text::name("A console's name", name)?;
     if name.contains(':') {
         return Err(Error::invalid(Msg::ConsoleNameColon));
+    }
+    // The web page's buttons put the name in a path, where a browser resolves these.
+    if name == "." || name == ".." {
+        return Err(Error::invalid(Msg::ConsoleNameDots));
     }
     if name.parse::<std::net::IpAddr>().is_ok() {
         return Err(Error::invalid(Msg::ConsoleNameAddress));

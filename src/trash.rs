@@ -63,18 +63,17 @@ fn check_dir(root: &Path) -> Result<(), Error> {
 }
 
 /// Move the file at `key` into the trash, for `reason`.
-pub fn move_in(
+/// Whether `key` can go to the trash: a game the library lists, a file reached
+/// through real folders. What a selection checks for every file before it moves any.
+pub fn movable(
     db: &Connection,
     root: &Path,
     key: &LibraryKey,
-    reason: TrashReason,
-    retention_days: u32,
-) -> Result<TrashRow, Error> {
+) -> Result<(games::GameDetail, std::fs::Metadata), Error> {
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
     let game = games::get(db, key)?.ok_or_else(|| no_such_game(key))?;
     library::safe::check_folders(root, key).map_err(|e| no_such_game(key).with_cause(e))?;
-    check_dir(root)?;
     let src = key.under(root);
     let meta = std::fs::symlink_metadata(&src).map_err(|e| no_such_game(key).with_cause(e))?;
     if meta.is_dir() {
@@ -85,6 +84,19 @@ pub fn move_in(
     if let Some(what) = library::safe::NotAFile::of(meta.file_type()) {
         return Err(Error::conflict(what.msg(key)));
     }
+    Ok((game, meta))
+}
+
+pub fn move_in(
+    db: &Connection,
+    root: &Path,
+    key: &LibraryKey,
+    reason: TrashReason,
+    retention_days: u32,
+) -> Result<TrashRow, Error> {
+    let (game, meta) = movable(db, root, key)?;
+    check_dir(root)?;
+    let src = key.under(root);
     let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
     let mut row = TrashRow {

@@ -325,7 +325,8 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
         );
     }
     say!(
-        "Lancez « ludotheque --library {} serve » pour l'essayer.",
+        "Lancez « ludotheque --data {} --library {} serve » pour l'essayer.",
+        global.data.display(),
         dir.display()
     );
     Ok(())

@@ -81,6 +81,7 @@ impl Msg {
             NoDevice => "aucune console n'est réglée : réglez-en une dans les réglages ou avec « ludotheque device set »".into(),
             ShopMessage { max } => format!("le message de la boutique a au plus {max} caractères, sans caractère de contrôle"),
             ConsoleNameColon => "le nom d'une console ne peut pas contenir « : » (HTTP Basic y arrête le nom)".into(),
+            ConsoleNameDots => "le nom d'une console ne peut pas être « . » ni « .. » (dans une adresse, ils désignent un dossier)".into(),
             ConsoleNameAddress => "le nom d'une console ne peut pas être une adresse IP : avec --shop-public, les clients sans nom sont connus par leur adresse".into(),
             ConsoleExists { name } => format!("une console s'appelle déjà « {name} »"),
             NoConsole { name } => format!("aucune console ne s'appelle « {name} » (voir « ludotheque console list »)"),

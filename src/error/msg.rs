@@ -123,6 +123,8 @@ pub enum Msg {
     // The console and the push.
     NoDevice,
     ConsoleNameColon,
+    /// `.` and `..` are no names: in an address they mean a folder.
+    ConsoleNameDots,
     ConsoleNameAddress,
     ShopMessage {
         max: usize,
@@ -573,6 +575,7 @@ impl Msg {
             NoDevice => "No handheld is configured: set one in the settings or with 'ludotheque device set'.".into(),
             ShopMessage { max } => format!("The shop's message has at most {max} characters and no control characters."),
             ConsoleNameColon => "A console's name cannot contain ':' (HTTP Basic ends the name there).".into(),
+            ConsoleNameDots => "A console's name cannot be '.' or '..' (in an address they name a folder).".into(),
             ConsoleNameAddress => "A console's name cannot be an IP address: with --shop-public, clients without a name are known by their address.".into(),
             ConsoleExists { name } => format!("A console is already named '{name}'."),
             NoConsole { name } => format!("No console is named '{name}'."),

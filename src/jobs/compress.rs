@@ -132,6 +132,10 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<(LibraryKey, u64)>, Error> {
         games::compressible(ctx.db)?
     } else {
         let mut rows = Vec::new();
+        // A key named twice (by an API client, a command line) is one file.
+        let mut only = only;
+        only.sort();
+        only.dedup();
         for key in only {
             match games::get(ctx.db, &key)? {
                 Some(g) => rows.push((key, g.item.size)),

@@ -113,17 +113,27 @@ fn done(files: usize, bytes: u64) -> Result<Reply, Error> {
 pub fn trash(c: &Ctx) -> Result<Reply, Error> {
     let games = games_of(c)?;
     let cfg = &c.app.config;
-    let (mut files, mut bytes) = (0, 0);
-    for g in &games {
-        let key = LibraryKey::parse(&g.item.key).ok_or_else(|| {
-            Error::not_found(Msg::NoGame {
-                key: g.item.key.clone(),
+    let keys = games
+        .iter()
+        .map(|g| {
+            LibraryKey::parse(&g.item.key).ok_or_else(|| {
+                Error::not_found(Msg::NoGame {
+                    key: g.item.key.clone(),
+                })
             })
-        })?;
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    // Every file is checked on disk before any moves (a FIFO or a file gone since the
+    // scan refuses the whole selection); only a failing disk can stop it halfway.
+    for key in &keys {
+        crate::trash::movable(c.db, &cfg.library, key)?;
+    }
+    let (mut files, mut bytes) = (0, 0);
+    for (g, key) in games.iter().zip(&keys) {
         let moved = crate::trash::move_in(
             c.db,
             &cfg.library,
-            &key,
+            key,
             TrashReason::Deleted,
             cfg.trash_retention_days,
         );

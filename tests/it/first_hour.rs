@@ -247,6 +247,17 @@ fn a_consoles_lost_password_is_replaced_and_shown_once() {
         .status
     };
     assert_eq!(shop("Salon", &password), 200);
+    // A browser resolves `.` and `..` in the page's addresses: no console is named so.
+    for name in [".", ".."] {
+        let r = send_json(
+            &s,
+            "POST",
+            "/api/consoles",
+            &[("Cookie", &admin)],
+            json!({ "name": name }),
+        );
+        assert_eq!(r.status, 400, "{name}: {r:?}");
+    }
     let route = "/api/consoles/salon/password";
     let r = send_json(&s, "POST", route, &[("Cookie", &viewer)], json!({}));
     assert_eq!(r.status, 403);

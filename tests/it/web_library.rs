@@ -216,6 +216,26 @@ fn a_selection_goes_to_the_trash_the_push_list_or_decompress_with_its_count_and_
         .map(|i| i["key"].as_str().unwrap())
         .collect();
     assert_eq!(listed.len(), 2, "{list}");
+    // A selection whose one file became a named pipe since the scan moves nothing.
+    let (sound, pipe) = (nsp[0].clone(), nsp.last().unwrap().clone());
+    assert!(sound < pipe && !two.contains(&pipe), "{sound} {pipe}");
+    let pipe_path = s.folders.library.join(&pipe);
+    std::fs::remove_file(&pipe_path).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe_path)
+        .status();
+    assert!(made.unwrap().success());
+    let r = post_as(
+        &s,
+        &admin,
+        "/api/files/trash",
+        json!({ "keys": [&sound, &pipe] }),
+    );
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(
+        s.folders.library.join(&sound).exists(),
+        "moved before the pipe was met"
+    );
     // The trash: both files moved, restorable, the same count and size said back.
     let r = post_as(&s, &admin, "/api/files/trash", json!({ "keys": two }));
     assert_eq!(r.json(), json!({"files": 2, "bytes": bytes}), "{}", r.body);
