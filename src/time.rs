@@ -47,6 +47,9 @@ fn offset_text(offset_s: i64) -> String {
 /// as long as nobody changes the environment, which this program never does (the
 /// reason the `time` crate refuses its local offset in a threaded process).
 fn local_offset(unix_s: i64) -> i64 {
+    // libc marks `time_t` deprecated on musl (it will follow musl to 64 bits); the cast
+    // follows whichever width it has.
+    #[allow(deprecated)]
     let t = unix_s.max(0) as libc::time_t;
     // SAFETY: `tm` is a plain C struct for which all zeroes are valid; localtime_r
     // writes only into it and returns null on failure, which is checked.
