@@ -488,30 +488,23 @@ pub fn start_verify(c: &Ctx) -> Result<Reply, Error> {
 /// `POST /api/compress/{key}`: compress one file (404 when no game has that key, 409
 /// while a task runs).
 pub fn start_compress_file(c: &Ctx) -> Result<Reply, Error> {
-    let key = c.param(0);
-    let Some(g) = crate::library::find(c.db, key)? else {
-        return Err(Error::not_found(Msg::NoGame { key: key.into() }));
-    };
-    let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c
-        .app
-        .jobs
-        .try_start_on(Task::Compress, &by, vec![g.item.key])?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    start_on_one(c, Task::Compress)
 }
 
 /// `POST /api/verify/{key}`: verify one file (404 when no game has that key, 409
 /// while a task runs).
 pub fn start_verify_file(c: &Ctx) -> Result<Reply, Error> {
+    start_on_one(c, Task::Verify)
+}
+
+/// Start `task` on the one game the path names.
+fn start_on_one(c: &Ctx, task: Task) -> Result<Reply, Error> {
     let key = c.param(0);
     let Some(g) = crate::library::find(c.db, key)? else {
         return Err(Error::not_found(Msg::NoGame { key: key.into() }));
     };
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c
-        .app
-        .jobs
-        .try_start_on(Task::Verify, &by, vec![g.item.key])?;
+    let snapshot = c.app.jobs.try_start_on(task, &by, vec![g.item.key])?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

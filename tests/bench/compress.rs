@@ -20,7 +20,7 @@
 //!     cargo test --release --test bench_compress -- [MiB]
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -32,6 +32,9 @@ use ludotheque::library::synth::{self};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
+#[path = "gen.rs"]
+mod gen;
+
 const GAME: u64 = 0x0100_0000_0039_B000;
 const LEVEL: i32 = 18;
 
@@ -42,7 +45,7 @@ fn main() {
         .unwrap_or(512);
     let t = Instant::now();
     let keys = TestKeys::new(39);
-    let nsp = keyed_nsp(&keys, program_bytes((mib << 20) as usize));
+    let nsp = keyed_nsp(&keys, gen::program_bytes((mib << 20) as usize));
     println!(
         "NSP of {:.0} MiB ({mib} MiB of program files) made in {:.1} s; level {LEVEL}, {} cores",
         nsp.len() as f64 / (1 << 20) as f64,
@@ -95,34 +98,6 @@ fn main() {
     if python.is_none() {
         println!("nsz: no Python with nsz found (pip install nsz==5.0.0, or set NSZ_PYTHON)");
     }
-}
-
-/// `len` bytes of the program files under `/usr`, read in order, repeated if short.
-fn program_bytes(len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let mut stack = vec![PathBuf::from("/usr")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(e.path());
-            } else if kind.is_file() && out.len() < len {
-                out.extend(std::fs::read(e.path()).unwrap_or_default());
-            }
-        }
-    }
-    assert!(!out.is_empty(), "no files under /usr");
-    while out.len() < len {
-        let more = out[..(len - out.len()).min(out.len())].to_vec();
-        out.extend(more);
-    }
-    out.truncate(len);
-    out
 }
 
 /// An eShop NSP of one game: its Program NCA (a PFS0 section holding `program`,

@@ -50,7 +50,7 @@ fn main() {
             crypto_type: 1,
         },
     ];
-    let nca = synth::nca_with(&mut rng, program_bytes(size), &sections);
+    let nca = synth::nca_with(&mut rng, gen::program_bytes(size), &sections);
     println!(
         "NCA of {mib} MiB of program files made in {:.1} s",
         t.elapsed().as_secs_f64()
@@ -104,34 +104,6 @@ const RUNS: usize = 3;
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// `len` bytes of the program files under `/usr`, read in order, repeated if short.
-fn program_bytes(len: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len);
-    let mut stack = vec![std::path::PathBuf::from("/usr")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let Ok(kind) = e.file_type() else { continue };
-            if kind.is_dir() {
-                stack.push(e.path());
-            } else if kind.is_file() && out.len() < len {
-                out.extend(std::fs::read(e.path()).unwrap_or_default());
-            }
-        }
-    }
-    assert!(!out.is_empty(), "no files under /usr");
-    while out.len() < len {
-        let more = out[..(len - out.len()).min(out.len())].to_vec();
-        out.extend(more);
-    }
-    out.truncate(len);
-    out
 }
 
 /// The disk's speed for this many bytes: 4 MiB writes, write-back started every
