@@ -42,7 +42,7 @@ pub fn upkeep_page(c: &Ctx) -> Result<Reply, Error> {
         (organize_section(c, &v)?)
     };
     // Reached from the Tasks page, which the menu shows as the current one.
-    page(&v, v.t(M::Upkeep), "/tasks", body)
+    page(&v, v.t(M::Upkeep), "/upkeep", body)
 }
 
 fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {

@@ -320,3 +320,24 @@ fn the_consoles_page_tells_shop_logins_from_the_console_games_are_sent_to() {
         assert!(dd.contains(&value), "{field}: {dd}");
     }
 }
+
+/// Each page of the menu marks its own entry, Upkeep included since it has one.
+#[test]
+fn the_menu_marks_the_page_you_are_on() {
+    let s = two_accounts();
+    let admin = sign_in(&s, "admin", "admin password");
+    for path in [
+        "/",
+        "/library",
+        "/tasks",
+        "/device",
+        "/upkeep",
+        "/trash",
+        "/settings",
+    ] {
+        let body = page(&s, path, &admin).body;
+        let marked = format!("href=\"{path}\" aria-current=\"page\"");
+        assert!(body.contains(&marked), "{path}: {body}");
+        assert_eq!(body.matches("aria-current=\"page\"").count(), 1, "{path}");
+    }
+}
