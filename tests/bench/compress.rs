@@ -166,21 +166,7 @@ fn run(data: &Path, lib: &Path, args: &[&str]) -> u64 {
         .spawn()
         .unwrap();
     let pid = child.id();
-    let sampler = std::thread::spawn(move || {
-        let mut peak = 0;
-        loop {
-            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-            let anon = status
-                .lines()
-                .find_map(|l| l.strip_prefix("RssAnon:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-            match anon {
-                Some(kib) => peak = peak.max(kib),
-                None => return peak,
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    });
+    let sampler = gen::sample_anon(pid);
     let status = child.wait().unwrap();
     assert!(status.success(), "{args:?}: {status}");
     sampler.join().unwrap()

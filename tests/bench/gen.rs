@@ -348,3 +348,22 @@ pub fn program_bytes(len: usize) -> Vec<u8> {
     out.truncate(len);
     out
 }
+
+/// The highest RssAnon (KiB) of process `pid` until it ends (a zombie has none).
+pub fn sample_anon(pid: u32) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut peak = 0;
+        loop {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let anon = status
+                .lines()
+                .find_map(|l| l.strip_prefix("RssAnon:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+            match anon {
+                Some(kib) => peak = peak.max(kib),
+                None => return peak,
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    })
+}

@@ -108,7 +108,7 @@ fn run(data: &Path, args: &[&str]) -> Run {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let sampler = sample_anon(child.id());
+    let sampler = gen::sample_anon(child.id());
     let mut out = String::new();
     child
         .stdout
@@ -132,25 +132,6 @@ fn run(data: &Path, args: &[&str]) -> Run {
         cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         said: out,
     }
-}
-
-/// The highest RssAnon (KiB) of process `pid` until it ends (a zombie has none).
-fn sample_anon(pid: u32) -> std::thread::JoinHandle<u64> {
-    std::thread::spawn(move || {
-        let mut peak = 0;
-        loop {
-            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-            let anon = status
-                .lines()
-                .find_map(|l| l.strip_prefix("RssAnon:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-            match anon {
-                Some(kib) => peak = peak.max(kib),
-                None => return peak,
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    })
 }
 
 /// A region file of `mib` MiB whose first entry's name is one array of zeros, as a

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use crate::hardening::setup_code;
 use crate::harness::{assert_no_server_path, basic, Folders, Resp, TestServer};
 use crate::library::demo;
 use crate::web::{add_user, send_json, sign_in};
@@ -78,14 +79,6 @@ fn the_first_run_in_english_makes_an_english_account_and_ends_on_where_games_go(
     let welcome = page(&s, "/welcome", &cookie);
     assert!(welcome.body.contains("Où mettre les jeux"));
     assert!(welcome.body.contains(">English</button>"));
-}
-
-/// The setup code the service wrote to its log.
-fn setup_code(s: &TestServer) -> String {
-    s.wait_for_log("setup code ");
-    let log = s.output();
-    let at = log.find("setup code ").unwrap() + "setup code ".len();
-    log[at..].split_whitespace().next().unwrap().to_string()
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn responses(text: &str) -> usize {
 }
 
 /// The setup code the service wrote to its log.
-fn setup_code(s: &TestServer) -> String {
+pub(crate) fn setup_code(s: &TestServer) -> String {
     s.wait_for_log("setup code ");
     let log = s.output();
     let at = log.find("setup code ").unwrap() + "setup code ".len();
