@@ -131,7 +131,11 @@ pub(crate) fn shot(tab: &Tab, name: &str) {
     let png = tab
         .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
         .unwrap();
-    std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
+    // A name may hold a folder (`pages/…`): make it here, so a test never relies on
+    // another having run first (on a fresh checkout the order is the scheduler's).
+    let file = screenshots().join(format!("{name}.png"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, png).unwrap();
 }
 
 /// The value of a JavaScript expression in the page. A page that is being drawn

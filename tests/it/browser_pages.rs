@@ -58,7 +58,6 @@ fn every_page_at_both_widths_in_both_languages() {
         return;
     };
     let base = s.base.clone();
-    std::fs::create_dir_all(pages_dir()).unwrap();
     // The first-run page, on a service that has no account yet.
     let fresh = TestServer::start_on(Folders::new(), &["--no-local-access"]);
     // Before signing in, the page speaks the browser's language.
@@ -154,13 +153,6 @@ fn every_page_at_both_widths_in_both_languages() {
             shot(&tab, &format!("pages/files-selection-{width}-{lang}"));
         }
     }
-}
-
-fn pages_dir() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("screenshots/pages")
 }
 
 /// A file whose name lies about what it holds, and made-up console keys to read it.
