@@ -3,8 +3,9 @@
 //! spelling (`as_str`, also its JSON and its SQL text) and a `parse` back, so a new
 //! value does not compile until every page, translation and command handles it.
 //!
-//! They sit at the bottom of the house, beside `error`: the store reads and writes
-//! them, the domain decides them, the API and the web interface show them.
+//! They sit at the bottom of the house, below `error` (so that messages carry them)
+//! and import nothing of the crate: the store reads and writes them, the domain
+//! decides them, the API and the web interface show them.
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
@@ -46,6 +47,15 @@ macro_rules! words {
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $name::parse(&text).ok_or_else(|| {
+                    serde::de::Error::custom(format!("not a {}: {text:?}", stringify!($name)))
+                })
             }
         }
 
@@ -142,6 +152,20 @@ words! {
         Interrupted = "interrupted",
         /// Still running (the row of a run in progress).
         Running = "running",
+    }
+}
+
+words! {
+    /// How a push session ended (`Msg::PushDone`).
+    PushEnd {
+        /// The console acknowledged.
+        Ack = "ack",
+        /// The console sent DROP.
+        Drop = "drop",
+        /// The console closed the connection.
+        Closed = "closed",
+        /// Nothing happened for too long.
+        Quiet = "quiet",
     }
 }
 

@@ -78,8 +78,7 @@ pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), 
 /// The last lines: what the task did, the files that failed, or the error that says
 /// why it stopped. Only `ok` exits 0.
 pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
-    let unit = task.unit().as_str();
-    let label = run.task.as_str().to_string();
+    let label = run.task;
     let said = run
         .msg
         .as_ref()
@@ -112,7 +111,7 @@ pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(
                 task: label,
                 done: run.done,
                 total: run.total,
-                unit: unit.into(),
+                unit: task.unit(),
             },
         )),
         TaskResult::Failed | TaskResult::Running => Err(Error::invalid(Msg::TaskFailed {

@@ -3,6 +3,8 @@
 //! that both reach it. French writes 0 and 1 in the singular ("0 fichier", "1 fichier")
 //! and groups thousands with a narrow no-break space ("12 705").
 
+use crate::words::Unit;
+
 /// `n` with its thousands grouped the French way: "12 705", "1 048 576".
 pub fn number(n: u64) -> String {
     crate::numbers::group(n, crate::numbers::FR_GROUP)
@@ -27,12 +29,11 @@ pub fn size(bytes: u64) -> String {
     crate::numbers::size(bytes, &crate::numbers::FR_UNITS, ',')
 }
 
-/// An amount of a task's unit, by its word (`words::Unit`'s spelling, which this
-/// layer cannot import): "1 fichier", "12 705 octets".
-pub fn amount(n: u64, unit: &str) -> String {
+/// An amount of a task's unit: "1 fichier", "12 705 octets".
+pub fn amount(n: u64, unit: Unit) -> String {
     match unit {
-        "bytes" => count(n, "octet", "octets"),
-        _ => count(n, "fichier", "fichiers"),
+        Unit::Bytes => count(n, "octet", "octets"),
+        Unit::Files => count(n, "fichier", "fichiers"),
     }
 }
 

@@ -6,6 +6,7 @@ use super::counts::{count as plural, number as n, size as bytes};
 use super::details::detail;
 use super::msg::{NcaFault, NotBack, VerifyGap};
 use super::Msg;
+use crate::words::PushEnd;
 
 impl Msg {
     /// The message in French.
@@ -104,7 +105,7 @@ impl Msg {
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             UnknownUser { name } => format!("--local-access-users : aucun utilisateur de cette machine ne s'appelle « {name} »"),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),
-            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, unit), super::counts::number(*total)),
+            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, *unit), super::counts::number(*total)),
             // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
             TaskRunning { task, by } => format!("une tâche est déjà en cours : {task}, lancée par {by} ; réessayez quand elle sera finie"),
@@ -150,11 +151,11 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
                         ConvertDone { converted, failed } => format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed)),
             PushEmpty => "la liste d'envoi est vide ; rien n'a été proposé".into(),
             PushDone { delivered, partial, untouched, ended } => {
-                let how = match ended.as_str() {
-                    "ack" => "la console a confirmé",
-                    "drop" => "la console a envoyé DROP",
-                    "closed" => "la console a fermé la connexion",
-                    _ => "plus rien ne s'est passé pendant trop longtemps",
+                let how = match ended {
+                    PushEnd::Ack => "la console a confirmé",
+                    PushEnd::Drop => "la console a envoyé DROP",
+                    PushEnd::Closed => "la console a fermé la connexion",
+                    PushEnd::Quiet => "plus rien ne s'est passé pendant trop longtemps",
                 };
                 format!("{}, {} en partie, {} ({how})", plural(*delivered, "livré", "livrés"), n(*partial), plural(*untouched, "intact", "intacts"))
             }

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::words::{PushEnd, Task, Unit};
+
 /// A message: the variant is its slug, the fields its parameters. Serialised, it is
 /// `{"slug": "...", <parameters>}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,7 +220,7 @@ pub enum Msg {
         kept: u64,
     },
     TaskPartial {
-        task: String,
+        task: Task,
         failed: u64,
     },
     ConvertDone {
@@ -237,8 +239,7 @@ pub enum Msg {
         delivered: u64,
         partial: u64,
         untouched: u64,
-        /// ack, drop, closed or quiet.
-        ended: String,
+        ended: PushEnd,
     },
     TitlesDone {
         files: u64,
@@ -338,18 +339,18 @@ pub enum Msg {
     },
     // The command line's own.
     TaskInterrupted {
-        task: String,
+        task: Task,
         done: u64,
         total: u64,
-        unit: String,
+        unit: Unit,
     },
     TaskFailed {
-        task: String,
+        task: Task,
         message: String,
     },
     /// A command handed to the running service found its slot taken.
     TaskRunning {
-        task: String,
+        task: Task,
         by: String,
     },
     /// The service closed a command's connection before starting its task.
@@ -643,11 +644,11 @@ impl Msg {
             CompressGainTooSmall { size, compressed, min_gain } => format!("compressing would save {}% (under {min_gain}%); left as it is", gain_percent(*size, *compressed)),
             PushEmpty => "The push list is empty; nothing was offered.".into(),
             PushDone { delivered, partial, untouched, ended } => {
-                let how = match ended.as_str() {
-                    "ack" => "the console acknowledged",
-                    "drop" => "the console sent DROP",
-                    "closed" => "the console closed the connection",
-                    _ => "nothing happened for too long",
+                let how = match ended {
+                    PushEnd::Ack => "the console acknowledged",
+                    PushEnd::Drop => "the console sent DROP",
+                    PushEnd::Closed => "the console closed the connection",
+                    PushEnd::Quiet => "nothing happened for too long",
                 };
                 format!("{delivered} delivered, {partial} partial, {untouched} untouched ({how})")
             }

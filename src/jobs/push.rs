@@ -20,6 +20,7 @@ use crate::error::{Error, Msg};
 use crate::library;
 use crate::store::{device as devices, push_list};
 use crate::time;
+use crate::words::PushEnd;
 
 /// What a URL's last segment escapes: enough for installers to read the real name
 /// and extension back.
@@ -273,19 +274,19 @@ fn finish(
         delivered: delivered.into(),
         partial: partial.into(),
         untouched: untouched.into(),
-        ended: ended.word().into(),
+        ended: ended.word(),
     }
     .into())
 }
 
 impl Ended {
     /// How the session ended, as `Msg::PushDone` says it.
-    fn word(&self) -> &'static str {
+    fn word(&self) -> PushEnd {
         match self {
-            Ended::Ack => "ack",
-            Ended::Drop => "drop",
-            Ended::Closed => "closed",
-            _ => "quiet",
+            Ended::Ack => PushEnd::Ack,
+            Ended::Drop => PushEnd::Drop,
+            Ended::Closed => PushEnd::Closed,
+            _ => PushEnd::Quiet,
         }
     }
 }

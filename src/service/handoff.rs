@@ -297,7 +297,7 @@ fn handed(word: &str) -> Result<Task, Msg> {
 fn busy(snap: &Snapshot) -> Msg {
     match snap.task {
         Some(task) if snap.running => Msg::TaskRunning {
-            task: task.as_str().into(),
+            task,
             by: snap.started_by.clone(),
         },
         _ => Msg::Busy,
