@@ -21,6 +21,7 @@ use crate::http::{self, App};
 use crate::jobs::{self, Jobs, Task};
 use crate::library::switchfs::prodkeys::file::KeysFile;
 use crate::store::db;
+use crate::words::StartedBy;
 use crate::{accounts, convert, library, memory, routes, trash};
 
 pub mod handoff;
@@ -117,7 +118,7 @@ impl Service {
         // sees the first scan already running.
         if !library::is_ready(&conn, &self.config.library)? {
             info!("this library was never scanned: starting a scan");
-            let _ = self.jobs.try_start(Task::Scan, "startup");
+            let _ = self.jobs.try_start(Task::Scan, StartedBy::Startup);
         }
         self.watcher =
             crate::watch::start(&self.config, Arc::clone(&self.jobs), Arc::clone(&self.stop))?;
@@ -212,10 +213,11 @@ fn start_maintenance(
                 if let (Some(at), Some(every)) = (next_titles, refresh) {
                     if Instant::now() >= at {
                         // A busy slot is tried again in a minute, not skipped.
-                        next_titles = Some(match jobs.try_start(Task::Titles, "schedule") {
-                            Ok(_) => Instant::now() + every,
-                            Err(_) => Instant::now() + Duration::from_secs(60),
-                        });
+                        next_titles =
+                            Some(match jobs.try_start(Task::Titles, StartedBy::Schedule) {
+                                Ok(_) => Instant::now() + every,
+                                Err(_) => Instant::now() + Duration::from_secs(60),
+                            });
                     }
                 }
                 if serving.load(Ordering::SeqCst) {
@@ -256,7 +258,7 @@ impl KeysWatch {
         let ready = library::is_ready(conn, library).unwrap_or(false);
         let new = read_with.as_deref() != Some(&loaded.fingerprint)
             && self.started_for.as_deref() != Some(&loaded.fingerprint);
-        if ready && new && jobs.try_start(Task::Scan, "keys").is_ok() {
+        if ready && new && jobs.try_start(Task::Scan, StartedBy::Keys).is_ok() {
             info!("console keys changed: reading the files they did not open again");
             self.started_for = Some(loaded.fingerprint.clone());
         }

@@ -40,7 +40,7 @@ use crate::error::Error;
 use crate::jobs::{Jobs, Task};
 use crate::library::walk::mtime_ns;
 use crate::store::{db, games, platforms};
-use crate::words::WatchMode;
+use crate::words::{StartedBy, WatchMode};
 
 /// How long a path's size and time must stay still before it is taken.
 pub const SETTLE: Duration = Duration::from_secs(3);
@@ -212,7 +212,7 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
             Ok(false) => pending = Pending::default(),
             // The slot may have been taken meanwhile: the changes wait for it.
             Ok(true) => {
-                if jobs.try_start(Task::Scan, "watch").is_ok() {
+                if jobs.try_start(Task::Scan, StartedBy::Watch).is_ok() {
                     info!("watch: {} change(s) settled; scanning", pending.paths.len());
                     pending = Pending::default();
                 }

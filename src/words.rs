@@ -278,6 +278,82 @@ words! {
     }
 }
 
+/// Who started a task: the job status's `started_by`, spelled `user:NAME`,
+/// `key:NAME`, `local`, `cli`, `startup`, `watch`, `schedule` or `keys`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartedBy {
+    /// A signed-in account.
+    User(String),
+    /// An API key, by its name (or its prefix when the name cannot be read).
+    Key(String),
+    /// A request from this machine without an account (the loopback rule).
+    Local,
+    /// A command of the command line, run here or handed to the service.
+    Cli,
+    /// The scan the service runs when it starts.
+    Startup,
+    /// A change under the library (`--watch`).
+    Watch,
+    /// The scheduled refresh of the title data.
+    Schedule,
+    /// New console keys, which open files the old ones did not.
+    Keys,
+}
+
+impl StartedBy {
+    /// The one spelling, read back by [`StartedBy::parse`].
+    pub fn as_string(&self) -> String {
+        match self {
+            StartedBy::User(name) => format!("user:{name}"),
+            StartedBy::Key(name) => format!("key:{name}"),
+            StartedBy::Local => "local".into(),
+            StartedBy::Cli => "cli".into(),
+            StartedBy::Startup => "startup".into(),
+            StartedBy::Watch => "watch".into(),
+            StartedBy::Schedule => "schedule".into(),
+            StartedBy::Keys => "keys".into(),
+        }
+    }
+
+    /// The value spelled `text` exactly, if any.
+    pub fn parse(text: &str) -> Option<StartedBy> {
+        match text.split_once(':') {
+            Some(("user", name)) => Some(StartedBy::User(name.into())),
+            Some(("key", name)) => Some(StartedBy::Key(name.into())),
+            Some(_) => None,
+            None => match text {
+                "local" => Some(StartedBy::Local),
+                "cli" => Some(StartedBy::Cli),
+                "startup" => Some(StartedBy::Startup),
+                "watch" => Some(StartedBy::Watch),
+                "schedule" => Some(StartedBy::Schedule),
+                "keys" => Some(StartedBy::Keys),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for StartedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.as_string())
+    }
+}
+
+impl serde::Serialize for StartedBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.as_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StartedBy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        StartedBy::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a StartedBy: {text:?}")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +369,19 @@ mod tests {
         for r in TaskResult::ALL {
             assert_eq!(TaskResult::parse(r.as_str()), Some(*r));
         }
+        for by in [
+            StartedBy::User("ana:b".into()),
+            StartedBy::Key("backup".into()),
+            StartedBy::Local,
+            StartedBy::Cli,
+            StartedBy::Startup,
+            StartedBy::Watch,
+            StartedBy::Schedule,
+            StartedBy::Keys,
+        ] {
+            assert_eq!(StartedBy::parse(&by.as_string()), Some(by));
+        }
+        assert_eq!(StartedBy::parse("clii"), None);
         assert_eq!(GameKind::parse_loose("dlc"), Some(GameKind::Dlc));
         assert_eq!(GameKind::parse("dlc"), None);
     }

@@ -13,6 +13,7 @@ use crate::jobs::compress::Flags;
 use crate::jobs::{Snapshot, Start, Task, TaskResult, Unit};
 use crate::service::Service;
 use crate::store::job_runs::JobRun;
+use crate::words::StartedBy;
 
 /// Run one task on the data folder, with a progress bar on a terminal; while a
 /// server holds the folder, hand the task to it (`handoff`). Ctrl-C cancels the
@@ -53,7 +54,7 @@ pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), 
         Err(e) => return Err(e),
     };
     let jobs = Arc::clone(&service.jobs);
-    jobs.try_start_with(task, "cli", start)?;
+    jobs.try_start_with(task, StartedBy::Cli, start)?;
     let tty = std::io::stderr().is_terminal();
     while jobs.snapshot().running {
         if service.stop.load(Ordering::SeqCst) {

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::words::{PushEnd, Task, Unit};
+use crate::words::{PushEnd, StartedBy, Task, Unit};
 
 /// A message: the variant is its slug, the fields its parameters. Serialised, it is
 /// `{"slug": "...", <parameters>}`.
@@ -351,7 +351,7 @@ pub enum Msg {
     /// A command handed to the running service found its slot taken.
     TaskRunning {
         task: Task,
-        by: String,
+        by: StartedBy,
     },
     /// The service closed a command's connection before starting its task.
     HandoffRefused,

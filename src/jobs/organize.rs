@@ -31,7 +31,7 @@ use crate::error::{Error, Msg};
 use crate::library::{safe, LibraryKey};
 use crate::naming::{Fields, Template};
 use crate::store::{games, organize_moves, organize_runs, platforms, push_list, shop_downloads};
-use crate::words::{GameKind, MoveState};
+use crate::words::{GameKind, MoveState, StartedBy};
 
 /// A file and the key the template gives it.
 #[derive(Debug, Clone)]
@@ -379,7 +379,7 @@ pub fn start_undo(
     jobs: &crate::jobs::Jobs,
     db: &Connection,
     run: i64,
-    by: &str,
+    by: StartedBy,
 ) -> Result<crate::jobs::Snapshot, Error> {
     let r = organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
     if r.undone_at.is_some() {

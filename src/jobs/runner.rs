@@ -30,6 +30,7 @@ use crate::notify::{Notifier, Titles, Webhook};
 use crate::store::job_failures;
 use crate::store::{db, job_runs, job_runs::JobRun};
 use crate::time;
+use crate::words::StartedBy;
 
 /// What a task body is: the production one calls [`super::run_task`].
 pub type TaskFn = Box<dyn Fn(Task, &TaskCtx) -> Result<Outcome, Error> + Send>;
@@ -42,7 +43,7 @@ enum Order {
 #[derive(Default)]
 struct Slot {
     task: Option<Task>,
-    started_by: String,
+    started_by: Option<StartedBy>,
     done: u64,
     total: u64,
     detail: String,
@@ -78,9 +79,8 @@ pub const FAILURES_KEPT: usize = 200;
 pub struct Snapshot {
     pub running: bool,
     pub task: Option<Task>,
-    /// Who started the running task: `user:NAME`, `key:NAME`, `local`, `cli`,
-    /// `startup`, `watch` or `schedule`.
-    pub started_by: String,
+    /// Who started the running task; none when idle.
+    pub started_by: Option<StartedBy>,
     pub unit: Unit,
     pub done: u64,
     pub total: u64,
@@ -152,14 +152,19 @@ impl Jobs {
 
     /// Claim the slot for `task`, or fail with `busy` when a task runs. `by` says who
     /// asks (see [`Snapshot::started_by`]).
-    pub fn try_start(&self, task: Task, by: &str) -> Result<Snapshot, Error> {
+    pub fn try_start(&self, task: Task, by: StartedBy) -> Result<Snapshot, Error> {
         self.try_start_on(task, by, Vec::new())
     }
 
     /// [`Jobs::try_start`] for a task limited to the files at `only` (library keys;
     /// empty: the whole library). Handed over under the slot's lock, with the claim,
     /// so that no other request can change what the task it claimed works on.
-    pub fn try_start_on(&self, task: Task, by: &str, only: Vec<String>) -> Result<Snapshot, Error> {
+    pub fn try_start_on(
+        &self,
+        task: Task,
+        by: StartedBy,
+        only: Vec<String>,
+    ) -> Result<Snapshot, Error> {
         let start = Start {
             only,
             ..Start::default()
@@ -169,7 +174,7 @@ impl Jobs {
 
     /// [`Jobs::try_start`] for `organize_undo`, which puts back the files of the
     /// organize run `run` (`jobs::organize::start_undo` checks the run first).
-    pub fn try_start_undo(&self, run: i64, by: &str) -> Result<Snapshot, Error> {
+    pub fn try_start_undo(&self, run: i64, by: StartedBy) -> Result<Snapshot, Error> {
         let start = Start {
             organize_run: Some(run),
             ..Start::default()
@@ -178,14 +183,19 @@ impl Jobs {
     }
 
     /// [`Jobs::try_start_on`] with everything a task may be started on.
-    pub fn try_start_with(&self, task: Task, by: &str, start: Start) -> Result<Snapshot, Error> {
+    pub fn try_start_with(
+        &self,
+        task: Task,
+        by: StartedBy,
+        start: Start,
+    ) -> Result<Snapshot, Error> {
         let mut slot = self.slot();
         if slot.task.is_some() || self.stopping.load(Ordering::SeqCst) {
             return Err(Error::busy());
         }
         *slot = Slot {
             task: Some(task),
-            started_by: by.to_string(),
+            started_by: Some(by),
             started_at: Some(time::now()),
             only: start.only,
             flags: start.compress,
@@ -521,7 +531,7 @@ mod tests {
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
                     barrier.wait();
-                    jobs.try_start(Task::Scan, "cli").is_ok()
+                    jobs.try_start(Task::Scan, StartedBy::Cli).is_ok()
                 })
             })
             .collect();
@@ -542,12 +552,12 @@ mod tests {
         config.task_delay = Duration::ZERO;
         db::open_and_migrate(&config.data).unwrap();
         let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(boom)).unwrap();
-        jobs.try_start(Task::Scan, "cli").unwrap();
+        jobs.try_start(Task::Scan, StartedBy::Cli).unwrap();
         let snap = wait_idle(&jobs);
         assert!(!snap.running);
         assert_eq!(snap.last.unwrap().result, TaskResult::Failed);
         // The slot is free again.
-        jobs.try_start(Task::Scan, "cli").unwrap();
+        jobs.try_start(Task::Scan, StartedBy::Cli).unwrap();
     }
 
     #[test]
@@ -557,8 +567,8 @@ mod tests {
         config.task_delay = Duration::from_secs(30);
         db::open_and_migrate(&config.data).unwrap();
         let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(noop)).unwrap();
-        jobs.try_start(Task::Scan, "cli").unwrap();
-        assert!(jobs.try_start(Task::Scan, "cli").is_err());
+        jobs.try_start(Task::Scan, StartedBy::Cli).unwrap();
+        assert!(jobs.try_start(Task::Scan, StartedBy::Cli).is_err());
         assert!(jobs.cancel());
         let snap = wait_idle(&jobs);
         assert_eq!(snap.last.unwrap().result, TaskResult::Cancelled);

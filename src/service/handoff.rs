@@ -33,6 +33,7 @@ use crate::error::{Error, Kind, Msg};
 use crate::jobs::compress::Flags;
 use crate::jobs::{Jobs, Snapshot, Start, Task};
 use crate::store::job_runs::JobRun;
+use crate::words::StartedBy;
 
 /// The socket's name in the data folder.
 pub const SOCKET: &str = "ludotheque.sock";
@@ -244,7 +245,7 @@ fn converse(stream: UnixStream, jobs: &Jobs) -> Result<(), Error> {
         compress: request.compress,
         organize_run: request.organize_run,
     };
-    match jobs.try_start_with(task, "cli", start) {
+    match jobs.try_start_with(task, StartedBy::Cli, start) {
         Err(e) if e.is(&Kind::Busy) => send(
             &mut out,
             &Reply::Refused {
@@ -295,10 +296,10 @@ fn handed(word: &str) -> Result<Task, Msg> {
 
 /// The 409 in words: which task holds the slot, and who started it.
 fn busy(snap: &Snapshot) -> Msg {
-    match snap.task {
-        Some(task) if snap.running => Msg::TaskRunning {
+    match (snap.task, &snap.started_by) {
+        (Some(task), Some(by)) if snap.running => Msg::TaskRunning {
             task,
-            by: snap.started_by.clone(),
+            by: by.clone(),
         },
         _ => Msg::Busy,
     }

@@ -103,7 +103,7 @@ pub fn start_files(c: &Ctx) -> Result<Reply, Error> {
         }
     }
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(Task::Compress, &by, only)?;
+    let snapshot = c.app.jobs.try_start_on(Task::Compress, by, only)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

@@ -7,6 +7,7 @@ use super::i18n::Lang;
 use super::view::Viewer;
 use crate::error::Msg;
 use crate::numbers;
+use crate::words::StartedBy;
 
 /// A number with the reader's thousands separator: "12 705", "12,705".
 pub fn num(v: &Viewer, n: u64) -> String {
@@ -50,25 +51,25 @@ pub fn say(v: &Viewer, m: &Msg) -> String {
 }
 
 /// Who started a task, from the job status's `started_by`.
-pub fn started_by(v: &Viewer, by: &str) -> String {
+pub fn started_by(v: &Viewer, by: &StartedBy) -> String {
     let fr = v.lang == Lang::Fr;
-    match by.split_once(':') {
-        Some(("user", name)) if fr => format!("lancée par {name}"),
-        Some(("user", name)) => format!("started by {name}"),
-        Some(("key", name)) if fr => format!("lancée par la clé d'API « {name} »"),
-        Some(("key", name)) => format!("started by the API key “{name}”"),
-        _ => match (by, fr) {
-            ("cli", true) => "lancée en ligne de commande".into(),
-            ("cli", false) => "started from the command line".into(),
-            ("startup", true) => "lancée au démarrage du service".into(),
-            ("startup", false) => "started when the service started".into(),
-            ("watch", true) => "lancée par un changement dans la bibliothèque".into(),
-            ("watch", false) => "started by a change in the library".into(),
-            ("schedule", true) => "lancée par la mise à jour programmée".into(),
-            ("schedule", false) => "started by the scheduled refresh".into(),
-            (_, true) => "lancée depuis cette machine".into(),
-            (_, false) => "started from this machine".into(),
-        },
+    match (by, fr) {
+        (StartedBy::User(name), true) => format!("lancée par {name}"),
+        (StartedBy::User(name), false) => format!("started by {name}"),
+        (StartedBy::Key(name), true) => format!("lancée par la clé d'API « {name} »"),
+        (StartedBy::Key(name), false) => format!("started by the API key “{name}”"),
+        (StartedBy::Cli, true) => "lancée en ligne de commande".into(),
+        (StartedBy::Cli, false) => "started from the command line".into(),
+        (StartedBy::Startup, true) => "lancée au démarrage du service".into(),
+        (StartedBy::Startup, false) => "started when the service started".into(),
+        (StartedBy::Watch, true) => "lancée par un changement dans la bibliothèque".into(),
+        (StartedBy::Watch, false) => "started by a change in the library".into(),
+        (StartedBy::Schedule, true) => "lancée par la mise à jour programmée".into(),
+        (StartedBy::Schedule, false) => "started by the scheduled refresh".into(),
+        (StartedBy::Keys, true) => "lancée par de nouvelles clés de la console".into(),
+        (StartedBy::Keys, false) => "started by new console keys".into(),
+        (StartedBy::Local, true) => "lancée depuis cette machine".into(),
+        (StartedBy::Local, false) => "started from this machine".into(),
     }
 }
 

@@ -171,6 +171,6 @@ pub fn convert(c: &Ctx) -> Result<Reply, Error> {
     }
     let only = games.into_iter().map(|g| g.item.key).collect();
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(Task::Convert, &by, only)?;
+    let snapshot = c.app.jobs.try_start_on(Task::Convert, by, only)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }

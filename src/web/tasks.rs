@@ -17,7 +17,7 @@ use crate::jobs::Snapshot;
 use crate::store::job_runs::{self, JobRun};
 use crate::store::users::{self};
 use crate::time;
-use crate::words::{Task, TaskResult, Unit};
+use crate::words::{StartedBy, Task, TaskResult, Unit};
 
 /// `GET /`: what the library lacks (titles with an update or DLC missing, damaged
 /// files), each card a link to that list; the titles added last; the files' counts;
@@ -206,7 +206,8 @@ fn live(v: &Viewer, job: &Snapshot) -> Live {
     });
     let (line, count, busy) = match job.task {
         Some(task) => {
-            let who = phrases::started_by(v, &job.started_by);
+            let by = job.started_by.as_ref().unwrap_or(&StartedBy::Local);
+            let who = phrases::started_by(v, by);
             let mut line = format!("{}, {who}", view::task_word(v, task));
             if !job.detail.is_empty() {
                 line = format!("{line} · {}", job.detail);
@@ -504,7 +505,7 @@ fn start_on_one(c: &Ctx, task: Task) -> Result<Reply, Error> {
         return Err(Error::not_found(Msg::NoGame { key: key.into() }));
     };
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(task, &by, vec![g.item.key])?;
+    let snapshot = c.app.jobs.try_start_on(task, by, vec![g.item.key])?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

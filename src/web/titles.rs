@@ -734,7 +734,7 @@ pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
     let snapshot = c
         .app
         .jobs
-        .try_start(Task::Titles, &crate::api::v1::jobs::starter(c))?;
+        .try_start(Task::Titles, crate::api::v1::jobs::starter(c))?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 

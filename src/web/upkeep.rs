@@ -366,7 +366,7 @@ fn confirmed(c: &Ctx) -> Result<Vec<String>, Error> {
 fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
     let only = confirmed(c)?;
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(task, &by, only)?;
+    let snapshot = c.app.jobs.try_start_on(task, by, only)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }
 
@@ -390,6 +390,6 @@ pub fn undo_organize(c: &Ctx) -> Result<Reply, Error> {
         .parse()
         .map_err(|_| Error::not_found(crate::error::Msg::NoOrganizeRun))?;
     let by = crate::api::v1::jobs::starter(c);
-    let snapshot = organize::start_undo(&c.app.jobs, c.db, run, &by)?;
+    let snapshot = organize::start_undo(&c.app.jobs, c.db, run, by)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
 }

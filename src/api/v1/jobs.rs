@@ -4,6 +4,7 @@ use super::types::JobStatus;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::Task;
+use crate::words::StartedBy;
 
 pub fn job(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &JobStatus::from(&c.app.jobs.snapshot()))
@@ -12,7 +13,7 @@ pub fn job(c: &Ctx) -> Result<Reply, Error> {
 /// 202 with the status of the task just started; 409 `busy` when one runs. The web
 /// interface's own task buttons answer the same way.
 pub fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(task, &starter(c))?;
+    let snapshot = c.app.jobs.try_start(task, starter(c))?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
 
@@ -59,20 +60,20 @@ pub fn compress(c: &Ctx) -> Result<Reply, Error> {
             None => return Err(Error::not_found(Msg::NoGame { key })),
         }
     }
-    let snapshot = c.app.jobs.try_start_on(Task::Compress, &starter(c), only)?;
+    let snapshot = c.app.jobs.try_start_on(Task::Compress, starter(c), only)?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
 
 /// Who starts a task, as the job status's `started_by` says it: `user:NAME`,
 /// `key:NAME` or `local` (the loopback rule).
-pub fn starter(c: &Ctx) -> String {
+pub fn starter(c: &Ctx) -> StartedBy {
     use crate::http::auth::Principal;
     match &c.principal {
-        Principal::User(u) => format!("user:{}", u.name),
+        Principal::User(u) => StartedBy::User(u.name.clone()),
         Principal::Key { id, prefix } => match crate::store::api_keys::get(c.db, *id) {
-            Ok(Some(key)) => format!("key:{}", key.name),
-            _ => format!("key:{prefix}"),
+            Ok(Some(key)) => StartedBy::Key(key.name),
+            _ => StartedBy::Key(prefix.clone()),
         },
-        _ => "local".into(),
+        _ => StartedBy::Local,
     }
 }

@@ -15,7 +15,7 @@ use crate::store::platforms::Platform;
 use crate::store::title_state::TitleState;
 use crate::store::trash::TrashRow;
 use crate::time::rfc3339;
-use crate::words::{GameKind, IdSource, MissingKind, TitleStatus, TrashReason};
+use crate::words::{GameKind, IdSource, MissingKind, StartedBy, TitleStatus, TrashReason};
 
 #[derive(Serialize)]
 pub struct Health {
@@ -108,7 +108,11 @@ impl From<&Snapshot> for JobStatus {
         JobStatus {
             running: s.running,
             label: s.task.map(|t| t.as_str()).unwrap_or("").to_string(),
-            started_by: s.started_by.clone(),
+            started_by: s
+                .started_by
+                .as_ref()
+                .map(StartedBy::as_string)
+                .unwrap_or_default(),
             done: s.done,
             total: s.total,
             detail: s.detail.clone(),
