@@ -254,7 +254,7 @@ impl KeysWatch {
         let Some(loaded) = keys.current() else {
             return;
         };
-        let read_with = jobs::scan::keys_read_with(conn).ok().flatten();
+        let read_with = crate::store::settings::keys_read_with(conn).ok().flatten();
         let ready = library::is_ready(conn, library).unwrap_or(false);
         let new = read_with.as_deref() != Some(&loaded.fingerprint)
             && self.started_for.as_deref() != Some(&loaded.fingerprint);

@@ -1,9 +1,9 @@
 //! Compressing one game of the library in its place: `x.nsp` becomes `x.nsz` (`x.xci`
 //! becomes `x.xcz`) only once the compressed file is known to give back every NCA.
 //!
-//! The compressed bytes go to `x.nsz.part` (recorded in the `convert_part` setting
-//! first, so that a kill leaves nothing after a restart: `convert::clean_leftover`),
-//! are fsynced, then decompressed again streamed into a hashing sink (`verify`: each
+//! The compressed bytes go to `x.nsz.part` (recorded first in the setting
+//! `store::settings::convert_part`, so that a kill leaves nothing after a restart:
+//! `convert::clean_leftover`), are fsynced, then decompressed again streamed into a hashing sink (`verify`: each
 //! NCA's SHA-256 against its CNMT record, with the console keys). Only a sound part
 //! file takes its name (a hard link, never over a file; the folder fsynced); then the
 //! original goes to the trash (reason `compressed`; purged at once when asked) and
@@ -19,7 +19,6 @@ use rusqlite::Connection;
 
 use super::compress::{self, CompressFail, Settings};
 use super::verify::{self, Verdict};
-use super::PART_SETTING;
 use crate::error::{Error, Msg};
 use crate::library::containers::FormatError;
 use crate::library::switchfs::{Problem, ProdKeys};
@@ -88,7 +87,7 @@ pub fn compress_one(
     }
     let part_key = out_key.with_suffix(".part");
     let part = part_key.under(root);
-    settings::set(db, PART_SETTING, &part_key)?;
+    settings::set_convert_part(db, &part_key)?;
     let result = write_and_verify(root, key, format, &part, opts, on_work).and_then(|sizes| {
         super::publish(&part, &target).map_err(|e| match e {
             super::ncz::ConvertFail::Input(e) => Fail::Input(e.0),
@@ -97,7 +96,7 @@ pub fn compress_one(
         Ok(sizes)
     });
     let _ = std::fs::remove_file(&part);
-    settings::set(db, PART_SETTING, "")?;
+    settings::clear_convert_part(db)?;
     let (before, after) = match result {
         Ok(sizes) => sizes,
         Err(Fail::Skip(why)) => return Ok(Compressed::Skipped(why)),

@@ -29,7 +29,6 @@ use crate::trash;
 use crate::words::TrashReason;
 use ncz::ConvertFail;
 
-const PART_SETTING: &str = "convert_part";
 const BUFFER: usize = 1 << 20;
 
 /// What a conversion needs to know besides the file.
@@ -222,7 +221,7 @@ impl Partition {
 
 /// Remove the part file a killed conversion left, if any.
 pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
-    if let Some(raw) = settings::get(db, PART_SETTING)?.filter(|k| !k.is_empty()) {
+    if let Some(raw) = settings::convert_part(db)? {
         // Only a plain file reached through real folders: never through a link.
         let plain = LibraryKey::parse(&raw).filter(|k| {
             library::safe::check_folders(root, k).is_ok()
@@ -235,7 +234,7 @@ pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
                 Err(e) => return Err(e.into()),
             }
         }
-        settings::set(db, PART_SETTING, "")?;
+        settings::clear_convert_part(db)?;
     }
     Ok(())
 }
@@ -265,11 +264,11 @@ pub fn convert(
     }
     let part_key = out_key.with_suffix(".part");
     let part = part_key.under(root);
-    settings::set(db, PART_SETTING, &part_key)?;
+    settings::set_convert_part(db, &part_key)?;
     let result =
         write_part(root, key, &part, opts, on_write).and_then(|()| publish(&part, &target));
     let _ = std::fs::remove_file(&part);
-    settings::set(db, PART_SETTING, "")?;
+    settings::clear_convert_part(db)?;
     match result {
         Ok(()) => {}
         Err(ConvertFail::Input(e)) => {

@@ -29,16 +29,14 @@ use crate::error::{Error, Msg};
 use crate::library::{safe, LibraryKey};
 use crate::store::games;
 
-/// The setting "delete the originals once verified" (the settings table), off
-/// until an admin turns it on in Settings.
-const DELETE_ORIGINALS: &str = "compress_delete_originals";
-
+/// The setting "delete the originals once verified", off until an admin turns it on
+/// in Settings.
 pub fn delete_originals(db: &rusqlite::Connection) -> Result<bool, Error> {
-    Ok(crate::store::settings::get(db, DELETE_ORIGINALS)?.as_deref() == Some("on"))
+    crate::store::settings::compress_delete_originals(db)
 }
 
 pub fn set_delete_originals(db: &rusqlite::Connection, on: bool) -> Result<(), Error> {
-    crate::store::settings::set(db, DELETE_ORIGINALS, if on { "on" } else { "off" })
+    crate::store::settings::set_compress_delete_originals(db, on)
 }
 
 /// The command line's flags for one run (`ludotheque compress --level …`): they set

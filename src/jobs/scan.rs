@@ -128,7 +128,7 @@ fn finish(
     }
     library::mark_ready(&tx, ctx.config.library.as_path())?;
     if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
-        settings::set(&tx, KEYS_READ_WITH, id)?;
+        settings::set_keys_read_with(&tx, id)?;
     }
     if changed || !crate::titles::model::is_current(&tx)? {
         crate::titles::model::refresh(&tx)?;
@@ -238,17 +238,13 @@ fn write_rows(
     Ok((read, false))
 }
 
-/// The setting holding the fingerprint of the console keys the last scan read with:
-/// when the keys change, the files they could not open are read again once.
-const KEYS_READ_WITH: &str = "keys_read_with";
-
 /// The unchanged files to read with the console keys all the same: never read with
 /// them, or, when the keys changed since the last keyed scan, not opened by the old.
 fn to_read_again(ctx: &TaskCtx, keys: Option<&str>) -> Result<HashSet<String>, Error> {
     let Some(id) = keys else {
         return Ok(HashSet::new());
     };
-    let other = settings::get(ctx.db, KEYS_READ_WITH)?.as_deref() != Some(id);
+    let other = settings::keys_read_with(ctx.db)?.as_deref() != Some(id);
     Ok(games::to_read_with_keys(ctx.db, other)?
         .into_iter()
         .collect())
@@ -259,13 +255,6 @@ fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {
     let loaded = ctx.prod_keys.current()?;
     let fingerprint = loaded.fingerprint.clone();
     Some((loaded, fingerprint))
-}
-
-/// The fingerprint of the console keys the last complete scan read the files with:
-/// when the keys in use have another, the files they could not open are to be read
-/// again (the service starts a scan for it).
-pub fn keys_read_with(db: &rusqlite::Connection) -> Result<Option<String>, Error> {
-    settings::get(db, KEYS_READ_WITH)
 }
 
 /// Cache the icons a file's Control NCAs hold, on the probing thread that read them

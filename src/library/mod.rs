@@ -32,16 +32,14 @@ use walk::Found;
 
 pub use key::LibraryKey;
 
-const READY_SETTING: &str = "library_scanned";
-
 /// True once a scan of *this* library root has completed (a service pointed at
 /// another folder starts not ready again).
 pub fn is_ready(db: &Connection, root: &Path) -> Result<bool, Error> {
-    Ok(settings::get(db, READY_SETTING)?.as_deref() == Some(&*root.to_string_lossy()))
+    Ok(settings::library_scanned(db)?.as_deref() == Some(&*root.to_string_lossy()))
 }
 
 pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
-    settings::set(db, READY_SETTING, &root.to_string_lossy())
+    settings::set_library_scanned(db, &root.to_string_lossy())
 }
 
 /// The display name: an imported title name when the title database knows the ID,

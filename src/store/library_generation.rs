@@ -29,9 +29,11 @@ pub fn shop_stamp(conn: &Connection) -> Result<(i64, i64, i64, Option<String>), 
             "SELECT (SELECT n FROM library_generation),
                     (SELECT coalesce(max(id), 0) FROM title_imports),
                     (SELECT coalesce(max(finished_at), 0) FROM job_runs),
-                    (SELECT value FROM settings WHERE name = 'shop_message')",
+                    (SELECT value FROM settings WHERE name = ?1)",
         )?
-        .query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?)
+        .query_row([super::settings::SHOP_MESSAGE], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?)
 }
 
 /// A value computed from the games (an index, a list), kept until the generation it

@@ -1,17 +1,48 @@
-//! The `settings` table: small named values the service keeps between runs.
+//! The `settings` table: small named values the service keeps between runs. Each
+//! has its own pair of functions here, so its key is spelled once, in this file, and
+//! a misspelt key is a name the compiler does not know rather than a setting that
+//! silently reads empty.
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
 
-pub fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
+/// The library root the service last ran with (absolute; `cli::remembered_library`):
+/// a command given no `--library` uses it, so that one run in another folder never
+/// meets an empty `./library`.
+const LIBRARY_PATH: &str = "library_path";
+/// The library root whose scan last completed (`library::is_ready`).
+const LIBRARY_SCANNED: &str = "library_scanned";
+/// The fingerprint of the console keys the last complete scan read with: when the
+/// keys change, the files they could not open are read again once (`jobs::scan`).
+const KEYS_READ_WITH: &str = "keys_read_with";
+/// What the titles' states were computed from (`titles::model::is_current`).
+const TITLES_MODEL: &str = "titles_model";
+/// Icons are fetched from the title data's host only once an admin turned them on
+/// (`titles::icons`): `on` or `off`.
+const TITLES_ICONS: &str = "titles_icons";
+/// Compress deletes the originals once verified (`jobs::compress`): `on` or `off`,
+/// off until an admin turns it on in Settings.
+const COMPRESS_DELETE_ORIGINALS: &str = "compress_delete_originals";
+/// The `.part` file a conversion or a compression is writing, empty when none: a
+/// killed one leaves it, and the next start removes it (`convert::clean_leftover`).
+const CONVERT_PART: &str = "convert_part";
+/// The shop's message to the installers, empty for the default. The shop's stamp
+/// reads it in the same query as the library's generation (`library_generation`).
+pub(super) const SHOP_MESSAGE: &str = "shop_message";
+/// The validators (ETag, Last-Modified) of each title data file last fetched, sent
+/// back so that an unchanged file costs a 304 (`titles::fetch`).
+const TITLEDB_ETAG: &str = "titledb_etag";
+const TITLEDB_MODIFIED: &str = "titledb_modified";
+
+fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
     Ok(conn
         .prepare_cached("SELECT value FROM settings WHERE name = ?1")?
         .query_row([name], |r| r.get(0))
         .optional()?)
 }
 
-pub fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
+fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
     conn.execute(
         "INSERT INTO settings (name, value) VALUES (?1, ?2)
          ON CONFLICT(name) DO UPDATE SET value = excluded.value",
@@ -20,7 +51,110 @@ pub fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The library root the service last ran with (absolute; `cli::remembered_library`):
-/// a command given no `--library` uses it, so that one run in another folder never
-/// meets an empty `./library`.
-pub const LIBRARY: &str = "library_path";
+fn is_on(conn: &Connection, name: &str) -> Result<bool, Error> {
+    Ok(get(conn, name)?.as_deref() == Some("on"))
+}
+
+fn set_on(conn: &Connection, name: &str, on: bool) -> Result<(), Error> {
+    set(conn, name, if on { "on" } else { "off" })
+}
+
+/// A value that empty means "none" (a setting cleared by writing "").
+fn non_empty(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
+    Ok(get(conn, name)?.filter(|v| !v.is_empty()))
+}
+
+pub fn library_path(conn: &Connection) -> Result<Option<String>, Error> {
+    get(conn, LIBRARY_PATH)
+}
+
+pub fn set_library_path(conn: &Connection, path: &str) -> Result<(), Error> {
+    set(conn, LIBRARY_PATH, path)
+}
+
+pub fn library_scanned(conn: &Connection) -> Result<Option<String>, Error> {
+    get(conn, LIBRARY_SCANNED)
+}
+
+pub fn set_library_scanned(conn: &Connection, root: &str) -> Result<(), Error> {
+    set(conn, LIBRARY_SCANNED, root)
+}
+
+pub fn keys_read_with(conn: &Connection) -> Result<Option<String>, Error> {
+    get(conn, KEYS_READ_WITH)
+}
+
+pub fn set_keys_read_with(conn: &Connection, fingerprint: &str) -> Result<(), Error> {
+    set(conn, KEYS_READ_WITH, fingerprint)
+}
+
+pub fn titles_model(conn: &Connection) -> Result<Option<String>, Error> {
+    get(conn, TITLES_MODEL)
+}
+
+pub fn set_titles_model(conn: &Connection, mark: &str) -> Result<(), Error> {
+    set(conn, TITLES_MODEL, mark)
+}
+
+pub fn titles_icons(conn: &Connection) -> Result<bool, Error> {
+    is_on(conn, TITLES_ICONS)
+}
+
+pub fn set_titles_icons(conn: &Connection, on: bool) -> Result<(), Error> {
+    set_on(conn, TITLES_ICONS, on)
+}
+
+pub fn compress_delete_originals(conn: &Connection) -> Result<bool, Error> {
+    is_on(conn, COMPRESS_DELETE_ORIGINALS)
+}
+
+pub fn set_compress_delete_originals(conn: &Connection, on: bool) -> Result<(), Error> {
+    set_on(conn, COMPRESS_DELETE_ORIGINALS, on)
+}
+
+/// The key of the part file being written, if any.
+pub fn convert_part(conn: &Connection) -> Result<Option<String>, Error> {
+    non_empty(conn, CONVERT_PART)
+}
+
+pub fn set_convert_part(conn: &Connection, key: &str) -> Result<(), Error> {
+    set(conn, CONVERT_PART, key)
+}
+
+pub fn clear_convert_part(conn: &Connection) -> Result<(), Error> {
+    set(conn, CONVERT_PART, "")
+}
+
+/// The shop's message, empty when none was set.
+pub fn shop_message(conn: &Connection) -> Result<String, Error> {
+    Ok(get(conn, SHOP_MESSAGE)?.unwrap_or_default())
+}
+
+pub fn set_shop_message(conn: &Connection, message: &str) -> Result<(), Error> {
+    set(conn, SHOP_MESSAGE, message)
+}
+
+/// The ETag and the Last-Modified the host gave for the title data file `file`,
+/// each `None` when it gave none.
+pub fn titledb_validators(
+    conn: &Connection,
+    file: &str,
+) -> Result<(Option<String>, Option<String>), Error> {
+    Ok((
+        non_empty(conn, &format!("{TITLEDB_ETAG} {file}"))?,
+        non_empty(conn, &format!("{TITLEDB_MODIFIED} {file}"))?,
+    ))
+}
+
+pub fn set_titledb_validators(
+    conn: &Connection,
+    file: &str,
+    (etag, modified): (Option<&str>, Option<&str>),
+) -> Result<(), Error> {
+    set(conn, &format!("{TITLEDB_ETAG} {file}"), etag.unwrap_or(""))?;
+    set(
+        conn,
+        &format!("{TITLEDB_MODIFIED} {file}"),
+        modified.unwrap_or(""),
+    )
+}

@@ -119,16 +119,8 @@ pub fn update(
     for f in &fetched {
         if let Some(part) = &f.part {
             std::fs::rename(part, dir.join(&f.name))?;
-            settings::set(
-                db,
-                &format!("titledb_etag {}", f.name),
-                f.validators.0.as_deref().unwrap_or(""),
-            )?;
-            settings::set(
-                db,
-                &format!("titledb_modified {}", f.name),
-                f.validators.1.as_deref().unwrap_or(""),
-            )?;
+            let (etag, modified) = &f.validators;
+            settings::set_titledb_validators(db, &f.name, (etag.as_deref(), modified.as_deref()))?;
         }
     }
     Ok(Updated::Imported(summary))
@@ -169,11 +161,10 @@ fn validators(
     if !kept {
         return Ok(headers);
     }
-    for (setting, header) in [("etag", "If-None-Match"), ("modified", "If-Modified-Since")] {
-        if let Some(v) = settings::get(db, &format!("titledb_{setting} {name}"))? {
-            if !v.is_empty() {
-                headers.push((header, v));
-            }
+    let (etag, modified) = settings::titledb_validators(db, name)?;
+    for (header, v) in [("If-None-Match", etag), ("If-Modified-Since", modified)] {
+        if let Some(v) = v {
+            headers.push((header, v));
         }
     }
     Ok(headers)

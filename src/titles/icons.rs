@@ -1,6 +1,6 @@
 //! Title icons, opt-in: the title data names an icon URL on a third-party host, so
-//! nothing is fetched unless the user turned icons on (`titles_icons` = `on`). The
-//! titles task then fetches the icons of the library's titles that are not cached
+//! nothing is fetched unless the user turned icons on (`store::settings::titles_icons`).
+//! The titles task then fetches the icons of the library's titles that are not cached
 //! yet into `DATA/icons/`; pages only ever serve that cache, so a page view never
 //! waits on another host and a host that is down costs one task, not every page.
 //!
@@ -18,18 +18,17 @@ use crate::library::identify::{format_title_id, parse_title_id};
 use crate::outbound::Client;
 use crate::store::settings;
 
-const SETTING: &str = "titles_icons";
 /// An eShop icon is 30 to 200 KiB; anything past this is not an icon.
 const MAX_ICON: u64 = 1024 * 1024;
 /// After this many failures in a row the host is taken for down until the next run.
 const GIVE_UP_AFTER: u32 = 5;
 
 pub fn enabled(db: &Connection) -> Result<bool, Error> {
-    Ok(settings::get(db, SETTING)?.as_deref() == Some("on"))
+    settings::titles_icons(db)
 }
 
 pub fn set_enabled(db: &Connection, on: bool) -> Result<(), Error> {
-    settings::set(db, SETTING, if on { "on" } else { "off" })
+    settings::set_titles_icons(db, on)
 }
 
 /// Where the icon of `title_id` is cached; `None` for a string that is no title ID,

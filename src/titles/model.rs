@@ -145,14 +145,13 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
     games::set_superseded(db, &superseded)?;
     // Pages kept from before the change are stale even when no game row moved.
     library_generation::bump(db)?;
-    crate::store::settings::set(db, COMPUTED_SETTING, &computed_mark(db)?)
+    crate::store::settings::set_titles_model(db, &computed_mark(db)?)
 }
 
 /// What the states were computed from: this version of the model, at this generation
 /// of the library. A write to the games that no refresh followed (a scan killed after
 /// its last batch, a cancelled convert, a refresh that failed) moves the generation,
 /// and so does every refresh; a version that computes differently changes the mark.
-const COMPUTED_SETTING: &str = "titles_model";
 const MODEL_VERSION: &str = "4";
 
 fn computed_mark(db: &Connection) -> Result<String, Error> {
@@ -165,7 +164,7 @@ fn computed_mark(db: &Connection) -> Result<String, Error> {
 /// The states were computed by this model from the games as they are: a scan that
 /// changed no file need not compute them again.
 pub fn is_current(db: &Connection) -> Result<bool, Error> {
-    Ok(crate::store::settings::get(db, COMPUTED_SETTING)? == Some(computed_mark(db)?))
+    Ok(crate::store::settings::titles_model(db)? == Some(computed_mark(db)?))
 }
 
 /// One title's state and the rows of what it lacks.

@@ -24,7 +24,7 @@ const MAX_MESSAGE: usize = 200;
 pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let (address, loopback) = address(c);
     let all = consoles::list(c.db)?;
-    let message = settings::get(c.db, "shop_message")?.unwrap_or_default();
+    let message = settings::shop_message(c.db)?;
     Ok(html! {
         h2 #shop { (v.t(M::ShopHeading)) }
         p { (v.t(M::ShopIntro)) }
@@ -268,6 +268,6 @@ pub fn set_message(c: &Ctx) -> Result<Reply, Error> {
     if message.chars().count() > MAX_MESSAGE || message.chars().any(char::is_control) {
         return Err(Error::invalid(Msg::ShopMessage { max: MAX_MESSAGE }));
     }
-    settings::set(c.db, "shop_message", message)?;
+    settings::set_shop_message(c.db, message)?;
     Reply::json(200, &serde_json::json!({"message": message}))
 }
