@@ -20,6 +20,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use crate::error::{Error, Kind, Msg};
 use crate::store::{sessions, users, users::User};
 use crate::time;
+use crate::words::{Lang, Role};
 
 /// The name of the session cookie.
 pub const COOKIE: &str = "ldq_session";
@@ -30,9 +31,6 @@ pub const MIN_PASSWORD: usize = 8;
 /// Longest password accepted: Argon2 takes any length, but a huge one is only a way to
 /// make the server work.
 pub const MAX_PASSWORD: usize = 1024;
-
-pub const ROLES: [&str; 2] = ["admin", "viewer"];
-pub const LANGS: [&str; 2] = ["fr", "en"];
 
 /// Argon2 computations under way and waiting. Each takes 19 MiB and a core's worth of
 /// work, and each holds a request worker while it runs or waits: a burst of sign-ins
@@ -138,18 +136,15 @@ fn check_name(name: &str) -> Result<String, Error> {
     crate::text::name("An account name", name)
 }
 
-fn check_role(role: &str) -> Result<(), Error> {
-    if ROLES.contains(&role) {
-        Ok(())
-    } else {
-        Err(Error::invalid(Msg::BadRole))
-    }
+/// `admin` or `viewer`, as a form or a route says it.
+pub fn parse_role(role: &str) -> Result<Role, Error> {
+    Role::parse(role).ok_or_else(|| Error::invalid(Msg::BadRole))
 }
 
 /// Create an account. A taken name (whatever its case and Unicode form,
 /// `text::fold`) is a conflict.
-pub fn add(conn: &Connection, name: &str, password: &str, role: &str) -> Result<i64, Error> {
-    add_in(conn, name, password, role, LANGS[0])
+pub fn add(conn: &Connection, name: &str, password: &str, role: Role) -> Result<i64, Error> {
+    add_in(conn, name, password, role, Lang::Fr)
 }
 
 /// Create an account whose pages are in `lang` (`fr` or `en`), the language the admin
@@ -158,31 +153,24 @@ pub fn add_in(
     conn: &Connection,
     name: &str,
     password: &str,
-    role: &str,
-    lang: &str,
+    role: Role,
+    lang: Lang,
 ) -> Result<i64, Error> {
     let name = check_name(name)?;
-    check_role(role)?;
-    check_lang(lang)?;
     let hash = hash_password(password)?;
     users::insert_in(conn, &name, &hash, role, lang, time::now())?
         .ok_or_else(|| Error::conflict(Msg::AccountExists))
 }
 
-/// `fr` or `en`.
-pub fn check_lang(lang: &str) -> Result<(), Error> {
-    if LANGS.contains(&lang) {
-        Ok(())
-    } else {
-        Err(Error::invalid(Msg::BadLang))
-    }
+/// `fr` or `en`, as a form says it.
+pub fn parse_lang(lang: &str) -> Result<Lang, Error> {
+    Lang::parse(lang).ok_or_else(|| Error::invalid(Msg::BadLang))
 }
 
 /// Create the first admin from the first-run page, in the language that page was
 /// shown in; a conflict once any account exists.
-pub fn add_first(conn: &Connection, name: &str, password: &str, lang: &str) -> Result<(), Error> {
+pub fn add_first(conn: &Connection, name: &str, password: &str, lang: Lang) -> Result<(), Error> {
     let name = check_name(name)?;
-    check_lang(lang)?;
     let hash = hash_password(password)?;
     if users::insert_first(conn, &name, &hash, lang, time::now())? {
         Ok(())
@@ -232,16 +220,12 @@ pub fn remove(conn: &Connection, name: &str, by: Option<i64>) -> Result<User, Er
 }
 
 /// Give an account a role (`by` as in [`someone_else`]). The last admin stays one.
-pub fn set_role(conn: &Connection, name: &str, role: &str, by: Option<i64>) -> Result<User, Error> {
-    check_role(role)?;
+pub fn set_role(conn: &Connection, name: &str, role: Role, by: Option<i64>) -> Result<User, Error> {
     let user = someone_else(conn, name, by)?;
     if !users::set_role_unless_last_admin(conn, user.id, role)? {
         return Err(Error::conflict(Msg::LastAdmin));
     }
-    Ok(User {
-        role: role.into(),
-        ..user
-    })
+    Ok(User { role, ..user })
 }
 
 /// An admin sets another account's password (`by` as in [`someone_else`]): that
@@ -350,9 +334,12 @@ mod tests {
     #[test]
     fn passwords_check_and_sessions_follow_the_account() {
         let conn = db();
-        add(&conn, "Alice", "correct horse", "admin").unwrap();
+        add(&conn, "Alice", "correct horse", Role::Admin).unwrap();
         let refused = |name: &str, password: &str, role: &str| {
-            add(&conn, name, password, role).unwrap_err().kind
+            parse_role(role)
+                .and_then(|role| add(&conn, name, password, role))
+                .unwrap_err()
+                .kind
         };
         assert_eq!(refused("alice", "other password", "viewer"), Kind::Conflict);
         assert_eq!(refused("bob", "short", "viewer"), Kind::Invalid);
@@ -385,6 +372,6 @@ mod tests {
         let other = open_session(&conn, &user).unwrap();
         close_session(&conn, &other).unwrap();
         assert!(session_user(&conn, &other).unwrap().is_none());
-        assert!(add_first(&conn, "mallory", "long enough", "fr").is_err());
+        assert!(add_first(&conn, "mallory", "long enough", Lang::Fr).is_err());
     }
 }

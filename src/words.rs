@@ -39,8 +39,9 @@ macro_rules! words {
         }
 
         impl std::fmt::Display for $name {
+            // `pad`, so that `{:<7}` lines a column up.
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
+                f.pad(self.as_str())
             }
         }
 
@@ -278,6 +279,32 @@ words! {
     }
 }
 
+words! {
+    /// What an account may do (`users.role`).
+    Role {
+        /// Change things, not only look.
+        Admin = "admin",
+        /// Look, and download.
+        Viewer = "viewer",
+    }
+}
+
+words! {
+    /// The language of an account's pages (`users.lang`), and of the interface.
+    Lang {
+        /// The default, like the command line.
+        Fr = "fr",
+        En = "en",
+    }
+}
+
+impl Lang {
+    /// The language's code, as in `<html lang>`.
+    pub fn code(self) -> &'static str {
+        self.as_str()
+    }
+}
+
 /// Who started a task: the job status's `started_by`, spelled `user:NAME`,
 /// `key:NAME`, `local`, `cli`, `startup`, `watch`, `schedule` or `keys`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -336,7 +363,7 @@ impl StartedBy {
 
 impl std::fmt::Display for StartedBy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.as_string())
+        f.pad(&self.as_string())
     }
 }
 

@@ -7,6 +7,7 @@ use crate::args::{ApikeyCommand, ConsoleCommand, GlobalArgs, UserCommand};
 use crate::error::counts::count;
 use crate::error::{Error, Msg};
 use crate::store::{api_keys, users};
+use crate::words::Role;
 use crate::{accounts, consoles, keys, time};
 
 pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error> {
@@ -95,7 +96,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
     match command {
         UserCommand::Add { name, admin } => {
             let password = read_password()?;
-            let role = if *admin { "admin" } else { "viewer" };
+            let role = if *admin { Role::Admin } else { Role::Viewer };
             accounts::add(&conn, name, &password, role)?;
             let role = if *admin { "administrateur" } else { "lecteur" };
             say!("Compte créé : {name} ({role})");
@@ -127,8 +128,8 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
                 say!(
                     "{:<24} {:<7} {:<6} {}",
                     u.name,
-                    u.role,
-                    u.lang,
+                    u.role.as_str(),
+                    u.lang.as_str(),
                     time::local(u.created_at)
                 );
             }

@@ -284,7 +284,7 @@ pub fn run(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, E
 /// and English (French by default, like the interface).
 pub fn reader_is_french(c: &Ctx) -> bool {
     match &c.principal {
-        Principal::User(u) => u.lang != "en",
+        Principal::User(u) => u.lang != crate::words::Lang::En,
         _ => browser_prefers_french(c.req),
     }
 }

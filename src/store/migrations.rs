@@ -456,11 +456,15 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(first.created_at, 1);
-        assert!(
-            crate::store::users::insert(&conn, "ZOE\u{301}", "h", "viewer", 4)
-                .unwrap()
-                .is_none()
-        );
+        assert!(crate::store::users::insert(
+            &conn,
+            "ZOE\u{301}",
+            "h",
+            crate::words::Role::Viewer,
+            4
+        )
+        .unwrap()
+        .is_none());
         assert!(!crate::store::consoles::insert(&conn, "e\u{301}MILE", b"x", 4).unwrap());
     }
 }

@@ -4,21 +4,20 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use crate::error::Error;
+use crate::words::{Lang, Role};
 
 #[derive(Debug, Clone)]
 pub struct User {
     pub id: i64,
     pub name: String,
-    /// `admin` or `viewer`.
-    pub role: String,
-    /// `fr` or `en`.
-    pub lang: String,
+    pub role: Role,
+    pub lang: Lang,
     pub created_at: i64,
 }
 
 impl User {
     pub fn is_admin(&self) -> bool {
-        self.role == "admin"
+        self.role == Role::Admin
     }
 }
 
@@ -47,10 +46,10 @@ pub fn insert(
     conn: &Connection,
     name: &str,
     hash: &str,
-    role: &str,
+    role: Role,
     now: i64,
 ) -> Result<Option<i64>, Error> {
-    insert_in(conn, name, hash, role, "fr", now)
+    insert_in(conn, name, hash, role, Lang::Fr, now)
 }
 
 /// `insert`, for an account whose pages are in `lang`.
@@ -58,8 +57,8 @@ pub fn insert_in(
     conn: &Connection,
     name: &str,
     hash: &str,
-    role: &str,
-    lang: &str,
+    role: Role,
+    lang: Lang,
     now: i64,
 ) -> Result<Option<i64>, Error> {
     let n = conn.execute(
@@ -76,7 +75,7 @@ pub fn insert_first(
     conn: &Connection,
     name: &str,
     hash: &str,
-    lang: &str,
+    lang: Lang,
     now: i64,
 ) -> Result<bool, Error> {
     let n = conn.execute(
@@ -127,7 +126,7 @@ pub fn set_hash(conn: &Connection, id: i64, hash: &str) -> Result<(), Error> {
     Ok(())
 }
 
-pub fn set_lang(conn: &Connection, id: i64, lang: &str) -> Result<(), Error> {
+pub fn set_lang(conn: &Connection, id: i64, lang: Lang) -> Result<(), Error> {
     conn.execute(
         "UPDATE users SET lang = ?2 WHERE id = ?1",
         params![id, lang],
@@ -148,7 +147,7 @@ pub fn delete_unless_last_admin(conn: &Connection, id: i64) -> Result<bool, Erro
 
 /// Give an account a role, unless that takes the last admin away (one statement,
 /// as above). False when nothing changed that way.
-pub fn set_role_unless_last_admin(conn: &Connection, id: i64, role: &str) -> Result<bool, Error> {
+pub fn set_role_unless_last_admin(conn: &Connection, id: i64, role: Role) -> Result<bool, Error> {
     Ok(conn.execute(
         "UPDATE users SET role = ?2 WHERE id = ?1
            AND (?2 = 'admin' OR role <> 'admin'

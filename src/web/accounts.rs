@@ -15,20 +15,20 @@ use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply};
 use crate::store::users::{self, User};
+use crate::words::{Lang, Role};
 
 /// A language by its own name, whichever language the page is in.
-fn lang_name(code: &str) -> &'static str {
-    match code {
-        "en" => "English",
-        _ => "Français",
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "English",
+        Lang::Fr => "Français",
     }
 }
 
-fn role_word(v: &Viewer, role: &str) -> &'static str {
-    v.t(if role == "admin" {
-        M::RoleAdmin
-    } else {
-        M::RoleViewer
+fn role_word(v: &Viewer, role: Role) -> &'static str {
+    v.t(match role {
+        Role::Admin => M::RoleAdmin,
+        Role::Viewer => M::RoleViewer,
     })
 }
 
@@ -61,8 +61,8 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                                 @if me == Some(u.id) { " · " small { (v.t(M::You)) } }
                                 @else { (actions(v, u)) }
                             }
-                            td { (role_word(v, &u.role)) }
-                            td.wide { (lang_name(&u.lang)) }
+                            td { (role_word(v, u.role)) }
+                            td.wide { (lang_name(u.lang)) }
                         }
                     }
                 }
@@ -81,8 +81,8 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             }
             label { (v.t(M::Language))
                 select name="lang" {
-                    @for code in accounts::LANGS {
-                        option value=(code) selected[code == v.lang.code()] { (lang_name(code)) }
+                    @for lang in Lang::ALL {
+                        option value=(lang.code()) selected[*lang == v.lang] { (lang_name(*lang)) }
                     }
                 }
             }
@@ -120,16 +120,16 @@ fn actions(v: &Viewer, u: &User) -> Markup {
 #[derive(Serialize)]
 struct AccountView<'a> {
     name: &'a str,
-    role: &'a str,
-    lang: &'a str,
+    role: Role,
+    lang: Lang,
 }
 
 impl<'a> From<&'a User> for AccountView<'a> {
     fn from(u: &'a User) -> Self {
         AccountView {
             name: &u.name,
-            role: &u.role,
-            lang: &u.lang,
+            role: u.role,
+            lang: u.lang,
         }
     }
 }
@@ -178,8 +178,12 @@ pub fn add(c: &Ctx) -> Result<Reply, Error> {
         "name, password, password2, role (admin or viewer) and lang (fr or en)",
     )?;
     let password = form.password.checked()?;
-    let lang = form.lang.as_deref().unwrap_or(Viewer::of(c).lang.code());
-    accounts::add_in(c.db, &form.name, password, &form.role, lang)?;
+    let role = accounts::parse_role(&form.role)?;
+    let lang = match &form.lang {
+        Some(lang) => accounts::parse_lang(lang)?,
+        None => Viewer::of(c).lang,
+    };
+    accounts::add_in(c.db, &form.name, password, role, lang)?;
     let (user, _) =
         users::by_name(c.db, &form.name)?.ok_or_else(|| Error::internal("just added"))?;
     Reply::json(201, &AccountView::from(&user))
@@ -195,7 +199,7 @@ pub fn remove(c: &Ctx) -> Result<Reply, Error> {
 /// `POST /api/users/{name}/role/{role}`: `admin` or `viewer`.
 pub fn set_role(c: &Ctx) -> Result<Reply, Error> {
     admin_only(c)?;
-    let user = accounts::set_role(c.db, c.param(0), c.param(1), me(c))?;
+    let user = accounts::set_role(c.db, c.param(0), accounts::parse_role(c.param(1))?, me(c))?;
     Reply::json(200, &AccountView::from(&user))
 }
 

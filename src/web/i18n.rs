@@ -3,29 +3,7 @@
 //! account sees French. A message is an enum variant, so a missing translation does
 //! not compile.
 
-/// A language of the interface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    Fr,
-    En,
-}
-
-impl Lang {
-    pub fn from_code(code: &str) -> Lang {
-        if code == "en" {
-            Lang::En
-        } else {
-            Lang::Fr
-        }
-    }
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Fr => "fr",
-            Lang::En => "en",
-        }
-    }
-}
+pub use crate::words::Lang;
 
 macro_rules! messages {
     ($($id:ident => $fr:literal, $en:literal;)*) => {

@@ -17,6 +17,7 @@ use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply};
 use crate::store::api_keys::{self, ApiKey};
 use crate::store::users::{self, User};
+use crate::words::Role;
 use crate::{accounts, keys, library, time};
 
 /// The signed-in account's own settings: language and password.
@@ -163,16 +164,16 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
 #[derive(Serialize)]
 pub(super) struct Me<'a> {
     name: Option<&'a str>,
-    role: &'a str,
-    lang: &'a str,
+    role: Role,
+    lang: Lang,
 }
 
 impl<'a> From<&'a User> for Me<'a> {
     fn from(u: &'a User) -> Self {
         Me {
             name: Some(&u.name),
-            role: &u.role,
-            lang: &u.lang,
+            role: u.role,
+            lang: u.lang,
         }
     }
 }
@@ -184,8 +185,12 @@ pub fn me(c: &Ctx) -> Result<Reply, Error> {
         // No account: the loopback rule, in the language its pages use.
         p => Me {
             name: None,
-            role: if p.is_admin() { "admin" } else { "viewer" },
-            lang: crate::web::view::browser_lang(c.req).code(),
+            role: if p.is_admin() {
+                Role::Admin
+            } else {
+                Role::Viewer
+            },
+            lang: crate::web::view::browser_lang(c.req),
         },
     };
     Reply::json(200, &me)
@@ -207,14 +212,12 @@ struct LangForm {
 pub fn set_lang(c: &Ctx) -> Result<Reply, Error> {
     let user = account(c)?;
     let form: LangForm = body(c, "lang (fr or en)")?;
-    if !accounts::LANGS.contains(&form.lang.as_str()) {
-        return Err(Error::invalid(Msg::BadLang));
-    }
-    users::set_lang(c.db, user.id, &form.lang)?;
+    let lang = accounts::parse_lang(&form.lang)?;
+    users::set_lang(c.db, user.id, lang)?;
     Reply::json(
         200,
         &Me {
-            lang: &form.lang,
+            lang,
             ..Me::from(user)
         },
     )
@@ -323,8 +326,8 @@ pub fn revoke_key(c: &Ctx) -> Result<Reply, Error> {
 #[derive(Serialize)]
 struct UserView {
     name: String,
-    role: String,
-    lang: String,
+    role: Role,
+    lang: Lang,
     created_at: String,
 }
 

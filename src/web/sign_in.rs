@@ -188,10 +188,11 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     if !setup_is_local(c) {
         check_setup_code(c, form.setup_code.as_deref().unwrap_or(""))?;
     }
-    let lang = form
-        .lang
-        .unwrap_or_else(|| view::browser_lang(c.req).code().into());
-    accounts::add_first(c.db, &form.name, &form.password, &lang)?;
+    let lang = match &form.lang {
+        Some(lang) => accounts::parse_lang(lang)?,
+        None => view::browser_lang(c.req),
+    };
+    accounts::add_first(c.db, &form.name, &form.password, lang)?;
     // The code has done its work: it never opens anything again.
     *c.app.setup_code.lock().unwrap_or_else(|p| p.into_inner()) = None;
     let (user, _) = users::by_name(c.db, &form.name)?

@@ -44,7 +44,7 @@ impl Viewer {
     pub fn of(c: &Ctx) -> Viewer {
         match &c.principal {
             Principal::User(u) => Viewer {
-                lang: Lang::from_code(&u.lang),
+                lang: u.lang,
                 name: Some(u.name.clone()),
                 admin: u.is_admin(),
             },
