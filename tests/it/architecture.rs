@@ -5,10 +5,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The layers, from the bottom. A module may import its own layer's lower entries
-/// and any lower layer, never a higher one.
+/// The layers, from the bottom: the one list. A module may import the modules before
+/// it, never one after it. `ARCHITECTURE.md` and `src/lib.rs` quote it (a test below
+/// holds them to it).
 const LAYERS: &[&str] = &[
-    "numbers", "error", "time", "memory", "words", "text", "naming", "args", "store", "config",
+    "numbers", "words", "error", "time", "memory", "text", "naming", "args", "store", "config",
     "outbound", "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash",
     "convert", "notify", "jobs", "watch", "http", "api", "web", "routes", "service", "cli",
 ];
@@ -124,6 +125,49 @@ fn imports_go_down_the_layers_and_the_domain_never_imports_http_api_or_web() {
         "imports that go up:\n{}",
         wrong.join("\n")
     );
+}
+
+/// The words of the first ` ```text ` block of `text`, a line's `//!` left out.
+fn quoted_layers(text: &str) -> Vec<String> {
+    let lines = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches("//!").trim());
+    lines
+        .skip_while(|l| *l != "```text")
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The modules of the layers' table of `ARCHITECTURE.md`, from the top, `main` left
+/// out: the second column's names in backquotes.
+fn table_layers(text: &str) -> Vec<String> {
+    let section = text.split("## The layers").nth(1).unwrap_or("");
+    let rows = section.lines().filter(|l| l.starts_with('|')).skip(2);
+    let mut names = Vec::new();
+    for row in rows.map(|r| r.split('|').nth(2).unwrap_or("")) {
+        let quoted = row.split('`').skip(1).step_by(2);
+        names.extend(quoted.filter(|n| *n != "main").map(str::to_string));
+    }
+    names
+}
+
+#[test]
+fn the_docs_quote_the_layers_exactly() {
+    let read = |p: &str| std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(p));
+    let architecture = read("ARCHITECTURE.md").unwrap();
+    let lib = read("src/lib.rs").unwrap();
+    let layers: Vec<String> = LAYERS.iter().map(|l| l.to_string()).collect();
+    assert_eq!(
+        quoted_layers(&architecture),
+        layers,
+        "ARCHITECTURE.md's quote"
+    );
+    assert_eq!(quoted_layers(&lib), layers, "src/lib.rs's quote");
+    let mut table = table_layers(&architecture);
+    table.reverse();
+    assert_eq!(table, layers, "ARCHITECTURE.md's table of the layers");
 }
 
 #[test]
