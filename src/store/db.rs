@@ -20,11 +20,11 @@ pub fn path(data_dir: &Path) -> PathBuf {
 /// file of about 60 MB).
 const MMAP_BYTES: u64 = 1 << 30;
 
-/// Open a connection with the service's pragmas. The schema must already be current
-/// (see [`open_and_migrate`], called once at start).
 /// How many prepared statements each connection keeps (a few KiB each).
 const STATEMENTS_KEPT: usize = 128;
 
+/// Open a connection with the service's pragmas. The schema must already be current
+/// (see [`open_and_migrate`], called once at start).
 pub fn open(data_dir: &Path) -> Result<Connection, Error> {
     let conn = Connection::open(path(data_dir))?;
     // Wait for a writer rather than failing at once: the job thread, the workers and a
