@@ -2,22 +2,23 @@
 //! files. It scans and identifies them, serves a web interface and a small public
 //! HTTP API (`/api/v1/`), and runs one long task at a time.
 //!
-//! Dependencies point one way, from the top of this list to the bottom; a test
-//! (`tests/it/architecture.rs`) fails on an import that goes up. `ARCHITECTURE.md`
-//! tells the life of a request and of a task.
+//! Dependencies point one way: a module imports only the modules before it in this
+//! list, the layers from the bottom (the list `LAYERS` of `tests/it/architecture.rs`,
+//! which fails on an import that goes up, and on this quote when it differs):
 //!
-//! - `cli` (with its grammar `args`): the commands, in French.
-//! - `service`: opening the data folder, the threads, a clean stop.
-//! - `routes`: the one route table.
-//! - `web`, then `api`: the handlers, by feature.
-//! - `http`: the server and what handlers speak (request, reply, access, shared state).
-//! - `watch`: changes under the library start a scan through the task slot.
-//! - the domain: `jobs`, `notify`, `convert`, `device`, `trash`, `shop`, `titles`, `library`,
-//!   `accounts`, `keys`, `consoles`.
-//! - `outbound`: every request to another host (deadlines, cancel, redirects, addresses).
-//! - `store`: SQLite, one file per table.
-//! - beside them all: `config`, `error`, `text` (with `naming`, organize's template),
-//!   `time`, `memory`.
+//! ```text
+//! numbers words error time memory text naming args store config outbound library titles
+//! accounts keys consoles shop device trash convert notify jobs watch http api web routes
+//! service cli
+//! ```
+//!
+//! From the top: the commands (`cli`, in French), opening the data folder and its
+//! threads (`service`), the one route table (`routes`), the handlers by feature (`web`,
+//! then `api`), the server and what handlers speak (`http`), the domain (from `watch`
+//! down to `outbound`, every request to another host), the configuration (`config`),
+//! SQLite, one file per table (`store`), and the values every layer passes around.
+//! `ARCHITECTURE.md` says what each module is for, and tells the life of a request and
+//! of a task.
 
 pub mod accounts;
 pub mod api;

@@ -340,8 +340,8 @@ fn note_refusal(owner: Option<u32>) {
     }
 }
 
-/// The loopback rule of product.md, as the request shows it: a loopback peer, no
-/// forwarding header, a loopback `Host`.
+/// The loopback rule (`docs/security.md`, §3), as the request shows it: a loopback
+/// peer, no forwarding header, a loopback `Host`.
 pub fn is_local(req: &Req) -> bool {
     let peer_local = req.peer.is_some_and(|p| match p.ip() {
         IpAddr::V4(v4) => v4.is_loopback(),

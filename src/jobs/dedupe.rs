@@ -32,6 +32,7 @@ use crate::error::{Error, Msg};
 use crate::library::copies::{better, Candidate};
 use crate::library::safe::NotAFile;
 use crate::library::LibraryKey;
+use crate::store::games;
 use crate::words::{DedupeKeep, GameKind, TrashReason};
 
 /// A file the task moves to the trash, and the copy that stays in its place.
@@ -71,31 +72,9 @@ struct Copy {
 /// Also returned: the games whose key holds no regular file but a FIFO, a socket, a
 /// device… (`safe::NotAFile`), which are no copy either and are reported.
 fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
-    let mut stmt = db.prepare(
-        "SELECT key, name, type, title_id, version, format, size, header_ok AND damage IS NULL,
-                (SELECT count(*) FROM contents c WHERE c.key = games.key) > 1
-         FROM games
-         WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
-         ORDER BY title_id, key",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        let kind: GameKind = r.get(2)?;
-        let version: Option<u32> = r.get(4)?;
-        Ok(Copy {
-            file: (0, 0),
-            key: r.get(0)?,
-            name: r.get(1)?,
-            title_id: r.get(3)?,
-            version: version.or((kind == GameKind::Base).then_some(0)),
-            format: r.get(5)?,
-            size: r.get::<_, i64>(6)? as u64,
-            header_ok: r.get(7)?,
-            bundle: r.get(8)?,
-        })
-    })?;
     let (mut out, mut strays) = (Vec::new(), Vec::new());
-    for row in rows {
-        let mut c = row?;
+    for row in games::copies(db)? {
+        let mut c = Copy::from(row);
         let on_disk =
             LibraryKey::parse(&c.key).and_then(|k| std::fs::symlink_metadata(k.under(root)).ok());
         if let Some(what) = on_disk.as_ref().and_then(|m| NotAFile::of(m.file_type())) {
@@ -108,6 +87,22 @@ fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error
         }
     }
     Ok((out, strays))
+}
+
+impl From<games::Copy> for Copy {
+    fn from(row: games::Copy) -> Self {
+        Copy {
+            file: (0, 0),
+            version: row.version.or((row.kind == GameKind::Base).then_some(0)),
+            key: row.key,
+            name: row.name,
+            title_id: row.title_id,
+            format: row.format,
+            size: row.size,
+            header_ok: row.sound,
+            bundle: row.bundle,
+        }
+    }
 }
 
 /// A game whose key holds no regular file, and what it holds.

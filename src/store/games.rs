@@ -412,6 +412,47 @@ pub fn verifiable(conn: &Connection) -> Result<Vec<(String, String, u64)>, Error
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// An identified game as dedupe weighs it against the other copies of its title ID.
+#[derive(Debug, Clone)]
+pub struct Copy {
+    pub key: String,
+    pub name: String,
+    pub kind: GameKind,
+    pub title_id: String,
+    pub version: Option<u32>,
+    pub format: String,
+    pub size: u64,
+    /// Its header parsed and no task found it damaged.
+    pub sound: bool,
+    /// It holds several contents (read with the console keys).
+    pub bundle: bool,
+}
+
+/// Every identified base game, update and DLC, in title ID then key order.
+pub fn copies(conn: &Connection) -> Result<Vec<Copy>, Error> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT key, name, type, title_id, version, format, size, {SOUND},
+                (SELECT count(*) FROM contents c WHERE c.key = games.key) > 1
+         FROM games
+         WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
+         ORDER BY title_id, key"
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Copy {
+            key: r.get(0)?,
+            name: r.get(1)?,
+            kind: r.get(2)?,
+            title_id: r.get(3)?,
+            version: r.get(4)?,
+            format: r.get(5)?,
+            size: r.get::<_, i64>(6)? as u64,
+            sound: r.get(7)?,
+            bundle: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
     let n = |i: usize| -> rusqlite::Result<u64> { Ok(r.get::<_, i64>(at + i)? as u64) };
     Ok(Counts {

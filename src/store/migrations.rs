@@ -128,8 +128,9 @@ const MIGRATIONS: &[&str] = &[
      );",
     // 8: lists page by rank now; this index only cost every insert its upkeep.
     "DROP INDEX games_by_type_name;",
-    // 9: a number that changes with every write to the games, so that rendered pages
-    // can be kept until the library changes (see api::v1::cache).
+    // 9: a number that changes with every write to the games, so that what is
+    // computed from them (rendered pages, indexes) can be kept until the library
+    // changes (`store::library_generation`).
     "CREATE TABLE library_generation (
          id INTEGER PRIMARY KEY CHECK (id = 1),
          n  INTEGER NOT NULL

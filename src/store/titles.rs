@@ -76,3 +76,14 @@ pub fn of_library(conn: &Connection) -> Result<Vec<Facts>, Error> {
     let rows = stmt.query_map([], facts)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The icon URL (an `http…` one) of each title of the library (`title_state`), by
+/// base title ID, in the titles' order.
+pub fn library_icons(conn: &Connection) -> Result<Vec<(String, String)>, Error> {
+    let mut stmt = conn.prepare(
+        "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
+         WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

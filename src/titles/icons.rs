@@ -72,13 +72,7 @@ pub struct Fetched {
 /// Fetch the icons of the library's titles that are not cached yet, through `net`
 /// (made with `outbound::ICON`), until it is cancelled.
 pub fn fetch_missing(db: &Connection, data: &Path, net: &Client) -> Result<Fetched, Error> {
-    let mut stmt = db.prepare(
-        "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
-         WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",
-    )?;
-    let wanted = stmt
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-        .collect::<Result<Vec<_>, _>>()?;
+    let wanted = crate::store::titles::library_icons(db)?;
     std::fs::create_dir_all(data.join("icons"))?;
     let mut done = Fetched::default();
     let mut in_a_row = 0;

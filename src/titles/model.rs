@@ -99,24 +99,10 @@ pub fn refresh_after_change(db: &Connection) {
 
 /// Recompute every title's state, the missing list and the superseded files.
 ///
-/// Whole or not at all: inside a caller's transaction it runs in a savepoint; alone,
-/// in its own immediate transaction (it reads before it writes, see
-/// `store::db::write_transaction`). Readers never see half of it.
+/// Whole or not at all (`store::db::whole`: a savepoint inside a caller's
+/// transaction, alone its own immediate transaction). Readers never see half of it.
 pub fn refresh(db: &Connection) -> Result<(), Error> {
-    let alone = db.is_autocommit();
-    db.execute_batch(match alone {
-        true => "BEGIN IMMEDIATE",
-        false => "SAVEPOINT title_refresh",
-    })?;
-    let result = compute_and_write(db);
-    let end = match (alone, &result) {
-        (true, Ok(())) => "COMMIT",
-        (true, Err(_)) => "ROLLBACK",
-        (false, Ok(())) => "RELEASE title_refresh",
-        (false, Err(_)) => "ROLLBACK TO title_refresh; RELEASE title_refresh",
-    };
-    db.execute_batch(end)?;
-    result
+    crate::store::db::whole(db, "title_refresh", || compute_and_write(db))
 }
 
 fn compute_and_write(db: &Connection) -> Result<(), Error> {

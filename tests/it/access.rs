@@ -1,4 +1,4 @@
-//! API keys and access control (contract section 5, product.md "Authentication").
+//! API keys and access control (contract section 5, `docs/security.md` §3).
 
 use std::time::Duration;
 

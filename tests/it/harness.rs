@@ -35,7 +35,6 @@ impl Folders {
         Arc::new(Folders { tmp, data, library })
     }
 
-    /// The log of every server started on these folders.
     /// The result of every task run recorded in the database, oldest first.
     pub fn run_results(&self) -> Vec<String> {
         let conn = rusqlite::Connection::open(self.data.join("ludotheque.db")).unwrap();
@@ -50,6 +49,7 @@ impl Folders {
         results
     }
 
+    /// The log of every server started on these folders.
     pub fn log_path(&self) -> PathBuf {
         self.tmp.path().join("server.log")
     }
@@ -58,7 +58,6 @@ impl Folders {
         std::fs::read_to_string(self.log_path()).unwrap_or_default()
     }
 
-    /// Run a command of the binary on these folders; returns (status, stdout, stderr).
     /// Scan on the command line, as a test's setup. The demo library's one broken file
     /// (and a test's own broken copies) make a first scan `partial`: exit 1, each file
     /// named with its reason. Any other failure fails the test.
@@ -83,10 +82,12 @@ impl Folders {
             .to_string()
     }
 
+    /// Run a command of the binary on these folders; returns (status, stdout, stderr).
     pub fn cli(&self, args: &[&str]) -> (ExitStatus, String, String) {
         self.cli_with_input(args, "")
     }
 
+    /// [`Folders::cli`], with `input` on the command's standard input.
     pub fn cli_with_input(&self, args: &[&str], input: &str) -> (ExitStatus, String, String) {
         let mut child = Command::new(BIN)
             .args(["--data", self.data.to_str().unwrap()])
@@ -392,7 +393,6 @@ impl Drop for TestServer {
     }
 }
 
-/// Assert that no text the client saw contains a server path.
 /// An `Authorization: Basic` header for a console's name and password.
 pub fn basic(name: &str, password: &str) -> String {
     use base64ct::{Base64, Encoding};
@@ -400,6 +400,7 @@ pub fn basic(name: &str, password: &str) -> String {
     format!("Basic {}", Base64::encode_string(pair.as_bytes()))
 }
 
+/// Assert that no text the client saw contains a server path.
 pub fn assert_no_server_path(server: &TestServer, body: &str) {
     let root = server.folders.tmp.path().to_str().unwrap();
     assert!(!body.contains(root), "a body reveals a server path: {body}");

@@ -32,7 +32,8 @@ pub struct System {
     pub library_ready: bool,
 }
 
-/// 2.4, plus `unit`, `started_at`, `started_by` and `last` (product.md).
+/// 2.4, plus `unit`, `started_at`, `started_by` and `last`, which the contract allows
+/// (fields may be added within v1) and `openapi.json` describes.
 #[derive(Serialize)]
 pub struct JobStatus {
     pub running: bool,
