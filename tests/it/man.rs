@@ -844,9 +844,11 @@ fn the_api_page_lists_every_value_of_every_word() {
             .unwrap();
     // Words no API field carries: flag values (their pages list them), organize's
     // journal, what reading a file with the console keys came to (`keys status`),
-    // how a push ended (said in its message), and an account's role and language
-    // (the web interface's).
+    // how a push ended (said in its message), an account's role and language (the
+    // web interface's), and the Switch containers (the API's `format` is any
+    // extension).
     let elsewhere = [
+        "Container",
         "WatchMode",
         "DedupeKeep",
         "MoveState",
