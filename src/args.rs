@@ -4,8 +4,11 @@
 
 use std::path::PathBuf;
 
-use clap::{Args as ClapArgs, Parser, Subcommand};
+use clap::builder::PossibleValue;
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use log::LevelFilter;
+
+use crate::words::{DedupeKeep, MissingKind, WatchMode};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -151,9 +154,9 @@ pub struct GlobalArgs {
         global = true,
         env = "LUDOTHEQUE_DEDUPE_KEEP",
         default_value = "uncompressed",
-        value_parser = ["uncompressed", "compressed"]
+        value_enum
     )]
-    pub dedupe_keep: String,
+    pub dedupe_keep: DedupeKeep,
     /// Where `organize` puts each file, relative to its platform's folder. Fields:
     /// {name} (the base game's, for its updates and DLC too), {dlc_name} (the file's
     /// own), {own_name} (a DLC's own name, the game's for the others), {title_id},
@@ -210,8 +213,13 @@ pub struct ServeArgs {
     /// Which programs of this machine the loopback rule admits: users (those run by
     /// root, the service's own user or a user of --local-access-users, found from the
     /// owner of their socket), any (every one, a reverse proxy too) or off.
-    #[arg(long, env = "LUDOTHEQUE_LOCAL_ACCESS", default_value = "users", value_parser = ["users", "any", "off"])]
-    pub local_access: String,
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_LOCAL_ACCESS",
+        default_value = "users",
+        value_enum
+    )]
+    pub local_access: LocalAccessChoice,
     /// More users whose programs get local access (comma-separated names or uids).
     #[arg(long, env = "LUDOTHEQUE_LOCAL_ACCESS_USERS", value_delimiter = ',')]
     pub local_access_users: Vec<String>,
@@ -286,8 +294,8 @@ pub struct ServeArgs {
     pub webhook_secret: Option<String>,
     /// How changes under the library are seen without a scan: auto (inotify; polling
     /// on NFS, SMB and other network mounts), poll (wherever it is) or off.
-    #[arg(long, env = "LUDOTHEQUE_WATCH", default_value = "auto", value_parser = ["auto", "poll", "off"])]
-    pub watch: String,
+    #[arg(long, env = "LUDOTHEQUE_WATCH", default_value = "auto", value_enum)]
+    pub watch: WatchMode,
     /// Test aid: each task waits this long (milliseconds) before it starts working.
     #[arg(
         long,
@@ -422,8 +430,8 @@ pub enum Command {
     /// List the updates and DLC the library lacks, by title.
     Missing {
         /// Only updates or only DLC.
-        #[arg(long, value_parser = ["update", "dlc"])]
-        kind: Option<String>,
+        #[arg(long, value_enum)]
+        kind: Option<MissingKind>,
     },
     /// Write a small synthetic library into DIR, to try the service.
     ///
@@ -674,4 +682,44 @@ pub enum ApikeyCommand {
         /// The id shown by `apikey list`.
         id: i64,
     },
+}
+
+/// `--local-access`: which programs of this machine the loopback rule admits
+/// (`config::LocalAccess`, with the uids of `users`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalAccessChoice {
+    Users,
+    Any,
+    Off,
+}
+
+/// A flag that takes one of a fixed set of words takes the enum itself: clap
+/// refuses any other spelling (in French, `cli::words`), and nothing after it
+/// parses the text again. The values carry no help of their own, so the man pages
+/// list them as before and `cli::help_fr` gives their French.
+macro_rules! choices {
+    ($($name:ty: $all:expr, $spell:expr;)+) => {
+        $(impl ValueEnum for $name {
+            fn value_variants<'a>() -> &'a [Self] {
+                $all
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                let spell: fn(&$name) -> &'static str = $spell;
+                Some(PossibleValue::new(spell(self)))
+            }
+        })+
+    };
+}
+
+choices! {
+    WatchMode: WatchMode::ALL, |w| w.as_str();
+    DedupeKeep: DedupeKeep::ALL, |k| k.as_str();
+    MissingKind: MissingKind::ALL, |k| k.as_str();
+    LocalAccessChoice: &[LocalAccessChoice::Users, LocalAccessChoice::Any, LocalAccessChoice::Off],
+        |c| match c {
+            LocalAccessChoice::Users => "users",
+            LocalAccessChoice::Any => "any",
+            LocalAccessChoice::Off => "off",
+        };
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::args::{GlobalArgs, ServeArgs};
+use crate::args::{GlobalArgs, LocalAccessChoice, ServeArgs};
 use crate::error::{Error, Msg};
 
 #[derive(Debug, Clone)]
@@ -112,13 +112,10 @@ impl Config {
                 .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             webhook_url,
             webhook_secret,
-            // clap checked the spelling, of this one and of dedupe_keep.
-            watch: crate::words::WatchMode::parse(&serve.watch)
-                .unwrap_or(crate::words::WatchMode::Auto),
+            watch: serve.watch,
             organize_template: crate::naming::Template::parse(&global.organize_template)
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
-            dedupe_keep: crate::words::DedupeKeep::parse(&global.dedupe_keep)
-                .unwrap_or(crate::words::DedupeKeep::Uncompressed),
+            dedupe_keep: global.dedupe_keep,
             prod_keys: prod_keys_path(global),
             compress_level: 18,
             compress_solid: false,
@@ -194,12 +191,11 @@ fn local_access(serve: &ServeArgs) -> Result<LocalAccess, Error> {
         .filter(|name| !name.is_empty())
         .map(user_id)
         .collect::<Result<Vec<u32>, Error>>()?;
-    Ok(match serve.local_access.as_str() {
+    Ok(match serve.local_access {
         _ if serve.no_local_access => LocalAccess::Off,
-        "off" => LocalAccess::Off,
-        "any" => LocalAccess::Any,
-        // clap checked the spelling: "users".
-        _ => LocalAccess::Users(uids),
+        LocalAccessChoice::Off => LocalAccess::Off,
+        LocalAccessChoice::Any => LocalAccess::Any,
+        LocalAccessChoice::Users => LocalAccess::Users(uids),
     })
 }
 

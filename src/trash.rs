@@ -19,7 +19,7 @@ use crate::library::{self, identify, LibraryKey};
 use crate::store::games;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
-use crate::words::{GameKind, TrashReason};
+use crate::words::{Container, GameKind, TrashReason};
 
 /// The trash folder's name, at the library root.
 pub const FOLDER: &str = ".ludotheque-trash";
@@ -264,10 +264,6 @@ pub fn restore_as(
     })
 }
 
-/// The forms of one game file: a convert puts the `.nsz` it replaced in the trash
-/// under the `.nsp`'s name but for its extension.
-const FORMS: [&str; 4] = ["nsp", "nsz", "xci", "xcz"];
-
 /// A game file moved from `from` to `to` (`organize`, or its undo): its other forms
 /// in the trash (the `.nsz` a convert replaced) and whatever was trashed from the
 /// same place follow it, so that a restore puts them beside it. Returns how many.
@@ -281,7 +277,9 @@ pub fn follow(
     let stem = |key: &LibraryKey| {
         key.as_str()
             .rsplit_once('.')
-            .filter(|(_, ext)| FORMS.contains(&ext.to_ascii_lowercase().as_str()))
+            // The forms of one game file (`Container`): a convert puts the `.nsz` it
+            // replaced in the trash under the `.nsp`'s name but for its extension.
+            .filter(|(_, ext)| Container::of(ext).is_some())
             .map(|(stem, _)| stem.to_string())
     };
     let (Some(old), Some(new)) = (stem(from), stem(to)) else {
@@ -289,7 +287,7 @@ pub fn follow(
     };
     check_dir(root)?;
     let mut followed = 0;
-    for ext in FORMS {
+    for ext in Container::ALL {
         for row in store::with_key(db, &format!("{old}.{ext}"))? {
             let (Some(was), Some(now)) = (
                 LibraryKey::parse(&row.key),

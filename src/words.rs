@@ -280,6 +280,57 @@ words! {
 }
 
 words! {
+    /// A Switch game container, the four formats whose insides the service reads.
+    /// A file's `format` stays text: a platform of the user's may hold any extension
+    /// (`gba`, `zip`), and [`Container::of`] says whether it is one of these.
+    Container {
+        /// A PFS0 of NCAs.
+        Nsp = "nsp",
+        /// An NSP whose NCAs are compressed (NCZ).
+        Nsz = "nsz",
+        /// A cartridge image, its NCAs in the secure partition.
+        Xci = "xci",
+        /// An XCI whose NCAs are compressed.
+        Xcz = "xcz",
+    }
+}
+
+impl Container {
+    /// The container of a format or extension, in any case.
+    pub fn of(format: &str) -> Option<Container> {
+        Container::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(format))
+    }
+
+    /// The container of a file name or library key, by its extension.
+    pub fn of_name(name: &str) -> Option<Container> {
+        Container::of(name.rsplit('.').next().unwrap_or(""))
+    }
+
+    /// `nsz` or `xcz`.
+    pub fn is_compressed(self) -> bool {
+        matches!(self, Container::Nsz | Container::Xcz)
+    }
+
+    /// `nsp` or `nsz`: a PFS0 at the start of the file (the others are cartridge
+    /// images).
+    pub fn is_pfs0(self) -> bool {
+        matches!(self, Container::Nsp | Container::Nsz)
+    }
+
+    /// What decompressing it gives: `nsz` → `nsp`, `xcz` → `xci`; itself otherwise.
+    pub fn decompressed(self) -> Container {
+        match self {
+            Container::Nsz => Container::Nsp,
+            Container::Xcz => Container::Xci,
+            c => c,
+        }
+    }
+}
+
+words! {
     /// What an account may do (`users.role`).
     Role {
         /// Change things, not only look.

@@ -223,7 +223,7 @@ pub fn run(mut args: Args) -> Result<(), Error> {
         }
         Some(Command::Health(args)) => health::health(args),
         Some(Command::Titles { command }) => titles::titles_command(global, command),
-        Some(Command::Missing { kind }) => titles::missing(global, kind.as_deref()),
+        Some(Command::Missing { kind }) => titles::missing(global, *kind),
         Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
     }
 }

@@ -195,9 +195,8 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
     Ok(())
 }
 
-pub fn missing(global: &GlobalArgs, kind: Option<&str>) -> Result<(), Error> {
+pub fn missing(global: &GlobalArgs, kind: Option<MissingKind>) -> Result<(), Error> {
     let conn = open_store(global)?;
-    let kind = kind.and_then(MissingKind::parse);
     let (total, rows) = missing_store::page(&conn, kind, None, u64::MAX, 0)?;
     if total == 0 {
         say!("Rien ne manque.");

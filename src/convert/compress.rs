@@ -26,6 +26,7 @@ use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
 use super::bktr;
 use super::ncz::{self, Region};
 use super::{NspLayout, Part, Partition, ThreadedWriter, XciLayout};
+use crate::words::Container;
 
 /// nsz's default level.
 pub const DEFAULT_LEVEL: i32 = 18;
@@ -236,12 +237,12 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
         return Err(bad("the block size is out of range"));
     }
     let len = input.seek(SeekFrom::End(0)).map_err(read_error)?;
-    match format {
-        "nsp" => {
+    match Container::of(format) {
+        Some(Container::Nsp) => {
             let fs = containers::read_pfs0(input, 0, len)?;
             nsp(input, &fs, keys, settings, out)
         }
-        "xci" => {
+        Some(Container::Xci) => {
             let xci = containers::read_xci(input, len)?;
             if xci.header_base != 0 {
                 return Err(bad("cartridge images with a key area are not supported"));

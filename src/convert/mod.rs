@@ -26,7 +26,7 @@ use crate::library::containers::{self, Entry, FileSystem, FormatError, Ncz};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::trash;
-use crate::words::TrashReason;
+use crate::words::{Container, TrashReason};
 use ncz::ConvertFail;
 
 const BUFFER: usize = 1 << 20;
@@ -51,9 +51,8 @@ struct Part {
 /// The output file's key for a compressed key: same folder, same base name.
 fn output_key(key: &LibraryKey) -> Option<LibraryKey> {
     let (stem, ext) = key.rsplit_once('.')?;
-    let out = match ext.to_ascii_lowercase().as_str() {
-        "nsz" => format!("{stem}.nsp"),
-        "xcz" => format!("{stem}.xci"),
+    let out = match Container::of(ext) {
+        Some(c) if c.is_compressed() => format!("{stem}.{}", c.decompressed()),
         _ => return None,
     };
     LibraryKey::parse(&out)
@@ -68,7 +67,7 @@ pub fn planned_size(root: &Path, key: &LibraryKey) -> u64 {
     let Ok(len) = f.metadata().map(|m| m.len()) else {
         return 0;
     };
-    let size = if key.to_ascii_lowercase().ends_with(".nsz") {
+    let size = if Container::of_name(key) == Some(Container::Nsz) {
         containers::read_pfs0(&mut f, 0, len)
             .and_then(|fs| Ok(NspLayout::new(&fs, plan(&mut f, &fs)?).size()))
     } else {
@@ -323,7 +322,7 @@ fn write_part(
         on_write,
         accept_unverified: opts.accept_unverified,
     };
-    if key.to_ascii_lowercase().ends_with(".nsz") {
+    if Container::of_name(key) == Some(Container::Nsz) {
         let fs = containers::read_pfs0(&mut input, 0, len)?;
         w.nsp(&mut input, &fs)?;
     } else {

@@ -31,6 +31,7 @@ use crate::error::{Msg, NcaFault, VerifyGap};
 use crate::library::containers::{self, Entry, FormatError, Ncz};
 use crate::library::switchfs::{self, Inside, Problem, ProdKeys, Want};
 use crate::library::{safe, LibraryKey};
+use crate::words::Container;
 
 /// Bytes per read of a stored NCA.
 const BUFFER: usize = 1 << 20;
@@ -61,7 +62,7 @@ pub struct Interrupted;
 
 /// The formats verify reads.
 pub fn is_verifiable(format: &str) -> bool {
-    matches!(format, "nsp" | "nsz" | "xci" | "xcz")
+    Container::of(format).is_some()
 }
 
 /// Verify the file at `key` (`format`: `nsp`, `nsz`, `xci` or `xcz`) with `keys`.
@@ -194,7 +195,7 @@ struct StoredNca {
 /// The NCAs of the container: the PFS0's of an NSP or NSZ, the secure partition's of
 /// an XCI or XCZ.
 fn ncas_of(f: &mut File, format: &str, len: u64) -> Result<Vec<StoredNca>, FormatError> {
-    let fs = if matches!(format, "nsp" | "nsz") {
+    let fs = if Container::of(format).is_some_and(Container::is_pfs0) {
         containers::read_pfs0(f, 0, len)?
     } else {
         let xci = containers::read_xci(f, len)?;

@@ -25,6 +25,7 @@ use crate::error::{Error, Msg};
 use crate::library::switchfs::ProdKeys;
 use crate::library::LibraryKey;
 use crate::store::games;
+use crate::words::Container;
 
 /// A file to verify: its key, format, and the bytes its check hashes.
 struct Target {
@@ -101,9 +102,9 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<Target>, Error> {
                 return None;
             };
             // An NCZ is hashed as the NCA it decompresses to.
-            let work = match format.as_str() {
-                "nsz" | "xcz" => crate::convert::planned_size(root, &key).max(size),
-                _ => size,
+            let work = match Container::of(&format).is_some_and(Container::is_compressed) {
+                true => crate::convert::planned_size(root, &key).max(size),
+                false => size,
             };
             Some(Target { key, format, work })
         })

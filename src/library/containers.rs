@@ -7,6 +7,7 @@
 //! allocation is sized by a field that was not checked first. Any input gives `Ok` or
 //! a [`FormatError`], never a panic. Offsets in the results are absolute file offsets.
 
+use crate::words::Container;
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -203,13 +204,12 @@ pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64) -> Result<Xci, FormatError>
 /// The headers are read leniently, since the strict readers refuse such a file
 /// whole; `None` when no file runs past the end or the headers do not read.
 pub fn cut_by_end<R: Read + Seek>(r: &mut R, format: &str, len: u64) -> Option<String> {
-    let files = match format {
-        "nsp" | "nsz" => read_fs(r, 0, len, b"PFS0", 0x18, true).ok()?,
-        "xci" | "xcz" => read_xci_with(r, len, true)
+    let files = match Container::of(format)? {
+        c if c.is_pfs0() => read_fs(r, 0, len, b"PFS0", 0x18, true).ok()?,
+        _ => read_xci_with(r, len, true)
             .ok()?
             .partition("secure")?
             .clone(),
-        _ => return None,
     };
     files
         .entries

@@ -4,7 +4,7 @@
 
 use std::cmp::Ordering;
 
-use crate::words::DedupeKeep;
+use crate::words::{Container, DedupeKeep};
 
 /// What the rule reads of a copy.
 #[derive(Debug, Clone, Copy)]
@@ -18,7 +18,7 @@ pub struct Candidate<'a> {
 }
 
 fn compressed(format: &str) -> bool {
-    matches!(format, "nsz" | "xcz")
+    Container::of(format).is_some_and(Container::is_compressed)
 }
 
 /// Which of two copies of a title ID stays: `Greater` when `a` does. A sound file

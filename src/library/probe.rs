@@ -11,7 +11,7 @@ use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::window::Window;
 use super::LibraryKey;
-use crate::words::{GameKind, IdSource, KeysState};
+use crate::words::{Container, GameKind, IdSource, KeysState};
 
 /// What the scan learns about a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
         notes.insert(0, format!("the container could not be read: {e}"));
         None
     });
-    let header_ok = hints.is_some() || !matches!(format, "nsp" | "nsz" | "xci" | "xcz");
+    let header_ok = hints.is_some() || Container::of(format).is_none();
     let hints = hints.unwrap_or_default();
     let (identified_by, title_id, version) = match keyed.as_ref().and_then(Keyed::primary) {
         Some(c) => (IdSource::Keys, Some(c.title_id), Some(c.version)),
@@ -156,7 +156,7 @@ fn keyless(
 
 /// The file and its length; `None` for formats without a container we know.
 fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64)>, FormatError> {
-    if !matches!(format, "nsp" | "nsz" | "xci" | "xcz") {
+    if Container::of(format).is_none() {
         return Ok(None);
     }
     let file = super::safe::open(root, key).map_err(|e| {
@@ -175,7 +175,7 @@ const NO_SECURE: &str = "the cartridge image has no secure partition";
 /// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
 /// when it has none); `Err` for a damaged container.
 fn list(file: &mut Window, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
-    Ok(if matches!(format, "nsp" | "nsz") {
+    Ok(if Container::of(format).is_some_and(Container::is_pfs0) {
         Some(containers::read_pfs0(file, 0, len)?.entries)
     } else {
         let xci = containers::read_xci(file, len)?;

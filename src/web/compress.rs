@@ -11,7 +11,7 @@ use super::i18n::{fill, M};
 use super::view::{size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
-use crate::words::Task;
+use crate::words::{Container, Task};
 
 /// The share of a file's size compressing usually saves, in percent: an estimate
 /// said as one, the real saving comes in the task's result.
@@ -32,8 +32,7 @@ pub fn estimate(v: &Viewer, bytes: u64) -> String {
 
 /// Whether a file of this format (or key's extension) is one compress works on.
 pub fn compressible(format_or_key: &str) -> bool {
-    let ext = format_or_key.rsplit('.').next().unwrap_or("");
-    ext.eq_ignore_ascii_case("nsp") || ext.eq_ignore_ascii_case("xci")
+    Container::of_name(format_or_key).is_some_and(|c| !c.is_compressed())
 }
 
 /// The title page's button: its `.nsp`/`.xci` files (`files`: key and size), off

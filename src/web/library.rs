@@ -317,7 +317,7 @@ fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Fami
     let verifiable = crate::convert::verify::is_verifiable(&g.format);
     let no_keys = verifiable && c.app.prod_keys.current().is_none();
     // Compressing decrypts the NCAs, which only the console keys open.
-    let compressible = matches!(g.format.as_str(), "nsp" | "xci");
+    let compressible = crate::web::compress::compressible(&g.format);
     let no_compress_keys = compressible && c.app.prod_keys.current().is_none();
     html! {
         div.actions {

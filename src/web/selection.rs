@@ -15,7 +15,7 @@ use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::library::LibraryKey;
 use crate::store::games::GameDetail;
-use crate::words::{Task, TrashReason};
+use crate::words::{Container, Task, TrashReason};
 
 /// What each ticked row carries for the script: its key (the box's value), its size
 /// and whether decompress or compress apply to it.
@@ -30,8 +30,7 @@ pub fn row_data(key: &str) -> (&'static str, &'static str) {
 
 /// Whether a key's extension is one decompress works on.
 fn is_compressed(key: &str) -> bool {
-    let ext = key.rsplit('.').next().unwrap_or("");
-    ext.eq_ignore_ascii_case("nsz") || ext.eq_ignore_ascii_case("xcz")
+    Container::of_name(key).is_some_and(Container::is_compressed)
 }
 
 /// The bar above the list: what is ticked, and the four actions. Each button's

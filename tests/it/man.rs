@@ -843,8 +843,20 @@ fn the_api_page_lists_every_value_of_every_word() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/words.rs"))
             .unwrap();
     // Words no API field carries: flag values (their pages list them), organize's
-    // journal, and what reading a file with the console keys came to (`keys status`).
-    let elsewhere = ["WatchMode", "DedupeKeep", "MoveState", "KeysState"];
+    // journal, what reading a file with the console keys came to (`keys status`),
+    // how a push ended (said in its message), an account's role and language (the
+    // web interface's), and the Switch containers (the API's `format` is any
+    // extension).
+    let elsewhere = [
+        "Container",
+        "WatchMode",
+        "DedupeKeep",
+        "MoveState",
+        "KeysState",
+        "PushEnd",
+        "Role",
+        "Lang",
+    ];
     for name in elsewhere {
         assert!(words_rs.contains(&format!("\n    {name} {{")), "{name}");
     }

@@ -19,6 +19,7 @@ pub use prodkeys::ProdKeys;
 use std::io::{Read, Seek};
 
 use crate::library::containers::{self, read_at, Entry, FormatError, MAX_HEADER};
+use crate::words::Container;
 use nca::{Header, HeaderError, Section, SectionReader, TitleKey};
 
 /// What a CNMT says a content is.
@@ -137,13 +138,13 @@ pub fn read<R: Read + Seek>(
     keys: &ProdKeys,
     want: Want,
 ) -> Result<Inside, FormatError> {
-    let entries = match format {
-        "nsp" | "nsz" => containers::read_pfs0(file, 0, len)?.entries,
-        "xci" | "xcz" => containers::read_xci(file, len)?
+    let entries = match Container::of(format) {
+        Some(c) if c.is_pfs0() => containers::read_pfs0(file, 0, len)?.entries,
+        Some(_) => containers::read_xci(file, len)?
             .partition("secure")
             .map(|p| p.entries.clone())
             .ok_or_else(|| FormatError("the cartridge image has no secure partition".into()))?,
-        _ => return Ok(Inside::default()),
+        None => return Ok(Inside::default()),
     };
     Ok(read_entries(file, &entries, keys, want))
 }
