@@ -258,22 +258,36 @@ fn prepare(args: &mut Args) -> Result<(), Error> {
 }
 
 /// The commands that work on the library's files (the others only on the database).
+/// A match, so that a new command does not compile until it is decided here.
 fn uses_library(command: &Option<Command>) -> bool {
-    matches!(
-        command,
-        None | Some(
-            Command::Serve(_)
-                | Command::Scan
-                | Command::Convert
-                | Command::Verify { .. }
-                | Command::Compress { .. }
-                | Command::Organize { .. }
-                | Command::Dedupe { .. }
-                | Command::Trash {
-                    command: TrashCommand::Restore { .. } | TrashCommand::Purge { .. }
-                }
-        )
-    )
+    let Some(command) = command else {
+        return true;
+    };
+    match command {
+        Command::Serve(_)
+        | Command::Scan
+        | Command::Convert
+        | Command::Verify { .. }
+        | Command::Compress { .. }
+        | Command::Organize { .. }
+        | Command::Dedupe { .. } => true,
+        Command::Trash { command } => match command {
+            TrashCommand::Restore { .. } | TrashCommand::Purge { .. } => true,
+            TrashCommand::List => false,
+        },
+        Command::Titles { .. }
+        | Command::Missing { .. }
+        | Command::DemoLibrary { .. }
+        | Command::Device { .. }
+        | Command::Push { .. }
+        | Command::Keys { .. }
+        | Command::Backup { .. }
+        | Command::Health(_)
+        | Command::Completions { .. }
+        | Command::Apikey { .. }
+        | Command::Console { .. }
+        | Command::User { .. } => false,
+    }
 }
 
 /// No `--library` given: the library the service last ran with, when it ran once,

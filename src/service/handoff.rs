@@ -41,16 +41,21 @@ pub const SOCKET: &str = "ludotheque.sock";
 /// The line a command sends to cancel the task it handed over.
 pub const CANCEL: &str = "{\"cancel\":true}";
 
-/// The tasks a command may hand over: those it would otherwise run itself.
-const HANDED: &[Task] = &[
-    Task::Scan,
-    Task::Convert,
-    Task::Verify,
-    Task::Compress,
-    Task::Dedupe,
-    Task::Organize,
-    Task::OrganizeUndo,
-];
+/// The tasks a command may hand over: those it would otherwise run itself. A match,
+/// so that a new task does not compile until it is decided here.
+fn may_be_handed(task: Task) -> bool {
+    match task {
+        Task::Scan
+        | Task::Convert
+        | Task::Verify
+        | Task::Compress
+        | Task::Dedupe
+        | Task::Organize
+        | Task::OrganizeUndo => true,
+        // No command runs these through the slot.
+        Task::Push | Task::Titles => false,
+    }
+}
 
 /// At most this many commands followed at once; more are closed on.
 const MAX_CONNECTIONS: usize = 16;
@@ -286,11 +291,13 @@ fn read_request(lines: &mut Lines) -> Result<Request, Error> {
 
 fn handed(word: &str) -> Result<Task, Msg> {
     Task::parse(word)
-        .filter(|t| HANDED.contains(t))
-        .ok_or_else(|| Msg::BadJson {
-            expected:
-                "a task among scan, convert, verify, compress, dedupe, organize, organize_undo"
-                    .into(),
+        .filter(|t| may_be_handed(*t))
+        .ok_or_else(|| {
+            let handed: Vec<_> = Task::ALL.iter().filter(|t| may_be_handed(**t)).collect();
+            let words = handed.iter().map(|t| t.as_str()).collect::<Vec<_>>();
+            Msg::BadJson {
+                expected: format!("a task among {}", words.join(", ")),
+            }
         })
 }
 

@@ -1,5 +1,7 @@
 //! The SQLite store: one file per table, each holding the SQL of the functions that
-//! read or write it. Nothing outside this module writes SQL.
+//! read or write it. Nothing outside this module writes SQL (a test in
+//! `tests/it/architecture.rs` finds it elsewhere), and only `settings` spells the
+//! settings' keys.
 //!
 //! SQLite may plan a query with the values bound to it, and then prepares the
 //! statement again every time a value is bound: a bare `LIMIT ?N`, or an indexed

@@ -5,7 +5,6 @@
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use maud::{html, Markup};
@@ -29,7 +28,7 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
     let d = device::get(c.db)?;
     let pending = push_list::entries(c.db)?;
     let shop = super::shop::section(c, &v)?;
-    let blocked = push_blocked(c, &v, d.as_ref());
+    let blocked = super::shop::push_blocked(c, &v, d.as_ref());
     let start =
         super::tasks::start_button(c, &v, ("start-push", "/api/push", "/"), v.t(M::StartPush));
     let body = html! {
@@ -77,20 +76,6 @@ fn guidance(v: &Viewer) -> Markup {
         }
         p.note { (v.t(M::PushNotDbi)) }
     }
-}
-
-/// Why a push cannot work from here, said before anyone tries: no console, or a
-/// service that listens on loopback only while the console is elsewhere (the push
-/// task refuses the same case, `jobs::push`).
-pub(super) fn push_blocked(c: &Ctx, v: &Viewer, d: Option<&device::Device>) -> Option<String> {
-    let Some(d) = d else {
-        return Some(v.t(M::PushNeedsDevice).to_string());
-    };
-    let console_local = d.host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    let (_, loopback) = super::shop::address(c);
-    loopback
-        .filter(|_| !console_local)
-        .map(|port| format!("{}{port}", v.t(M::PushLoopback)))
 }
 
 /// The connection test: a button, and where its answer shows (`app.js`, at its end).

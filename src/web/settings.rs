@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::body;
 use super::first_steps::{server_folder, Folder};
 use super::i18n::{Lang, M};
-use super::sign_in::{session_cookie, take_login_token, SignedOut};
+use super::sign_in::{session_cookie, take_login_token, Me, SignedOut};
 use super::view::{self, date, page, size, Viewer};
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
@@ -159,23 +159,6 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, v.t(M::ApiKeys), "/settings/keys", body)
-}
-
-#[derive(Serialize)]
-pub(super) struct Me<'a> {
-    name: Option<&'a str>,
-    role: Role,
-    lang: Lang,
-}
-
-impl<'a> From<&'a User> for Me<'a> {
-    fn from(u: &'a User) -> Self {
-        Me {
-            name: Some(&u.name),
-            role: u.role,
-            lang: u.lang,
-        }
-    }
 }
 
 /// `GET /api/me`: who the interface is talking to.

@@ -182,6 +182,25 @@ fn seconds(v: &Viewer, ms: u64) -> String {
     }
 }
 
+/// Why a push cannot work from here, said before anyone tries: no console, or a
+/// service that listens on loopback only (see [`address`]) while the console is
+/// elsewhere (the push task refuses the same case, `jobs::push`). Here, below the
+/// console page (`device`) and the tasks page, which both say it.
+pub(super) fn push_blocked(
+    c: &Ctx,
+    v: &Viewer,
+    d: Option<&crate::store::device::Device>,
+) -> Option<String> {
+    let Some(d) = d else {
+        return Some(v.t(M::PushNeedsDevice).to_string());
+    };
+    let console_local = d.host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    let (_, loopback) = address(c);
+    loopback
+        .filter(|_| !console_local)
+        .map(|port| format!("{}{port}", v.t(M::PushLoopback)))
+}
+
 /// The `host:port` a console should use, and the port when the service listens on
 /// loopback only (no console can reach it). Listening on every address, the address
 /// the browser used is the one to give, unless that is this machine's own name; then

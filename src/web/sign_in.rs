@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use super::body;
 use super::i18n::M;
-use super::settings::Me;
 use super::view::{self, query_value};
 use crate::accounts;
 use crate::error::{Error, Kind, Msg};
@@ -16,6 +15,7 @@ use crate::http::auth::{self};
 use crate::http::{Ctx, Reply, Req};
 use crate::store::users::{self, User};
 use crate::store::Connection;
+use crate::words::{Lang, Role};
 
 /// Where a caller who is not signed in is sent: the first-run page while no account
 /// exists, the sign-in page otherwise (remembering the page asked for, with its query).
@@ -110,6 +110,24 @@ pub(super) fn session_cookie(c: &Ctx, token: &str, max_age: i64) -> (&'static st
             accounts::COOKIE
         ),
     )
+}
+
+/// Who the interface is talking to (`GET /api/me`, and the answer to a sign-in).
+#[derive(Serialize)]
+pub(super) struct Me<'a> {
+    pub(super) name: Option<&'a str>,
+    pub(super) role: Role,
+    pub(super) lang: Lang,
+}
+
+impl<'a> From<&'a User> for Me<'a> {
+    fn from(u: &'a User) -> Self {
+        Me {
+            name: Some(&u.name),
+            role: u.role,
+            lang: u.lang,
+        }
+    }
 }
 
 fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {

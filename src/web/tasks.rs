@@ -291,7 +291,7 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
     let push_blocked = match crate::store::device::get(c.db)? {
         // The console page's words say "below": here, the link leads there.
         None => Some(v.t(M::PushNoDevice).to_string()),
-        d => super::device::push_blocked(c, v, d.as_ref()),
+        d => super::shop::push_blocked(c, v, d.as_ref()),
     };
     // Verifying reads the CNMTs, which only the console keys open.
     let no_keys = c.app.prod_keys.current().is_none();

@@ -2,6 +2,7 @@
 //! library routes, through the real binary, on the demo library.
 
 use std::collections::HashSet;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -422,6 +423,23 @@ fn platforms_lists_switch_with_its_counts() {
         (Some(12), Some(5))
     );
     assert_eq!(p["bytes"].as_u64(), Some(library_bytes(&s.folders)));
+}
+
+/// The job's `label` in `openapi.json` names every task: a new task is described
+/// there, or this fails (its description is prose, not an `enum`: the set may grow).
+#[test]
+fn openapi_json_names_every_task() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/api/v1/openapi.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let label = &v["components"]["schemas"]["JobStatus"]["properties"]["label"];
+    let words: HashSet<&str> = label["description"]
+        .as_str()
+        .unwrap()
+        .split(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    for task in ludotheque::words::Task::ALL {
+        assert!(words.contains(task.as_str()), "{task} is not in {label}");
+    }
 }
 
 #[test]
