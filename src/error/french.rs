@@ -2,7 +2,7 @@
 //! for a French reader. The match is exhaustive, so a new message does not compile
 //! until it is said here.
 
-use super::counts::{count as plural, number as n, size as bytes};
+use super::counts::{agree, count as plural, duration, number as n, size as bytes};
 use super::details::detail;
 use super::msg::{NcaFault, NotBack, VerifyGap};
 use super::Msg;
@@ -212,6 +212,35 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             ConsoleKeysTooLarge { limit } => format!("le fichier de clés de console dépasse {} : ce n'est pas un fichier prod.keys", bytes(*limit)),
             ConsoleKeysNotWritten => "le fichier de clés de console n'a pas pu être écrit ; le précédent est intact".into(),
             ConsoleKeysUnreadable => "le fichier de clés de console ne peut pas être lu (ses droits ?) ; le détail est dans le journal".into(),
+            StartedByUser { name } => format!("lancée par {name}"),
+            StartedByKey { name } => format!("lancée par la clé d'API « {name} »"),
+            FirstScan { done, total } => format!("Premier scan en cours ({} / {})", n(*done), n(*total)),
+            TimeLeft { secs } => format!("encore {} environ", duration(*secs)),
+            ConvertRoom { files, needed, free } => format!("{} à décompresser : {} une fois décompressés (les originaux restent dans la corbeille) ; {} libres sur le disque de la bibliothèque.", files_fr(*files), bytes(*needed), bytes(*free)),
+            KeysNeedRevision { files, revision } => format!("{} {} la révision de clés 0x{revision} : ajoutez master_key_{revision} ou key_area_key_application_{revision}.", files_fr(*files), agree(*files, "demande", "demandent")),
+            KeysWrongHeader { files } => format!("{} {} pas avec ces clés : header_key est-elle la bonne ?", files_fr(*files), agree(*files, "ne se déchiffre", "ne se déchiffrent")),
+            KeysSuspect { names } => format!("Ne correspondent pas à leur somme de contrôle publique (CRC32), peut-être mal recopiées : {names}. Le fichier est utilisé tel quel."),
+            ConfirmPurgeOne { name, bytes: b } => format!("Supprimer définitivement « {name} » ({}) ?", bytes(*b)),
+            ConfirmPurgeConverted { files, bytes: b } => format!("Supprimer définitivement les .nsz/.xcz décompressés : {}, {} ? Leurs versions décompressées restent dans la bibliothèque.", files_fr(*files), bytes(*b)),
+            ConfirmEmptyTrash { files, bytes: b } => format!("Vider la corbeille : supprimer définitivement {}, {} ?", files_fr(*files), bytes(*b)),
+            Freed { files, bytes: b } => format!("{} définitivement : {} libérés.", plural(*files, "fichier supprimé", "fichiers supprimés"), bytes(*b)),
+            ConfirmNewConsolePassword { name } => format!("Donner un nouveau mot de passe à {name} ? L'ancien cesse de fonctionner tout de suite ; le nouveau est affiché une seule fois."),
+            ConfirmRemoveConsole { name } => format!("Retirer la console « {name} » ? Son mot de passe n'ouvrira plus la boutique."),
+            NameConflict { named, holds } => format!("Nommé {named}, contient {holds} : le contenu l'emporte."),
+            ConfirmRemovePlatform { name } => format!("Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque."),
+            ConfirmMakeViewer { name } => format!("Rendre « {name} » lecteur ? Ce compte ne pourra plus rien changer."),
+            ConfirmRemoveAccount { name } => format!("Supprimer le compte « {name} » ? Ses sessions seront fermées."),
+            ConfirmRevokeKey { name } => format!("Révoquer la clé d'API « {name} » ? Les scripts qui s'en servent seront refusés."),
+            CompressEstimate { low, high, bytes: b } => format!("Gain estimé : {} à {} sur {} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", bytes(*low), bytes(*high), bytes(*b)),
+            CompressSaved { saved, trash } => format!("Dernière compression : {} gagnés ; la corbeille occupe {} (les originaux n'y libèrent rien avant d'être purgés).", bytes(*saved), bytes(*trash)),
+            OrganizeUndoAsk { run, files } => format!("Remettre là où ils étaient les fichiers du rangement n°\u{a0}{run} ({}) ?", files_fr(*files)),
+            PlanMore { more } => format!("… et {} de plus", n(*more)),
+            DedupeKeptNote { what, key } => format!("{what} ; copie gardée : {key}"),
+            DedupeAsk { files, bytes: b } => format!("Mettre {} ({}) à la corbeille ?", files_fr(*files), bytes(*b)),
+            DedupeAskText { days, bytes: b } => format!("Chacun pourra être restauré depuis la corbeille pendant {days} jours ; l'espace ({}) est libéré quand la corbeille les efface.", bytes(*b)),
+            OrganizeAsk { files } => format!("Déplacer {} ?", files_fr(*files)),
+            ConfirmClearPush { games, bytes: b } => format!("Retirer de la liste d'envoi {} ({}) ? Les fichiers restent dans la bibliothèque.", plural(*games, "jeu", "jeux"), bytes(*b)),
+            ConfirmForgetDevice { name, host } => format!("Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée."),
         }
     }
 }

@@ -8,7 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::counts::{duration, Grammar};
 use crate::words::{PushEnd, StartedBy, Task, Unit};
+
+/// The web's sentences in English group thousands and agree with their counts.
+const EN: Grammar = Grammar::English;
 
 /// A message: the variant is its slug, the fields its parameters. Serialised, it is
 /// `{"slug": "...", <parameters>}`.
@@ -427,6 +431,113 @@ pub enum Msg {
     },
     ConsoleKeysNotWritten,
     ConsoleKeysUnreadable,
+    // The web pages' sentences with values, said in the reader's language
+    // (`web::i18n::Lang::msg`); the page words without values are `web::i18n::M`.
+    StartedByUser {
+        name: String,
+    },
+    StartedByKey {
+        name: String,
+    },
+    FirstScan {
+        done: u64,
+        total: u64,
+    },
+    TimeLeft {
+        secs: u64,
+    },
+    ConvertRoom {
+        files: u64,
+        needed: u64,
+        free: u64,
+    },
+    KeysNeedRevision {
+        files: u64,
+        revision: String,
+    },
+    KeysWrongHeader {
+        files: u64,
+    },
+    KeysSuspect {
+        names: String,
+    },
+    ConfirmPurgeOne {
+        name: String,
+        bytes: u64,
+    },
+    ConfirmPurgeConverted {
+        files: u64,
+        bytes: u64,
+    },
+    ConfirmEmptyTrash {
+        files: u64,
+        bytes: u64,
+    },
+    Freed {
+        files: u64,
+        bytes: u64,
+    },
+    ConfirmNewConsolePassword {
+        name: String,
+    },
+    ConfirmRemoveConsole {
+        name: String,
+    },
+    NameConflict {
+        named: String,
+        holds: String,
+    },
+    ConfirmRemovePlatform {
+        name: String,
+    },
+    ConfirmMakeViewer {
+        name: String,
+    },
+    ConfirmRemoveAccount {
+        name: String,
+    },
+    ConfirmRevokeKey {
+        name: String,
+    },
+    CompressEstimate {
+        low: u64,
+        high: u64,
+        bytes: u64,
+    },
+    CompressSaved {
+        saved: u64,
+        trash: u64,
+    },
+    OrganizeUndoAsk {
+        run: i64,
+        files: u64,
+    },
+    PlanMore {
+        more: u64,
+    },
+    DedupeKeptNote {
+        what: String,
+        key: String,
+    },
+    DedupeAsk {
+        files: u64,
+        bytes: u64,
+    },
+    DedupeAskText {
+        days: u32,
+        bytes: u64,
+    },
+    OrganizeAsk {
+        files: u64,
+    },
+    ConfirmClearPush {
+        games: u64,
+        bytes: u64,
+    },
+    ConfirmForgetDevice {
+        name: String,
+        host: String,
+    },
 }
 
 /// Why a line of a console keys file was refused. It names a key at most, never
@@ -700,6 +811,35 @@ impl Msg {
             ConsoleKeysTooLarge { limit } => format!("The console keys file is larger than {limit} bytes: it is not a prod.keys file."),
             ConsoleKeysNotWritten => "The console keys file could not be written; the previous one is unchanged.".into(),
             ConsoleKeysUnreadable => "The console keys file cannot be read (its permissions?); the details are in the log.".into(),
+            StartedByUser { name } => format!("started by {name}"),
+            StartedByKey { name } => format!("started by the API key “{name}”"),
+            FirstScan { done, total } => format!("First scan under way ({} / {})", EN.number(*done), EN.number(*total)),
+            TimeLeft { secs } => format!("about {} left", duration(*secs)),
+            ConvertRoom { files, needed, free } => format!("{} to decompress: {} once decompressed (the originals stay in the trash); {} free on the library's disk.", files_en(*files), EN.size(*needed), EN.size(*free)),
+            KeysNeedRevision { files, revision } => format!("{} {} key revision 0x{revision}: add master_key_{revision} or key_area_key_application_{revision}.", files_en(*files), EN.agree(*files, "needs", "need")),
+            KeysWrongHeader { files } => format!("{} {} not decrypt with these keys: is header_key the right one?", files_en(*files), EN.agree(*files, "does", "do")),
+            KeysSuspect { names } => format!("Not matching their public checksum (CRC32), perhaps mistyped: {names}. The file is used as it is."),
+            ConfirmPurgeOne { name, bytes: b } => format!("Delete “{name}” ({}) for good?", EN.size(*b)),
+            ConfirmPurgeConverted { files, bytes: b } => format!("Delete the decompressed .nsz/.xcz for good: {}, {}? Their decompressed files stay in the library.", files_en(*files), EN.size(*b)),
+            ConfirmEmptyTrash { files, bytes: b } => format!("Empty the trash: delete {}, {} for good?", files_en(*files), EN.size(*b)),
+            Freed { files, bytes: b } => format!("{} for good: {} freed.", EN.count(*files, "file deleted", "files deleted"), EN.size(*b)),
+            ConfirmNewConsolePassword { name } => format!("Give {name} a new password? The old one stops working at once; the new one is shown once."),
+            ConfirmRemoveConsole { name } => format!("Remove the console “{name}”? Its password will no longer open the shop."),
+            NameConflict { named, holds } => format!("Named {named}, holds {holds}: the contents win."),
+            ConfirmRemovePlatform { name } => format!("Remove the platform “{name}”? Its files stay on disk but leave the library."),
+            ConfirmMakeViewer { name } => format!("Make “{name}” a viewer? The account will no longer change anything."),
+            ConfirmRemoveAccount { name } => format!("Remove the account “{name}”? Its sessions will end."),
+            ConfirmRevokeKey { name } => format!("Revoke the API key “{name}”? Scripts that use it will be refused."),
+            CompressEstimate { low, high, bytes: b } => format!("Estimated saving: {} to {} of {} (35–50 %; an estimate, the real saving depends on the games).", EN.size(*low), EN.size(*high), EN.size(*b)),
+            CompressSaved { saved, trash } => format!("Last compress: {} saved; the trash holds {} (the originals there free nothing until purged).", EN.size(*saved), EN.size(*trash)),
+            OrganizeUndoAsk { run, files } => format!("Put the files of run #{run} ({}) back where they were?", files_en(*files)),
+            PlanMore { more } => format!("… and {} more", EN.number(*more)),
+            DedupeKeptNote { what, key } => format!("{what}; copy kept: {key}"),
+            DedupeAsk { files, bytes: b } => format!("Move {} ({}) to the trash?", files_en(*files), EN.size(*b)),
+            DedupeAskText { days, bytes: b } => format!("Each can be restored from the trash for {days} days; the space ({}) is freed when the trash purges them.", EN.size(*b)),
+            OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
+            ConfirmClearPush { games, bytes: b } => format!("Remove {} ({}) from the push list? The files stay in the library.", EN.count(*games, "game", "games"), EN.size(*b)),
+            ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),
         }
     }
 }
@@ -761,6 +901,10 @@ fn keys_line_english(why: &KeysLine) -> String {
         } => format!("{name} takes {expected} hex digits, not {digits}"),
         KeysLine::Twice { name } => format!("{name} is given twice, with different values"),
     }
+}
+
+fn files_en(n: u64) -> String {
+    EN.count(n, "file", "files")
 }
 
 fn icons_english(icons: &Option<(u64, u64)>) -> String {

@@ -8,7 +8,7 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::{fill, M};
+use super::i18n::M;
 use super::view::{query_value, Viewer};
 use crate::accounts;
 use crate::error::{Error, Msg};
@@ -94,17 +94,17 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 /// Another account's buttons, and its password form (folded: it is seldom used).
 fn actions(v: &Viewer, u: &User) -> Markup {
     let api = format!("/api/users/{}", query_value(&u.name));
-    let name = [("name", u.name.as_str())];
+    let name = || u.name.clone();
     html! {
         div.actions {
             @if u.is_admin() {
                 button type="button" data-api={ (api) "/role/viewer" }
-                    data-confirm=(fill(v.t(M::ConfirmMakeViewer), &name)) { (v.t(M::MakeViewer)) }
+                    data-confirm=(v.msg(&Msg::ConfirmMakeViewer { name: name() })) { (v.t(M::MakeViewer)) }
             } @else {
                 button type="button" data-api={ (api) "/role/admin" } { (v.t(M::MakeAdmin)) }
             }
             button.danger type="button" data-method="DELETE" data-api=(api)
-                data-confirm=(fill(v.t(M::ConfirmRemoveAccount), &name)) { (v.t(M::RemoveAccount)) }
+                data-confirm=(v.msg(&Msg::ConfirmRemoveAccount { name: name() })) { (v.t(M::RemoveAccount)) }
         }
         details.reset {
             summary { (v.t(M::ResetPassword)) }

@@ -7,8 +7,8 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::{fill, M};
-use super::view::{size, Viewer};
+use super::i18n::M;
+use super::view::Viewer;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::words::{Container, Task};
@@ -20,14 +20,7 @@ pub const ESTIMATE: (u64, u64) = (35, 50);
 /// "Estimated saving: 1.2 GB to 1.7 GB of 3.4 GB (35–50 %; an estimate…)".
 pub fn estimate(v: &Viewer, bytes: u64) -> String {
     let (low, high) = (bytes * ESTIMATE.0 / 100, bytes * ESTIMATE.1 / 100);
-    fill(
-        v.t(M::CompressEstimate),
-        &[
-            ("low", &size(v, low)),
-            ("high", &size(v, high)),
-            ("size", &size(v, bytes)),
-        ],
-    )
+    v.msg(&Msg::CompressEstimate { low, high, bytes })
 }
 
 /// Whether a file of this format (or key's extension) is one compress works on.
@@ -71,10 +64,7 @@ pub fn saved_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         .iter()
         .map(|r| r.size)
         .sum();
-    let text = fill(
-        v.t(M::CompressSaved),
-        &[("saved", &size(v, saved)), ("trash", &size(v, trash))],
-    );
+    let text = v.msg(&Msg::CompressSaved { saved, trash });
     Ok(html! { p.hint #compress-saved { (text) " " a href="/trash" { (v.t(M::Trash)) } } })
 }
 
@@ -137,4 +127,30 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
         200,
         &serde_json::json!({"delete_originals": form.delete_originals}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::i18n::Lang;
+    use super::*;
+
+    /// The selection bar's script fills `M::CompressEstimate` with the sizes it sums;
+    /// the server says `Msg::CompressEstimate`: the two must read the same.
+    #[test]
+    fn the_scripts_estimate_says_what_the_server_says() {
+        for lang in [Lang::Fr, Lang::En] {
+            let v = Viewer {
+                lang,
+                name: None,
+                admin: true,
+            };
+            let size = |b| super::super::view::size(&v, b);
+            let script = v
+                .t(M::CompressEstimate)
+                .replace("{low}", &size(1_400_000_000))
+                .replace("{high}", &size(2_000_000_000))
+                .replace("{size}", &size(4_000_000_000));
+            assert_eq!(estimate(&v, 4_000_000_000), script);
+        }
+    }
 }

@@ -12,8 +12,7 @@
 use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
-use super::i18n::{Lang, M};
-use super::phrases::{count, say, FILES};
+use super::i18n::M;
 use super::view::Viewer;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
@@ -91,7 +90,7 @@ fn status_view(c: &Ctx, v: &Viewer, seen: &Seen) -> Result<StatusView, Error> {
     Ok(StatusView {
         file: seen.present,
         in_use: status.is_some(),
-        problem: seen.problem.as_ref().map(|m| say(v, m)),
+        problem: seen.problem.as_ref().map(|m| v.say(m)),
         header_key: status.map_or(Origin::Missing, |s| s.header_key).as_str(),
         revisions: status
             .map(|s| {
@@ -157,44 +156,20 @@ fn origin_word(v: &Viewer, origin: Origin) -> &'static str {
 
 /// "3 files need key revision 0x12: add master_key_12 or key_area_key_application_12".
 fn need_sentence(v: &Viewer, m: &Missing) -> String {
-    let files = count(v, m.files, FILES);
-    let r = &m.revision;
-    match (v.lang, m.files) {
-        (Lang::Fr, n) => format!(
-            "{files} {} la révision de clés 0x{r} : ajoutez master_key_{r} ou key_area_key_application_{r}.",
-            if n < 2 { "demande" } else { "demandent" }
-        ),
-        (Lang::En, n) => format!(
-            "{files} {} key revision 0x{r}: add master_key_{r} or key_area_key_application_{r}.",
-            if n == 1 { "needs" } else { "need" }
-        ),
-    }
+    v.msg(&Msg::KeysNeedRevision {
+        files: m.files,
+        revision: m.revision.clone(),
+    })
 }
 
 fn wrong_sentence(v: &Viewer, n: u64) -> String {
-    let files = count(v, n, FILES);
-    match v.lang {
-        Lang::Fr => format!(
-            "{files} {} pas avec ces clés : header_key est-elle la bonne ?",
-            if n < 2 {
-                "ne se déchiffre"
-            } else {
-                "ne se déchiffrent"
-            }
-        ),
-        Lang::En => format!(
-            "{files} {} not decrypt with these keys: is header_key the right one?",
-            if n == 1 { "does" } else { "do" }
-        ),
-    }
+    v.msg(&Msg::KeysWrongHeader { files: n })
 }
 
 fn suspect_sentence(v: &Viewer, names: &[String]) -> String {
-    let names = names.join(", ");
-    match v.lang {
-        Lang::Fr => format!("Ne correspondent pas à leur somme de contrôle publique (CRC32), peut-être mal recopiées : {names}. Le fichier est utilisé tel quel."),
-        Lang::En => format!("Not matching their public checksum (CRC32), perhaps mistyped: {names}. The file is used as it is."),
-    }
+    v.msg(&Msg::KeysSuspect {
+        names: names.join(", "),
+    })
 }
 
 fn keys_table(v: &Viewer, status: &Status) -> Markup {
@@ -238,7 +213,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         div #console-keys-status data-file=(seen.present) data-in-use=(seen.loaded.is_some()) {
             @if let Some(problem) = &seen.problem {
                 p.warn #console-keys-problem {
-                    (v.t(M::ConsoleKeysUnused)) " " (say(v, problem))
+                    (v.t(M::ConsoleKeysUnused)) " " (v.say(problem))
                     @if seen.loaded.is_some() { " " (v.t(M::ConsoleKeysKept)) }
                 }
             }
@@ -246,7 +221,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 Some(loaded) => { (keys_table(v, &loaded.status)) }
                 None => {
                     p { (v.t(M::ConsoleKeysNone)) }
-                    p { (v.t(M::ConsoleKeysWouldAdd)) }
+                    p #console-keys-would-add { (v.t(M::ConsoleKeysWouldAdd)) }
                 }
             }
             @for m in &needs.missing { p.warn { (need_sentence(v, m)) } }

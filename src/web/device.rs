@@ -33,7 +33,7 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
         super::tasks::start_button(c, &v, ("start-push", "/api/push", "/"), v.t(M::StartPush));
     let body = html! {
         (shop)
-        h2 { (v.t(M::Push)) }
+        h2 #push-to-console { (v.t(M::Push)) }
         (guidance(&v))
         @match &d {
             Some(d) => dl.facts {
@@ -114,7 +114,7 @@ fn push_section(
                     } @else {
                         (start)
                     }
-                    @let confirm = v.t(M::ConfirmClearPush).replace("{games}", &games).replace("{size}", &total);
+                    @let confirm = v.msg(&Msg::ConfirmClearPush { games: pending.len() as u64, bytes: pending.iter().map(|e| e.size).sum() });
                     button.secondary type="button" data-method="DELETE" data-api="/api/push" data-confirm=(confirm) { (v.t(M::ClearList)) }
                 }
             }
@@ -155,9 +155,10 @@ fn push_table(v: &Viewer, pending: &[push_list::Entry]) -> Markup {
 /// The console's settings, for an admin.
 fn device_form(v: &Viewer, d: Option<&device::Device>) -> maud::Markup {
     let forget = d.map(|d| {
-        v.t(M::ConfirmForgetDevice)
-            .replace("{name}", &d.name)
-            .replace("{host}", &format!("{}:{}", d.host, d.port))
+        v.msg(&Msg::ConfirmForgetDevice {
+            name: d.name.clone(),
+            host: format!("{}:{}", d.host, d.port),
+        })
     });
     html! {
         form.stack data-api="/api/device" {

@@ -1,9 +1,68 @@
-//! The one table of the interface's messages, in French (the default, like the command
-//! line) and English. Each account picks its language; the loopback user without an
-//! account sees French. A message is an enum variant, so a missing translation does
-//! not compile.
+//! The interface's languages and its one table of words, in French (the default, like
+//! the command line) and English. Each account picks its language; the loopback user
+//! without an account sees French. A word is an enum variant (`M`), so a missing
+//! translation does not compile. A sentence with values (a count, a name, a size) is a
+//! `Msg` variant instead (`error::msg` in English, `error::french`), so its grammar is
+//! written out whole in each language; `Lang` is the one place a page asks which
+//! language it speaks.
+
+use crate::error::counts::Grammar;
+use crate::error::Msg;
 
 pub use crate::words::Lang;
+
+/// What the interface needs of a language beside its code (`words::Lang`).
+impl Lang {
+    /// How this language writes numbers, sizes and counts (`error::counts`).
+    pub fn grammar(self) -> Grammar {
+        match self {
+            Lang::Fr => Grammar::French,
+            Lang::En => Grammar::English,
+        }
+    }
+
+    /// A message (an error's, a task's, a page's sentence) in this language.
+    pub fn msg(self, m: &Msg) -> String {
+        match self {
+            Lang::Fr => m.french(),
+            Lang::En => m.english(),
+        }
+    }
+
+    /// A label and its value's separator: "Dernier résultat : " or "Last result: ".
+    pub fn colon(self) -> &'static str {
+        match self {
+            Lang::Fr => "\u{a0}: ",
+            Lang::En => ": ",
+        }
+    }
+
+    /// The languages, best first, a title's control data (`store::title_control`'s
+    /// indexes) is read in: French, else Canadian French; American, else British English.
+    pub fn control_langs(self) -> &'static [u8] {
+        match self {
+            Lang::Fr => &[3, 9],
+            Lang::En => &[0, 1],
+        }
+    }
+
+    /// A technical detail written in English (a scan's note, for the API), in this
+    /// language.
+    pub fn detail(self, english: &str) -> String {
+        match self {
+            Lang::Fr => crate::error::french_detail(english),
+            Lang::En => english.to_string(),
+        }
+    }
+
+    /// The other language, named in itself (as Immich and Jellyfin name theirs).
+    pub fn other(self) -> (Lang, &'static str) {
+        match self {
+            Lang::Fr => (Lang::En, "English"),
+            Lang::En => (Lang::Fr, "Français"),
+        }
+    }
+}
 
 macro_rules! messages {
     ($($id:ident => $fr:literal, $en:literal;)*) => {
@@ -94,6 +153,7 @@ messages! {
     CompressTitle => "Compresser les .nsp/.xci du titre", "Compress the title's .nsp/.xci";
     CompressSelected => "Compresser (.nsp/.xci → .nsz/.xcz)", "Compress (.nsp/.xci → .nsz/.xcz)";
     ConvertSelected => "Décompresser (.nsz/.xcz → .nsp/.xci)", "Decompress (.nsz/.xcz → .nsp/.xci)";
+    // Templates the page's script fills as boxes are ticked (`{n}`, `{files}`…).
     FileCountOne => "{n} fichier", "{n} file";
     FileCountMany => "{n} fichiers", "{n} files";
     SelectionSummary => "Sélection : {files}, {size}.", "Selected: {files}, {size}.";
@@ -113,8 +173,8 @@ messages! {
     CompressSettings => "Compression", "Compress";
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
+    // The script's template of `Msg::CompressEstimate` (a test checks they agree).
     CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
-    CompressSaved => "Dernière compression : {saved} gagnés ; la corbeille occupe {trash} (les originaux n'y libèrent rien avant d'être purgés).", "Last compress: {saved} saved; the trash holds {trash} (the originals there free nothing until purged).";
     CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
     Cancel => "Annuler la tâche", "Cancel the task";
@@ -149,7 +209,6 @@ messages! {
     Evidence => "Identification", "Identification";
     IdentifiedBy => "Identifié par", "Identified by";
     Note => "Remarque", "Note";
-    NameConflict => "Nommé {named}, contient {holds} : le contenu l'emporte.", "Named {named}, holds {holds}: the contents win.";
     FileContents => "Ce que contient le fichier", "What the file holds";
     FromTheFile => "Selon le fichier lui-même", "As the file itself says";
     FromTheFiles => "Selon ses fichiers eux-mêmes", "As its files themselves say";
@@ -349,15 +408,9 @@ messages! {
     DedupeNothing => "Aucune version remplacée ni doublon.", "No superseded version and no duplicate.";
     KeptCopy => "Copie gardée", "Copy kept";
     DedupeStart => "Mettre à la corbeille", "Move to the trash";
-    DedupeAsk => "Mettre {files} ({size}) à la corbeille ?", "Move {files} ({size}) to the trash?";
-    DedupeAskText => "Chacun pourra être restauré depuis la corbeille pendant {days} jours ; l'espace ({size}) est libéré quand la corbeille les efface.", "Each can be restored from the trash for {days} days; the space ({size}) is freed when the trash purges them.";
-    DedupeKeptNote => "{what} ; copie gardée : {key}", "{what}; copy kept: {key}";
-    OrganizeAsk => "Déplacer {files} ?", "Move {files}?";
     OrganizeAskText => "Ce rangement pourra être annulé depuis cette page, sous « Rangements passés ».", "This run can be undone from this page, under “Past runs”.";
     OrganizeNothing => "Rien à déplacer : chaque fichier est à sa place, ou la sienne est prise.", "Nothing to move: every file is in its place, or its place is taken.";
     OrganizeUndoButton => "Défaire ce rangement", "Undo this run";
-    OrganizeUndoAsk => "Remettre là où ils étaient les fichiers du rangement n° {run} ({files}) ?", "Put the files of run #{run} ({files}) back where they were?";
-    PlanMore => "… et {n} de plus", "… and {n} more";
     // Task labels, results, trash reasons (the service's words, translated for people).
     TaskScan => "Analyse", "Scan";
     TaskConvert => "Décompression", "Decompress";
@@ -377,9 +430,6 @@ messages! {
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
     CancelAction => "Annuler", "Cancel";
-    ConfirmRevokeKey => "Révoquer la clé d'API « {name} » ? Les scripts qui s'en servent seront refusés.", "Revoke the API key “{name}”? Scripts that use it will be refused.";
-    ConfirmRemovePlatform => "Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque.", "Remove the platform “{name}”? Its files stay on disk but leave the library.";
-    ConfirmRemoveConsole => "Retirer la console « {name} » ? Son mot de passe n'ouvrira plus la boutique.", "Remove the console “{name}”? Its password will no longer open the shop.";
     Damaged => "Endommagé", "Damaged";
     PushDamagedTitle => "Un fichier de ce titre est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. Ajouter quand même le titre à la liste d'envoi ?", "A file of this title is damaged: the console will likely refuse to install it, or the install will fail midway. Add the title to the push list anyway?";
     PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
@@ -397,14 +447,12 @@ messages! {
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
     // Administering from the browser (accounts, trash purges, restore under another
-    // name, the 404 page). `{name}`-style holes are filled by `fill`.
+    // name, the 404 page).
     You => "vous", "you";
     Role => "Rôle", "Role";
     MakeAdmin => "Rendre administrateur", "Make admin";
     MakeViewer => "Rendre lecteur", "Make viewer";
-    ConfirmMakeViewer => "Rendre « {name} » lecteur ? Ce compte ne pourra plus rien changer.", "Make “{name}” a viewer? The account will no longer change anything.";
     RemoveAccount => "Supprimer le compte", "Remove the account";
-    ConfirmRemoveAccount => "Supprimer le compte « {name} » ? Ses sessions seront fermées.", "Remove the account “{name}”? Its sessions will end.";
     ResetPassword => "Réinitialiser le mot de passe", "Reset the password";
     SetPassword => "Définir le mot de passe (ses sessions seront fermées)", "Set the password (its sessions will end)";
     AddAccount => "Ajouter un compte", "Add an account";
@@ -412,13 +460,7 @@ messages! {
     AccountsNote => "Votre propre compte se gère plus haut ; un autre administrateur peut le supprimer ou le rendre lecteur. Le dernier administrateur reste administrateur.",
         "Your own account is managed above; another admin can remove it or make it a viewer. The last admin stays an admin.";
     EmptyTrash => "Vider la corbeille", "Empty the trash";
-    ConfirmEmptyTrash => "Vider la corbeille : supprimer définitivement {what} ?", "Empty the trash: delete {what} for good?";
     PurgeConverted => "Supprimer les .nsz/.xcz décompressés", "Delete the decompressed .nsz/.xcz";
-    ConfirmPurgeConverted => "Supprimer définitivement les .nsz/.xcz décompressés : {what} ? Leurs versions décompressées restent dans la bibliothèque.",
-        "Delete the decompressed .nsz/.xcz for good: {what}? Their decompressed files stay in the library.";
-    ConfirmPurgeOne => "Supprimer définitivement « {name} » ({size}) ?", "Delete “{name}” ({size}) for good?";
-    FreedOne => "{n} fichier supprimé définitivement : {size} libérés.", "{n} file deleted for good: {size} freed.";
-    FreedMany => "{n} fichiers supprimés définitivement : {size} libérés.", "{n} files deleted for good: {size} freed.";
     RestoreAs => "Restaurer sous un autre nom", "Restore under another name";
     RestoreAsNote => "Un fichier occupe déjà sa place : restaurez-le sous un autre nom, dans le même dossier.",
         "A file already takes its place: restore it under another name, in the same folder.";
@@ -472,10 +514,19 @@ messages! {
         "No answer within 3 seconds: wrong address, console off or asleep, another network, or a firewall in the way.";
     ProbeNoRoute => "Cette machine ne peut pas joindre cette adresse : console éteinte, autre réseau ou VPN.",
         "This machine cannot reach that address: console off, another network, or a VPN.";
-    ConfirmClearPush => "Retirer de la liste d'envoi {games} ({size}) ? Les fichiers restent dans la bibliothèque.",
-        "Remove {games} ({size}) from the push list? The files stay in the library.";
-    ConfirmForgetDevice => "Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée.",
-        "Forget the console “{name}” ({host})? The push list is kept.";
+    // Counted nouns (`view::count`) and who started a task (`phrases::started_by`).
+    FileWord => "fichier", "file";
+    FilesWord => "fichiers", "files";
+    DamagedFileWord => "fichier endommagé", "damaged file";
+    DamagedFilesWord => "fichiers endommagés", "damaged files";
+    LeftAloneOne => "laissé tel quel (non identifié ou lien)", "left alone (unidentified or a link)";
+    LeftAloneMany => "laissés tels quels (non identifiés ou liens)", "left alone (unidentified or links)";
+    StartedFromCli => "lancée en ligne de commande", "started from the command line";
+    StartedAtStartup => "lancée au démarrage du service", "started when the service started";
+    StartedByWatch => "lancée par un changement dans la bibliothèque", "started by a change in the library";
+    StartedBySchedule => "lancée par la mise à jour programmée", "started by the scheduled refresh";
+    StartedByKeys => "lancée par de nouvelles clés de la console", "started by new console keys";
+    StartedHere => "lancée depuis cette machine", "started from this machine";
     // Error slugs, shown by the page's script.
     ErrBadRequest => "Requête invalide", "Bad request";
     ErrUnauthorized => "Connexion requise ou refusée", "Sign-in needed or refused";
@@ -521,36 +572,6 @@ messages! {
     LoginName => "le nom de l'identifiant", "the login's name";
     ShownOnAdd => "affiché une fois, à l'ajout de l'identifiant", "shown once, when the login is added";
     NewConsolePassword => "Nouveau mot de passe", "New password";
-    ConfirmNewConsolePassword => "Donner un nouveau mot de passe à {name} ? L'ancien cesse de fonctionner tout de suite ; le nouveau est affiché une seule fois.",
-        "Give {name} a new password? The old one stops working at once; the new one is shown once.";
-}
-
-/// A message with its `{hole}`s filled: `fill("{n} files", &[("n", "3")])`. One pass
-/// over the message: a value that looks like a hole (a file named `{size}`) stays as
-/// it is.
-pub fn fill(template: &str, holes: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        let found = after.find('}').and_then(|close| {
-            let value = holes.iter().find(|(h, _)| *h == &after[..close])?.1;
-            Some((value, close))
-        });
-        match found {
-            Some((value, close)) => {
-                out.push_str(value);
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -558,12 +579,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn holes_are_filled_once() {
-        let text = fill(
-            "{name} ({size}) {x}",
-            &[("name", "{size}"), ("size", "3 Go")],
+    fn a_detail_is_said_in_french() {
+        let n = Lang::Fr
+            .detail("the container could not be read: no PFS0 header where one is expected");
+        assert_eq!(
+            n,
+            "le conteneur est illisible\u{a0}: pas d'en-tête PFS0 là où il en faut un"
         );
-        assert_eq!(text, "{size} (3 Go) {x}");
     }
 
     #[test]

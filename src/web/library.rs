@@ -106,7 +106,7 @@ fn file_table(
                                     " "
                                 }
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
-                                @if let Some(why) = damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
+                                @if let Some(why) = damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
                             td.wide { (kind(v, g.kind)) }
                             td { (view::version(shown.as_deref(), g.version)) }
@@ -247,7 +247,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         .map_or_else(|| g.platform.clone(), |p| p.name);
     let body = html! {
         @if let Some(why) = &g.damage {
-            p.warn #damaged { strong { (v.t(M::Damaged)) } (super::phrases::colon(&v)) (super::phrases::say(&v, why)) }
+            p.warn #damaged { strong { (v.t(M::Damaged)) } (v.colon()) (v.say(why)) }
         }
         dl.facts {
             dt { (v.t(M::Type)) } dd #game-type { (kind(&v, g.item.kind)) }
@@ -381,7 +381,7 @@ fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup 
             @if let Some(base) = &g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
             }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (super::phrases::note(v, note)) } }
+            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (v.lang.detail(note)) } }
         }
     }
 }
@@ -403,7 +403,10 @@ fn held(
         // Inside a sentence: "holds update 0100… v196608".
         let word = kind(v, c.kind).to_lowercase();
         let holds = format!("{word} {} v{}", c.title_id, c.version);
-        super::i18n::fill(v.t(M::NameConflict), &[("named", named), ("holds", &holds)])
+        v.msg(&Msg::NameConflict {
+            named: named.into(),
+            holds,
+        })
     });
     html! {
         @if let Some(conflict) = conflict { p.warn #name-conflict { (conflict) } }
@@ -459,14 +462,14 @@ pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
                                 // The only platform cannot go (`delete_platform`): no button for it.
                                 @if v.admin && list.len() > 1 {
                                     div.actions {
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRemovePlatform), &[("name", &p.name)])) { (v.t(M::Delete)) }
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/platforms/" (query_value(&p.slug)) } data-confirm=(v.msg(&Msg::ConfirmRemovePlatform { name: p.name.clone() })) { (v.t(M::Delete)) }
                                     }
                                 }
                             }
                             td.wide { code { (p.slug) } }
                             td { @if p.folder.is_empty() { (v.t(M::WholeLibrary)) } @else { code { (p.folder) } } }
                             td.wide { (p.extensions.join(", ")) }
-                            td.num { (super::phrases::num(&v, n.total)) } td.num.wide { (size(&v, n.bytes)) }
+                            td.num { (super::view::number(&v, n.total)) } td.num.wide { (size(&v, n.bytes)) }
                         }
                     }
                 }

@@ -9,7 +9,7 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::{Lang, M};
+use super::i18n::M;
 use super::view::Viewer;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
@@ -39,12 +39,8 @@ fn is_compressed(key: &str) -> bool {
 /// reader's language. Compress is off without the console keys.
 pub fn bar(c: &Ctx, v: &Viewer) -> Markup {
     let no_keys = c.app.prod_keys.current().is_none();
-    let fr = v.lang == Lang::Fr;
-    let units = if fr {
-        "o,Ko,Mo,Go,To,Po"
-    } else {
-        "B,KB,MB,GB,TB,PB"
-    };
+    let grammar = v.lang.grammar();
+    let (units, comma) = (grammar.units().join(","), grammar.point() == ',');
     let estimate = super::compress::ESTIMATE;
     let action = |id: &str, which: &str, api: &str, then: &str, label: M, ask: M| {
         let danger = id == "trash-selected";
@@ -55,7 +51,7 @@ pub fn bar(c: &Ctx, v: &Viewer) -> Markup {
     };
     html! {
         div.selection #selection data-one=(v.t(M::FileCountOne)) data-many=(v.t(M::FileCountMany))
-            data-picked=(v.t(M::SelectionSummary)) data-units=(units) data-comma=(fr)
+            data-picked=(v.t(M::SelectionSummary)) data-units=(units) data-comma=(comma)
             data-estimate=(v.t(M::CompressEstimate)) data-low=(estimate.0) data-high=(estimate.1) {
             p.hint #selection-summary aria-live="polite" { (v.t(M::SelectionHint)) }
             div.actions {

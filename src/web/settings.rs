@@ -132,7 +132,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
         {
             // Always there, even empty: the script adds a key just created to it.
             div.scroll {
-                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) data-confirm-revoke=(v.t(M::ConfirmRevokeKey)) {
+                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) data-confirm-revoke=(v.msg(&Msg::ConfirmRevokeKey { name: "{name}".into() })) {
                     thead { tr {
                         th { (v.t(M::Name)) } th { (v.t(M::Prefix)) } th.wide { (v.t(M::Access)) }
                         th.wide { (v.t(M::Created)) } th { (v.t(M::LastUsed)) } th {}
@@ -148,7 +148,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
                                 td {
                                     @if k.revoked_at.is_some() { (v.t(M::Revoked)) }
                                     @else if v.admin {
-                                        button.danger type="button" data-method="DELETE" data-api={ "/api/keys/" (k.id) } data-confirm=(super::i18n::fill(v.t(M::ConfirmRevokeKey), &[("name", &k.name)])) { (v.t(M::Revoke)) }
+                                        button.danger type="button" data-method="DELETE" data-api={ "/api/keys/" (k.id) } data-confirm=(v.msg(&Msg::ConfirmRevokeKey { name: k.name.clone() })) { (v.t(M::Revoke)) }
                                     } @else { (v.t(M::Active)) }
                                 }
                             }

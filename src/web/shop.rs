@@ -49,7 +49,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 button type="submit" { (v.t(M::Save)) }
             }
         }
-        h3 { (v.t(M::RecentDownloads)) }
+        h3 #recent-downloads { (v.t(M::RecentDownloads)) }
         (downloads(c, v)?)
     })
 }
@@ -139,13 +139,12 @@ fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
 /// A login's buttons: a new password (the old one lost), or removing it.
 fn console_actions(v: &Viewer, name: &str) -> Markup {
     let api = format!("/api/consoles/{}", crate::text::encode_segment(name));
-    let named = [("name", name)];
     html! {
         div.actions {
             button.secondary type="button" data-api={ (api) "/password" } data-then="console-password"
-                data-confirm=(super::i18n::fill(v.t(M::ConfirmNewConsolePassword), &named)) { (v.t(M::NewConsolePassword)) }
+                data-confirm=(v.msg(&Msg::ConfirmNewConsolePassword { name: name.into() })) { (v.t(M::NewConsolePassword)) }
             button.danger type="button" data-method="DELETE" data-api=(api)
-                data-confirm=(super::i18n::fill(v.t(M::ConfirmRemoveConsole), &named)) { (v.t(M::Remove)) }
+                data-confirm=(v.msg(&Msg::ConfirmRemoveConsole { name: name.into() })) { (v.t(M::Remove)) }
         }
     }
 }
@@ -175,11 +174,8 @@ fn downloads(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 
 /// A duration in seconds, with the reader's decimal mark.
 fn seconds(v: &Viewer, ms: u64) -> String {
-    let text = format!("{:.1} s", ms as f64 / 1000.0);
-    match v.lang {
-        super::i18n::Lang::Fr => text.replace('.', ","),
-        super::i18n::Lang::En => text,
-    }
+    let point = v.lang.grammar().point().to_string();
+    format!("{:.1} s", ms as f64 / 1000.0).replace('.', &point)
 }
 
 /// Why a push cannot work from here, said before anyone tries: no console, or a

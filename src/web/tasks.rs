@@ -7,9 +7,9 @@
 use maud::{html, Markup};
 use serde::Serialize;
 
-use super::i18n::{Lang, M};
+use super::i18n::M;
 use super::phrases;
-use super::view::{self, date, page, size, Viewer};
+use super::view::{self, count, date, number, page, size, Viewer};
 use crate::error::{Error, Failure, Msg};
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply};
@@ -56,7 +56,7 @@ fn card(v: &Viewer, (label, value, href): (M, String, Option<String>), warn: boo
 /// missing, and the damaged files.
 fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result<Markup, Error> {
     let t = c.app.titles.counts(c.db)?;
-    let n = |x: u64| phrases::num(v, x);
+    let n = |x: u64| number(v, x);
     let show =
         |status: crate::words::TitleStatus| Some(format!("/library?show={}", status.as_str()));
     use crate::words::TitleStatus::{DlcMissing, UpdateAvailable};
@@ -73,7 +73,7 @@ fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result
 /// The files by type and size. The compressed files are a fact, not a to-do:
 /// installers take them as they are.
 fn file_cards(v: &Viewer, s: &crate::store::games::Counts) -> Markup {
-    let n = |x: u64| phrases::num(v, x);
+    let n = |x: u64| number(v, x);
     let of = |kind: crate::words::GameKind| Some(format!("/files?type={}", kind.as_str()));
     use crate::words::GameKind::{Base, Dlc, Unknown, Update};
     html! {
@@ -194,10 +194,7 @@ struct Live {
 
 fn live(v: &Viewer, job: &Snapshot) -> Live {
     let last = job.last.as_ref().map(|r| {
-        let said = r
-            .msg
-            .as_ref()
-            .map_or(r.message.clone(), |m| phrases::say(v, m));
+        let said = r.msg.as_ref().map_or(r.message.clone(), |m| v.say(m));
         format!(
             "{} · {} · {said}",
             view::task_word(v, r.task),
@@ -262,7 +259,7 @@ fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
                 p #job-count { (l.count) }
             }
             p #job-last hidden[l.last.is_empty()] {
-                (v.t(M::LastResult)) (phrases::colon(v)) span #job-result { (l.last) }
+                (v.t(M::LastResult)) (v.colon()) span #job-result { (l.last) }
             }
             // Screen readers hear the start, each quarter and the end (app.js).
             p.sr-only #job-live aria-live="polite" {}
@@ -356,13 +353,12 @@ fn convert_room(c: &Ctx) -> Result<Room, Error> {
 
 /// "7 fichiers à décompresser : 4,2 Go une fois décompressés ; 120 Go libres."
 fn room_note(v: &Viewer, files: u64, r: &Room) -> Markup {
-    let files = phrases::count(v, files, phrases::FILES);
-    let (needed, free) = (size(v, r.needed), size(v, r.free));
     let fits = r.needed <= r.free;
-    let text = match v.lang {
-        Lang::Fr => format!("{files} à décompresser : {needed} une fois décompressés (les originaux restent dans la corbeille) ; {free} libres sur le disque de la bibliothèque."),
-        Lang::En => format!("{files} to decompress: {needed} once decompressed (the originals stay in the trash); {free} free on the library's disk."),
-    };
+    let text = v.msg(&Msg::ConvertRoom {
+        files,
+        needed: r.needed,
+        free: r.free,
+    });
     html! {
         p.hint #convert-room data-fits=(fits) {
             (text)
@@ -392,13 +388,13 @@ fn failures_table(c: &Ctx, v: &Viewer, run: &JobRun, failures: &[Failure]) -> Ma
                         @for f in failures {
                             tr {
                                 td { (failed_item(c, f)) }
-                                td { (phrases::say(v, &f.msg)) }
+                                td { (v.say(&f.msg)) }
                             }
                         }
                     }
                 }
             }
-            @if more > 0 { p.hint { (phrases::count(v, more, phrases::FILES)) " " (v.t(M::NotListed)) } }
+            @if more > 0 { p.hint { (count(v, more, M::FileWord, M::FilesWord)) " " (v.t(M::NotListed)) } }
         }
     }
 }
@@ -444,8 +440,8 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
                             }
                             td { (date(&v, Some(r.started_at))) }
                             td.wide { (date(&v, r.finished_at)) }
-                            td.num { (phrases::num(&v, r.errors)) }
-                            td.wide { (r.msg.as_ref().map_or(r.message.clone(), |m| phrases::say(&v, m))) }
+                            td.num { (number(&v, r.errors)) }
+                            td.wide { (r.msg.as_ref().map_or(r.message.clone(), |m| v.say(m))) }
                         }
                     }
                 }
@@ -467,10 +463,7 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
         .flatten()
         .ok_or_else(|| Error::not_found(Msg::NoRoute))?;
     let failures = crate::store::job_failures::of_run(c.db, run.id)?;
-    let said = run
-        .msg
-        .as_ref()
-        .map_or(run.message.clone(), |m| phrases::say(&v, m));
+    let said = run.msg.as_ref().map_or(run.message.clone(), |m| v.say(m));
     let body = html! {
         p { (view::task_word(&v, run.task)) " · " (view::result_word(&v, run.result)) " · " (said) }
         @if failures.is_empty() { p.empty { (v.t(M::NoFailure)) } }

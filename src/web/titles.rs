@@ -102,7 +102,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
         @if let Some(empty) = empty {
             (empty)
         } @else if rows.is_empty() {
-            p.empty { (v.t(M::NoTitles)) }
+            p.empty #no-titles { (v.t(M::NoTitles)) }
             (did_you_mean(c, &v, &links, &query.words)?)
         } @else if grid.grid {
             (title_grid(c, &v, &rows)?)
@@ -428,7 +428,7 @@ impl maud::Render for StatusBadges<'_> {
         let StatusBadges(v, t) = self;
         out.push_str("<span class=\"badges\">");
         if t.damaged_files > 0 {
-            let n = super::phrases::count(v, t.damaged_files, super::phrases::DAMAGED_FILES);
+            let n = super::view::count(v, t.damaged_files, M::DamagedFileWord, M::DamagedFilesWord);
             badge(out, "badge bad", |out| text(out, &n));
         }
         for s in t.status() {
@@ -577,7 +577,7 @@ fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Erro
                                 a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
                                 @if k == GameKind::Dlc { br; code.id { (g.item.title_id.as_deref().unwrap_or("—")) } }
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
-                                @if let Some(why) = &g.damage { " " span.badge.damaged title=(super::phrases::say(v, why)) { (v.t(M::Damaged)) } }
+                                @if let Some(why) = &g.damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
                             td { (super::view::version(shown_of.get(g.item.key.as_str()).map(String::as_str), g.item.version)) }
                             td.num { (size(v, g.item.size)) }
@@ -597,7 +597,7 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
             ul #missing { @for m in &d.missing {
                 li { @match m.kind {
                     MissingKind::Update => {
-                        (v.t(M::MissingUpdate)) " " code { (m.id) } (super::phrases::colon(v)) (version(m.installed_version)) " → " (version(m.latest_version))
+                        (v.t(M::MissingUpdate)) " " code { (m.id) } (v.colon()) (version(m.installed_version)) " → " (version(m.latest_version))
                         @if let Some(date) = &m.latest_date { " (" (date) ")" }
                     }
                     MissingKind::Dlc => {
@@ -693,7 +693,7 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         h2 { (v.t(M::TitleData)) }
         dl.facts {
             dt { (v.t(M::LastImport)) } dd #title-data-age { (super::view::date(v, last.as_ref().map(|i| i.imported_at))) }
-            dt { (v.t(M::KnownTitles)) } dd { (super::phrases::num(v, title_catalog::count(c.db)?)) }
+            dt { (v.t(M::KnownTitles)) } dd { (super::view::number(v, title_catalog::count(c.db)?)) }
         }
         @if v.admin {
             div.actions {

@@ -7,8 +7,8 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::{fill, M};
-use super::view::{self, date, page, size, Viewer};
+use super::i18n::M;
+use super::view::{self, count, date, page, size, Viewer};
 use crate::api::v1::types::TrashEntry;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
@@ -28,7 +28,7 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
         @if rows.is_empty() {
             p.empty #trash-empty { (v.t(M::TrashEmpty)) }
         } @else {
-            p { (super::phrases::count(&v, rows.len() as u64, super::phrases::FILES)) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
+            p #trash-count data-files=(rows.len()) { (count(&v, rows.len() as u64, M::FileWord, M::FilesWord)) " · " (size(&v, rows.iter().map(|r| r.size).sum())) }
             // Above the list, which may be long.
             @if v.admin { (purges(&v, &rows)) }
             div.scroll {
@@ -74,7 +74,7 @@ fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
         div.actions {
             button type="button" data-api=(restore) hidden[occupied] { (v.t(M::Restore)) }
             button.danger type="button" data-method="DELETE" data-api={ "/api/trash/" (r.id) }
-                data-confirm=(fill(v.t(M::ConfirmPurgeOne), &[("name", &r.key), ("size", &size(v, r.size))])) { (v.t(M::Purge)) }
+                data-confirm=(v.msg(&Msg::ConfirmPurgeOne { name: r.key.clone(), bytes: r.size })) { (v.t(M::Purge)) }
         }
         @if let Some(free) = free {
             form.stack.restore-as data-api=(restore) hidden[!occupied] {
@@ -88,7 +88,7 @@ fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
 
 /// "3 files, 12.4 GB" in the reader's language.
 fn files_and_size(v: &Viewer, n: usize, bytes: u64) -> String {
-    let files = super::phrases::count(v, n as u64, super::phrases::FILES);
+    let files = count(v, n as u64, M::FileWord, M::FilesWord);
     format!("{files}, {}", size(v, bytes))
 }
 
@@ -107,13 +107,13 @@ fn purges(v: &Viewer, rows: &[TrashRow]) -> Markup {
     html! {
         div.actions #purges {
             @if conv.0 > 0 {
-                button.danger type="button" #purge-converted data-api="/api/trash/purge-converted" data-then="freed"
-                    data-confirm=(fill(v.t(M::ConfirmPurgeConverted), &[("what", &what(conv))])) {
+                button.danger type="button" #purge-converted data-files=(conv.0) data-bytes=(conv.1) data-api="/api/trash/purge-converted" data-then="freed"
+                    data-confirm=(v.msg(&Msg::ConfirmPurgeConverted { files: conv.0 as u64, bytes: conv.1 })) {
                     (v.t(M::PurgeConverted)) " (" (what(conv)) ")"
                 }
             }
-            button.danger type="button" #empty-trash data-api="/api/trash/empty" data-then="freed"
-                data-confirm=(fill(v.t(M::ConfirmEmptyTrash), &[("what", &what(all))])) {
+            button.danger type="button" #empty-trash data-files=(all.0) data-bytes=(all.1) data-api="/api/trash/empty" data-then="freed"
+                data-confirm=(v.msg(&Msg::ConfirmEmptyTrash { files: all.0 as u64, bytes: all.1 })) {
                 (v.t(M::EmptyTrash)) " (" (what(all)) ")"
             }
             button.secondary type="button" data-api="/api/trash/purge" { (v.t(M::PurgeExpired)) }
@@ -127,12 +127,8 @@ fn freed(c: &Ctx, v: &Viewer) -> Markup {
     let (Some(n), Some(bytes)) = (number("purged"), number("bytes")) else {
         return html! {};
     };
-    let one = n == 1 || (n == 0 && v.lang == super::i18n::Lang::Fr);
-    let text = fill(
-        v.t(if one { M::FreedOne } else { M::FreedMany }),
-        &[("n", &super::phrases::num(v, n)), ("size", &size(v, bytes))],
-    );
-    html! { p.freed.ok #freed role="status" { (text) } }
+    let text = v.msg(&Msg::Freed { files: n, bytes });
+    html! { p.freed.ok #freed data-files=(n) data-bytes=(bytes) role="status" { (text) } }
 }
 
 fn id(c: &Ctx) -> Result<i64, Error> {

@@ -13,23 +13,19 @@
 use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
-use super::i18n::{fill, M};
-use super::phrases::{count, num, FILES};
+use super::i18n::M;
 use super::tasks::{start_button_asking, Ask};
-use super::view::{self, page, size, Viewer};
-use crate::error::Error;
+use super::view::{self, count, number as num, page, size, Viewer};
+use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::{dedupe, organize};
 use crate::store::organize_runs;
 use crate::words::Task;
 
 /// The files organize does not move, counted.
-const LEFT_ALONE: (&str, &str, &str, &str) = (
-    "laissé tel quel (non identifié ou lien)",
-    "laissés tels quels (non identifiés ou liens)",
-    "left alone (unidentified or a link)",
-    "left alone (unidentified or links)",
-);
+fn left_alone(v: &Viewer, n: usize) -> String {
+    count(v, n as u64, M::LeftAloneOne, M::LeftAloneMany)
+}
 
 /// Rows a preview shows; the rest is counted.
 const SHOWN: usize = 500;
@@ -58,7 +54,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             @if drops.is_empty() {
                 p.empty #dedupe-empty { (v.t(M::DedupeNothing)) }
             } @else {
-                p #dedupe-count { (count(v, drops.len() as u64, FILES)) " · " (size(v, bytes)) }
+                p #dedupe-count { (count(v, drops.len() as u64, M::FileWord, M::FilesWord)) " · " (size(v, bytes)) }
                 @if v.admin {
                     div.actions {
                         (start_button_asking(c, v, ("start-dedupe", "/api/dedupe", "/tasks"), v.t(M::DedupeStart), Ask::Preview("/api/dedupe/preview")))
@@ -97,7 +93,7 @@ fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             p { (v.t(M::OrganizeTemplate)) " " code { (cfg.organize_template.as_str()) } }
             p #organize-count {
                 (num(v, plan.moves.len() as u64)) " " (v.t(M::OrganizeToMove)) " · " (num(v, plan.taken.len() as u64)) " " (v.t(M::OrganizeTaken))
-                " · " (num(v, plan.in_place as u64)) " " (v.t(M::OrganizeInPlace)) " · " (count(v, plan.left as u64, LEFT_ALONE))
+                " · " (num(v, plan.in_place as u64)) " " (v.t(M::OrganizeInPlace)) " · " (left_alone(v, plan.left))
             }
             @if v.admin && !plan.moves.is_empty() {
                 div.actions {
@@ -151,11 +147,8 @@ fn runs_list(c: &Ctx, v: &Viewer, runs: &[organize_runs::OrganizeRun]) -> Markup
 fn undo_button(c: &Ctx, v: &Viewer, r: &organize_runs::OrganizeRun) -> Markup {
     let id = format!("undo-organize-{}", r.id);
     let api = format!("/api/organize/runs/{}/undo", r.id);
-    let files = count(v, r.moved.saturating_sub(r.undone), FILES);
-    let ask = fill(
-        v.t(M::OrganizeUndoAsk),
-        &[("run", &r.id.to_string()), ("files", &files)],
-    );
+    let files = r.moved.saturating_sub(r.undone);
+    let ask = v.msg(&Msg::OrganizeUndoAsk { run: r.id, files });
     let ids = (id.as_str(), api.as_str(), "/tasks");
     start_button_asking(c, v, ids, v.t(M::OrganizeUndoButton), Ask::Confirm(&ask))
 }
@@ -193,10 +186,10 @@ struct Keys {
 /// The rows shown, the rest said as a count.
 fn shown(v: &Viewer, mut rows: Vec<Row>) -> Vec<Row> {
     if rows.len() > SHOWN {
-        let more = num(v, (rows.len() - SHOWN) as u64);
+        let more = (rows.len() - SHOWN) as u64;
         rows.truncate(SHOWN);
         rows.push(Row {
-            text: fill(v.t(M::PlanMore), &[("n", &more)]),
+            text: v.msg(&Msg::PlanMore { more }),
             note: String::new(),
             flag: false,
         });
@@ -227,8 +220,7 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
     let bytes: u64 = drops.iter().map(|d| d.size).sum();
-    let (files, space) = (count(&v, drops.len() as u64, FILES), size(&v, bytes));
-    let days = c.app.config.trash_retention_days.to_string();
+    let (files, days) = (drops.len() as u64, c.app.config.trash_retention_days);
     let rows = drops.iter().map(|d| {
         let reason = view::reason_word(&v, d.reason);
         let what = format!(
@@ -239,15 +231,18 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
         );
         Row {
             text: d.key.clone(),
-            note: fill(v.t(M::DedupeKeptNote), &[("what", &what), ("key", &d.kept)]),
+            note: v.msg(&Msg::DedupeKeptNote {
+                what,
+                key: d.kept.clone(),
+            }),
             flag: false,
         }
     });
     let preview = Preview {
-        question: fill(v.t(M::DedupeAsk), &[("files", &files), ("size", &space)]),
+        question: v.msg(&Msg::DedupeAsk { files, bytes }),
         sentence: match drops.is_empty() {
             true => v.t(M::DedupeNothing).to_string(),
-            false => fill(v.t(M::DedupeAskText), &[("days", &days), ("size", &space)]),
+            false => v.msg(&Msg::DedupeAskText { days, bytes }),
         },
         rows: shown(&v, rows.collect()),
         action: v.t(M::DedupeStart),
@@ -310,9 +305,9 @@ pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
         .iter()
         .map(|m| row(m, false))
         .chain(plan.taken.iter().map(|m| row(m, true)));
-    let files = count(&v, plan.moves.len() as u64, FILES);
+    let files = plan.moves.len() as u64;
     let preview = Preview {
-        question: fill(v.t(M::OrganizeAsk), &[("files", &files)]),
+        question: v.msg(&Msg::OrganizeAsk { files }),
         sentence: match plan.moves.is_empty() {
             true => v.t(M::OrganizeNothing).to_string(),
             false => format!("{} {}", organize_counts(&v, &plan), v.t(M::OrganizeAskText)),
@@ -342,7 +337,7 @@ fn organize_counts(v: &Viewer, plan: &organize::Plan) -> String {
         v.t(M::OrganizeTaken),
         num(v, plan.in_place as u64),
         v.t(M::OrganizeInPlace),
-        count(v, plan.left as u64, LEFT_ALONE)
+        left_alone(v, plan.left)
     )
 }
 

@@ -4,7 +4,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::i18n::{Lang, M};
-use crate::error::Error;
+use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply, Req};
 use crate::words::{GameKind, IdSource, Task, TaskResult, TrashReason};
@@ -59,6 +59,26 @@ impl Viewer {
     pub fn t(&self, m: M) -> &'static str {
         m.get(self.lang)
     }
+
+    /// A message in the reader's language, as it is (inside a sentence).
+    pub fn msg(&self, m: &Msg) -> String {
+        self.lang.msg(m)
+    }
+
+    /// A message (an error's, a task's) in the reader's language, as a sentence.
+    pub fn say(&self, m: &Msg) -> String {
+        let text = self.msg(m);
+        let mut chars = text.chars();
+        match chars.next() {
+            Some(first) => first.to_uppercase().chain(chars).collect(),
+            None => text,
+        }
+    }
+
+    /// A label and its value's separator: "Dernier résultat : ", "Last result: ".
+    pub fn colon(&self) -> &'static str {
+        self.lang.colon()
+    }
 }
 
 /// The menu: path, message. Platforms and API keys are Settings' pages (linked from
@@ -85,11 +105,7 @@ fn menu_entry(active: &str) -> &str {
 /// per language.
 fn messages_of(v: &Viewer) -> &'static str {
     static MADE: [std::sync::OnceLock<String>; 2] = [const { std::sync::OnceLock::new() }; 2];
-    let slot = match v.lang {
-        Lang::Fr => &MADE[0],
-        Lang::En => &MADE[1],
-    };
-    slot.get_or_init(|| script_messages(v))
+    MADE[v.lang as usize].get_or_init(|| script_messages(v))
 }
 
 /// The error texts the page's script shows, by slug, and the words of the live task
@@ -200,10 +216,8 @@ fn header(v: &Viewer, active: &str) -> Markup {
 /// The switch to the other language, named in that language (as Immich and Jellyfin
 /// name their languages); it changes the account's language.
 fn other_language(v: &Viewer) -> Markup {
-    let (code, name) = match v.lang {
-        Lang::Fr => ("en", "English"),
-        Lang::En => ("fr", "Français"),
-    };
+    let (other, name) = v.lang.other();
+    let code = other.code();
     html! {
         button.link.lang type="button" lang=(code) data-api="/api/me/lang"
             data-body={ "{\"lang\":\"" (code) "\"}" } { (name) }
@@ -312,10 +326,8 @@ impl maud::Render for Size<'_> {
 
 fn write_size(v: &Viewer, bytes: u64, out: &mut String) {
     use std::fmt::Write;
-    let (units, comma) = match v.lang {
-        Lang::Fr => (["o", "Ko", "Mo", "Go", "To", "Po"], true),
-        Lang::En => (["B", "KB", "MB", "GB", "TB", "PB"], false),
-    };
+    let grammar = v.lang.grammar();
+    let (units, point) = (grammar.units(), grammar.point());
     let mut value = bytes as f64;
     let mut unit = 0;
     while value >= 1000.0 && unit < units.len() - 1 {
@@ -327,8 +339,8 @@ fn write_size(v: &Viewer, bytes: u64, out: &mut String) {
         0 => write!(out, "{bytes} {}", units[0]),
         _ => write!(out, "{value:.1} {}", units[unit]),
     };
-    if let Some(dot) = out[start..].find('.').filter(|_| comma) {
-        out.replace_range(start + dot..start + dot + 1, ",");
+    if let Some(dot) = out[start..].find('.').filter(|_| point != '.') {
+        out.replace_range(start + dot..start + dot + 1, point.encode_utf8(&mut [0; 4]));
     }
 }
 
@@ -336,14 +348,14 @@ fn write_size(v: &Viewer, bytes: u64, out: &mut String) {
 /// narrow no-break space U+202F, so a number never breaks across lines), `12,705` in
 /// English.
 pub fn number(v: &Viewer, n: u64) -> String {
-    super::phrases::num(v, n)
+    v.lang.grammar().number(n)
 }
 
 /// `n` and the word that goes with it, `one` or `many`: French takes the singular
-/// for 0 and 1 (« 0 titre », « 1 titre »), English for 1 only ("0 titles").
+/// for 0 and 1 (« 0 titre », « 1 titre »), English for 1 only ("0 titles"). The one
+/// plural rule is `error::counts`'s.
 pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
-    let (fr, en) = (Lang::Fr, Lang::En);
-    super::phrases::count(v, n, (one.get(fr), many.get(fr), one.get(en), many.get(en)))
+    v.lang.grammar().count(n, one.get(v.lang), many.get(v.lang))
 }
 
 /// A Unix time in the host's zone, with its offset: `YYYY-MM-DD HH:MM +01:00`.
@@ -433,11 +445,8 @@ pub fn display_version(
 /// one (French, else Canadian French, for a French reader), else their first.
 pub fn own_name(v: &Viewer, control: &crate::store::title_control::ControlRow) -> String {
     let names: Vec<(u8, String, String)> = serde_json::from_str(&control.names).unwrap_or_default();
-    let preferred: &[u8] = match v.lang {
-        Lang::Fr => &[3, 9],
-        Lang::En => &[0, 1],
-    };
-    preferred
+    v.lang
+        .control_langs()
         .iter()
         .find_map(|lang| names.iter().find(|n| n.0 == *lang))
         .map_or_else(|| control.name.clone(), |n| n.1.clone())

@@ -356,7 +356,8 @@ fn no_key_ever_reaches_the_log() {
     get_with(&s, &format!("/api/v1/nope?apikey={key}&x=1"), &[]);
     get_with(&s, "/api/v1/job", &[("X-Api-Key", UNKNOWN_BUT_WELL_FORMED)]);
     s.send("POST", "/api/v1/scan", &[("X-Api-Key", &key)], None);
-    std::thread::sleep(Duration::from_millis(200));
+    let logged = || folders.log().contains("access POST /api/v1/scan");
+    crate::harness::wait_until("the scan's access line", Duration::from_secs(5), logged);
     drop(s);
     let log = folders.log();
     assert!(log.contains("access GET /api/v1/job 200"), "{log}");

@@ -6,7 +6,7 @@
 //! and 1280 px, in French and English, land in `target/screenshots/admin-*.png`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use headless_chrome::Tab;
 
@@ -22,18 +22,7 @@ const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 /// Click a button carrying `data-confirm`, then confirm.
 fn click_and_confirm(tab: &Tab, selector: &str) {
     click(tab, selector);
-    // The confirm <dialog> opens; its confirm button goes on (after the half second
-    // in which a click is taken for the end of a double-click).
-    let until = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < until {
-        if js(tab, "!!document.querySelector('dialog[open]')") == true {
-            std::thread::sleep(Duration::from_millis(600));
-            click(tab, "dialog[open] button.confirm");
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("{selector}: nothing asked to confirm");
+    crate::browser::confirm(tab);
 }
 
 fn set_lang(tab: &Tab, lang: &str) {
@@ -173,7 +162,8 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
     assert_eq!(name, "Styx [0100535012974000][v0] (2).nsp");
     click(&tab, &format!("{form} button[type=submit]"));
     let restored = lib.join("Indies/Styx [0100535012974000][v0] (2).nsp");
-    wait_until(|| restored.is_file());
+    let back = || restored.is_file();
+    crate::harness::wait_until("the file restored", Duration::from_secs(30), back);
     // The page drawn again without the entry.
     wait_for(
         &tab,
@@ -239,12 +229,4 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
     wait_for(&tab, "location.pathname === '/library'");
     open(&tab, &format!("{base}/libary"));
     both_widths(&tab, "admin-404-fr", "h1");
-}
-
-fn wait_until(done: impl Fn() -> bool) {
-    let until = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < until, "never happened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }

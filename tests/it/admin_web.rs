@@ -6,9 +6,10 @@
 
 use serde_json::{json, Value};
 
-use crate::harness::{Folders, Resp, TestServer};
+use crate::harness::{said_en, said_fr, tag, Folders, Resp, TestServer};
 use crate::library::demo;
 use crate::web::{add_user, send_json, sign_in};
+use ludotheque::error::Msg;
 
 fn with(cookie: &str) -> Vec<(&str, &str)> {
     vec![("Cookie", cookie)]
@@ -35,21 +36,6 @@ fn refused(r: &Resp, status: u16, message: &str) {
     assert_eq!(r.json()["message"], message, "{r:?}");
 }
 
-/// A size as the French pages write it (decimal comma, o/Ko/Mo/Go), to check the
-/// page's sentences against the API's byte counts.
-fn fr_size(bytes: u64) -> String {
-    let units = ["o", "Ko", "Mo", "Go", "To"];
-    let (mut value, mut unit) = (bytes as f64, 0);
-    while value >= 1000.0 && unit < units.len() - 1 {
-        value /= 1000.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{bytes} o"),
-        _ => format!("{value:.1} {}", units[unit]).replace('.', ","),
-    }
-}
-
 #[test]
 fn admins_list_add_and_reset_accounts_from_settings_and_viewers_do_not_see_them() {
     let folders = Folders::new();
@@ -66,16 +52,17 @@ fn admins_list_add_and_reset_accounts_from_settings_and_viewers_do_not_see_them(
     assert!(fr.contains(r#"<td class="wide">Français</td>"#));
     assert!(!fr.contains("ludotheque user add NOM [--admin]"));
     assert!(fr.contains(r#"data-api="/api/users""#));
-    assert!(fr.contains(
-        r#"data-confirm="Supprimer le compte « viewer » ? Ses sessions seront fermées.""#
-    ));
+    let remove = || Msg::ConfirmRemoveAccount {
+        name: "viewer".into(),
+    };
+    assert!(fr.contains(&format!(r#"data-confirm="{}""#, said_fr(remove()))));
     // Its own row has no buttons: nobody removes the account they sit in.
     assert!(!fr.contains(r#"data-api="/api/users/admin""#));
     set_lang(&s, &admin, "en");
     let en = page(&s, "/settings", &admin);
     assert!(en.contains("<td>admin</td>") && en.contains("<td>viewer</td>"));
     assert!(en.contains(r#"<td class="wide">English</td>"#));
-    assert!(en.contains(r#"data-confirm="Remove the account “viewer”? Its sessions will end.""#));
+    assert!(en.contains(&format!(r#"data-confirm="{}""#, said_en(remove()))));
 
     // A viewer sees no account, and may change none.
     let seen = page(&s, "/settings", &viewer);
@@ -277,22 +264,15 @@ fn the_trash_is_emptied_or_rid_of_converted_originals_saying_what_is_freed() {
     assert_eq!((conv_n, all_n), (5, 6));
 
     let html = s.get("/trash").body;
-    let conv = format!("{conv_n} fichiers, {}", fr_size(conv_bytes));
-    let all = format!("{all_n} fichiers, {}", fr_size(all_bytes));
-    assert!(
-        html.contains(&format!("Supprimer les .nsz/.xcz décompressés ({conv})")),
-        "{html}"
-    );
-    assert!(
-        html.contains(&format!("Vider la corbeille ({all})")),
-        "{html}"
-    );
-    assert!(html.contains(&format!(
-        "data-confirm=\"Supprimer définitivement les .nsz/.xcz décompressés : {conv} ? Leurs versions décompressées restent dans la bibliothèque.\""
-    )));
-    assert!(html.contains(&format!(
-        "data-confirm=\"Vider la corbeille : supprimer définitivement {all} ?\""
-    )));
+    // Each button says what it frees, in its label and its question.
+    let conv = format!(r#"data-files="{conv_n}" data-bytes="{conv_bytes}""#);
+    let all = format!(r#"data-files="{all_n}" data-bytes="{all_bytes}""#);
+    assert!(tag(&html, "purge-converted").contains(&conv), "{html}");
+    assert!(tag(&html, "empty-trash").contains(&all), "{html}");
+    let (files, bytes) = (conv_n as u64, conv_bytes);
+    assert!(html.contains(&said_fr(Msg::ConfirmPurgeConverted { files, bytes })));
+    let (files, bytes) = (all_n as u64, all_bytes);
+    assert!(html.contains(&said_fr(Msg::ConfirmEmptyTrash { files, bytes })));
 
     // Only the converted originals go; their converted files and the rest stay.
     let r = s.post("/api/trash/purge-converted");
@@ -308,12 +288,11 @@ fn the_trash_is_emptied_or_rid_of_converted_originals_saying_what_is_freed() {
     let said = s
         .get(&format!("/trash?purged={conv_n}&bytes={conv_bytes}"))
         .body;
-    assert!(said.contains(&format!(
-        "5 fichiers supprimés définitivement : {} libérés.",
-        fr_size(conv_bytes)
-    )));
+    let freed = format!(r#"data-files="5" data-bytes="{conv_bytes}""#);
+    assert!(tag(&said, "freed").contains(&freed), "{said}");
     let html = s.get("/trash").body;
-    assert!(!html.contains("purge-converted") && html.contains("Vider la corbeille (1 fichier, "));
+    assert!(!html.contains("purge-converted"));
+    assert!(tag(&html, "empty-trash").contains(r#"data-files="1""#));
 
     // Emptying takes the rest; then neither button is shown.
     let (_, rest) = entries(&s, |_| true);
@@ -321,7 +300,7 @@ fn the_trash_is_emptied_or_rid_of_converted_originals_saying_what_is_freed() {
     assert_eq!(r.json(), json!({"purged": 1, "bytes": rest}));
     assert!(crate::harness::files_under(&lib.join(".ludotheque-trash")).is_empty());
     let html = s.get("/trash").body;
-    assert!(html.contains("La corbeille est vide.") && !html.contains("/api/trash/empty"));
+    assert!(html.contains(r#"id="trash-empty""#) && !html.contains("/api/trash/empty"));
     assert_eq!(
         s.post("/api/trash/empty").json(),
         json!({"purged": 0, "bytes": 0})

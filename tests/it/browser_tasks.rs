@@ -96,9 +96,7 @@ fn destroying_asks_by_name_and_trashing_can_be_undone() {
         1
     );
     click(&tab, purge);
-    wait_for(&tab, "!!document.querySelector('dialog[open]')");
-    std::thread::sleep(Duration::from_millis(600));
-    click(&tab, "dialog[open] button.confirm");
+    crate::browser::confirm(&tab);
     wait_for(&tab, "!!document.getElementById('trash-empty')");
     assert!(crate::harness::files_under(&folders.library.join(".ludotheque-trash")).is_empty());
 
@@ -176,7 +174,12 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
     );
     let line = js(&tab, "document.getElementById('job-label').textContent");
     assert!(
-        line.as_str().unwrap().contains("lancée par admin"),
+        line.as_str().unwrap().contains(
+            &ludotheque::error::Msg::StartedByUser {
+                name: "admin".into()
+            }
+            .french()
+        ),
         "{line}"
     );
     wait_for(

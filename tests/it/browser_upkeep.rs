@@ -24,23 +24,20 @@ fn set_lang(tab: &headless_chrome::Tab, lang: &str) {
 }
 
 /// Click `button`, wait for its dialog, take its picture, and answer: Cancel, or
-/// the confirm button once the dialog has been open long enough to count.
+/// the confirm button (`browser::confirm`: once the dialog has been open long enough
+/// to count).
 fn dialog(tab: &headless_chrome::Tab, button: &str, name: &str, yes: bool) {
     click(tab, button);
     wait_for(tab, "!!document.querySelector('dialog[open]')");
-    std::thread::sleep(Duration::from_millis(600));
     if name.ends_with("360-fr") || name.ends_with("360-en") {
         fits_the_screen(tab, name);
     }
     shot(tab, name);
-    click(
-        tab,
-        if yes {
-            "dialog[open] button.confirm"
-        } else {
-            "dialog[open] button.cancel"
-        },
-    );
+    if yes {
+        crate::browser::confirm(tab);
+    } else {
+        click(tab, "dialog[open] button.cancel");
+    }
     wait_for(tab, "!document.querySelector('dialog[open]')");
 }
 

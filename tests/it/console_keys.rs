@@ -335,9 +335,9 @@ fn a_running_service_sees_a_new_and_a_changed_file_without_a_restart() {
         (json!(false), json!(false))
     );
     let page = s.get("/settings").body;
-    assert!(page.contains("Clés de console (prod.keys)"), "{page}");
+    assert!(page.contains(r#"id="console-keys""#), "{page}");
     assert!(page.contains(r#"data-in-use="false""#), "{page}");
-    assert!(page.contains("identification par le contenu"), "{page}");
+    assert!(page.contains(r#"id="console-keys-would-add""#), "{page}");
 
     // Imported from the command line while the service runs.
     let first = MadeUp::new().key("header_key", 32);
@@ -362,10 +362,9 @@ fn a_running_service_sees_a_new_and_a_changed_file_without_a_restart() {
         "{broken}"
     );
     let page = s.get("/settings").body;
-    assert!(
-        page.contains("Les clés lues auparavant restent en usage."),
-        "{page}"
-    );
+    // Said, and the keys read before still in use.
+    assert!(page.contains(r#"id="console-keys-problem""#), "{page}");
+    assert!(page.contains(r#"data-in-use="true""#), "{page}");
 
     // Changed for another good file: read again.
     let second = MadeUp::new().key("master_key_01", 16).sources();
@@ -416,7 +415,7 @@ fn the_upload_is_for_admins_checked_atomic_and_never_echoed() {
     let page = s
         .send("GET", "/settings", &[("Cookie", &viewer)], None)
         .body;
-    assert!(page.contains("Clés de console (prod.keys)") && !page.contains("console-keys-form"));
+    assert!(page.contains(r#"id="console-keys""#) && !page.contains("console-keys-form"));
     let r = upload(&s, &[("Cookie", &viewer)], &keys.text);
     assert_eq!(r.status, 403, "{r:?}");
     keys.assert_absent(&r.body, "a refusal");

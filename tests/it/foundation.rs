@@ -313,7 +313,8 @@ fn a_second_server_on_the_same_data_folder_is_refused() {
 fn the_access_log_never_contains_the_query_string() {
     let s = TestServer::start(&[]);
     s.get("/api/v1/health?apikey=ldq_secretsecretsecret&x=1");
-    std::thread::sleep(Duration::from_millis(100));
+    let logged = || s.folders.log().contains("access GET /api/v1/health");
+    crate::harness::wait_until("the access line", Duration::from_secs(5), logged);
     let log = s.folders.log();
     assert!(log.contains("access GET /api/v1/health 200"), "{log}");
     assert!(!log.contains("secretsecret"), "{log}");

@@ -459,3 +459,41 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A message as a page writes it, in French: the `Msg` the page says, escaped as maud
+/// escapes text and attributes. A test checks which message a page says and with
+/// which values, so a rewording of the sentence does not break it.
+pub fn said_fr(m: ludotheque::error::Msg) -> String {
+    escape(&m.french())
+}
+
+/// The same in English.
+pub fn said_en(m: ludotheque::error::Msg) -> String {
+    escape(&m.english())
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Waits until `done` holds, polling, for at most `limit`; panics saying `what` was
+/// not seen. The one way a test waits for something to happen.
+pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < until, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The opening tag of the element with this id.
+pub fn tag<'a>(body: &'a str, id: &str) -> &'a str {
+    let at = body
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in {body}"));
+    let start = body[..at].rfind('<').unwrap();
+    &body[start..at + body[at..].find('>').unwrap()]
+}

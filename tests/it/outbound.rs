@@ -8,6 +8,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::harness::wait_until;
 use crate::harness::{Folders, TestServer};
 use crate::titles::{source, unscanned_demo};
 
@@ -64,14 +65,6 @@ fn respond(mut stream: TcpStream, seen: &Mutex<Vec<String>>, answer: &dyn Fn(&st
 
 fn redirect(to: String) -> Answer {
     Answer::Full("302 Found", format!("Location: {to}\r\n"), Vec::new())
-}
-
-fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
-    let until = Instant::now() + limit;
-    while !done() {
-        assert!(Instant::now() < until, "{what}: not within {limit:?}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The job status once no task runs, within `limit`.

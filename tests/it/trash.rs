@@ -119,8 +119,12 @@ fn expired_entries_are_purged_at_start_and_on_demand() {
     drop(s);
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    assert_eq!(s.get("/api/v1/trash").json()["total"], 0, "purged at start");
+    let purged = || s.get("/api/v1/trash").json()["total"] == 0;
+    crate::harness::wait_until(
+        "the purge at start",
+        std::time::Duration::from_secs(5),
+        purged,
+    );
     assert!(!dir.exists());
     // On demand, through the internal route; entries within retention stay.
     delete(

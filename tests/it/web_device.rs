@@ -290,9 +290,12 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
             "</div>"
         )
     );
-    assert!(en.contains(
-        "data-confirm=\"Forget the console “Salon” (192.0.2.7:2000)? The push list is kept.\""
-    ));
+    let forget = ludotheque::error::Msg::ConfirmForgetDevice {
+        name: "Salon".into(),
+        host: "192.0.2.7:2000".into(),
+    };
+    let forget = format!("data-confirm=\"{}\"", crate::harness::said_en(forget));
+    assert!(en.contains(&forget), "{en}");
     assert!(en.contains("Test the connection") && fr.contains("Tester la connexion"));
 
     // A console on this machine is reachable through loopback: the push is on.

@@ -256,7 +256,6 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
     wait_for(&tab, "!!document.querySelector('dialog[open]')");
     let asked = js(&tab, "document.querySelector('dialog[open]').textContent");
     assert!(asked.as_str().unwrap().contains("132"), "the size: {asked}");
-    std::thread::sleep(std::time::Duration::from_millis(600));
-    click(&tab, "dialog[open] button.confirm");
+    crate::browser::confirm(&tab);
     wait_for(&tab, "!!document.getElementById('push-empty')");
 }
