@@ -303,7 +303,6 @@ const CIRCLES_LEFT: &[(&str, &str, &str)] = &[
     ("cli", "handoff", "task"),
     ("library", "name_index", "search"),
     ("library", "name_index", "suggest"),
-    ("web", "phrases", "view"),
     ("web", "tasks", "titles"),
 ];
 
@@ -354,7 +353,7 @@ fn sibling_imports(
 #[test]
 fn no_import_circle_inside_a_folder() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut circles = Vec::new();
+    let (mut circles, mut seen) = (Vec::new(), Vec::new());
     for folder in std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -395,8 +394,11 @@ fn no_import_circle_inside_a_folder() {
         }
         for (a, b) in &edges {
             let allowed = CIRCLES_LEFT.contains(&(name.as_str(), a.as_str(), b.as_str()));
-            if a < b && edges.contains(&(b.clone(), a.clone())) && !allowed {
-                circles.push(format!("{name}: {a} <-> {b}"));
+            if a < b && edges.contains(&(b.clone(), a.clone())) {
+                match allowed {
+                    true => seen.push((name.clone(), a.clone(), b.clone())),
+                    false => circles.push(format!("{name}: {a} <-> {b}")),
+                }
             }
         }
     }
@@ -404,6 +406,18 @@ fn no_import_circle_inside_a_folder() {
         circles.is_empty(),
         "import circles (move the shared piece down):\n{}",
         circles.join("\n")
+    );
+    let gone: Vec<_> = CIRCLES_LEFT
+        .iter()
+        .filter(|(f, a, b)| {
+            !seen
+                .iter()
+                .any(|s| (s.0.as_str(), s.1.as_str(), s.2.as_str()) == (*f, *a, *b))
+        })
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "circles undone, take them out of CIRCLES_LEFT: {gone:?}"
     );
 }
 
