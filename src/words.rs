@@ -432,6 +432,75 @@ impl<'de> serde::Deserialize<'de> for StartedBy {
     }
 }
 
+/// A title ID: 64 bits, written as 16 upper-case hex digits (in JSON, SQL and
+/// pages), read back from 16 hex digits in any case. A `u64`, so it is `Copy` and a
+/// list of them allocates nothing per ID.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TitleId(pub u64);
+
+impl TitleId {
+    /// Exactly 16 hex digits, any case.
+    pub fn parse(text: &str) -> Option<TitleId> {
+        if text.len() == 16 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            u64::from_str_radix(text, 16).ok().map(TitleId)
+        } else {
+            None
+        }
+    }
+
+    /// The 16 upper-case hex digits, without allocating.
+    pub fn digits(self) -> [u8; 16] {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let mut text = [0u8; 16];
+        for (i, digit) in text.iter_mut().enumerate() {
+            *digit = HEX[((self.0 >> (60 - 4 * i)) & 0xF) as usize];
+        }
+        text
+    }
+}
+
+impl std::fmt::Display for TitleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let digits = self.digits();
+        // Only ASCII hex digits are ever written.
+        f.pad(std::str::from_utf8(&digits).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+impl std::fmt::Debug for TitleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl serde::Serialize for TitleId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TitleId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        TitleId::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a title ID: {text:?}")))
+    }
+}
+
+impl ToSql for TitleId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.to_string()))
+    }
+}
+
+impl FromSql for TitleId {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let text = value.as_str()?;
+        TitleId::parse(text)
+            .ok_or_else(|| FromSqlError::Other(format!("not a title ID: {text:?}").into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,6 +529,10 @@ mod tests {
             assert_eq!(StartedBy::parse(&by.as_string()), Some(by));
         }
         assert_eq!(StartedBy::parse("clii"), None);
+        let id = TitleId::parse("0100abcdef012000").unwrap();
+        assert_eq!(id.to_string(), "0100ABCDEF012000");
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"0100ABCDEF012000\"");
+        assert_eq!(TitleId::parse("0100ABCDEF01200"), None);
         assert_eq!(GameKind::parse_loose("dlc"), Some(GameKind::Dlc));
         assert_eq!(GameKind::parse("dlc"), None);
     }

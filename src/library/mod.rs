@@ -25,7 +25,7 @@ use crate::store::contents::ContentRow;
 use crate::store::games::GameRow;
 use crate::store::title_control::{self, ControlRow};
 use crate::store::{games, settings, titles};
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 use probe::Probe;
 use switchfs::{Content, MetaType};
 use walk::Found;
@@ -75,13 +75,13 @@ fn content_row(c: &Content) -> ContentRow {
         _ => c.application_id.filter(|&id| id != 0).or(class.base),
     };
     ContentRow {
-        title_id: identify::format_title_id(c.title_id),
+        title_id: TitleId(c.title_id),
         kind,
         subtype: class
             .subtype
             .filter(|_| kind == GameKind::Dlc)
             .map(str::to_string),
-        base_title_id: base.map(identify::format_title_id),
+        base_title_id: base.map(TitleId),
         version: c.version,
     }
 }
@@ -107,7 +107,7 @@ pub fn game_row(
     let name = display_name(db, title_id.as_deref(), &probe.file_name_name)?;
     let name_conflict = primary.as_ref().and_then(|p| conflict(probe.named, p));
     let (kind, subtype, base_title_id) = match primary {
-        Some(p) => (p.kind, p.subtype, p.base_title_id),
+        Some(p) => (p.kind, p.subtype, p.base_title_id.map(|b| b.to_string())),
         None => (
             class.map_or(GameKind::Unknown, |c| c.kind),
             class.and_then(|c| c.subtype).map(str::to_string),
@@ -141,9 +141,7 @@ pub fn game_row(
 /// The file name's tags as written (`[0100…][v0]`) when they name another title or
 /// version than the file holds; a name without tags disagrees with nothing.
 fn conflict(named: (Option<u64>, Option<u32>), held: &ContentRow) -> Option<String> {
-    let id_differs = named
-        .0
-        .is_some_and(|id| identify::format_title_id(id) != held.title_id);
+    let id_differs = named.0.is_some_and(|id| TitleId(id) != held.title_id);
     let version_differs = named.1.is_some_and(|v| v != held.version);
     (id_differs || version_differs).then(|| {
         let id = named
@@ -186,7 +184,7 @@ pub fn control_rows(key: &str, probe: &Probe) -> Vec<ControlRow> {
         .filter_map(|c| {
             let (_, name, publisher) = c.names.first()?.clone();
             Some(ControlRow {
-                title_id: identify::format_title_id(c.title_id),
+                title_id: TitleId(c.title_id),
                 name,
                 publisher,
                 display_version: c.display_version.clone(),

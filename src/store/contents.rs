@@ -5,15 +5,15 @@
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 
 /// One content of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContentRow {
-    pub title_id: String,
+    pub title_id: TitleId,
     pub kind: GameKind,
     pub subtype: Option<String>,
-    pub base_title_id: Option<String>,
+    pub base_title_id: Option<TitleId>,
     pub version: u32,
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
-use crate::words::{GameKind, IdSource, KeysState};
+use crate::words::{GameKind, IdSource, KeysState, TitleId};
 
 /// A game as the scan writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -602,6 +602,7 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(18)?)))?;
+    let base = TitleId::parse(base_title_id);
     let mut out = Vec::new();
     for row in rows {
         let (game, superseded): (GameDetail, bool) = row?;
@@ -612,13 +613,13 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
         }
         for c in held
             .iter()
-            .filter(|c| c.base_title_id.as_deref() == Some(base_title_id))
+            .filter(|c| c.base_title_id.is_some() && c.base_title_id == base)
         {
             let mut one = game.clone();
             one.item.kind = c.kind;
-            one.item.title_id = Some(c.title_id.clone());
+            one.item.title_id = Some(c.title_id.to_string());
             one.item.version = Some(c.version);
-            one.item.base_title_id = c.base_title_id.clone();
+            one.item.base_title_id = c.base_title_id.map(|b| b.to_string());
             one.subtype = c.subtype.clone();
             out.push((one, superseded));
         }

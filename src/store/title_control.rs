@@ -6,11 +6,12 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
+use crate::words::TitleId;
 
 /// What a Control NCA says of a title.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ControlRow {
-    pub title_id: String,
+    pub title_id: TitleId,
     /// The first language's name and publisher (American English when there is one).
     pub name: String,
     pub publisher: String,

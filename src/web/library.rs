@@ -397,7 +397,7 @@ fn held(
     // The content that speaks for the file: the one its row names.
     let first = contents
         .iter()
-        .find(|c| Some(&c.title_id) == g.item.title_id.as_ref())
+        .find(|c| g.item.title_id.as_deref() == Some(&*c.title_id.to_string()))
         .or(contents.first());
     let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
         // Inside a sentence: "holds update 0100… v196608".

@@ -83,7 +83,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
         (false, _) => held
             .into_iter()
             .map(|c| ContentItem {
-                title_id: c.title_id,
+                title_id: c.title_id.to_string(),
                 kind: c.kind,
                 version: Some(c.version),
             })
