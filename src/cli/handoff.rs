@@ -1,7 +1,7 @@
 //! The command's side of `service::handoff`: while a server holds the data folder,
 //! `scan`, `convert`, `verify`, `compress`, `dedupe` and `organize` send their task
 //! to it over the data folder's socket, print its progress as they print their own,
-//! and end as the run ended (`task::report`, the same lines and exit code).
+//! and end as the run ended (`report::report`, the same lines and exit code).
 //!
 //! Ctrl-C (or SIGTERM) asks the service to cancel the task, as it cancels a task run
 //! in the foreground; a second Ctrl-C leaves at once. A connection that drops
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::task;
+use super::report;
 use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::{Start, Task, TaskResult, Unit};
 use crate::service::handoff::{send, Ended, Got, Lines, Reply, Request, CANCEL, SOCKET};
@@ -88,7 +88,10 @@ fn answer(task: Task, reply: Reply, state: &mut State) -> Option<Result<(), Erro
         } => {
             if std::io::stderr().is_terminal() {
                 let unit = Unit::parse(&unit).unwrap_or(Unit::Files);
-                eprint!("\r{}\x1b[K", task::progress_of(unit, done, total, &detail));
+                eprint!(
+                    "\r{}\x1b[K",
+                    report::progress_of(unit, done, total, &detail)
+                );
                 state.drawn = true;
             }
             None
@@ -96,7 +99,7 @@ fn answer(task: Task, reply: Reply, state: &mut State) -> Option<Result<(), Erro
         Reply::Finished(ended) => {
             end_line(state);
             let (run, failures) = finished(task, ended);
-            Some(task::report(task, &run, &failures))
+            Some(report::report(task, &run, &failures))
         }
     }
 }
@@ -123,7 +126,7 @@ fn lost(state: &mut State) -> Error {
     }
 }
 
-/// The run as `task::report` reads it.
+/// The run as `report::report` reads it.
 fn finished(task: Task, ended: Ended) -> (JobRun, Vec<Failure>) {
     let run = JobRun {
         id: 0,

@@ -36,6 +36,7 @@ pub mod help_fr;
 mod library;
 pub mod out;
 mod progress;
+mod report;
 mod task;
 mod titles;
 mod upkeep;

@@ -7,12 +7,10 @@ use std::time::Duration;
 
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
-use crate::error::counts::{number, size};
-use crate::error::{Error, Failure, Kind, Msg};
+use crate::error::{Error, Kind};
 use crate::jobs::compress::Flags;
-use crate::jobs::{Snapshot, Start, Task, TaskResult, Unit};
+use crate::jobs::{Snapshot, Start, Task};
 use crate::service::Service;
-use crate::store::job_runs::JobRun;
 use crate::words::StartedBy;
 
 /// Run one task on the data folder, with a progress bar on a terminal; while a
@@ -71,74 +69,11 @@ pub(super) fn run_with(config: &Config, task: Task, start: Start) -> Result<(), 
     jobs.flush_events(Duration::from_secs(20));
     service.close();
     match &snap.last {
-        Some(run) => report(task, run, &snap.last_failures),
+        Some(run) => super::report::report(task, run, &snap.last_failures),
         None => Err(Error::internal("the task left no result")),
     }
 }
 
-/// The last lines: what the task did, the files that failed, or the error that says
-/// why it stopped. Only `ok` exits 0.
-pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(), Error> {
-    let label = run.task;
-    let said = run
-        .msg
-        .as_ref()
-        .map(Msg::french)
-        .unwrap_or_else(|| run.message.clone());
-    match run.result {
-        TaskResult::Ok => {
-            say!("Tâche {label} réussie : {said}.");
-            // The files it left as they are, with why (compress's skips).
-            for f in failures {
-                let what = f.key.as_deref().unwrap_or("—");
-                say!("  {what} : {}", f.msg.french());
-            }
-            Ok(())
-        }
-        TaskResult::Partial => {
-            say!("Tâche {label} terminée avec des erreurs : {said}.");
-            for f in failures {
-                let what = f.key.as_deref().unwrap_or("—");
-                say!("  {what} : {}", f.msg.french());
-            }
-            Err(Error::invalid(Msg::TaskPartial {
-                task: label,
-                failed: run.errors,
-            }))
-        }
-        TaskResult::Cancelled | TaskResult::Interrupted => Err(Error::new(
-            Kind::Cancelled,
-            Msg::TaskInterrupted {
-                task: label,
-                done: run.done,
-                total: run.total,
-                unit: task.unit(),
-            },
-        )),
-        TaskResult::Failed | TaskResult::Running => Err(Error::invalid(Msg::TaskFailed {
-            task: label,
-            message: said,
-        })),
-    }
-}
-
 fn progress_line(s: &Snapshot) -> String {
-    progress_of(s.unit, s.done, s.total, &s.detail)
-}
-
-/// The progress bar's line: `done` of `total` in `unit`, and the item at hand.
-pub(super) fn progress_of(unit: Unit, done: u64, total: u64, detail: &str) -> String {
-    const WIDTH: u64 = 30;
-    let filled = (done * WIDTH).checked_div(total).unwrap_or(0).min(WIDTH) as usize;
-    let detail: String = crate::text::printable(detail).chars().take(50).collect();
-    // A convert counts bytes: in Mo and Go, as the web page says them.
-    let (done, total) = match unit {
-        Unit::Bytes => (size(done), size(total)),
-        _ => (number(done), number(total)),
-    };
-    format!(
-        "[{}{}] {done}/{total} {detail}",
-        "#".repeat(filled),
-        ".".repeat(WIDTH as usize - filled),
-    )
+    super::report::progress_of(s.unit, s.done, s.total, &s.detail)
 }

@@ -300,7 +300,6 @@ fn no_query_binds_a_bare_limit() {
 /// Import circles between the files of one folder still to undo, each (folder, a, b):
 /// take an entry out once its circle is gone.
 const CIRCLES_LEFT: &[(&str, &str, &str)] = &[
-    ("cli", "handoff", "task"),
     ("library", "name_index", "search"),
     ("library", "name_index", "suggest"),
     ("web", "tasks", "titles"),
