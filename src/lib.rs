@@ -17,7 +17,7 @@
 //! - `outbound`: every request to another host (deadlines, cancel, redirects, addresses).
 //! - `store`: SQLite, one file per table.
 //! - beside them all: `config`, `error`, `text` (with `naming`, organize's template),
-//!   `time`, `memory`.
+//!   `time`, `memory`, `kept` (what is computed from the library, kept until it changes).
 
 pub mod accounts;
 pub mod api;
@@ -30,6 +30,7 @@ pub mod device;
 pub mod error;
 pub mod http;
 pub mod jobs;
+pub mod kept;
 pub mod keys;
 pub mod library;
 pub mod memory;

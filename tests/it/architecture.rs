@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 /// The layers, from the bottom. A module may import its own layer's lower entries
 /// and any lower layer, never a higher one.
 const LAYERS: &[&str] = &[
-    "numbers", "error", "time", "memory", "words", "text", "naming", "args", "store", "config",
-    "outbound", "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash",
-    "convert", "notify", "jobs", "watch", "http", "api", "web", "routes", "service", "cli",
+    "numbers", "error", "time", "memory", "kept", "words", "text", "naming", "args", "store",
+    "config", "outbound", "library", "titles", "accounts", "keys", "consoles", "shop", "device",
+    "trash", "convert", "notify", "jobs", "watch", "http", "api", "web", "routes", "service",
+    "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.
