@@ -19,7 +19,7 @@ use std::time::Instant;
 use rusqlite::Connection;
 
 use super::identify::{format_title_id, parse_title_id};
-use super::search::SearchQuery;
+use super::search::{page_range, SearchQuery};
 use crate::error::Error;
 use crate::kept::Kept;
 use crate::store::games;
@@ -224,7 +224,7 @@ impl NameIndex {
     /// One page of the library (of one type, or all), in library order: how many
     /// games the list holds, and the positions of the page.
     pub fn page(&self, kind: Option<GameKind>, limit: u64, offset: u64) -> (u64, Vec<u32>) {
-        let slice = |n: usize| super::search::page_range(n, limit, offset);
+        let slice = |n: usize| page_range(n, limit, offset);
         match kind {
             None => {
                 let range = slice(self.len());
@@ -256,6 +256,16 @@ impl NameIndex {
             + self.by_id.capacity() * 4
             + self.grams.capacity() * (std::mem::size_of::<(Trigram, (u32, u32))>() + 1)
             + self.postings.capacity() * 4
+    }
+
+    /// One page of the games matching `q`, in library order, with how many match:
+    /// the positions of the page (see [`NameIndex::listed`]).
+    pub fn search(&self, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
+        let hits = self.matches(q);
+        (
+            hits.len() as u64,
+            hits[page_range(hits.len(), limit, offset)].to_vec(),
+        )
     }
 
     /// The positions (library order) of the games `q` matches: by every word, or by
@@ -468,6 +478,19 @@ impl Names {
     pub fn get(&self, db: &Connection) -> Result<Arc<NameIndex>, Error> {
         self.0
             .get_or_build((), || library_generation::current(db), |_| build(db))
+    }
+
+    /// For the titles' search: the base IDs of the titles one of whose files' names
+    /// holds every word; `None` without words.
+    pub fn titles_named(
+        &self,
+        db: &Connection,
+        words: &[String],
+    ) -> Result<Option<Vec<String>>, Error> {
+        if words.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(self.get(db)?.bases_named(words)))
     }
 
     /// The index at `generation`, which the caller just read, or at the current one.
