@@ -7,16 +7,17 @@
 //! which fails on an import that goes up, and on this quote when it differs):
 //!
 //! ```text
-//! numbers words error time memory text naming args store config outbound library titles
-//! accounts keys consoles shop device trash convert notify jobs watch http api web routes
-//! service cli
+//! numbers words error time memory kept text naming args store config outbound
+//! library titles accounts keys consoles shop device trash convert notify jobs watch
+//! http api web routes service cli
 //! ```
 //!
 //! From the top: the commands (`cli`, in French), opening the data folder and its
 //! threads (`service`), the one route table (`routes`), the handlers by feature (`web`,
 //! then `api`), the server and what handlers speak (`http`), the domain (from `watch`
 //! down to `outbound`, every request to another host), the configuration (`config`),
-//! SQLite, one file per table (`store`), and the values every layer passes around.
+//! SQLite, one file per table (`store`), the values every layer passes around, and
+//! what is computed from the library, kept until it changes (`kept`).
 //! `ARCHITECTURE.md` says what each module is for, and tells the life of a request and
 //! of a task.
 
@@ -31,6 +32,7 @@ pub mod device;
 pub mod error;
 pub mod http;
 pub mod jobs;
+pub mod kept;
 pub mod keys;
 pub mod library;
 pub mod memory;

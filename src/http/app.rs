@@ -42,7 +42,7 @@ pub struct App {
     pub bodies: super::body::Bodies,
     /// The decompressed size of the files to convert, at one library generation: it
     /// reads a header of each, too slow for every render of the tasks panel.
-    pub convert_needed: Mutex<Option<(i64, u64)>>,
+    pub convert_needed: crate::kept::Kept<(), u64>,
 }
 
 impl App {
@@ -73,7 +73,7 @@ impl App {
             names: Default::default(),
             titles: Default::default(),
             bodies: Default::default(),
-            convert_needed: Mutex::default(),
+            convert_needed: crate::kept::Kept::new(usize::MAX, |_| 8),
         }
     }
 }

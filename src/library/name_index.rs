@@ -19,8 +19,9 @@ use std::time::Instant;
 use rusqlite::Connection;
 
 use super::identify::{format_title_id, parse_title_id};
-use super::search::SearchQuery;
+use super::search::{page_range, SearchQuery};
 use crate::error::Error;
+use crate::kept::Kept;
 use crate::store::games;
 use crate::store::library_generation;
 use crate::words::GameKind;
@@ -82,7 +83,6 @@ impl Listed<'_> {
 
 /// The index at one generation of the library.
 pub struct NameIndex {
-    generation: i64,
     /// Every game in library order.
     entries: Vec<Entry>,
     /// Keys, names and folded names, one after the other.
@@ -104,7 +104,6 @@ impl NameIndex {
     /// Read every game from the database, in library order.
     pub fn build(db: &Connection) -> Result<NameIndex, Error> {
         let mut index = NameIndex {
-            generation: 0,
             entries: Vec::new(),
             text: String::new(),
             platforms: Vec::new(),
@@ -115,7 +114,7 @@ impl NameIndex {
             vocabulary: OnceLock::new(),
         };
         let mut platform_of = HashMap::new();
-        let generation = games::for_each_indexed(db, |g| {
+        games::for_each_indexed(db, |g| {
             let next = platform_of.len() as u16;
             let platform = *platform_of.entry(g.platform).or_insert(next);
             let at = index.entries.len() as u32;
@@ -148,7 +147,6 @@ impl NameIndex {
             }
             index.entries.push(entry);
         })?;
-        index.generation = generation;
         let mut platforms: Vec<(String, u16)> = platform_of.into_iter().collect();
         platforms.sort_by_key(|(_, i)| *i);
         index.platforms = platforms.into_iter().map(|(p, _)| p).collect();
@@ -226,7 +224,7 @@ impl NameIndex {
     /// One page of the library (of one type, or all), in library order: how many
     /// games the list holds, and the positions of the page.
     pub fn page(&self, kind: Option<GameKind>, limit: u64, offset: u64) -> (u64, Vec<u32>) {
-        let slice = |n: usize| super::search::page_range(n, limit, offset);
+        let slice = |n: usize| page_range(n, limit, offset);
         match kind {
             None => {
                 let range = slice(self.len());
@@ -258,6 +256,16 @@ impl NameIndex {
             + self.by_id.capacity() * 4
             + self.grams.capacity() * (std::mem::size_of::<(Trigram, (u32, u32))>() + 1)
             + self.postings.capacity() * 4
+    }
+
+    /// One page of the games matching `q`, in library order, with how many match:
+    /// the positions of the page (see [`NameIndex::listed`]).
+    pub fn search(&self, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
+        let hits = self.matches(q);
+        (
+            hits.len() as u64,
+            hits[page_range(hits.len(), limit, offset)].to_vec(),
+        )
     }
 
     /// The positions (library order) of the games `q` matches: by every word, or by
@@ -457,29 +465,53 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 }
 
 /// The index at the library's current generation, built again when it moves (see
-/// `library_generation::Kept`).
-#[derive(Default)]
-pub struct Names(library_generation::Kept<NameIndex>);
+/// `kept`), by one request while the others wait for it.
+pub struct Names(Kept<(), NameIndex>);
+
+impl Default for Names {
+    fn default() -> Self {
+        Names(Kept::new(usize::MAX, NameIndex::heap_bytes))
+    }
+}
 
 impl Names {
     pub fn get(&self, db: &Connection) -> Result<Arc<NameIndex>, Error> {
-        self.at(db, library_generation::current(db)?)
+        self.0
+            .get_or_build((), || library_generation::current(db), |_| build(db))
     }
 
-    /// The index at `generation` or newer (the caller just read it).
-    pub fn at(&self, db: &Connection, generation: i64) -> Result<Arc<NameIndex>, Error> {
-        self.0.get(generation, || {
-            let started = Instant::now();
-            let index = NameIndex::build(db)?;
-            log::info!(
-                "search index: {} games, {:.1} MiB, built in {} ms",
-                index.len(),
-                index.heap_bytes() as f64 / (1 << 20) as f64,
-                started.elapsed().as_millis()
-            );
-            Ok((index.generation, index))
-        })
+    /// For the titles' search: the base IDs of the titles one of whose files' names
+    /// holds every word; `None` without words.
+    pub fn titles_named(
+        &self,
+        db: &Connection,
+        words: &[String],
+    ) -> Result<Option<Vec<String>>, Error> {
+        if words.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(self.get(db)?.bases_named(words)))
     }
+
+    /// The index at `generation`, which the caller just read, or at the current one.
+    pub fn at(&self, db: &Connection, generation: i64) -> Result<Arc<NameIndex>, Error> {
+        match self.0.get(&generation, &()) {
+            Some(index) => Ok(index),
+            None => self.get(db),
+        }
+    }
+}
+
+fn build(db: &Connection) -> Result<NameIndex, Error> {
+    let started = Instant::now();
+    let index = NameIndex::build(db)?;
+    log::info!(
+        "search index: {} games, {:.1} MiB, built in {} ms",
+        index.len(),
+        index.heap_bytes() as f64 / (1 << 20) as f64,
+        started.elapsed().as_millis()
+    );
+    Ok(index)
 }
 
 #[cfg(test)]

@@ -1,11 +1,8 @@
 //! What a search text means. The API, the web interface and the CLI all search the
 //! same way: the text is folded like the names (`identify::fold`) and split in words,
-//! or read as a title-ID prefix.
-
-use rusqlite::Connection;
+//! or read as a title-ID prefix. The search index (`name_index`) answers it.
 
 use super::identify;
-use super::name_index::{NameIndex, Names};
 use crate::error::{Error, Msg};
 use crate::words::GameKind;
 
@@ -21,16 +18,6 @@ pub struct SearchQuery {
     pub platform: Option<String>,
     /// Only the files known to be damaged (the dashboard's card links there).
     pub damaged: bool,
-}
-
-/// One page of the games matching `q`, in library order, with how many match: the
-/// positions of the page in `index` (see `NameIndex::listed`).
-pub fn search(index: &NameIndex, q: &SearchQuery, limit: u64, offset: u64) -> (u64, Vec<u32>) {
-    let hits = index.matches(q);
-    (
-        hits.len() as u64,
-        hits[page_range(hits.len(), limit, offset)].to_vec(),
-    )
 }
 
 /// Where a page lies in a list of `len` held in memory: past the end it is empty,
@@ -59,19 +46,6 @@ pub fn trim_blank(q: &str) -> Result<&str, Error> {
         }));
     }
     Ok(q.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}'))
-}
-
-/// For the titles' search: the base IDs of the titles one of whose files' names
-/// holds every word; `None` without words.
-pub fn titles_named(
-    db: &Connection,
-    names: &Names,
-    words: &[String],
-) -> Result<Option<Vec<String>>, Error> {
-    if words.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(names.get(db)?.bases_named(words)))
 }
 
 /// What a search text means: folded words that must all occur in a name, or a

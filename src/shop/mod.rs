@@ -15,11 +15,12 @@ pub mod render;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use rusqlite::Connection;
 
 use crate::error::Error;
+use crate::kept::Kept;
 use crate::store::games::{self, ShopFile};
 use crate::store::titles::{self, Facts};
 use crate::store::{library_generation, title_catalog};
@@ -130,7 +131,6 @@ impl Form {
 
 /// The library as the shop offers it, at one stamp.
 pub struct Snapshot {
-    stamp: Stamp,
     pub items: Vec<Item>,
     by_entry: HashMap<(Folder, String), usize>,
     by_key: HashMap<String, usize>,
@@ -145,7 +145,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn build(db: &Connection, data: &Path, stamp: Stamp) -> Result<Snapshot, Error> {
+    fn build(db: &Connection, data: &Path, stamp: &Stamp) -> Result<Snapshot, Error> {
         let icons = cached_icons(data);
         let items = name_items(games::shop_files(db)?, &icons);
         let by_entry = items
@@ -165,7 +165,6 @@ impl Snapshot {
         Ok(Snapshot {
             facts: titles::of_library(db)?,
             versions: title_catalog::of_library(db)?,
-            stamp,
             items,
             by_entry,
             by_key,
@@ -202,32 +201,25 @@ impl Snapshot {
     }
 }
 
-/// The shop's answers, kept until their stamp moves. Only one request builds a new
-/// snapshot; the others asking at the same time wait for it rather than build it too.
-#[derive(Default)]
-pub struct Shop {
-    current: Mutex<Option<Arc<Snapshot>>>,
-    building: Mutex<()>,
+/// The shop's answers, kept until their stamp moves (`kept`). Only one request builds
+/// a new snapshot; the others asking at the same time wait for it rather than build
+/// it too.
+pub struct Shop(Kept<(), Snapshot, Stamp>);
+
+impl Default for Shop {
+    fn default() -> Self {
+        // One snapshot at a time: its forms are rendered into it as they are asked.
+        Shop(Kept::new(usize::MAX, |_| 0))
+    }
 }
 
 impl Shop {
     pub fn snapshot(&self, db: &Connection, data: &Path) -> Result<Arc<Snapshot>, Error> {
-        let stamp = library_generation::shop_stamp(db)?;
-        if let Some(s) = self.kept(&stamp) {
-            return Ok(s);
-        }
-        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = self.kept(&stamp) {
-            return Ok(s);
-        }
-        let snapshot = Arc::new(Snapshot::build(db, data, stamp)?);
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&snapshot));
-        Ok(snapshot)
-    }
-
-    fn kept(&self, stamp: &Stamp) -> Option<Arc<Snapshot>> {
-        let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        current.as_ref().filter(|s| &s.stamp == stamp).cloned()
+        self.0.get_or_build(
+            (),
+            || library_generation::shop_stamp(db),
+            |stamp| Snapshot::build(db, data, stamp),
+        )
     }
 }
 

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::Connection;
 
 use crate::error::Error;
+use crate::kept::Kept;
 use crate::library::search::page_range;
 use crate::store::library_generation;
 use crate::store::title_state::{self, Filter, Sort, TitleState};
@@ -160,9 +161,14 @@ impl TitleRows {
 }
 
 /// The lists at the library's current generation, read again when it moves (see
-/// `library_generation::Kept`).
-#[derive(Default)]
-pub struct TitleLists(library_generation::Kept<Lists>);
+/// `kept`), by one request while the others wait for it.
+pub struct TitleLists(Kept<(), Lists>);
+
+impl Default for TitleLists {
+    fn default() -> Self {
+        TitleLists(Kept::new(usize::MAX, |_| 0))
+    }
+}
 
 impl TitleLists {
     /// One page of titles and how many the list holds: from memory for the lists,
@@ -198,23 +204,22 @@ impl TitleLists {
     }
 
     fn get(&self, db: &Connection) -> Result<Arc<Lists>, Error> {
-        self.0.get(library_generation::current(db)?, || {
-            let (generation, rows) = title_state::all(db)?;
-            let mut by_id: Vec<u32> = (0..rows.len() as u32).collect();
-            by_id
-                .sort_unstable_by(|a, b| rows[*a as usize].base_id.cmp(&rows[*b as usize].base_id));
-            let numbered = Mutex::default();
-            Ok((
-                generation,
-                Lists {
-                    counts: TitleCounts::of(&rows),
-                    rows,
-                    by_id,
-                    numbered,
-                },
-            ))
-        })
+        self.0
+            .get_or_build((), || library_generation::current(db), |_| read(db))
     }
+}
+
+/// Every title's state, and the list by base ID.
+fn read(db: &Connection) -> Result<Lists, Error> {
+    let (_, rows) = title_state::all(db)?;
+    let mut by_id: Vec<u32> = (0..rows.len() as u32).collect();
+    by_id.sort_unstable_by(|a, b| rows[*a as usize].base_id.cmp(&rows[*b as usize].base_id));
+    Ok(Lists {
+        counts: TitleCounts::of(&rows),
+        rows,
+        by_id,
+        numbered: Mutex::default(),
+    })
 }
 
 #[cfg(test)]

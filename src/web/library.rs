@@ -154,7 +154,7 @@ fn files_of(
         query.kind = only.kind;
         query.platform = only.platform.map(str::to_string);
         query.damaged = only.damaged;
-        library::search::search(&index, &query, limit, offset)
+        index.search(&query, limit, offset)
     };
     let keyed = !crate::store::title_control::is_empty(c.db)?;
     let mut rows = Vec::with_capacity(at.len());

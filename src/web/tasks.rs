@@ -327,26 +327,14 @@ struct Room {
 fn convert_room(c: &Ctx) -> Result<Room, Error> {
     let root = &c.app.config.library;
     let generation = crate::store::library_generation::current(c.db)?;
-    let kept = *c
-        .app
-        .convert_needed
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let needed = match kept {
-        Some((at, needed)) if at == generation => needed,
-        _ => {
-            let needed = crate::store::games::compressed(c.db)?
-                .iter()
-                .filter_map(|k| crate::library::LibraryKey::parse(k))
-                .map(|k| crate::convert::planned_size(root, &k))
-                .sum();
-            *c.app
-                .convert_needed
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some((generation, needed));
-            needed
-        }
-    };
+    let needed = c.app.convert_needed.get_or(generation, (), || {
+        Ok(crate::store::games::compressed(c.db)?
+            .iter()
+            .filter_map(|k| crate::library::LibraryKey::parse(k))
+            .map(|k| crate::convert::planned_size(root, &k))
+            .sum())
+    })?;
+    let needed = *needed;
     let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);
     Ok(Room { needed, free })
 }

@@ -14,7 +14,7 @@ use super::view::{count, key_path, kind, page, query_value, redirect, size, Size
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::search::{search_query, titles_named, trim_blank};
+use crate::library::search::{search_query, trim_blank};
 use crate::store::title_ignore::{self, EVERY_TITLE};
 use crate::store::title_state::{Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
@@ -82,7 +82,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort, reverse) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
-    filter.named = titles_named(c.db, &c.app.names, &query.words)?;
+    filter.named = c.app.names.titles_named(c.db, &query.words)?;
     filter.id_prefix = query.id_prefix;
     let paging = Paging::from_req(c.req);
     let (shown, total, rows) = pager::read(paging, reverse, |limit, offset| {

@@ -1,7 +1,8 @@
 //! API benchmark (not a test): loads a library of N games (default 100,000) with
 //! title data for them, then drives the service with wrk (64 keep-alive connections,
 //! 2 threads, SECONDS per row, default 10) and prints requests per second and p50/p99
-//! latency per row.
+//! latency per row, and the service's private memory (RssAnon): at its peak during each
+//! row, after the scan, with the indexes built, at its peak under the whole load.
 //!
 //! The headline rows spread requests over thousands of distinct URLs (library pages,
 //! searches, titles, missing, the web interface's pages), as real users and scripts
@@ -54,6 +55,9 @@ fn main() {
     let (mut server, base) = gen::start_server(&data, &lib);
     let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);
+    let pid = server.id();
+    let anon_now = || gen::mib(gen::anon_kib(pid).unwrap_or(0));
+    let after_scan = anon_now();
     let page1 = agent
         .get(&format!("{base}/api/v1/library"))
         .call()
@@ -181,6 +185,11 @@ fn main() {
         let r = agent.get(url).header("User-Agent", BROWSER).call().unwrap();
         assert_eq!(r.status(), 200, "{url}");
     }
+    // Every route asked once: the search index, the titles' lists and the caches are
+    // built.
+    let built = anon_now();
+    let peak = gen::AnonPeak::start(pid);
+    let mut load_peak = 0;
     println!(
         "{n} games, wrk -t2 -c64 -d{seconds}s (library page 1: {} bytes)",
         page1.len()
@@ -214,7 +223,7 @@ fn main() {
             section = title;
             println!("\n{title}");
             println!(
-                "{:<28} {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>6} {:<17} {:>9}",
+                "{:<28} {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>6} {:>6} {:<17} {:>9} {:>9}",
                 "route",
                 "req/s",
                 "p50 ms",
@@ -224,7 +233,8 @@ fn main() {
                 "ratio",
                 "p99",
                 "goal",
-                "body"
+                "body",
+                "RssAnon"
             );
         }
         if let Some(lua) = &lua {
@@ -247,6 +257,7 @@ fn main() {
             .read_to_vec()
             .unwrap();
         let (mut ceiling, ceiling_url) = start_ceiling(tmp.path(), &body);
+        peak.take();
         let (mut bound, mut ours) = (Vec::new(), Vec::new());
         for _ in 0..3 {
             gen::wrk(&ceiling_url, 1, None, &header);
@@ -260,16 +271,27 @@ fn main() {
                 .copied()
                 .fold((0.0, 0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a })
         };
+        // The service's private memory at its peak during this row.
+        let row_peak = peak.take();
+        load_peak = load_peak.max(row_peak);
         let (rps, p50, p99) = best(&ours);
         let (ceiling_rps, _, ceiling_p99) = best(&bound);
         println!(
-            "{label:<28} {rps:>8.0} {p50:>8.2} {p99:>8.2} | {ceiling_rps:>8.0} {ceiling_p99:>8.2} | {:>5.0}% {:>5.1}x {goal:<17} {:>6.1} KB",
+            "{label:<28} {rps:>8.0} {p50:>8.2} {p99:>8.2} | {ceiling_rps:>8.0} {ceiling_p99:>8.2} | {:>5.0}% {:>5.1}x {goal:<17} {:>6.1} KB {:>5.1} MiB",
             100.0 * rps / ceiling_rps,
             p99 / ceiling_p99,
-            body.len() as f64 / 1000.0
+            body.len() as f64 / 1000.0,
+            gen::mib(row_peak)
         );
     }
     println!("\nEach row: the best of three runs, the ceiling's and the service's taken in turns.");
+    println!(
+        "Private memory (RssAnon): {after_scan:.1} MiB after the scan, {built:.1} MiB with \
+         the indexes built, {:.1} MiB at the peak under load (goal: <= 100 MiB at 100,000 \
+         games, <= 40 MiB at 10,000), {:.1} MiB after it.",
+        gen::mib(load_peak),
+        anon_now()
+    );
     let _ = server.kill();
 }
 

@@ -96,7 +96,11 @@ pub fn start_server_with(
         "warn" => std::process::Stdio::null(),
         _ => std::process::Stdio::inherit(),
     };
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ludotheque"))
+    // BENCH_SERVER runs another build of the service (an earlier commit's, to compare
+    // before and after in the same session on this shared machine).
+    let server =
+        std::env::var_os("BENCH_SERVER").unwrap_or_else(|| env!("CARGO_BIN_EXE_ludotheque").into());
+    let mut child = std::process::Command::new(server)
         .args([
             "--data",
             data.to_str().unwrap(),
@@ -366,4 +370,42 @@ pub fn sample_anon(pid: u32) -> std::thread::JoinHandle<u64> {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
     })
+}
+
+/// The private memory (RssAnon, KiB) of process `pid` now; `None` once it has ended.
+pub fn anon_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The highest RssAnon of a process, sampled every 5 ms until it ends, read phase by
+/// phase: [`AnonPeak::take`] gives the peak since the last take.
+pub struct AnonPeak(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl AnonPeak {
+    pub fn start(pid: u32) -> AnonPeak {
+        use std::sync::atomic::Ordering;
+        let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let shared = std::sync::Arc::clone(&peak);
+        std::thread::spawn(move || {
+            while let Some(kib) = anon_kib(pid) {
+                shared.fetch_max(kib, Ordering::Relaxed);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        });
+        AnonPeak(peak)
+    }
+
+    /// The peak (KiB) since the last take.
+    pub fn take(&self) -> u64 {
+        self.0.swap(0, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// KiB as MiB, for the benchmarks' lines.
+pub fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
 }

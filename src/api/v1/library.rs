@@ -135,7 +135,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
     );
     c.app.pages.json(c.db, key, |generation| {
         let index = c.app.names.at(c.db, generation)?;
-        let (total, at) = library::search::search(&index, &query, paging.limit, paging.offset());
+        let (total, at) = index.search(&query, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
         let ids = id_texts(&listed);
         let hits = listed

@@ -7,7 +7,7 @@ use super::types::{MissingItem, Title, TitleDetails, TitleFile, TitleFiles, Vers
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
-use crate::library::search::{search_query, titles_named, trim_blank};
+use crate::library::search::{search_query, trim_blank};
 use crate::store::missing as missing_store;
 use crate::store::title_state::{Filter, Sort};
 use crate::text::cut;
@@ -31,7 +31,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         let filter = Filter {
             status,
             incomplete: false,
-            named: titles_named(c.db, &c.app.names, &query.words)?,
+            named: c.app.names.titles_named(c.db, &query.words)?,
             id_prefix: query.id_prefix.clone(),
         };
         let (total, rows) =
