@@ -295,26 +295,28 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let ahead = cores * AHEAD;
     let (jobs, todo) = crossbeam_channel::bounded::<(usize, Vec<u8>)>(ahead);
-    let (finished, done) =
-        crossbeam_channel::bounded::<(usize, Result<Vec<u8>, FormatError>)>(ahead);
+    let (finished, done) = crossbeam_channel::bounded::<Decoded>(ahead);
     let (credit, credits) = crossbeam_channel::bounded::<()>(ahead);
-    for _ in 0..ahead {
-        let _ = credit.send(());
-    }
-    let (regions, start) = (sink.regions.clone(), sink.pos);
+    (0..ahead).for_each(|_| _ = credit.send(()));
+    // Blocks written come back to the decoders: no fresh, zeroed megabyte per block.
+    let (give_back, spare) = crossbeam_channel::bounded::<Vec<u8>>(ahead + cores);
+    let (regions, start) = (&sink.regions.clone(), sink.pos);
     std::thread::scope(|s| {
         let reader_done = finished.clone();
         let reader = move || read_blocks(input, sizes, &expected, &credits, &jobs, &reader_done);
         named("convert-read", s, reader)?;
         for _ in 0..cores {
-            let (todo, finished, regions) = (todo.clone(), finished.clone(), &regions);
+            let (todo, finished, spare) = (todo.clone(), finished.clone(), spare.clone());
             let decoder = move || {
+                // One zstd context per thread, reused for every block (zstd's advice).
+                let mut context = zstd::bulk::Decompressor::new().ok();
                 for (i, data) in todo {
                     let at = start + i as u64 * block;
                     // A decoder that panicked would leave its block missing and the
                     // writer waiting for it: it becomes that block's error instead.
                     let ready = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let mut plain = decode_block((data, expected(i)))?;
+                        let out = spare.try_recv().unwrap_or_default();
+                        let mut plain = decode_block((data, expected(i)), &mut context, out)?;
                         encrypt(regions, at, &mut plain);
                         Ok(plain)
                     }))
@@ -326,10 +328,13 @@ fn blocks<R: Read + Seek + Send, W: Write>(
             };
             named("convert-decode", s, decoder)?;
         }
-        drop((todo, finished));
-        write_in_order(sizes.len(), done, credit, sink)
+        drop((todo, finished, spare));
+        write_in_order(sizes.len(), done, (credit, give_back), sink)
     })
 }
+
+/// A block decoded (and encrypted), or why not, with its number.
+type Decoded = (usize, Result<Vec<u8>, FormatError>);
 
 /// Start a thread of the pipeline, named so that `top -H` tells the stages apart.
 pub(crate) fn named<'s, 'e>(
@@ -345,11 +350,14 @@ pub(crate) fn named<'s, 'e>(
 }
 
 /// Take the decoded blocks as they finish and write them in their order, giving a
-/// credit back to the reader for each one written.
+/// credit back to the reader for each one written, and its buffer to the decoders.
 fn write_in_order<W: Write>(
     count: usize,
-    done: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, FormatError>)>,
-    credit: crossbeam_channel::Sender<()>,
+    done: crossbeam_channel::Receiver<Decoded>,
+    (credit, give_back): (
+        crossbeam_channel::Sender<()>,
+        crossbeam_channel::Sender<Vec<u8>>,
+    ),
     sink: &mut Sink<W>,
 ) -> Result<(), ConvertFail> {
     let mut waiting = std::collections::BTreeMap::new();
@@ -358,7 +366,9 @@ fn write_in_order<W: Write>(
         let (i, block) = done.recv().map_err(|_| bad("a block decoder failed"))?;
         waiting.insert(i, block);
         while let Some(block) = waiting.remove(&next) {
-            sink.put_encrypted(&block?)?;
+            let block = block?;
+            sink.put_encrypted(&block)?;
+            let _ = give_back.try_send(block);
             let _ = credit.send(());
             next += 1;
         }
@@ -374,7 +384,7 @@ fn read_blocks<R: Read>(
     expected: &dyn Fn(usize) -> u64,
     credits: &crossbeam_channel::Receiver<()>,
     jobs: &crossbeam_channel::Sender<(usize, Vec<u8>)>,
-    failed: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, FormatError>)>,
+    failed: &crossbeam_channel::Sender<Decoded>,
 ) {
     for (i, &size) in sizes.iter().enumerate() {
         let sent = match read_block(input, size as u64, expected(i)) {
@@ -445,14 +455,22 @@ fn large_blocks<R: Read + Seek, W: Write>(
 }
 
 /// One block: stored raw when its compressed size is its size, else one zstd frame
-/// that must decompress to exactly that size.
-fn decode_block((data, want): (Vec<u8>, u64)) -> Result<Vec<u8>, FormatError> {
+/// that must decompress to exactly that size, into `out` (a spent block's buffer: its
+/// old bytes are all overwritten, since exactly `want` must come out).
+fn decode_block(
+    (data, want): (Vec<u8>, u64),
+    context: &mut Option<zstd::bulk::Decompressor<'static>>,
+    mut out: Vec<u8>,
+) -> Result<Vec<u8>, FormatError> {
     if data.len() as u64 == want {
         return Ok(data);
     }
-    let mut out = vec![0u8; want as usize];
-    let n = zstd::bulk::Decompressor::new()
-        .and_then(|mut d| d.decompress_to_buffer(&data, &mut out[..]))
+    out.resize(want as usize, 0);
+    let context = context
+        .as_mut()
+        .ok_or_else(|| bad("a zstd block is corrupt"))?;
+    let n = context
+        .decompress_to_buffer(&data, &mut out[..])
         .map_err(|_| bad("a zstd block is corrupt"))?;
     if n as u64 != want {
         return Err(bad("a zstd block decompressed to the wrong size"));

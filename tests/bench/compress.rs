@@ -17,7 +17,11 @@
 //! within 1 %), and the service's private memory (RssAnon, sampled every 5 ms; goal
 //! ≤ 256 MiB).
 //!
-//!     cargo test --release --test bench_compress -- [MiB]
+//! With a second number, ROUNDS, the three take turns that many times over
+//! (`gen::alternate`) and each row gives its median and spread (default 1: its
+//! bound is the CPU, not the disk, and a round takes minutes).
+//!
+//!     cargo test --release --test bench_compress -- [MiB] [ROUNDS]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -39,10 +43,13 @@ const GAME: u64 = 0x0100_0000_0039_B000;
 const LEVEL: i32 = 18;
 
 fn main() {
-    let mib: u64 = std::env::args()
+    let nums: Vec<u64> = std::env::args()
         .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(512);
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let mib = nums.first().copied().unwrap_or(512);
+    // One round by default: a round of both modes takes about ten minutes here.
+    let rounds = nums.get(1).copied().unwrap_or(1) as usize;
     let t = Instant::now();
     let keys = TestKeys::new(39);
     let nsp = keyed_nsp(&keys, gen::program_bytes((mib << 20) as usize));
@@ -54,49 +61,72 @@ fn main() {
     );
     let python = nsz_python();
     println!(
-        "{:<6} {:<10} {:>8} {:>7} {:>12} {:>8} {:>13}",
+        "{:<6} {:<10} {:>8} {:>17} {:>12} {:>8} {:>13}",
         "mode", "who", "seconds", "MB/s", "output", "vs nsz", "RssAnon peak"
     );
     for solid in [false, true] {
-        let mode = if solid { "solid" } else { "block" };
-        let reference = python.as_deref().map(|py| nsz(py, &keys, &nsp, solid));
-        let ours = service(&keys, &nsp, solid);
-        let bound = in_memory(&keys, &nsp, solid);
-        let mb = nsp.len() as f64 / 1e6;
-        let vs = |size: u64| {
-            reference.map_or("-".into(), |(_, r)| {
-                format!("{:+.2}%", 100.0 * (size as f64 / r as f64 - 1.0))
-            })
-        };
-        let (secs, size, anon) = ours;
-        println!(
-            "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>9.1} MiB",
-            "service",
-            mb / secs,
-            vs(size),
-            anon as f64 / 1024.0
-        );
-        let (secs, size) = bound;
-        println!(
-            "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>13}",
-            "in-memory",
-            mb / secs,
-            vs(size),
-            "-"
-        );
-        if let Some((secs, size)) = reference {
-            println!(
-                "{mode:<6} {:<10} {secs:>8.1} {:>7.1} {size:>12} {:>8} {:>13}",
-                "nsz 5.0.0",
-                mb / secs,
-                "",
-                "-"
-            );
-        }
+        mode_rows(&keys, &nsp, solid, python.as_deref(), rounds);
     }
-    println!("(MB/s of the NSP; the service's time includes its fsync and its verification)");
+    println!(
+        "(MB/s of the NSP, median (spread) of {rounds} round(s), each measure in turn; the \
+         service's time includes its fsync and its verification)"
+    );
     if python.is_none() {
         println!("nsz: no Python with nsz found (pip install nsz==5.0.0, or set NSZ_PYTHON)");
+    }
+}
+
+/// One mode: the service, the in-memory bound and nsz take turns, `rounds` times over;
+/// a row each with seconds and MB/s (median and spread), output size and memory.
+fn mode_rows(keys: &TestKeys, nsp: &[u8], solid: bool, python: Option<&str>, rounds: usize) {
+    let mode = if solid { "solid" } else { "block" };
+    let mb = nsp.len() as f64 / 1e6;
+    let (mut ours, mut bound, mut reference) = ((0, 0), 0, None);
+    let [by_service, by_memory, by_nsz] = gen::alternate(
+        rounds,
+        [
+            &mut || {
+                let (secs, size, anon) = service(keys, nsp, solid);
+                ours = (size, ours.1.max(anon));
+                mb / secs
+            },
+            &mut || {
+                let (secs, size) = in_memory(keys, nsp, solid);
+                bound = size;
+                mb / secs
+            },
+            &mut || {
+                python.map_or(f64::NAN, |py| {
+                    let (secs, size) = nsz(py, keys, nsp, solid);
+                    reference = Some(size);
+                    mb / secs
+                })
+            },
+        ],
+    );
+    let vs = |size: u64| {
+        reference.map_or("-".into(), |r| {
+            format!("{:+.2}%", 100.0 * (size as f64 / r as f64 - 1.0))
+        })
+    };
+    let row = |who: &str, speed: &gen::Spread, size: u64, vs: String, anon: String| {
+        println!(
+            "{mode:<6} {who:<10} {:>8.1} {:>17} {size:>12} {vs:>8} {anon:>13}",
+            mb / speed.median,
+            speed.show(1)
+        );
+    };
+    let (size, anon) = ours;
+    row(
+        "service",
+        &by_service,
+        size,
+        vs(size),
+        format!("{:.1} MiB", anon as f64 / 1024.0),
+    );
+    row("in-memory", &by_memory, bound, vs(bound), "-".into());
+    if let Some(size) = reference {
+        row("nsz 5.0.0", &by_nsz, size, String::new(), "-".into());
     }
 }
 

@@ -16,6 +16,11 @@
 //! through its decompression function (its command line wants console keys, which
 //! decompressing never uses); it does not fsync, which only flatters it.
 //!
+//! The four take turns, [`gen::ROUNDS`] times over (`gen::alternate`), each after a
+//! `sync`: this virtual machine's disk, shared with other work, has given 664 and
+//! 2,423 MB/s a minute apart, so each prints its median and its spread, and the
+//! ratios are of medians.
+//!
 //!     cargo test --release --test bench_convert -- [MiB]
 
 use std::io::Write;
@@ -57,8 +62,8 @@ fn main() {
     );
     let nsz_python = nsz_python();
     println!(
-        "{:<6} {:>9} {:>9} {:>10} {:>7} {:>9} {:>7} {:>8}",
-        "mode", "service", "disk", "in-memory", "ratio", "nsz", "x nsz", "memory"
+        "{:<6} {:<10} {:>21} {:>8} {:>10}",
+        "mode", "who", "MB/s median (spread)", "ratio", ""
     );
     for (mode, ncz_bytes) in [
         ("block", synth::ncz_block(&nca, 20)),
@@ -68,42 +73,78 @@ fn main() {
             (nca.ncz_name(), ncz_bytes),
             ("t.tik".into(), vec![1; 0x2C0]),
         ]);
-        let tmp = tempfile::tempdir().unwrap();
-        // This machine's disk (a virtual one) varies from run to run: the disk and
-        // the service take turns, three times, and each gives its median.
-        let (mut disks, mut services, mut peak_above_idle) = (Vec::new(), Vec::new(), 0);
-        for _ in 0..RUNS {
-            disks.push(disk_bound(tmp.path(), nca.bytes.len()));
-            let (speed, peak) = through_service(tmp.path(), &nsz);
-            services.push(speed);
-            peak_above_idle = peak_above_idle.max(peak);
-        }
-        let (disk, service) = (median(disks), median(services));
-        let memory = median((0..RUNS).map(|_| gen::ncz_in_memory(&nsz)).collect());
-        let nsz_speed = nsz_python
-            .as_deref()
-            .map(|py| reference(py, tmp.path(), &nsz));
-        let lower = disk.min(memory);
-        println!(
-            "{mode:<6} {service:>9.0} {disk:>9.0} {memory:>10.0} {:>6.0}% {:>9} {:>7} {:>6.1} MiB",
-            100.0 * service / lower,
-            nsz_speed.map_or("-".into(), |v| format!("{v:.0}")),
-            nsz_speed.map_or("-".into(), |v| format!("{:.2}", service / v)),
-            peak_above_idle as f64 / 1024.0
-        );
+        mode_rows(mode, &nsz, nca.bytes.len(), nsz_python.as_deref());
     }
-    println!("(MB/s of NCA written; ratio = service / the lower of disk and in-memory)");
+    println!(
+        "(MB/s of NCA written, {} rounds, each measure in turn; ratio = service / the lower \
+         of disk and in-memory, and service / nsz, both of medians)",
+        gen::ROUNDS
+    );
     if nsz_python.is_none() {
         println!("nsz: no Python with nsz found (pip install nsz==5.0.0, or set NSZ_PYTHON)");
     }
 }
 
-/// Runs of each measure that varies with the disk.
-const RUNS: usize = 3;
+/// One mode: the disk, the service, nsz and the pipeline in memory take turns (this
+/// machine's disk varies from second to second), and each gives its median and spread.
+fn mode_rows(mode: &str, nsz: &[u8], nca_len: usize, python: Option<&str>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("ref.nsz");
+    write_synced(&input, nsz);
+    let mut peak_above_idle = 0;
+    let [disk, service, reference, memory] = gen::alternate(
+        gen::ROUNDS,
+        [
+            &mut || disk_bound(tmp.path(), nca_len),
+            &mut || {
+                let (speed, peak) = through_service(tmp.path(), nsz);
+                peak_above_idle = peak_above_idle.max(peak);
+                speed
+            },
+            &mut || python.map_or(f64::NAN, |py| reference(py, tmp.path(), &input)),
+            &mut || gen::ncz_in_memory(nsz),
+        ],
+    );
+    let (lower, bound) = if disk.median <= memory.median {
+        (disk, "disk")
+    } else {
+        (memory, "in-memory")
+    };
+    let row = |who: &str, s: &gen::Spread, ratio: String| {
+        println!("{mode:<6} {who:<10} {:>21} {ratio:>8}", s.show(0));
+    };
+    row(
+        "service",
+        &service,
+        format!("{:.0}%", 100.0 * service.over(&lower)),
+    );
+    row("disk", &disk, String::new());
+    row("in-memory", &memory, String::new());
+    if python.is_some() {
+        row(
+            "nsz 5.0.0",
+            &reference,
+            format!("{:.2}x", service.over(&reference)),
+        );
+    }
+    println!(
+        "{mode:<6} service at {:.0}% of the {bound}, {} nsz; {:.1} MiB above idle at peak",
+        100.0 * service.over(&lower),
+        if python.is_some() {
+            format!("{:.2}x", service.over(&reference))
+        } else {
+            "-".into()
+        },
+        peak_above_idle as f64 / 1024.0
+    );
+}
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// Write a file and make it durable, so that its write-back does not fall on the
+/// measure after it.
+fn write_synced(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::File::create(path).unwrap();
+    f.write_all(bytes).unwrap();
+    f.sync_all().unwrap();
 }
 
 /// The disk's speed for this many bytes: 4 MiB writes, write-back started every
@@ -150,18 +191,17 @@ fn nsz_python() -> Option<String> {
     ok.then_some(python)
 }
 
-/// nsz 5.0.0's decompressor on the same file: MB/s of NCA.
-fn reference(python: &str, dir: &Path, nsz: &[u8]) -> f64 {
+/// nsz 5.0.0's decompressor on the same file (written once, beforehand): MB/s of NCA.
+fn reference(python: &str, dir: &Path, input: &Path) -> f64 {
     const DRIVER: &str =
         "import sys, time\nfrom pathlib import Path\nfrom nsz import Decompressor\n\
         t = time.time()\nDecompressor.decompress(Path(sys.argv[1]), Path(sys.argv[2]), False)\n\
         print(time.time() - t)\n";
-    let (input, out) = (dir.join("ref.nsz"), dir.join("ref-out"));
-    std::fs::write(&input, nsz).unwrap();
+    let out = dir.join("ref-out");
     std::fs::create_dir_all(&out).unwrap();
     let run = std::process::Command::new(python)
         .args(["-c", DRIVER])
-        .arg(&input)
+        .arg(input)
         .arg(&out)
         .output()
         .unwrap();
@@ -177,7 +217,6 @@ fn reference(python: &str, dir: &Path, nsz: &[u8]) -> f64 {
         .map(|e| e.metadata().map_or(0, |m| m.len()))
         .sum();
     let _ = std::fs::remove_dir_all(&out);
-    let _ = std::fs::remove_file(&input);
     written as f64 / 1e6 / secs
 }
 
@@ -186,7 +225,7 @@ fn through_service(dir: &Path, nsz: &[u8]) -> (f64, u64) {
     let tmp = tempfile::tempdir_in(dir).unwrap();
     let lib = tmp.path().join("library");
     std::fs::create_dir_all(&lib).unwrap();
-    std::fs::write(lib.join("bench [0100000000010000].nsz"), nsz).unwrap();
+    write_synced(&lib.join("bench [0100000000010000].nsz"), nsz);
     let (mut child, base) = gen::start_server(&tmp.path().join("data"), &lib);
     let agent: ureq::Agent = gen::agent();
     gen::wait_idle(&agent, &base);

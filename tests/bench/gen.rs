@@ -409,3 +409,63 @@ impl AnonPeak {
 pub fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
+
+/// Rounds of [`alternate`] unless a benchmark says otherwise: five, so that the median
+/// holds when one or two runs fall on a moment the shared machine was busy.
+pub const ROUNDS: usize = 5;
+
+/// One measure taken several times: its median, and its spread (lowest and highest).
+#[derive(Clone, Copy, Debug)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(runs: &[f64]) -> Spread {
+        let mut v = runs.to_vec();
+        v.sort_by(f64::total_cmp);
+        Spread {
+            median: v.get(v.len() / 2).copied().unwrap_or(f64::NAN),
+            min: v.first().copied().unwrap_or(f64::NAN),
+            max: v.last().copied().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// `615 (598–640)`: the median, then the spread, with `decimals` after the point.
+    pub fn show(&self, decimals: usize) -> String {
+        format!(
+            "{:.d$} ({:.d$}–{:.d$})",
+            self.median,
+            self.min,
+            self.max,
+            d = decimals
+        )
+    }
+
+    /// This median over another's: the ratio the benchmarks print.
+    pub fn over(&self, other: &Spread) -> f64 {
+        self.median / other.median
+    }
+}
+
+/// Take each measure in turn, `rounds` times over (A B C, A B C, …), each one after
+/// the kernel has written back whatever the one before left (`sync`): the disk and the
+/// CPU of this shared machine drift from one second to the next, and a bound measured
+/// apart from its service (all of A, then all of B) decides nothing. Returns each
+/// measure's median and spread, in the order given.
+pub fn alternate<const N: usize>(
+    rounds: usize,
+    mut measures: [&mut dyn FnMut() -> f64; N],
+) -> [Spread; N] {
+    let mut runs: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(rounds));
+    for _ in 0..rounds {
+        for (measure, runs) in measures.iter_mut().zip(runs.iter_mut()) {
+            // SAFETY: sync(2) takes no argument and cannot fail.
+            unsafe { libc::sync() };
+            runs.push(measure());
+        }
+    }
+    runs.map(|r| Spread::of(&r))
+}

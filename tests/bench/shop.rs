@@ -7,7 +7,8 @@
 //!   same bytes with as many threads as the service has workers; and the service's
 //!   memory above idle once every form was served;
 //! - a 1 GiB file, in the page cache, downloaded whole by the service and by a bare
-//!   tiny_http serving the same file;
+//!   tiny_http serving the same file, in turns (`gen::alternate`), each with its
+//!   median and spread;
 //! - `/api/v1/health` p99 while four consoles download that file, and without them.
 //!
 //! ```text
@@ -147,16 +148,22 @@ fn download_rows(
         .collect();
     let url = format!("{base}/shop/files/{}", path.join("/"));
     let _ = std::fs::read(big).map(|b| b.len()); // into the page cache
-    let service = best_of(3, || fetch(agent, &url, &consoles[0]));
     let (mut bound, bound_base) = gen::spawn_ceiling("file", big);
-    let bare = best_of(3, || fetch(agent, &bound_base, ""));
-    let _ = bound.kill();
     let mbs = |s: f64| GIB as f64 / s / 1e6;
+    // The service and its bound take turns, so that the machine's drift touches both.
+    let [service, bare] = gen::alternate(
+        gen::ROUNDS,
+        [&mut || mbs(fetch(agent, &url, &consoles[0])), &mut || {
+            mbs(fetch(agent, &bound_base, ""))
+        }],
+    );
+    let _ = bound.kill();
     println!(
-        "1 GiB download: service {:.0} MB/s, bare tiny_http {:.0} MB/s: {:.0}%",
-        mbs(service),
-        mbs(bare),
-        100.0 * bare / service
+        "1 GiB download, MB/s, median (spread) of {} rounds in turns: service {}, bare tiny_http {}: {:.0}%",
+        gen::ROUNDS,
+        service.show(0),
+        bare.show(0),
+        100.0 * service.over(&bare)
     );
     let health = format!("{base}/api/v1/health");
     gen::wrk(&health, 1, None, &["-c4"]);
@@ -231,10 +238,6 @@ fn fetch(agent: &ureq::Agent, url: &str, auth: &str) -> f64 {
     }
     assert!(total >= GIB, "{total}");
     started.elapsed().as_secs_f64()
-}
-
-fn best_of(n: usize, mut f: impl FnMut() -> f64) -> f64 {
-    (0..n).map(|_| f()).fold(f64::MAX, f64::min)
 }
 
 /// Grow the first generated base game to 1 GiB of non-zero bytes after its header.

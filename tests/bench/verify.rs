@@ -6,14 +6,17 @@
 //! Beside each, measured in the same run:
 //! - NSP: `sha256sum` of the same file, the bound for reading and hashing its bytes
 //!   once (the service hashes every NCA and nothing else, so a little less). Both read
-//!   from the page cache, warmed by one read of the file first; they take turns,
-//!   three times, and each gives its median. GNU `sha256sum` is built without OpenSSL
+//!   from the page cache, warmed by one read of the file first. GNU `sha256sum` is built without OpenSSL
 //!   on many systems (this one too) and hashes in software, so `openssl dgst -sha256`
 //!   (SHA-NI where the CPU has it, as the service's `sha2`) is printed beside it when
 //!   there is an `openssl`.
 //! - NSZ: the convert of the same file by the same service (`POST /api/v1/convert`,
 //!   which writes and fsyncs the NCA verify only hashes), and convert's pipeline in
 //!   memory (decode, decrypt, hash; writing nowhere), both in MB/s of NCA.
+//!
+//! Each group of measures takes turns, [`gen::ROUNDS`] times over (`gen::alternate`),
+//! and each prints its median and spread; ratios are of medians. The NSZ is put back
+//! and the library rescanned after each convert.
 //!
 //! And the service's private memory (RssAnon, sampled every 5 ms from
 //! /proc/PID/status: its heap, not the binary's pages nor the page cache) at idle and
@@ -30,9 +33,6 @@ use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
 
 #[path = "gen.rs"]
 mod gen;
-
-/// Runs of each measure; each row gives its median.
-const RUNS: usize = 3;
 
 fn main() {
     let mib: usize = std::env::args()
@@ -68,64 +68,110 @@ fn main() {
     let idle = rss_anon(pid);
     let nsp_path = lib.join("bench.nsp");
     hash_command(&["sha256sum"], &nsp_path); // the page cache, warmed for all
-    let (mut sums, mut ssls, mut verifies, mut peak) = (Vec::new(), Vec::new(), Vec::new(), 0);
-    for _ in 0..RUNS {
-        sums.push(hash_command(&["sha256sum"], &nsp_path).unwrap());
-        ssls.extend(hash_command(&["openssl", "dgst", "-sha256"], &nsp_path));
-        let run = task(&agent, &base, pid, "/api/verify/bench.nsp", "1 sound");
-        verifies.push(run.mb_s);
-        peak = peak.max(run.peak);
-    }
-    let (sum, verify) = (median(sums), median(verifies));
+    let mut peak = 0;
+    let [sum, ssl, verify] = gen::alternate(
+        gen::ROUNDS,
+        [
+            &mut || hash_command(&["sha256sum"], &nsp_path).unwrap(),
+            &mut || hash_command(&["openssl", "dgst", "-sha256"], &nsp_path).unwrap_or(f64::NAN),
+            &mut || {
+                let run = task(&agent, &base, pid, "/api/verify/bench.nsp", "1 sound");
+                peak = peak.max(run.peak);
+                run.mb_s
+            },
+        ],
+    );
     println!(
-        "{:<5} {:>12} {:>14} {:>7} {:>17}",
+        "{:<5} {:>21} {:>21} {:>7} {:>17}",
         "file", "verify MB/s", "beside MB/s", "ratio", "RssAnon peak"
     );
     println!(
-        "{:<5} {verify:>12.0} {sum:>14.0} {:>6.0}% {:>10.1} MiB  (sha256sum; idle {:.1} MiB)",
+        "{:<5} {:>21} {:>21} {:>6.0}% {:>10.1} MiB  (sha256sum; idle {:.1} MiB)",
         "nsp",
-        100.0 * verify / sum,
+        verify.show(0),
+        sum.show(0),
+        100.0 * verify.over(&sum),
         peak as f64 / 1024.0,
         idle as f64 / 1024.0
     );
-    if !ssls.is_empty() {
-        let ssl = median(ssls);
+    if !ssl.median.is_nan() {
         println!(
-            "{:<5} {:>12} {ssl:>14.0} {:>6.0}%                 (openssl dgst -sha256)",
+            "{:<5} {:>21} {:>21} {:>6.0}%                 (openssl dgst -sha256)",
             "",
             "",
-            100.0 * verify / ssl
+            ssl.show(0),
+            100.0 * verify.over(&ssl)
         );
     }
-    nsz_rows(&agent, &base, pid, &nsz);
-    println!("(MB/s of the NSP's bytes, and of NCA for the NSZ; page cache warm)");
+    let packed = Packed {
+        lib: &lib,
+        nsz: &nsz,
+    };
+    nsz_rows(&agent, &base, pid, &packed);
+    println!(
+        "(MB/s of the NSP's bytes, and of NCA for the NSZ; page cache warm; median (spread) \
+         of {} rounds, each measure in turn)",
+        gen::ROUNDS
+    );
 }
 
-/// The NSZ: verified, its pipeline in memory, then converted by the same service.
-fn nsz_rows(agent: &ureq::Agent, base: &str, pid: u32, nsz: &[u8]) {
-    let (mut verifies, mut peak) = (Vec::new(), 0);
-    for _ in 0..RUNS {
-        let run = task(agent, base, pid, "/api/verify/packed.nsz", "1 sound");
-        verifies.push(run.mb_s);
-        peak = peak.max(run.peak);
-    }
-    let verify = median(verifies);
-    let memory = median((0..RUNS).map(|_| gen::ncz_in_memory(nsz)).collect());
-    let convert = task(agent, base, pid, "/api/v1/convert", "1 converted");
+/// The NSZ in the library, put back after each convert.
+struct Packed<'a> {
+    lib: &'a Path,
+    nsz: &'a [u8],
+}
+
+/// The NSZ: verified, its pipeline in memory, and converted by the same service, in
+/// turns; after each convert the NSZ is put back and the library rescanned.
+fn nsz_rows(agent: &ureq::Agent, base: &str, pid: u32, packed: &Packed) {
+    let (mut peak, mut convert_peak) = (0, 0);
+    let [verify, memory, convert] = gen::alternate(
+        gen::ROUNDS,
+        [
+            &mut || {
+                let run = task(agent, base, pid, "/api/verify/packed.nsz", "1 sound");
+                peak = peak.max(run.peak);
+                run.mb_s
+            },
+            &mut || gen::ncz_in_memory(packed.nsz),
+            &mut || {
+                let run = task(agent, base, pid, "/api/v1/convert", "1 converted");
+                convert_peak = convert_peak.max(run.peak);
+                put_back(agent, base, packed);
+                run.mb_s
+            },
+        ],
+    );
     println!(
-        "{:<5} {verify:>12.0} {:>14.0} {:>6.0}% {:>10.1} MiB  (convert, writing; {:.1} MiB)",
+        "{:<5} {:>21} {:>21} {:>6.0}% {:>10.1} MiB  (convert, writing; {:.1} MiB)",
         "nsz",
-        convert.mb_s,
-        100.0 * verify / convert.mb_s,
+        verify.show(0),
+        convert.show(0),
+        100.0 * verify.over(&convert),
         peak as f64 / 1024.0,
-        convert.peak as f64 / 1024.0
+        convert_peak as f64 / 1024.0
     );
     println!(
-        "{:<5} {:>12} {memory:>14.0} {:>6.0}%                 (convert's pipeline in memory)",
+        "{:<5} {:>21} {:>21} {:>6.0}%                 (convert's pipeline in memory)",
         "",
         "",
-        100.0 * verify / memory
+        memory.show(0),
+        100.0 * verify.over(&memory)
     );
+}
+
+/// Undo a convert: the NSP it wrote goes, the NSZ comes back (durable, so that its
+/// write-back does not fall on the next measure), and the library is rescanned.
+fn put_back(agent: &ureq::Agent, base: &str, packed: &Packed) {
+    std::fs::remove_file(packed.lib.join("packed.nsp")).unwrap();
+    let mut f = std::fs::File::create(packed.lib.join("packed.nsz")).unwrap();
+    std::io::Write::write_all(&mut f, packed.nsz).unwrap();
+    f.sync_all().unwrap();
+    agent
+        .post(&format!("{base}/api/v1/scan"))
+        .send_empty()
+        .unwrap();
+    gen::wait_idle(agent, base);
 }
 
 fn write_keys(data: &Path, keys: &TestKeys) {
@@ -133,11 +179,6 @@ fn write_keys(data: &Path, keys: &TestKeys) {
     let path = data.join("prod.keys");
     std::fs::write(&path, keys.prod_keys_file(KeysFile::Derived)).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// A hashing command on FILE (`sha256sum FILE`): MB/s of the file's bytes; `None`
