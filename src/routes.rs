@@ -62,7 +62,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/shop/icon/{title_id}", Shop, shop::icon),
     route("GET", "/shop/api/shop/icon/{title_id}", Shop, shop::icon),
     // The web interface's pages and assets.
-    route("GET", "/", Page, web::tasks::dashboard),
+    route("GET", "/", Page, web::dashboard::dashboard),
     route("GET", "/library", Page, web::titles::library_page),
     route("GET", "/title/{title_id}", Page, web::titles::title_page),
     route("GET", "/icon/{title_id}", Page, web::titles::icon_file),

@@ -1,5 +1,5 @@
-//! The dashboard and the tasks: the running task with its progress, the buttons that
-//! start one, the history of runs, and cancelling.
+//! The tasks: the running task with its progress, the buttons that start one, the
+//! history of runs, and cancelling. The dashboard (`web::dashboard`) shows its panel.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
@@ -9,107 +9,13 @@ use serde::Serialize;
 
 use super::i18n::M;
 use super::phrases;
-use super::view::{self, count, date, number, page, size, Viewer};
+use super::view::{self, count, date, number, page, Viewer};
 use crate::error::{Error, Failure, Msg};
-use crate::http::auth::{self};
 use crate::http::{Ctx, Reply};
 use crate::jobs::Snapshot;
 use crate::store::job_runs::{self, JobRun};
-use crate::store::users::{self};
 use crate::time;
 use crate::words::{StartedBy, Task, TaskResult, Unit};
-
-/// `GET /`: what the library lacks (titles with an update or DLC missing, damaged
-/// files), each card a link to that list; the titles added last; the files' counts;
-/// the running task with its live progress, the last result. Every count is one the
-/// lists keep per library generation: the dashboard reads no table.
-pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
-    let v = Viewer::of(c);
-    let s = c.app.pages.stats(c.db)?;
-    let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
-    let body = html! {
-        @if no_account {
-            p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
-        }
-        (first_scan_note(c, &v)?)
-        (missing_cards(c, &v, &s)?)
-        (recently_added(c, &v)?)
-        (file_cards(&v, &s))
-        (task_panel(c, &v, s.to_convert)?)
-        (failures_of_last(c, &v))
-    };
-    page(&v, v.t(M::Dashboard), "/", body)
-}
-
-/// A card: its label, its value, and the list it stands for. `warn` marks a count of
-/// something lacking that is not zero.
-fn card(v: &Viewer, (label, value, href): (M, String, Option<String>), warn: bool) -> Markup {
-    html! {
-        @match href {
-            Some(href) => a.card.warn[warn] href=(href) { span.label { (v.t(label)) } span.value { (value) } },
-            None => div.card { span.label { (v.t(label)) } span.value { (value) } },
-        }
-    }
-}
-
-/// "What am I missing?": the titles, those with an update available, with DLC
-/// missing, and the damaged files.
-fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result<Markup, Error> {
-    let t = c.app.titles.counts(c.db)?;
-    let n = |x: u64| number(v, x);
-    let show =
-        |status: crate::words::TitleStatus| Some(format!("/library?show={}", status.as_str()));
-    use crate::words::TitleStatus::{DlcMissing, UpdateAvailable};
-    Ok(html! {
-        section.cards #missing-cards aria-label=(v.t(M::WhatIsMissing)) {
-            (card(v, (M::Titles, n(t.titles), Some("/library".into())), false))
-            (card(v, (M::TitlesToUpdate, n(t.update_available), show(UpdateAvailable)), t.update_available > 0))
-            (card(v, (M::TitlesMissingDlc, n(t.dlc_missing), show(DlcMissing)), t.dlc_missing > 0))
-            (card(v, (M::DamagedFiles, n(s.damaged), Some("/files?damaged=1".into())), s.damaged > 0))
-        }
-    })
-}
-
-/// The files by type and size. The compressed files are a fact, not a to-do:
-/// installers take them as they are.
-fn file_cards(v: &Viewer, s: &crate::store::games::Counts) -> Markup {
-    let n = |x: u64| number(v, x);
-    let of = |kind: crate::words::GameKind| Some(format!("/files?type={}", kind.as_str()));
-    use crate::words::GameKind::{Base, Dlc, Unknown, Update};
-    html! {
-        h2 { (v.t(M::Files)) }
-        section.cards #file-cards {
-            (card(v, (M::AllFiles, n(s.total), Some("/files".into())), false))
-            (card(v, (M::Base, n(s.base), of(Base)), false))
-            (card(v, (M::Updates, n(s.update), of(Update)), false))
-            (card(v, (M::Dlc, n(s.dlc), of(Dlc)), false))
-            (card(v, (M::Unknown, n(s.unknown), of(Unknown)), false))
-            (card(v, (M::TotalSize, size(v, s.bytes), None), false))
-            (card(v, (M::ToConvert, n(s.to_convert), None), false))
-        }
-    }
-}
-
-/// The titles added last, as covers (nothing before the first scan).
-fn recently_added(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
-    use crate::store::title_state::{Filter, Sort};
-    let (_, rows) = c
-        .app
-        .titles
-        .page(c.db, &Filter::default(), Sort::Added, 8, 0)?;
-    if rows.is_empty() {
-        return Ok(html! {});
-    }
-    let icons_on = crate::titles::icons::enabled(c.db)?;
-    let mut covers = Vec::new();
-    for t in rows.iter() {
-        covers.push(super::titles::cover(c, t, icons_on)?);
-    }
-    Ok(html! {
-        h2 { (v.t(M::RecentlyAdded)) " " a.more href="/library?sort=added" { (v.t(M::SeeAll)) } }
-        div.covers.row #recently-added { @for cover in covers { (cover) } }
-    })
-}
 
 /// While the first scan of a library runs, its counts and lists are not whole: say
 /// so, with how far it has gone (the page follows the task and draws itself again at
@@ -242,7 +148,7 @@ pub fn job_live(c: &Ctx) -> Result<Reply, Error> {
 
 /// The running task (updated live by the script) and the buttons that start one,
 /// disabled while a task runs.
-fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
+pub(super) fn task_panel(c: &Ctx, v: &Viewer, to_convert: u64) -> Result<Markup, Error> {
     let job = c.app.jobs.snapshot();
     let l = live(v, &job);
     let state = if l.running { "running" } else { "idle" };
@@ -356,7 +262,7 @@ fn room_note(v: &Viewer, files: u64, r: &Room) -> Markup {
 }
 
 /// The files the last run could not handle, each with its reason and a link to it.
-fn failures_of_last(c: &Ctx, v: &Viewer) -> Markup {
+pub(super) fn failures_of_last(c: &Ctx, v: &Viewer) -> Markup {
     let job = c.app.jobs.snapshot();
     match &job.last {
         Some(run) if !job.last_failures.is_empty() => failures_table(c, v, run, &job.last_failures),
