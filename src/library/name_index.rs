@@ -155,7 +155,19 @@ impl NameIndex {
             .by_id
             .sort_unstable_by_key(|&i| entries[i as usize].title_id);
         index.index_trigrams();
+        index.shrink();
         Ok(index)
+    }
+
+    /// The lists grew by doubling: up to half of each would be spare room, kept as
+    /// long as the library does not change.
+    fn shrink(&mut self) {
+        self.entries.shrink_to_fit();
+        self.text.shrink_to_fit();
+        self.by_id.shrink_to_fit();
+        for (_, list) in &mut self.by_kind {
+            list.shrink_to_fit();
+        }
     }
 
     /// Two passes over the names: count each trigram's games, then place each game in
@@ -505,6 +517,10 @@ impl Names {
 fn build(db: &Connection) -> Result<NameIndex, Error> {
     let started = Instant::now();
     let index = NameIndex::build(db)?;
+    // What the build let go of (the rows read, the trigram counts) goes back at once,
+    // not at the maintenance thread's next pass: the requests that waited for the
+    // index come all together.
+    crate::memory::return_free_memory();
     log::info!(
         "search index: {} games, {:.1} MiB, built in {} ms",
         index.len(),
