@@ -36,6 +36,11 @@ macro_rules! words {
                     _ => None,
                 }
             }
+
+            /// The value spelled `text` in any case (a query parameter, an extension).
+            pub fn parse_loose(text: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|w| w.as_str().eq_ignore_ascii_case(text))
+            }
         }
 
         impl std::fmt::Display for $name {
@@ -85,16 +90,6 @@ words! {
         Dlc = "DLC",
         /// Not identified, or a title ID of no game, update or DLC.
         Unknown = "INCONNU",
-    }
-}
-
-impl GameKind {
-    /// The value of a `type` parameter, in any case.
-    pub fn parse_loose(text: &str) -> Option<GameKind> {
-        GameKind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.as_str().eq_ignore_ascii_case(text))
     }
 }
 
@@ -298,10 +293,7 @@ words! {
 impl Container {
     /// The container of a format or extension, in any case.
     pub fn of(format: &str) -> Option<Container> {
-        Container::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str().eq_ignore_ascii_case(format))
+        Container::parse_loose(format)
     }
 
     /// The container of a file name or library key, by its extension.
