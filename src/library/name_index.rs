@@ -20,6 +20,7 @@ use rusqlite::Connection;
 
 use super::identify::{format_title_id, parse_title_id};
 use super::search::{page_range, SearchQuery};
+use super::suggest::{Vocabulary, Words};
 use crate::error::Error;
 use crate::kept::Kept;
 use crate::store::games;
@@ -97,7 +98,7 @@ pub struct NameIndex {
     postings: Vec<u32>,
     /// The names' distinct words, for "did you mean" (`suggest`), gathered the first
     /// time a search finds nothing.
-    vocabulary: OnceLock<super::suggest::Vocabulary>,
+    vocabulary: OnceLock<Vocabulary>,
 }
 
 impl NameIndex {
@@ -326,22 +327,6 @@ impl NameIndex {
         ids.into_iter().map(format_title_id).collect()
     }
 
-    /// The names' distinct words (see `suggest`).
-    pub fn vocabulary(&self) -> &super::suggest::Vocabulary {
-        self.vocabulary
-            .get_or_init(|| super::suggest::Vocabulary::of((0..self.len()).map(|i| self.name(i))))
-    }
-
-    /// Whether some name holds this word.
-    pub fn holds_word(&self, word: &str) -> bool {
-        !self.named(&[word.to_string()]).is_empty()
-    }
-
-    /// Whether some name holds all these words.
-    pub fn holds_all(&self, words: &[String]) -> bool {
-        !self.named(words).is_empty()
-    }
-
     /// Positions of the names that hold every word, ascending.
     ///
     /// A name holding a word holds each of its trigrams, so any of their lists narrows
@@ -394,6 +379,23 @@ impl NameIndex {
         let mut hits: Vec<u32> = self.by_id[from..to].to_vec();
         hits.sort_unstable();
         hits
+    }
+}
+
+/// What "did you mean" asks of the names (see `suggest`).
+impl Words for NameIndex {
+    /// The names' distinct words, gathered on the first search that needs them.
+    fn vocabulary(&self) -> &Vocabulary {
+        self.vocabulary
+            .get_or_init(|| Vocabulary::of((0..self.len()).map(|i| self.name(i))))
+    }
+
+    fn holds_word(&self, word: &str) -> bool {
+        !self.named(&[word.to_string()]).is_empty()
+    }
+
+    fn holds_all(&self, words: &[String]) -> bool {
+        !self.named(words).is_empty()
     }
 }
 

@@ -13,8 +13,6 @@
 
 use std::collections::HashMap;
 
-use super::name_index::NameIndex;
-
 /// The most words of one search corrected.
 const MAX_FIXED: usize = 4;
 /// Words shorter than this are never corrected (too many near neighbours).
@@ -70,9 +68,21 @@ impl Vocabulary {
     }
 }
 
+/// What a suggestion asks of the names it corrects against (the search index,
+/// `name_index::NameIndex`, answers): a trait, so that this file needs nothing of the
+/// index's layout and the index can keep its vocabulary beside it.
+pub trait Words {
+    /// The names' distinct words.
+    fn vocabulary(&self) -> &Vocabulary;
+    /// Whether some name holds this word.
+    fn holds_word(&self, word: &str) -> bool;
+    /// Whether some name holds all these words.
+    fn holds_all(&self, words: &[String]) -> bool;
+}
+
 /// The search text with its words that occur in no name replaced by their nearest
 /// spelling, when that finds something; `None` otherwise.
-pub fn suggest(index: &NameIndex, words: &[String]) -> Option<String> {
+pub fn suggest(index: &impl Words, words: &[String]) -> Option<String> {
     // A title ID (or its start) is no misspelt word.
     if let [only] = words {
         if only.len() >= 4 && only.bytes().all(|b| b.is_ascii_hexdigit()) {

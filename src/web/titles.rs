@@ -198,7 +198,7 @@ pub fn did_you_mean(
         return Ok(html! {});
     }
     let index = c.app.names.get(c.db)?;
-    let Some(better) = crate::library::suggest::suggest(&index, words) else {
+    let Some(better) = crate::library::suggest::suggest(&*index, words) else {
         return Ok(html! {});
     };
     let (before, after) = v.t(M::DidYouMean).split_once("{q}").unwrap_or(("", ""));

@@ -300,7 +300,7 @@ fn no_query_binds_a_bare_limit() {
 
 /// Import circles between the files of one folder still to undo, each (folder, a, b):
 /// take an entry out once its circle is gone.
-const CIRCLES_LEFT: &[(&str, &str, &str)] = &[("library", "name_index", "suggest")];
+const CIRCLES_LEFT: &[(&str, &str, &str)] = &[];
 
 /// The modules of `folder` (`src/web/` → `device`, `tasks`…) a file of it names:
 /// `crate::web::x`, and `super::x` or `super::{x, …}` from a file of the folder itself
