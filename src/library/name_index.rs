@@ -10,7 +10,7 @@
 //! their trigrams first, then checked), or the title ID starts with the prefix.
 //!
 //! Memory: the names (about 30 bytes each), a position per trigram occurrence (4
-//! bytes), and a few numbers per game: about 20 MiB for 100,000 games.
+//! bytes), and a few numbers per game: 28 MiB for 100,000 games (its build logs it).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
