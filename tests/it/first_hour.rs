@@ -329,3 +329,21 @@ fn the_menu_marks_the_page_you_are_on() {
         assert_eq!(body.matches("aria-current=\"page\"").count(), 1, "{path}");
     }
 }
+
+/// The browser's languages are weighed by their quality: a French entry listed first
+/// with a low `q` loses to English, and `q=0` refuses a language.
+#[test]
+fn the_browser_language_of_highest_quality_is_the_page_language() {
+    let s = TestServer::start(&["--no-local-access"]);
+    for (accept, lang) in [
+        ("fr;q=0.1, en;q=0.9", "en"),
+        ("de, en-GB;q=0.5, fr-CA;q=0.4", "en"),
+        ("en;q=0, fr;q=0.2", "fr"),
+        ("en-US, fr;q=0.9", "en"),
+        ("es", "fr"),
+    ] {
+        let r = s.send("GET", "/setup", &[("Accept-Language", accept)], None);
+        let expected = format!("<html lang=\"{lang}\"");
+        assert!(r.body.contains(&expected), "{accept}: {}", r.status);
+    }
+}
