@@ -1,4 +1,10 @@
 //! The one `Range` header form installers and consoles send: a single byte range.
+//!
+//! Of a list of ranges only the first is served (a 206 with its `Content-Range`, which
+//! a client reads as the part it got). An invalid range (`bytes=5-2`, `bytes=x-y`) is
+//! refused with a 416 rather than ignored: RFC 9110 §14.2 lets a server "ignore or
+//! reject" it, and a refusal tells a buggy client at once instead of sending it a
+//! whole game it did not ask for.
 
 /// A range that no byte of the file satisfies: answered 416.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
