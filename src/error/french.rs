@@ -35,6 +35,7 @@ impl Msg {
             UriTooLong { limit } => format!("la cible de la requête dépasse la limite de {limit} octets"),
             HeadersTooLarge { limit } => format!("les en-têtes dépassent la limite de {limit} octets"),
             OneHostHeader => "une requête porte un seul en-tête Host".into(),
+            BadTarget => "la cible de la requête est un chemin commençant par / (ou une URL http:// absolue)".into(),
             BodyUnreadable => "le corps de la requête est illisible".into(),
             BodyTooSlow => "le corps de la requête n'est pas arrivé à temps".into(),
             AmbiguousLength { why } => format!("la longueur de la requête est ambiguë ({why}) ; la connexion est fermée"),

@@ -49,6 +49,7 @@ pub enum Msg {
         limit: usize,
     },
     OneHostHeader,
+    BadTarget,
     BodyUnreadable,
     BodyTooSlow,
     AmbiguousLength {
@@ -643,6 +644,7 @@ impl Msg {
             UriTooLong { limit } => format!("The request target is longer than the limit of {limit} bytes."),
             HeadersTooLarge { limit } => format!("The request headers are larger than the limit of {limit} bytes."),
             OneHostHeader => "A request carries one Host header.".into(),
+            BadTarget => "The request target is a path starting with / (or an absolute http:// URL).".into(),
             BodyUnreadable => "The request body could not be read.".into(),
             BodyTooSlow => "The request body did not arrive in time.".into(),
             AmbiguousLength { why } => format!("The request's length is ambiguous ({why}); the connection is closed."),

@@ -38,7 +38,8 @@ impl Req {
     /// one: installers that join their base URL with `/` ask `//` and `//base/`.
     pub fn head(rq: &tiny_http::Request) -> Result<Req, Error> {
         check_head(rq)?;
-        let (path, query) = split_url(rq.url());
+        let target = origin_form(rq.url())?;
+        let (path, query) = split_url(&target);
         let path = collapse_slashes(path);
         Ok(Req {
             method: rq.method().as_str().to_string(),
@@ -110,6 +111,29 @@ fn check_head(rq: &tiny_http::Request) -> Result<(), Error> {
 }
 
 /// Path and query of a request target.
+/// The path and query of a request target: the origin form (`/a?b`) as sent, `*` as
+/// sent (it routes nowhere), or the absolute form (`http://host/a?b`, which RFC 9112
+/// §3.2.2 asks a server to accept, whatever the scheme's case) without its scheme and
+/// host. Anything else (an empty target, `a/b`) is refused.
+fn origin_form(url: &str) -> Result<std::borrow::Cow<'_, str>, Error> {
+    if url.starts_with('/') || url == "*" {
+        return Ok(url.into());
+    }
+    let bytes = url.as_bytes();
+    let scheme = ["http://", "https://"]
+        .into_iter()
+        .find(|s| bytes.len() >= s.len() && bytes[..s.len()].eq_ignore_ascii_case(s.as_bytes()));
+    let Some(scheme) = scheme else {
+        return Err(Error::invalid(Msg::BadTarget));
+    };
+    let rest = &url[scheme.len()..];
+    Ok(match rest.find(['/', '?']) {
+        Some(i) if rest[i..].starts_with('/') => rest[i..].into(),
+        Some(i) => format!("/{}", &rest[i..]).into(),
+        None => "/".into(),
+    })
+}
+
 pub fn split_url(url: &str) -> (&str, &str) {
     url.split_once('?').unwrap_or((url, ""))
 }
@@ -164,6 +188,23 @@ mod tests {
         assert_eq!(decode_segment("a%2Fb").unwrap(), "a/b");
         assert_eq!(decode_segment("%5Bx%5D").unwrap(), "[x]");
         assert!(decode_segment("%FF").is_none());
+    }
+
+    #[test]
+    fn absolute_targets_become_their_path() {
+        for (target, path) in [
+            ("/a?b", "/a?b"),
+            ("*", "*"),
+            ("http://host/api/v1/health", "/api/v1/health"),
+            ("HTTP://Host:8080/a/b?q=1", "/a/b?q=1"),
+            ("https://host", "/"),
+            ("http://host?q=1", "/?q=1"),
+        ] {
+            assert_eq!(origin_form(target).unwrap(), path, "{target}");
+        }
+        for target in ["", "a/b", "ftp://host/a", "http:/a", "é"] {
+            assert!(origin_form(target).is_err(), "{target}");
+        }
     }
 
     #[test]

@@ -520,3 +520,27 @@ fn platform_folders_that_are_links_or_hidden_are_refused_and_never_walked() {
     let listed = s.get("/api/v1/library").json();
     assert_eq!(listed["total"], 0, "{listed}");
 }
+
+/// A request target in absolute form (RFC 9112 §3.2.2: a server must accept it,
+/// whatever the scheme's case) is served as its path; a target that is neither a path
+/// nor an absolute URL gets a clear 400, not a sign-in demand.
+#[test]
+fn absolute_targets_are_served_and_pathless_ones_refused() {
+    let s = TestServer::start(&[]);
+    for target in [
+        "http://localhost/api/v1/health",
+        "HTTP://LOCALHOST/api/v1/health",
+    ] {
+        let request =
+            format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        let (text, _) = raw(&s.addr, request.as_bytes());
+        assert!(text.starts_with("HTTP/1.1 200"), "{target}: {text}");
+    }
+    for target in ["", "api/v1/health", "ftp://localhost/api/v1/health"] {
+        let request =
+            format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        let (text, _) = raw(&s.addr, request.as_bytes());
+        assert!(text.starts_with("HTTP/1.1 400"), "{target:?}: {text}");
+        assert!(text.contains("\"error\""), "{target:?}: {text}");
+    }
+}
