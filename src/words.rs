@@ -448,6 +448,11 @@ impl TitleId {
         }
     }
 
+    /// The ID of a base game's update: the same with bit 0x800 set.
+    pub fn update(self) -> TitleId {
+        TitleId(self.0 | 0x800)
+    }
+
     /// The 16 upper-case hex digits, without allocating.
     pub fn digits(self) -> [u8; 16] {
         const HEX: &[u8; 16] = b"0123456789ABCDEF";

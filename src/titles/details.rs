@@ -31,7 +31,7 @@ pub fn get(db: &Connection, id: TitleId) -> Result<Option<Details>, Error> {
     let Some(state) = title_state::get(db, id)? else {
         return Ok(None);
     };
-    let update = TitleId(id.0 | 0x800);
+    let update = id.update();
     let mut versions = title_versions::of(db, id)?;
     versions.extend(title_versions::of(db, update)?);
     versions.sort();

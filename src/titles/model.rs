@@ -157,7 +157,7 @@ fn title(
     files: &[TitleFile],
 ) -> Result<(TitleState, Vec<Missing>), Error> {
     let base = files[0].base_title_id;
-    let update_id = TitleId(base.0 | 0x800);
+    let update_id = base.update();
     let count = |kind: GameKind| files.iter().filter(|f| f.kind == kind).count() as u64;
     let name = match titles::name(db, base)? {
         Some(name) => name,
@@ -261,7 +261,7 @@ fn update_rows(
     (installed, latest): (Option<u32>, Option<u32>),
     (sound, damaged): &(DlcVersions, DlcVersions),
 ) -> Result<Vec<Missing>, Error> {
-    let update_id = TitleId(base.0 | 0x800);
+    let update_id = base.update();
     let mut newer = vec![(update_id, None, installed, latest)];
     for (&dlc, have) in sound {
         let new = with_damaged(

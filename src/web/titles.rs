@@ -526,7 +526,7 @@ fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
     };
     let id = match installed {
         0 => t.base_id,
-        _ => TitleId(t.base_id.0 | 0x800),
+        _ => t.base_id.update(),
     };
     crate::store::title_control::display_version(c.db, id, installed)
 }
@@ -538,7 +538,7 @@ fn from_files(
     c: &Ctx,
     base_id: TitleId,
 ) -> Result<Option<crate::store::title_control::ControlRow>, Error> {
-    let update = crate::store::title_control::get(c.db, TitleId(base_id.0 | 0x800))?;
+    let update = crate::store::title_control::get(c.db, base_id.update())?;
     match update {
         Some(row) => Ok(Some(row)),
         None => crate::store::title_control::get(c.db, base_id),
