@@ -9,6 +9,8 @@
 //! nor starts with a dot (the scan skips hidden names), and each is kept under 255
 //! bytes by shortening the game's name first.
 
+use crate::words::TitleId;
+
 /// The default: one folder per game, holding its base game, updates and DLC, each
 /// DLC under its own name (two DLC of one game named after the game alone would be
 /// told apart by their title IDs only).
@@ -40,8 +42,8 @@ pub struct Fields<'a> {
     pub name: &'a str,
     /// The file's own name (a DLC's own).
     pub dlc_name: &'a str,
-    pub title_id: &'a str,
-    pub base_title_id: &'a str,
+    pub title_id: TitleId,
+    pub base_title_id: TitleId,
     pub version: u32,
     /// `Base`, `Update` or `DLC`.
     pub kind: &'a str,
@@ -107,8 +109,8 @@ impl Template {
                 // What the file holds: a DLC's own name, the game's for the others.
                 "own_name" if f.kind == "DLC" => out.push_str(dlc_name),
                 "own_name" => out.push_str(name),
-                "title_id" => out.push_str(&clean(f.title_id)),
-                "base_title_id" => out.push_str(&clean(f.base_title_id)),
+                "title_id" => out.push_str(&f.title_id.to_string()),
+                "base_title_id" => out.push_str(&f.base_title_id.to_string()),
                 "version" => out.push_str(&f.version.to_string()),
                 "type" => out.push_str(&clean(f.kind)),
                 _ => out.push_str(&clean(f.ext)),
@@ -185,8 +187,8 @@ mod tests {
         Fields {
             name,
             dlc_name: "Extra Pack",
-            title_id: "0100ABCDEF012000",
-            base_title_id: "0100ABCDEF012000",
+            title_id: TitleId(0x0100ABCDEF012000),
+            base_title_id: TitleId(0x0100ABCDEF012000),
             version: 65536,
             kind,
             ext: "nsp",

@@ -34,6 +34,7 @@ use crate::outbound::{self, Cancel, Client};
 use crate::store::job_runs::JobRun;
 use crate::store::title_state;
 use crate::time;
+use crate::words::TitleId;
 
 /// Events that may wait to be sent; past this a new one is dropped, not waited for.
 const QUEUE: usize = 64;
@@ -156,7 +157,7 @@ impl Notifier {
 /// A title as an event lists it.
 #[derive(Debug, Clone)]
 pub struct Title {
-    base_id: String,
+    base_id: TitleId,
     name: String,
     update_available: bool,
     installed_version: Option<u32>,
@@ -175,7 +176,7 @@ impl Title {
 }
 
 /// The library's titles, read before a task to tell what it changed.
-pub struct Titles(HashMap<String, Title>);
+pub struct Titles(HashMap<TitleId, Title>);
 
 impl Titles {
     pub fn read(db: &Connection) -> Result<Titles, Error> {
@@ -185,7 +186,7 @@ impl Titles {
                 .into_iter()
                 .map(|s| {
                     let title = Title {
-                        base_id: s.base_id.clone(),
+                        base_id: s.base_id,
                         name: s.name,
                         update_available: s.update_available,
                         installed_version: s.installed_version,
@@ -210,8 +211,8 @@ impl Titles {
                 Some(_) => {}
             }
         }
-        added.sort_by(|a, b| a.base_id.cmp(&b.base_id));
-        updates.sort_by(|a, b| a.base_id.cmp(&b.base_id));
+        added.sort_by_key(|t| t.base_id);
+        updates.sort_by_key(|t| t.base_id);
         (added, updates)
     }
 }
@@ -304,15 +305,17 @@ mod tests {
         );
     }
 
-    fn title(id: &str, update_available: bool) -> (String, Title) {
+    /// A title whose ID is the hex digit(s) `id`.
+    fn title(id: &str, update_available: bool) -> (TitleId, Title) {
+        let base_id = TitleId(u64::from_str_radix(id, 16).unwrap());
         let t = Title {
-            base_id: id.into(),
+            base_id,
             name: format!("Game {id}"),
             update_available,
             installed_version: Some(0),
             latest_version: Some(65536),
         };
-        (id.into(), t)
+        (base_id, t)
     }
 
     #[test]
@@ -328,7 +331,11 @@ mod tests {
             .into(),
         );
         let (added, updates) = before.changes_to(&after);
-        let ids = |v: Vec<&Title>| v.iter().map(|t| t.base_id.clone()).collect::<Vec<_>>();
+        let ids = |v: Vec<&Title>| {
+            v.iter()
+                .map(|t| format!("{:X}", t.base_id.0))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ids(added), ["D", "E"]);
         assert_eq!(ids(updates), ["A"], "B had one already; C left the library");
     }

@@ -426,8 +426,16 @@ impl<'de> serde::Deserialize<'de> for StartedBy {
 
 /// A title ID: 64 bits, written as 16 upper-case hex digits (in JSON, SQL and
 /// pages), read back from 16 hex digits in any case. A `u64`, so it is `Copy` and a
-/// list of them allocates nothing per ID.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// list of them allocates nothing per ID (the 33,000 title states `titles::listing`
+/// keeps in memory hold one each).
+///
+/// Every title ID of the domain is one: the store's rows (`games`, `contents`,
+/// `title_state`, `missing`, `titles`, `title_control`, `title_catalog`,
+/// `title_versions`, `title_ignore`), the titles' model, the search index, the shop,
+/// `dedupe` and `organize`, the pages and the API's JSON. Text becomes one at the
+/// edge where a user gives it (a URL's path, a CLI argument: `parse`, or `FromStr`),
+/// and when the title data and a file's name are read (`library::identify`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TitleId(pub u64);
 
 impl TitleId {
@@ -438,6 +446,11 @@ impl TitleId {
         } else {
             None
         }
+    }
+
+    /// The ID of a base game's update: the same with bit 0x800 set.
+    pub fn update(self) -> TitleId {
+        TitleId(self.0 | 0x800)
     }
 
     /// The 16 upper-case hex digits, without allocating.
@@ -456,6 +469,14 @@ impl std::fmt::Display for TitleId {
         let digits = self.digits();
         // Only ASCII hex digits are ever written.
         f.pad(std::str::from_utf8(&digits).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+/// For clap's value parser: a CLI argument is read once, where it comes in.
+impl std::str::FromStr for TitleId {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        TitleId::parse(text).ok_or_else(|| format!("not a title ID (16 hex digits): {text:?}"))
     }
 }
 

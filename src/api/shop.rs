@@ -22,6 +22,7 @@ use crate::http::{App, Ctx, Reply, Req};
 use crate::library::key::LibraryKey;
 use crate::shop::{Folder, Form, Inputs};
 use crate::store::shop_downloads;
+use crate::words::TitleId;
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
 /// `User-Agent` starting with `Mozilla/`; no installer does. Tinfoil sends its headers
@@ -117,8 +118,10 @@ pub fn files(c: &Ctx) -> Result<Reply, Error> {
 
 /// `GET /api/shop/icon/{title_id}`: a cached icon (see `titles::icons`).
 pub fn icon(c: &Ctx) -> Result<Reply, Error> {
-    let (bytes, content_type) = crate::titles::icons::read_cached(&c.app.config.data, c.param(0))
-        .ok_or_else(|| Error::not_found(Msg::NoSuchFile))?;
+    let not_found = || Error::not_found(Msg::NoSuchFile);
+    let id = TitleId::parse(c.param(0)).ok_or_else(not_found)?;
+    let (bytes, content_type) =
+        crate::titles::icons::read_cached(&c.app.config.data, id).ok_or_else(not_found)?;
     let mut reply = range::empty(200);
     reply.content_type = content_type;
     reply.body = bytes;

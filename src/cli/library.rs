@@ -67,7 +67,7 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
             say!("Ajouté à la liste d'envoi : {key}");
         }
         PushCommand::Add { key, title: true } => {
-            let keys = device::add_title(&conn, key)?;
+            let keys = device::add_title(&conn, device::title_id(key)?)?;
             for k in keys {
                 say!("Ajouté à la liste d'envoi : {k}");
             }

@@ -9,16 +9,14 @@ use super::open_store;
 use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::counts::{count, number};
 use crate::error::{Error, Msg};
-use crate::library::identify::{format_title_id, parse_title_id};
 use crate::outbound::{self, Cancel, Client};
-use crate::store::title_ignore::EVERY_TITLE;
 use crate::store::titles as title_facts;
 use crate::store::{
     missing as missing_store, title_catalog, title_ignore, title_imports, title_state,
 };
 use crate::time;
 use crate::titles::{self, fetch, model, Input, Took};
-use crate::words::MissingKind;
+use crate::words::{MissingKind, TitleId};
 
 pub fn titles_command(global: &GlobalArgs, command: &TitlesCommand) -> Result<(), Error> {
     match command {
@@ -163,11 +161,10 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
 
 fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error> {
     let conn = open_store(global)?;
+    // The argument is read here, where it comes in; none: every title.
     let title = match &args.title_id {
-        Some(id) => {
-            format_title_id(parse_title_id(id).ok_or_else(|| Error::invalid(Msg::NotTitleId))?)
-        }
-        None => EVERY_TITLE.to_string(),
+        Some(id) => Some(TitleId::parse(id).ok_or_else(|| Error::invalid(Msg::NotTitleId))?),
+        None => None,
     };
     // Neither flag: both.
     let (dlc, updates) = match (args.dlc, args.updates) {
@@ -175,7 +172,7 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
         flags => flags,
     };
     let tx = crate::store::db::write_transaction(&conn)?;
-    title_ignore::set(&tx, &title, dlc, updates, on)?;
+    title_ignore::set(&tx, title, dlc, updates, on)?;
     model::refresh(&tx)?;
     tx.commit()?;
     let what = match (dlc, updates) {
@@ -183,10 +180,9 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
         (true, false) => "les DLC manquants",
         _ => "les mises à jour",
     };
-    let whom = if title == EVERY_TITLE {
-        "tous les titres".to_string()
-    } else {
-        title
+    let whom = match title {
+        Some(id) => id.to_string(),
+        None => "tous les titres".to_string(),
     };
     match on {
         true => say!("{whom} : {what} ne sont plus comptés."),

@@ -15,6 +15,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use crate::error::{Error, Msg};
+use crate::words::TitleId;
 
 /// Byte ranges served of one file, merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -193,16 +194,16 @@ pub fn add_game(db: &rusqlite::Connection, key: &str) -> Result<(), Error> {
     crate::store::push_list::add(db, key, crate::time::now())
 }
 
+/// The title ID a user typed (a URL's, an argument's), or the error they are given.
+pub fn title_id(text: &str) -> Result<TitleId, Error> {
+    TitleId::parse(text).ok_or_else(|| Error::not_found(Msg::NotTitleId))
+}
+
 /// Add a title: its base game, its latest update and all its DLC. Returns the keys.
-pub fn add_title(db: &rusqlite::Connection, title_id: &str) -> Result<Vec<String>, Error> {
-    let id = crate::library::identify::parse_title_id(title_id)
-        .map(crate::library::identify::format_title_id)
-        .ok_or_else(|| Error::not_found(Msg::NotTitleId))?;
-    let keys = crate::store::games::title_family(db, &id)?;
+pub fn add_title(db: &rusqlite::Connection, id: TitleId) -> Result<Vec<String>, Error> {
+    let keys = crate::store::games::title_family(db, id)?;
     if keys.is_empty() {
-        return Err(Error::not_found(Msg::NothingOfTitle {
-            id: title_id.into(),
-        }));
+        return Err(Error::not_found(Msg::NothingOfTitle { id: id.to_string() }));
     }
     for key in &keys {
         crate::store::push_list::add(db, key, crate::time::now())?;

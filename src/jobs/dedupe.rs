@@ -33,14 +33,14 @@ use crate::library::copies::{better, Candidate};
 use crate::library::safe::NotAFile;
 use crate::library::LibraryKey;
 use crate::store::games;
-use crate::words::{DedupeKeep, GameKind, TrashReason};
+use crate::words::{DedupeKeep, GameKind, TitleId, TrashReason};
 
 /// A file the task moves to the trash, and the copy that stays in its place.
 #[derive(Debug, Clone)]
 pub struct Drop {
     pub key: String,
     pub name: String,
-    pub title_id: String,
+    pub title_id: TitleId,
     pub version: u32,
     pub size: u64,
     pub reason: TrashReason,
@@ -54,7 +54,7 @@ struct Copy {
     file: (u64, u64),
     key: String,
     name: String,
-    title_id: String,
+    title_id: TitleId,
     version: Option<u32>,
     format: String,
     size: u64,
@@ -154,7 +154,7 @@ fn plan_and_strays(
             drops.push(Drop {
                 key: c.key.clone(),
                 name: c.name.clone(),
-                title_id: c.title_id.clone(),
+                title_id: c.title_id,
                 version: c.version.unwrap_or(0),
                 size: c.size,
                 reason,

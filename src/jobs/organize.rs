@@ -31,7 +31,7 @@ use crate::error::{Error, Msg};
 use crate::library::{safe, LibraryKey};
 use crate::naming::{Fields, Template};
 use crate::store::{games, organize_moves, organize_runs, platforms, push_list, shop_downloads};
-use crate::words::{GameKind, MoveState, StartedBy};
+use crate::words::{GameKind, MoveState, StartedBy, TitleId};
 
 /// A file and the key the template gives it.
 #[derive(Debug, Clone)]
@@ -66,22 +66,22 @@ fn platform_folders(db: &Connection) -> Result<HashMap<String, Option<LibraryKey
 
 /// The base game's name for every base title ID: from the title data, else from the
 /// library's base game, else none (the file's own name is used).
-fn base_names(db: &Connection, games: &[games::Placed]) -> Result<HashMap<String, String>, Error> {
+fn base_names(db: &Connection, games: &[games::Placed]) -> Result<HashMap<TitleId, String>, Error> {
     // Two base copies named differently: the least name, whatever their keys, so
     // that a run does not change which folder the next run picks.
-    let mut names: HashMap<String, String> = HashMap::new();
+    let mut names: HashMap<TitleId, String> = HashMap::new();
     for g in games.iter().filter(|g| g.kind == GameKind::Base) {
-        if let Some(id) = &g.title_id {
-            let name = names.entry(id.clone()).or_insert_with(|| g.name.clone());
+        if let Some(id) = g.title_id {
+            let name = names.entry(id).or_insert_with(|| g.name.clone());
             if g.name < *name {
                 name.clone_from(&g.name);
             }
         }
     }
     for g in games {
-        if let Some(base) = &g.base_title_id {
+        if let Some(base) = g.base_title_id {
             if let Some(name) = crate::store::titles::name(db, base)? {
-                names.insert(base.clone(), name);
+                names.insert(base, name);
             }
         }
     }
@@ -93,16 +93,16 @@ fn target(
     g: &games::Placed,
     template: &Template,
     folders: &HashMap<String, Option<LibraryKey>>,
-    names: &HashMap<String, String>,
+    names: &HashMap<TitleId, String>,
 ) -> Option<LibraryKey> {
-    let (title_id, base) = (g.title_id.as_deref()?, g.base_title_id.as_deref()?);
+    let (title_id, base) = (g.title_id?, g.base_title_id?);
     let kind = match g.kind {
         GameKind::Base => "Base",
         GameKind::Update => "Update",
         GameKind::Dlc => "DLC",
         GameKind::Unknown => return None,
     };
-    let name = names.get(base).map_or(g.name.as_str(), String::as_str);
+    let name = names.get(&base).map_or(g.name.as_str(), String::as_str);
     let rendered = template.render(&Fields {
         name,
         dlc_name: &g.name,

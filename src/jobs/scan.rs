@@ -261,7 +261,7 @@ fn current_keys(ctx: &TaskCtx) -> Option<(Arc<Loaded>, String)> {
 /// (the writer's thread is the database's).
 fn cache_icons(data: &std::path::Path, found: &walk::Found, probe: &mut Probe) {
     for (title_id, bytes) in library::take_icons(probe) {
-        if let Err(why) = crate::titles::icons::save_own(data, &title_id, &bytes) {
+        if let Err(why) = crate::titles::icons::save_own(data, title_id, &bytes) {
             warn!("scan: {}: its icon was not cached: {why}", found.key);
         }
     }

@@ -5,7 +5,7 @@
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 
 /// The kind of a title, from its ID alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,40 +53,14 @@ pub fn classify(id: u64) -> Class {
     }
 }
 
-/// Exactly 16 hex digits, any case.
+/// Exactly 16 hex digits, any case (see [`TitleId::parse`]).
 pub fn parse_title_id(s: &str) -> Option<u64> {
-    if s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
-        u64::from_str_radix(s, 16).ok()
-    } else {
-        None
-    }
+    TitleId::parse(s).map(|id| id.0)
 }
 
-/// The canonical text of a title ID: 16 upper-case hex digits.
+/// The canonical text of a title ID: 16 upper-case hex digits (see [`TitleId`]).
 pub fn format_title_id(id: u64) -> String {
-    IdText::new(id).as_str().to_string()
-}
-
-/// A title ID's canonical text, held inline. Lists show one or two IDs per game on
-/// every page: as `String`s they were a hundred allocations a page, and the
-/// formatting machinery of `format!("{id:016X}")` cost a tenth of the page.
-#[derive(Clone, Copy)]
-pub struct IdText([u8; 16]);
-
-impl IdText {
-    pub fn new(id: u64) -> Self {
-        const HEX: &[u8; 16] = b"0123456789ABCDEF";
-        let mut text = [0u8; 16];
-        for (i, digit) in text.iter_mut().enumerate() {
-            *digit = HEX[((id >> (60 - 4 * i)) & 0xF) as usize];
-        }
-        IdText(text)
-    }
-
-    pub fn as_str(&self) -> &str {
-        // Only ASCII hex digits are ever written.
-        std::str::from_utf8(&self.0).expect("hex digits")
-    }
+    TitleId(id).to_string()
 }
 
 /// What a file name says.

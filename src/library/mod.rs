@@ -47,7 +47,7 @@ pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
 /// else the name taken from the file name.
 pub fn display_name(
     db: &Connection,
-    title_id: Option<&str>,
+    title_id: Option<TitleId>,
     file_name_name: &str,
 ) -> Result<String, Error> {
     let Some(id) = title_id else {
@@ -103,15 +103,15 @@ pub fn game_row(
         .and_then(|k| k.primary())
         .map(content_row);
     let class = probe.title_id.map(identify::classify);
-    let title_id = probe.title_id.map(identify::format_title_id);
-    let name = display_name(db, title_id.as_deref(), &probe.file_name_name)?;
+    let title_id = probe.title_id.map(TitleId);
+    let name = display_name(db, title_id, &probe.file_name_name)?;
     let name_conflict = primary.as_ref().and_then(|p| conflict(probe.named, p));
     let (kind, subtype, base_title_id) = match primary {
-        Some(p) => (p.kind, p.subtype, p.base_title_id.map(|b| b.to_string())),
+        Some(p) => (p.kind, p.subtype, p.base_title_id),
         None => (
             class.map_or(GameKind::Unknown, |c| c.kind),
             class.and_then(|c| c.subtype).map(str::to_string),
-            class.and_then(|c| c.base).map(identify::format_title_id),
+            class.and_then(|c| c.base).map(TitleId),
         ),
     };
     let row = GameRow {
@@ -144,16 +144,14 @@ fn conflict(named: (Option<u64>, Option<u32>), held: &ContentRow) -> Option<Stri
     let id_differs = named.0.is_some_and(|id| TitleId(id) != held.title_id);
     let version_differs = named.1.is_some_and(|v| v != held.version);
     (id_differs || version_differs).then(|| {
-        let id = named
-            .0
-            .map(|id| format!("[{}]", identify::format_title_id(id)));
+        let id = named.0.map(|id| format!("[{}]", TitleId(id)));
         let version = named.1.map(|v| format!("[v{v}]"));
         format!("{}{}", id.unwrap_or_default(), version.unwrap_or_default())
     })
 }
 
 /// An icon to cache: the title ID it is shown for, and its bytes.
-pub type Icon = (String, Vec<u8>);
+pub type Icon = (TitleId, Vec<u8>);
 
 /// Take the icons out of a probe's Control NCAs, by the base title ID pages show them
 /// under, so that they are cached where they were read and travel no further. The
@@ -168,7 +166,7 @@ pub fn take_icons(probe: &mut Probe) -> Vec<Icon> {
         .filter_map(|c| {
             let bytes = std::mem::take(c.icon.as_mut()?);
             let base = identify::classify(c.title_id).base.unwrap_or(c.title_id);
-            Some((identify::format_title_id(base), bytes))
+            Some((TitleId(base), bytes))
         })
         .collect()
 }
@@ -201,7 +199,7 @@ pub fn control_rows(key: &str, probe: &Probe) -> Vec<ControlRow> {
 pub fn rename_from_titles(db: &Connection) -> Result<usize, Error> {
     let mut renamed = 0;
     for (key, title_id, file_name_name, current) in games::names(db)? {
-        let name = display_name(db, title_id.as_deref(), &file_name_name)?;
+        let name = display_name(db, title_id, &file_name_name)?;
         if name != current {
             games::rename(db, &key, &name, &identify::fold(&name))?;
             renamed += 1;

@@ -18,14 +18,13 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
-use super::identify::{format_title_id, parse_title_id};
 use super::search::{page_range, SearchQuery};
 use super::suggest::{Vocabulary, Words};
 use crate::error::Error;
 use crate::kept::Kept;
 use crate::store::games;
 use crate::store::library_generation;
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 
 /// Three characters, packed (21 bits each).
 type Trigram = u64;
@@ -62,8 +61,8 @@ pub struct Listed<'a> {
     /// Its header did not read, or a task found it broken.
     pub damaged: bool,
     pub version: Option<u32>,
-    pub title_id: Option<u64>,
-    pub base_title_id: Option<u64>,
+    pub title_id: Option<TitleId>,
+    pub base_title_id: Option<TitleId>,
 }
 
 impl Listed<'_> {
@@ -75,9 +74,9 @@ impl Listed<'_> {
             kind: self.kind,
             size: self.size,
             playable: self.playable,
-            title_id: self.title_id.map(format_title_id),
+            title_id: self.title_id,
             version: self.version,
-            base_title_id: self.base_title_id.map(format_title_id),
+            base_title_id: self.base_title_id,
         }
     }
 }
@@ -128,10 +127,10 @@ impl NameIndex {
                 key: span(&g.item.key),
                 name: span(&g.item.name),
                 folded: span(&g.folded),
-                title_id: id_number(g.item.title_id.as_deref()).unwrap_or(0),
-                base: id_number(g.item.base_title_id.as_deref()).unwrap_or(0),
-                has_title_id: id_number(g.item.title_id.as_deref()).is_some(),
-                has_base: id_number(g.item.base_title_id.as_deref()).is_some(),
+                title_id: g.item.title_id.unwrap_or_default().0,
+                base: g.item.base_title_id.unwrap_or_default().0,
+                has_title_id: g.item.title_id.is_some(),
+                has_base: g.item.base_title_id.is_some(),
                 size: g.item.size,
                 version: g.item.version.unwrap_or(0),
                 has_version: g.item.version.is_some(),
@@ -229,8 +228,8 @@ impl NameIndex {
             playable: e.playable,
             damaged: e.damaged,
             version: e.has_version.then_some(e.version),
-            title_id: e.has_title_id.then_some(e.title_id),
-            base_title_id: e.has_base.then_some(e.base),
+            title_id: e.has_title_id.then_some(TitleId(e.title_id)),
+            base_title_id: e.has_base.then_some(TitleId(e.base)),
         }
     }
 
@@ -314,7 +313,7 @@ impl NameIndex {
     /// The base title IDs of the games whose names hold every word, sorted and
     /// without repeats (the titles' search: a title matches when one of its files
     /// does).
-    pub fn bases_named(&self, words: &[String]) -> Vec<String> {
+    pub fn bases_named(&self, words: &[String]) -> Vec<TitleId> {
         let mut ids: Vec<u64> = self
             .named(words)
             .iter()
@@ -324,7 +323,7 @@ impl NameIndex {
             .collect();
         ids.sort_unstable();
         ids.dedup();
-        ids.into_iter().map(format_title_id).collect()
+        ids.into_iter().map(TitleId).collect()
     }
 
     /// Positions of the names that hold every word, ascending.
@@ -397,10 +396,6 @@ impl Words for NameIndex {
     fn holds_all(&self, words: &[String]) -> bool {
         !self.named(words).is_empty()
     }
-}
-
-fn id_number(id: Option<&str>) -> Option<u64> {
-    id.and_then(parse_title_id)
 }
 
 fn pack(a: char, b: char, c: char) -> Trigram {
@@ -500,7 +495,7 @@ impl Names {
         &self,
         db: &Connection,
         words: &[String],
-    ) -> Result<Option<Vec<String>>, Error> {
+    ) -> Result<Option<Vec<TitleId>>, Error> {
         if words.is_empty() {
             return Ok(None);
         }
@@ -580,8 +575,8 @@ mod tests {
                 file_name_name: name,
                 kind,
                 subtype: None,
-                title_id: id.map(format_title_id),
-                base_title_id: id.map(|id| format_title_id(id & !0xFFF)),
+                title_id: id.map(TitleId),
+                base_title_id: id.map(|id| TitleId(id & !0xFFF)),
                 version: None,
                 format: "nsp".into(),
                 size: 1,
@@ -704,11 +699,11 @@ mod tests {
                     q.id_prefix
                 );
                 if !q.words.is_empty() {
-                    let mut bases: Vec<String> = rows
+                    let mut bases: Vec<TitleId> = rows
                         .iter()
                         .filter(|r| q.words.iter().all(|w| r.0.contains(w.as_str())))
                         .filter_map(|r| r.3.as_ref())
-                        .map(|id| format_title_id(parse_title_id(id).unwrap() & !0xFFF))
+                        .map(|id| TitleId(TitleId::parse(id).unwrap().0 & !0xFFF))
                         .collect();
                     bases.sort();
                     bases.dedup();

@@ -24,7 +24,7 @@ use crate::kept::Kept;
 use crate::store::games::{self, ShopFile};
 use crate::store::titles::{self, Facts};
 use crate::store::{library_generation, title_catalog};
-use crate::words::{DedupeKeep, GameKind};
+use crate::words::{DedupeKeep, GameKind, TitleId};
 
 /// Where the downloads live; every form links below it.
 pub const FILES: &str = "/shop/files/";
@@ -138,7 +138,7 @@ pub struct Snapshot {
     pub facts: Vec<Facts>,
     /// The latest known version of every ID of the library's titles (Tinfoil's
     /// `titledb`; `versions.txt` lists every known title, read when first asked).
-    pub versions: Vec<(String, Option<u32>)>,
+    pub versions: Vec<(TitleId, Option<u32>)>,
     /// What Tinfoil and CyberFoil show when they connect.
     pub message: String,
     forms: [OnceLock<Arc<[u8]>>; 8],
@@ -224,11 +224,12 @@ impl Shop {
 }
 
 /// The title IDs whose icon is in the cache (`DATA/icons/{ID}`).
-fn cached_icons(data: &Path) -> HashSet<String> {
+fn cached_icons(data: &Path) -> HashSet<TitleId> {
+    // Only a name `titles::icons::path` writes (16 upper-case hex digits) is an icon.
+    let id = |name: String| TitleId::parse(&name).filter(|id| id.to_string() == name);
     std::fs::read_dir(data.join("icons"))
         .map(|dir| {
-            dir.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| n.len() == 16)
+            dir.filter_map(|e| id(e.ok()?.file_name().into_string().ok()?))
                 .collect()
         })
         .unwrap_or_default()
@@ -236,7 +237,7 @@ fn cached_icons(data: &Path) -> HashSet<String> {
 
 /// Give each file its entry: `Name [TITLEID][vVERSION].ext`, made safe as a file
 /// name, and made unique within its folder with ` (2)`, ` (3)`… in key order.
-fn name_items(files: Vec<ShopFile>, icons: &HashSet<String>) -> Vec<Item> {
+fn name_items(files: Vec<ShopFile>, icons: &HashSet<TitleId>) -> Vec<Item> {
     let mut taken: HashSet<(Folder, String)> = HashSet::with_capacity(files.len());
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| files[a].key.cmp(&files[b].key));
@@ -306,12 +307,13 @@ mod tests {
     use super::*;
 
     fn file(key: &str, name: &str, kind: GameKind, id: &str, version: u32) -> ShopFile {
+        let id = TitleId::parse(id).unwrap();
         ShopFile {
             key: key.into(),
             name: name.into(),
             kind,
-            title_id: id.into(),
-            base_title_id: id.into(),
+            title_id: id,
+            base_title_id: id,
             version,
             format: "NSP".into(),
             size: 1,

@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::library::copies::{self, Candidate};
 use crate::store::games::ShopFile;
 use crate::store::title_catalog;
-use crate::words::{DedupeKeep, GameKind};
+use crate::words::{DedupeKeep, GameKind, TitleId};
 
 /// How many base games the `new` and `recommended` sections hold.
 const NEW_ITEMS: usize = 50;
@@ -55,7 +55,7 @@ struct TinfoilIndex<'a> {
     files: Vec<TinfoilFile>,
     directories: [&'a str; 0],
     success: &'a str,
-    titledb: BTreeMap<&'a str, TitleEntry<'a>>,
+    titledb: BTreeMap<TitleId, TitleEntry<'a>>,
 }
 
 #[derive(Serialize)]
@@ -67,7 +67,7 @@ struct TinfoilFile {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TitleEntry<'a> {
-    id: &'a str,
+    id: TitleId,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     version: Option<u32>,
@@ -97,16 +97,15 @@ fn tinfoil(s: &Snapshot) -> TinfoilIndex<'_> {
             size: it.file.size,
         })
         .collect();
-    let latest: BTreeMap<&str, Option<u32>> =
-        s.versions.iter().map(|(id, v)| (id.as_str(), *v)).collect();
+    let latest: BTreeMap<TitleId, Option<u32>> = s.versions.iter().copied().collect();
     let titledb = s
         .facts
         .iter()
         .map(|f| {
             let entry = TitleEntry {
-                id: &f.id,
+                id: f.id,
                 name: &f.name,
-                version: latest.get(f.id.as_str()).copied().flatten(),
+                version: latest.get(&f.id).copied().flatten(),
                 publisher: f.publisher.as_deref(),
                 release_date: f
                     .release_date
@@ -115,7 +114,7 @@ fn tinfoil(s: &Snapshot) -> TinfoilIndex<'_> {
                 size: f.size,
                 icon_url: f.icon_url.as_deref(),
             };
-            (f.id.as_str(), entry)
+            (f.id, entry)
         })
         .collect();
     TinfoilIndex {
@@ -151,8 +150,8 @@ struct SectionItem<'a> {
     /// DLC carrying its base's ID would vanish once the base is installed; without
     /// it, CyberFoil derives the base from `app_id`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    title_id: Option<&'a str>,
-    app_id: &'a str,
+    title_id: Option<TitleId>,
+    app_id: TitleId,
     app_version: u32,
     app_type: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,8 +175,8 @@ fn sections<'a>(s: &'a Snapshot, prefix: &str, keep: DedupeKeep) -> Sections<'a>
         url: it.path(prefix),
         size: it.file.size,
         name: &it.entry,
-        title_id: (it.folder != Folder::Dlc).then_some(it.file.base_title_id.as_str()),
-        app_id: &it.file.title_id,
+        title_id: (it.folder != Folder::Dlc).then_some(it.file.base_title_id),
+        app_id: it.file.title_id,
         app_version: it.file.version,
         app_type: app_type(&it.file),
         icon_url: it.icon.then(|| {
@@ -186,25 +185,25 @@ fn sections<'a>(s: &'a Snapshot, prefix: &str, keep: DedupeKeep) -> Sections<'a>
             format!("{at}api/shop/icon/{}", it.file.base_title_id)
         }),
     };
-    let per_title = |folder| kept(s.in_folder(folder), |it| &it.file.title_id, keep);
+    let per_title = |folder| kept(s.in_folder(folder), |it| it.file.title_id, keep);
     let bases = per_title(Folder::Base);
     let mut newest = bases.clone();
     newest.sort_by(|a, b| b.file.mtime.cmp(&a.file.mtime).then(a.entry.cmp(&b.entry)));
-    let updated: HashSet<&str> = s
+    let updated: HashSet<TitleId> = s
         .in_folder(Folder::Updates)
-        .map(|it| it.file.base_title_id.as_str())
+        .map(|it| it.file.base_title_id)
         .collect();
-    let released: HashMap<&str, &str> = s
+    let released: HashMap<TitleId, &str> = s
         .facts
         .iter()
-        .filter_map(|f| Some((f.id.as_str(), f.release_date.as_deref()?)))
+        .filter_map(|f| Some((f.id, f.release_date.as_deref()?)))
         .collect();
     let mut recommended: Vec<&Item> = bases
         .into_iter()
-        .filter(|it| updated.contains(it.file.title_id.as_str()))
+        .filter(|it| updated.contains(&it.file.title_id))
         .collect();
     recommended.sort_by(|a, b| {
-        let date = |it: &Item| released.get(it.file.title_id.as_str()).copied();
+        let date = |it: &Item| released.get(&it.file.title_id).copied();
         date(b)
             .cmp(&date(a))
             .then(b.file.mtime.cmp(&a.file.mtime))
@@ -212,7 +211,7 @@ fn sections<'a>(s: &'a Snapshot, prefix: &str, keep: DedupeKeep) -> Sections<'a>
     });
     let all = kept(
         s.items.iter(),
-        |it| (&it.file.title_id, it.file.version),
+        |it| (it.file.title_id, it.file.version),
         keep,
     );
     let section = |id, title, items: Vec<&'a Item>, cut: usize| Section {
@@ -358,7 +357,7 @@ fn apache_size(bytes: u64) -> String {
 /// every installed game (`VersionsURL` is one global setting) and flags a game whose
 /// installed version is lower. The rights IDs are not kept: all zeros, as titledb
 /// writes an unknown one.
-fn versions(rows: &[(String, Option<u32>)]) -> String {
+fn versions(rows: &[(TitleId, Option<u32>)]) -> String {
     let mut out = String::with_capacity(20 + rows.len() * 53);
     out.push_str("id|rightsId|version\n");
     for (id, version) in rows {

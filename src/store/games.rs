@@ -18,8 +18,8 @@ pub struct GameRow {
     pub folded: String,
     pub kind: GameKind,
     pub subtype: Option<String>,
-    pub title_id: Option<String>,
-    pub base_title_id: Option<String>,
+    pub title_id: Option<TitleId>,
+    pub base_title_id: Option<TitleId>,
     pub version: Option<u32>,
     pub format: String,
     pub size: u64,
@@ -118,7 +118,8 @@ pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
 }
 
 /// A game's key, title ID, name from its file name, and current display name.
-pub type Names = (String, Option<String>, String, String);
+/// (key, title ID, name from the file name, name).
+pub type Names = (String, Option<TitleId>, String, String);
 
 /// Every game's names, for renaming after a title import.
 pub fn names(conn: &Connection) -> Result<Vec<Names>, Error> {
@@ -141,9 +142,9 @@ pub struct GameItem {
     pub kind: GameKind,
     pub size: u64,
     pub playable: bool,
-    pub title_id: Option<String>,
+    pub title_id: Option<TitleId>,
     pub version: Option<u32>,
-    pub base_title_id: Option<String>,
+    pub base_title_id: Option<TitleId>,
 }
 
 const ITEM_COLUMNS: &str = "key, name, type, size, playable, title_id, version, base_title_id";
@@ -332,7 +333,7 @@ pub fn get(conn: &Connection, key: &str) -> Result<Option<GameDetail>, Error> {
 /// Keys of the games of one type that belong to a base title, sorted like the library.
 pub fn related(
     conn: &Connection,
-    base_title_id: &str,
+    base_title_id: TitleId,
     kind: GameKind,
 ) -> Result<Vec<String>, Error> {
     // A file read with the console keys counts for every content it holds.
@@ -418,7 +419,7 @@ pub struct Copy {
     pub key: String,
     pub name: String,
     pub kind: GameKind,
-    pub title_id: String,
+    pub title_id: TitleId,
     pub version: Option<u32>,
     pub format: String,
     pub size: u64,
@@ -502,7 +503,7 @@ pub fn compressible(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
 }
 
 /// A title's base game(s), its latest update and all its DLC (DLC updates included).
-pub fn title_family(conn: &Connection, base_title_id: &str) -> Result<Vec<String>, Error> {
+pub fn title_family(conn: &Connection, base_title_id: TitleId) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(
         "SELECT key FROM games INDEXED BY games_by_title WHERE title_id = ?1 AND type = 'BASE'
          UNION ALL
@@ -524,8 +525,8 @@ pub struct TitleFile {
     pub name: String,
     pub kind: GameKind,
     pub subtype: Option<String>,
-    pub title_id: String,
-    pub base_title_id: String,
+    pub title_id: TitleId,
+    pub base_title_id: TitleId,
     pub version: Option<u32>,
     pub size: u64,
     pub mtime: i64,
@@ -593,7 +594,10 @@ pub fn set_superseded(conn: &Connection, keys: &[String]) -> Result<(), Error> {
 /// is superseded. A file holding several contents (read with the console keys) is
 /// there once per content of this title, each with that content's own kind, title ID
 /// and version.
-pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetail, bool)>, Error> {
+pub fn of_title(
+    conn: &Connection,
+    base_title_id: TitleId,
+) -> Result<Vec<(GameDetail, bool)>, Error> {
     let sql = format!(
         "SELECT {ITEM_COLUMNS}, {DETAIL_COLUMNS}, superseded FROM games
          WHERE key IN (SELECT key FROM games INDEXED BY games_by_base WHERE base_title_id = ?1
@@ -602,7 +606,6 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(18)?)))?;
-    let base = TitleId::parse(base_title_id);
     let mut out = Vec::new();
     for row in rows {
         let (game, superseded): (GameDetail, bool) = row?;
@@ -613,13 +616,13 @@ pub fn of_title(conn: &Connection, base_title_id: &str) -> Result<Vec<(GameDetai
         }
         for c in held
             .iter()
-            .filter(|c| c.base_title_id.is_some() && c.base_title_id == base)
+            .filter(|c| c.base_title_id == Some(base_title_id))
         {
             let mut one = game.clone();
             one.item.kind = c.kind;
-            one.item.title_id = Some(c.title_id.to_string());
+            one.item.title_id = Some(c.title_id);
             one.item.version = Some(c.version);
-            one.item.base_title_id = c.base_title_id.map(|b| b.to_string());
+            one.item.base_title_id = c.base_title_id;
             one.subtype = c.subtype.clone();
             out.push((one, superseded));
         }
@@ -639,8 +642,8 @@ pub struct ShopFile {
     pub key: String,
     pub name: String,
     pub kind: GameKind,
-    pub title_id: String,
-    pub base_title_id: String,
+    pub title_id: TitleId,
+    pub base_title_id: TitleId,
     pub version: u32,
     pub format: String,
     pub size: u64,
@@ -692,8 +695,8 @@ pub struct Placed {
     pub platform: String,
     pub name: String,
     pub kind: GameKind,
-    pub title_id: Option<String>,
-    pub base_title_id: Option<String>,
+    pub title_id: Option<TitleId>,
+    pub base_title_id: Option<TitleId>,
     pub version: Option<u32>,
     pub format: String,
 }

@@ -4,15 +4,15 @@
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
-use crate::words::MissingKind;
+use crate::words::{MissingKind, TitleId};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Missing {
-    pub title_id: String,
+    pub title_id: TitleId,
     pub title_name: String,
     pub kind: MissingKind,
     /// The update's or the DLC's own title ID.
-    pub id: String,
+    pub id: TitleId,
     /// The DLC's name, when the title data knows it.
     pub name: Option<String>,
     pub installed_version: Option<u32>,
@@ -55,7 +55,7 @@ pub fn replace_all(conn: &Connection, rows: &[Missing]) -> Result<(), Error> {
 pub fn page(
     conn: &Connection,
     kind: Option<MissingKind>,
-    title_id: Option<&str>,
+    title_id: Option<TitleId>,
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<Missing>), Error> {

@@ -7,13 +7,13 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 
 /// Record `version` for `id`, keeping the higher of it and what is known.
 pub fn raise(
     conn: &Connection,
-    id: &str,
-    base_id: &str,
+    id: TitleId,
+    base_id: TitleId,
     kind: GameKind,
     version: u32,
 ) -> Result<(), Error> {
@@ -29,13 +29,13 @@ pub fn raise(
 /// One catalogue row.
 #[derive(Debug, Clone)]
 pub struct Known {
-    pub base_id: String,
+    pub base_id: TitleId,
     pub kind: GameKind,
     pub version: Option<u32>,
 }
 
 /// The whole catalogue, by ID (tens of thousands of short rows: a few MB).
-pub fn all(conn: &Connection) -> Result<HashMap<String, Known>, Error> {
+pub fn all(conn: &Connection) -> Result<HashMap<TitleId, Known>, Error> {
     let mut stmt = conn.prepare("SELECT id, base_id, kind, version FROM title_catalog")?;
     let rows = stmt.query_map([], |r| {
         Ok((
@@ -68,7 +68,7 @@ pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
 
 /// Every catalogue ID of the library's titles (bases, updates, DLC) with its latest
 /// known version, by ID.
-pub fn of_library(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error> {
+pub fn of_library(conn: &Connection) -> Result<Vec<(TitleId, Option<u32>)>, Error> {
     let mut stmt = conn.prepare(
         "SELECT id, version FROM title_catalog
          WHERE base_id IN (SELECT base_title_id FROM games WHERE base_title_id IS NOT NULL)
@@ -82,7 +82,7 @@ pub fn of_library(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error
 /// the higher of its latest known version and the library's own, by ID: blawar's
 /// `versions.txt` as the library would extend it. DBI reads one such file for every
 /// installed title (`VersionsURL`), so none may be left out.
-pub fn every_latest(conn: &Connection) -> Result<Vec<(String, Option<u32>)>, Error> {
+pub fn every_latest(conn: &Connection) -> Result<Vec<(TitleId, Option<u32>)>, Error> {
     let mut stmt = conn.prepare(
         "SELECT id, max(version) FROM (
              SELECT id, version FROM title_catalog

@@ -46,7 +46,7 @@ pub fn upsert(conn: &Connection, c: &ControlRow) -> Result<(), Error> {
 }
 
 /// The name the files give `title_id`, if any.
-pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> {
+pub fn name(conn: &Connection, title_id: TitleId) -> Result<Option<String>, Error> {
     let mut stmt = conn.prepare_cached("SELECT name FROM title_control WHERE title_id = ?1")?;
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
@@ -63,7 +63,7 @@ pub fn is_empty(conn: &Connection) -> Result<bool, Error> {
 /// update may have written the row).
 pub fn display_version(
     conn: &Connection,
-    title_id: &str,
+    title_id: TitleId,
     version: u32,
 ) -> Result<Option<String>, Error> {
     let mut stmt = conn.prepare_cached(
@@ -75,7 +75,7 @@ pub fn display_version(
         .optional()?)
 }
 
-pub fn get(conn: &Connection, title_id: &str) -> Result<Option<ControlRow>, Error> {
+pub fn get(conn: &Connection, title_id: TitleId) -> Result<Option<ControlRow>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT title_id, name, publisher, display_version, names, icon, from_key
          FROM title_control WHERE title_id = ?1",
@@ -99,7 +99,7 @@ pub fn get(conn: &Connection, title_id: &str) -> Result<Option<ControlRow>, Erro
 /// (served whatever the icon-fetch setting says). Icons are cached under the base
 /// ID; a Control NCA may be an update's, whose ID differs from its base's only in
 /// the last three hex digits.
-pub fn has_own_icon(conn: &Connection, base_id: &str) -> Result<bool, Error> {
+pub fn has_own_icon(conn: &Connection, base_id: TitleId) -> Result<bool, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT 1 FROM title_control
          WHERE icon AND title_id >= substr(?1, 1, 13) || '000'

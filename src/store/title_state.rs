@@ -5,11 +5,11 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
-use crate::words::TitleStatus;
+use crate::words::{TitleId, TitleStatus};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TitleState {
-    pub base_id: String,
+    pub base_id: TitleId,
     pub name: String,
     pub folded: String,
     pub rank: i64,
@@ -233,7 +233,7 @@ pub struct Filter {
     pub incomplete: bool,
     /// With search words: the base IDs of the titles one of whose files' names holds
     /// them all (`library::name_index` finds them).
-    pub named: Option<Vec<String>>,
+    pub named: Option<Vec<TitleId>>,
     /// A hex prefix of the base ID (upper case).
     pub id_prefix: Option<String>,
 }
@@ -353,7 +353,7 @@ pub fn all(conn: &Connection) -> Result<(i64, Vec<TitleState>), Error> {
     Ok((generation, rows))
 }
 
-pub fn get(conn: &Connection, base_id: &str) -> Result<Option<TitleState>, Error> {
+pub fn get(conn: &Connection, base_id: TitleId) -> Result<Option<TitleState>, Error> {
     Ok(conn
         .prepare_cached(&format!(
             "SELECT {COLUMNS} FROM title_state WHERE base_id = ?1"
@@ -392,7 +392,7 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let states: Vec<TitleState> = (0..500)
             .map(|i| TitleState {
-                base_id: format!("{:016X}", 0x0100_0000_0000_0000u64 + (i << 13)),
+                base_id: TitleId(0x0100_0000_0000_0000u64 + (i << 13)),
                 name: format!("t{i}"),
                 folded: format!("t{:03}", rng.random_range(0..300)),
                 rank: i as i64,
@@ -428,12 +428,12 @@ mod tests {
                     });
                     for (limit, offset) in [(50, 0), (7, 20), (50, 480), (10, 1000)] {
                         let (total, got) = page(&conn, &filter, sort, limit, offset).unwrap();
-                        let got: Vec<&str> = got.iter().map(|t| t.base_id.as_str()).collect();
-                        let expected: Vec<&str> = want
+                        let got: Vec<TitleId> = got.iter().map(|t| t.base_id).collect();
+                        let expected: Vec<TitleId> = want
                             .iter()
                             .skip(offset as usize)
                             .take(limit as usize)
-                            .map(|t| t.base_id.as_str())
+                            .map(|t| t.base_id)
                             .collect();
                         let case = format!("{status:?} {incomplete} {sort:?} {limit} {offset}");
                         assert_eq!(total as usize, want.len(), "{case}");

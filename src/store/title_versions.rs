@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection};
 
 use crate::error::Error;
+use crate::words::TitleId;
 
-pub fn insert(conn: &Connection, id: &str, version: u32, released: &str) -> Result<(), Error> {
+pub fn insert(conn: &Connection, id: TitleId, version: u32, released: &str) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT INTO title_versions (id, version, released) VALUES (?1, ?2, ?3)
          ON CONFLICT(id, version) DO UPDATE SET released = excluded.released",
@@ -16,14 +17,14 @@ pub fn insert(conn: &Connection, id: &str, version: u32, released: &str) -> Resu
 }
 
 /// Every dated version, by (ID, version).
-pub fn all(conn: &Connection) -> Result<HashMap<(String, u32), String>, Error> {
+pub fn all(conn: &Connection) -> Result<HashMap<(TitleId, u32), String>, Error> {
     let mut stmt = conn.prepare("SELECT id, version, released FROM title_versions")?;
     let rows = stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// One ID's history, oldest first.
-pub fn of(conn: &Connection, id: &str) -> Result<Vec<(u32, String)>, Error> {
+pub fn of(conn: &Connection, id: TitleId) -> Result<Vec<(u32, String)>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT version, released FROM title_versions WHERE id = ?1 ORDER BY version",
     )?;

@@ -4,11 +4,12 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Error;
+use crate::words::TitleId;
 
 /// What a region file says of one title ID.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
-    pub id: String,
+    pub id: TitleId,
     pub name: String,
     pub publisher: Option<String>,
     /// `YYYY-MM-DD`.
@@ -17,7 +18,7 @@ pub struct Facts {
     pub size: Option<u64>,
 }
 
-pub fn name(conn: &Connection, title_id: &str) -> Result<Option<String>, Error> {
+pub fn name(conn: &Connection, title_id: TitleId) -> Result<Option<String>, Error> {
     let mut stmt = conn.prepare_cached("SELECT name FROM titles WHERE id = ?1")?;
     Ok(stmt.query_row([title_id], |r| r.get(0)).optional()?)
 }
@@ -35,7 +36,7 @@ fn facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<Facts> {
 }
 
 /// A title's facts, when the data knows it.
-pub fn get(conn: &Connection, title_id: &str) -> Result<Option<Facts>, Error> {
+pub fn get(conn: &Connection, title_id: TitleId) -> Result<Option<Facts>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, name, publisher, release_date, icon_url, size FROM titles WHERE id = ?1",
     )?;
@@ -79,7 +80,7 @@ pub fn of_library(conn: &Connection) -> Result<Vec<Facts>, Error> {
 
 /// The icon URL (an `http…` one) of each title of the library (`title_state`), by
 /// base title ID, in the titles' order.
-pub fn library_icons(conn: &Connection) -> Result<Vec<(String, String)>, Error> {
+pub fn library_icons(conn: &Connection) -> Result<Vec<(TitleId, String)>, Error> {
     let mut stmt = conn.prepare(
         "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
          WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",

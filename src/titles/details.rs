@@ -5,12 +5,12 @@
 use rusqlite::Connection;
 
 use crate::error::Error;
-use crate::library::identify::{format_title_id, parse_title_id};
 use crate::store::games::{self, GameDetail};
 use crate::store::missing::{self, Missing};
 use crate::store::title_state::{self, TitleState};
 use crate::store::title_versions;
 use crate::store::titles::{self, Facts};
+use crate::words::TitleId;
 
 /// Everything known of one title of the library.
 pub struct Details {
@@ -26,36 +26,32 @@ pub struct Details {
     pub missing: Vec<Missing>,
 }
 
-/// The title whose base ID `raw` names (any case), when the library holds it.
-pub fn get(db: &Connection, raw: &str) -> Result<Option<Details>, Error> {
-    let Some(n) = parse_title_id(raw) else {
+/// The title whose base ID is `id`, when the library holds it.
+pub fn get(db: &Connection, id: TitleId) -> Result<Option<Details>, Error> {
+    let Some(state) = title_state::get(db, id)? else {
         return Ok(None);
     };
-    let id = format_title_id(n);
-    let Some(state) = title_state::get(db, &id)? else {
-        return Ok(None);
-    };
-    let mut versions = title_versions::of(db, &id)?;
-    versions.extend(title_versions::of(db, &format_title_id(n | 0x800))?);
+    let update = id.update();
+    let mut versions = title_versions::of(db, id)?;
+    versions.extend(title_versions::of(db, update)?);
     versions.sort();
     versions.dedup_by_key(|(v, _)| *v);
     // A title lacks at most its catalogue's DLC, a few hundred rows at worst.
-    let (_, missing) = missing::page(db, None, Some(&id), u64::MAX, 0)?;
-    let mut facts = titles::get(db, &id)?.unwrap_or_default();
+    let (_, missing) = missing::page(db, None, Some(id), u64::MAX, 0)?;
+    let mut facts = titles::get(db, id)?.unwrap_or_default();
     // Title data first; what the title's own files say (their Control NCAs, read with
     // the console keys) where it says nothing: homebrew, cartridge-only, new titles.
     if facts.publisher.is_none() {
-        let update = format_title_id(n | 0x800);
-        let own = match crate::store::title_control::get(db, &update)? {
+        let own = match crate::store::title_control::get(db, update)? {
             Some(row) => Some(row),
-            None => crate::store::title_control::get(db, &id)?,
+            None => crate::store::title_control::get(db, id)?,
         };
         facts.publisher = own.map(|row| row.publisher).filter(|p| !p.is_empty());
     }
     Ok(Some(Details {
         facts,
         versions,
-        files: games::of_title(db, &id)?,
+        files: games::of_title(db, id)?,
         missing,
         state,
     }))

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use crate::error::Error;
-use crate::library::identify::{format_title_id, parse_title_id};
 use crate::outbound::Client;
 use crate::store::settings;
+use crate::words::TitleId;
 
 /// An eShop icon is 30 to 200 KiB; anything past this is not an icon.
 const MAX_ICON: u64 = 1024 * 1024;
@@ -31,17 +31,16 @@ pub fn set_enabled(db: &Connection, on: bool) -> Result<(), Error> {
     settings::set_titles_icons(db, on)
 }
 
-/// Where the icon of `title_id` is cached; `None` for a string that is no title ID,
-/// so a request can never name another file.
-pub fn path(data: &Path, title_id: &str) -> Option<PathBuf> {
-    let id = format_title_id(parse_title_id(title_id)?);
-    Some(data.join("icons").join(id))
+/// Where the icon of `title_id` is cached: named by its 16 hex digits only, so a
+/// request can never name another file.
+pub fn path(data: &Path, title_id: TitleId) -> PathBuf {
+    data.join("icons").join(title_id.to_string())
 }
 
 /// The cached icon of `title_id` and its image type: only a plain file the task wrote
 /// (a link planted in the cache is not followed) that is an image.
-pub fn read_cached(data: &Path, title_id: &str) -> Option<(Vec<u8>, &'static str)> {
-    let path = path(data, title_id)?;
+pub fn read_cached(data: &Path, title_id: TitleId) -> Option<(Vec<u8>, &'static str)> {
+    let path = path(data, title_id);
     if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
         return None;
     }
@@ -80,9 +79,10 @@ pub fn fetch_missing(db: &Connection, data: &Path, net: &Client) -> Result<Fetch
         if net.is_cancelled() {
             break;
         }
-        let Some(file) = path(data, &id).filter(|p| !p.exists()) else {
+        let file = path(data, id);
+        if file.exists() {
             continue;
-        };
+        }
         match fetch_one(net, &url, &file) {
             Ok(()) => {
                 done.saved += 1;
@@ -118,8 +118,8 @@ fn fetch_one(net: &Client, url: &str, file: &Path) -> Result<(), String> {
 /// Cache the icon a file of the library holds (its Control NCA's, read with the
 /// console keys) for `title_id`, unless one is cached already. Only an image is
 /// written. Returns whether it was.
-pub fn save_own(data: &Path, title_id: &str, bytes: &[u8]) -> Result<bool, String> {
-    let file = path(data, title_id).ok_or("not a title ID")?;
+pub fn save_own(data: &Path, title_id: TitleId, bytes: &[u8]) -> Result<bool, String> {
+    let file = path(data, title_id);
     if file.exists() {
         return Ok(false);
     }
@@ -151,11 +151,12 @@ mod tests {
     fn only_title_ids_name_a_cached_icon_and_only_images_count() {
         let data = Path::new("/data");
         assert_eq!(
-            path(data, "0100000000010000"),
-            Some(PathBuf::from("/data/icons/0100000000010000"))
+            path(data, TitleId(0x0100000000010000)),
+            PathBuf::from("/data/icons/0100000000010000")
         );
+        // A request's text becomes a `TitleId` first, or names no file.
         for bad in ["../etc/passwd", "0100", "01000000000100000", ""] {
-            assert_eq!(path(data, bad), None, "{bad}");
+            assert_eq!(TitleId::parse(bad), None, "{bad}");
         }
         assert_eq!(content_type(&[0xFF, 0xD8, 0xFF, 0xE0]), Some("image/jpeg"));
         assert_eq!(content_type(b"<html>"), None);

@@ -21,7 +21,7 @@ use crate::kept::Kept;
 use crate::library::search::page_range;
 use crate::store::library_generation;
 use crate::store::title_state::{self, Filter, Sort, TitleState};
-use crate::words::TitleStatus;
+use crate::words::{TitleId, TitleStatus};
 
 /// Which titles a list holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,12 +110,12 @@ impl Lists {
     }
 
     /// The titles of `named` (base IDs, sorted) that one list holds, in its order.
-    fn named(&self, named: &[String], holds: Holds, sort: Sort) -> Vec<u32> {
-        let id = |i: &u32| self.rows[*i as usize].base_id.as_str();
+    fn named(&self, named: &[TitleId], holds: Holds, sort: Sort) -> Vec<u32> {
+        let id = |i: &u32| self.rows[*i as usize].base_id;
         let mut at: Vec<u32> = named
             .iter()
-            .filter_map(|name| {
-                let k = self.by_id.partition_point(|i| id(i) < name.as_str());
+            .filter_map(|&name| {
+                let k = self.by_id.partition_point(|i| id(i) < name);
                 self.by_id.get(k).filter(|i| id(i) == name)
             })
             .copied()
@@ -233,7 +233,7 @@ mod tests {
     fn states(rng: &mut StdRng, n: usize) -> Vec<TitleState> {
         (0..n)
             .map(|i| TitleState {
-                base_id: format!("{:016X}", 0x0100_0000_0001_0000u64 + ((i as u64) << 13)),
+                base_id: TitleId(0x0100_0000_0001_0000u64 + ((i as u64) << 13)),
                 name: format!("Title {}", rng.random_range(0..n.max(1) / 2 + 1)),
                 folded: String::new(),
                 rank: 0,
@@ -285,11 +285,11 @@ mod tests {
                 Some(TitleStatus::Complete),
             ];
             // A search by words: some of the titles, an ID no title has, or none.
-            let mut some: Vec<String> = rows
+            let mut some: Vec<TitleId> = rows
                 .iter()
                 .filter(|_| rng.random_bool(0.3))
-                .map(|t| t.base_id.clone())
-                .chain(["0100FFFFFFFFF000".to_string()])
+                .map(|t| t.base_id)
+                .chain([TitleId(0x0100FFFFFFFFF000)])
                 .collect();
             some.sort();
             let searches = [None, Some(some), Some(Vec::new())];
@@ -309,10 +309,10 @@ mod tests {
                         for (limit, offset) in [(50, 0), (7, 0), (7, 7), (7, 294), (10, 1000)] {
                             let (total, rows) =
                                 lists.page(&conn, &filter, sort, limit, offset).unwrap();
-                            let memory = (total, rows.iter().map(|t| t.base_id.clone()).collect());
+                            let memory = (total, rows.iter().map(|t| t.base_id).collect());
                             let (total, rows) =
                                 title_state::page(&conn, &filter, sort, limit, offset).unwrap();
-                            let sqlite: (u64, Vec<String>) =
+                            let sqlite: (u64, Vec<TitleId>) =
                                 (total, rows.into_iter().map(|t| t.base_id).collect());
                             assert_eq!(memory, sqlite, "{filter:?} {sort:?} {limit} {offset}");
                         }

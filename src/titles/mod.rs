@@ -25,9 +25,10 @@ use std::io::{BufRead, BufReader, Read};
 use rusqlite::Connection;
 
 use crate::error::{Error, Msg};
-use crate::library::{self, identify::classify, identify::format_title_id};
+use crate::library::{self, identify::classify};
 use crate::store::{title_catalog, title_imports, title_versions, titles};
 use crate::time;
+use crate::words::TitleId;
 use versions::Skip;
 
 /// The three kinds of title data files.
@@ -204,9 +205,9 @@ fn import_catalogue(db: &Connection, name: &str, input: impl BufRead) -> Result<
     versions::read_txt(input, |row| match row {
         Ok(latest) if failed.is_none() => {
             let class = classify(latest.id);
-            let base = format_title_id(class.base.unwrap_or(latest.id));
-            let id = format_title_id(latest.id);
-            match title_catalog::raise(db, &id, &base, class.kind, latest.version) {
+            let base = TitleId(class.base.unwrap_or(latest.id));
+            let id = TitleId(latest.id);
+            match title_catalog::raise(db, id, base, class.kind, latest.version) {
                 Ok(()) => taken += 1,
                 Err(e) => failed = Some(e),
             }
@@ -240,14 +241,14 @@ fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took,
             return;
         }
         let class = classify(h.id);
-        let id = format_title_id(h.id);
-        let base = format_title_id(class.base.unwrap_or(h.id));
+        let id = TitleId(h.id);
+        let base = TitleId(class.base.unwrap_or(h.id));
         let newest = h.versions.iter().map(|(v, _)| *v).max().unwrap_or(0);
         let written = h
             .versions
             .iter()
-            .try_for_each(|(v, date)| title_versions::insert(db, &id, *v, date))
-            .and_then(|()| title_catalog::raise(db, &id, &base, class.kind, newest));
+            .try_for_each(|(v, date)| title_versions::insert(db, id, *v, date))
+            .and_then(|()| title_catalog::raise(db, id, base, class.kind, newest));
         match written {
             Ok(()) => {
                 ids += 1;

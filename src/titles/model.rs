@@ -30,35 +30,32 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::Connection;
 
 use crate::error::Error;
-use crate::library::identify::{self, classify, format_title_id, parse_title_id};
+use crate::library::identify::{self, classify};
 use crate::store::games::{self, TitleFile};
 use crate::store::missing::{self, Missing};
 use crate::store::title_catalog::{self, Known};
-use crate::store::title_ignore::{self, Ignored, EVERY_TITLE};
+use crate::store::title_ignore::{self, Ignored};
 use crate::store::title_state::{self, TitleState};
 use crate::store::{library_generation, title_versions, titles};
-use crate::words::{GameKind, MissingKind};
+use crate::words::{GameKind, MissingKind, TitleId};
 
 /// Everything the computation reads besides the files, loaded once.
 struct Data {
-    catalog: HashMap<String, Known>,
+    catalog: HashMap<TitleId, Known>,
     /// The catalogue's DLC IDs, by base ID, sorted.
-    dlc_of: HashMap<String, Vec<String>>,
-    dates: HashMap<(String, u32), String>,
-    ignored: HashMap<String, Ignored>,
+    dlc_of: HashMap<TitleId, Vec<TitleId>>,
+    dates: HashMap<(TitleId, u32), String>,
+    ignored: HashMap<Option<TitleId>, Ignored>,
 }
 
 impl Data {
     fn load(db: &Connection) -> Result<Data, Error> {
         let catalog = title_catalog::all(db)?;
-        let mut dlc_of: HashMap<String, Vec<String>> = HashMap::new();
+        let mut dlc_of: HashMap<TitleId, Vec<TitleId>> = HashMap::new();
         for (id, known) in &catalog {
-            let own_dlc = parse_title_id(id).is_some_and(|n| classify(n).subtype.is_none());
+            let own_dlc = classify(id.0).subtype.is_none();
             if known.kind == GameKind::Dlc && own_dlc {
-                dlc_of
-                    .entry(known.base_id.clone())
-                    .or_default()
-                    .push(id.clone());
+                dlc_of.entry(known.base_id).or_default().push(*id);
             }
         }
         dlc_of.values_mut().for_each(|ids| ids.sort());
@@ -70,19 +67,19 @@ impl Data {
         })
     }
 
-    fn version(&self, id: &str) -> Option<u32> {
-        self.catalog.get(id).and_then(|k| k.version)
+    fn version(&self, id: TitleId) -> Option<u32> {
+        self.catalog.get(&id).and_then(|k| k.version)
     }
 
-    fn date(&self, ids: &[&str], version: u32) -> Option<String> {
+    fn date(&self, ids: &[TitleId], version: u32) -> Option<String> {
         ids.iter()
-            .find_map(|id| self.dates.get(&(id.to_string(), version)).cloned())
+            .find_map(|&id| self.dates.get(&(id, version)).cloned())
     }
 
     /// (DLC, updates) ignored for `base`, the global setting included.
-    fn ignored(&self, base: &str) -> Ignored {
-        let one = self.ignored.get(base).copied().unwrap_or_default();
-        let all = self.ignored.get(EVERY_TITLE).copied().unwrap_or_default();
+    fn ignored(&self, base: TitleId) -> Ignored {
+        let one = self.ignored.get(&Some(base)).copied().unwrap_or_default();
+        let all = self.ignored.get(&None).copied().unwrap_or_default();
         (one.0 || all.0, one.1 || all.1)
     }
 }
@@ -159,11 +156,10 @@ fn title(
     data: &Data,
     files: &[TitleFile],
 ) -> Result<(TitleState, Vec<Missing>), Error> {
-    let base = files[0].base_title_id.clone();
-    let update_id = parse_title_id(&base).map(|n| format_title_id(n | 0x800));
-    let update_id = update_id.unwrap_or_default();
+    let base = files[0].base_title_id;
+    let update_id = base.update();
     let count = |kind: GameKind| files.iter().filter(|f| f.kind == kind).count() as u64;
-    let name = match titles::name(db, &base)? {
+    let name = match titles::name(db, base)? {
         Some(name) => name,
         None => files
             .iter()
@@ -174,13 +170,13 @@ fn title(
     };
     let installed = newest(files.iter().filter(|f| !f.damaged));
     let latest = with_damaged(
-        data.version(&base).max(data.version(&update_id)),
+        data.version(base).max(data.version(update_id)),
         installed,
         newest(files.iter().filter(|f| f.damaged)),
     );
-    let rows = lacking(db, data, files, &base, installed, latest)?;
+    let rows = lacking(db, data, files, base, installed, latest)?;
     let missing_dlc = rows.iter().filter(|r| r.kind == MissingKind::Dlc).count() as u64;
-    let latest_date = latest.and_then(|v| data.date(&[&update_id, &base], v));
+    let latest_date = latest.and_then(|v| data.date(&[update_id, base], v));
     let state = TitleState {
         folded: identify::fold(&name),
         name,
@@ -227,7 +223,7 @@ fn lacking(
     db: &Connection,
     data: &Data,
     files: &[TitleFile],
-    base: &str,
+    base: TitleId,
     installed: Option<u32>,
     latest: Option<u32>,
 ) -> Result<Vec<Missing>, Error> {
@@ -244,12 +240,12 @@ fn lacking(
 }
 
 /// One row of what `base` lacks.
-fn row(base: &str, kind: MissingKind, id: &str, name: Option<String>) -> Missing {
+fn row(base: TitleId, kind: MissingKind, id: TitleId, name: Option<String>) -> Missing {
     Missing {
-        title_id: base.to_string(),
+        title_id: base,
         title_name: String::new(),
         kind,
-        id: id.to_string(),
+        id,
         name,
         installed_version: None,
         latest_version: None,
@@ -261,21 +257,19 @@ fn row(base: &str, kind: MissingKind, id: &str, name: Option<String>) -> Missing
 fn update_rows(
     db: &Connection,
     data: &Data,
-    base: &str,
+    base: TitleId,
     (installed, latest): (Option<u32>, Option<u32>),
     (sound, damaged): &(DlcVersions, DlcVersions),
 ) -> Result<Vec<Missing>, Error> {
-    let update_id = parse_title_id(base)
-        .map(|n| format_title_id(n | 0x800))
-        .unwrap_or_default();
-    let mut newer = vec![(update_id.clone(), None, installed, latest)];
-    for (dlc, have) in sound {
+    let update_id = base.update();
+    let mut newer = vec![(update_id, None, installed, latest)];
+    for (&dlc, have) in sound {
         let new = with_damaged(
             data.version(dlc),
             *have,
-            damaged.get(dlc).copied().flatten(),
+            damaged.get(&dlc).copied().flatten(),
         );
-        newer.push((dlc.clone(), titles::name(db, dlc)?, *have, new));
+        newer.push((dlc, titles::name(db, dlc)?, *have, new));
     }
     let mut rows = Vec::new();
     for (id, name, have, new) in newer {
@@ -284,12 +278,12 @@ fn update_rows(
         };
         if new > have {
             // The title's update history is kept under the base's ID too.
-            let ids = [id.as_str(), if id == update_id { base } else { &id }];
+            let ids = [id, if id == update_id { base } else { id }];
             rows.push(Missing {
                 installed_version: Some(have),
                 latest_version: Some(new),
                 latest_date: data.date(&ids, new),
-                ..row(base, MissingKind::Update, &id, name)
+                ..row(base, MissingKind::Update, id, name)
             });
         }
     }
@@ -300,16 +294,26 @@ fn update_rows(
 fn dlc_rows(
     db: &Connection,
     data: &Data,
-    base: &str,
+    base: TitleId,
     (sound, damaged): &(DlcVersions, DlcVersions),
 ) -> Result<Vec<Missing>, Error> {
-    let mut known: Vec<&String> = data.dlc_of.get(base).into_iter().flatten().collect();
-    let more: Vec<&String> = damaged.keys().filter(|d| !known.contains(d)).collect();
+    let mut known: Vec<TitleId> = data
+        .dlc_of
+        .get(&base)
+        .into_iter()
+        .flatten()
+        .copied()
+        .collect();
+    let more: Vec<TitleId> = damaged
+        .keys()
+        .filter(|d| !known.contains(d))
+        .copied()
+        .collect();
     known.extend(more);
     known.sort();
     let mut rows = Vec::new();
-    for dlc in known.into_iter().filter(|d| !sound.contains_key(*d)) {
-        let latest = data.version(dlc).or(damaged.get(dlc).copied().flatten());
+    for dlc in known.into_iter().filter(|d| !sound.contains_key(d)) {
+        let latest = data.version(dlc).or(damaged.get(&dlc).copied().flatten());
         rows.push(Missing {
             latest_version: latest,
             latest_date: latest.and_then(|v| data.date(&[dlc], v)),
@@ -321,7 +325,7 @@ fn dlc_rows(
 
 /// The DLC the title's sound files hold, and those its damaged files hold, each with
 /// its version (`dlc_versions`).
-type DlcVersions = HashMap<String, Option<u32>>;
+type DlcVersions = HashMap<TitleId, Option<u32>>;
 fn split_dlc(files: &[TitleFile]) -> (DlcVersions, DlcVersions) {
     (
         dlc_versions(files.iter().filter(|f| !f.damaged)),
@@ -334,12 +338,10 @@ fn split_dlc(files: &[TitleFile]) -> (DlcVersions, DlcVersions) {
 fn dlc_versions<'a>(files: impl Iterator<Item = &'a TitleFile>) -> DlcVersions {
     let mut out: DlcVersions = HashMap::new();
     for f in files.filter(|f| f.kind == GameKind::Dlc) {
-        let Some(id) = parse_title_id(&f.title_id) else {
-            continue;
-        };
-        let dlc = match classify(id).subtype {
-            Some(_) => format_title_id(id - 0x800),
-            None => f.title_id.clone(),
+        let id = f.title_id;
+        let dlc = match classify(id.0).subtype {
+            Some(_) => TitleId(id.0 - 0x800),
+            None => id,
         };
         let have = out.entry(dlc).or_default();
         *have = (*have).max(f.version);
@@ -358,14 +360,14 @@ fn distinct(files: &[TitleFile]) -> Vec<&TitleFile> {
 /// update) is superseded only when every one of them is: its base game is not made
 /// older by a newer update elsewhere.
 fn older_files(files: &[TitleFile]) -> Vec<String> {
-    let mut newest: HashMap<&str, u32> = HashMap::new();
+    let mut newest: HashMap<TitleId, u32> = HashMap::new();
     for f in files.iter().filter(|f| !f.damaged) {
         if let Some(v) = f.version {
-            let n = newest.entry(&f.title_id).or_insert(v);
+            let n = newest.entry(f.title_id).or_insert(v);
             *n = (*n).max(v);
         }
     }
-    let older = |f: &TitleFile| matches!((f.version, newest.get(f.title_id.as_str())), (Some(v), Some(&n)) if v < n);
+    let older = |f: &TitleFile| matches!((f.version, newest.get(&f.title_id)), (Some(v), Some(&n)) if v < n);
     let mut verdict: HashMap<&str, bool> = HashMap::new();
     for f in files {
         let all = verdict.entry(&f.key).or_insert(true);
@@ -413,12 +415,16 @@ mod tests {
             "'{\"slug\":\"internal\"}'",
         );
         refresh(&db).unwrap();
-        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        let t = title_state::get(&db, TitleId(0x0100000000010000))
+            .unwrap()
+            .unwrap();
         assert_eq!((t.damaged_files, t.missing_dlc), (1, 1));
         assert!(t.status().all(|s| s == TitleStatus::DlcMissing), "{t:?}");
         game("d2.nsp", "0100000000011001", "DLC", "NULL");
         refresh(&db).unwrap();
-        let t = title_state::get(&db, "0100000000010000").unwrap().unwrap();
+        let t = title_state::get(&db, TitleId(0x0100000000010000))
+            .unwrap()
+            .unwrap();
         assert_eq!((t.damaged_files, t.missing_dlc), (1, 0));
         assert!(t.status().eq([TitleStatus::Complete]), "{t:?}");
     }

@@ -7,8 +7,8 @@
 use std::io::Read;
 
 use super::json::{JsonError, Reader, Scalar};
-use crate::library::identify::{format_title_id, parse_title_id};
 pub use crate::store::titles::Facts;
+use crate::words::TitleId;
 
 /// No name, publisher, date or URL is near this long: a longer field (or key) is
 /// passed over and counted, and the entry read as if it did not have it.
@@ -58,9 +58,9 @@ impl Entry {
 
     /// A usable entry: a 16-hex title ID and a non-empty name.
     fn facts(self) -> Option<Facts> {
-        let id = parse_title_id(&self.id?.text()?)?;
+        let id = TitleId::parse(&self.id?.text()?)?;
         Some(Facts {
-            id: format_title_id(id),
+            id,
             name: text(self.name)?,
             publisher: text(self.publisher),
             release_date: iso_date(self.release_date),
@@ -144,7 +144,7 @@ mod tests {
         assert_eq!(read(json.as_bytes(), |f| got.push(f)).unwrap(), 0);
         assert_eq!(got.iter().filter(|f| f.is_none()).count(), 4);
         let zelda = got[0].clone().unwrap();
-        assert_eq!(zelda.id, "01007EF00011E000");
+        assert_eq!(zelda.id.to_string(), "01007EF00011E000");
         assert_eq!(zelda.release_date.as_deref(), Some("2017-03-03"));
         assert_eq!(zelda.publisher.as_deref(), Some("Nintendo"));
         assert_eq!(zelda.size, Some(1));

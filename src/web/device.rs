@@ -254,7 +254,7 @@ pub fn push_add(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn push_add_title(c: &Ctx) -> Result<Reply, Error> {
-    crate::device::add_title(c.db, c.param(0))?;
+    crate::device::add_title(c.db, crate::device::title_id(c.param(0))?)?;
     push_list(c)
 }
 

@@ -19,7 +19,7 @@ use crate::library;
 use crate::library::search::{search_query, trim_blank};
 use crate::store::platforms::{self, Platform};
 use crate::store::{games, title_state};
-use crate::words::GameKind;
+use crate::words::{GameKind, TitleId};
 
 /// `GET /files?q=&type=&platform=&sort=&page=&limit=`: every file, one row each (the
 /// library's main page lists titles; files without a title ID are only here), by
@@ -111,7 +111,7 @@ fn file_table(
                             td.wide { (kind(v, g.kind)) }
                             td { (view::version(shown.as_deref(), g.version)) }
                             td.num { (size(v, g.size)) }
-                            td.wide { code { (g.title_id.as_deref().unwrap_or("—")) } }
+                            td.wide { code { @if let Some(id) = g.title_id { (id) } @else { "—" } } }
                         }
                     }
                 }
@@ -167,7 +167,7 @@ fn files_of(
             false => None,
         };
         let shown = match keyed {
-            true => view::display_version(c, item.title_id.as_deref(), item.version)?,
+            true => view::display_version(c, item.title_id, item.version)?,
             false => None,
         };
         rows.push(FileRow {
@@ -236,7 +236,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
     let family = family_of(c, &g)?;
     let yes_no = |b: bool| v.t(if b { M::Yes } else { M::No });
     let contents = crate::store::contents::of(c.db, &g.item.key)?;
-    let control = match &g.item.title_id {
+    let control = match g.item.title_id {
         Some(id) => crate::store::title_control::get(c.db, id)?,
         None => None,
     };
@@ -259,7 +259,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Key)) } dd { code { (g.item.key) } }
         }
         p.actions { a.button #download href={ "/download/" (key_path(&g.item.key)) } download { (v.t(M::Download)) } }
-        (evidence(&v, &g, view::display_version(c, g.item.title_id.as_deref(), g.item.version)?))
+        (evidence(&v, &g, view::display_version(c, g.item.title_id, g.item.version)?))
         (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
@@ -332,7 +332,7 @@ fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Fami
                     aria-describedby="compress-estimate" { (v.t(M::CompressFile)) }
             }
             @if let Some(f) = family {
-                (super::titles::push_title_button(v, &f.title_id, f.damaged))
+                (super::titles::push_title_button(v, f.title_id, f.damaged))
             }
             button.danger type="button" #delete data-method="DELETE" data-api={ "/api/library/" (api_key) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
         }
@@ -345,14 +345,14 @@ fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Fami
 /// A base game's updates and DLC in the library, and how many of its title's files are
 /// damaged (adding the whole title to the push list then asks first).
 struct Family {
-    title_id: String,
+    title_id: TitleId,
     updates: Vec<String>,
     dlc: Vec<String>,
     damaged: u64,
 }
 
 fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
-    let (GameKind::Base, Some(id)) = (g.item.kind, &g.item.title_id) else {
+    let (GameKind::Base, Some(id)) = (g.item.kind, g.item.title_id) else {
         return Ok(None);
     };
     // A cartridge holding its update is not its own update.
@@ -362,7 +362,7 @@ fn family_of(c: &Ctx, g: &games::GameDetail) -> Result<Option<Family>, Error> {
         Ok(keys)
     };
     Ok(Some(Family {
-        title_id: id.clone(),
+        title_id: id,
         updates: others(GameKind::Update)?,
         dlc: others(GameKind::Dlc)?,
         damaged: title_state::get(c.db, id)?.map_or(0, |t| t.damaged_files),
@@ -374,12 +374,12 @@ fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup 
     html! {
         h2 { (v.t(M::Evidence)) }
         dl.facts {
-            dt { (v.t(M::TitleId)) } dd { code { (g.item.title_id.as_deref().unwrap_or("—")) } }
+            dt { (v.t(M::TitleId)) } dd { code { @if let Some(id) = g.item.title_id { (id) } @else { "—" } } }
             dt { (v.t(M::Version)) } dd #version { (view::version(shown.as_deref(), g.item.version)) }
             dt { (v.t(M::IdentifiedBy)) } dd { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
-            @if let Some(base) = &g.item.base_title_id {
-                dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(base)) } { code { (base) } } }
+            @if let Some(base) = g.item.base_title_id {
+                dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(&base.to_string())) } { code { (base) } } }
             }
             @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (v.lang.detail(note)) } }
         }
@@ -397,7 +397,7 @@ fn held(
     // The content that speaks for the file: the one its row names.
     let first = contents
         .iter()
-        .find(|c| g.item.title_id.as_deref() == Some(&*c.title_id.to_string()))
+        .find(|c| g.item.title_id == Some(c.title_id))
         .or(contents.first());
     let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
         // Inside a sentence: "holds update 0100… v196608".

@@ -15,11 +15,11 @@ use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, trim_blank};
-use crate::store::title_ignore::{self, EVERY_TITLE};
+use crate::store::title_ignore;
 use crate::store::title_state::{Filter, Sort, TitleState};
 use crate::store::{db, title_catalog, title_imports};
 use crate::titles::{details, icons, model};
-use crate::words::{GameKind, MissingKind, Task, TitleStatus};
+use crate::words::{GameKind, MissingKind, Task, TitleId, TitleStatus};
 
 /// What the "show" filter offers: everything, the incomplete, or one status.
 fn show_filter(raw: Option<&str>) -> (&'static str, Filter) {
@@ -305,7 +305,7 @@ fn title_table(
                     @for t in rows {
                         tr {
                             td.title {
-                                @if with_icons { (icon(c, &t.base_id)) }
+                                @if with_icons { (icon(c, t.base_id)) }
                                 a href={ "/title/" (t.base_id) } { (t.name) }
                                 br.wide; code.id.wide { (t.base_id) }
                             }
@@ -327,9 +327,8 @@ fn title_table(
 /// a placeholder drawn in CSS with the name's first letter; the name below. Images
 /// load lazily: a grid of a hundred titles asks only for those in sight.
 pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
-    let cached = icons::path(&c.app.config.data, &t.base_id).is_some_and(|p| p.is_file());
-    let shown =
-        cached && (icons_on || crate::store::title_control::has_own_icon(c.db, &t.base_id)?);
+    let cached = icons::path(&c.app.config.data, t.base_id).is_file();
+    let shown = cached && (icons_on || crate::store::title_control::has_own_icon(c.db, t.base_id)?);
     let initial: String = t
         .name
         .chars()
@@ -340,8 +339,9 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
     // class: the pages' policy allows no inline style).
     let hue = t
         .base_id
-        .bytes()
-        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32))
+        .digits()
+        .iter()
+        .fold(0u32, |h, &b| h.wrapping_mul(31).wrapping_add(b as u32))
         % 12;
     Ok(html! {
         a.cover href={ "/title/" (t.base_id) } {
@@ -356,8 +356,8 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
 }
 
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
-fn icon(c: &Ctx, title_id: &str) -> Markup {
-    let cached = icons::path(&c.app.config.data, title_id).is_some_and(|p| p.is_file());
+fn icon(c: &Ctx, title_id: TitleId) -> Markup {
+    let cached = icons::path(&c.app.config.data, title_id).is_file();
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }
 
@@ -455,7 +455,11 @@ impl maud::Render for StatusBadges<'_> {
 /// `GET /title/{title_id}`: the title's facts, its files by kind, what it lacks.
 pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let Some(d) = details::get(c.db, c.param(0))? else {
+    let found = match TitleId::parse(c.param(0)) {
+        Some(id) => details::get(c.db, id)?,
+        None => None,
+    };
+    let Some(d) = found else {
         let mut reply = page(
             &v,
             v.t(M::NotFound),
@@ -466,13 +470,13 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(reply);
     };
     let t = &d.state;
-    let own_icon = crate::store::title_control::has_own_icon(c.db, &t.base_id)?;
+    let own_icon = crate::store::title_control::has_own_icon(c.db, t.base_id)?;
     let with_icons = own_icon || icons::enabled(c.db)?;
-    let from_files = from_files(c, &t.base_id)?;
+    let from_files = from_files(c, t.base_id)?;
     let installed_shown = installed_display(c, t)?;
     let dash = || "—".to_string();
     let body = html! {
-        @if with_icons { (icon(c, &t.base_id)) }
+        @if with_icons { (icon(c, t.base_id)) }
         dl.facts #title-facts {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
@@ -521,13 +525,10 @@ fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
         return Ok(None);
     };
     let id = match installed {
-        0 => t.base_id.clone(),
-        _ => match crate::library::identify::parse_title_id(&t.base_id) {
-            Some(id) => crate::library::identify::format_title_id(id | 0x800),
-            None => return Ok(None),
-        },
+        0 => t.base_id,
+        _ => t.base_id.update(),
     };
-    crate::store::title_control::display_version(c.db, &id, installed)
+    crate::store::title_control::display_version(c.db, id, installed)
 }
 
 /// What the title's own files say of it (their Control NCAs, read with the console
@@ -535,14 +536,9 @@ fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
 /// installed one, else the base game's.
 fn from_files(
     c: &Ctx,
-    base_id: &str,
+    base_id: TitleId,
 ) -> Result<Option<crate::store::title_control::ControlRow>, Error> {
-    let update = crate::library::identify::parse_title_id(base_id)
-        .map(|id| crate::library::identify::format_title_id(id | 0x800));
-    let update = match update {
-        Some(id) => crate::store::title_control::get(c.db, &id)?,
-        None => None,
-    };
+    let update = crate::store::title_control::get(c.db, base_id.update())?;
     match update {
         Some(row) => Ok(Some(row)),
         None => crate::store::title_control::get(c.db, base_id),
@@ -554,8 +550,7 @@ fn from_files(
 fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Error> {
     let mut shown_of = std::collections::HashMap::new();
     for (g, _) in &d.files {
-        let id = g.item.title_id.as_deref();
-        if let Some(shown) = super::view::display_version(c, id, g.item.version)? {
+        if let Some(shown) = super::view::display_version(c, g.item.title_id, g.item.version)? {
             shown_of.insert(g.item.key.as_str(), shown);
         }
     }
@@ -575,7 +570,7 @@ fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Erro
                         tr {
                             td {
                                 a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
-                                @if k == GameKind::Dlc { br; code.id { (g.item.title_id.as_deref().unwrap_or("—")) } }
+                                @if k == GameKind::Dlc { br; code.id { @if let Some(id) = g.item.title_id { (id) } @else { "—" } } }
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
                                 @if let Some(why) = &g.damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
@@ -617,9 +612,9 @@ fn title_actions(
     t: &TitleState,
     compressible: &[(String, u64)],
 ) -> Result<Markup, Error> {
-    let id = &t.base_id;
+    let id = t.base_id;
     let (dlc, updates) = title_ignore::all(c.db)?
-        .get(id)
+        .get(&Some(id))
         .copied()
         .unwrap_or_default();
     Ok(html! {
@@ -646,7 +641,7 @@ fn compressible_files(d: &details::Details) -> Vec<(String, u64)> {
 
 /// "Add the whole title to the push list": it asks first when one of the title's
 /// files is damaged, as adding that file alone does.
-pub fn push_title_button(v: &Viewer, id: &str, damaged: u64) -> Markup {
+pub fn push_title_button(v: &Viewer, id: TitleId, damaged: u64) -> Markup {
     let warning = (damaged > 0).then(|| v.t(M::PushDamagedTitle));
     html! {
         button type="button" #add-title-push data-api={ "/api/push-title/" (id) } data-then="/device"
@@ -664,12 +659,16 @@ struct IgnoreForm {
 /// missing for this title; the titles are computed again at once.
 pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
     let form: IgnoreForm = body(c, "dlc and updates, true or false")?;
-    let Some(d) = details::get(c.db, c.param(0))? else {
+    let found = match TitleId::parse(c.param(0)) {
+        Some(id) => details::get(c.db, id)?,
+        None => None,
+    };
+    let Some(d) = found else {
         return Err(Error::not_found(Msg::NoTitle {
             id: crate::text::cut(c.param(0), 40).into(),
         }));
     };
-    let id = &d.state.base_id;
+    let id = Some(d.state.base_id);
     let tx = db::write_transaction(c.db)?;
     title_ignore::set(&tx, id, true, false, form.dlc)?;
     title_ignore::set(&tx, id, false, true, form.updates)?;
@@ -685,9 +684,7 @@ pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
 /// missing DLC count, whether icons are shown.
 pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let last = title_imports::last(c.db)?;
-    let count_dlc = !title_ignore::all(c.db)?
-        .get(EVERY_TITLE)
-        .is_some_and(|i| i.0);
+    let count_dlc = !title_ignore::all(c.db)?.get(&None).is_some_and(|i| i.0);
     let with_icons = icons::enabled(c.db)?;
     Ok(html! {
         h2 { (v.t(M::TitleData)) }
@@ -719,7 +716,7 @@ struct TitleSettings {
 pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
     let form: TitleSettings = body(c, "count_dlc and icons, true or false")?;
     let tx = db::write_transaction(c.db)?;
-    title_ignore::set(&tx, EVERY_TITLE, true, false, !form.count_dlc)?;
+    title_ignore::set(&tx, None, true, false, !form.count_dlc)?;
     icons::set_enabled(&tx, form.icons)?;
     model::refresh(&tx)?;
     tx.commit()?;
@@ -744,16 +741,12 @@ pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
 /// and only bytes that are an image are served.
 pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
     let not_found = || Error::not_found(Msg::NoSuchFile);
-    let id = crate::library::identify::parse_title_id(c.param(0)).ok_or_else(not_found)?;
-    let own = crate::store::title_control::has_own_icon(
-        c.db,
-        &crate::library::identify::format_title_id(id),
-    )?;
+    let id = TitleId::parse(c.param(0)).ok_or_else(not_found)?;
+    let own = crate::store::title_control::has_own_icon(c.db, id)?;
     if !own && !icons::enabled(c.db)? {
         return Err(not_found());
     }
-    let (bytes, content_type) =
-        icons::read_cached(&c.app.config.data, c.param(0)).ok_or_else(not_found)?;
+    let (bytes, content_type) = icons::read_cached(&c.app.config.data, id).ok_or_else(not_found)?;
     Ok(Reply {
         status: 200,
         content_type,

@@ -207,7 +207,7 @@ struct DedupePlan {
 #[derive(Serialize)]
 struct DropJson {
     key: String,
-    title_id: String,
+    title_id: crate::words::TitleId,
     version: u32,
     size: u64,
     reason: crate::words::TrashReason,

@@ -432,7 +432,7 @@ pub fn version(shown: Option<&str>, raw: Option<u32>) -> Markup {
 /// The display version of a title at a version, when a file of it says it.
 pub fn display_version(
     c: &Ctx,
-    title_id: Option<&str>,
+    title_id: Option<crate::words::TitleId>,
     version: Option<u32>,
 ) -> Result<Option<String>, Error> {
     match (title_id, version) {

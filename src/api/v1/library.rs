@@ -6,7 +6,6 @@ use super::types::{
 use crate::error::{Error, Kind, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
-use crate::library::identify::IdText;
 use crate::library::name_index::Listed;
 use crate::library::search::{search_query, trim_blank};
 use crate::library::{self};
@@ -30,24 +29,9 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         let index = c.app.names.at(c.db, generation)?;
         let (total, at) = index.page(kind, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
-        let ids = id_texts(&listed);
-        let items = listed.iter().zip(&ids).map(Game::listed).collect();
+        let items = listed.iter().map(Game::listed).collect();
         Reply::json(200, &envelope(paging, total, items))
     })
-}
-
-/// The title IDs of listed games as text (the index keeps them as numbers): the
-/// game's own, and its base's.
-pub(super) fn id_texts(listed: &[Listed]) -> Vec<(Option<IdText>, Option<IdText>)> {
-    listed
-        .iter()
-        .map(|l| {
-            (
-                l.title_id.map(IdText::new),
-                l.base_title_id.map(IdText::new),
-            )
-        })
-        .collect()
 }
 
 pub(super) fn envelope<T>(paging: Paging, total: u64, items: Vec<T>) -> Page<T> {
@@ -67,29 +51,27 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let not_found = || Error::not_found(Msg::NoGame { key: key.into() });
     let g = library::find(c.db, key)?.ok_or_else(not_found)?;
     // A file holding a base and its DLC is not its own DLC.
-    let others = |kind| -> Result<Vec<String>, Error> {
-        let mut keys = games::related(c.db, g.item.title_id.as_deref().unwrap_or(""), kind)?;
+    let others = |id, kind| -> Result<Vec<String>, Error> {
+        let mut keys = games::related(c.db, id, kind)?;
         keys.retain(|k| *k != g.item.key);
         Ok(keys)
     };
-    let (updates, dlc) = match g.item.kind {
-        GameKind::Base if g.item.title_id.is_some() => {
-            (others(GameKind::Update)?, others(GameKind::Dlc)?)
-        }
+    let (updates, dlc) = match (g.item.kind, g.item.title_id) {
+        (GameKind::Base, Some(id)) => (others(id, GameKind::Update)?, others(id, GameKind::Dlc)?),
         _ => (Vec::new(), Vec::new()),
     };
     let held = crate::store::contents::of(c.db, &g.item.key)?;
-    let contents = match (held.is_empty(), &g.item.title_id) {
+    let contents = match (held.is_empty(), g.item.title_id) {
         (false, _) => held
             .into_iter()
             .map(|c| ContentItem {
-                title_id: c.title_id.to_string(),
+                title_id: c.title_id,
                 kind: c.kind,
                 version: Some(c.version),
             })
             .collect(),
         (true, Some(id)) => vec![ContentItem {
-            title_id: id.clone(),
+            title_id: id,
             kind: g.item.kind,
             version: g.item.version,
         }],
@@ -99,7 +81,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
         200,
         &GameDetails {
             game: Game::from(&g.item),
-            title_id: g.item.title_id.clone(),
+            title_id: g.item.title_id,
             format: g.format,
             platform: g.platform,
             modified: time::rfc3339(g.mtime / 1_000_000_000),
@@ -137,13 +119,11 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         let index = c.app.names.at(c.db, generation)?;
         let (total, at) = index.search(&query, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
-        let ids = id_texts(&listed);
         let hits = listed
             .iter()
-            .zip(&ids)
-            .map(|(l, ids)| SearchHit {
-                game: Game::listed((l, ids)),
-                title_id: ids.0.as_ref().map(IdText::as_str),
+            .map(|l| SearchHit {
+                game: Game::listed(l),
+                title_id: l.title_id,
             })
             .collect();
         Reply::json(200, &envelope(paging, total, hits))

@@ -12,7 +12,7 @@ use crate::store::missing as missing_store;
 use crate::store::title_state::{Filter, Sort};
 use crate::text::cut;
 use crate::titles::details;
-use crate::words::{GameKind, MissingKind, TitleStatus};
+use crate::words::{GameKind, MissingKind, TitleId, TitleStatus};
 
 /// `GET /api/v1/titles?q=&status=&page=&limit=`: sorted like the library.
 pub fn list(c: &Ctx) -> Result<Reply, Error> {
@@ -48,7 +48,11 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /api/v1/titles/{title_id}`: the base ID of a title of the library.
 pub fn one(c: &Ctx) -> Result<Reply, Error> {
     let raw = c.param(0);
-    let d = details::get(c.db, raw)?.ok_or_else(|| {
+    let found = match TitleId::parse(raw) {
+        Some(id) => details::get(c.db, id)?,
+        None => None,
+    };
+    let d = found.ok_or_else(|| {
         Error::not_found(Msg::NoTitle {
             id: cut(raw, 40).into(),
         })
@@ -57,7 +61,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
     for (g, superseded) in &d.files {
         let file = TitleFile {
             game: (&g.item).into(),
-            title_id: g.item.title_id.as_deref(),
+            title_id: g.item.title_id,
             superseded: *superseded,
         };
         match g.item.kind {

@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use crate::error::Failure;
 use crate::jobs::Snapshot;
-use crate::library::identify::IdText;
 use crate::library::name_index::Listed;
 use crate::store::games::{Counts, GameItem};
 use crate::store::job_runs::JobRun;
@@ -15,7 +14,7 @@ use crate::store::platforms::Platform;
 use crate::store::title_state::TitleState;
 use crate::store::trash::TrashRow;
 use crate::time::rfc3339;
-use crate::words::{GameKind, IdSource, MissingKind, StartedBy, TitleStatus, TrashReason};
+use crate::words::{GameKind, IdSource, MissingKind, StartedBy, TitleId, TitleStatus, TrashReason};
 
 #[derive(Serialize)]
 pub struct Health {
@@ -135,7 +134,7 @@ pub struct Game<'a> {
     pub size: u64,
     pub playable: bool,
     pub version: Option<u32>,
-    pub base_title_id: Option<&'a str>,
+    pub base_title_id: Option<TitleId>,
 }
 
 impl<'a> From<&'a GameItem> for Game<'a> {
@@ -147,14 +146,14 @@ impl<'a> From<&'a GameItem> for Game<'a> {
             size: g.size,
             playable: g.playable,
             version: g.version,
-            base_title_id: g.base_title_id.as_deref(),
+            base_title_id: g.base_title_id,
         }
     }
 }
 
 impl<'a> Game<'a> {
-    /// A game from the in-memory index, with its title IDs as text.
-    pub fn listed((l, ids): (&'a Listed<'a>, &'a (Option<IdText>, Option<IdText>))) -> Self {
+    /// A game from the in-memory index.
+    pub fn listed(l: &'a Listed<'a>) -> Self {
         Game {
             key: l.key,
             name: l.name,
@@ -162,7 +161,7 @@ impl<'a> Game<'a> {
             size: l.size,
             playable: l.playable,
             version: l.version,
-            base_title_id: ids.1.as_ref().map(IdText::as_str),
+            base_title_id: l.base_title_id,
         }
     }
 }
@@ -172,7 +171,7 @@ impl<'a> Game<'a> {
 pub struct SearchHit<'a> {
     #[serde(flatten)]
     pub game: Game<'a>,
-    pub title_id: Option<&'a str>,
+    pub title_id: Option<TitleId>,
 }
 
 /// The single-game route: the list fields and what the scan learned.
@@ -180,7 +179,7 @@ pub struct SearchHit<'a> {
 pub struct GameDetails<'a> {
     #[serde(flatten)]
     pub game: Game<'a>,
-    pub title_id: Option<String>,
+    pub title_id: Option<TitleId>,
     pub format: String,
     pub platform: String,
     pub modified: String,
@@ -199,7 +198,7 @@ pub struct GameDetails<'a> {
 /// One content of a file.
 #[derive(Serialize)]
 pub struct ContentItem {
-    pub title_id: String,
+    pub title_id: TitleId,
     #[serde(rename = "type")]
     pub kind: GameKind,
     pub version: Option<u32>,
@@ -251,7 +250,7 @@ impl Stats {
 /// A title in a list: what it has and what applies to it.
 #[derive(Serialize)]
 pub struct Title<'a> {
-    pub title_id: &'a str,
+    pub title_id: TitleId,
     pub name: &'a str,
     pub status: Vec<TitleStatus>,
     pub missing_dlc: u64,
@@ -268,7 +267,7 @@ pub struct Title<'a> {
 impl<'a> From<&'a TitleState> for Title<'a> {
     fn from(t: &'a TitleState) -> Self {
         Title {
-            title_id: &t.base_id,
+            title_id: t.base_id,
             name: &t.name,
             status: t.status().collect(),
             missing_dlc: t.missing_dlc,
@@ -290,7 +289,7 @@ impl<'a> From<&'a TitleState> for Title<'a> {
 pub struct TitleFile<'a> {
     #[serde(flatten)]
     pub game: Game<'a>,
-    pub title_id: Option<&'a str>,
+    pub title_id: Option<TitleId>,
     pub superseded: bool,
 }
 
@@ -325,10 +324,10 @@ pub struct TitleDetails<'a> {
 /// A row of what the library lacks.
 #[derive(Serialize)]
 pub struct MissingItem<'a> {
-    pub title_id: &'a str,
+    pub title_id: TitleId,
     pub title_name: &'a str,
     pub kind: MissingKind,
-    pub id: &'a str,
+    pub id: TitleId,
     pub name: Option<&'a str>,
     pub installed_version: Option<u32>,
     pub latest_version: Option<u32>,
@@ -338,10 +337,10 @@ pub struct MissingItem<'a> {
 impl<'a> From<&'a Missing> for MissingItem<'a> {
     fn from(m: &'a Missing) -> Self {
         MissingItem {
-            title_id: &m.title_id,
+            title_id: m.title_id,
             title_name: &m.title_name,
             kind: m.kind,
-            id: &m.id,
+            id: m.id,
             name: m.name.as_deref(),
             installed_version: m.installed_version,
             latest_version: m.latest_version,
