@@ -433,7 +433,7 @@ impl<'de> serde::Deserialize<'de> for StartedBy {
 /// `title_state`, `missing`, `titles`, `title_control`, `title_catalog`,
 /// `title_versions`, `title_ignore`), the titles' model, the search index, the shop,
 /// `dedupe` and `organize`, the pages and the API's JSON. Text becomes one at the
-/// edge where a user gives it (a URL's path, a CLI argument: `parse`, or `FromStr`),
+/// edge where a user gives it (a URL's path, a CLI argument: `parse`),
 /// and when the title data and a file's name are read (`library::identify`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TitleId(pub u64);
@@ -469,14 +469,6 @@ impl std::fmt::Display for TitleId {
         let digits = self.digits();
         // Only ASCII hex digits are ever written.
         f.pad(std::str::from_utf8(&digits).map_err(|_| std::fmt::Error)?)
-    }
-}
-
-/// For clap's value parser: a CLI argument is read once, where it comes in.
-impl std::str::FromStr for TitleId {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        TitleId::parse(text).ok_or_else(|| format!("not a title ID (16 hex digits): {text:?}"))
     }
 }
 
