@@ -21,6 +21,7 @@ pub const TABLE: Table = Table {
     // threads serve them.
     downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/", "/download/"],
     missing_page: web::missing::missing_page,
+    error_page: web::missing::error_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
 };
 

@@ -105,6 +105,10 @@ pub struct Table {
     /// What a person gets at an address no route knows: a page (a 404 in the page
     /// shell), for a `GET` or `HEAD` whose path is outside `not_pages` and `downloads`.
     pub missing_page: Handler,
+    /// What a person gets when a page's handler fails (a file gone from under its
+    /// download link, a search past its bounds): the reason, in the page shell and the
+    /// reader's language, with the error's status, rather than the API's JSON.
+    pub error_page: ErrorPage,
     /// Where a missing address keeps its JSON or plain 404 (the API, the shop, the
     /// static files): programs read those, not people.
     pub not_pages: &'static [&'static str],
@@ -193,6 +197,9 @@ pub enum Routed {
     Run(Call),
 }
 
+/// A page showing why a page's handler failed (`Table::error_page`).
+pub type ErrorPage = fn(&Ctx, &Error) -> Reply;
+
 /// A handler to run, with what `decide` learnt.
 pub struct Call {
     pub handler: Handler,
@@ -200,6 +207,8 @@ pub struct Call {
     pub principal: Principal,
     /// A shop path the download threads serve (`Table::downloads`), not a worker.
     pub download: bool,
+    /// For a page: how its errors are shown.
+    pub error_page: Option<ErrorPage>,
 }
 
 /// Find the route and check the caller, from the request line and headers alone.
@@ -258,6 +267,7 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         params,
         principal,
         download,
+        error_page: (access == Access::Page).then_some(table.error_page),
     };
     (Routed::Run(call), who)
 }
@@ -274,9 +284,16 @@ pub fn run(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, E
     let result = (call.handler)(&ctx);
     // The web interface's own routes answer errors in the reader's language too.
     let internal = req.path.starts_with("/api/") && !req.path.starts_with("/api/v1/");
-    match result {
-        Err(e) if internal => Err(e.in_french(reader_is_french(&ctx))),
-        other => other,
+    match (result, call.error_page) {
+        (Err(e), _) if internal => Err(e.in_french(reader_is_french(&ctx))),
+        (Err(e), Some(error_page)) => {
+            // The page shows the safe message; the cause goes to the log.
+            if super::response::status_and_slug(&e.kind).0 >= 500 {
+                log::error!("{} {}: {e}", req.method, req.path);
+            }
+            Ok(error_page(&ctx, &e))
+        }
+        (other, _) => other,
     }
 }
 

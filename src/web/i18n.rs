@@ -466,6 +466,7 @@ messages! {
         "A file already takes its place: restore it under another name, in the same folder.";
     NewName => "Nouveau nom", "New name";
     PageNotFound => "Page introuvable", "Page not found";
+    PageFailed => "Cette page n'a pas pu s'afficher", "This page could not be shown";
     PageNotFoundText => "Aucune page n'existe à cette adresse. Vérifiez-la, ou repartez d'ici :", "No page exists at this address. Check it, or start again from here:";
     // Library pages' pager, orders and counts; the console page's guidance and
     // connection test (web-device).

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::harness::{Folders, TestServer};
+use ludotheque::error::Msg;
+
+use crate::harness::{said_en, Folders, TestServer};
 use crate::web::{add_user, send_json};
 
 /// Send raw bytes and read everything the service answers until it closes the
@@ -265,17 +267,30 @@ fn search_texts_are_bounded_with_a_clear_400() {
     let words = vec!["mario"; 300].join("+");
     // Blank counts too: the bound is on the text sent, before it is trimmed.
     let blank = format!("a{}", "%0C".repeat(300));
+    let bounds = Msg::SearchTooLong {
+        bytes: 256,
+        words: 32,
+    };
     for q in [words.as_str(), &"a".repeat(257), &blank] {
         for path in [
             format!("/api/v1/search?q={q}"),
             format!("/api/v1/titles?q={q}"),
-            format!("/library?q={q}"),
         ] {
             let r = s.get(&path);
             assert_eq!(r.status, 400, "{path}: {r:?}");
             assert_eq!(r.slug(), "bad_request");
-            assert!(r.json()["message"].as_str().unwrap().contains("32 words"));
+            assert_eq!(r.json()["message"], bounds.english());
         }
+        // The page says it in the page shell, in the reader's language.
+        let r = s.send(
+            "GET",
+            &format!("/library?q={q}"),
+            &[("Accept-Language", "en")],
+            None,
+        );
+        assert_eq!(r.status, 400, "{r:?}");
+        assert!(r.body.contains("data-error=\"bad_request\""), "{}", r.body);
+        assert!(r.body.contains(&said_en(bounds.clone())), "{}", r.body);
     }
     let fine = vec!["mario"; 32].join("+");
     assert_eq!(s.get(&format!("/api/v1/search?q={fine}")).status, 200);

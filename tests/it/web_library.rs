@@ -104,6 +104,17 @@ fn a_viewer_downloads_a_file_with_a_range_and_a_stranger_cannot() {
     assert!(stranger.header("content-range").is_none());
     let missing = get_as(&s, &viewer, "/download/no/such.nsp");
     assert_eq!(missing.status, 404);
+    // A page, in the reader's language, saying why: not the API's JSON.
+    assert!(
+        missing.body.contains("<html lang=\"fr\""),
+        "{}",
+        missing.body
+    );
+    assert!(
+        missing.body.contains("data-error=\"not_found\""),
+        "{}",
+        missing.body
+    );
     // Noted with the shop's downloads, under the account.
     let admin = sign_in(&s, "admin", "admin password");
     let consoles = get_as(&s, &admin, "/device");
