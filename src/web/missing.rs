@@ -36,8 +36,14 @@ pub fn missing_page(c: &Ctx) -> Result<Reply, Error> {
 pub fn error_page(c: &Ctx, e: &Error) -> Reply {
     let v = Viewer::of(c);
     let (status, slug) = status_and_slug(&e.kind);
+    // Alone on the page, the message is a whole sentence (the French ones are written
+    // to sit inside one, without a full stop).
+    let mut text = v.say(&e.msg);
+    if !text.ends_with(['.', '!', '?']) {
+        text.push('.');
+    }
     let body = html! {
-        p #error-message data-error=(slug) role="alert" { (v.say(&e.msg)) }
+        p #error-message data-error=(slug) role="alert" { (text) }
         ul.links {
             li { a href="/" { (v.t(M::Dashboard)) } }
             li { a href="/library" { (v.t(M::Library)) } }

@@ -10,7 +10,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 17] = [
+const PAGES: [(&str, &str); 18] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -35,6 +35,7 @@ const PAGES: [(&str, &str); 17] = [
     ("keys", "/settings/keys"),
     ("welcome", "/welcome"),
     ("not-found", "/libary"),
+    ("page-failed", "/download/no/such.nsp"),
 ];
 
 #[test]
