@@ -110,7 +110,6 @@ fn check_head(rq: &tiny_http::Request) -> Result<(), Error> {
     Ok(())
 }
 
-/// Path and query of a request target.
 /// The path and query of a request target: the origin form (`/a?b`) as sent, `*` as
 /// sent (it routes nowhere), or the absolute form (`http://host/a?b`, which RFC 9112
 /// §3.2.2 asks a server to accept, whatever the scheme's case) without its scheme and
@@ -134,6 +133,7 @@ fn origin_form(url: &str) -> Result<std::borrow::Cow<'_, str>, Error> {
     })
 }
 
+/// Path and query of a request target.
 pub fn split_url(url: &str) -> (&str, &str) {
     url.split_once('?').unwrap_or((url, ""))
 }
