@@ -6,7 +6,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{Folders, TestServer, BIN};
+use ludotheque::error::Msg;
+use ludotheque::words::{StartedBy, Task};
+
+use crate::harness::{said_fr, Folders, TestServer, BIN};
 use crate::library::demo;
 
 const HANDED: &str = "confiée au service qui utilise ce dossier de données";
@@ -107,7 +110,10 @@ fn a_task_while_another_runs_is_refused_as_the_api_refuses_it() {
         let (status, out, err) = s.folders.cli(task);
         assert_eq!(status.code(), Some(1), "{task:?}: {out}{err}");
         assert!(
-            err.contains("erreur : une tâche est déjà en cours : scan, lancée par startup"),
+            err.contains(&said_fr(Msg::TaskRunning {
+                task: Task::Scan,
+                by: StartedBy::Startup
+            })),
             "{task:?}: {err}"
         );
     }
