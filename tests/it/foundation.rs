@@ -3,6 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{assert_no_server_path, wait_until, Folders, TestServer};
 
 #[test]
@@ -213,7 +216,10 @@ fn a_database_newer_than_the_code_is_refused() {
     let (status, stdout, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!status.success());
     assert!(!stdout.contains("listening"), "{stdout}");
-    assert!(stderr.contains("plus récente"), "French message: {stderr}");
+    assert!(
+        stderr.contains(&said_fr(Msg::DatabaseTooNew)),
+        "French message: {stderr}"
+    );
     assert!(
         stderr.contains("newer than"),
         "the cause, in English: {stderr}"
@@ -299,7 +305,7 @@ fn a_second_server_on_the_same_data_folder_is_refused() {
     let _s = TestServer::start_on(folders.clone(), &[]);
     let (status, _, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!status.success());
-    assert!(stderr.contains("utilise déjà ce dossier"), "{stderr}");
+    assert!(stderr.contains(&said_fr(Msg::DataLocked)), "{stderr}");
 }
 
 #[test]
