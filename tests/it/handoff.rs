@@ -142,6 +142,8 @@ fn progress_is_drawn_on_a_terminal_and_ctrl_c_cancels_the_task() {
         .spawn()
         .unwrap();
     wait_running(&s, "cli");
+    // Time for the command to draw its first bar: its terminal output is read only
+    // once it ends, so there is no condition to wait on.
     std::thread::sleep(Duration::from_millis(500));
     // Ctrl-C, as the terminal sends it to the command.
     let pid = cli_pid(cli.id());
@@ -196,6 +198,7 @@ fn a_command_that_goes_away_leaves_its_task_running() {
     wait_running(&s, "cli");
     cli.kill().unwrap();
     cli.wait().unwrap();
+    // Nothing must happen: give a wrongly cancelled task the time to stop, then look.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(s.get("/api/v1/job").json()["running"], true);
     assert_eq!(s.wait_idle()["last"]["result"], "ok");
