@@ -238,6 +238,7 @@ fn the_eleventh_failed_attempt_is_429_and_its_retry_after_is_honest() {
     assert_eq!((r.status, r.slug()), (429, "rate_limited".into()));
     let wait: u64 = r.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
+    // Time itself must pass: the limit lifts after the delay it announced.
     std::thread::sleep(Duration::from_secs(wait));
     assert_eq!(
         get_with(&s, "/api/v1/job", &wrong).0,

@@ -372,7 +372,7 @@ fn an_occupied_place_is_restored_under_a_free_name_in_the_same_folder() {
     s.kill();
     let (status, out, err) = folders.cli(&["trash", "restore", &id, "--as", "a/b.nsp"]);
     assert!(
-        !status.success() && err.contains("nom de fichier seul"),
+        !status.success() && err.contains(&said_fr(Msg::BadRestoreName { ext: "nsp".into() })),
         "{out}{err}"
     );
     let (status, out, err) = folders.cli(&["trash", "restore", &id, "--as", "Styx copy.nsp"]);

@@ -483,6 +483,7 @@ fn a_person_in_a_browser_runs_the_library() {
     );
     assert_eq!(status, 403);
     let before = folders.run_results().len();
+    // Nothing must happen: give a wrongly started task the time to show, then look.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(folders.run_results().len(), before, "no task started");
 

@@ -75,6 +75,7 @@ fn destroying_asks_by_name_and_trashing_can_be_undone() {
     assert!(confirm.as_str().unwrap().contains("Summit"), "{confirm}");
     js(&tab, &format!("document.querySelector('{purge}').click(); setTimeout(() => document.querySelector('dialog[open] button.confirm').click(), 50); 1"));
     wait_for(&tab, "!!document.querySelector('dialog[open]')");
+    // Nothing must happen: give the second click the time to close the dialog, were it to.
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
         js(&tab, "!!document.querySelector('dialog[open]')"),

@@ -78,6 +78,7 @@ fn dedupe_and_organize_ask_with_their_plan_and_a_past_run_is_undone_from_its_but
             );
         }
     }
+    // Nothing must happen: give a wrongly started task the time to show, then look.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(folders.run_results().len(), runs, "Cancel started nothing");
     assert!(lib.join(STYX_OLD).is_file());

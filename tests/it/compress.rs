@@ -698,10 +698,9 @@ fn the_shop_download_history_follows_the_key_to_the_nsz() {
             .collect()
     };
     // The history is written once the download has been sent.
-    let until = Instant::now() + Duration::from_secs(5);
-    while history().is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    crate::harness::wait_until("the download's history row", Duration::from_secs(5), || {
+        !history().is_empty()
+    });
     let downloaded = vec![("salon".to_string(), "bundle.nsp".to_string())];
     assert_eq!(history(), downloaded);
     let last = run(&s, None);

@@ -9,6 +9,9 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sha2::{Digest, Sha256};
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_en;
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
 
@@ -323,7 +326,10 @@ fn an_existing_target_is_a_conflict_for_that_file() {
         last["failures"][0]["message"]
             .as_str()
             .unwrap()
-            .contains("already exists"),
+            .contains(&said_en(Msg::ConvertTargetExists {
+                key: "game [0100000000010000].nsz".into(),
+                target: "game [0100000000010000].nsp".into(),
+            })),
         "{last}"
     );
     assert_eq!(

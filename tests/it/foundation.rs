@@ -3,7 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::harness::{assert_no_server_path, Folders, TestServer};
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
+use crate::harness::{assert_no_server_path, wait_until, Folders, TestServer};
 
 #[test]
 fn serve_prints_the_bound_address_first() {
@@ -160,11 +163,9 @@ fn a_panicking_handler_is_a_500_and_every_worker_keeps_serving() {
 /// Let the automatic first scan finish, then send one POST per path, all at once
 /// (released together by a barrier). Returns each (status, body).
 fn race(s: &TestServer, paths: &[&str]) -> Vec<(u16, String)> {
-    let until = Instant::now() + Duration::from_secs(20);
-    while s.get("/api/v1/job").json()["running"] == true {
-        assert!(Instant::now() < until);
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until("the first scan's end", Duration::from_secs(20), || {
+        s.get("/api/v1/job").json()["running"] != true
+    });
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(paths.len()));
     let handles: Vec<_> = paths
         .iter()
@@ -215,7 +216,10 @@ fn a_database_newer_than_the_code_is_refused() {
     let (status, stdout, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!status.success());
     assert!(!stdout.contains("listening"), "{stdout}");
-    assert!(stderr.contains("plus récente"), "French message: {stderr}");
+    assert!(
+        stderr.contains(&said_fr(Msg::DatabaseTooNew)),
+        "French message: {stderr}"
+    );
     assert!(
         stderr.contains("newer than"),
         "the cause, in English: {stderr}"
@@ -230,8 +234,7 @@ fn a_database_newer_than_the_code_is_refused() {
 /// Wait until the job thread has recorded the run it is in (a kill before that leaves
 /// nothing to mark, as nothing ran).
 fn wait_for_running_row(folders: &Folders) {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
+    wait_until("the run's row", Duration::from_secs(10), || {
         let conn = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
         let n: i64 = conn
             .query_row(
@@ -240,12 +243,8 @@ fn wait_for_running_row(folders: &Folders) {
                 |r| r.get(0),
             )
             .unwrap_or(0);
-        if n > 0 {
-            return;
-        }
-        assert!(Instant::now() < until, "the run was never recorded");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        n > 0
+    });
 }
 
 #[test]
@@ -306,7 +305,7 @@ fn a_second_server_on_the_same_data_folder_is_refused() {
     let _s = TestServer::start_on(folders.clone(), &[]);
     let (status, _, stderr) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!status.success());
-    assert!(stderr.contains("utilise déjà ce dossier"), "{stderr}");
+    assert!(stderr.contains(&said_fr(Msg::DataLocked)), "{stderr}");
 }
 
 #[test]

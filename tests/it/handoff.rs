@@ -4,9 +4,12 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::harness::{Folders, TestServer, BIN};
+use ludotheque::error::Msg;
+use ludotheque::words::{StartedBy, Task};
+
+use crate::harness::{said_fr, wait_until, Folders, TestServer, BIN};
 use crate::library::demo;
 
 const HANDED: &str = "confiée au service qui utilise ce dossier de données";
@@ -30,15 +33,12 @@ fn spawn_cli(folders: &Folders, args: &[&str]) -> Child {
 
 /// Wait until the service runs a task started by `by`.
 fn wait_running(s: &TestServer, by: &str) -> serde_json::Value {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        let job = s.get("/api/v1/job").json();
-        if job["running"] == true && job["started_by"] == by {
-            return job;
-        }
-        assert!(Instant::now() < until, "no task of {by}: {job}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut job = serde_json::Value::Null;
+    wait_until(&format!("a task of {by}"), Duration::from_secs(20), || {
+        job = s.get("/api/v1/job").json();
+        job["running"] == true && job["started_by"] == by
+    });
+    job
 }
 
 #[test]
@@ -107,7 +107,10 @@ fn a_task_while_another_runs_is_refused_as_the_api_refuses_it() {
         let (status, out, err) = s.folders.cli(task);
         assert_eq!(status.code(), Some(1), "{task:?}: {out}{err}");
         assert!(
-            err.contains("erreur : une tâche est déjà en cours : scan, lancée par startup"),
+            err.contains(&said_fr(Msg::TaskRunning {
+                task: Task::Scan,
+                by: StartedBy::Startup
+            })),
             "{task:?}: {err}"
         );
     }
@@ -136,6 +139,8 @@ fn progress_is_drawn_on_a_terminal_and_ctrl_c_cancels_the_task() {
         .spawn()
         .unwrap();
     wait_running(&s, "cli");
+    // Time for the command to draw its first bar: its terminal output is read only
+    // once it ends, so there is no condition to wait on.
     std::thread::sleep(Duration::from_millis(500));
     // Ctrl-C, as the terminal sends it to the command.
     let pid = cli_pid(cli.id());
@@ -153,25 +158,21 @@ fn progress_is_drawn_on_a_terminal_and_ctrl_c_cancels_the_task() {
 
 /// The `ludotheque` process `script` started.
 fn cli_pid(script: u32) -> i32 {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
+    let mut found = None;
+    wait_until("a ludotheque under script", Duration::from_secs(5), || {
         let children =
             std::fs::read_to_string(format!("/proc/{script}/task/{script}/children")).unwrap();
-        for pid in children.split_whitespace() {
+        found = children.split_whitespace().find_map(|pid| {
             let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
             if exe.ends_with("ludotheque") {
-                return pid.parse().unwrap();
+                return pid.parse().ok();
             }
             // `script` may run a shell first.
-            if let Ok(p) = pid.parse::<u32>() {
-                if let Some(inner) = child_named(p) {
-                    return inner;
-                }
-            }
-        }
-        assert!(Instant::now() < until, "no ludotheque under script");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            child_named(pid.parse().ok()?)
+        });
+        found.is_some()
+    });
+    found.unwrap()
 }
 
 fn child_named(pid: u32) -> Option<i32> {
@@ -190,6 +191,7 @@ fn a_command_that_goes_away_leaves_its_task_running() {
     wait_running(&s, "cli");
     cli.kill().unwrap();
     cli.wait().unwrap();
+    // Nothing must happen: give a wrongly cancelled task the time to stop, then look.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(s.get("/api/v1/job").json()["running"], true);
     assert_eq!(s.wait_idle()["last"]["result"], "ok");

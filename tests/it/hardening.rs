@@ -202,6 +202,7 @@ fn a_flood_of_sign_ins_never_starves_health_or_keyed_requests() {
             })
         })
         .collect();
+    // Time must pass: let the flood fill the queue before timing sign-ins through it.
     std::thread::sleep(Duration::from_millis(300));
     let mut slowest = Duration::ZERO;
     for _ in 0..40 {

@@ -7,6 +7,9 @@ use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{Folders, TestServer, BIN};
 
 /// Folders whose data folder does not exist, so that any made shows.
@@ -143,7 +146,7 @@ fn nothing_listening_or_not_ok_is_exit_1_and_silence() {
     let o = health(&folders, None, &["--url", &down, "--verbose"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        text(&o.stderr).contains("ne répond pas"),
+        text(&o.stderr).contains(&said_fr(Msg::HealthUnreachable { url: down.clone() })),
         "{}",
         text(&o.stderr)
     );

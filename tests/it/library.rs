@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{Folders, TestServer};
 
 /// Write the demo library into the folders' library root.
@@ -304,7 +307,12 @@ fn titles_import_names_win_over_file_names() {
     assert_eq!(name("Another [0100535012974000].nsp"), "STYX (official)");
     let (status, _, err) = folders.cli(&["titles", "import", "/nonexistent.json"]);
     assert!(!status.success());
-    assert!(err.contains("ne peut pas être ouvert"), "{err}");
+    assert!(
+        err.contains(&said_fr(Msg::CannotOpen {
+            file: "nonexistent.json".into()
+        })),
+        "{err}"
+    );
 }
 
 #[test]

@@ -10,6 +10,9 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{files_under, Folders, TestServer};
 use crate::library::{demo, scanned_demo};
 
@@ -114,12 +117,12 @@ fn a_dry_run_a_run_a_second_run_and_an_undo() {
     assert!(push.contains(STYX), "{push}");
     let (status, out, err) = folders.cli(&["organize", "--undo", "1"]);
     assert!(
-        !status.success() && err.contains("déjà annulé"),
+        !status.success() && err.contains(&said_fr(Msg::OrganizeRunUndone { run: 1 })),
         "{out}{err}"
     );
     let (status, _, err) = folders.cli(&["organize", "--undo", "99"]);
     assert!(
-        !status.success() && err.contains("aucun rangement"),
+        !status.success() && err.contains(&said_fr(Msg::NoOrganizeRun)),
         "{err}"
     );
 }
@@ -171,7 +174,7 @@ fn a_template_of_ones_own_and_a_template_that_could_lose_files() {
     for bad in ["{name}.nsp", "../{name}.{ext}", "{nom}/{name}.{ext}"] {
         let (status, _, err) = folders.cli(&["--organize-template", bad, "organize"]);
         assert!(!status.success(), "{bad}");
-        assert!(err.contains("modèle de rangement"), "{err}");
+        assert!(err.contains(&said_fr(Msg::BadOrganizeTemplate)), "{err}");
         let (status, _, err) = folders.cli(&[
             "--organize-template",
             bad,
@@ -180,7 +183,7 @@ fn a_template_of_ones_own_and_a_template_that_could_lose_files() {
             "127.0.0.1:0",
         ]);
         assert!(
-            !status.success() && err.contains("modèle de rangement"),
+            !status.success() && err.contains(&said_fr(Msg::BadOrganizeTemplate)),
             "{err}"
         );
     }

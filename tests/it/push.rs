@@ -5,6 +5,9 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_en;
 use crate::harness::{read_resp, Folders, Resp, TestServer};
 use crate::library::demo;
 
@@ -341,7 +344,7 @@ fn nobody_listening_fails_clearly_and_keeps_the_list() {
         last["message"]
             .as_str()
             .unwrap()
-            .contains("not waiting on its network install screen"),
+            .contains(&said_en(Msg::ConsoleNotWaiting)),
         "{last}"
     );
     assert_eq!(pending(&s).len(), 2);
@@ -414,7 +417,7 @@ fn an_empty_list_or_no_device_ends_at_once_with_a_clear_result() {
         last["message"]
             .as_str()
             .unwrap()
-            .contains("No handheld is configured"),
+            .contains(&said_en(Msg::NoDevice)),
         "{last}"
     );
     folders.cli(&["device", "set", "--host", "127.0.0.1", "--port", "9"]);

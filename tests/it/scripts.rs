@@ -4,6 +4,9 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use crate::access::create_key;
+use ludotheque::error::Msg;
+
+use crate::harness::said_en;
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
 
@@ -177,7 +180,7 @@ fn ldq_push_offers_the_list_and_reports_the_result() {
     let o = script("ldq-push", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        text(&o).contains("failed") && text(&o).contains("No handheld is configured"),
+        text(&o).contains("failed") && text(&o).contains(&said_en(Msg::NoDevice)),
         "{}",
         text(&o)
     );

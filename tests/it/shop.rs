@@ -8,6 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{basic, Folders, Resp, TestServer};
 
 /// A demo library, scanned, and a console added with the CLI: (folders, name, password).
@@ -1335,11 +1338,23 @@ fn consoles_from_the_command_line_and_the_web_interface() {
     assert!(!status.success() && err.contains("« : »"), "{err}");
     add_console(&folders, "salon");
     let (status, _, err) = folders.cli(&["console", "add", "salon"]);
-    assert!(!status.success() && err.contains("s'appelle déjà"), "{err}");
+    assert!(
+        !status.success()
+            && err.contains(&said_fr(Msg::ConsoleExists {
+                name: "salon".into()
+            })),
+        "{err}"
+    );
     let (_, list, _) = folders.cli(&["console", "list"]);
     assert!(list.contains("salon") && list.contains("jamais"), "{list}");
     let (status, _, err) = folders.cli(&["console", "remove", "personne"]);
-    assert!(!status.success() && err.contains("aucune console"), "{err}");
+    assert!(
+        !status.success()
+            && err.contains(&said_fr(Msg::NoConsole {
+                name: "personne".into()
+            })),
+        "{err}"
+    );
     let s = TestServer::start_on(folders.clone(), &[]);
     let created = s.send(
         "POST",

@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{files_under, Folders, TestServer};
 use crate::library::demo;
 
@@ -134,7 +137,7 @@ fn ignoring_a_title_or_every_title_takes_it_out_of_what_is_missing() {
     assert_eq!(count("dlc"), dlc);
     let (status, _, err) = folders.cli(&["titles", "ignore", "../etc", "--dlc"]);
     assert!(
-        !status.success() && err.contains("identifiant de titre"),
+        !status.success() && err.contains(&said_fr(Msg::NotTitleId)),
         "{err}"
     );
 }

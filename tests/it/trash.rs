@@ -3,6 +3,9 @@
 use sha2::{Digest, Sha256};
 
 use crate::access::create_key;
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::{assert_no_server_path, Folders, TestServer};
 use crate::library::demo;
 
@@ -261,7 +264,7 @@ fn the_trash_command_lists_restores_and_purges() {
     assert!(folders.library.join(STYX).exists());
     let (status, _, err) = folders.cli(&["trash", "restore", "1"]);
     assert!(!status.success());
-    assert!(err.contains("aucune entrée"), "{err}");
+    assert!(err.contains(&said_fr(Msg::NoTrashEntry)), "{err}");
     let (status, _, err) = folders.cli(&["trash", "purge"]);
     assert!(
         !status.success(),

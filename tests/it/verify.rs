@@ -10,7 +10,10 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::Value;
 
+use ludotheque::error::Msg;
+
 use crate::harness::{basic, Folders, TestServer};
+use crate::harness::{said_en, said_fr};
 
 const QUEST: u64 = 0x0100_0000_00C0_0000;
 const PACKED: u64 = 0x0100_0000_00C1_0000;
@@ -167,7 +170,7 @@ fn without_console_keys_verify_fails_and_says_why() {
     folders.scan();
     let (st, out, err) = folders.cli(&["verify"]);
     assert_eq!(st.code(), Some(1), "{out}{err}");
-    assert!(err.contains("clés de console (prod.keys)"), "{out}{err}");
+    assert!(err.contains(&said_fr(Msg::VerifyNeedsKeys)), "{out}{err}");
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
     // The button says so before anyone presses it.
@@ -190,7 +193,10 @@ fn without_console_keys_verify_fails_and_says_why() {
         "{last}"
     );
     assert!(
-        last["message"].as_str().unwrap().contains("console keys"),
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains(&said_en(Msg::VerifyNeedsKeys)),
         "{last}"
     );
     // Nothing was marked.

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::access::create_key;
+use ludotheque::error::Msg;
+
+use crate::harness::said_fr;
 use crate::harness::tag;
 use crate::harness::{Folders, Resp, TestServer};
 use crate::library::demo;
@@ -115,7 +118,10 @@ fn user_commands_create_list_and_change_passwords_read_from_stdin() {
     add_user(&folders, "bob", "bob's password", false);
     // Names are unique whatever their case; short passwords are refused.
     let (status, _, err) = folders.cli_with_input(&["user", "add", "alice"], "another one\n");
-    assert!(!status.success() && err.contains("déjà ce nom"), "{err}");
+    assert!(
+        !status.success() && err.contains(&said_fr(Msg::AccountExists)),
+        "{err}"
+    );
     let (status, _, err) = folders.cli_with_input(&["user", "add", "carol"], "short\n");
     assert!(!status.success() && err.contains("8"), "{err}");
     let (status, out, _) = folders.cli(&["user", "list"]);

@@ -6,6 +6,9 @@ use std::net::TcpListener;
 
 use serde_json::json;
 
+use ludotheque::error::Msg;
+
+use crate::harness::said_en;
 use crate::harness::{Resp, TestServer};
 use crate::library::scanned_demo;
 
@@ -361,7 +364,7 @@ fn the_connection_test_tells_a_waiting_installer_from_a_closed_port() {
         r.json()["message"]
             .as_str()
             .unwrap()
-            .contains("No handheld"),
+            .contains(&said_en(Msg::NoDevice)),
         "{r:?}"
     );
 
