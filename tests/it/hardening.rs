@@ -211,6 +211,7 @@ fn a_flood_of_sign_ins_never_starves_health_or_keyed_requests() {
         let keyed = s.send("GET", "/api/v1/stats", &[("X-Api-Key", &key)], None);
         assert_eq!(keyed.status, 200, "{keyed:?}");
         slowest = slowest.max(started.elapsed());
+        // A person's pace through the flood: the point is each answer's delay.
         std::thread::sleep(Duration::from_millis(25));
     }
     stop.store(true, Ordering::SeqCst);

@@ -92,6 +92,8 @@ fn a_cancel_ends_a_title_data_fetch_that_trickles_at_once() {
     wait_until("the fetch started", Duration::from_secs(10), || {
         !asked.lock().unwrap().is_empty()
     });
+    // Time must pass: the cancel is to land inside the trickling download, not before
+    // its first byte.
     std::thread::sleep(Duration::from_millis(500));
     let cancelled = Instant::now();
     assert_eq!(s.post("/api/job/cancel").json()["cancelled"], true);
@@ -133,6 +135,7 @@ fn sigterm_ends_an_icon_fetch_that_trickles_within_two_seconds() {
     wait_until("an icon fetch started", Duration::from_secs(20), || {
         !asked.lock().unwrap().is_empty()
     });
+    // Time must pass: the stop is to land inside the trickling icon fetch.
     std::thread::sleep(Duration::from_millis(500));
     let stopped = Instant::now();
     s.signal(libc::SIGTERM);

@@ -280,6 +280,8 @@ fn a_range_broken_half_way_leaves_the_file_pending() {
     let mut half = vec![0u8; size / 2];
     raw.read_exact(&mut half).unwrap();
     drop(raw);
+    // Time must pass: the service meets the hang-up on its own before the console's
+    // DROP; nothing outside shows that moment.
     std::thread::sleep(Duration::from_millis(300));
     request(&urls[0], "DROP", None);
     ended_with(&s, "0 delivered, 1 partial, 0 untouched");

@@ -123,9 +123,12 @@ fn a_request_dripped_a_byte_at_a_time_is_cut_and_others_are_served_meanwhile() {
 fn past_the_connection_cap_the_longest_idle_go_first_and_a_newcomer_is_served() {
     let s = TestServer::start(&["--max-connections", "10"]);
     let idle: Vec<TcpStream> = (0..20).map(|_| connect(&s)).collect();
+    // Time must pass: the twenty connections sit idle, so that age orders them.
     std::thread::sleep(Duration::from_millis(800));
     // A newcomer (ureq opens its own connection) gets its answer.
     assert_still_serving(&s);
+    // Time must pass: the closes over the cap reach the idle sockets (read below with
+    // a short timeout each).
     std::thread::sleep(Duration::from_millis(800));
     let closed = idle
         .iter()

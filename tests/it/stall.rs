@@ -134,6 +134,7 @@ fn stalled_bodies_and_headers_never_hold_the_workers() {
             socket
         })
         .collect();
+    // Time must pass: the half-sent heads reach the workers before the timing starts.
     std::thread::sleep(Duration::from_millis(300));
     // Past the 10 s request timeout, so that a worker held until it fires shows.
     let until = Instant::now() + Duration::from_secs(12);
@@ -146,6 +147,7 @@ fn stalled_bodies_and_headers_never_hold_the_workers() {
         assert_eq!(keyed.status, 200, "{keyed:?}");
         slowest = slowest.max(started.elapsed());
         asked += 1;
+        // A person's pace, not a flood: the point is each answer's delay.
         std::thread::sleep(Duration::from_millis(100));
     }
     stop.store(true, Ordering::SeqCst);
@@ -288,6 +290,7 @@ fn a_body_must_keep_arriving_and_one_that_does_is_read_whole() {
     );
     socket.write_all(head.as_bytes()).unwrap();
     for piece in body.chunks(10_000) {
+        // Time must pass: a body that arrives slowly, piece by piece, is the case.
         std::thread::sleep(Duration::from_millis(150));
         socket.write_all(piece).unwrap();
     }
@@ -362,6 +365,7 @@ fn a_console_flooding_downloads_never_takes_another_consoles_share() {
     let held: Vec<TcpStream> = (0..4)
         .map(|_| held_download(&s.addr, &big, &flooder))
         .collect();
+    // Time must pass: the four held downloads take their threads first.
     std::thread::sleep(Duration::from_millis(300));
     // …and floods thirty more range reads.
     let refused = Arc::new(AtomicUsize::new(0));
@@ -380,6 +384,7 @@ fn a_console_flooding_downloads_never_takes_another_consoles_share() {
             })
         })
         .collect();
+    // Time must pass: the flood fills its queue before the other console reads.
     std::thread::sleep(Duration::from_millis(300));
     let mut answered = 0;
     let reads = 40;
@@ -428,6 +433,7 @@ fn a_range_read_past_the_share_is_queued_not_refused() {
     let (folders, big, salon, _) = big_shop();
     let s = Arc::new(TestServer::start_on(folders, &["--shop-downloads", "1"]));
     let held = held_download(&s.addr, &big, &salon);
+    // Time must pass: the held download takes the one download thread first.
     std::thread::sleep(Duration::from_millis(300));
     let queued = {
         let (s, big, salon) = (s.clone(), big.clone(), salon.clone());
@@ -498,6 +504,7 @@ fn past_its_queue_a_console_gets_503_at_once_and_others_are_not_held() {
     let (folders, big, salon, chambre) = big_shop();
     let s = Arc::new(TestServer::start_on(folders, &["--shop-downloads", "1"]));
     let held = held_download(&s.addr, &big, &salon);
+    // Time must pass: the held download takes the one download thread first.
     std::thread::sleep(Duration::from_millis(300));
     // Four more wait in the console's queue (four per download of its share)…
     let waiting: Vec<_> = (0..4)
@@ -509,6 +516,7 @@ fn past_its_queue_a_console_gets_503_at_once_and_others_are_not_held() {
             })
         })
         .collect();
+    // Time must pass: the four reach the console's queue before the next asks.
     std::thread::sleep(Duration::from_millis(500));
     // …and the next is refused at once.
     let started = Instant::now();

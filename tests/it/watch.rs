@@ -162,6 +162,8 @@ fn a_change_during_a_task_waits_for_it_then_is_scanned() {
     // Organize reads the library's rows, not the disk: the new file is not its.
     assert_eq!(s.post("/api/organize").status, 202);
     copy(&s.folders.library, STYX, NEW);
+    // Nothing must happen: past the watch's settle time, the new file is still not
+    // listed while organize runs.
     std::thread::sleep(Duration::from_secs(4));
     assert!(s.get("/api/v1/job").json()["running"] == true);
     assert_eq!(s.get(&game_url(NEW)).status, 404);
@@ -175,6 +177,7 @@ fn a_change_during_a_task_waits_for_it_then_is_scanned() {
 fn with_the_watch_off_only_a_scan_sees_a_new_file() {
     let s = TestServer::start_on(scanned_demo(), &["--watch", "off"]);
     copy(&s.folders.library, STYX, NEW);
+    // Nothing must happen: past the time a watch would take, nothing lists the file.
     std::thread::sleep(crate::harness::WATCH_SETTLED);
     assert_eq!(s.get(&game_url(NEW)).status, 404);
     assert!(labels(&s).is_empty());
