@@ -11,7 +11,7 @@ use std::time::Duration;
 use headless_chrome::Tab;
 
 use crate::browser::{
-    click, fill, fits_the_screen, js, open, phone, screen, shot, sign_in, start, wait_for,
+    click, fill, fits_the_screen, js, open, phone, screen, set_lang, shot, sign_in, start, wait_for,
 };
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
@@ -23,16 +23,6 @@ const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 fn click_and_confirm(tab: &Tab, selector: &str) {
     click(tab, selector);
     crate::browser::confirm(tab);
-}
-
-fn set_lang(tab: &Tab, lang: &str) {
-    let status = js(
-        tab,
-        &format!(
-            "fetch('/api/me/lang', {{method:'POST', headers:{{'Content-Type':'application/json'}}, body:'{{\"lang\":\"{lang}\"}}'}}).then(r => r.status)"
-        ),
-    );
-    assert_eq!(status, 200);
 }
 
 /// The page at a phone's width and at a desktop's, in one language, scrolled to

@@ -245,6 +245,15 @@ pub(crate) fn sign_in(tab: &Tab, base: &str, name: &str, password: &str) {
     );
 }
 
+/// The signed-in account's language, as its Settings choice sets it.
+pub(crate) fn set_lang(tab: &Tab, lang: &str) {
+    let status = js(
+        tab,
+        &format!("fetch('/api/me/lang', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{\"lang\":\"{lang}\"}}'}}).then(r => r.status)"),
+    );
+    assert_eq!(status, 200, "{lang}");
+}
+
 #[test]
 fn a_person_in_a_browser_runs_the_library() {
     let folders = Folders::new();
@@ -499,11 +508,7 @@ fn a_person_in_a_browser_runs_the_library() {
     open(&tab, &format!("{base}/upkeep"));
     shot(&tab, "upkeep-desktop");
     // The same pages in English, at both widths.
-    let status = js(
-        &tab,
-        "fetch('/api/me/lang', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"lang\":\"en\"}'}).then(r => r.status)",
-    );
-    assert_eq!(status, 200);
+    set_lang(&tab, "en");
     open(&tab, &format!("{base}/library"));
     assert_eq!(js(&tab, "document.documentElement.lang"), "en");
     shot(&tab, "library-desktop-en");

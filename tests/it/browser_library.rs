@@ -5,7 +5,7 @@
 //! `target/screenshots/pages/` like the other pages'.
 
 use crate::browser::{
-    fits_the_screen, js, open, phone, screen, shot, sign_in, start, type_text, wait_for,
+    fits_the_screen, js, open, phone, screen, set_lang, shot, sign_in, start, type_text, wait_for,
 };
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
@@ -45,11 +45,7 @@ fn the_first_hour_pages_at_both_widths_in_both_languages() {
     );
     for lang in ["fr", "en"] {
         if lang == "en" {
-            let status = js(
-                &tab,
-                "fetch('/api/me/lang', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"lang\":\"en\"}'}).then(r => r.status)",
-            );
-            assert_eq!(status, 200);
+            set_lang(&tab, "en");
         }
         for (width, narrow) in [(360, true), (1280, false)] {
             if narrow {

@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use crate::browser::{click, fits_the_screen, js, open, screen, shot, sign_in, start, wait_for};
+use crate::browser::{
+    click, fits_the_screen, js, open, screen, set_lang, shot, sign_in, start, wait_for,
+};
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
 use crate::web::add_user;
@@ -14,14 +16,6 @@ const STYX_NEW: &str = "Indies/Styx [0100535012974800][v131072].nsp";
 const STYX_OLD: &str = "Indies/Styx [0100535012974800][v65536].nsp";
 
 const SCREENS: [(u32, u32, bool, &str); 2] = [(360, 780, true, "360"), (1280, 900, false, "1280")];
-
-fn set_lang(tab: &headless_chrome::Tab, lang: &str) {
-    let status = js(
-        tab,
-        &format!("fetch('/api/me/lang', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{\"lang\":\"{lang}\"}}'}}).then(r => r.status)"),
-    );
-    assert_eq!(status, 200);
-}
 
 /// Click `button`, wait for its dialog, take its picture, and answer: Cancel, or
 /// the confirm button (`browser::confirm`: once the dialog has been open long enough

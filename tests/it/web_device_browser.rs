@@ -6,7 +6,7 @@
 use std::net::TcpListener;
 
 use crate::browser::{
-    click, fits_the_screen, js, open, phone, screen, shot, sign_in, start, wait_for,
+    click, fits_the_screen, js, open, phone, screen, set_lang, shot, sign_in, start, wait_for,
 };
 use crate::harness::TestServer;
 use crate::library::scanned_demo;
@@ -17,12 +17,7 @@ use crate::web::add_user;
 fn shots(tab: &headless_chrome::Tab, url: &str, name: &str, at: Option<&str>) {
     let scroll = at.map(|sel| format!("document.querySelector('{sel}').scrollIntoView(), true"));
     for lang in ["fr", "en"] {
-        js(
-            tab,
-            &format!(
-                "fetch('/api/me/lang', {{method:'POST', headers:{{'Content-Type':'application/json'}}, body:'{{\"lang\":\"{lang}\"}}'}}).then(r => r.status)"
-            ),
-        );
+        set_lang(tab, lang);
         phone(tab);
         open(tab, url);
         fits_the_screen(tab, &format!("{name} ({lang})"));
