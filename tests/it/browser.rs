@@ -82,6 +82,15 @@ pub(crate) fn phone(tab: &Tab) {
     screen(tab, 360, 780, true);
 }
 
+/// The page tours' two widths: a phone's (360) or a desktop's (1280).
+pub(crate) fn at_width(tab: &Tab, width: u32) {
+    if width == 360 {
+        phone(tab);
+    } else {
+        screen(tab, width, 900, false);
+    }
+}
+
 fn screenshots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .parent()

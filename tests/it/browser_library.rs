@@ -5,7 +5,7 @@
 //! `target/screenshots/pages/` like the other pages'.
 
 use crate::browser::{
-    fits_the_screen, js, open, phone, screen, set_lang, shot, sign_in, start, type_text, wait_for,
+    at_width, fits_the_screen, js, open, set_lang, shot, sign_in, start, type_text, wait_for,
 };
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
@@ -48,11 +48,7 @@ fn the_first_hour_pages_at_both_widths_in_both_languages() {
             set_lang(&tab, "en");
         }
         for (width, narrow) in [(360, true), (1280, false)] {
-            if narrow {
-                phone(&tab);
-            } else {
-                screen(&tab, 1280, 900, false);
-            }
+            at_width(&tab, width);
             let check = |name: &str| {
                 if narrow {
                     fits_the_screen(&tab, name);

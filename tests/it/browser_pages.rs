@@ -5,7 +5,7 @@
 //! `docs/pages.md` shows one of each.
 
 use crate::browser::{
-    fits_the_screen, js, open, phone, screen, set_lang, shot, sign_in, start, wait_for,
+    at_width, fits_the_screen, js, open, set_lang, shot, sign_in, start, wait_for,
 };
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
@@ -77,12 +77,8 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
     // Before signing in, the page speaks the browser's language.
     let header = std::collections::HashMap::from([("Accept-Language", accept)]);
     tab.set_extra_http_headers(header).unwrap();
-    for (width, narrow) in [(360, true), (1280, false)] {
-        if narrow {
-            phone(&tab);
-        } else {
-            screen(&tab, 1280, 900, false);
-        }
+    for width in [360, 1280] {
+        at_width(&tab, width);
         open(&tab, &format!("{base}/login"));
         assert_eq!(js(&tab, "document.documentElement.lang"), lang, "login");
         shot(&tab, &format!("pages/login-{width}-{lang}"));
@@ -111,11 +107,7 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
         set_lang(&tab, "en");
     }
     for (width, narrow) in [(360, true), (1280, false)] {
-        if narrow {
-            phone(&tab);
-        } else {
-            screen(&tab, 1280, 900, false);
-        }
+        at_width(&tab, width);
         for (name, path) in PAGES {
             open(&tab, &format!("{base}{path}"));
             assert_eq!(js(&tab, "document.documentElement.lang"), lang, "{name}");
