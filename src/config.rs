@@ -58,7 +58,7 @@ pub struct Config {
     /// Which copy `dedupe` keeps between two of the same version.
     pub dedupe_keep: crate::words::DedupeKeep,
     /// The console keys file (`--keys`, else `DATA/prod.keys`).
-    pub prod_keys: PathBuf,
+    pub prod_keys: KeysPath,
     /// How `compress` compresses: zstd level and one stream per NCA (nsz's defaults,
     /// 18 in blocks; `ludotheque compress` sets them).
     pub compress_level: i32,
@@ -161,13 +161,30 @@ fn check_bounds(serve: &ServeArgs, workers: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Where the console keys file is: `--keys` (made absolute), else `DATA/prod.keys`.
-pub fn prod_keys_path(global: &GlobalArgs) -> PathBuf {
+/// Where the console keys file is, and whether it may be a symbolic link
+/// (`library::switchfs::prodkeys::file` reads it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeysPath {
+    pub path: PathBuf,
+    /// Named with `--keys` (a link is followed), not the data folder's own (a link is
+    /// refused).
+    pub links: bool,
+}
+
+/// Where the console keys file is: `--keys` (made absolute, and it may be a link),
+/// else `DATA/prod.keys` (which must be the file itself).
+pub fn prod_keys_path(global: &GlobalArgs) -> KeysPath {
     match &global.keys {
-        Some(file) => std::path::absolute(file).unwrap_or_else(|_| file.clone()),
-        None => std::path::absolute(&global.data)
-            .unwrap_or_else(|_| global.data.clone())
-            .join("prod.keys"),
+        Some(file) => KeysPath {
+            path: std::path::absolute(file).unwrap_or_else(|_| file.clone()),
+            links: true,
+        },
+        None => KeysPath {
+            path: std::path::absolute(&global.data)
+                .unwrap_or_else(|_| global.data.clone())
+                .join("prod.keys"),
+            links: false,
+        },
     }
 }
 

@@ -416,11 +416,19 @@ fn public_v4(ip: Ipv4Addr) -> bool {
 
 fn public_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
-    let nat64 = s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4];
-    if nat64 {
-        let [a, b] = s[6].to_be_bytes();
-        let [c, d] = s[7].to_be_bytes();
-        return public_v4(Ipv4Addr::new(a, b, c, d));
+    // Local-use NAT64 (RFC 8215) is never global, whatever IPv4 address it carries.
+    if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
+        return false;
+    }
+    // Teredo (RFC 4380): a relay reaches the client at the inverted last 32 bits,
+    // through the server in bits 32 to 63; both must be public.
+    if s[0] == 0x2001 && s[1] == 0 {
+        let client = Ipv4Addr::from(!(u32::from(s[6]) << 16 | u32::from(s[7])));
+        let server = Ipv4Addr::from(u32::from(s[2]) << 16 | u32::from(s[3]));
+        return public_v4(client) && public_v4(server);
+    }
+    if let Some(v4) = embedded_v4(s) {
+        return public_v4(v4);
     }
     !(ip.is_unspecified()
         || ip.is_loopback()
@@ -428,8 +436,23 @@ fn public_v6(ip: Ipv6Addr) -> bool {
         || s[0] & 0xfe00 == 0xfc00
         || s[0] & 0xffc0 == 0xfe80
         || s[0] & 0xffc0 == 0xfec0
-        || (s[0] == 0x2001 && s[1] == 0x0db8)
-        || s[..6] == [0; 6])
+        || (s[0] == 0x2001 && s[1] == 0x0db8))
+}
+
+/// The IPv4 address an IPv6 one carries where a router or the host itself may go on
+/// to reach that IPv4 address: well-known NAT64 (`64:ff9b::/96`), 6to4
+/// (`2002::/16`) and IPv4-compatible (`::a.b.c.d`, deprecated but still parsed).
+/// The mapped form (`::ffff:a.b.c.d`) is made IPv4 earlier, by `canonical`.
+fn embedded_v4(s: [u16; 8]) -> Option<Ipv4Addr> {
+    let v4 = |hi: u16, lo: u16| Some(Ipv4Addr::from(u32::from(hi) << 16 | u32::from(lo)));
+    match s {
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => v4(hi, lo),
+        [0x2002, hi, lo, ..] => v4(hi, lo),
+        // `::` and `::1` are not IPv4 addresses, and neither is public.
+        [0, 0, 0, 0, 0, 0, 0, 0 | 1] => None,
+        [0, 0, 0, 0, 0, 0, hi, lo] => v4(hi, lo),
+        _ => None,
+    }
 }
 
 /// One TCP connection to `addr` within `limit`, closed at once: the console's
@@ -464,6 +487,19 @@ mod tests {
             "::ffff:10.0.0.1",
             "64:ff9b::a00:1",
             "::127.0.0.1",
+            "::10.0.0.1",
+            // 6to4 carrying loopback, private and link-local addresses
+            "2002:7f00:1::",
+            "2002:a00:1::1",
+            "2002:a9fe:a9fe::",
+            // Teredo: the client is the inverted last 32 bits (here 127.0.0.1 and
+            // 10.0.0.1), or the server (bits 32-63) is private
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+            "2001:0:a00:1:8000:63bf:f7f7:f7f7",
+            // local-use NAT64, whatever it carries
+            "64:ff9b:1::808:808",
+            "64:ff9b:1:ffff::a00:1",
         ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
@@ -472,6 +508,10 @@ mod tests {
             "151.101.0.133",
             "2606:4700::1111",
             "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "::8.8.8.8",
+            "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
         ] {
             assert!(is_public(public.parse().unwrap()), "{public}");
         }

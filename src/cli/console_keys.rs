@@ -40,10 +40,10 @@ fn import(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
         db::make_private(&global.data)
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
     }
-    let loaded = install(&target, &bytes)?;
+    let loaded = install(&target.path, &bytes)?;
     say!(
         "Clés de console importées dans {} (mode 0600).",
-        target.display()
+        target.path.display()
     );
     print_status(&loaded.status);
     say!("Un service en marche les prend en compte sans redémarrer.");
@@ -52,7 +52,7 @@ fn import(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
 
 fn status(global: &GlobalArgs) -> Result<(), Error> {
     let path = prod_keys_path(global);
-    say!("Fichier de clés de console : {}", path.display());
+    say!("Fichier de clés de console : {}", path.path.display());
     let loaded = load(&path);
     match &loaded {
         Err(e) => say!("Ce fichier n'est pas utilisable : {}", e.msg.french()),

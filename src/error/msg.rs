@@ -432,6 +432,7 @@ pub enum Msg {
     },
     ConsoleKeysNotWritten,
     ConsoleKeysUnreadable,
+    ConsoleKeysLink,
     // The web pages' sentences with values, said in the reader's language
     // (`web::i18n::Lang::msg`); the page words without values are `web::i18n::M`.
     StartedByUser {
@@ -813,6 +814,7 @@ impl Msg {
             ConsoleKeysTooLarge { limit } => format!("The console keys file is larger than {limit} bytes: it is not a prod.keys file."),
             ConsoleKeysNotWritten => "The console keys file could not be written; the previous one is unchanged.".into(),
             ConsoleKeysUnreadable => "The console keys file cannot be read (its permissions?); the details are in the log.".into(),
+            ConsoleKeysLink => "Refused: the console keys file in the data folder is a symbolic link, and it was not read. Import the file itself (`ludotheque keys import FILE`), or name it with --keys.".into(),
             StartedByUser { name } => format!("started by {name}"),
             StartedByKey { name } => format!("started by the API key “{name}”"),
             FirstScan { done, total } => format!("First scan under way ({} / {})", EN.number(*done), EN.number(*total)),

@@ -538,3 +538,46 @@ fn the_settings_page_uploads_a_file_in_a_browser() {
         keys.text
     );
 }
+
+/// The data folder's `prod.keys` must be the file itself: a link there to a file
+/// elsewhere is refused unread, by `keys status` and by a running service, while a
+/// file named with `--keys` may be a link.
+#[test]
+fn a_link_in_the_data_folder_is_refused_unread_and_one_given_with_keys_is_followed() {
+    use ludotheque::error::Msg;
+    let folders = Folders::new();
+    let keys = MadeUp::new().key("header_key", 32);
+    let elsewhere = folders.tmp.path().join("elsewhere.keys");
+    keys.write(&elsewhere);
+    std::os::unix::fs::symlink(&elsewhere, prod_keys(&folders)).unwrap();
+
+    let (ok, out, err) = status(&folders, &[]);
+    assert!(!ok, "{out}{err}");
+    assert!(out.contains(&Msg::ConsoleKeysLink.french()), "{out}{err}");
+    keys.assert_absent(&format!("{out}{err}"), "status");
+
+    let s = TestServer::start_on(folders, &[]);
+    let seen = s.get("/api/console-keys").json();
+    assert_eq!(
+        (seen["file"].clone(), seen["in_use"].clone()),
+        (json!(true), json!(false)),
+        "{seen}"
+    );
+    // The page starts the sentence with a capital.
+    assert_eq!(
+        seen["problem"].as_str().map(str::to_lowercase),
+        Some(Msg::ConsoleKeysLink.french().to_lowercase()),
+        "{seen}"
+    );
+    drop(s);
+
+    // Named on the command line, the same link is followed.
+    let folders = Folders::new();
+    let link = folders.tmp.path().join("link.keys");
+    let elsewhere = folders.tmp.path().join("elsewhere.keys");
+    keys.write(&elsewhere);
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let (ok, out, err) = status(&folders, &["--keys", link.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(!out.contains("n'est pas utilisable"), "{out}");
+}

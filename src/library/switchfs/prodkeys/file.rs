@@ -11,15 +11,20 @@
 //! seen by the next task without a restart. A file that cannot be used is logged
 //! once, by line number and reason, and the last good keys stay in use; a file
 //! removed takes its keys away.
+//!
+//! The data folder's own `prod.keys` must be the file itself: a symbolic link there
+//! is refused unread ([`KeysPath::links`]), so nothing put in the data folder makes
+//! the service read a file elsewhere. A file named with `--keys` may be anywhere.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use log::{info, warn};
 
 use super::{Loaded, MAX_FILE};
+pub use crate::config::KeysPath;
 use crate::error::{Error, Msg};
 
 /// What identifies one version of the file: a new file (a rename over it) changes
@@ -65,20 +70,20 @@ struct State {
 
 /// The keys file a running service reads, shared by the tasks and the requests.
 pub struct KeysFile {
-    path: PathBuf,
+    path: KeysPath,
     state: Mutex<State>,
 }
 
 impl std::fmt::Debug for KeysFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeysFile")
-            .field("path", &self.path)
+            .field("path", &self.path.path)
             .finish()
     }
 }
 
 impl KeysFile {
-    pub fn new(path: PathBuf) -> KeysFile {
+    pub fn new(path: KeysPath) -> KeysFile {
         KeysFile {
             path,
             state: Mutex::default(),
@@ -87,7 +92,7 @@ impl KeysFile {
 
     /// Where the file is (for the log and the command line; never for a page).
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.path.path
     }
 
     /// The keys in use now, read again when the file changed: `None` without a
@@ -100,9 +105,9 @@ impl KeysFile {
     /// The file as it is now: there or not, the keys in use, what is wrong with it.
     pub fn seen(&self) -> Seen {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let stamp = std::fs::metadata(&self.path)
+        let stamp = stat(&self.path)
             .ok()
-            .filter(|m| m.is_file())
+            .filter(|m| m.is_file() || m.is_symlink())
             .map(|m| Stamp::of(&m));
         if state.stamp != Some(stamp) {
             self.look(&mut state, stamp);
@@ -118,7 +123,7 @@ impl KeysFile {
                 if state.seen.loaded.is_some() {
                     info!(
                         "console keys: {} is gone; files are read without keys",
-                        self.path.display()
+                        self.path().display()
                     );
                 }
                 state.stamp = Some(None);
@@ -127,7 +132,7 @@ impl KeysFile {
             Ok(Some((stamp, Ok(loaded)))) => {
                 info!(
                     "console keys: {} read (fingerprint {})",
-                    self.path.display(),
+                    self.path().display(),
                     loaded.fingerprint
                 );
                 state.stamp = Some(Some(stamp));
@@ -144,7 +149,7 @@ impl KeysFile {
                 };
                 warn!(
                     "console keys: {} is not used: {}; {kept}",
-                    self.path.display(),
+                    self.path().display(),
                     e.msg.english()
                 );
                 state.stamp = Some(Some(stamp));
@@ -153,7 +158,10 @@ impl KeysFile {
             }
             Err(e) => {
                 // Read again once it changes (a permission fixed changes its ctime).
-                warn!("console keys: {} cannot be read: {e}", self.path.display());
+                warn!(
+                    "console keys: {} cannot be read: {e}",
+                    self.path().display()
+                );
                 state.stamp = Some(stamp_before);
                 state.seen.present = true;
                 state.seen.problem = Some(Msg::ConsoleKeysUnreadable);
@@ -165,17 +173,32 @@ impl KeysFile {
 /// The file's stamp and what it gives; `None` when there is no file.
 type Read_ = Option<(Stamp, Result<Loaded, Error>)>;
 
-fn read(path: &Path) -> std::io::Result<Read_> {
+/// The file's own metadata where a link is refused, the target's where one is followed.
+fn stat(at: &KeysPath) -> std::io::Result<std::fs::Metadata> {
+    match at.links {
+        true => std::fs::metadata(&at.path),
+        false => std::fs::symlink_metadata(&at.path),
+    }
+}
+
+fn read(at: &KeysPath) -> std::io::Result<Read_> {
+    let path = &at.path;
     // Non-blocking: a FIFO put where the keys file should be would block the open,
-    // and every request waiting for the keys with it. Links are followed (a keys file
-    // kept elsewhere is fine); what is opened must be a regular file.
+    // and every request waiting for the keys with it. What is opened must be a
+    // regular file; a link only where the file was named with `--keys`.
+    let nofollow = if at.links { 0 } else { libc::O_NOFOLLOW };
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(libc::O_NONBLOCK | nofollow)
         .open(path);
     let file = match file {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) && !at.links => {
+            let meta = std::fs::symlink_metadata(path)?;
+            let refused = Error::invalid(Msg::ConsoleKeysLink);
+            return Ok(Some((Stamp::of(&meta), Err(refused))));
+        }
         Err(e) => return Err(e),
     };
     let meta = file.metadata()?;
@@ -194,12 +217,12 @@ fn read(path: &Path) -> std::io::Result<Read_> {
 }
 
 /// Read the file once, without a handle: `None` when there is none.
-pub fn load(path: &Path) -> Result<Option<Loaded>, Error> {
-    match read(path) {
+pub fn load(at: &KeysPath) -> Result<Option<Loaded>, Error> {
+    match read(at) {
         Ok(None) => Ok(None),
         Ok(Some((_, loaded))) => loaded.map(Some),
         Err(e) => Err(Error::invalid(Msg::ConsoleKeysUnreadable)
-            .with_cause(format!("{}: {e}", path.display()))),
+            .with_cause(format!("{}: {e}", at.path.display()))),
     }
 }
 
@@ -248,6 +271,13 @@ fn write_synced(temp: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    fn own(path: &Path) -> KeysPath {
+        KeysPath {
+            path: path.to_path_buf(),
+            links: false,
+        }
+    }
+
     fn good(byte: u8) -> String {
         format!("header_key = {}\n", format!("{byte:02x}").repeat(32))
     }
@@ -263,8 +293,11 @@ mod tests {
         let (done, wait) = std::sync::mpsc::channel();
         let p = path.clone();
         std::thread::spawn(move || {
-            let handle = KeysFile::new(p.clone());
-            let _ = done.send((handle.current().is_none(), load(&p).map(|l| l.is_none())));
+            let handle = KeysFile::new(own(&p));
+            let _ = done.send((
+                handle.current().is_none(),
+                load(&own(&p)).map(|l| l.is_none()),
+            ));
         });
         let (none, loaded) = wait
             .recv_timeout(std::time::Duration::from_secs(5))
@@ -291,7 +324,7 @@ mod tests {
     fn the_handle_sees_a_new_file_and_keeps_the_last_good_keys() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("prod.keys");
-        let file = KeysFile::new(path.clone());
+        let file = KeysFile::new(own(&path));
         assert!(file.current().is_none());
         assert!(!file.seen().present);
         install(&path, good(0x11).as_bytes()).unwrap();
