@@ -20,6 +20,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 
+use crate::library::bytes::{array, u32le, u64le};
 use crate::library::switchfs::nca;
 
 type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
@@ -43,7 +44,7 @@ pub(crate) struct Piece {
 /// (0x140, little-endian) reversed, then zeros.
 pub(crate) fn base_counter(s: &nca::Section) -> [u8; 16] {
     let mut counter = [0u8; 16];
-    counter[..8].copy_from_slice(&s.fs[0x140..0x148]);
+    counter[..8].copy_from_slice(&array::<8>(&s.fs, 0x140).unwrap_or_default());
     counter[..8].reverse();
     counter
 }
@@ -84,10 +85,10 @@ fn read_table<R: Read + Seek>(
     key: [u8; 16],
     base: [u8; 16],
 ) -> std::io::Result<Option<Vec<u8>>> {
-    let offset = u64::from_le_bytes(s.fs[0x120..0x128].try_into().unwrap_or_default());
-    let size = u64::from_le_bytes(s.fs[0x128..0x130].try_into().unwrap_or_default());
+    let offset = u64le(&s.fs, 0x120).unwrap_or(u64::MAX);
+    let size = u64le(&s.fs, 0x128).unwrap_or(0);
     let fits = size >= 2 * NODE && offset.checked_add(size).is_some_and(|e| e <= s.size());
-    if !fits || &s.fs[0x130..0x134] != b"BKTR" {
+    if !fits || s.fs.get(0x130..0x134) != Some(b"BKTR") {
         return Ok(None);
     }
     let at = s.start + offset;
@@ -100,33 +101,25 @@ fn read_table<R: Read + Seek>(
     Ok(Some(table))
 }
 
-fn u64le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or_default())
-}
-
-fn u32le(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or_default())
-}
-
 /// The pieces the table describes, or `None` when it is not sorted, not aligned, or
 /// runs past the section (a damaged or hostile file: it is then compressed whole).
 fn split(table: &[u8], s: &nca::Section, base: [u8; 16]) -> Option<Vec<Piece>> {
-    let buckets = u32le(table, 4) as usize;
+    let buckets = u32le(table, 4)? as usize;
     if buckets == 0 || (buckets as u64 + 1) * NODE > table.len() as u64 {
         return None;
     }
     let mut starts: Vec<(u64, u32)> = Vec::new();
     let mut end = 0;
     for b in 0..buckets {
-        let node = &table[(b + 1) * NODE as usize..(b + 2) * NODE as usize];
-        let count = u32le(node, 4) as usize;
+        let node = table.get((b + 1) * NODE as usize..(b + 2) * NODE as usize)?;
+        let count = u32le(node, 4)? as usize;
         if count == 0 || count > MAX_ENTRIES {
             return None;
         }
-        for e in node[0x10..0x10 + 0x10 * count].chunks_exact(0x10) {
-            starts.push((u64le(e, 0), u32le(e, 12)));
+        for e in node.get(0x10..0x10 + 0x10 * count)?.chunks_exact(0x10) {
+            starts.push((u64le(e, 0)?, u32le(e, 12)?));
         }
-        end = u64le(node, 8);
+        end = u64le(node, 8)?;
     }
     let sorted = starts.windows(2).all(|w| w[0].0 < w[1].0);
     let aligned = starts.iter().all(|(at, _)| at % 16 == 0) && end % 16 == 0;

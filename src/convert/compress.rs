@@ -237,13 +237,15 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
         return Err(bad("the block size is out of range"));
     }
     let len = input.seek(SeekFrom::End(0)).map_err(read_error)?;
+    // The container's tables; each NCA's header is read once more as it is written.
+    let budget = &containers::Budget::file();
     match Container::of(format) {
         Some(Container::Nsp) => {
-            let fs = containers::read_pfs0(input, 0, len)?;
+            let fs = containers::read_pfs0(input, 0, len, budget)?;
             nsp(input, &fs, keys, settings, out)
         }
         Some(Container::Xci) => {
-            let xci = containers::read_xci(input, len)?;
+            let xci = containers::read_xci(input, len, budget)?;
             if xci.header_base != 0 {
                 return Err(bad("cartridge images with a key area are not supported"));
             }
@@ -271,15 +273,15 @@ fn nsp<R: Read + Seek + Send, W: Write>(
                 name: e.name.clone(),
                 size,
                 src: e.clone(),
-                ncz: None,
+                compressed: false,
             })
             .collect()
     };
     let sizes: Vec<u64> = fs.entries.iter().map(|e| e.size).collect();
-    let layout = NspLayout::new(fs, parts(&sizes));
+    let layout = NspLayout::new(fs, parts(&sizes))?;
     out.zeros(layout.first)?;
     let (files, outcome) = files(input, &fs.entries, keys, settings, out)?;
-    let mut layout = NspLayout::new(fs, parts(&files.iter().map(|f| f.1).collect::<Vec<_>>()));
+    let mut layout = NspLayout::new(fs, parts(&files.iter().map(|f| f.1).collect::<Vec<_>>()))?;
     for (p, (name, _)) in layout.parts.iter_mut().zip(files) {
         p.name = name;
     }
@@ -331,7 +333,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
                 name: name.clone(),
                 size: *size,
                 src: e.clone(),
-                ncz: None,
+                compressed: false,
             })
             .collect();
         let strtab = super::hfs0_strings(parts.iter().map(|p| p.name.as_str()));
@@ -345,7 +347,8 @@ fn xcz<R: Read + Seek + Send, W: Write>(
         out.later.push((start, partition.header()));
         partitions.push(partition);
     }
-    let root = XciLayout { partitions }.root_header();
+    let size = out.pos;
+    let root = XciLayout { partitions, size }.root_header();
     if root.len() > 0x8000 {
         return Err(bad("the root HFS0 lists too many partitions"));
     }
@@ -363,7 +366,10 @@ fn files<R: Read + Seek + Send, W: Write>(
     settings: &Settings,
     out: &mut Out<W>,
 ) -> Result<(Vec<(String, u64)>, Outcome), CompressFail> {
-    let tickets = Tickets(entries);
+    let tickets = Tickets {
+        entries,
+        budget: None,
+    };
     let mut written = Vec::with_capacity(entries.len());
     let mut outcome = Outcome::default();
     for e in entries {
@@ -827,8 +833,12 @@ mod tests {
         let mut r = std::io::Cursor::new(bytes);
         let len = bytes.len() as u64;
         match format {
-            "nsp" => containers::read_pfs0(&mut r, 0, len).unwrap().entries,
-            _ => containers::read_xci(&mut r, len)
+            "nsp" => {
+                containers::read_pfs0(&mut r, 0, len, &crate::library::containers::Budget::file())
+                    .unwrap()
+                    .entries
+            }
+            _ => containers::read_xci(&mut r, len, &crate::library::containers::Budget::file())
                 .unwrap()
                 .partition("secure")
                 .unwrap()
@@ -853,7 +863,13 @@ mod tests {
             if outcome.compressed.contains(&b.name) {
                 assert_eq!(a.name, b.name.replace(".nca", ".ncz"));
                 let mut r = std::io::Cursor::new(compressed);
-                let ncz = containers::read_ncz(&mut r, a.offset, a.end()).unwrap();
+                let ncz = containers::read_ncz(
+                    &mut r,
+                    a.offset,
+                    a.end(),
+                    &crate::library::containers::Budget::file(),
+                )
+                .unwrap();
                 assert_eq!(matches!(ncz.body, containers::NczBody::Solid { .. }), solid);
                 assert!(a.size < b.size, "{} did not shrink", b.name);
             } else {
@@ -1031,7 +1047,13 @@ mod tests {
             .find(|e| outcome.compressed.contains(&e.name))
             .unwrap();
         let mut r = std::io::Cursor::new(&nsz);
-        let table = containers::read_ncz(&mut r, ncz.offset, ncz.end()).unwrap();
+        let table = containers::read_ncz(
+            &mut r,
+            ncz.offset,
+            ncz.end(),
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap();
         let generations: Vec<[u8; 4]> = table
             .sections
             .iter()

@@ -88,7 +88,20 @@ pub fn compress_one(
     let part_key = out_key.with_suffix(".part");
     let part = part_key.under(root);
     settings::set_convert_part(db, &part_key)?;
-    let result = write_and_verify(root, key, format, &part, opts, on_work).and_then(|sizes| {
+    // A reader's fault is this file's damage, never the task's end.
+    let written = crate::library::containers::guard(|| {
+        write_and_verify(root, key, format, &part, opts, on_work)
+    });
+    let written = written.unwrap_or_else(|e| {
+        let why = Msg::FileDamaged {
+            detail: e.0.clone(),
+        };
+        if let Err(e) = games::set_damage(db, key, &why) {
+            log::error!("compress: {key} could not be flagged damaged: {e}");
+        }
+        Err(Fail::Input(e.0))
+    });
+    let result = written.and_then(|sizes| {
         super::publish(&part, &target).map_err(|e| match e {
             super::ncz::ConvertFail::Input(e) => Fail::Input(e.0),
             super::ncz::ConvertFail::Write(e) => Fail::Write(e),

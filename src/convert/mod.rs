@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Msg};
-use crate::library::containers::{self, Entry, FileSystem, FormatError, Ncz};
+use crate::library::containers::{self, Budget, Entry, FileSystem, FormatError};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::trash;
@@ -40,12 +40,21 @@ pub struct Options {
     pub keys: Option<std::sync::Arc<crate::library::switchfs::prodkeys::Loaded>>,
 }
 
-/// One file of the output container and where its bytes come from.
+/// One file of the output container and where its bytes come from. An NCZ's
+/// tables are not kept here: its header is read again when its turn comes to be
+/// written, so a plan costs a few bytes per file whatever the file declares.
 struct Part {
     name: String,
     size: u64,
     src: Entry,
-    ncz: Option<Ncz>,
+    compressed: bool,
+}
+
+/// Sizes that add up past what any disk holds: only a hostile file declares them.
+fn total(mut sizes: impl Iterator<Item = u64>, first: u64) -> Result<u64, FormatError> {
+    sizes
+        .try_fold(first, u64::checked_add)
+        .ok_or_else(|| FormatError("the sizes it declares add up past any disk's".into()))
 }
 
 /// The output file's key for a compressed key: same folder, same base name.
@@ -58,22 +67,42 @@ fn output_key(key: &LibraryKey) -> Option<LibraryKey> {
     LibraryKey::parse(&out)
 }
 
-/// The size the output of a compressed file will have (for progress totals); 0 when
-/// its headers cannot be read (the conversion will say why).
-pub fn planned_size(root: &Path, key: &LibraryKey) -> u64 {
+/// The size the output of a compressed file will have (for progress totals and the
+/// free-space check): read from the headers one NCZ at a time, with checked sums.
+/// 0 when the file cannot be opened (the conversion will say why); an `Err` when its
+/// headers are damaged or declare what no real file could, which the caller records
+/// ([`planned_or_flagged`]) so the file is never planned again.
+pub fn planned_size(root: &Path, key: &LibraryKey) -> Result<u64, FormatError> {
     let Ok(mut f) = library::safe::open(root, key) else {
-        return 0;
+        return Ok(0);
     };
     let Ok(len) = f.metadata().map(|m| m.len()) else {
-        return 0;
+        return Ok(0);
     };
-    let size = if Container::of_name(key) == Some(Container::Nsz) {
-        containers::read_pfs0(&mut f, 0, len)
-            .and_then(|fs| Ok(NspLayout::new(&fs, plan(&mut f, &fs)?).size()))
+    let budget = &Budget::file();
+    if Container::of_name(key) == Some(Container::Nsz) {
+        let fs = containers::read_pfs0(&mut f, 0, len, budget)?;
+        Ok(NspLayout::new(&fs, plan(&mut f, &fs, budget)?)?.size)
     } else {
-        containers::read_xci(&mut f, len).and_then(|x| Ok(XciLayout::new(&mut f, &x)?.size()))
-    };
-    size.unwrap_or(0)
+        let xci = containers::read_xci(&mut f, len, budget)?;
+        Ok(XciLayout::new(&mut f, &xci, budget)?.size)
+    }
+}
+
+/// [`planned_size`]; a file whose headers are damaged is flagged damaged with the
+/// reason (it then leaves the files to convert and verify) and counts 0.
+pub fn planned_or_flagged(db: &Connection, root: &Path, key: &LibraryKey) -> u64 {
+    match planned_size(root, key) {
+        Ok(size) => size,
+        Err(e) => {
+            log::warn!("{key}: not planned, damaged: {e}");
+            let why = Msg::FileDamaged { detail: e.0 };
+            if let Err(e) = crate::store::games::set_damage(db, key, &why) {
+                log::error!("{key}: could not be flagged damaged: {e}");
+            }
+            0
+        }
+    }
 }
 
 /// Where everything goes in a rebuilt .nsp (the spec's PFS0 rule).
@@ -83,10 +112,12 @@ struct NspLayout {
     header_size: u64,
     /// Where the first file's data starts (the input's first data offset).
     first: u64,
+    /// The whole output's size: every sum that writing it makes is within it.
+    size: u64,
 }
 
 impl NspLayout {
-    fn new(fs: &FileSystem, parts: Vec<Part>) -> NspLayout {
+    fn new(fs: &FileSystem, parts: Vec<Part>) -> Result<NspLayout, FormatError> {
         let names_len: usize = parts.iter().map(|p| p.name.len() + 1).sum();
         let strings = (fs.string_table_size as usize).max(names_len);
         let header_size = 0x10 + 0x18 * parts.len() as u64 + strings as u64;
@@ -94,16 +125,14 @@ impl NspLayout {
             .first()
             .map_or(header_size, |p| p.src.offset)
             .max(header_size);
-        NspLayout {
+        let size = total(parts.iter().map(|p| p.size), first)?;
+        Ok(NspLayout {
             parts,
             strings,
             header_size,
             first,
-        }
-    }
-
-    fn size(&self) -> u64 {
-        self.first + self.parts.iter().map(|p| p.size).sum::<u64>()
+            size,
+        })
     }
 
     fn header(&self) -> Vec<u8> {
@@ -144,14 +173,20 @@ struct Partition {
 /// before its data, an empty partition as a bare header.
 struct XciLayout {
     partitions: Vec<Partition>,
+    /// The whole output's size: every sum that writing it makes is within it.
+    size: u64,
 }
 
 impl XciLayout {
-    fn new(input: &mut File, xci: &containers::Xci) -> Result<XciLayout, FormatError> {
+    fn new(
+        input: &mut File,
+        xci: &containers::Xci,
+        budget: &Budget,
+    ) -> Result<XciLayout, FormatError> {
         let mut partitions = Vec::new();
         for entry in &xci.root.entries {
             let parts = match xci.partition(&entry.name) {
-                Some(fs) => plan(input, fs)?,
+                Some(fs) => plan(input, fs, budget)?,
                 None => Vec::new(),
             };
             let strtab = hfs0_strings(parts.iter().map(|p| p.name.as_str()));
@@ -162,11 +197,10 @@ impl XciLayout {
                     "a partition lists too many files to be rebuilt".into(),
                 ));
             }
-            let data: u64 = parts.iter().map(|p| p.size).sum();
             let size = if parts.is_empty() {
                 hlen
             } else {
-                0x8000 + data
+                total(parts.iter().map(|p| p.size), 0x8000)?
             };
             partitions.push(Partition {
                 name: entry.name.clone(),
@@ -182,11 +216,8 @@ impl XciLayout {
                 "the root HFS0 lists too many partitions".into(),
             ));
         }
-        Ok(XciLayout { partitions })
-    }
-
-    fn size(&self) -> u64 {
-        0xF000 + 0x8000 + self.partitions.iter().map(|p| p.size).sum::<u64>()
+        let size = total(partitions.iter().map(|p| p.size), 0xF000 + 0x8000)?;
+        Ok(XciLayout { partitions, size })
     }
 
     fn root_header(&self) -> Vec<u8> {
@@ -264,8 +295,11 @@ pub fn convert(
     let part_key = out_key.with_suffix(".part");
     let part = part_key.under(root);
     settings::set_convert_part(db, &part_key)?;
-    let result =
-        write_part(root, key, &part, opts, on_write).and_then(|()| publish(&part, &target));
+    // A reader's fault is this file's damage (flagged below), never the task's end.
+    let written = containers::guard(|| write_part(root, key, &part, opts, on_write));
+    let result = written
+        .unwrap_or_else(|e| Err(e.into()))
+        .and_then(|()| publish(&part, &target));
     let _ = std::fs::remove_file(&part);
     settings::clear_convert_part(db)?;
     match result {
@@ -321,12 +355,13 @@ fn write_part(
         out: &mut out,
         on_write,
         accept_unverified: opts.accept_unverified,
+        budget: &Budget::file(),
     };
     if Container::of_name(key) == Some(Container::Nsz) {
-        let fs = containers::read_pfs0(&mut input, 0, len)?;
+        let fs = containers::read_pfs0(&mut input, 0, len, w.budget)?;
         w.nsp(&mut input, &fs)?;
     } else {
-        let xci = containers::read_xci(&mut input, len)?;
+        let xci = containers::read_xci(&mut input, len, w.budget)?;
         if xci.header_base != 0 {
             return Err(
                 FormatError("cartridge images with a key area are not supported".into()).into(),
@@ -451,25 +486,26 @@ fn publish(part: &Path, target: &Path) -> Result<(), ConvertFail> {
     Ok(())
 }
 
-/// The files of a PFS0 or HFS0 as they will be in the output.
-fn plan(input: &mut File, fs: &FileSystem) -> Result<Vec<Part>, FormatError> {
+/// The files of a PFS0 or HFS0 as they will be in the output: an NCZ's header is
+/// read for its size and let go.
+fn plan(input: &mut File, fs: &FileSystem, budget: &Budget) -> Result<Vec<Part>, FormatError> {
     fs.entries
         .iter()
         .map(|e| {
             if let Some(stem) = e.name.strip_suffix(".ncz") {
-                let header = containers::read_ncz(input, e.offset, e.end())?;
+                let header = containers::read_ncz(input, e.offset, e.end(), budget)?;
                 Ok(Part {
                     name: format!("{stem}.nca"),
                     size: ncz::nca_size(&header),
                     src: e.clone(),
-                    ncz: Some(header),
+                    compressed: true,
                 })
             } else {
                 Ok(Part {
                     name: e.name.clone(),
                     size: e.size,
                     src: e.clone(),
-                    ncz: None,
+                    compressed: false,
                 })
             }
         })
@@ -480,6 +516,8 @@ struct Writer<'a, W: Write> {
     out: &'a mut W,
     on_write: &'a mut dyn FnMut(u64) -> std::io::Result<()>,
     accept_unverified: bool,
+    /// The input's budget: its tables, and each NCZ's header read again to write it.
+    budget: &'a Budget,
 }
 
 impl<W: Write> Writer<'_, W> {
@@ -501,11 +539,13 @@ impl<W: Write> Writer<'_, W> {
     /// One file's bytes: decompressed when it is an NCZ, copied otherwise; NCAs are
     /// checked against the content ID in their name.
     fn file(&mut self, input: &mut File, part: &Part) -> Result<(), ConvertFail> {
-        let hash = match &part.ncz {
-            Some(header) => {
-                ncz::decompress(input, header, part.src.end(), self.out, self.on_write)?
+        let hash = match part.compressed {
+            true => {
+                let src = &part.src;
+                let header = containers::read_ncz(input, src.offset, src.end(), self.budget)?;
+                ncz::decompress(input, &header, src.end(), self.out, self.on_write)?
             }
-            None => self.copy(input, &part.src)?,
+            false => self.copy(input, &part.src)?,
         };
         let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
         match expected_id(&part.name) {
@@ -541,7 +581,7 @@ impl<W: Write> Writer<'_, W> {
 
     /// The PFS0 rule: header, zeros up to the input's first data offset, the files.
     fn nsp(&mut self, input: &mut File, fs: &FileSystem) -> Result<(), ConvertFail> {
-        let layout = NspLayout::new(fs, plan(input, fs)?);
+        let layout = NspLayout::new(fs, plan(input, fs, self.budget)?)?;
         self.raw(&layout.header())?;
         self.zeros(layout.first - layout.header_size)?;
         for p in &layout.parts {
@@ -552,7 +592,7 @@ impl<W: Write> Writer<'_, W> {
 
     /// The XCI rule: the signed header copied, the root HFS0, then each partition.
     fn xci(&mut self, input: &mut File, xci: &containers::Xci) -> Result<(), ConvertFail> {
-        let layout = XciLayout::new(input, xci)?;
+        let layout = XciLayout::new(input, xci, self.budget)?;
         let root = layout.root_header();
         self.raw(&containers::read_at(input, 0, 0x200)?)?;
         self.zeros(0xF000 - 0x200)?;
@@ -664,8 +704,13 @@ mod tests {
         };
         let nsz = synth::pfs0(&[(nca.ncz_name(), ncz), ("t.tik".into(), vec![9; 0x2C0])]);
         let out = convert_bytes("x.nsz", &nsz).unwrap_or_else(|e| panic!("{e:?}"));
-        let fs =
-            containers::read_pfs0(&mut std::io::Cursor::new(&out), 0, out.len() as u64).unwrap();
+        let fs = containers::read_pfs0(
+            &mut std::io::Cursor::new(&out),
+            0,
+            out.len() as u64,
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap();
         assert_eq!(fs.entries[0].name, nca.name());
         let e = &fs.entries[0];
         assert!(
@@ -699,9 +744,14 @@ mod tests {
         rng.fill(&mut plain[tail..]); // random bytes do not compress: stored raw
         let nca = synth::nca_with(&mut rng, plain, &run(0x4000, &[(3 * 0x4000 + 0x1234, 3)]));
         let ncz = synth::ncz_block(&nca, 14);
-        let body = containers::read_ncz(&mut std::io::Cursor::new(&ncz), 0, ncz.len() as u64)
-            .unwrap()
-            .body;
+        let body = containers::read_ncz(
+            &mut std::io::Cursor::new(&ncz),
+            0,
+            ncz.len() as u64,
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap()
+        .body;
         let containers::NczBody::Block { sizes, .. } = body else {
             panic!()
         };
@@ -785,7 +835,12 @@ mod tests {
         ]);
         let out = convert_bytes("x.xcz", &xcz).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(&out[..0x200], &xcz[..0x200], "the signed header is copied");
-        let xci = containers::read_xci(&mut std::io::Cursor::new(&out), out.len() as u64).unwrap();
+        let xci = containers::read_xci(
+            &mut std::io::Cursor::new(&out),
+            out.len() as u64,
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap();
         let names: Vec<&str> = xci.root.entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["update", "normal", "secure", "logo"]);
         let secure = xci.partition("secure").unwrap();
@@ -823,9 +878,14 @@ mod tests {
             &run(0x4000, &[(0x10000, 3), (0xC000, 1)]),
         );
         let good = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&nca))]);
-        let ncz_at = containers::read_pfs0(&mut std::io::Cursor::new(&good), 0, good.len() as u64)
-            .unwrap()
-            .entries[0]
+        let ncz_at = containers::read_pfs0(
+            &mut std::io::Cursor::new(&good),
+            0,
+            good.len() as u64,
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap()
+        .entries[0]
             .offset as usize;
         let sections_at = ncz_at + 0x4010;
         let reason = |bytes: &[u8]| match convert_bytes("x.nsz", bytes) {
@@ -906,8 +966,12 @@ mod tests {
             let bytes = std::fs::read(dir.join(input)).unwrap();
             let want = std::fs::read(dir.join(expected)).unwrap();
             let header = bytes.windows(8).position(|w| w == b"NCZBLOCK").unwrap() + 8;
-            let pfs0 =
-                containers::read_pfs0(&mut std::io::Cursor::new(&bytes), 0, bytes.len() as u64);
+            let pfs0 = containers::read_pfs0(
+                &mut std::io::Cursor::new(&bytes),
+                0,
+                bytes.len() as u64,
+                &crate::library::containers::Budget::file(),
+            );
             let ncz = pfs0
                 .unwrap()
                 .entries

@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::ncz::{self, ConvertFail};
 use crate::error::{Msg, NcaFault, VerifyGap};
-use crate::library::containers::{self, Entry, FormatError, Ncz};
+use crate::library::containers::{self, Budget, Entry, FormatError, Ncz};
 use crate::library::switchfs::{self, Inside, Problem, ProdKeys, Want};
 use crate::library::{safe, LibraryKey};
 use crate::words::Container;
@@ -84,7 +84,11 @@ pub fn file(
             }))
         }
     };
-    opened(&mut f, format, keys, on_read)
+    // A reader's fault is this file's damage, never the task's end.
+    containers::guard(|| opened(&mut f, format, keys, on_read)).unwrap_or_else(|e| {
+        log::error!("verify: {key}: {e}");
+        Ok(Verdict::Damaged(Msg::FileDamaged { detail: e.0 }))
+    })
 }
 
 /// [`file`] for a file already open: compress checks its part file this way before
@@ -103,18 +107,20 @@ pub fn opened(
         )));
     };
     advise_sequential(f);
-    let inside = match switchfs::read(f, format, len, keys, Want::default()) {
+    // One budget for every header this file's reading takes (`containers::Budget`).
+    let budget = Budget::file();
+    let inside = match switchfs::read(f, format, len, keys, Want::default(), &budget) {
         Ok(inside) => inside,
         Err(e) => return Ok(broken_container(f, format, len, e)),
     };
     if inside.contents.is_empty() {
         return Ok(Verdict::NotVerifiable(why_no_cnmt(&inside.problems)));
     }
-    let ncas = match ncas_of(f, format, len) {
+    let ncas = match ncas_of(f, format, len, &budget) {
         Ok(ncas) => ncas,
         Err(e) => return Ok(broken_container(f, format, len, e)),
     };
-    check(f, &inside, &ncas, on_read)
+    check(f, &inside, &ncas, on_read, &budget)
 }
 
 /// A `NotVerifiable` message.
@@ -194,11 +200,16 @@ struct StoredNca {
 
 /// The NCAs of the container: the PFS0's of an NSP or NSZ, the secure partition's of
 /// an XCI or XCZ.
-fn ncas_of(f: &mut File, format: &str, len: u64) -> Result<Vec<StoredNca>, FormatError> {
+fn ncas_of(
+    f: &mut File,
+    format: &str,
+    len: u64,
+    budget: &Budget,
+) -> Result<Vec<StoredNca>, FormatError> {
     let fs = if Container::of(format).is_some_and(Container::is_pfs0) {
-        containers::read_pfs0(f, 0, len)?
+        containers::read_pfs0(f, 0, len, budget)?
     } else {
-        let xci = containers::read_xci(f, len)?;
+        let xci = containers::read_xci(f, len, budget)?;
         match xci.partition("secure") {
             Some(secure) => secure.clone(),
             None => return Ok(Vec::new()),
@@ -287,6 +298,7 @@ fn check(
     inside: &Inside,
     ncas: &[StoredNca],
     on_read: &mut dyn FnMut(u64) -> io::Result<()>,
+    budget: &Budget,
 ) -> Result<Verdict, Interrupted> {
     let mut records = HashMap::new();
     for r in inside.contents.iter().flat_map(|c| &c.records) {
@@ -309,7 +321,7 @@ fn check(
             },
             None => nca.id.map_or(Expect::Nothing, Expect::Name),
         };
-        match check_one(f, nca, expect, on_read)? {
+        match check_one(f, nca, expect, on_read, budget)? {
             None => {}
             Some(Found::Damaged(what, detail)) => found.add(&nca.name, what, &detail),
             Some(_) => {
@@ -344,9 +356,10 @@ fn check_one(
     nca: &StoredNca,
     expect: Expect,
     on_read: &mut dyn FnMut(u64) -> io::Result<()>,
+    budget: &Budget,
 ) -> Result<Option<Found>, Interrupted> {
     let found = match (nca.compressed, expect) {
-        (true, _) => hash_ncz(f, &nca.entry, expect, on_read)?,
+        (true, _) => hash_ncz(f, &nca.entry, expect, on_read, budget)?,
         (false, Expect::Record { size, .. }) if nca.entry.size != size => {
             let what = fault_of_size(nca.entry.size, size);
             Found::Damaged(what, String::new())
@@ -379,13 +392,14 @@ fn hash_ncz(
     entry: &Entry,
     expect: Expect,
     on_read: &mut dyn FnMut(u64) -> io::Result<()>,
+    budget: &Budget,
 ) -> Result<Found, Interrupted> {
     let mut input = f;
     let unreadable = |e: FormatError| match e.0.as_str() {
         READ_ERROR => Found::ReadError,
         _ => Found::Damaged(NcaFault::Unreadable, e.0),
     };
-    let header: Ncz = match containers::read_ncz(&mut input, entry.offset, entry.end()) {
+    let header: Ncz = match containers::read_ncz(&mut input, entry.offset, entry.end(), budget) {
         Ok(h) => h,
         Err(e) => return Ok(unreadable(e)),
     };
@@ -495,12 +509,24 @@ mod tests {
         let path = dir.path().join("f");
         std::fs::write(&path, bytes).unwrap();
         let mut f = File::open(&path).unwrap();
-        let ncas = ncas_of(&mut f, format, bytes.len() as u64).unwrap();
+        let ncas = ncas_of(
+            &mut f,
+            format,
+            bytes.len() as u64,
+            &crate::library::containers::Budget::file(),
+        )
+        .unwrap();
         let mut hashed = 0;
-        let v = check(&f, inside, &ncas, &mut |n| {
-            hashed += n;
-            Ok(())
-        })
+        let v = check(
+            &f,
+            inside,
+            &ncas,
+            &mut |n| {
+                hashed += n;
+                Ok(())
+            },
+            &crate::library::containers::Budget::file(),
+        )
         .unwrap();
         (v, hashed)
     }
@@ -596,7 +622,12 @@ mod tests {
         // the lenient one names what the cut lost.
         let cut = &xci[..xci.len() - 0x100];
         let len = cut.len() as u64;
-        assert!(containers::read_xci(&mut io::Cursor::new(cut), len).is_err());
+        assert!(containers::read_xci(
+            &mut io::Cursor::new(cut),
+            len,
+            &crate::library::containers::Budget::file()
+        )
+        .is_err());
         let named = containers::cut_by_end(&mut io::Cursor::new(cut), "xci", len);
         assert_eq!(named, Some(program.name()));
         let nsp = synth::pfs0(&files);
@@ -646,12 +677,24 @@ mod tests {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("f"), &file).unwrap();
             let mut f = File::open(dir.path().join("f")).unwrap();
-            let ncas = ncas_of(&mut f, "nsz", file.len() as u64).unwrap();
+            let ncas = ncas_of(
+                &mut f,
+                "nsz",
+                file.len() as u64,
+                &crate::library::containers::Budget::file(),
+            )
+            .unwrap();
             let mut calls = 0;
-            let stopped = check(&f, &records, &ncas, &mut |_| {
-                calls += 1;
-                Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"))
-            });
+            let stopped = check(
+                &f,
+                &records,
+                &ncas,
+                &mut |_| {
+                    calls += 1;
+                    Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled"))
+                },
+                &crate::library::containers::Budget::file(),
+            );
             assert!(stopped.is_err());
             assert_eq!(calls, 1);
         }

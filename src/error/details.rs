@@ -57,6 +57,16 @@ const FRENCH: &[(&str, &str)] = &[
     ("the NCZ block count does not match the declared size", "le nombre de blocs NCZ ne correspond pas à la taille déclarée"),
     ("the NCZ block table runs past the end of the file", "la table des blocs NCZ dépasse la fin du fichier"),
     ("the NCZ blocks run past the end of the file", "les blocs NCZ dépassent la fin du fichier"),
+    // What no real file declares (`containers::Budget`, the shared-bytes rule).
+    ("a header field lies past the end of its table", "un champ d'en-tête sort de sa table"),
+    ("the file's headers list more files than any real file's", "les en-têtes du fichier listent plus de fichiers que ceux d'aucun vrai fichier"),
+    ("the file's headers are larger than any real file's", "les en-têtes du fichier sont plus grands que ceux d'aucun vrai fichier"),
+    ("two files inside the {} share the same bytes", "deux fichiers du {} partagent les mêmes octets"),
+    ("the cartridge's root lists more partitions than a real one has", "la racine de la cartouche liste plus de partitions qu'une vraie n'en a"),
+    ("an NCZ section's end overflows", "la fin d'une section NCZ déborde"),
+    ("the compressed NCA declares more bytes than its compressed data can hold", "le NCA compressé déclare plus d'octets que ses données compressées n'en peuvent contenir"),
+    ("the sizes it declares add up past any disk's", "les tailles qu'il déclare dépassent ensemble celle de tout disque"),
+    ("its reading failed on a fault of the reader's; it is set aside as damaged", "sa lecture a échoué sur une faute du lecteur ; il est mis de côté comme endommagé"),
     ("a section's end overflows", "la fin d'une section déborde"),
     (
         "the sections overlap or leave a gap (not sorted and contiguous)",

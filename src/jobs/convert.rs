@@ -30,7 +30,12 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             }
         }
     }
-    let needed: u64 = keys.iter().map(|k| convert::planned_size(root, k)).sum();
+    // A file whose headers declare what no real file could is flagged here, before
+    // the free-space check adds its size in.
+    let needed = keys
+        .iter()
+        .map(|k| convert::planned_or_flagged(ctx.db, root, k))
+        .fold(0, u64::saturating_add);
     check_room(root, needed)?;
     ctx.progress.set_total(needed);
     let opts = Options {

@@ -53,7 +53,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let keys = &loaded.keys;
     let targets = targets(ctx)?;
     ctx.progress
-        .set_total(targets.iter().map(|t| t.work).sum::<u64>());
+        .set_total(targets.iter().map(|t| t.work).fold(0, u64::saturating_add));
     let mut tally = Tally::default();
     let result = targets
         .iter()
@@ -103,7 +103,7 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<Target>, Error> {
             };
             // An NCZ is hashed as the NCA it decompresses to.
             let work = match Container::of(&format).is_some_and(Container::is_compressed) {
-                true => crate::convert::planned_size(root, &key).max(size),
+                true => crate::convert::planned_or_flagged(ctx.db, root, &key).max(size),
                 false => size,
             };
             Some(Target { key, format, work })

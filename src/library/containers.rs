@@ -6,10 +6,19 @@
 //! before it is used, header regions are read whole only below [`MAX_HEADER`], and no
 //! allocation is sized by a field that was not checked first. Any input gives `Ok` or
 //! a [`FormatError`], never a panic. Offsets in the results are absolute file offsets.
+//!
+//! A file's tables are read once each: the files of one table may not share bytes
+//! (many entries pointing at one region would otherwise have that region read and
+//! kept once per entry), a cartridge's root lists at most the four partitions real
+//! ones have, and one [`Budget`] per file bounds the entries and header bytes read
+//! across all of its tables, whoever reads them (scan, verify, convert, compress).
 
-use crate::words::Container;
+use std::cell::Cell;
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
+
+use super::bytes::{array, u32le, u64le};
+use crate::words::Container;
 
 /// The largest header region read into memory. Real headers are a few KiB.
 pub const MAX_HEADER: u64 = 1 << 20;
@@ -28,6 +37,89 @@ fn bad(msg: impl Into<String>) -> FormatError {
     FormatError(msg.into())
 }
 
+/// The reason of a file whose reading failed on a fault of a reader's (a panic).
+pub const READER_FAILED: &str =
+    "its reading failed on a fault of the reader's; it is set aside as damaged";
+
+/// Run the reading of one file: a panic in it (a fault of ours that the file found)
+/// is that file's damage, [`READER_FAILED`], never the end of a task or of the
+/// service. The log gets what failed; the caller names the file.
+pub fn guard<T>(work: impl FnOnce() -> T) -> Result<T, FormatError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        log::error!("a reader failed: {what}");
+        bad(READER_FAILED)
+    })
+}
+
+/// A field the length checks should already have kept within its table.
+fn field<T>(v: Option<T>) -> Result<T, FormatError> {
+    v.ok_or_else(|| bad("a header field lies past the end of its table"))
+}
+
+/// The most entries one file's tables may list, all tables together. A real file
+/// lists tens, a cartridge with every DLC some hundreds.
+pub const MAX_ENTRIES: u64 = 1 << 16;
+/// The most header bytes read from one file, all tables together (the keyed
+/// reader's NCA headers, sections and tickets included). The largest real table, an
+/// NCZ block table for a 32 GiB game in 16 KiB blocks, is 8 MiB.
+pub const MAX_HEADER_BYTES: u64 = 32 << 20;
+
+/// What reading one file's headers may cost: entries listed and header bytes read,
+/// counted across every table of the file. Made once per file ([`Budget::file`]) and
+/// handed to every reader of it; a file past it is damaged, with that reason.
+#[derive(Debug)]
+pub struct Budget {
+    entries: Cell<u64>,
+    bytes: Cell<u64>,
+}
+
+impl Budget {
+    pub fn file() -> Budget {
+        Budget {
+            entries: Cell::new(MAX_ENTRIES),
+            bytes: Cell::new(MAX_HEADER_BYTES),
+        }
+    }
+
+    fn take(left: &Cell<u64>, n: u64, past: &'static str) -> Result<(), FormatError> {
+        match left.get().checked_sub(n) {
+            Some(rest) => {
+                left.set(rest);
+                Ok(())
+            }
+            None => Err(bad(past)),
+        }
+    }
+
+    /// Count `n` entries of a table before they are kept.
+    pub fn entries(&self, n: u64) -> Result<(), FormatError> {
+        let past = "the file's headers list more files than any real file's";
+        Self::take(&self.entries, n, past)
+    }
+
+    /// Count `n` header bytes read some other way (a section decrypted whole).
+    pub fn bytes(&self, n: u64) -> Result<(), FormatError> {
+        let past = "the file's headers are larger than any real file's";
+        Self::take(&self.bytes, n, past)
+    }
+
+    /// [`read_at`], counted against the file's header bytes first.
+    pub fn read<R: Read + Seek>(
+        &self,
+        r: &mut R,
+        offset: u64,
+        len: usize,
+    ) -> Result<Vec<u8>, FormatError> {
+        self.bytes(len as u64)?;
+        read_at(r, offset, len)
+    }
+}
+
 /// Read exactly `len` bytes at `offset`.
 pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec<u8>, FormatError> {
     let mut buf = vec![0; len];
@@ -38,14 +130,6 @@ pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec
             _ => bad("the file could not be read"),
         })?;
     Ok(buf)
-}
-
-fn u32le(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0; 4]))
-}
-
-fn u64le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
 }
 
 /// A file inside a PFS0 or HFS0.
@@ -85,8 +169,9 @@ pub fn read_pfs0<R: Read + Seek>(
     r: &mut R,
     base: u64,
     limit: u64,
+    budget: &Budget,
 ) -> Result<FileSystem, FormatError> {
-    read_fs(r, base, limit, b"PFS0", 0x18, false)
+    read_fs(r, base, limit, b"PFS0", 0x18, false, budget)
 }
 
 /// Read an HFS0 at `base`, inside a region that ends at `limit`.
@@ -94,8 +179,9 @@ pub fn read_hfs0<R: Read + Seek>(
     r: &mut R,
     base: u64,
     limit: u64,
+    budget: &Budget,
 ) -> Result<FileSystem, FormatError> {
-    read_fs(r, base, limit, b"HFS0", 0x40, false)
+    read_fs(r, base, limit, b"HFS0", 0x40, false, budget)
 }
 
 /// The longest file name taken from a string table. Real names are 40-odd bytes
@@ -126,17 +212,18 @@ fn read_fs<R: Read + Seek>(
     magic: &[u8; 4],
     entry_size: u64,
     lenient: bool,
+    budget: &Budget,
 ) -> Result<FileSystem, FormatError> {
     let kind = String::from_utf8_lossy(magic).into_owned();
     if base.checked_add(0x10).is_none_or(|end| end > limit) {
         return Err(bad(format!("the {kind} header is truncated")));
     }
-    let head = read_at(r, base, 0x10)?;
-    if &head[..4] != magic {
+    let head = budget.read(r, base, 0x10)?;
+    if head[..4] != magic[..] {
         return Err(bad(format!("no {kind} header where one is expected")));
     }
-    let count = u32le(&head, 4) as u64;
-    let strings = u32le(&head, 8) as u64;
+    let count = field(u32le(&head, 4))? as u64;
+    let strings = field(u32le(&head, 8))? as u64;
     let header_size = 0x10 + entry_size * count + strings;
     if header_size > MAX_HEADER {
         return Err(bad(format!("the {kind} header declares too many files")));
@@ -146,15 +233,16 @@ fn read_fs<R: Read + Seek>(
             "the {kind} header runs past the end of the file"
         )));
     }
-    let table = read_at(r, base + 0x10, (header_size - 0x10) as usize)?;
+    budget.entries(count)?;
+    let table = budget.read(r, base + 0x10, (header_size - 0x10) as usize)?;
     let names = &table[(entry_size * count) as usize..];
     let data = base + header_size;
     let mut entries = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
         let e = &table[i * entry_size as usize..];
-        let (offset, size, name_at) = (u64le(e, 0), u64le(e, 8), u32le(e, 16) as usize);
+        let (offset, size) = (field(u64le(e, 0))?, field(u64le(e, 8))?);
         let entry = Entry {
-            name: name_in(names, name_at, &kind)?,
+            name: name_in(names, field(u32le(e, 16))? as usize, &kind)?,
             offset: data
                 .checked_add(offset)
                 .ok_or_else(|| bad("a file offset overflows"))?,
@@ -167,12 +255,31 @@ fn read_fs<R: Read + Seek>(
         }
         entries.push(entry);
     }
+    no_shared_bytes(&entries, &kind)?;
     Ok(FileSystem {
         entries,
         string_table_size: strings as u32,
         base,
         header_size,
     })
+}
+
+/// The files of one table each have bytes of their own. Entries that point at one
+/// region (or overlap) are what turns a small file into a bomb: every reader after
+/// this one would read and keep that region once per entry. Empty files are exempt.
+fn no_shared_bytes(entries: &[Entry], kind: &str) -> Result<(), FormatError> {
+    let mut spans: Vec<(u64, u64)> = entries
+        .iter()
+        .filter(|e| e.size > 0)
+        .map(|e| (e.offset, e.end()))
+        .collect();
+    spans.sort_unstable();
+    match spans.windows(2).any(|w| w[1].0 < w[0].1) {
+        true => Err(bad(format!(
+            "two files inside the {kind} share the same bytes"
+        ))),
+        false => Ok(()),
+    }
 }
 
 /// A parsed XCI: where its header is and the partitions of its root HFS0.
@@ -195,18 +302,22 @@ impl Xci {
 }
 
 /// Read an XCI (or XCZ) of `len` bytes.
-pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64) -> Result<Xci, FormatError> {
-    read_xci_with(r, len, false)
+pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64, budget: &Budget) -> Result<Xci, FormatError> {
+    read_xci_with(r, len, false, budget)
 }
+
+/// The partitions of a real cartridge's root: `update`, `normal`, `secure`, `logo`.
+pub const MAX_PARTITIONS: usize = 4;
 
 /// The first file of a container (`nsp`, `nsz`: its PFS0; `xci`, `xcz`: its secure
 /// partition) whose data runs past the end of the file: what a cut download lost.
 /// The headers are read leniently, since the strict readers refuse such a file
 /// whole; `None` when no file runs past the end or the headers do not read.
 pub fn cut_by_end<R: Read + Seek>(r: &mut R, format: &str, len: u64) -> Option<String> {
+    let budget = &Budget::file();
     let files = match Container::of(format)? {
-        c if c.is_pfs0() => read_fs(r, 0, len, b"PFS0", 0x18, true).ok()?,
-        _ => read_xci_with(r, len, true)
+        c if c.is_pfs0() => read_fs(r, 0, len, b"PFS0", 0x18, true, budget).ok()?,
+        _ => read_xci_with(r, len, true, budget)
             .ok()?
             .partition("secure")?
             .clone(),
@@ -219,35 +330,46 @@ pub fn cut_by_end<R: Read + Seek>(r: &mut R, format: &str, len: u64) -> Option<S
 }
 
 /// [`read_xci`]; with `lenient`, a partition's files may run past the end of the file.
-fn read_xci_with<R: Read + Seek>(r: &mut R, len: u64, lenient: bool) -> Result<Xci, FormatError> {
+fn read_xci_with<R: Read + Seek>(
+    r: &mut R,
+    len: u64,
+    lenient: bool,
+    budget: &Budget,
+) -> Result<Xci, FormatError> {
     if len < 0x200 {
         return Err(bad("the file is too short to be a cartridge image"));
     }
-    let header_base = if &read_at(r, 0x100, 4)?[..] == b"HEAD" {
+    let header_base = if budget.read(r, 0x100, 4)? == b"HEAD" {
         0
-    } else if len >= 0x1200 && &read_at(r, 0x1100, 4)?[..] == b"HEAD" {
+    } else if len >= 0x1200 && budget.read(r, 0x1100, 4)? == b"HEAD" {
         0x1000
     } else {
         return Err(bad("no cartridge header (HEAD) where one is expected"));
     };
-    let header = read_at(r, header_base, 0x200)?;
-    let declared = header_base.saturating_add(u64le(&header, 0x130));
+    let header = budget.read(r, header_base, 0x200)?;
+    let declared = header_base.saturating_add(field(u64le(&header, 0x130))?);
     // Tolerate a root HFS0 that is at the usual place when the header says otherwise.
-    let root = read_fs(r, declared, len, b"HFS0", 0x40, true).or_else(|e| {
+    let hfs0 = |r: &mut R, at| read_fs(r, at, len, b"HFS0", 0x40, true, budget);
+    let root = hfs0(r, declared).or_else(|e| {
         let usual = header_base + 0xF000;
         if declared != usual {
-            read_fs(r, usual, len, b"HFS0", 0x40, true)
+            hfs0(r, usual)
         } else {
             Err(e)
         }
     })?;
+    if root.entries.len() > MAX_PARTITIONS {
+        return Err(bad(
+            "the cartridge's root lists more partitions than a real one has",
+        ));
+    }
     let mut partitions = Vec::new();
     for entry in &root.entries {
         let limit = entry.end().min(len);
         if entry.size == 0 || entry.offset >= len {
             continue;
         }
-        let partition = read_fs(r, entry.offset, limit, b"HFS0", 0x40, lenient)?;
+        let partition = read_fs(r, entry.offset, limit, b"HFS0", 0x40, lenient, budget)?;
         partitions.push((entry.name.clone(), partition));
     }
     Ok(Xci {
@@ -292,39 +414,66 @@ pub struct Ncz {
     pub body: NczBody,
 }
 
+/// How many times its compressed size a zstd stream can hold at the most: a block of
+/// 128 KiB of one byte repeated is 4 bytes (a 3-byte block header and the byte). An
+/// NCZ that declares more than this is lying, however it would decompress.
+pub const MAX_RATIO: u64 = 1 << 15;
+
 /// Read the header of an NCZ stored at `base`, inside a region ending at `limit`.
-pub fn read_ncz<R: Read + Seek>(r: &mut R, base: u64, limit: u64) -> Result<Ncz, FormatError> {
+/// The sections' ends are checked sums, and the size they declare must fit in what
+/// the compressed bytes after them could hold ([`MAX_RATIO`]): a size no real content
+/// could have is damage, never a number to plan with.
+pub fn read_ncz<R: Read + Seek>(
+    r: &mut R,
+    base: u64,
+    limit: u64,
+    budget: &Budget,
+) -> Result<Ncz, FormatError> {
     let room = limit.saturating_sub(base);
     if room < 0x4010 {
         return Err(bad("the compressed NCA is truncated"));
     }
-    let head = read_at(r, base + 0x4000, 0x10)?;
-    if &head[..8] != b"NCZSECTN" {
+    let head = budget.read(r, base + 0x4000, 0x10)?;
+    if head[..8] != b"NCZSECTN"[..] {
         return Err(bad("no NCZ section header where one is expected"));
     }
-    let count = u64le(&head, 8);
+    let count = field(u64le(&head, 8))?;
     // Bound the count by the entry's size, not by a small constant (patches have many).
     if count == 0 || count > (room - 0x4010) / 0x40 || count * 0x40 > MAX_HEADER {
         return Err(bad("the NCZ section count does not fit in the file"));
     }
-    let raw = read_at(r, base + 0x4010, (count * 0x40) as usize)?;
+    budget.entries(count)?;
+    let raw = budget.read(r, base + 0x4010, (count * 0x40) as usize)?;
     let sections = raw
         .chunks_exact(0x40)
-        .map(|s| NczSection {
-            offset: u64le(s, 0),
-            size: u64le(s, 8),
-            crypto_type: u64le(s, 16),
-            key: s[0x20..0x30].try_into().unwrap_or([0; 16]),
-            counter: s[0x30..0x40].try_into().unwrap_or([0; 16]),
+        .map(|s| {
+            let section = NczSection {
+                offset: field(u64le(s, 0))?,
+                size: field(u64le(s, 8))?,
+                crypto_type: field(u64le(s, 16))?,
+                key: field(array(s, 0x20))?,
+                counter: field(array(s, 0x30))?,
+            };
+            match section.offset.checked_add(section.size) {
+                Some(_) => Ok(section),
+                None => Err(bad("an NCZ section's end overflows")),
+            }
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     let at = base + 0x4010 + count * 0x40;
     if limit - at < 8 {
         return Err(bad("the compressed NCA has no data after its sections"));
     }
-    let magic = read_at(r, at, 8)?;
-    let body = if &magic[..] == b"NCZBLOCK" {
-        read_block_header(r, at, limit)?
+    let declared = sections
+        .iter()
+        .map(|s| s.offset + s.size)
+        .max()
+        .unwrap_or(0)
+        .saturating_sub(0x4000);
+    plausible(declared, limit - at)?;
+    let magic = budget.read(r, at, 8)?;
+    let body = if magic[..] == b"NCZBLOCK"[..] {
+        read_block_header(r, at, limit, budget)?
     } else if magic[..4] == [0x28, 0xB5, 0x2F, 0xFD] {
         NczBody::Solid { offset: at }
     } else {
@@ -339,21 +488,33 @@ pub fn read_ncz<R: Read + Seek>(r: &mut R, base: u64, limit: u64) -> Result<Ncz,
     })
 }
 
+/// `declared` bytes can come out of `compressed` bytes of zstd.
+fn plausible(declared: u64, compressed: u64) -> Result<(), FormatError> {
+    match compressed.checked_mul(MAX_RATIO) {
+        Some(most) if declared > most => Err(bad(
+            "the compressed NCA declares more bytes than its compressed data can hold",
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn read_block_header<R: Read + Seek>(
     r: &mut R,
     at: u64,
     limit: u64,
+    budget: &Budget,
 ) -> Result<NczBody, FormatError> {
     if limit - at < 0x18 {
         return Err(bad("the NCZ block header is truncated"));
     }
-    let h = read_at(r, at, 0x18)?;
+    let h = budget.read(r, at, 0x18)?;
     let exponent = h[0x0B];
     if !(14..=32).contains(&exponent) {
         return Err(bad("the NCZ block size is out of range"));
     }
-    let count = u32le(&h, 0x0C) as u64;
-    let decompressed = u64le(&h, 0x10);
+    let count = field(u32le(&h, 0x0C))? as u64;
+    let decompressed = field(u64le(&h, 0x10))?;
+    plausible(decompressed, limit - at)?;
     let expected = decompressed.div_ceil(1u64 << exponent);
     if count != expected {
         return Err(bad("the NCZ block count does not match the declared size"));
@@ -361,8 +522,13 @@ fn read_block_header<R: Read + Seek>(
     if 0x18 + 4 * count > limit - at || 4 * count > MAX_HEADER {
         return Err(bad("the NCZ block table runs past the end of the file"));
     }
-    let table = read_at(r, at + 0x18, (4 * count) as usize)?;
-    let sizes: Vec<u32> = table.chunks_exact(4).map(|c| u32le(c, 0)).collect();
+    // Its blocks are counted as the bytes of their table: a real game's run to the
+    // hundreds of thousands.
+    let table = budget.read(r, at + 0x18, (4 * count) as usize)?;
+    let sizes: Vec<u32> = table
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     let offset = at + 0x18 + 4 * count;
     let total: u64 = sizes.iter().map(|&s| s as u64).sum();
     if total > limit - offset {
@@ -391,19 +557,19 @@ mod fuzz {
     fn all_readers(bytes: &[u8]) {
         let len = bytes.len() as u64;
         let mut c = Cursor::new(bytes);
-        let _ = read_pfs0(&mut c, 0, len);
-        let _ = read_hfs0(&mut c, 0, len);
-        let _ = read_xci(&mut c, len);
-        let _ = read_ncz(&mut c, 0, len);
-        if let Ok(fs) = read_pfs0(&mut c, 0, len) {
+        let _ = read_pfs0(&mut c, 0, len, &Budget::file());
+        let _ = read_hfs0(&mut c, 0, len, &Budget::file());
+        let _ = read_xci(&mut c, len, &Budget::file());
+        let _ = read_ncz(&mut c, 0, len, &Budget::file());
+        if let Ok(fs) = read_pfs0(&mut c, 0, len, &Budget::file()) {
             for e in &fs.entries {
-                let _ = read_ncz(&mut c, e.offset, e.end());
+                let _ = read_ncz(&mut c, e.offset, e.end(), &Budget::file());
             }
         }
-        if let Ok(xci) = read_xci(&mut c, len) {
+        if let Ok(xci) = read_xci(&mut c, len, &Budget::file()) {
             for (_, p) in &xci.partitions {
                 for e in &p.entries {
-                    let _ = read_ncz(&mut c, e.offset, e.end());
+                    let _ = read_ncz(&mut c, e.offset, e.end(), &Budget::file());
                 }
             }
         }
@@ -484,13 +650,103 @@ mod fuzz {
         }
     }
 
+    /// Product shapes: many entries pointing at one region, nested counts. Each is
+    /// refused with its reason, having read each table once at most.
+    #[test]
+    fn product_shapes_are_refused_with_their_reason() {
+        use synth::bombs;
+        let read = |xci: &[u8]| read_xci(&mut Cursor::new(xci), xci.len() as u64, &Budget::file());
+        let shared = |kind: &str| format!("two files inside the {kind} share the same bytes");
+        for (partitions, files) in [(200, 200), (2, 200), (4, 16_000)] {
+            let e = read(&bombs::xci_product(partitions, files)).unwrap_err();
+            assert_eq!(e.0, shared("HFS0"), "{partitions} × {files}");
+        }
+        let five: Vec<_> = ["update", "normal", "secure", "logo", "fifth"]
+            .into_iter()
+            .map(|name| (name, vec![("a.nca".to_string(), vec![1; 16])]))
+            .collect();
+        let e = read(&synth::xci(&five)).unwrap_err();
+        assert_eq!(
+            e.0,
+            "the cartridge's root lists more partitions than a real one has"
+        );
+        let nsz = bombs::nsz_product(400, 64, 1024);
+        let budget = &Budget::file();
+        let e = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, budget).unwrap_err();
+        assert_eq!(e.0, shared("PFS0"));
+        // One NCZ of the product, alone: it reads, and costs its own tables once.
+        let one = bombs::nsz_product(1, 64, 1024);
+        let fs = read_pfs0(&mut Cursor::new(&one), 0, one.len() as u64, budget).unwrap();
+        let e = &fs.entries[0];
+        read_ncz(&mut Cursor::new(&one), e.offset, e.end(), budget).unwrap();
+    }
+
+    /// A file's budget counts across its tables: what one table may hold, a file may
+    /// not hold many times over.
+    #[test]
+    fn the_budget_is_one_per_file() {
+        let one = synth::bombs::nsz_product(1, 16_383, 262_143);
+        let fs = read_pfs0(&mut Cursor::new(&one), 0, one.len() as u64, &Budget::file()).unwrap();
+        let e = &fs.entries[0];
+        let budget = Budget::file();
+        let mut reads = 0;
+        let refused = loop {
+            match read_ncz(&mut Cursor::new(&one), e.offset, e.end(), &budget) {
+                Ok(_) => reads += 1,
+                Err(e) => break e,
+            }
+        };
+        assert!((1..=32).contains(&reads), "{reads}: {refused}");
+        assert!(refused.0.starts_with("the file's headers"), "{refused}");
+    }
+
+    /// Declared sizes that would wrap a sum, or that no compressed data could hold.
+    #[test]
+    fn sizes_no_real_file_has_are_refused() {
+        let nsz = synth::bombs::nsz_wrapping();
+        let fs = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, &Budget::file()).unwrap();
+        for e in &fs.entries {
+            let refused = read_ncz(&mut Cursor::new(&nsz), e.offset, e.end(), &Budget::file());
+            assert_eq!(
+                refused.unwrap_err().0,
+                "the compressed NCA declares more bytes than its compressed data can hold"
+            );
+        }
+    }
+
+    /// Every entry of a real container cut to 0 to 8 bytes: errors, never panics.
+    #[test]
+    fn every_entry_cut_short_never_panics() {
+        let mut rng = StdRng::seed_from_u64(4);
+        for seed in seeds(&mut rng) {
+            let len = seed.len() as u64;
+            let Ok(fs) = read_pfs0(&mut Cursor::new(&seed), 0, len, &Budget::file()) else {
+                continue;
+            };
+            for e in &fs.entries {
+                for keep in 0..=8u64 {
+                    let mut cut = seed.clone();
+                    let at = e.offset as usize + keep.min(e.size) as usize;
+                    cut.truncate(at);
+                    all_readers(&cut);
+                }
+            }
+        }
+    }
+
     #[test]
     fn huge_declared_counts_are_refused_before_allocating() {
         let mut pfs0 = b"PFS0".to_vec();
         pfs0.extend_from_slice(&u32::MAX.to_le_bytes());
         pfs0.extend_from_slice(&u32::MAX.to_le_bytes());
         pfs0.extend_from_slice(&[0; 4]);
-        let e = read_pfs0(&mut Cursor::new(&pfs0), 0, pfs0.len() as u64).unwrap_err();
+        let e = read_pfs0(
+            &mut Cursor::new(&pfs0),
+            0,
+            pfs0.len() as u64,
+            &Budget::file(),
+        )
+        .unwrap_err();
         assert!(e.0.contains("too many"), "{e}");
     }
 
@@ -500,7 +756,7 @@ mod fuzz {
         let nca = synth::simple_nca(&mut rng, 0x9000);
         let ncz = synth::ncz_block(&nca, 14);
         let nsz = synth::pfs0(&[(nca.ncz_name(), ncz.clone()), ("x.tik".into(), vec![7; 10])]);
-        let fs = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64).unwrap();
+        let fs = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, &Budget::file()).unwrap();
         assert_eq!(fs.entries.len(), 2);
         assert_eq!(fs.entries[0].name, nca.ncz_name());
         assert_eq!(
@@ -511,6 +767,7 @@ mod fuzz {
             &mut Cursor::new(&nsz),
             fs.entries[0].offset,
             fs.entries[0].end(),
+            &Budget::file(),
         )
         .unwrap();
         assert_eq!(parsed.sections.len(), 2);
@@ -531,7 +788,7 @@ mod fuzz {
             ("normal", vec![]),
             ("secure", vec![("t.tik".into(), vec![1; 5])]),
         ]);
-        let parsed = read_xci(&mut Cursor::new(&xci), xci.len() as u64).unwrap();
+        let parsed = read_xci(&mut Cursor::new(&xci), xci.len() as u64, &Budget::file()).unwrap();
         assert_eq!(parsed.root.entries.len(), 3);
         assert_eq!(parsed.partition("secure").unwrap().entries[0].name, "t.tik");
     }
@@ -548,17 +805,34 @@ mod fuzz {
             "stress_solid.nsz",
         ] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
-            let fs = read_pfs0(&mut Cursor::new(&bytes), 0, bytes.len() as u64).unwrap();
+            let fs = read_pfs0(
+                &mut Cursor::new(&bytes),
+                0,
+                bytes.len() as u64,
+                &Budget::file(),
+            )
+            .unwrap();
             let ncz = fs
                 .entries
                 .iter()
                 .find(|e| e.name.ends_with(".ncz"))
                 .unwrap();
-            read_ncz(&mut Cursor::new(&bytes), ncz.offset, ncz.end()).unwrap();
+            read_ncz(
+                &mut Cursor::new(&bytes),
+                ncz.offset,
+                ncz.end(),
+                &Budget::file(),
+            )
+            .unwrap();
         }
         for name in ["synth_block.xcz", "stress_block.xcz", "synth.expected.xci"] {
             let bytes = std::fs::read(dir.join(name)).unwrap();
-            let xci = read_xci(&mut Cursor::new(&bytes), bytes.len() as u64).unwrap();
+            let xci = read_xci(
+                &mut Cursor::new(&bytes),
+                bytes.len() as u64,
+                &Budget::file(),
+            )
+            .unwrap();
             assert!(xci.partition("secure").is_some(), "{name}");
         }
     }

@@ -1,6 +1,7 @@
 //! The game library: walking the root (`walk`), reading containers (`containers`),
 //! identifying files (`identify`, `probe`), and the row each game becomes.
 
+pub mod bytes;
 pub mod containers;
 pub mod copies;
 pub mod demo;

@@ -2,11 +2,15 @@
 //! its container (a ticket name, a plain CNMT XML), and, with the user's console
 //! keys, what its NCAs say (`switchfs`), which wins over both. Only headers, CNMTs
 //! and Control NCAs are read, never a whole file.
+//!
+//! One [`Budget`] covers every table of the file, and a fault of a reader (a panic)
+//! ends that file's probe alone: the file is then not readable, with that reason,
+//! and the scan goes on with the others.
 
 use std::fs::File;
 use std::path::Path;
 
-use super::containers::{self, Entry, FormatError};
+use super::containers::{self, Budget, Entry, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::window::Window;
@@ -73,24 +77,47 @@ struct Hints {
 const MAX_XML: u64 = 64 * 1024;
 
 /// Probe the file at `key` below `root` (opened under the rules of `safe`), with the
-/// console keys when there are.
+/// console keys when there are. A reader's panic is this file's damage, never the
+/// scan's: the file is not readable, and the log says what failed.
 pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
+    containers::guard(|| probe_file(root, key, format, keys)).unwrap_or_else(|e| {
+        log::error!("probe of {key}: {e}");
+        let tags = identify::parse_file_name(key.file_name());
+        let mut notes = vec![format!("the container could not be read: {e}")];
+        let (identified_by, title_id, version) = keyless(&tags, &Hints::default(), &mut notes);
+        Probe {
+            title_id,
+            version,
+            identified_by,
+            header_ok: false,
+            named: (tags.title_id, tags.version),
+            file_name_name: tags.name,
+            note: Some(notes.join("; ")),
+            keyed: keys.map(|_| Keyed::unreadable()),
+        }
+    })
+}
+
+fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
     let tags = identify::parse_file_name(key.file_name());
     let mut notes = Vec::new();
     let mut keyed = None;
+    let budget = &Budget::file();
     let hints = match open(root, key, format) {
         Ok(None) => Ok(None),
         Ok(Some((file, len))) => {
             let mut file = super::window::Window::new(file, len);
-            let listed = list(&mut file, len, format);
+            let listed = list(&mut file, len, format, budget);
             let hints = match &listed {
-                Ok(entries) => read_hints(&mut file, entries.as_deref().unwrap_or_default()),
+                Ok(entries) => {
+                    read_hints(&mut file, entries.as_deref().unwrap_or_default(), budget)
+                }
                 Err(e) => Err(e.clone()),
             };
             if let Some(keys) = keys {
                 // A container that does not parse is said once, by the keyless path.
                 let (read, why) = match &listed {
-                    Ok(Some(entries)) => read_keyed(&mut file, entries, keys),
+                    Ok(Some(entries)) => read_keyed(&mut file, entries, keys, budget),
                     Ok(None) => (Keyed::unreadable(), Some(NO_SECURE.into())),
                     Err(_) => (Keyed::unreadable(), None),
                 };
@@ -174,17 +201,22 @@ const NO_SECURE: &str = "the cartridge image has no secure partition";
 
 /// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
 /// when it has none); `Err` for a damaged container.
-fn list(file: &mut Window, len: u64, format: &str) -> Result<Option<Vec<Entry>>, FormatError> {
+fn list(
+    file: &mut Window,
+    len: u64,
+    format: &str,
+    budget: &Budget,
+) -> Result<Option<Vec<Entry>>, FormatError> {
     Ok(if Container::of(format).is_some_and(Container::is_pfs0) {
-        Some(containers::read_pfs0(file, 0, len)?.entries)
+        Some(containers::read_pfs0(file, 0, len, budget)?.entries)
     } else {
-        let xci = containers::read_xci(file, len)?;
+        let xci = containers::read_xci(file, len, budget)?;
         xci.partition("secure").map(|p| p.entries.clone())
     })
 }
 
 /// The keyless hints among the container's files.
-fn read_hints(file: &mut Window, entries: &[Entry]) -> Result<Hints, FormatError> {
+fn read_hints(file: &mut Window, entries: &[Entry], budget: &Budget) -> Result<Hints, FormatError> {
     let mut hints = Hints {
         ticket: entries.iter().find_map(|e| ticket_title_id(&e.name)),
         cnmt: None,
@@ -193,7 +225,7 @@ fn read_hints(file: &mut Window, entries: &[Entry]) -> Result<Hints, FormatError
         .iter()
         .find(|e| e.name.ends_with(".cnmt.xml") && e.size <= MAX_XML)
     {
-        let bytes = containers::read_at(file, xml.offset, xml.size as usize)?;
+        let bytes = budget.read(file, xml.offset, xml.size as usize)?;
         hints.cnmt = Some(parse_cnmt_xml(&String::from_utf8_lossy(&bytes)));
     }
     Ok(hints)
@@ -201,12 +233,17 @@ fn read_hints(file: &mut Window, entries: &[Entry]) -> Result<Hints, FormatError
 
 /// Read the file with the keys: what it holds, and why not all of it when something
 /// did not open.
-fn read_keyed(file: &mut Window, entries: &[Entry], keys: &ProdKeys) -> (Keyed, Option<String>) {
+fn read_keyed(
+    file: &mut Window,
+    entries: &[Entry],
+    keys: &ProdKeys,
+    budget: &Budget,
+) -> (Keyed, Option<String>) {
     let want = Want {
         control: true,
         icon: true,
     };
-    let inside = switchfs::read_entries(file, entries, keys, want);
+    let inside = switchfs::read_entries(file, entries, keys, want, budget);
     let state = if !inside.contents.is_empty() && inside.problems.is_empty() {
         KeysState::Read
     } else if !inside.contents.is_empty() {

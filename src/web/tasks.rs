@@ -237,8 +237,8 @@ fn convert_room(c: &Ctx) -> Result<Room, Error> {
         Ok(crate::store::games::compressed(c.db)?
             .iter()
             .filter_map(|k| crate::library::LibraryKey::parse(k))
-            .map(|k| crate::convert::planned_size(root, &k))
-            .sum())
+            .map(|k| crate::convert::planned_or_flagged(c.db, root, &k))
+            .fold(0, u64::saturating_add))
     })?;
     let needed = *needed;
     let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);

@@ -3,6 +3,7 @@
 //! page read it.
 
 use super::{Content, ContentRecord, MetaType};
+use crate::library::bytes::{array, u16le, u32le, u64le};
 
 const HEADER: usize = 0x20;
 const RECORD: usize = 0x38;
@@ -10,17 +11,14 @@ const RECORD: usize = 0x38;
 /// more is a crafted file, refused before its records are copied.
 const MAX_RECORDS: usize = 4096;
 
-fn u16le(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
-
 /// Parse a `.cnmt` file. The reason of an `Err` is safe to show.
 pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
+    let truncated = "the CNMT is truncated";
     if b.len() < HEADER {
-        return Err("the CNMT is truncated");
+        return Err(truncated);
     }
-    let title_id = u64::from_le_bytes(b[0..8].try_into().unwrap_or_default());
-    let version = u32::from_le_bytes(b[8..12].try_into().unwrap_or_default());
+    let title_id = u64le(b, 0).ok_or(truncated)?;
+    let version = u32le(b, 8).ok_or(truncated)?;
     let meta_type = match b[0xC] {
         0x80 => MetaType::Application,
         0x81 => MetaType::Patch,
@@ -28,8 +26,8 @@ pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
         0x83 => MetaType::Delta,
         other => MetaType::Other(other),
     };
-    let extended = u16le(b, 0xE) as usize;
-    let count = u16le(b, 0x10) as usize;
+    let extended = u16le(b, 0xE).ok_or(truncated)? as usize;
+    let count = u16le(b, 0x10).ok_or(truncated)? as usize;
     if count > MAX_RECORDS {
         return Err("the CNMT lists too many contents");
     }
@@ -40,19 +38,20 @@ pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
     }
     // The extended header of an update or a DLC starts with its application's ID.
     let application_id = match meta_type {
-        MetaType::Patch | MetaType::AddOn | MetaType::Delta if extended >= 8 => Some(
-            u64::from_le_bytes(b[HEADER..HEADER + 8].try_into().unwrap_or_default()),
-        ),
+        MetaType::Patch | MetaType::AddOn | MetaType::Delta if extended >= 8 => {
+            Some(u64le(b, HEADER).ok_or(truncated)?)
+        }
         _ => None,
     };
     let records = b[records_at..records_end]
         .chunks_exact(RECORD)
         .map(|r| {
+            // Each chunk is RECORD bytes: every field below is inside it.
             let mut size = [0u8; 8];
-            size[..6].copy_from_slice(&r[0x30..0x36]);
+            size[..6].copy_from_slice(&array::<6>(r, 0x30).unwrap_or_default());
             ContentRecord {
-                sha256: r[..0x20].try_into().unwrap_or_default(),
-                nca_id: r[0x20..0x30].try_into().unwrap_or_default(),
+                sha256: array(r, 0).unwrap_or_default(),
+                nca_id: array(r, 0x20).unwrap_or_default(),
                 size: u64::from_le_bytes(size),
                 kind: r[0x36],
             }

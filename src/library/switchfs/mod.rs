@@ -18,7 +18,8 @@ pub use prodkeys::ProdKeys;
 
 use std::io::{Read, Seek};
 
-use crate::library::containers::{self, read_at, Entry, FormatError, MAX_HEADER};
+use crate::library::bytes;
+use crate::library::containers::{self, read_at, Budget, Entry, FormatError, MAX_HEADER};
 use crate::words::Container;
 use nca::{Header, HeaderError, Section, SectionReader, TitleKey};
 
@@ -137,16 +138,17 @@ pub fn read<R: Read + Seek>(
     len: u64,
     keys: &ProdKeys,
     want: Want,
+    budget: &Budget,
 ) -> Result<Inside, FormatError> {
     let entries = match Container::of(format) {
-        Some(c) if c.is_pfs0() => containers::read_pfs0(file, 0, len)?.entries,
-        Some(_) => containers::read_xci(file, len)?
+        Some(c) if c.is_pfs0() => containers::read_pfs0(file, 0, len, budget)?.entries,
+        Some(_) => containers::read_xci(file, len, budget)?
             .partition("secure")
             .map(|p| p.entries.clone())
             .ok_or_else(|| FormatError("the cartridge image has no secure partition".into()))?,
         None => return Ok(Inside::default()),
     };
-    Ok(read_entries(file, &entries, keys, want))
+    Ok(read_entries(file, &entries, keys, want, budget))
 }
 
 /// [`read`], from the entries of the container's file list (the PFS0's, or the XCI's
@@ -156,13 +158,17 @@ pub fn read_entries<R: Read + Seek>(
     entries: &[Entry],
     keys: &ProdKeys,
     want: Want,
+    budget: &Budget,
 ) -> Inside {
     let mut inside = Inside::default();
-    let ncas = headers(file, entries, keys, &mut inside);
-    let tickets = Tickets(entries);
+    let ncas = headers(file, entries, keys, &mut inside, budget);
+    let tickets = Tickets {
+        entries,
+        budget: Some(budget),
+    };
     let metas = ncas.iter().filter(|(_, h)| h.content_type == nca::META);
     for (entry, header) in metas.take(MAX_METAS) {
-        match meta(file, entry, header, keys, &tickets) {
+        match meta(file, entry, header, keys, &tickets, budget) {
             // The same CNMT twice (two entries naming one NCA) is one content.
             Ok(content) if inside.contents.contains(&content) => {}
             Ok(content) => inside.contents.push(content),
@@ -173,7 +179,7 @@ pub fn read_entries<R: Read + Seek>(
         let controls = ncas.iter().filter(|(_, h)| h.content_type == nca::CONTROL);
         for (entry, header) in controls.take(MAX_CONTROLS) {
             let title_id = owner(&inside.contents, &entry.name).unwrap_or(header.program_id);
-            let read = control(file, entry, header, keys, &tickets, want);
+            let read = control(file, entry, header, keys, &tickets, want, budget);
             match read {
                 Ok((names, display_version, icon)) => inside.controls.push(Control {
                     title_id,
@@ -195,6 +201,7 @@ fn headers<R: Read + Seek>(
     entries: &[Entry],
     keys: &ProdKeys,
     inside: &mut Inside,
+    budget: &Budget,
 ) -> Vec<(Entry, Header)> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -207,10 +214,13 @@ fn headers<R: Read + Seek>(
         let nca = entry.name.clone();
         let raw = match entry.size {
             n if n < nca::HEADER_SIZE as u64 => Err(FormatError(String::new())),
-            _ => read_at(file, entry.offset, nca::HEADER_SIZE),
+            _ => budget.read(file, entry.offset, nca::HEADER_SIZE),
         };
         let Ok(raw) = raw else {
-            let why = "the NCA is shorter than its header".into();
+            let why = match raw {
+                Err(e) if !e.0.is_empty() => e.0,
+                _ => "the NCA is shorter than its header".into(),
+            };
             inside.problems.push(Problem::Malformed { nca, why });
             continue;
         };
@@ -240,13 +250,17 @@ fn headers<R: Read + Seek>(
     out
 }
 
-/// The container's tickets, found by rights ID.
-pub(crate) struct Tickets<'a>(pub(crate) &'a [Entry]);
+/// The container's tickets, found by rights ID, and the file's budget their reads
+/// count against (none where the caller reads the file whole anyway: compress).
+pub(crate) struct Tickets<'a> {
+    pub(crate) entries: &'a [Entry],
+    pub(crate) budget: Option<&'a Budget>,
+}
 
 impl Tickets<'_> {
     fn find(&self, rights_id: &[u8; 16]) -> Option<&Entry> {
         let hex: String = rights_id.iter().map(|b| format!("{b:02x}")).collect();
-        self.0.iter().find(|e| {
+        self.entries.iter().find(|e| {
             e.name
                 .strip_suffix(".tik")
                 .is_some_and(|stem| stem.eq_ignore_ascii_case(&hex))
@@ -283,11 +297,14 @@ pub(crate) fn section_key<R: Read + Seek>(
     let ticket = tickets
         .find(&header.rights_id)
         .ok_or(Problem::NoTicket { nca: nca.clone() })?;
-    let bytes = read_at(file, ticket.offset, ticket.size.min(0x400) as usize).map_err(|e| {
-        Problem::Malformed {
-            nca: nca.clone(),
-            why: e.0,
-        }
+    let len = ticket.size.min(0x400) as usize;
+    let bytes = match tickets.budget {
+        Some(budget) => budget.read(file, ticket.offset, len),
+        None => read_at(file, ticket.offset, len),
+    };
+    let bytes = bytes.map_err(|e| Problem::Malformed {
+        nca: nca.clone(),
+        why: e.0,
     })?;
     match nca::title_key(&bytes, header.key_revision, keys) {
         TitleKey::Key(key) => Ok(Some(key)),
@@ -334,6 +351,7 @@ fn meta<R: Read + Seek>(
     header: &Header,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
+    budget: &Budget,
 ) -> Result<Content, Problem> {
     let malformed = |why: String| Problem::Malformed {
         nca: entry.name.clone(),
@@ -345,7 +363,7 @@ fn meta<R: Read + Seek>(
     }
     let key = section_key(file, &entry.name, header, section, keys, tickets)?;
     let mut reader = SectionReader::new(file, entry.offset, section, key);
-    let (at, size) = (u64le(&section.fs, 0x40), u64le(&section.fs, 0x48));
+    let (at, size) = (fs_u64(section, 0x40), fs_u64(section, 0x48));
     let end = at
         .checked_add(size)
         .filter(|&end| end <= reader.size())
@@ -354,12 +372,13 @@ fn meta<R: Read + Seek>(
     if end > MAX_HEADER {
         return Err(malformed("its PFS0 is too large for a CNMT".into()));
     }
+    budget.bytes(end).map_err(|e| malformed(e.0))?;
     let mut clear = vec![0u8; end as usize];
     reader
         .read_exact(&mut clear)
         .map_err(|_| malformed("the file is truncated".into()))?;
     let mut reader = std::io::Cursor::new(clear);
-    let pfs0 = containers::read_pfs0(&mut reader, at, end).map_err(|e| malformed(e.0))?;
+    let pfs0 = containers::read_pfs0(&mut reader, at, end, budget).map_err(|e| malformed(e.0))?;
     let cnmt = pfs0
         .entries
         .iter()
@@ -394,19 +413,23 @@ fn control<R: Read + Seek>(
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
     want: Want,
+    budget: &Budget,
 ) -> Result<ControlData, Problem> {
     let malformed = |why: String| Problem::Malformed {
         nca: entry.name.clone(),
         why,
     };
     let section = first_section(entry, header)?;
-    if section.fs_type() != 0 || section.hash_type() != 3 || &section.fs[0x8..0xC] != b"IVFC" {
+    if section.fs_type() != 0
+        || section.hash_type() != 3
+        || section.fs.get(0x8..0xC) != Some(b"IVFC")
+    {
         return Err(malformed("its section is not a RomFS".into()));
     }
     let key = section_key(file, &entry.name, header, section, keys, tickets)?;
     let mut reader = SectionReader::new(file, entry.offset, section, key);
     // The IVFC's last level (the sixth, at 0x90) is the RomFS itself.
-    let (at, size) = (u64le(&section.fs, 0x90), u64le(&section.fs, 0x98));
+    let (at, size) = (fs_u64(section, 0x90), fs_u64(section, 0x98));
     if at.checked_add(size).is_none_or(|end| end > reader.size()) {
         return Err(malformed("its RomFS lies outside its section".into()));
     }
@@ -419,12 +442,15 @@ fn control<R: Read + Seek>(
     };
     let wanted =
         |name: &[u8]| name == b"control.nacp" || icons.iter().any(|i| i.as_bytes() == name);
-    let files = romfs::root_files(&mut reader, at, size, wanted).map_err(|e| malformed(e.0))?;
+    let files =
+        romfs::root_files(&mut reader, at, size, wanted, budget).map_err(|e| malformed(e.0))?;
     let nacp = files
         .iter()
         .find(|f| f.name == "control.nacp" && f.size >= nacp::SIZE as u64)
         .ok_or_else(|| malformed("it holds no control.nacp".into()))?;
-    let bytes = read_at(&mut reader, nacp.offset, nacp::SIZE).map_err(|e| malformed(e.0))?;
+    let bytes = budget
+        .read(&mut reader, nacp.offset, nacp::SIZE)
+        .map_err(|e| malformed(e.0))?;
     let (names, version) = nacp::parse(&bytes).map_err(|why| malformed(why.into()))?;
     let mut icon = None;
     if want.icon {
@@ -438,7 +464,8 @@ fn control<R: Read + Seek>(
             .next();
         if let Some(found) = found.filter(|f| f.size > 0 && f.size <= MAX_ICON) {
             icon = Some(
-                read_at(&mut reader, found.offset, found.size as usize)
+                budget
+                    .read(&mut reader, found.offset, found.size as usize)
                     .map_err(|e| malformed(e.0))?,
             );
         }
@@ -446,8 +473,10 @@ fn control<R: Read + Seek>(
     Ok((names, version, icon))
 }
 
-fn u64le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
+/// A field of a section's FS header; past its end (never, for a header `nca` made)
+/// it reads as a size no section has, which the caller's checks refuse.
+fn fs_u64(section: &Section, at: usize) -> u64 {
+    bytes::u64le(&section.fs, at).unwrap_or(u64::MAX)
 }
 
 /// Property tests: keyed containers mutated in their encrypted bytes and, re-encrypted
@@ -497,6 +526,7 @@ mod fuzz {
             bytes.len() as u64,
             keys,
             want,
+            &crate::library::containers::Budget::file(),
         );
     }
 
@@ -510,6 +540,46 @@ mod fuzz {
                 let v: u64 = [0, 1, u32::MAX as u64, u64::MAX, 1 << 40][rng.random_range(0..5)];
                 let n = (b.len() - i).min(8);
                 b[i..i + n].copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+        }
+    }
+
+    /// Every entry of a keyed container cut to 0 to 8 bytes, tickets included (a
+    /// ticket shorter than its signature type once panicked the title-key lookup and
+    /// failed every scan): errors and problems, never a panic.
+    #[test]
+    fn every_entry_cut_to_a_few_bytes_never_panics() {
+        let keys = TestKeys::new(6);
+        let prod = keys.prod_keys();
+        let title = Title {
+            titlekey: true,
+            ..Title::application(BASE)
+        };
+        let files = keyed::nsp_files(&keys, &[title]);
+        for i in 0..files.len() {
+            for keep in 0..=8 {
+                let mut cut = files.clone();
+                cut[i].1.truncate(keep);
+                let nsp = crate::library::synth::pfs0(&cut);
+                read_all(&nsp, "nsp", &prod);
+                if cut[i].0.ends_with(".tik") && keep < 4 {
+                    let inside = read(
+                        &mut Cursor::new(&nsp),
+                        "nsp",
+                        nsp.len() as u64,
+                        &prod,
+                        Want {
+                            control: true,
+                            icon: false,
+                        },
+                        &crate::library::containers::Budget::file(),
+                    )
+                    .unwrap();
+                    assert!(
+                        inside.problems.iter().any(|p| matches!(p, Problem::Malformed { why, .. } if why == "its ticket is malformed")),
+                        "{inside:?}"
+                    );
+                }
             }
         }
     }
@@ -530,6 +600,7 @@ mod fuzz {
                 seed.len() as u64,
                 &prod,
                 Want::default(),
+                &crate::library::containers::Budget::file(),
             )
             .unwrap();
             assert!(
@@ -592,9 +663,15 @@ mod fuzz {
         ]);
         assert!(cnmt::parse(&cnmt).is_ok());
         assert_eq!(
-            romfs::root_files(&mut Cursor::new(&romfs), 0, romfs.len() as u64, |_| true)
-                .unwrap()
-                .len(),
+            romfs::root_files(
+                &mut Cursor::new(&romfs),
+                0,
+                romfs.len() as u64,
+                |_| true,
+                &crate::library::containers::Budget::file()
+            )
+            .unwrap()
+            .len(),
             2
         );
         for _ in 0..3000 {
@@ -609,13 +686,20 @@ mod fuzz {
             // The header and the tables are in the first KiB.
             let head = r.len().min(0x400);
             mutate(&mut rng, &mut r[..head]);
-            let _ = romfs::root_files(&mut Cursor::new(&r), 0, r.len() as u64, |_| true);
+            let _ = romfs::root_files(
+                &mut Cursor::new(&r),
+                0,
+                r.len() as u64,
+                |_| true,
+                &crate::library::containers::Budget::file(),
+            );
         }
     }
 
-    /// A PFS0 of 400 entries naming one Meta NCA: read once, one content.
+    /// A PFS0 of 400 entries naming one Meta NCA: refused whole before any NCA is
+    /// read (entries that share bytes are damage: `containers::no_shared_bytes`).
     #[test]
-    fn entries_naming_one_nca_are_one_nca() {
+    fn entries_naming_one_nca_are_refused_unread() {
         let keys = TestKeys::new(8);
         let nsp = keyed::nsp(&keys, &[Title::application(BASE)]);
         let meta = keyed::entries(&nsp)
@@ -648,9 +732,10 @@ mod fuzz {
             pfs0.len() as u64,
             &keys.prod_keys(),
             Want::default(),
+            &crate::library::containers::Budget::file(),
         )
-        .unwrap();
-        assert_eq!(inside.contents.len(), 1, "{:?}", inside.problems);
+        .unwrap_err();
+        assert_eq!(inside.0, "two files inside the PFS0 share the same bytes");
     }
 
     /// A RomFS file table whose every entry names the rest of the table: only the
@@ -675,7 +760,13 @@ mod fuzz {
         romfs.extend_from_slice(&files);
         let len = romfs.len() as u64;
         let wanted = |n: &[u8]| n == b"control.nacp";
-        let found = romfs::root_files(&mut Cursor::new(&romfs), 0, len, wanted);
+        let found = romfs::root_files(
+            &mut Cursor::new(&romfs),
+            0,
+            len,
+            wanted,
+            &crate::library::containers::Budget::file(),
+        );
         assert!(
             matches!(found, Ok(ref f) if f.is_empty()) || found.is_err(),
             "{found:?}"
@@ -691,13 +782,23 @@ mod fuzz {
         let mut looping = romfs.clone();
         // The only file's sibling: itself.
         looping[file_table + 4..file_table + 8].copy_from_slice(&0u32.to_le_bytes());
-        let e = romfs::root_files(&mut Cursor::new(&looping), 0, looping.len() as u64, |_| {
-            true
-        });
+        let e = romfs::root_files(
+            &mut Cursor::new(&looping),
+            0,
+            looping.len() as u64,
+            |_| true,
+            &crate::library::containers::Budget::file(),
+        );
         assert!(e.unwrap_err().0.contains("loops"));
         let mut huge = romfs.clone();
         huge[file_table + 0x10..file_table + 0x18].copy_from_slice(&(2u64 << 30).to_le_bytes());
-        let e = romfs::root_files(&mut Cursor::new(&huge), 0, huge.len() as u64, |_| true);
+        let e = romfs::root_files(
+            &mut Cursor::new(&huge),
+            0,
+            huge.len() as u64,
+            |_| true,
+            &crate::library::containers::Budget::file(),
+        );
         assert!(e.unwrap_err().0.contains("outside"));
     }
 }

@@ -13,6 +13,7 @@ use aes::Aes128;
 use xts_mode::Xts128;
 
 use super::ProdKeys;
+use crate::library::bytes;
 
 /// The encrypted header's size: the header proper and four FS headers.
 pub const HEADER_SIZE: usize = 0xC00;
@@ -43,16 +44,16 @@ pub struct Section {
 
 impl Section {
     pub fn fs_type(&self) -> u8 {
-        self.fs[0x2]
+        self.fs.get(0x2).copied().unwrap_or(0)
     }
 
     pub fn hash_type(&self) -> u8 {
-        self.fs[0x3]
+        self.fs.get(0x3).copied().unwrap_or(0)
     }
 
     /// 1 none, 2 XTS, 3 CTR, 4 BKTR (CTR with patches).
     pub fn crypto(&self) -> u8 {
-        self.fs[0x4]
+        self.fs.get(0x4).copied().unwrap_or(0)
     }
 
     pub fn size(&self) -> u64 {
@@ -97,12 +98,14 @@ pub fn ecb_decrypt(key: &[u8; 16], block: &mut [u8; 16]) {
     Aes128::new(key.into()).decrypt_block(block.into());
 }
 
+/// The header is always `HEADER_SIZE` bytes here (checked before it is decrypted):
+/// a field past it reads as 0, never a panic.
 fn u64le(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
+    bytes::u64le(b, at).unwrap_or(0)
 }
 
 fn u32le(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or([0; 4]))
+    bytes::u32le(b, at).unwrap_or(0)
 }
 
 /// Decrypt and parse the first [`HEADER_SIZE`] bytes of an NCA of `len` bytes.
@@ -190,7 +193,8 @@ pub enum TitleKey {
 pub fn title_key(ticket: &[u8], revision: u8, keys: &ProdKeys) -> TitleKey {
     // The signature block's size depends on its type (0x10000-0x10005): the ticket
     // data follows it. RSA-2048 with SHA-256 (0x10004) is what tickets use.
-    let Some(skip) = signature_size(u32le(ticket, 0)) else {
+    // A ticket shorter than its signature type is malformed, not a crash.
+    let Some(skip) = bytes::u32le(ticket, 0).and_then(signature_size) else {
         return TitleKey::Malformed;
     };
     let data = match ticket.get(skip..skip + 0x180) {
@@ -241,8 +245,7 @@ pub struct SectionReader<'a, R> {
 impl<'a, R: Read + Seek> SectionReader<'a, R> {
     /// `key` is the section's CTR key; a section stored clear needs none.
     pub fn new(inner: &'a mut R, nca_base: u64, section: &Section, key: Option<[u8; 16]>) -> Self {
-        let mut high = [0u8; 8];
-        high.copy_from_slice(&section.fs[0x140..0x148]);
+        let mut high: [u8; 8] = bytes::array(&section.fs, 0x140).unwrap_or_default();
         high.reverse();
         SectionReader {
             inner,

@@ -4,7 +4,8 @@
 
 use std::io::{Read, Seek};
 
-use crate::library::containers::{read_at, FormatError};
+use crate::library::bytes::{u32le, u64le};
+use crate::library::containers::{Budget, FormatError};
 
 /// The largest directory or file table read (a Control NCA's are a few hundred bytes).
 const MAX_TABLE: u64 = 1 << 20;
@@ -12,14 +13,6 @@ const NONE: u32 = 0xFFFF_FFFF;
 
 fn bad(why: &str) -> FormatError {
     FormatError(why.into())
-}
-
-fn u32le(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn u64le(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
 /// A file of the root directory: its name, and its data's offset (from the reader's
@@ -40,18 +33,19 @@ pub fn root_files<R: Read + Seek>(
     base: u64,
     len: u64,
     wanted: impl Fn(&[u8]) -> bool,
+    budget: &Budget,
 ) -> Result<Vec<RootFile>, FormatError> {
     if len < 0x50 {
         return Err(bad("the RomFS is truncated"));
     }
-    let head = read_at(r, base, 0x50)?;
+    let head = budget.read(r, base, 0x50)?;
     let field = |i: usize| u64le(&head, 8 * i).unwrap_or(u64::MAX);
     let table = |r: &mut R, at: usize| -> Result<Vec<u8>, FormatError> {
         let (offset, size) = (field(at), field(at + 1));
         if size > MAX_TABLE || offset.checked_add(size).is_none_or(|end| end > len) {
             return Err(bad("the RomFS has a table outside it"));
         }
-        read_at(r, base + offset, size as usize)
+        budget.read(r, base + offset, size as usize)
     };
     // Fields: header size, then (offset, size) of the directory hash table (1, 2),
     // the directory table (3, 4), the file hash table (5, 6), the file table (7, 8);

@@ -6,6 +6,7 @@
 //! `keyed` builds the same kinds of files as a console has them, readable with a set of
 //! made-up console keys: encrypted NCA headers, CNMTs, Control NCAs, tickets.
 
+pub mod bombs;
 pub mod keyed;
 
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
