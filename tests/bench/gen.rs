@@ -300,13 +300,15 @@ pub fn ncz_in_memory(nsz: &[u8]) -> f64 {
     use ludotheque::convert::ncz;
     use ludotheque::library::containers;
     let mut cur = std::io::Cursor::new(nsz);
-    let fs = containers::read_pfs0(&mut cur, 0, nsz.len() as u64).unwrap();
+    let fs =
+        containers::read_pfs0(&mut cur, 0, nsz.len() as u64, &containers::Budget::file()).unwrap();
     let e = fs
         .entries
         .iter()
         .find(|e| e.name.ends_with(".ncz"))
         .unwrap();
-    let header = containers::read_ncz(&mut cur, e.offset, e.end()).unwrap();
+    let header =
+        containers::read_ncz(&mut cur, e.offset, e.end(), &containers::Budget::file()).unwrap();
     let t = std::time::Instant::now();
     let mut written = 0u64;
     ncz::decompress(&mut cur, &header, e.end(), &mut std::io::sink(), &mut |n| {

@@ -185,7 +185,13 @@ fn ncz_sections(nsz: &[u8]) -> Vec<NczSection> {
         .expect("an NCZ");
     let mut r = std::io::Cursor::new(nsz);
     let end = (entry.offset + entry.size) as u64;
-    let ncz = ludotheque::library::containers::read_ncz(&mut r, entry.offset as u64, end).unwrap();
+    let ncz = ludotheque::library::containers::read_ncz(
+        &mut r,
+        entry.offset as u64,
+        end,
+        &ludotheque::library::containers::Budget::file(),
+    )
+    .unwrap();
     ncz.sections
 }
 

@@ -115,6 +115,7 @@ fn solid_nsz() -> (Vec<u8>, usize) {
         &mut std::io::Cursor::new(&solid),
         0,
         solid.len() as u64,
+        &ludotheque::library::containers::Budget::file(),
     )
     .unwrap()
     .entries[0]
