@@ -5,6 +5,7 @@ mod admin_browser;
 mod admin_web;
 mod api;
 mod architecture;
+mod bombs;
 mod browser;
 mod browser_first_hour;
 mod browser_library;

@@ -86,9 +86,11 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
             platform: g.platform,
             modified: time::rfc3339(g.mtime / 1_000_000_000),
             identified_by: g.identified_by,
-            // A file a task found damaged (verify, convert) says why here too.
+            // A file a task found damaged (verify, convert, the size plan) says why
+            // here too, first: it is why the file is not playable.
             note: match (g.note, &g.damage) {
-                (Some(note), _) => Some(note),
+                (Some(note), Some(damage)) => Some(format!("{}; {note}", damage.english())),
+                (Some(note), None) => Some(note),
                 (None, Some(damage)) => Some(damage.english()),
                 (None, None) => None,
             },
