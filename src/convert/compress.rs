@@ -326,16 +326,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
             files(input, wanted, keys, settings, out)?
         };
         outcome.compressed.extend(done.compressed);
-        let parts: Vec<Part> = wanted
-            .iter()
-            .zip(&files)
-            .map(|(e, (name, size))| Part {
-                name: name.clone(),
-                size: *size,
-                src: e.clone(),
-                compressed: false,
-            })
-            .collect();
+        let parts = written_parts(wanted, &files);
         let strtab = super::hfs0_strings(parts.iter().map(|p| p.name.as_str()));
         let partition = Partition {
             name: entry.name.clone(),
@@ -355,6 +346,20 @@ fn xcz<R: Read + Seek + Send, W: Write>(
     out.later.push((0xF000, root));
     outcome.size = out.pos;
     Ok(outcome)
+}
+
+/// The files of a partition as written: their names and sizes in the output.
+fn written_parts(wanted: &[Entry], files: &[(String, u64)]) -> Vec<Part> {
+    wanted
+        .iter()
+        .zip(files)
+        .map(|(e, (name, size))| Part {
+            name: name.clone(),
+            size: *size,
+            src: e.clone(),
+            compressed: false,
+        })
+        .collect()
 }
 
 /// Write the files of a container back to back: each Program/PublicData NCA as an

@@ -92,15 +92,7 @@ pub fn compress_one(
     let written = crate::library::containers::guard(|| {
         write_and_verify(root, key, format, &part, opts, on_work)
     });
-    let written = written.unwrap_or_else(|e| {
-        let why = Msg::FileDamaged {
-            detail: e.0.clone(),
-        };
-        if let Err(e) = games::set_damage(db, key, &why) {
-            log::error!("compress: {key} could not be flagged damaged: {e}");
-        }
-        Err(Fail::Input(e.0))
-    });
+    let written = written.unwrap_or_else(|e| Err(flag_damaged(db, key, e)));
     let result = written.and_then(|sizes| {
         super::publish(&part, &target).map_err(|e| match e {
             super::ncz::ConvertFail::Input(e) => Fail::Input(e.0),
@@ -129,6 +121,17 @@ pub fn compress_one(
         before,
         after,
     })
+}
+
+/// A file whose reading failed on a fault of the reader's is flagged damaged.
+fn flag_damaged(db: &Connection, key: &LibraryKey, e: FormatError) -> Fail {
+    let why = Msg::FileDamaged {
+        detail: e.0.clone(),
+    };
+    if let Err(e) = games::set_damage(db, key, &why) {
+        log::error!("compress: {key} could not be flagged damaged: {e}");
+    }
+    Fail::Input(e.0)
 }
 
 fn failed(key: &LibraryKey, reason: &str) -> Error {

@@ -446,19 +446,7 @@ pub fn read_ncz<R: Read + Seek>(
     let raw = budget.read(r, base + 0x4010, (count * 0x40) as usize)?;
     let sections = raw
         .chunks_exact(0x40)
-        .map(|s| {
-            let section = NczSection {
-                offset: field(u64le(s, 0))?,
-                size: field(u64le(s, 8))?,
-                crypto_type: field(u64le(s, 16))?,
-                key: field(array(s, 0x20))?,
-                counter: field(array(s, 0x30))?,
-            };
-            match section.offset.checked_add(section.size) {
-                Some(_) => Ok(section),
-                None => Err(bad("an NCZ section's end overflows")),
-            }
-        })
+        .map(ncz_section)
         .collect::<Result<Vec<_>, _>>()?;
     let at = base + 0x4010 + count * 0x40;
     if limit - at < 8 {
@@ -486,6 +474,21 @@ pub fn read_ncz<R: Read + Seek>(
         sections,
         body,
     })
+}
+
+/// One entry of an NCZ's section table, its end a checked sum.
+fn ncz_section(s: &[u8]) -> Result<NczSection, FormatError> {
+    let section = NczSection {
+        offset: field(u64le(s, 0))?,
+        size: field(u64le(s, 8))?,
+        crypto_type: field(u64le(s, 16))?,
+        key: field(array(s, 0x20))?,
+        counter: field(array(s, 0x30))?,
+    };
+    match section.offset.checked_add(section.size) {
+        Some(_) => Ok(section),
+        None => Err(bad("an NCZ section's end overflows")),
+    }
 }
 
 /// `declared` bytes can come out of `compressed` bytes of zstd.

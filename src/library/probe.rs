@@ -100,20 +100,16 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
 
 fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
     let tags = identify::parse_file_name(key.file_name());
-    let mut notes = Vec::new();
-    let mut keyed = None;
-    let budget = &Budget::file();
+    let (mut notes, mut keyed, budget) = (Vec::new(), None, &Budget::file());
     let hints = match open(root, key, format) {
         Ok(None) => Ok(None),
         Ok(Some((file, len))) => {
             let mut file = super::window::Window::new(file, len);
             let listed = list(&mut file, len, format, budget);
-            let hints = match &listed {
-                Ok(entries) => {
-                    read_hints(&mut file, entries.as_deref().unwrap_or_default(), budget)
-                }
-                Err(e) => Err(e.clone()),
-            };
+            let entries = listed.as_ref().map(|e| e.as_deref().unwrap_or_default());
+            let hints = entries
+                .map_err(Clone::clone)
+                .and_then(|e| read_hints(&mut file, e, budget));
             if let Some(keys) = keys {
                 // A container that does not parse is said once, by the keyless path.
                 let (read, why) = match &listed {

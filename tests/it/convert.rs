@@ -267,14 +267,32 @@ fn french_pages_give_the_reasons_and_flag_the_files(s: &TestServer, damaged: usi
     assert_eq!(s.send("DELETE", "/api/push", &[], None).status, 200);
 }
 
+/// The free space of the disk holding `dir`, as the service reads it.
+fn free_space(dir: &std::path::Path) -> u64 {
+    let path = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    // SAFETY: statvfs fills the struct given; the path is a valid C string.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        assert_eq!(libc::statvfs(path.as_ptr(), &mut st), 0);
+        st.f_bavail as u64 * st.f_frsize as u64
+    }
+}
+
 #[test]
 fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
     let folders = Folders::new();
     let lib = &folders.library;
-    // A header that reads but promises a petabyte once decompressed.
+    // A header that reads and promises more than the disk's free space once
+    // decompressed, and no more than its compressed bytes could hold (zstd's 32768:1
+    // at most: a larger promise is damage, `bombs.rs`): padded to match.
+    let free = free_space(lib);
     let (mut huge, ncz_at) = solid_nsz();
     let sections = ncz_at + 0x4010;
-    huge[sections + 0x48..sections + 0x50].copy_from_slice(&(1u64 << 50).to_le_bytes());
+    huge[sections + 0x48..sections + 0x50].copy_from_slice(&(free + (16 << 30)).to_le_bytes());
+    let padding = ((free + (17 << 30)) / 32768) as usize;
+    huge.resize(huge.len() + padding, 0);
+    let ncz_len = (huge.len() - ncz_at) as u64;
+    huge[0x18..0x20].copy_from_slice(&ncz_len.to_le_bytes());
     std::fs::write(lib.join("huge [0100000000010000].nsz"), &huge).unwrap();
     let fine = lib.join("fine [0100000000020000].nsz");
     std::fs::write(&fine, good_nsz(1, 0x40000)).unwrap();

@@ -452,25 +452,31 @@ fn control<R: Read + Seek>(
         .read(&mut reader, nacp.offset, nacp::SIZE)
         .map_err(|e| malformed(e.0))?;
     let (names, version) = nacp::parse(&bytes).map_err(|why| malformed(why.into()))?;
-    let mut icon = None;
-    if want.icon {
-        // The icon of the first language that has a name, else of any language.
-        let order = names.iter().map(|n| n.0 as usize).chain(0..16);
-        let found = order
-            .filter_map(|i| {
-                let name = format!("icon_{}.dat", nacp::LANGUAGES[i]);
-                files.iter().find(|f| f.name == name)
-            })
-            .next();
-        if let Some(found) = found.filter(|f| f.size > 0 && f.size <= MAX_ICON) {
-            icon = Some(
-                budget
-                    .read(&mut reader, found.offset, found.size as usize)
-                    .map_err(|e| malformed(e.0))?,
-            );
-        }
-    }
+    let icon = match want.icon {
+        true => icon(&mut reader, &names, &files, budget).map_err(|e| malformed(e.0))?,
+        false => None,
+    };
     Ok((names, version, icon))
+}
+
+/// The icon of the first language that has a name, else of any language.
+fn icon<R: Read + Seek>(
+    reader: &mut R,
+    names: &nacp::Names,
+    files: &[romfs::RootFile],
+    budget: &Budget,
+) -> Result<Option<Vec<u8>>, FormatError> {
+    let order = names.iter().map(|n| n.0 as usize).chain(0..16);
+    let found = order
+        .filter_map(|i| {
+            let name = format!("icon_{}.dat", nacp::LANGUAGES[i]);
+            files.iter().find(|f| f.name == name)
+        })
+        .next();
+    match found.filter(|f| f.size > 0 && f.size <= MAX_ICON) {
+        Some(f) => budget.read(reader, f.offset, f.size as usize).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A field of a section's FS header; past its end (never, for a header `nca` made)
