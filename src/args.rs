@@ -197,9 +197,15 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDOTHEQUE_IDLE_TIMEOUT_SECS", default_value_t = 60)]
     pub idle_timeout_secs: u64,
     /// A request not complete (headers and body) this many seconds after its first byte
-    /// closes its connection.
+    /// closes its connection. Only receiving counts: a complete request waiting for a
+    /// worker is answered, however long it waits.
     #[arg(long, env = "LUDOTHEQUE_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
     pub request_timeout_secs: u64,
+    /// A response the client takes no byte of for this many seconds closes its
+    /// connection and frees its worker. Never a limit on the whole response: a console
+    /// downloading slowly is never cut.
+    #[arg(long, env = "LUDOTHEQUE_WRITE_TIMEOUT_SECS", default_value_t = 30)]
+    pub write_timeout_secs: u64,
     /// Largest request body accepted, in bytes (larger: 413).
     #[arg(long, env = "LUDOTHEQUE_MAX_BODY", default_value_t = 1024 * 1024)]
     pub max_body: usize,

@@ -25,6 +25,8 @@ pub struct Config {
     pub max_connections: usize,
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
+    /// A write the client takes no byte of within this fails (`SO_SNDTIMEO`).
+    pub write_timeout: Duration,
     /// The loopback rule: which keyless requests from this machine get full access.
     pub local_access: LocalAccess,
     /// Requests per second allowed per API key, and the burst above it.
@@ -95,6 +97,7 @@ impl Config {
             max_connections: serve.max_connections,
             idle_timeout: Duration::from_secs(serve.idle_timeout_secs),
             request_timeout: Duration::from_secs(serve.request_timeout_secs),
+            write_timeout: Duration::from_secs(serve.write_timeout_secs),
             local_access: local_access(serve)?,
             key_rate: serve.key_rate,
             key_burst: serve.key_burst,
@@ -152,7 +155,10 @@ fn check_bounds(serve: &ServeArgs, workers: usize) -> Result<(), Error> {
     {
         return Err(Error::invalid(Msg::AtLeastOne));
     }
-    if serve.idle_timeout_secs == 0 || serve.request_timeout_secs == 0 {
+    if serve.idle_timeout_secs == 0
+        || serve.request_timeout_secs == 0
+        || serve.write_timeout_secs == 0
+    {
         return Err(Error::invalid(Msg::TimeoutsAtLeastOne));
     }
     if serve.key_rate <= 0.0 || serve.key_burst < 1.0 || serve.auth_failures_per_minute == 0 {

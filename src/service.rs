@@ -107,7 +107,7 @@ impl Service {
         memory::without_thread_caches();
         memory::limit_malloc_arenas();
         accounts::limit_hashing(self.config.workers);
-        let server = http::server::listen(&self.config.listen)?;
+        let server = http::server::listen(&self.config)?;
         let addr = server
             .server_addr()
             .to_ip()

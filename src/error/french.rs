@@ -102,7 +102,7 @@ impl Msg {
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
             FolderUnusable { what } => format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" }),
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads et --shop-downloads-total valent au moins 1".into(),
-            TimeoutsAtLeastOne => "--idle-timeout-secs et --request-timeout-secs valent au moins 1".into(),
+            TimeoutsAtLeastOne => "--idle-timeout-secs, --request-timeout-secs et --write-timeout-secs valent au moins 1".into(),
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             UnknownUser { name } => format!("--local-access-users : aucun utilisateur de cette machine ne s'appelle « {name} »"),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),

@@ -709,7 +709,7 @@ impl Msg {
             DataFolderPrivate => "the data folder cannot be made private".into(),
             FolderUnusable { what } => format!("the {what} folder cannot be created or opened"),
             AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads and --shop-downloads-total must be at least 1".into(),
-            TimeoutsAtLeastOne => "--idle-timeout-secs and --request-timeout-secs must be at least 1".into(),
+            TimeoutsAtLeastOne => "--idle-timeout-secs, --request-timeout-secs and --write-timeout-secs must be at least 1".into(),
             RatesPositive => "rate limits must be positive (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             UnknownUser { name } => format!("--local-access-users: no user of this machine is named {name:?}"),
             CannotListen { address } => format!("cannot listen on {address}"),

@@ -28,6 +28,8 @@ pub struct App {
     /// Connections refused for ambiguous framing (see `framing`): the acceptor drops
     /// what follows on them; the worker that shuts one stamps it again.
     pub poisoned: Mutex<Poisoned>,
+    /// The connections whose request the service holds (the warden leaves them be).
+    pub held: Arc<super::warden::Held>,
     /// The first-run setup code, while no account exists (see `web::sign_in`).
     pub setup_code: Mutex<Option<String>>,
     /// The shop's answers, kept per library generation.
@@ -68,6 +70,7 @@ impl App {
             pages: PageCache::default(),
             port,
             poisoned: Mutex::default(),
+            held: Arc::default(),
             setup_code: Mutex::new(setup_code),
             shop: Default::default(),
             names: Default::default(),

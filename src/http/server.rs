@@ -42,7 +42,8 @@ pub fn run(
     let (workers, queue) = (app.config.workers, app.config.queue);
     let workers = start_pool(app, table, "worker", workers, queue)?;
     let downloads = start_downloads(app, app.config.shop_downloads_total)?;
-    let warden = warden::start(warden_bounds(&app.config, addr), Arc::clone(stop))?;
+    let bounds = warden_bounds(&app.config, addr, &app.held);
+    let warden = warden::start(bounds, Arc::clone(stop))?;
     accept(app, server, stop, &workers.0);
     let _ = warden.join();
     info!("stopping: finishing requests in flight");
@@ -66,7 +67,14 @@ pub fn run(
 /// tiny_http writes a response's head and body in separate writes; with Nagle's
 /// algorithm on, a body past the first segment waits for the client's delayed ACK
 /// (40 ms) on every keep-alive request.
-pub fn listen(address: &str) -> Result<tiny_http::Server, Error> {
+///
+/// tiny_http is patched (`vendor/tiny_http`, `ARCHITECTURE.md`): a connection's next
+/// request is read only once the previous one is answered, a write the client takes
+/// no byte of within `--write-timeout-secs` fails and ends the connection, an accept
+/// error is retried with a growing pause, and a connection that would take one of the
+/// last [`RESERVED_FDS`] descriptors is closed at once.
+pub fn listen(config: &Config) -> Result<tiny_http::Server, Error> {
+    let address = &config.listen;
     let cannot = |e: &dyn std::fmt::Display| {
         Error::invalid(Msg::CannotListen {
             address: address.to_string(),
@@ -77,16 +85,32 @@ pub fn listen(address: &str) -> Result<tiny_http::Server, Error> {
     socket2::SockRef::from(&listener)
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
-    tiny_http::Server::from_listener(listener, None).map_err(|e| cannot(&e))
+    let mut options = tiny_http::ServerOptions::default();
+    options.sequential_requests = true;
+    options.write_timeout = Some(config.write_timeout);
+    // Descriptors are numbered lowest first: a socket numbered this high means the
+    // process is nearly out of them.
+    options.max_fd = raise_open_files_limit()
+        .map(|limit| limit.saturating_sub(1 + RESERVED_FDS).min(i32::MAX as u64) as i32);
+    tiny_http::Server::from_listener_with_options(listener, None, options).map_err(|e| cannot(&e))
 }
+
+/// Descriptors kept from connections: the files a download, a scan or a convert
+/// opens, the database's, the log's, the warden's duplicates.
+pub const RESERVED_FDS: u64 = 64;
 
 /// The connection bounds, within what the process may open: each connection is a
 /// descriptor, so the soft limit on descriptors is raised to the hard one, and the
 /// cap lowered if even that is too small (keeping 64 for files and the database).
-fn warden_bounds(config: &Config, addr: std::net::SocketAddr) -> warden::Bounds {
+fn warden_bounds(
+    config: &Config,
+    addr: std::net::SocketAddr,
+    held: &Arc<warden::Held>,
+) -> warden::Bounds {
     let mut max_connections = config.max_connections;
     if let Some(limit) = raise_open_files_limit() {
-        let room = limit.saturating_sub(64).max(1) as usize;
+        // Each connection holds two descriptors (tiny_http's read and write halves).
+        let room = (limit.saturating_sub(RESERVED_FDS) / 2).max(1) as usize;
         if room < max_connections {
             warn!("only {limit} open files allowed: at most {room} connections");
             max_connections = room;
@@ -108,6 +132,7 @@ fn warden_bounds(config: &Config, addr: std::net::SocketAddr) -> warden::Bounds 
         request_timeout: config.request_timeout,
         // The largest request: the body cap plus 64 KiB of request line and headers.
         max_unanswered: config.max_body as u64 + 64 * 1024,
+        held: Arc::clone(held),
     }
 }
 
@@ -255,6 +280,8 @@ fn accept(
                 drop(rq.into_writer());
             }
             Ok(Some(rq)) => {
+                // Received whole: from here the request is the service's to answer.
+                app.held.take(rq.remote_addr());
                 let work = match framing::ambiguity(rq.headers()) {
                     Some(why) => {
                         if let Some(peer) = rq.remote_addr() {
@@ -272,6 +299,7 @@ fn accept(
                         // (its read side first, or dropping it would drain its body).
                         let unread = body::Unread::of(app.port, &rq);
                         unread.close_reading();
+                        app.held.release(rq.remote_addr());
                         drop(rq.into_writer());
                         unread.close();
                     }
@@ -284,10 +312,9 @@ fn accept(
                 }
             }
             Ok(None) => {}
-            Err(e) => {
-                error!("accepting a request failed: {e}");
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            // Said once per run of failures (out of descriptors, say); tiny_http goes
+            // on accepting, after a pause that grows from 5 ms to 1 s.
+            Err(e) => warn!("accepting connections failed: {e}; retrying"),
         }
     }
 }
@@ -298,6 +325,7 @@ fn accept(
 /// response off the wire.
 fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     let peer = rq.remote_addr().copied();
+    app.held.release(peer.as_ref());
     warn!(
         "{} {}: 400, {why}; closing the connection",
         rq.method(),
@@ -453,9 +481,11 @@ fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool)
     if let Some(unread) = &unread {
         unread.close_reading();
     }
+    let peer = rq.remote_addr().copied();
     if let Err(e) = rq.respond(reply.into_tiny()) {
         debug!("the client left before the response was written: {e}");
     }
+    app.held.release(peer.as_ref());
     if let Some(unread) = unread {
         unread.close();
     }

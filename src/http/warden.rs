@@ -22,6 +22,12 @@
 //!   first, so a newcomer is served and a flood of idle sockets pays;
 //! - a connection left without a thread by tiny_http's pool (see [`nudge`]).
 //!
+//! A connection whose request the service holds (taken by the acceptor and not yet
+//! answered: waiting for a worker, in a handler, or a download being written) is
+//! none of the warden's business: the request timer covers receiving a request
+//! only, and a response that stalls is ended by the write deadline on the socket
+//! itself (`--write-timeout-secs`, tiny_http's `ServerOptions::write_timeout`).
+//!
 //! It closes a connection with `shutdown`, and resets it when the client is in the
 //! middle of a request: the tiny_http thread blocked on it wakes up and ends, and the
 //! client sees the connection close. The socket is duplicated first and its inode
@@ -32,15 +38,44 @@
 //! checks (a header line has no length limit of its own). Linux only, like the rest
 //! of the service's file handling.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
+
+/// The connections (by peer address) whose request the service holds: in the
+/// queue, in a worker or a download thread. tiny_http hands out one request of a
+/// connection at a time (`ServerOptions::sequential_requests`), so a peer is held at
+/// most once.
+#[derive(Debug, Default)]
+pub struct Held(Mutex<HashSet<SocketAddr>>);
+
+impl Held {
+    pub fn take(&self, peer: Option<&SocketAddr>) {
+        if let Some(peer) = peer {
+            self.lock().insert(*peer);
+        }
+    }
+
+    pub fn release(&self, peer: Option<&SocketAddr>) {
+        if let Some(peer) = peer {
+            self.lock().remove(peer);
+        }
+    }
+
+    fn holds(&self, peer: &str) -> bool {
+        peer.parse().is_ok_and(|p| self.lock().contains(&p))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<SocketAddr>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
 
 /// What the warden enforces.
 #[derive(Debug, Clone)]
@@ -53,6 +88,8 @@ pub struct Bounds {
     pub max_unanswered: u64,
     /// Where to connect to wake tiny_http's thread pool (see [`nudge`]).
     pub listen: SocketAddr,
+    /// The connections whose request the service holds.
+    pub held: Arc<Held>,
 }
 
 const TICK: Duration = Duration::from_millis(250);
@@ -160,6 +197,13 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
             waiting_since: None,
             last_activity: now,
         });
+        if bounds.held.holds(&c.peer) {
+            // Its request was received whole: the clock starts again once it is answered.
+            (t.answered, t.waiting_since, t.last_activity) = (c.received, None, now);
+            (t.received, t.acked) = (c.received, c.acked);
+            open.push((t.last_activity, c));
+            continue;
+        }
         t.update(&c, now);
         let t_waiting = t.waiting_since.is_some();
         match t.verdict(bounds, &c, now) {
