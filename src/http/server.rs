@@ -377,6 +377,7 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         Routed::Run(call) => call,
     };
     if call.download {
+        app.held.to_download(rq.remote_addr());
         let console = call.principal.log_name().unwrap_or_default();
         let job = Job {
             rq,

@@ -38,7 +38,7 @@
 //! checks (a header line has no length limit of its own). Linux only, like the rest
 //! of the service's file handling.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
@@ -51,14 +51,23 @@ use log::{debug, info, warn};
 /// The connections (by peer address) whose request the service holds: in the
 /// queue, in a worker or a download thread. tiny_http hands out one request of a
 /// connection at a time (`ServerOptions::sequential_requests`), so a peer is held at
-/// most once.
+/// most once. Each says whether it holds a worker (a download thread's does not).
 #[derive(Debug, Default)]
-pub struct Held(Mutex<HashSet<SocketAddr>>);
+pub struct Held(Mutex<HashMap<SocketAddr, bool>>);
 
 impl Held {
     pub fn take(&self, peer: Option<&SocketAddr>) {
         if let Some(peer) = peer {
-            self.lock().insert(*peer);
+            self.lock().insert(*peer, true);
+        }
+    }
+
+    /// The request went on to a download thread: it holds no worker any more.
+    pub fn to_download(&self, peer: Option<&SocketAddr>) {
+        if let Some(peer) = peer {
+            if let Some(worker) = self.lock().get_mut(peer) {
+                *worker = false;
+            }
         }
     }
 
@@ -69,10 +78,10 @@ impl Held {
     }
 
     fn holds(&self, peer: &str) -> bool {
-        peer.parse().is_ok_and(|p| self.lock().contains(&p))
+        peer.parse().is_ok_and(|p| self.lock().contains_key(&p))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<SocketAddr>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, bool>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -180,9 +180,42 @@ impl TestServer {
         Self::spawn(folders, args, Some(bytes))
     }
 
+    /// `start_on` with the process's descriptors limited to `files` (soft and hard).
+    pub fn start_with_open_files_limit(
+        folders: Arc<Folders>,
+        args: &[&str],
+        files: u64,
+    ) -> TestServer {
+        Self::spawn_limited(folders, args, None, Some(files))
+    }
+
     fn spawn(folders: Arc<Folders>, args: &[&str], fsize: Option<u64>) -> TestServer {
+        Self::spawn_limited(folders, args, fsize, None)
+    }
+
+    fn spawn_limited(
+        folders: Arc<Folders>,
+        args: &[&str],
+        fsize: Option<u64>,
+        files: Option<u64>,
+    ) -> TestServer {
         use std::os::unix::process::CommandExt;
         let mut command = Command::new(BIN);
+        if let Some(limit) = files {
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
+            unsafe {
+                command.pre_exec(move || {
+                    let rl = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         if let Some(limit) = fsize {
             // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
             unsafe {

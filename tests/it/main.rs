@@ -39,6 +39,7 @@ mod reliability;
 mod scripts;
 mod shop;
 mod shop_paths;
+mod sockets;
 mod stall;
 mod titles;
 mod trash;
