@@ -21,6 +21,7 @@ use rusqlite::Connection;
 
 use super::auth::Principal;
 use super::router::{self, Call, Routed, Table};
+use super::warden::Place;
 use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
 use crate::error::{Error, Msg};
@@ -266,6 +267,11 @@ fn start_pool(
 /// what follows an ambiguous request on its connection must never run (see
 /// `framing`). Every request goes to the workers, downloads too: a worker checks the
 /// route and the caller before a download thread is taken.
+///
+/// A request whose client has not yet taken all of our previous answer (a client
+/// that pipelines and does not read) waits here, holding no worker, until it has
+/// ([`NotReading`]); one that takes no byte of it for `--write-timeout-secs` is
+/// closed. So a worker only ever writes to a client that was reading.
 fn accept(
     app: &App,
     server: &tiny_http::Server,
@@ -273,42 +279,27 @@ fn accept(
     workers: &crossbeam_channel::Sender<Work>,
 ) {
     let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
+    let mut not_reading = NotReading::default();
     while !stop.load(Ordering::SeqCst) {
-        match server.recv_timeout(Duration::from_millis(200)) {
+        for rq in not_reading.ready(app) {
+            dispatch(app, rq, workers);
+        }
+        let wait = if not_reading.0.is_empty() { 200 } else { 5 };
+        match server.recv_timeout(Duration::from_millis(wait)) {
             Ok(Some(rq)) if poisoned().contains(rq.remote_addr()) => {
                 debug!("dropping a request framed after an ambiguous one");
                 drop(rq.into_writer());
             }
             Ok(Some(rq)) => {
                 // Received whole: from here the request is the service's to answer.
-                app.held.take(rq.remote_addr());
-                let work = match framing::ambiguity(rq.headers()) {
-                    Some(why) => {
-                        if let Some(peer) = rq.remote_addr() {
-                            poisoned().add(*peer);
-                        }
-                        Work::Refuse(rq, why)
+                app.held.at(rq.remote_addr(), Place::Waiting);
+                match unsent(&rq) {
+                    0 => dispatch(app, rq, workers),
+                    _ if not_reading.0.len() >= app.config.queue => {
+                        warn!("too many clients not reading their answers: closing one");
+                        close_unanswered(app, rq);
                     }
-                    None => Work::Serve(rq),
-                };
-                match workers.try_send(work) {
-                    Ok(()) => {}
-                    Err(TrySendError::Full(Work::Refuse(rq, _)))
-                    | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
-                        // No worker to answer it: the connection is shut unanswered
-                        // (its read side first, or dropping it would drain its body).
-                        let unread = body::Unread::of(app.port, &rq);
-                        unread.close_reading();
-                        app.held.release(rq.remote_addr());
-                        drop(rq.into_writer());
-                        unread.close();
-                    }
-                    Err(TrySendError::Full(Work::Serve(rq)))
-                    | Err(TrySendError::Disconnected(Work::Serve(rq))) => {
-                        warn!("every worker is busy and the queue is full: 503");
-                        let reply = Reply::from_error(&Error::overloaded());
-                        respond(app, rq, reply, false);
-                    }
+                    n => not_reading.0.push((rq, n, Instant::now())),
                 }
             }
             Ok(None) => {}
@@ -317,6 +308,101 @@ fn accept(
             Err(e) => warn!("accepting connections failed: {e}; retrying"),
         }
     }
+}
+
+/// Bytes of ours the connection's client has not taken yet (`SIOCOUTQ`: not sent,
+/// or not acknowledged); 0 where it cannot be asked.
+fn unsent(rq: &tiny_http::Request) -> u32 {
+    let Some(fd) = rq.socket_fd() else {
+        return 0;
+    };
+    let mut unsent: libc::c_int = 0;
+    // SAFETY: TIOCOUTQ (SIOCOUTQ on a socket) writes one int; the descriptor is the
+    // request's own socket, open while the request lives.
+    match unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut unsent) } {
+        0 => unsent.max(0) as u32,
+        _ => 0,
+    }
+}
+
+/// Requests whose client has not taken all of our last answer: (the request, the
+/// bytes it had not taken when last seen, since when that count has not fallen).
+#[derive(Default)]
+struct NotReading(Vec<(tiny_http::Request, u32, Instant)>);
+
+impl NotReading {
+    /// The requests whose client has taken everything now. A client that took no
+    /// byte within `--write-timeout-secs` is closed, as a write would have been.
+    fn ready(&mut self, app: &App) -> Vec<tiny_http::Request> {
+        let deadline = app.config.write_timeout;
+        let mut ready = Vec::new();
+        let mut still = Vec::with_capacity(self.0.len());
+        for (rq, before, since) in self.0.drain(..) {
+            match unsent(&rq) {
+                0 => ready.push(rq),
+                now if now < before => still.push((rq, now, Instant::now())),
+                _ if since.elapsed() >= deadline => {
+                    info!("a client took no byte of its answer in {deadline:?}: closed");
+                    close_unanswered(app, rq);
+                }
+                now => still.push((rq, now, since)),
+            }
+        }
+        self.0 = still;
+        ready
+    }
+}
+
+/// Hand a request to the workers: refused at once when every worker is busy and the
+/// queue is full.
+fn dispatch(app: &App, rq: tiny_http::Request, workers: &crossbeam_channel::Sender<Work>) {
+    let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
+    app.held.at(rq.remote_addr(), Place::Worker);
+    let work = match framing::ambiguity(rq.headers()) {
+        Some(why) => {
+            if let Some(peer) = rq.remote_addr() {
+                poisoned().add(*peer);
+            }
+            Work::Refuse(rq, why)
+        }
+        None => Work::Serve(rq),
+    };
+    match workers.try_send(work) {
+        Ok(()) => {}
+        Err(TrySendError::Full(Work::Refuse(rq, _)))
+        | Err(TrySendError::Disconnected(Work::Refuse(rq, _))) => {
+            // No worker to answer it: the connection is shut unanswered.
+            close_unanswered(app, rq);
+        }
+        Err(TrySendError::Full(Work::Serve(rq)))
+        | Err(TrySendError::Disconnected(Work::Serve(rq))) => {
+            warn!("every worker is busy and the queue is full: 503");
+            overloaded(app, rq);
+        }
+    }
+}
+
+/// Answer 503 from the acceptor, which must never wait on a client: a client that
+/// has not taken all of our earlier bytes (one that does not read) is shut instead.
+fn overloaded(app: &App, rq: tiny_http::Request) {
+    match unsent(&rq) {
+        0 => respond(app, rq, Reply::from_error(&Error::overloaded()), false),
+        _ => close_unanswered(app, rq),
+    }
+}
+
+/// Shut a connection without an answer (its read side first, or dropping the request
+/// would drain its body).
+fn close_unanswered(app: &App, rq: tiny_http::Request) {
+    let unread = body::Unread::of(app.port, &rq);
+    unread.close_reading();
+    app.held.release(rq.remote_addr());
+    if let Some(fd) = rq.socket_fd() {
+        // SAFETY: shutdown on the request's own open socket.
+        unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+    }
+    drop(rq.into_writer());
+    unread.close();
 }
 
 /// Answer 400 to a request whose framing is ambiguous and shut its connection before
@@ -342,7 +428,7 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     let _ = response.raw_print(&mut writer, version, &headers, false, None);
     let _ = writer.flush();
     if let Some(peer) = peer {
-        warden::shut(app.port, &peer);
+        warden::shut(app.port, &peer, "ambiguous request framing");
         // What tiny_http frames after this request reaches the acceptor only now that
         // the request is done with: the connection stays poisoned from here on.
         app.poisoned
@@ -377,7 +463,7 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         Routed::Run(call) => call,
     };
     if call.download {
-        app.held.to_download(rq.remote_addr());
+        app.held.at(rq.remote_addr(), Place::Download);
         let console = call.principal.log_name().unwrap_or_default();
         let job = Job {
             rq,

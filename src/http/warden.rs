@@ -48,26 +48,25 @@ use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
 
-/// The connections (by peer address) whose request the service holds: in the
-/// queue, in a worker or a download thread. tiny_http hands out one request of a
-/// connection at a time (`ServerOptions::sequential_requests`), so a peer is held at
-/// most once. Each says whether it holds a worker (a download thread's does not).
+/// The connections (by peer address) whose request the service holds, and where:
+/// waiting for a worker, in a worker, or in a download thread. tiny_http hands out
+/// one request of a connection at a time (`ServerOptions::sequential_requests`), so
+/// a peer is held at most once.
 #[derive(Debug, Default)]
-pub struct Held(Mutex<HashMap<SocketAddr, bool>>);
+pub struct Held(Mutex<HashMap<SocketAddr, Place>>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Waiting,
+    Worker,
+    Download,
+}
 
 impl Held {
-    pub fn take(&self, peer: Option<&SocketAddr>) {
+    /// The request is at `place` now (taken from tiny_http, handed on).
+    pub fn at(&self, peer: Option<&SocketAddr>, place: Place) {
         if let Some(peer) = peer {
-            self.lock().insert(*peer, true);
-        }
-    }
-
-    /// The request went on to a download thread: it holds no worker any more.
-    pub fn to_download(&self, peer: Option<&SocketAddr>) {
-        if let Some(peer) = peer {
-            if let Some(worker) = self.lock().get_mut(peer) {
-                *worker = false;
-            }
+            self.lock().insert(*peer, place);
         }
     }
 
@@ -81,7 +80,7 @@ impl Held {
         peer.parse().is_ok_and(|p| self.lock().contains_key(&p))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, bool>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, Place>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -278,10 +277,10 @@ fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
 /// Shut the connection from `peer` on `port` (both ways, without a reset, so that
 /// what was written to it still goes out). For the acceptor, which must end a
 /// connection tiny_http would go on reading.
-pub fn shut(port: u16, peer: &SocketAddr) {
+pub fn shut(port: u16, peer: &SocketAddr, why: &str) {
     if let Some(fd) = find(port, peer) {
         let _ = socket2::SockRef::from(&fd).shutdown(std::net::Shutdown::Both);
-        info!("connection from {peer} closed: ambiguous request framing");
+        info!("connection from {peer} closed: {why}");
     }
 }
 

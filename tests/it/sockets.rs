@@ -47,14 +47,15 @@ fn from_another_address(addr: &str) -> TcpStream {
 }
 
 /// A socket that pipelines hundreds of requests and never reads once took every
-/// worker; with one request of a connection at a time it holds one, until the write
-/// deadline. Health from another address answers throughout.
+/// worker. Now a request whose client has not taken our last answer waits without a
+/// worker, so twenty such sockets (from another address than the probes') hold none
+/// for long: health answers throughout.
 #[test]
-fn a_socket_that_pipelines_and_never_reads_holds_one_worker_at_most() {
+fn sockets_that_pipeline_and_never_read_hold_no_worker() {
     let s = TestServer::start(&["--workers", "4"]);
     let one = b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(400);
     // From another address of this machine than the probes': 127.0.0.2.
-    let hostile: Vec<TcpStream> = (0..1)
+    let hostile: Vec<TcpStream> = (0..20)
         .map(|_| {
             let mut c = from_another_address(&s.addr);
             c.set_write_timeout(Some(Duration::from_secs(1))).unwrap();
@@ -146,4 +147,70 @@ fn a_burst_past_the_descriptor_limit_never_closes_the_port() {
         "said {said} times:\n{}",
         &log[log.len().saturating_sub(3000)..]
     );
+}
+
+/// A download of `path` on a raw connection with a small receive buffer, so that
+/// what the client does not read stalls the service's writes at once.
+fn download(addr: &str, path: &str, auth: &str) -> TcpStream {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(8 * 1024).unwrap();
+    let to: std::net::SocketAddr = addr.parse().unwrap();
+    sock.connect(&to.into()).unwrap();
+    let mut c: TcpStream = sock.into();
+    let head = format!("GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\n\r\n");
+    c.write_all(head.as_bytes()).unwrap();
+    c
+}
+
+/// Read at about `per_second` bytes a second until `want` bytes came or the
+/// connection ends; the bytes read.
+fn read_at_pace(mut c: TcpStream, per_second: usize, want: usize) -> usize {
+    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let (mut total, mut buf) = (0, vec![0u8; per_second / 20]);
+    let started = Instant::now();
+    loop {
+        match c.read(&mut buf) {
+            Ok(0) | Err(_) => return total,
+            Ok(n) => total += n,
+        }
+        if total >= want {
+            return total;
+        }
+        // Time must pass: this is the reader's pace.
+        let due = Duration::from_secs_f64(total as f64 / per_second as f64);
+        if let Some(wait) = due.checked_sub(started.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+}
+
+/// A console that stops reading mid-download is closed after `--write-timeout-secs`
+/// without a byte taken, and its download thread serves the next console; one that
+/// reads slowly (200 KiB/s) is never cut.
+#[test]
+fn a_download_nobody_reads_ends_at_the_write_deadline_and_a_slow_one_never_does() {
+    let folders = Folders::new();
+    let big = ludotheque::library::synth::pfs0(&[("a.tik".into(), vec![7; 24 << 20])]);
+    std::fs::write(folders.library.join("big[0100000000010000].nsp"), &big).unwrap();
+    let small = ludotheque::library::synth::pfs0(&[("a.tik".into(), vec![9; 1 << 20])]);
+    std::fs::write(folders.library.join("small[0100000000020000].nsp"), &small).unwrap();
+    folders.scan();
+    let password = folders.add_console("salon");
+    let auth = crate::harness::basic("salon", &password);
+    let args = ["--write-timeout-secs", "1", "--shop-downloads-total", "1"];
+    let s = TestServer::start_on(folders.clone(), &args);
+    let stalled = download(&s.addr, "/shop/files/big%5B0100000000010000%5D.nsp", &auth);
+    // Time must pass: the stalled download fills the buffers and its deadline runs.
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let slow = download(
+        &s.addr,
+        "/shop/files/small%5B0100000000020000%5D.nsp",
+        &auth,
+    );
+    // Only once the stalled download's thread is free can this one start at all.
+    let read = read_at_pace(slow, 200 * 1024, small.len() + 100);
+    assert!(read > small.len(), "cut after {read} bytes");
+    eprintln!("the slow download took {:?}", started.elapsed());
+    drop(stalled);
 }

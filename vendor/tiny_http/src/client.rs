@@ -39,6 +39,9 @@ pub struct ClientConnection {
 
     // set when a write to the socket failed: a response was cut short
     write_failed: Arc<AtomicBool>,
+
+    // the socket's descriptor, lent to each request for queries (see `Request::socket_fd`)
+    socket_fd: Option<i32>,
 }
 
 /// Error that can happen when reading a request.
@@ -60,6 +63,7 @@ impl ClientConnection {
         let remote_addr = read_socket.peer_addr();
         let secure = read_socket.secure();
         let write_failed = read_socket.write_failed();
+        let socket_fd = write_socket.raw_fd();
 
         let mut source = SequentialReaderBuilder::new(BufReader::with_capacity(1024, read_socket));
         let first_header = source.next().unwrap();
@@ -72,6 +76,7 @@ impl ClientConnection {
             no_more_requests: false,
             secure,
             write_failed,
+            socket_fd,
         }
     }
 
@@ -170,6 +175,9 @@ impl ClientConnection {
                 }
             }
         })?;
+
+        let mut request = request;
+        request.socket_fd = self.socket_fd;
 
         // return the request
         Ok(request)

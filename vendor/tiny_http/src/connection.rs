@@ -103,7 +103,10 @@ impl Connection {
         }
     }
 
-    pub(crate) fn set_write_timeout(&self, dur: Option<std::time::Duration>) -> std::io::Result<()> {
+    pub(crate) fn set_write_timeout(
+        &self,
+        dur: Option<std::time::Duration>,
+    ) -> std::io::Result<()> {
         match self {
             Self::Tcp(s) => s.set_write_timeout(dur),
             #[cfg(unix)]

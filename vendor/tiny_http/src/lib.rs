@@ -329,104 +329,88 @@ impl Server {
             let tasks_pool = util::TaskPool::new();
 
             let mut errors = AcceptErrors::default();
-            // connections closed at once for a descriptor above `max_fd`, logged once per run
-            let mut refused: u64 = 0;
-            let refuse = |fd: Option<i32>, refused: &mut u64| match (fd, options.max_fd) {
-                (Some(fd), Some(max)) if fd > max => {
-                    if *refused == 0 {
-                        log::warn!("Refusing new clients: descriptor {} above max_fd {}", fd, max);
-                    }
-                    *refused += 1;
-                    true
-                }
-                _ => false,
-            };
 
             log::debug!("Running accept thread");
             while !inside_close_trigger.load(Relaxed) {
-                let sock = match server.accept() {
-                    Ok((sock, _)) => sock,
-                    // the client went away before being accepted
-                    Err(ref e) if e.kind() == IoErrorKind::ConnectionAborted => continue,
-                    Err(e) => {
-                        errors.failed(e, &inside_messages);
-                        continue;
-                    }
-                };
-
-                // keeping a reserve of descriptors: `sock` is closed at once
-                if refuse(sock.raw_fd(), &mut refused) {
-                    continue;
-                }
-
-                if let Some(timeout) = options.write_timeout {
-                    if let Err(e) = sock.set_write_timeout(Some(timeout)) {
-                        errors.failed(e, &inside_messages);
-                        continue;
-                    }
-                }
-
-                use util::RefinedTcpStream;
-                let streams = match ssl {
-                    None => RefinedTcpStream::new(sock),
-                    #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
-                    Some(ref ssl) => {
-                        // trying to apply SSL over the connection
-                        // if an error occurs, we just close the socket and resume listening
-                        let sock = match ssl.accept(sock) {
-                            Ok(s) => s,
-                            Err(_) => continue,
-                        };
-
-                        RefinedTcpStream::new(sock)
-                    }
-                    #[cfg(not(any(feature = "ssl-openssl", feature = "ssl-rustls")))]
-                    Some(ref _ssl) => unreachable!(),
-                };
-                let (read_closable, write_closable) = match streams {
-                    Ok(streams) => streams,
-                    // no descriptor left to duplicate the socket: same as failing to accept
-                    Err(e) => {
-                        errors.failed(e, &inside_messages);
-                        continue;
-                    }
-                };
-                // nor its duplicate (the read half)
-                if refuse(read_closable.raw_fd(), &mut refused) {
-                    continue;
-                }
-
-                errors.succeeded();
-                if refused > 0 {
-                    log::info!("Accepting new clients again after refusing {}", refused);
-                    refused = 0;
-                }
-
-                let client = ClientConnection::new(write_closable, read_closable);
-                let messages = inside_messages.clone();
-                let sequential = options.sequential_requests;
-                let mut client = Some(client);
-                tasks_pool.spawn(Box::new(move || {
-                    if let Some(client) = client.take() {
-                        // One request at a time (needed for HTTPS to avoid a deadlock):
-                        // the next request is read once this one's response is written.
-                        if sequential || client.secure() {
-                            for rq in client {
-                                let (sender, receiver) = mpsc::channel();
-                                messages.push(rq.with_notify_sender(sender).into());
-                                // Err: the request was dropped without finishing its
-                                // response (a panic while writing it): close the connection
-                                if receiver.recv().is_err() {
-                                    break;
-                                }
-                            }
-                        } else {
-                            for rq in client {
-                                messages.push(rq.into());
+                let new_client = match server.accept() {
+                    Ok((sock, _)) => {
+                        use util::RefinedTcpStream;
+                        // keeping a reserve of descriptors: `sock` is closed at once
+                        if errors.refuse(sock.raw_fd(), options.max_fd) {
+                            continue;
+                        }
+                        if let Some(timeout) = options.write_timeout {
+                            if let Err(e) = sock.set_write_timeout(Some(timeout)) {
+                                errors.failed(e, &inside_messages);
+                                continue;
                             }
                         }
+                        let streams = match ssl {
+                            None => RefinedTcpStream::new(sock),
+                            #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
+                            Some(ref ssl) => {
+                                // trying to apply SSL over the connection
+                                // if an error occurs, we just close the socket and resume listening
+                                let sock = match ssl.accept(sock) {
+                                    Ok(s) => s,
+                                    Err(_) => continue,
+                                };
+
+                                RefinedTcpStream::new(sock)
+                            }
+                            #[cfg(not(any(feature = "ssl-openssl", feature = "ssl-rustls")))]
+                            Some(ref _ssl) => unreachable!(),
+                        };
+
+                        match streams {
+                            // nor its duplicate (the read half)
+                            Ok((read, _)) if errors.refuse(read.raw_fd(), options.max_fd) => {
+                                continue
+                            }
+                            Ok((read_closable, write_closable)) => {
+                                Ok(ClientConnection::new(write_closable, read_closable))
+                            }
+                            // no descriptor left to duplicate the socket
+                            Err(e) => Err(e),
+                        }
                     }
-                }));
+                    // the client went away before being accepted
+                    Err(ref e) if e.kind() == IoErrorKind::ConnectionAborted => continue,
+                    Err(e) => Err(e),
+                };
+
+                match new_client {
+                    Ok(client) => {
+                        errors.succeeded();
+                        let messages = inside_messages.clone();
+                        let sequential = options.sequential_requests;
+                        let mut client = Some(client);
+                        tasks_pool.spawn(Box::new(move || {
+                            if let Some(client) = client.take() {
+                                // One request at a time (needed for HTTPS to avoid a deadlock):
+                                // the next one is read once this one's response is written
+                                if sequential || client.secure() {
+                                    for rq in client {
+                                        let (sender, receiver) = mpsc::channel();
+                                        messages.push(rq.with_notify_sender(sender).into());
+                                        // Err: the request was dropped without finishing its
+                                        // response (a panic while writing it): close
+                                        if receiver.recv().is_err() {
+                                            break;
+                                        }
+                                    }
+                                } else {
+                                    for rq in client {
+                                        messages.push(rq.into());
+                                    }
+                                }
+                            }
+                        }));
+                    }
+
+                    // retried, with a back-off: the accept thread never ends on an error
+                    Err(e) => errors.failed(e, &inside_messages),
+                }
             }
             log::debug!("Terminating accept thread");
         });
@@ -511,32 +495,57 @@ impl Iterator for IncomingRequests<'_> {
     }
 }
 
-/// A run of failures of the accept loop (EMFILE, ENFILE, ENOBUFS...): like Go's net/http,
-/// wait 5 ms, doubling up to 1 s, and try again; report the first failure of the run (log
-/// and `recv()`) and its end (log).
+/// The accept loop's runs of failures (EMFILE, ENFILE, ENOBUFS...) and of refusals
+/// (`max_fd`), each logged at its start and at its end, once.
 #[derive(Default)]
 struct AcceptErrors {
-    count: u64,
+    failed: u64,
     delay: Duration,
+    refused: u64,
 }
 
 impl AcceptErrors {
+    /// Like Go's net/http: wait 5 ms, doubling up to 1 s, and try again. The first failure
+    /// of a run is also handed to `recv()`.
     fn failed(&mut self, e: IoError, messages: &MessagesQueue<Message>) {
-        if self.count == 0 {
+        if self.failed == 0 {
             log::error!("Error accepting new client: {}; retrying", e);
             messages.push(e.into());
         }
-        self.count += 1;
+        self.failed += 1;
         self.delay = (self.delay * 2).clamp(Duration::from_millis(5), Duration::from_secs(1));
         thread::sleep(self.delay);
     }
 
-    fn succeeded(&mut self) {
-        if self.count > 0 {
-            log::info!("Accepting new clients again after {} errors", self.count);
+    /// Whether a new connection's descriptor is above `max_fd` (it is then closed, unserved).
+    fn refuse(&mut self, fd: Option<i32>, max_fd: Option<i32>) -> bool {
+        match (fd, max_fd) {
+            (Some(fd), Some(max)) if fd > max => {
+                if self.refused == 0 {
+                    log::warn!(
+                        "Refusing new clients: descriptor {} above max_fd {}",
+                        fd,
+                        max
+                    );
+                }
+                self.refused += 1;
+                true
+            }
+            _ => false,
         }
-        self.count = 0;
-        self.delay = Duration::from_secs(0);
+    }
+
+    fn succeeded(&mut self) {
+        if self.failed > 0 {
+            log::info!("Accepting new clients again after {} errors", self.failed);
+        }
+        if self.refused > 0 {
+            log::info!(
+                "Accepting new clients again after refusing {}",
+                self.refused
+            );
+        }
+        *self = AcceptErrors::default();
     }
 }
 

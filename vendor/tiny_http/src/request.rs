@@ -60,6 +60,9 @@ pub struct Request {
 
     remote_addr: Option<SocketAddr>,
 
+    // the connection's socket descriptor (plain HTTP on Unix), for queries only
+    pub(crate) socket_fd: Option<i32>,
+
     // true if HTTPS, false if HTTP
     secure: bool,
 
@@ -242,6 +245,7 @@ where
         body_length: content_length,
         must_send_continue: expects_continue,
         notify_when_responded: None,
+        socket_fd: None,
     })
 }
 
@@ -295,6 +299,14 @@ impl Request {
     #[inline]
     pub fn remote_addr(&self) -> Option<&SocketAddr> {
         self.remote_addr.as_ref()
+    }
+
+    /// The descriptor of the connection's socket (plain HTTP on Unix), for the
+    /// application to ask the kernel about it (bytes not yet taken by the client, with
+    /// `SIOCOUTQ`; `TCP_INFO`), never to read, write or close it. `None` for HTTPS and
+    /// for requests made by hand. Valid while the `Request` lives.
+    pub fn socket_fd(&self) -> Option<i32> {
+        self.socket_fd
     }
 
     /// Sends a response with a `Connection: upgrade` header, then turns the `Request` into a `Stream`.
