@@ -169,7 +169,8 @@ pub struct GlobalArgs {
     )]
     pub organize_template: String,
     /// The console keys file: prod.keys, dumped from your own console with
-    /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys].
+    /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys, which must be
+    /// the file itself: a symbolic link there is refused unread].
     #[arg(long, global = true, env = "LUDOTHEQUE_KEYS", value_name = "FILE")]
     pub keys: Option<PathBuf>,
     /// `--library` or its variable was given (not its default): set by `cli::parse`.
