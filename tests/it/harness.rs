@@ -201,7 +201,9 @@ impl TestServer {
     ) -> TestServer {
         use std::os::unix::process::CommandExt;
         let mut command = Command::new(BIN);
-        if let Some(limit) = files {
+        let limits = [(libc::RLIMIT_NOFILE, files), (libc::RLIMIT_FSIZE, fsize)];
+        for (resource, limit) in limits {
+            let Some(limit) = limit else { continue };
             // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
             unsafe {
                 command.pre_exec(move || {
@@ -209,22 +211,7 @@ impl TestServer {
                         rlim_cur: limit,
                         rlim_max: limit,
                     };
-                    if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
-        if let Some(limit) = fsize {
-            // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child.
-            unsafe {
-                command.pre_exec(move || {
-                    let rl = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    if libc::setrlimit(libc::RLIMIT_FSIZE, &rl) != 0 {
+                    if libc::setrlimit(resource, &rl) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
                     Ok(())
