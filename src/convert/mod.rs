@@ -92,8 +92,10 @@ pub fn planned_size(root: &Path, key: &LibraryKey) -> Result<u64, FormatError> {
 /// [`planned_size`]; a file whose headers are damaged is flagged damaged with the
 /// reason (it then leaves the files to convert and verify) and counts 0.
 pub fn planned_or_flagged(db: &Connection, root: &Path, key: &LibraryKey) -> u64 {
-    match planned_size(root, key) {
+    match containers::guard(|| planned_size(root, key)).and_then(|planned| planned) {
         Ok(size) => size,
+        // A read that failed (a disk or a share's hiccup) says nothing of the file.
+        Err(e) if e.0 == containers::READ_FAILED => 0,
         Err(e) => {
             log::warn!("{key}: not planned, damaged: {e}");
             let why = Msg::FileDamaged { detail: e.0 };

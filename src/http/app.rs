@@ -40,6 +40,9 @@ pub struct App {
     pub titles: crate::titles::listing::TitleLists,
     /// The shop's downloads, waiting or running, per console.
     pub downloads: Arc<super::downloads::Downloads<super::server::Job>>,
+    /// The answers too large to write from a worker, shared fairly between client
+    /// networks (`server::respond`).
+    pub writers: Arc<super::downloads::Downloads<super::server::Answer>>,
     /// The request bodies being read, per client (see `body`).
     pub bodies: super::body::Bodies,
     /// The decompressed size of the files to convert, at one library generation: it
@@ -61,6 +64,11 @@ impl App {
             downloads: Arc::new(super::downloads::Downloads::new(
                 config.shop_downloads,
                 config.shop_downloads_total,
+            )),
+            // As many writers as workers, half of them for one client network.
+            writers: Arc::new(super::downloads::Downloads::new(
+                (config.workers / 2).max(1),
+                config.workers,
             )),
             config,
             jobs,

@@ -43,6 +43,7 @@ pub fn run(
     let (workers, queue) = (app.config.workers, app.config.queue);
     let workers = start_pool(app, table, "worker", workers, queue)?;
     let downloads = start_downloads(app, app.config.shop_downloads_total)?;
+    let writers = start_writers(app, app.config.workers)?;
     let bounds = warden_bounds(&app.config, addr, &app.held);
     let warden = warden::start(bounds, Arc::clone(stop))?;
     accept(app, server, stop, &workers.0);
@@ -60,6 +61,13 @@ pub fn run(
     }
     for d in downloads {
         let _ = d.join();
+    }
+    // Answers still waiting for a writer are not written: their clients were slow.
+    for answer in app.writers.close() {
+        close_unanswered(app, answer.rq);
+    }
+    for w in writers {
+        let _ = w.join();
     }
     Ok(())
 }
@@ -90,9 +98,12 @@ pub fn listen(config: &Config) -> Result<tiny_http::Server, Error> {
     options.sequential_requests = true;
     options.write_timeout = Some(config.write_timeout);
     // Descriptors are numbered lowest first: a socket numbered this high means the
-    // process is nearly out of them.
-    options.max_fd = raise_open_files_limit()
-        .map(|limit| limit.saturating_sub(1 + RESERVED_FDS).min(i32::MAX as u64) as i32);
+    // process is nearly out of them. Each connection holds two, and the warden a
+    // third for a moment at each check: connections may have two thirds of the rest.
+    options.max_fd = raise_open_files_limit().map(|limit| {
+        let room = limit.saturating_sub(1 + RESERVED_FDS) / 3 * 2;
+        room.min(i32::MAX as u64) as i32
+    });
     tiny_http::Server::from_listener_with_options(listener, None, options).map_err(|e| cannot(&e))
 }
 
@@ -110,8 +121,9 @@ fn warden_bounds(
 ) -> warden::Bounds {
     let mut max_connections = config.max_connections;
     if let Some(limit) = raise_open_files_limit() {
-        // Each connection holds two descriptors (tiny_http's read and write halves).
-        let room = (limit.saturating_sub(RESERVED_FDS) / 2).max(1) as usize;
+        // Each connection holds two descriptors (tiny_http's read and write halves),
+        // and the warden a duplicate of one while it checks them.
+        let room = (limit.saturating_sub(RESERVED_FDS) / 3).max(1) as usize;
         if room < max_connections {
             warn!("only {limit} open files allowed: at most {room} connections");
             max_connections = room;
@@ -231,6 +243,29 @@ fn start_downloads(
     Ok(handles)
 }
 
+/// The answer writers, `writer-N`, each writing the next large answer whose client
+/// network is under its share.
+fn start_writers(
+    app: &Arc<App>,
+    threads: usize,
+) -> Result<Vec<std::thread::JoinHandle<()>>, Error> {
+    let mut handles = Vec::with_capacity(threads);
+    for i in 0..threads {
+        let app = Arc::clone(app);
+        handles.push(
+            std::thread::Builder::new()
+                .name(format!("writer-{i}"))
+                .spawn(move || {
+                    while let Some((running, answer)) = app.writers.next() {
+                        write_answer(&app, answer);
+                        drop(running);
+                    }
+                })?,
+        );
+    }
+    Ok(handles)
+}
+
 /// `threads` threads named `name-N`, fed by a queue of `queue` requests.
 fn start_pool(
     app: &Arc<App>,
@@ -270,8 +305,7 @@ fn start_pool(
 ///
 /// A request whose client has not yet taken all of our previous answer (a client
 /// that pipelines and does not read) waits here, holding no worker, until it has
-/// ([`NotReading`]); one that takes no byte of it for `--write-timeout-secs` is
-/// closed. So a worker only ever writes to a client that was reading.
+/// ([`Parked`]); one that takes no byte of it for `--write-timeout-secs` is closed.
 fn accept(
     app: &App,
     server: &tiny_http::Server,
@@ -279,12 +313,12 @@ fn accept(
     workers: &crossbeam_channel::Sender<Work>,
 ) {
     let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
-    let mut not_reading = NotReading::default();
+    let mut parked = Parked::default();
     while !stop.load(Ordering::SeqCst) {
-        for rq in not_reading.ready(app) {
+        for rq in parked.ready(app) {
             dispatch(app, rq, workers);
         }
-        let wait = if not_reading.0.is_empty() { 200 } else { 5 };
+        let wait = if parked.0.is_empty() { 200 } else { 5 };
         match server.recv_timeout(Duration::from_millis(wait)) {
             Ok(Some(rq)) if poisoned().contains(rq.remote_addr()) => {
                 debug!("dropping a request framed after an ambiguous one");
@@ -295,11 +329,11 @@ fn accept(
                 app.held.at(rq.remote_addr(), Place::Waiting);
                 match unsent(&rq) {
                     0 => dispatch(app, rq, workers),
-                    _ if not_reading.0.len() >= app.config.queue => {
-                        warn!("too many clients not reading their answers: closing one");
+                    _ if parked.0.len() >= app.config.queue => {
+                        warn!("too many clients do not read their answers: closing one");
                         close_unanswered(app, rq);
                     }
-                    n => not_reading.0.push((rq, n, Instant::now())),
+                    n => parked.0.push((rq, n, Instant::now())),
                 }
             }
             Ok(None) => {}
@@ -308,6 +342,19 @@ fn accept(
             Err(e) => warn!("accepting connections failed: {e}; retrying"),
         }
     }
+    // Stopping: what still waits is closed, never answered from here.
+    for (rq, ..) in parked.0.drain(..) {
+        close_unanswered(app, rq);
+    }
+}
+
+/// The client network a request comes from (`auth::client_net`), as the answer
+/// writers' share is counted.
+fn net_of(rq: &tiny_http::Request) -> String {
+    let ip = rq
+        .remote_addr()
+        .map_or(std::net::Ipv4Addr::UNSPECIFIED.into(), |p| p.ip());
+    super::auth::client_net(ip).to_string()
 }
 
 /// Bytes of ours the connection's client has not taken yet (`SIOCOUTQ`: not sent,
@@ -325,12 +372,12 @@ fn unsent(rq: &tiny_http::Request) -> u32 {
     }
 }
 
-/// Requests whose client has not taken all of our last answer: (the request, the
-/// bytes it had not taken when last seen, since when that count has not fallen).
+/// Requests whose client has not taken all of our last answer: the request, the
+/// bytes it had not taken when last seen, since when that count has not fallen.
 #[derive(Default)]
-struct NotReading(Vec<(tiny_http::Request, u32, Instant)>);
+struct Parked(Vec<(tiny_http::Request, u32, Instant)>);
 
-impl NotReading {
+impl Parked {
     /// The requests whose client has taken everything now. A client that took no
     /// byte within `--write-timeout-secs` is closed, as a write would have been.
     fn ready(&mut self, app: &App) -> Vec<tiny_http::Request> {
@@ -394,15 +441,21 @@ fn overloaded(app: &App, rq: tiny_http::Request) {
 /// Shut a connection without an answer (its read side first, or dropping the request
 /// would drain its body).
 fn close_unanswered(app: &App, rq: tiny_http::Request) {
-    let unread = body::Unread::of(app.port, &rq);
-    unread.close_reading();
     app.held.release(rq.remote_addr());
-    if let Some(fd) = rq.socket_fd() {
-        // SAFETY: shutdown on the request's own open socket.
-        unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+    match rq.socket_fd() {
+        Some(fd) => {
+            // SAFETY: shutdown on the request's own open socket: dropping the request
+            // then drains nothing and writes nothing that could wait.
+            unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+            drop(rq.into_writer());
+        }
+        None => {
+            let unread = body::Unread::of(app.port, &rq);
+            unread.close_reading();
+            drop(rq.into_writer());
+            unread.close();
+        }
     }
-    drop(rq.into_writer());
-    unread.close();
 }
 
 /// Answer 400 to a request whose framing is ambiguous and shut its connection before
@@ -556,10 +609,23 @@ fn finish(
     );
 }
 
+/// Answers larger than this go to the answer writers: a worker never waits on a
+/// client that reads slowly (a tiny window, a byte now and then), and such clients
+/// hold at most their network's share of the writers (`downloads::Downloads`).
+const SMALL_ANSWER: usize = 4096;
+
+/// An answer handed to the writers: the request, its reply, what is left unread.
+pub struct Answer {
+    rq: tiny_http::Request,
+    reply: Reply,
+    unread: Option<body::Unread>,
+}
+
 /// Write the reply. A body still on the socket that was not read (refused, ignored,
 /// or past its budget) is passed over if it is small and already there; otherwise the
 /// connection's read side is shut first, so that tiny_http's drain of it ends at
-/// once, and the connection is closed after the answer.
+/// once, and the connection is closed after the answer. A large reply in memory is
+/// written by the answer writers (a download's stream is on its own thread already).
 /// (tiny_http writes no `Connection` header of ours: the client sees the close.)
 fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool) {
     let unread = (!body_read && body::pending(&rq))
@@ -568,11 +634,24 @@ fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool)
     if let Some(unread) = &unread {
         unread.close_reading();
     }
+    let answer = Answer { rq, reply, unread };
+    if answer.reply.stream.is_some() || answer.reply.body.len() <= SMALL_ANSWER {
+        return write_answer(app, answer);
+    }
+    let net = net_of(&answer.rq);
+    if let Err(answer) = app.writers.submit(&net, answer) {
+        warn!("{net} has too many answers waiting to be written: closing one");
+        close_unanswered(app, answer.rq);
+    }
+}
+
+fn write_answer(app: &App, answer: Answer) {
+    let Answer { rq, reply, unread } = answer;
     let peer = rq.remote_addr().copied();
     if let Err(e) = rq.respond(reply.into_tiny()) {
         debug!("the client left before the response was written: {e}");
     }
-    app.held.release(peer.as_ref());
+    app.held.answered(peer.as_ref());
     if let Some(unread) = unread {
         unread.close();
     }

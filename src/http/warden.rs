@@ -57,7 +57,9 @@ pub struct Held(Mutex<HashMap<SocketAddr, Place>>);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
+    /// Taken from tiny_http, not yet in a worker (queued, or its client not reading).
     Waiting,
+    /// In a worker, or its answer with the answer writers.
     Worker,
     Download,
 }
@@ -73,6 +75,17 @@ impl Held {
     pub fn release(&self, peer: Option<&SocketAddr>) {
         if let Some(peer) = peer {
             self.lock().remove(peer);
+        }
+    }
+
+    /// [`Held::release`] once an answer is written: the connection's next request may
+    /// already be `Waiting` (tiny_http read it when the answer was done), and stays.
+    pub fn answered(&self, peer: Option<&SocketAddr>) {
+        if let Some(peer) = peer {
+            let mut held = self.lock();
+            if held.get(peer).is_some_and(|p| *p != Place::Waiting) {
+                held.remove(peer);
+            }
         }
     }
 
@@ -209,7 +222,9 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
             // Its request was received whole: the clock starts again once it is answered.
             (t.answered, t.waiting_since, t.last_activity) = (c.received, None, now);
             (t.received, t.acked) = (c.received, c.acked);
-            open.push((t.last_activity, c));
+            // Its unread bytes are a next request that tiny_http reads once this one
+            // is answered: nothing for `wake_stalled` to wake.
+            open.push((t.last_activity, Conn { unread: 0, ..c }));
             continue;
         }
         t.update(&c, now);

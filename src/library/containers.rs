@@ -120,6 +120,9 @@ impl Budget {
     }
 }
 
+/// The reason of a read that failed for the disk's sake, not the file's.
+pub const READ_FAILED: &str = "the file could not be read";
+
 /// Read exactly `len` bytes at `offset`.
 pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec<u8>, FormatError> {
     let mut buf = vec![0; len];
@@ -127,7 +130,7 @@ pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec
         .and_then(|_| r.read_exact(&mut buf))
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-            _ => bad("the file could not be read"),
+            _ => bad(READ_FAILED),
         })?;
     Ok(buf)
 }
@@ -522,7 +525,8 @@ fn read_block_header<R: Read + Seek>(
     if count != expected {
         return Err(bad("the NCZ block count does not match the declared size"));
     }
-    if 0x18 + 4 * count > limit - at || 4 * count > MAX_HEADER {
+    // The file's budget bounds the table: a real 32 GiB game in 16 KiB blocks has 8 MiB.
+    if 0x18 + 4 * count > limit - at || 4 * count > MAX_HEADER_BYTES {
         return Err(bad("the NCZ block table runs past the end of the file"));
     }
     // Its blocks are counted as the bytes of their table: a real game's run to the

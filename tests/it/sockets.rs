@@ -214,3 +214,69 @@ fn a_download_nobody_reads_ends_at_the_write_deadline_and_a_slow_one_never_does(
     eprintln!("the slow download took {:?}", started.elapsed());
     drop(stalled);
 }
+
+/// Clients that read their answer a few bytes at a time (a tiny receive window, a
+/// read now and then: each write moves, so no write deadline ends it) once kept the
+/// workers writing to them. A large answer is written by the answer writers, and one
+/// client network holds half of those at most: health from elsewhere answers.
+#[test]
+fn clients_that_read_a_few_bytes_at_a_time_hold_no_worker() {
+    let s = TestServer::start(&["--workers", "4"]);
+    let slow: Vec<_> = (0..8)
+        .map(|_| {
+            let sock =
+                socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+            sock.set_recv_buffer_size(1).unwrap();
+            // Small segments: the answer takes more of the service's send buffer than
+            // its bytes, so it cannot all wait there.
+            let mss: libc::c_int = 100;
+            // SAFETY: TCP_MAXSEG reads one int from the pointer given.
+            unsafe {
+                let fd = std::os::fd::AsRawFd::as_raw_fd(&sock);
+                let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+                libc::setsockopt(
+                    fd,
+                    libc::IPPROTO_TCP,
+                    libc::TCP_MAXSEG,
+                    (&mss as *const libc::c_int).cast(),
+                    size,
+                );
+            }
+            let local: std::net::SocketAddr = "127.0.0.2:0".parse().unwrap();
+            sock.bind(&local.into()).unwrap();
+            let to: std::net::SocketAddr = s.addr.parse().unwrap();
+            sock.connect(&to.into()).unwrap();
+            let mut c: TcpStream = sock.into();
+            c.write_all(b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n")
+                .unwrap();
+            c
+        })
+        .collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = slow
+        .into_iter()
+        .map(|mut c| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 64];
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    // Time must pass: this client's pace is a read now and then.
+                    std::thread::sleep(Duration::from_millis(700));
+                    if c.read(&mut buf).is_err() {
+                        break;
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let times = probe_health(&s.addr, 20);
+    eprintln!(
+        "health beside 8 slow readers: median {:?}, slowest {:?}",
+        times[10], times[19]
+    );
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for r in readers {
+        let _ = r.join();
+    }
+}
