@@ -2,7 +2,8 @@
 //! from 127.0.0.1, each probe on a new connection, and a console downloading at
 //! 200 KiB/s, first with nothing else, then beside 20 sockets from 127.0.0.2 that
 //! pipeline 400 requests each and never read, then beside 20 that trickle a request
-//! a byte at a time. Each row prints health's p50, p99 and slowest (a probe
+//! a byte at a time, then beside 20 that read their answers a few bytes at a time
+//! through a tiny window. Each row prints health's p50, p99 and slowest (a probe
 //! unanswered in 2 s counts as 2 s), the download's speed, and the service's peak
 //! private memory (RssAnon). The rows with no hostile socket are each row's bound.
 //!
@@ -48,6 +49,8 @@ fn main() {
         ("20 pipelining, no read", Hostile::Pipelining),
         ("none", Hostile::None),
         ("20 trickling requests", Hostile::Trickling),
+        ("none", Hostile::None),
+        ("20 reading a byte a time", Hostile::SlowReading),
     ] {
         let stop = Arc::new(AtomicBool::new(false));
         let attackers = hostile.start(&addr, &stop);
@@ -101,6 +104,8 @@ enum Hostile {
     None,
     Pipelining,
     Trickling,
+    /// A tiny window and small segments, a few bytes read every 700 ms.
+    SlowReading,
 }
 
 impl Hostile {
@@ -113,7 +118,8 @@ impl Hostile {
             .map(|_| {
                 let (addr, stop) = (addr.to_string(), Arc::clone(stop));
                 std::thread::spawn(move || {
-                    let Some(mut c) = from_another_address(&addr) else {
+                    let slow = matches!(self, Hostile::SlowReading);
+                    let Some(mut c) = from_another_address(&addr, slow) else {
                         return;
                     };
                     let _ = c.set_write_timeout(Some(Duration::from_secs(1)));
@@ -123,6 +129,14 @@ impl Hostile {
                             let _ = c.write_all(&one.repeat(400));
                             while !stop.load(Ordering::SeqCst) {
                                 std::thread::sleep(Duration::from_millis(50));
+                            }
+                        }
+                        Hostile::SlowReading => {
+                            let one = b"GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n";
+                            let _ = c.write_all(&one.repeat(10));
+                            let mut buf = [0u8; 64];
+                            while !stop.load(Ordering::SeqCst) && c.read(&mut buf).is_ok() {
+                                std::thread::sleep(Duration::from_millis(700));
                             }
                         }
                         _ => {
@@ -139,8 +153,19 @@ impl Hostile {
     }
 }
 
-fn from_another_address(addr: &str) -> Option<TcpStream> {
+fn from_another_address(addr: &str, slow: bool) -> Option<TcpStream> {
     let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).ok()?;
+    if slow {
+        sock.set_recv_buffer_size(1).ok()?;
+        let mss: libc::c_int = 100;
+        // SAFETY: TCP_MAXSEG reads one int from the pointer given.
+        unsafe {
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&sock);
+            let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            let mss_ptr = (&mss as *const libc::c_int).cast();
+            libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_MAXSEG, mss_ptr, size);
+        }
+    }
     let local: std::net::SocketAddr = "127.0.0.2:0".parse().ok()?;
     sock.bind(&local.into()).ok()?;
     let to: std::net::SocketAddr = addr.parse().ok()?;

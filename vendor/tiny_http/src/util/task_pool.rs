@@ -82,7 +82,9 @@ impl TaskPool {
     fn add_thread(&self, initial_fn: Option<Box<dyn FnMut() + Send>>) {
         let sharing = self.sharing.clone();
 
-        thread::spawn(move || {
+        // Out of threads (a limit on processes, memory): the task is dropped, which closes
+        // its connection, rather than a panic that would end the accept loop.
+        let spawned = thread::Builder::new().spawn(move || {
             let sharing = sharing;
             let _active_guard = Registration::new(&sharing.active_tasks);
 
@@ -126,6 +128,9 @@ impl TaskPool {
                 task();
             }
         });
+        if let Err(e) = spawned {
+            log::error!("No thread for a new connection ({}): closing it", e);
+        }
     }
 }
 
