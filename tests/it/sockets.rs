@@ -138,7 +138,11 @@ fn a_burst_past_the_descriptor_limit_never_closes_the_port() {
             "the port stays closed"
         );
     };
-    assert!(closed.elapsed() < Duration::from_secs(2), "{answered:?}");
+    eprintln!(
+        "health answered {:?} after the close, in {answered:?}",
+        closed.elapsed()
+    );
+    assert!(closed.elapsed() < Duration::from_secs(1), "{answered:?}");
     let log = s.output();
     let said = log.matches("accepting connections failed").count()
         + log.matches("Refusing new clients").count();
