@@ -65,10 +65,12 @@ impl App {
                 config.shop_downloads,
                 config.shop_downloads_total,
             )),
-            // As many writers as workers, half of them for one client network.
-            writers: Arc::new(super::downloads::Downloads::new(
+            // As many writers as workers, half of them for one client network; as many
+            // answers may wait as requests may (one per connection at most).
+            writers: Arc::new(super::downloads::Downloads::with_queues(
                 (config.workers / 2).max(1),
-                config.workers,
+                config.queue,
+                config.queue,
             )),
             config,
             jobs,

@@ -52,6 +52,13 @@ pub struct Running<J> {
 impl<J> Downloads<J> {
     /// `share` downloads per console, for `threads` download threads.
     pub fn new(share: usize, threads: usize) -> Self {
+        let share = share.max(1);
+        Self::with_queues(share, share * QUEUE_PER_SHARE, threads.max(1) * QUEUE_PER_SHARE)
+    }
+
+    /// `share` jobs running per client, `queue` waiting per client and `queue_total`
+    /// in all.
+    pub fn with_queues(share: usize, queue: usize, queue_total: usize) -> Self {
         Downloads {
             state: Mutex::new(State {
                 consoles: HashMap::new(),
@@ -61,8 +68,8 @@ impl<J> Downloads<J> {
             }),
             changed: Condvar::new(),
             share: share.max(1),
-            queue: share.max(1) * QUEUE_PER_SHARE,
-            queue_total: threads.max(1) * QUEUE_PER_SHARE,
+            queue,
+            queue_total,
         }
     }
 

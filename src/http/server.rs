@@ -638,10 +638,9 @@ fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool)
     if answer.reply.stream.is_some() || answer.reply.body.len() <= SMALL_ANSWER {
         return write_answer(app, answer);
     }
-    let net = net_of(&answer.rq);
-    if let Err(answer) = app.writers.submit(&net, answer) {
-        warn!("{net} has too many answers waiting to be written: closing one");
-        close_unanswered(app, answer.rq);
+    // Past the writers' queue (as long as the request queue) the worker writes it.
+    if let Err(answer) = app.writers.submit(&net_of(&answer.rq), answer) {
+        write_answer(app, answer);
     }
 }
 
