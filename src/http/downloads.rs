@@ -53,7 +53,11 @@ impl<J> Downloads<J> {
     /// `share` downloads per console, for `threads` download threads.
     pub fn new(share: usize, threads: usize) -> Self {
         let share = share.max(1);
-        Self::with_queues(share, share * QUEUE_PER_SHARE, threads.max(1) * QUEUE_PER_SHARE)
+        Self::with_queues(
+            share,
+            share * QUEUE_PER_SHARE,
+            threads.max(1) * QUEUE_PER_SHARE,
+        )
     }
 
     /// `share` jobs running per client, `queue` waiting per client and `queue_total`

@@ -609,9 +609,8 @@ fn finish(
     );
 }
 
-/// Answers larger than this go to the answer writers: a worker never waits on a
-/// client that reads slowly (a tiny window, a byte now and then), and such clients
-/// hold at most their network's share of the writers (`downloads::Downloads`).
+/// Answers up to this size are always written by the worker: any socket takes them
+/// at once.
 const SMALL_ANSWER: usize = 4096;
 
 /// An answer handed to the writers: the request, its reply, what is left unread.
@@ -635,13 +634,36 @@ fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool)
         unread.close_reading();
     }
     let answer = Answer { rq, reply, unread };
-    if answer.reply.stream.is_some() || answer.reply.body.len() <= SMALL_ANSWER {
+    let len = answer.reply.body.len();
+    if answer.reply.stream.is_some() || len <= SMALL_ANSWER || in_window(&answer.rq, len) {
         return write_answer(app, answer);
     }
     // Past the writers' queue (as long as the request queue) the worker writes it.
     if let Err(answer) = app.writers.submit(&net_of(&answer.rq), answer) {
         write_answer(app, answer);
     }
+}
+
+/// The client's advertised window (`TCP_INFO`) takes `len` bytes and their head at
+/// once: the worker's write ends without waiting on it. A client that reads through a
+/// tiny window (a byte now and then) gets its answer from the answer writers instead,
+/// so that it holds no worker; unknown (HTTPS, an old kernel) counts as tiny.
+fn in_window(rq: &tiny_http::Request, len: usize) -> bool {
+    let Some(fd) = rq.socket_fd() else {
+        return false;
+    };
+    // SAFETY: tcp_info is plain data; all zeroes is a valid value.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut size = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `size` bytes of plain data into `info`; the
+    // descriptor is the request's own socket, open while the request lives.
+    let asked = unsafe {
+        let info = (&mut info as *mut libc::tcp_info).cast();
+        libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, info, &mut size)
+    };
+    // `tcpi_snd_wnd` came with Linux 5.4: a shorter answer does not hold it.
+    let holds_window = size as usize >= std::mem::offset_of!(libc::tcp_info, tcpi_snd_wnd) + 4;
+    asked == 0 && holds_window && info.tcpi_snd_wnd as usize >= len + 1024
 }
 
 fn write_answer(app: &App, answer: Answer) {
