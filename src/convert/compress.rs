@@ -90,7 +90,7 @@ fn bad(msg: &str) -> CompressFail {
 fn read_error(e: std::io::Error) -> CompressFail {
     match e.kind() {
         std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-        _ => bad("the file could not be read"),
+        _ => bad(containers::READ_FAILED),
     }
 }
 

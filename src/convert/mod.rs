@@ -565,7 +565,7 @@ impl<W: Write> Writer<'_, W> {
     fn copy(&mut self, input: &mut File, e: &Entry) -> Result<[u8; 32], ConvertFail> {
         input
             .seek(SeekFrom::Start(e.offset))
-            .map_err(|_| FormatError("the file could not be read".into()))?;
+            .map_err(|_| FormatError(containers::READ_FAILED.into()))?;
         let mut hash = Sha256::new();
         let mut left = e.size;
         let mut buf = vec![0u8; BUFFER.min(e.size as usize).max(1)];

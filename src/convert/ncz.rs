@@ -11,7 +11,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use sha2::{Digest, Sha256};
 
-use crate::library::containers::{FormatError, Ncz, NczBody, NczSection};
+use crate::library::containers::{FormatError, Ncz, NczBody, NczSection, READ_FAILED};
 
 type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
 
@@ -197,7 +197,7 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
 fn read_error(e: std::io::Error) -> ConvertFail {
     match e.kind() {
         std::io::ErrorKind::UnexpectedEof => bad("the file is truncated").into(),
-        _ => bad("the file could not be read").into(),
+        _ => bad(READ_FAILED).into(),
     }
 }
 
@@ -408,7 +408,7 @@ fn read_block<R: Read>(input: &mut R, size: u64, want: u64) -> Result<Vec<u8>, F
     let mut buf = vec![0u8; size as usize];
     input.read_exact(&mut buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-        _ => bad("the file could not be read"),
+        _ => bad(READ_FAILED),
     })?;
     Ok(buf)
 }

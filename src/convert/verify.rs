@@ -42,7 +42,7 @@ const DEPTH: usize = 4;
 const DELTA_FRAGMENT: u8 = 6;
 /// What a read error says (`containers::read_at`, `ncz`): the disk's fault, not the
 /// file's.
-const READ_ERROR: &str = "the file could not be read";
+const READ_ERROR: &str = containers::READ_FAILED;
 
 /// What verifying a file found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -188,7 +188,7 @@ fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64
     })?;
     let len = file
         .metadata()
-        .map_err(|_| FormatError("the file could not be read".into()))?
+        .map_err(|_| FormatError(containers::READ_FAILED.into()))?
         .len();
     Ok(Some((file, len)))
 }
