@@ -153,7 +153,8 @@ impl<K: Eq + Hash + Clone, V, S: PartialEq + Clone> Kept<K, V, S> {
     }
 
     /// What the kept answers weigh, in bytes.
-    pub fn bytes(&self) -> usize {
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         self.lock().bytes
     }
 }

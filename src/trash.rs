@@ -143,14 +143,6 @@ fn describe(key: &str) -> (String, GameKind) {
     (tags.name, kind)
 }
 
-/// Put an entry back at its key, and into the library at once. An occupied key is a
-/// conflict and nothing moves. The folders on the way are made here, one at a time,
-/// and never through a symlink (which could lead out of the library): a link on the
-/// way is a conflict too.
-pub fn restore(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
-    restore_as(db, root, id, None, None)
-}
-
 /// The file name's extension, lower case (`""` when it has none).
 fn extension(name: &str) -> String {
     name.rsplit_once('.')
@@ -207,8 +199,11 @@ pub fn free_name(root: &Path, original: &LibraryKey) -> String {
     name.to_string()
 }
 
-/// [`restore`], under the file name `name` (in the entry's original folder) when
-/// one is given; the same rules: nothing is overwritten. The file is identified
+/// Put an entry back at its key, and into the library at once; under the file name
+/// `name` (in the entry's original folder) when one is given. An occupied key is a
+/// conflict and nothing moves: nothing is overwritten. The folders on the way are made
+/// here, one at a time, and never through a symlink (which could lead out of the
+/// library): a link on the way is a conflict too. The file is identified
 /// with the console `keys` when there are, as a scan would.
 pub fn restore_as(
     db: &Connection,

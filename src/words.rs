@@ -18,6 +18,8 @@ macro_rules! words {
             $($(#[$vmeta])* $variant,)+
         }
 
+        // One API for every word: not each word uses each of its functions.
+        #[allow(dead_code)]
         impl $name {
             /// Every value, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant,)+];

@@ -164,7 +164,9 @@ impl<W: Write> Write for Out<'_, W> {
 /// Compress `input` (an `.nsp` or `.xci`, by `format`) into `target`, which must not
 /// exist: written to `target` + `.part`, fsynced, then linked to its name (never over
 /// a file). The part file is removed on any failure. `on_write` is told of every
-/// byte written and may stop the work (cancel) by returning an error.
+/// byte written and may stop the work (cancel) by returning an error. For the tests
+/// and benchmarks (the task goes through `convert::replace_via_part`).
+#[cfg(any(test, feature = "testkit"))]
 pub fn compress_file(
     input: &mut File,
     format: &str,
@@ -185,6 +187,7 @@ pub fn compress_file(
     result
 }
 
+#[cfg(any(test, feature = "testkit"))]
 fn fail_write(e: super::ncz::ConvertFail) -> CompressFail {
     match e {
         super::ncz::ConvertFail::Input(e) => CompressFail::Input(e),

@@ -846,9 +846,10 @@ mod tests {
         let names: Vec<&str> = xci.root.entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["update", "normal", "secure", "logo"]);
         let secure = xci.partition("secure").unwrap();
-        let e = secure.find(&nca.name()).unwrap();
+        let find = |n: &str| secure.entries.iter().find(|e| e.name == n).unwrap();
+        let e = find(&nca.name());
         assert!(out[e.offset as usize..e.end() as usize] == nca.bytes[..]);
-        let o = secure.find("opaque.bin").unwrap();
+        let o = find("opaque.bin");
         assert_eq!(&out[o.offset as usize..o.end() as usize], &[5; 1000][..]);
         assert_eq!(
             out.len() as u64,

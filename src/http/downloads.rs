@@ -160,7 +160,8 @@ impl<J> Downloads<J> {
     }
 
     /// The downloads running now, per console.
-    pub fn running(&self) -> HashMap<String, usize> {
+    #[cfg(test)]
+    fn running(&self) -> HashMap<String, usize> {
         self.lock()
             .consoles
             .iter()

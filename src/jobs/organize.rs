@@ -301,13 +301,9 @@ pub struct Undone {
     pub skipped: Vec<(String, NotBack)>,
 }
 
-/// Put every file run `run` moved back where it was, last moved first.
-pub fn undo(db: &Connection, root: &Path, run: i64) -> Result<Undone, Error> {
-    undo_each(db, root, run, &mut |_| Ok(()))
-}
-
-/// [`undo`], calling `each` with every file's key as it is handled (a task's progress,
-/// and its cancel: an `Err` stops the undo there, the files put back staying back).
+/// Put every file run `run` moved back where it was, last moved first, calling `each`
+/// with every file's key as it is handled (a task's progress, and its cancel: an `Err`
+/// stops the undo there, the files put back staying back).
 fn undo_each(
     db: &Connection,
     root: &Path,
@@ -499,7 +495,7 @@ mod tests {
         let moves = organize_moves::of_run(&conn, 1).unwrap();
         assert_eq!(moves[0].state, MoveState::Moved);
         // And it can be undone like any other.
-        let undone = undo(&conn, &root, 1).unwrap();
+        let undone = undo_each(&conn, &root, 1, &mut |_| Ok(())).unwrap();
         assert_eq!(undone.moved_back, 1);
         assert!(root.join("a/x.nsp").exists());
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);

@@ -161,12 +161,6 @@ pub struct FileSystem {
     pub header_size: u64,
 }
 
-impl FileSystem {
-    pub fn find(&self, name: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.name == name)
-    }
-}
-
 /// Read a PFS0 at `base`, inside a region that ends at `limit`.
 pub fn read_pfs0<R: Read + Seek>(
     r: &mut R,
@@ -175,16 +169,6 @@ pub fn read_pfs0<R: Read + Seek>(
     budget: &Budget,
 ) -> Result<FileSystem, FormatError> {
     read_fs(r, base, limit, b"PFS0", 0x18, false, budget)
-}
-
-/// Read an HFS0 at `base`, inside a region that ends at `limit`.
-pub fn read_hfs0<R: Read + Seek>(
-    r: &mut R,
-    base: u64,
-    limit: u64,
-    budget: &Budget,
-) -> Result<FileSystem, FormatError> {
-    read_fs(r, base, limit, b"HFS0", 0x40, false, budget)
 }
 
 /// The longest file name taken from a string table. Real names are 40-odd bytes
@@ -565,7 +549,6 @@ mod fuzz {
         let len = bytes.len() as u64;
         let mut c = Cursor::new(bytes);
         let _ = read_pfs0(&mut c, 0, len, &Budget::file());
-        let _ = read_hfs0(&mut c, 0, len, &Budget::file());
         let _ = read_xci(&mut c, len, &Budget::file());
         let _ = read_ncz(&mut c, 0, len, &Budget::file());
         if let Ok(fs) = read_pfs0(&mut c, 0, len, &Budget::file()) {

@@ -23,9 +23,6 @@ enum Pack {
     XczBlock,
 }
 
-/// What the demo writes, for the README and the tests: (total, BASE, UPDATE, DLC, INCONNU).
-pub const COUNTS: (u64, u64, u64, u64, u64) = (60, 30, 13, 12, 5);
-
 /// The titled files: (folder, display name, title ID, version, pack).
 const GAMES: &[(&str, &str, u64, u32, Pack)] = &[
     (

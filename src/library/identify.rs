@@ -58,11 +58,6 @@ pub fn parse_title_id(s: &str) -> Option<u64> {
     TitleId::parse(s).map(|id| id.0)
 }
 
-/// The canonical text of a title ID: 16 upper-case hex digits (see [`TitleId`]).
-pub fn format_title_id(id: u64) -> String {
-    TitleId(id).to_string()
-}
-
 /// What a file name says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NameTags {
@@ -153,14 +148,14 @@ mod tests {
     #[test]
     fn a_title_id_is_sixteen_upper_case_hex_digits() {
         for id in [0, 1, 0x0100_ABCD_EF01_2000, u64::MAX, 0x0123_4567_89AB_CDEF] {
-            assert_eq!(format_title_id(id), format!("{id:016X}"));
-            assert_eq!(parse_title_id(&format_title_id(id)), Some(id));
+            assert_eq!(TitleId(id).to_string(), format!("{id:016X}"));
+            assert_eq!(parse_title_id(&TitleId(id).to_string()), Some(id));
         }
     }
 
     fn kind(id: &str) -> (&'static str, Option<&'static str>, Option<String>) {
         let c = classify(parse_title_id(id).unwrap());
-        (c.kind.as_str(), c.subtype, c.base.map(format_title_id))
+        (c.kind.as_str(), c.subtype, c.base.map(|b| TitleId(b).to_string()))
     }
 
     #[test]

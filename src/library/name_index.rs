@@ -204,10 +204,6 @@ impl NameIndex {
         self.entries.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     fn span(&self, (start, len): (u32, u32)) -> &str {
         &self.text[start as usize..(start + len) as usize]
     }

@@ -184,16 +184,6 @@ fn blocking(file: &File) -> Result<()> {
     Ok(())
 }
 
-/// The file at `key` is not a regular file (`lstat`, and what a link inside the
-/// library leads to): what it is. `None` for a regular file, a link out of the
-/// library (refused elsewhere) or nothing there. For tasks that move files without
-/// reading them (organize, the trash, dedupe), so that they report such a file
-/// rather than treat it as a game.
-pub fn not_a_file_at(root: &Path, key: &LibraryKey) -> Option<NotAFile> {
-    let path = resolve(root, key).ok()?;
-    NotAFile::of(std::fs::symlink_metadata(path).ok()?.file_type())
-}
-
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
 /// symlink: a missing folder is created, an existing one must be a real folder.
 pub fn make_folders(root: &Path, key: &LibraryKey) -> Result<()> {
@@ -387,14 +377,12 @@ mod tests {
                 .unwrap_or_else(|_| panic!("opening {name} did not return"))
                 .unwrap_err();
             assert_eq!(not_a_file(&e), Some(want), "{name}: {e}");
-            assert_eq!(not_a_file_at(&root, &key(name)), Some(want), "{name}");
             assert_ne!(crate::error::french_detail(want.detail()), want.detail());
         }
         let file = open(&root, &key("game.nsp")).unwrap();
         use std::os::fd::AsRawFd;
         let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
         assert_eq!(flags & libc::O_NONBLOCK, 0, "reads block as usual");
-        assert_eq!(not_a_file_at(&root, &key("game.nsp")), None);
     }
 
     #[test]

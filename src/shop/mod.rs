@@ -318,7 +318,6 @@ mod tests {
             format: "NSP".into(),
             size: 1,
             mtime: 0,
-            superseded: false,
         }
     }
 

@@ -208,38 +208,6 @@ pub fn ensure_indexes(conn: &Connection) -> Result<(), Error> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn index_sql(conn: &Connection) -> Vec<String> {
-        let mut stmt = conn
-            .prepare("SELECT sql FROM sqlite_master WHERE name LIKE 'games_by_%' ORDER BY name")
-            .unwrap();
-        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
-        rows.map(Result::unwrap).collect()
-    }
-
-    #[test]
-    fn the_indexes_set_aside_and_built_again_are_the_migrations_and_complete() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
-        let indexes = index_sql(&conn);
-        assert_eq!(indexes.len(), INDEX_COUNT as usize);
-        suspend_indexes(&conn).unwrap();
-        conn.execute_batch(
-            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
-             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size, mtime,
-                                header_ok, identified_by)
-             VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
-        )
-        .unwrap();
-        // A scan killed here: the next start repairs the indexes.
-        ensure_indexes(&conn).unwrap();
-        assert_eq!(index_sql(&conn), indexes);
-    }
-}
-
 /// What the in-memory index holds of a game (see `library::name_index`).
 pub struct Indexed {
     pub item: GameItem,
@@ -286,19 +254,10 @@ pub struct GameDetail {
     pub damage: Option<crate::error::Msg>,
     /// The file name's tags when they disagree with what the file holds.
     pub name_conflict: Option<String>,
-    /// What reading it with the console keys came to, if it was.
-    pub keys_state: Option<KeysState>,
-}
-
-impl GameDetail {
-    pub fn damaged(&self) -> bool {
-        self.damage.is_some()
-    }
 }
 
 const DETAIL_COLUMNS: &str =
-    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict,
-     keys_state";
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict";
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -317,7 +276,6 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
             (None, true) => None,
         },
         name_conflict: r.get(16)?,
-        keys_state: r.get(17)?,
     })
 }
 
@@ -524,7 +482,6 @@ pub struct TitleFile {
     pub key: String,
     pub name: String,
     pub kind: GameKind,
-    pub subtype: Option<String>,
     pub title_id: TitleId,
     pub base_title_id: TitleId,
     pub version: Option<u32>,
@@ -540,11 +497,10 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
     // A file read with the console keys counts once per content it holds (its
     // `contents` rows); any other file as its own row says.
     let mut stmt = conn.prepare(&format!(
-        "SELECT key, name, type, subtype, title_id, base_title_id, version, size, mtime,
+        "SELECT key, name, type, title_id, base_title_id, version, size, mtime,
                 NOT ({SOUND})
          FROM (SELECT g.key, g.name, g.size, g.mtime, g.header_ok, g.damage,
                       coalesce(c.type, g.type) AS type,
-                      iif(c.key IS NULL, g.subtype, c.subtype) AS subtype,
                       coalesce(c.title_id, g.title_id) AS title_id,
                       iif(c.key IS NULL, g.base_title_id, c.base_title_id) AS base_title_id,
                       coalesce(c.version, g.version) AS version
@@ -557,13 +513,12 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
             key: r.get(0)?,
             name: r.get(1)?,
             kind: r.get(2)?,
-            subtype: r.get(3)?,
-            title_id: r.get(4)?,
-            base_title_id: r.get(5)?,
-            version: r.get(6)?,
-            size: r.get::<_, i64>(7)? as u64,
-            mtime: r.get(8)?,
-            damaged: r.get(9)?,
+            title_id: r.get(3)?,
+            base_title_id: r.get(4)?,
+            version: r.get(5)?,
+            size: r.get::<_, i64>(6)? as u64,
+            mtime: r.get(7)?,
+            damaged: r.get(8)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -648,7 +603,6 @@ pub struct ShopFile {
     pub format: String,
     pub size: u64,
     pub mtime: i64,
-    pub superseded: bool,
 }
 
 /// Every file an installer can install: identified (base, update or DLC, with its
@@ -658,7 +612,7 @@ pub struct ShopFile {
 pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
     let mut stmt = conn.prepare(
         "SELECT key, name, type, title_id, base_title_id, coalesce(version, 0), format,
-                size, mtime, superseded
+                size, mtime
          FROM games INDEXED BY games_by_name
          WHERE header_ok AND damage IS NULL AND type IN ('BASE', 'UPDATE', 'DLC')
            AND title_id IS NOT NULL AND base_title_id IS NOT NULL
@@ -675,7 +629,6 @@ pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
             format: r.get(6)?,
             size: r.get::<_, i64>(7)? as u64,
             mtime: r.get(8)?,
-            superseded: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -776,4 +729,36 @@ pub fn to_read_with_keys(conn: &Connection, other_keys: bool) -> Result<Vec<Stri
     )?;
     let rows = stmt.query_map([other_keys], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index_sql(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn
+            .prepare("SELECT sql FROM sqlite_master WHERE name LIKE 'games_by_%' ORDER BY name")
+            .unwrap();
+        let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn the_indexes_set_aside_and_built_again_are_the_migrations_and_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
+        let indexes = index_sql(&conn);
+        assert_eq!(indexes.len(), INDEX_COUNT as usize);
+        suspend_indexes(&conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
+             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size, mtime,
+                                header_ok, identified_by)
+             VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
+        )
+        .unwrap();
+        // A scan killed here: the next start repairs the indexes.
+        ensure_indexes(&conn).unwrap();
+        assert_eq!(index_sql(&conn), indexes);
+    }
 }

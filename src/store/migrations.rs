@@ -350,11 +350,6 @@ const MIGRATIONS: &[&str] = &[
      ) WITHOUT ROWID;",
 ];
 
-/// How many migrations this build knows (the schema version it writes).
-pub fn latest() -> usize {
-    MIGRATIONS.len()
-}
-
 /// Apply every migration the database has not seen yet.
 pub fn apply(conn: &mut Connection) -> Result<(), Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -457,11 +452,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(first.created_at, 1);
-        assert!(crate::store::users::insert(
+        assert!(crate::store::users::insert_in(
             &conn,
             "ZOE\u{301}",
             "h",
             crate::words::Role::Viewer,
+            crate::words::Lang::Fr,
             4
         )
         .unwrap()

@@ -9,7 +9,6 @@ use crate::words::MoveState;
 #[derive(Debug, Clone)]
 pub struct MoveRow {
     pub id: i64,
-    pub run: i64,
     pub from_key: String,
     pub to_key: String,
     pub state: MoveState,
@@ -36,15 +35,14 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
     Ok(())
 }
 
-const COLUMNS: &str = "id, run, from_key, to_key, state";
+const COLUMNS: &str = "id, from_key, to_key, state";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MoveRow> {
     Ok(MoveRow {
         id: r.get(0)?,
-        run: r.get(1)?,
-        from_key: r.get(2)?,
-        to_key: r.get(3)?,
-        state: r.get(4)?,
+        from_key: r.get(1)?,
+        to_key: r.get(2)?,
+        state: r.get(3)?,
     })
 }
 

@@ -17,7 +17,6 @@ pub struct Download {
     pub console: String,
     pub key: String,
     pub bytes: u64,
-    pub started_at: i64,
     pub last_at: i64,
     pub duration_ms: u64,
 }
@@ -62,7 +61,7 @@ pub fn record(
 /// The most recent downloads, newest first.
 pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
     let mut stmt = conn.prepare_cached(
-        "SELECT console, key, bytes, started_at, last_at, duration_ms
+        "SELECT console, key, bytes, last_at, duration_ms
          FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1 + 0",
     )?;
     let rows = stmt.query_map([limit], |r| {
@@ -70,9 +69,8 @@ pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
             console: r.get(0)?,
             key: r.get(1)?,
             bytes: r.get::<_, i64>(2)? as u64,
-            started_at: r.get(3)?,
-            last_at: r.get(4)?,
-            duration_ms: r.get::<_, i64>(5)? as u64,
+            last_at: r.get(3)?,
+            duration_ms: r.get::<_, i64>(4)? as u64,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

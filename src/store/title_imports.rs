@@ -9,7 +9,6 @@ use crate::error::Error;
 pub struct Import {
     pub imported_at: i64,
     pub files: String,
-    pub summary: String,
 }
 
 pub fn insert(conn: &Connection, at: i64, files: &str, summary: &str) -> Result<(), Error> {
@@ -23,13 +22,12 @@ pub fn insert(conn: &Connection, at: i64, files: &str, summary: &str) -> Result<
 pub fn last(conn: &Connection) -> Result<Option<Import>, Error> {
     Ok(conn
         .prepare_cached(
-            "SELECT imported_at, files, summary FROM title_imports ORDER BY id DESC LIMIT 1",
+            "SELECT imported_at, files FROM title_imports ORDER BY id DESC LIMIT 1",
         )?
         .query_row([], |r| {
             Ok(Import {
                 imported_at: r.get(0)?,
                 files: r.get(1)?,
-                summary: r.get(2)?,
             })
         })
         .optional()?)

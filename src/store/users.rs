@@ -40,19 +40,9 @@ pub fn count(conn: &Connection) -> Result<i64, Error> {
         .query_row([], |r| r.get(0))?)
 }
 
-/// Insert an account; `None` when the name is taken (names compare whatever their
-/// case and Unicode form: the unique `folded` column, `text::fold`).
-pub fn insert(
-    conn: &Connection,
-    name: &str,
-    hash: &str,
-    role: Role,
-    now: i64,
-) -> Result<Option<i64>, Error> {
-    insert_in(conn, name, hash, role, Lang::Fr, now)
-}
-
-/// `insert`, for an account whose pages are in `lang`.
+/// Insert an account whose pages are in `lang`; `None` when the name is taken (names
+/// compare whatever their case and Unicode form: the unique `folded` column,
+/// `text::fold`).
 pub fn insert_in(
     conn: &Connection,
     name: &str,
@@ -90,16 +80,6 @@ pub fn list(conn: &Connection) -> Result<Vec<User>, Error> {
     let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM users ORDER BY name"))?;
     let rows = stmt.query_map([], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
-}
-
-pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, Error> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM users WHERE id = ?1"),
-            [id],
-            from_row,
-        )
-        .optional()?)
 }
 
 /// The account and its password hash, by name: the one of that name (without ASCII

@@ -21,10 +21,6 @@ use crate::error::{Error, Msg};
 use crate::outbound::{Client, Failure};
 use crate::store::settings;
 
-/// The default source: blawar/titledb's raw files.
-pub const DEFAULT_URL: &str = "https://raw.githubusercontent.com/blawar/titledb/master";
-/// The default region file (without `.json`).
-pub const DEFAULT_REGION: &str = "US.en";
 /// No title data file is near this size (the largest region file is ~100 MB).
 const MAX_FILE: u64 = 512 * 1024 * 1024;
 

@@ -28,11 +28,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use ludotheque::convert::compress::{self, Settings};
-use ludotheque::convert::verify::{self, Verdict};
-use ludotheque::library::synth::keyed::nca::{self, Crypto, NcaSpec};
-use ludotheque::library::synth::keyed::{content, KeysFile, TestKeys, Title};
-use ludotheque::library::synth::{self};
+use ludotheque::testkit::compress::{self, Settings};
+use ludotheque::testkit::verify::{self, Verdict};
+use ludotheque::testkit::synth::keyed::nca::{self, Crypto, NcaSpec};
+use ludotheque::testkit::synth::keyed::{content, KeysFile, TestKeys, Title};
+use ludotheque::testkit::synth::{self};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

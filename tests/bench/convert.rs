@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ludotheque::library::synth::{self, SectionSpec};
+use ludotheque::testkit::synth::{self, SectionSpec};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

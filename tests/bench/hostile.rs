@@ -33,7 +33,7 @@ fn main() {
     std::fs::create_dir_all(&lib).unwrap();
     // A file the console downloads for the whole row, and more.
     let size = PACE * (seconds as usize + 5);
-    let big = ludotheque::library::synth::pfs0(&[("a.tik".into(), vec![7; size])]);
+    let big = ludotheque::testkit::synth::pfs0(&[("a.tik".into(), vec![7; size])]);
     std::fs::write(lib.join("big[0100000000010000].nsp"), &big).unwrap();
     gen::cli(&data, &["--library", lib.to_str().unwrap(), "scan"]);
     let password = console(&data);

@@ -87,7 +87,7 @@ fn main() {
 /// keys file, then with one, then of NSPs that also carry a Control NCA with an icon,
 /// each by a fresh server on a fresh data folder, with its private memory.
 fn keys_rows(n: usize) {
-    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
     let tmp = tempfile::tempdir().unwrap();
     let keys = TestKeys::new(1);
     let write = |dir: &std::path::Path, control: bool| {

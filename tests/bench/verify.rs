@@ -29,7 +29,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 
 #[path = "gen.rs"]
 mod gen;

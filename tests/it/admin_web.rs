@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::harness::{said_en, said_fr, tag, Folders, Resp, TestServer};
 use crate::library::demo;
 use crate::web::{add_user, send_json, sign_in};
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 fn with(cookie: &str) -> Vec<(&str, &str)> {
     vec![("Cookie", cookie)]

@@ -437,7 +437,7 @@ fn openapi_json_names_every_task() {
         .unwrap()
         .split(|c: char| !(c.is_ascii_lowercase() || c == '_'))
         .collect();
-    for task in ludotheque::words::Task::ALL {
+    for task in ludotheque::testkit::words::Task::ALL {
         assert!(words.contains(task.as_str()), "{task} is not in {label}");
     }
 }

@@ -93,7 +93,7 @@ fn imports_go_down_the_layers_and_the_domain_never_imports_http_api_or_web() {
         let module = module_of(&root, file);
         let Some(own) = rank(&module) else {
             assert!(
-                ["main", "lib"].contains(&module.as_str()),
+                ["main", "lib", "testkit"].contains(&module.as_str()),
                 "{module} is in no layer: add it to LAYERS and to ARCHITECTURE.md"
             );
             continue;
@@ -312,10 +312,7 @@ fn sibling_imports(
     modules: &BTreeSet<String>,
     folder: &str,
 ) -> BTreeSet<String> {
-    let code: String = text
-        .split("#[cfg(test)]")
-        .next()
-        .unwrap_or("")
+    let code: String = product_code(text)
         .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
@@ -426,6 +423,21 @@ const SQL_CALLS: &[&str] = &[
     ".query_row(",
 ];
 
+/// The lines of `text` outside its test modules that run SQL on a connection.
+fn sql_lines(text: &str) -> Vec<(usize, String)> {
+    product_code(text)
+        .lines()
+        .enumerate()
+        .map(|(n, line)| {
+            (
+                n + 1,
+                line.split("//").next().unwrap_or("").trim().to_string(),
+            )
+        })
+        .filter(|(_, line)| SQL_CALLS.iter().any(|c| line.contains(c)))
+        .collect()
+}
+
 /// SQL lives in `store`, one file per table (its module doc): outside it, only the
 /// tests write rows by hand.
 #[test]
@@ -436,17 +448,121 @@ fn no_sql_outside_the_store() {
     let mut found = Vec::new();
     for file in files.iter().filter(|f| module_of(&root, f) != "store") {
         let text = std::fs::read_to_string(file).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for (n, line) in code.lines().enumerate() {
-            let line = line.split("//").next().unwrap_or("");
-            if SQL_CALLS.iter().any(|c| line.contains(c)) {
-                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
-            }
+        for (n, line) in sql_lines(&text) {
+            found.push(format!("{}:{n}: {line}", file.display()));
         }
     }
     assert!(
         found.is_empty(),
         "SQL outside src/store/ (move it to the table's file there):\n{}",
         found.join("\n")
+    );
+}
+
+/// The check reads whole files: a query planted in `config.rs`, at its start or at its
+/// end, is found; the same line inside a test module is not.
+#[test]
+fn the_check_sees_sql_planted_anywhere_but_in_a_test_module() {
+    let config =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config.rs"))
+            .unwrap();
+    assert!(sql_lines(&config).is_empty());
+    let planted = "fn planted(c: &rusqlite::Connection) {\n    c.execute(\"DELETE FROM games\", []).unwrap();\n}\n";
+    let appended = format!("{config}\n{planted}");
+    assert_eq!(sql_lines(&appended).len(), 1, "appended after the tests");
+    let first = format!("{planted}{config}");
+    assert_eq!(
+        sql_lines(&first),
+        [(
+            2,
+            "c.execute(\"DELETE FROM games\", []).unwrap();".to_string()
+        )]
+    );
+    let params =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http/params.rs"))
+            .unwrap();
+    let end = test_modules(&params)[0].1;
+    let mut lines: Vec<&str> = params.lines().collect();
+    lines.insert(end, "    fn planted(c: &rusqlite::Connection) { c.execute(\"DELETE FROM games\", []).unwrap(); }");
+    assert!(
+        sql_lines(&lines.join("\n")).is_empty(),
+        "inside the test module"
+    );
+}
+
+/// Where each `#[cfg(test)] mod name { … }` block of a file stands: (first line,
+/// last line), 0-based, its attribute included. rustfmt closes a block with a brace at
+/// the indentation of the line that opened it, which is how its end is found.
+fn test_modules(text: &str) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "#[cfg(test)]" {
+            i += 1;
+            continue;
+        }
+        let mut open = i + 1;
+        while open < lines.len() && lines[open].trim_start().starts_with("#[") {
+            open += 1;
+        }
+        let Some(line) = lines.get(open) else { break };
+        let trimmed = line.trim_start();
+        let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub(crate) mod ");
+        if !is_mod || !line.trim_end().ends_with('{') {
+            i += 1;
+            continue;
+        }
+        let close = format!("{}}}", &line[..line.len() - trimmed.len()]);
+        let end = (open + 1..lines.len())
+            .find(|j| lines[*j].trim_end() == close)
+            .unwrap_or(lines.len() - 1);
+        blocks.push((i, end));
+        i = end + 1;
+    }
+    blocks
+}
+
+/// A file's product code: its text with the test modules' lines blanked (so line
+/// numbers stay true). Everything else is checked, whatever follows a test module.
+fn product_code(text: &str) -> String {
+    let blocks = test_modules(text);
+    text.lines()
+        .enumerate()
+        .map(
+            |(n, l)| match blocks.iter().any(|(a, b)| (*a..=*b).contains(&n)) {
+                true => "",
+                false => l,
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A test module is the last thing in its file: a reader finds the code first, and
+/// nothing of the product hides below the tests.
+#[test]
+fn test_modules_end_their_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut mid = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let Some((_, end)) = test_modules(&text).first().copied() else {
+            continue;
+        };
+        let code = product_code(&text);
+        if let Some(n) =
+            (end + 1..lines.len()).find(|n| !code.lines().nth(*n).unwrap_or("").trim().is_empty())
+        {
+            mid.push(format!("{}:{}: {}", file.display(), n + 1, lines[n].trim()));
+        }
+    }
+    assert!(
+        mid.is_empty(),
+        "code after a test module (move the tests to the end):\n{}",
+        mid.join("\n")
     );
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ludotheque::library::synth::{self, bombs};
+use ludotheque::testkit::synth::{self, bombs};
 use serde_json::Value;
 
 use crate::harness::{Folders, TestServer};
@@ -89,7 +89,7 @@ impl Watch {
 
 /// Made-up console keys in the data folder.
 fn write_keys(folders: &Folders, seed: u64) {
-    use ludotheque::library::synth::keyed::{KeysFile, TestKeys};
+    use ludotheque::testkit::synth::keyed::{KeysFile, TestKeys};
     let path = folders.data.join("prod.keys");
     std::fs::write(&path, TestKeys::new(seed).prod_keys_file(KeysFile::Full)).unwrap();
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
@@ -201,7 +201,7 @@ fn product_bombs_and_wrapping_sizes_are_damaged_files_not_a_fallen_service() {
 /// verify and compress go through it too.
 #[test]
 fn a_ticket_of_a_few_bytes_fails_no_task() {
-    use ludotheque::library::synth::keyed::{self, TestKeys, Title};
+    use ludotheque::testkit::synth::keyed::{self, TestKeys, Title};
     let folders = Folders::new();
     let keys = TestKeys::new(48);
     write_keys(&folders, 48);

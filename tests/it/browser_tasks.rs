@@ -176,7 +176,7 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
     let line = js(&tab, "document.getElementById('job-label').textContent");
     assert!(
         line.as_str().unwrap().contains(
-            &ludotheque::error::Msg::StartedByUser {
+            &ludotheque::testkit::Msg::StartedByUser {
                 name: "admin".into()
             }
             .french()

@@ -7,9 +7,9 @@
 use std::fs::File;
 use std::path::Path;
 
-use ludotheque::convert::compress::{self, Settings};
-use ludotheque::library::containers::NczSection;
-use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::compress::{self, Settings};
+use ludotheque::testkit::containers::NczSection;
+use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 
 use crate::keys_conformance::{errors, succeeded, Nsz};
 
@@ -185,11 +185,11 @@ fn ncz_sections(nsz: &[u8]) -> Vec<NczSection> {
         .expect("an NCZ");
     let mut r = std::io::Cursor::new(nsz);
     let end = (entry.offset + entry.size) as u64;
-    let ncz = ludotheque::library::containers::read_ncz(
+    let ncz = ludotheque::testkit::containers::read_ncz(
         &mut r,
         entry.offset as u64,
         end,
-        &ludotheque::library::containers::Budget::file(),
+        &ludotheque::testkit::containers::Budget::file(),
     )
     .unwrap();
     ncz.sections

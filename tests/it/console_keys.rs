@@ -544,7 +544,7 @@ fn the_settings_page_uploads_a_file_in_a_browser() {
 /// file named with `--keys` may be a link.
 #[test]
 fn a_link_in_the_data_folder_is_refused_unread_and_one_given_with_keys_is_followed() {
-    use ludotheque::error::Msg;
+    use ludotheque::testkit::Msg;
     let folders = Folders::new();
     let keys = MadeUp::new().key("header_key", 32);
     let elsewhere = folders.tmp.path().join("elsewhere.keys");

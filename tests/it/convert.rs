@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ludotheque::library::synth::{self, SectionSpec};
+use ludotheque::testkit::synth::{self, SectionSpec};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sha2::{Digest, Sha256};
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_en;
 use crate::harness::{Folders, TestServer};
@@ -111,11 +111,11 @@ fn solid_nsz() -> (Vec<u8>, usize) {
         ],
     );
     let solid = synth::pfs0(&[(nca.ncz_name(), synth::ncz_solid(&nca))]);
-    let ncz_at = ludotheque::library::containers::read_pfs0(
+    let ncz_at = ludotheque::testkit::containers::read_pfs0(
         &mut std::io::Cursor::new(&solid),
         0,
         solid.len() as u64,
-        &ludotheque::library::containers::Budget::file(),
+        &ludotheque::testkit::containers::Budget::file(),
     )
     .unwrap()
     .entries[0]

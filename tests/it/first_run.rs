@@ -217,7 +217,7 @@ fn each_help_lists_only_the_flags_its_command_uses() {
     ];
     let uses = |spec: &str, path: &str| path.is_empty() || spec.split(',').any(|p| p == path);
     let mut all = Vec::new();
-    paths(&ludotheque::args::Args::command(), "", &mut all);
+    paths(&ludotheque::testkit::Args::command(), "", &mut all);
     let tmp = tempfile::tempdir().unwrap();
     for path in all {
         let mut args: Vec<&str> = path.split_whitespace().collect();

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::{assert_no_server_path, wait_until, Folders, TestServer};

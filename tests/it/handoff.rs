@@ -6,8 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use ludotheque::error::Msg;
-use ludotheque::words::{StartedBy, Task};
+use ludotheque::testkit::Msg;
+use ludotheque::testkit::words::{StartedBy, Task};
 
 use crate::harness::{said_fr, wait_until, Folders, TestServer, BIN};
 use crate::library::demo;
@@ -320,7 +320,7 @@ fn connect_as_nobody(path: &std::path::Path, request: &[u8]) -> Option<i32> {
 /// the server's settings.
 #[test]
 fn compress_flags_apply_to_the_handed_run() {
-    use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
     let folders = Folders::new();
     let keys = TestKeys::new(401);
     std::fs::create_dir_all(&folders.data).unwrap();

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::{said_en, Folders, TestServer};
 use crate::web::{add_user, send_json};

@@ -483,12 +483,12 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// A message as a page writes it, in French: the `Msg` the page says, escaped as maud
 /// escapes text and attributes. A test checks which message a page says and with
 /// which values, so a rewording of the sentence does not break it.
-pub fn said_fr(m: ludotheque::error::Msg) -> String {
+pub fn said_fr(m: ludotheque::testkit::Msg) -> String {
     escape(&m.french())
 }
 
 /// The same in English.
-pub fn said_en(m: ludotheque::error::Msg) -> String {
+pub fn said_en(m: ludotheque::testkit::Msg) -> String {
     escape(&m.english())
 }
 

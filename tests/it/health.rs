@@ -7,7 +7,7 @@ use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::{Folders, TestServer, BIN};

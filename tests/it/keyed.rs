@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use serde_json::Value;
 
 use crate::harness::{Folders, TestServer};

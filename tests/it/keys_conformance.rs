@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use serde_json::Value;
 
 const BASE: u64 = 0x0100_0000_0042_0000;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::{Folders, TestServer};

@@ -609,7 +609,7 @@ fn documented() -> clap::Command {
         cmd.disable_help_subcommand(true)
             .mut_subcommands(without_help)
     }
-    ludotheque::args::shown(without_help(ludotheque::args::Args::command()))
+    ludotheque::testkit::shown(without_help(ludotheque::testkit::Args::command()))
 }
 
 /// A page per command of a command (`ludotheque-apikey-create.1`): the command's own
@@ -803,7 +803,7 @@ fn backup_copies_the_database_while_a_server_runs() {
 /// one of the domain's enums fails here until the page lists it.
 #[test]
 fn the_api_page_lists_every_value_of_every_word() {
-    use ludotheque::words::{
+    use ludotheque::testkit::words::{
         GameKind, IdSource, MissingKind, Task, TaskResult, TitleStatus, TrashReason, Unit,
     };
     let page =

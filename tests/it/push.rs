@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_en;
 use crate::harness::{read_resp, Folders, Resp, TestServer};
@@ -249,7 +249,7 @@ fn a_range_broken_half_way_leaves_the_file_pending() {
     let s = setup(&console, &[]);
     // Far larger than the socket buffers, so that hanging up half way is seen.
     let big = "Big Game [0100000000010000][v0].nsp";
-    let mut bytes = ludotheque::library::synth::pfs0(&[]);
+    let mut bytes = ludotheque::testkit::synth::pfs0(&[]);
     bytes.resize(48 << 20, 7);
     std::fs::write(s.folders.library.join(big), &bytes).unwrap();
     s.post("/api/v1/scan");
@@ -584,7 +584,7 @@ fn a_download_in_flight_stops_when_the_push_is_over() {
     let console = Console::new();
     let s = setup(&console, &[]);
     let big = "Big Game [0100000000010000][v0].nsp";
-    let mut content = ludotheque::library::synth::pfs0(&[]);
+    let mut content = ludotheque::testkit::synth::pfs0(&[]);
     content.resize(64 << 20, 7);
     std::fs::write(s.folders.library.join(big), &content).unwrap();
     s.post("/api/v1/scan");

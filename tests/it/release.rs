@@ -121,7 +121,7 @@ fn every_file_the_containerfile_copies_is_one_the_release_script_writes() {
 
 #[test]
 fn the_containerfile_declares_the_binarys_own_defaults() {
-    let root = ludotheque::args::Args::command();
+    let root = ludotheque::testkit::Args::command();
     let default = |id: &str| {
         let arg = root
             .get_arguments()

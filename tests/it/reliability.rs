@@ -458,7 +458,7 @@ fn sigkill_mid_scan_then_restart_gives_a_whole_and_searchable_library() {
     // Enough new files for the scan to suspend the search index (a bulk scan), so the
     // kill leaves it suspended and half the games written.
     let folders = Folders::new();
-    let pfs0 = ludotheque::library::synth::pfs0(&[]);
+    let pfs0 = ludotheque::testkit::synth::pfs0(&[]);
     for i in 0..3000 {
         let dir = folders.library.join(format!("batch {}", i / 500));
         std::fs::create_dir_all(&dir).unwrap();

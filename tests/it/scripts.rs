@@ -4,7 +4,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use crate::access::create_key;
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_en;
 use crate::harness::{Folders, TestServer};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::{basic, Folders, Resp, TestServer};

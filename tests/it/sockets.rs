@@ -194,9 +194,9 @@ fn read_at_pace(mut c: TcpStream, per_second: usize, want: usize) -> usize {
 #[test]
 fn a_download_nobody_reads_ends_at_the_write_deadline_and_a_slow_one_never_does() {
     let folders = Folders::new();
-    let big = ludotheque::library::synth::pfs0(&[("a.tik".into(), vec![7; 24 << 20])]);
+    let big = ludotheque::testkit::synth::pfs0(&[("a.tik".into(), vec![7; 24 << 20])]);
     std::fs::write(folders.library.join("big[0100000000010000].nsp"), &big).unwrap();
-    let small = ludotheque::library::synth::pfs0(&[("a.tik".into(), vec![9; 1 << 20])]);
+    let small = ludotheque::testkit::synth::pfs0(&[("a.tik".into(), vec![9; 1 << 20])]);
     std::fs::write(folders.library.join("small[0100000000020000].nsp"), &small).unwrap();
     folders.scan();
     let password = folders.add_console("salon");

@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::access::create_key;
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::{assert_no_server_path, Folders, TestServer};

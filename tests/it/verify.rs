@@ -4,13 +4,13 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use ludotheque::library::synth;
-use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::synth;
+use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::Value;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::{basic, Folders, TestServer};
 use crate::harness::{said_en, said_fr};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::access::create_key;
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
 use crate::harness::tag;
@@ -481,9 +481,9 @@ fn fits(pattern: &str, path: &str) -> bool {
 
 #[test]
 fn the_role_table_covers_every_internal_route_of_the_router() {
-    use ludotheque::http::router::Access;
+    use ludotheque::testkit::Access;
     let table = internal_routes();
-    for r in ludotheque::routes::TABLE.routes {
+    for r in ludotheque::testkit::ROUTES.routes {
         if !r.pattern.starts_with("/api/")
             || r.pattern.starts_with("/api/v1/")
             || r.access == Access::Test
@@ -705,7 +705,7 @@ fn platforms_are_added_checked_and_removed() {
         .send("GET", "/platforms", &[("Cookie", &admin)], None)
         .body;
     let name = "Game Boy Advance".to_string();
-    let ask = crate::harness::said_fr(ludotheque::error::Msg::ConfirmRemovePlatform { name });
+    let ask = crate::harness::said_fr(ludotheque::testkit::Msg::ConfirmRemovePlatform { name });
     assert!(listed.contains(&ask), "{listed}");
     let r = s.send("DELETE", "/api/platforms/gba", &[("Cookie", &admin)], None);
     assert_eq!(r.status, 200);

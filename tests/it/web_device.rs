@@ -6,7 +6,7 @@ use std::net::TcpListener;
 
 use serde_json::json;
 
-use ludotheque::error::Msg;
+use ludotheque::testkit::Msg;
 
 use crate::harness::said_en;
 use crate::harness::{Resp, TestServer};
@@ -293,7 +293,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
             "</div>"
         )
     );
-    let forget = ludotheque::error::Msg::ConfirmForgetDevice {
+    let forget = ludotheque::testkit::Msg::ConfirmForgetDevice {
         name: "Salon".into(),
         host: "192.0.2.7:2000".into(),
     };

@@ -66,7 +66,6 @@ impl Section {
 pub struct Header {
     pub content_type: u8,
     pub key_area_index: u8,
-    pub size: u64,
     pub program_id: u64,
     /// max(0x206, 0x220) − 1, floored at 0: the keys' revision it needs.
     pub key_revision: u8,
@@ -170,7 +169,6 @@ fn parse(h: &[u8], len: u64) -> Result<Header, HeaderError> {
     Ok(Header {
         content_type: h[0x205],
         key_area_index: h[0x207],
-        size: u64le(h, 0x208),
         program_id: u64le(h, 0x210),
         key_revision: generation.saturating_sub(1),
         rights_id,

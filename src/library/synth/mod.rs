@@ -6,7 +6,9 @@
 //! `keyed` builds the same kinds of files as a console has them, readable with a set of
 //! made-up console keys: encrypted NCA headers, CNMTs, Control NCAs, tickets.
 
+#[cfg(any(test, feature = "testkit"))]
 pub mod bombs;
+#[cfg(any(test, feature = "testkit"))]
 pub mod keyed;
 
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};

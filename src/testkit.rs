@@ -1,0 +1,24 @@
+//! What the integration tests and the benchmarks reach inside the crate, and nothing
+//! else: every other module is private to the crate, so the compiler sees dead code.
+//! Built only with the `testkit` feature, which only the tests turn on (a
+//! dev-dependency of the package on itself); the release binary holds none of it.
+//!
+//! The generators of files under made-up console keys (`synth::keyed`) and of hostile
+//! files (`synth::bombs`) live behind the same feature.
+
+pub use crate::args::{shown, Args};
+pub use crate::error::Msg;
+pub use crate::http::router::Access;
+pub use crate::routes::TABLE as ROUTES;
+
+/// The file formats' readers and writers the tests check files with.
+pub use crate::convert::{compress, ncz, verify};
+pub use crate::library::containers;
+
+/// Synthetic Switch files: plain (as the demo makes them), under made-up keys, hostile.
+pub use crate::library::synth;
+
+/// The domain's words (tasks, kinds, languages).
+pub mod words {
+    pub use crate::words::*;
+}
