@@ -264,13 +264,7 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
     let mut mac =
         Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes a key of any length");
     mac.update(body);
-    let hex: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("sha256={hex}")
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 /// The host (and port) of a URL, for the log: never its path, query or credentials.

@@ -457,11 +457,10 @@ impl TitleId {
 
     /// The 16 upper-case hex digits, without allocating.
     pub fn digits(self) -> [u8; 16] {
-        const HEX: &[u8; 16] = b"0123456789ABCDEF";
         let mut text = [0u8; 16];
-        for (i, digit) in text.iter_mut().enumerate() {
-            *digit = HEX[((self.0 >> (60 - 4 * i)) & 0xF) as usize];
-        }
+        // Sixteen digits for eight bytes: the sizes always match.
+        let _ = hex::encode_to_slice(self.0.to_be_bytes(), &mut text);
+        text.make_ascii_uppercase();
         text
     }
 }

@@ -549,7 +549,7 @@ impl<W: Write> Writer<'_, W> {
             }
             false => self.copy(input, &part.src)?,
         };
-        let id: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let id = hex::encode(&hash[..16]);
         match expected_id(&part.name) {
             Some(expected) if expected != id && !self.accept_unverified => {
                 Err(FormatError(format!(

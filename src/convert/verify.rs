@@ -236,19 +236,10 @@ fn ncas_of(
 
 /// The content ID a name carries: 32 hex digits before its first dot.
 fn content_id(name: &str) -> Option<[u8; 16]> {
-    let (hex, _) = name.split_once('.')?;
-    if hex.len() != 32 {
-        return None;
-    }
+    let (digits, _) = name.split_once('.')?;
     let mut id = [0u8; 16];
-    for (i, byte) in id.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(digits, &mut id).ok()?;
     Some(id)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What an NCA must be.
@@ -310,7 +301,11 @@ fn check(
     for r in inside.contents.iter().flat_map(|c| &c.records) {
         let first = seen.insert(r.nca_id);
         if first && !stored.contains(&r.nca_id) && r.kind != DELTA_FRAGMENT {
-            found.add(&format!("{}.nca", hex(&r.nca_id)), NcaFault::Missing, "");
+            found.add(
+                &format!("{}.nca", hex::encode(r.nca_id)),
+                NcaFault::Missing,
+                "",
+            );
         }
     }
     for nca in ncas {

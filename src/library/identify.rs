@@ -155,7 +155,11 @@ mod tests {
 
     fn kind(id: &str) -> (&'static str, Option<&'static str>, Option<String>) {
         let c = classify(parse_title_id(id).unwrap());
-        (c.kind.as_str(), c.subtype, c.base.map(|b| TitleId(b).to_string()))
+        (
+            c.kind.as_str(),
+            c.subtype,
+            c.base.map(|b| TitleId(b).to_string()),
+        )
     }
 
     #[test]

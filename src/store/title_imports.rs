@@ -21,9 +21,7 @@ pub fn insert(conn: &Connection, at: i64, files: &str, summary: &str) -> Result<
 
 pub fn last(conn: &Connection) -> Result<Option<Import>, Error> {
     Ok(conn
-        .prepare_cached(
-            "SELECT imported_at, files FROM title_imports ORDER BY id DESC LIMIT 1",
-        )?
+        .prepare_cached("SELECT imported_at, files FROM title_imports ORDER BY id DESC LIMIT 1")?
         .query_row([], |r| {
             Ok(Import {
                 imported_at: r.get(0)?,

@@ -299,13 +299,8 @@ fn attachment(key: &str) -> String {
             _ => '_',
         })
         .collect();
-    let encoded: String = name
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
+    // RFC 8187's attr-char holds every character a path segment keeps unescaped.
+    let encoded = crate::text::encode_segment(name);
     format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
 }
 

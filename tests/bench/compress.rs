@@ -29,10 +29,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use ludotheque::testkit::compress::{self, Settings};
-use ludotheque::testkit::verify::{self, Verdict};
 use ludotheque::testkit::synth::keyed::nca::{self, Crypto, NcaSpec};
 use ludotheque::testkit::synth::keyed::{content, KeysFile, TestKeys, Title};
 use ludotheque::testkit::synth::{self};
+use ludotheque::testkit::verify::{self, Verdict};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

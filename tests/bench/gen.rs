@@ -297,8 +297,8 @@ pub fn spawn_ceiling(mode: &str, arg: &std::path::Path) -> (Server, String) {
 /// Convert's pipeline over the first NCZ of an NSZ held in memory, output discarded:
 /// MB/s of NCA (the in-memory bound of `bench_convert` and `bench_verify`).
 pub fn ncz_in_memory(nsz: &[u8]) -> f64 {
-    use ludotheque::testkit::ncz;
     use ludotheque::testkit::containers;
+    use ludotheque::testkit::ncz;
     let mut cur = std::io::Cursor::new(nsz);
     let fs =
         containers::read_pfs0(&mut cur, 0, nsz.len() as u64, &containers::Budget::file()).unwrap();

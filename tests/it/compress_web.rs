@@ -6,8 +6,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use ludotheque::testkit::Msg;
 use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::Msg;
 
 use crate::harness::{said_en, said_fr, Folders, TestServer};
 

@@ -6,8 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use ludotheque::testkit::Msg;
 use ludotheque::testkit::words::{StartedBy, Task};
+use ludotheque::testkit::Msg;
 
 use crate::harness::{said_fr, wait_until, Folders, TestServer, BIN};
 use crate::library::demo;

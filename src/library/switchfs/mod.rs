@@ -259,7 +259,7 @@ pub(crate) struct Tickets<'a> {
 
 impl Tickets<'_> {
     fn find(&self, rights_id: &[u8; 16]) -> Option<&Entry> {
-        let hex: String = rights_id.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(rights_id);
         self.entries.iter().find(|e| {
             e.name
                 .strip_suffix(".tik")
@@ -396,7 +396,7 @@ fn owner(contents: &[Content], name: &str) -> Option<u64> {
         .iter()
         .find(|c| {
             c.records.iter().any(|r| {
-                let id: String = r.nca_id.iter().map(|b| format!("{b:02x}")).collect();
+                let id = hex::encode(r.nca_id);
                 id.eq_ignore_ascii_case(stem)
             })
         })

@@ -85,10 +85,7 @@ impl ProdKeys {
             }
             put(self.titlekek[revision].as_ref().map(|k| &k[..]));
         }
-        h.finalize()[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(&h.finalize()[..8])
     }
 }
 
@@ -285,16 +282,10 @@ fn parse_line(line: &[u8]) -> Result<Option<(String, Vec<u8>)>, KeysLine> {
         return Err(KeysLine::OddDigits);
     }
     let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-    Ok(Some((name, unhex(value))))
-}
-
-/// Hex digits, already checked, to bytes.
-fn unhex(digits: &[u8]) -> Vec<u8> {
-    let nibble = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
-    digits
-        .chunks(2)
-        .map(|pair| nibble(pair[0]) << 4 | nibble(pair[1]))
-        .collect()
+    Ok(Some((
+        name,
+        hex::decode(value).map_err(|_| KeysLine::NotHex)?,
+    )))
 }
 
 /// AES-128-ECB decrypt of one block.
@@ -456,7 +447,7 @@ header_key_source = 3f59ea05bb6293a70e82c3b186476182a94e34fccd320ac8439a77bc61c7
 ";
 
     fn h16(hex: &str) -> [u8; 16] {
-        unhex(hex.as_bytes()).try_into().unwrap()
+        hex::decode(hex).unwrap().try_into().unwrap()
     }
 
     #[test]
@@ -477,7 +468,8 @@ header_key_source = 3f59ea05bb6293a70e82c3b186476182a94e34fccd320ac8439a77bc61c7
         assert_eq!(k.titlekek(0), Some(h16("963830f9d17f1de839b69dcfa90ea36a")));
         assert_eq!(k.titlekek(5), Some(h16("88277296a3c12866cf14d212644a821d")));
         let header: Vec<u8> =
-            unhex(b"f98fd2e84c5d3e794c90cc83158acfbe2744bd522b39d818557035d00e02ee5f");
+            hex::decode("f98fd2e84c5d3e794c90cc83158acfbe2744bd522b39d818557035d00e02ee5f")
+                .unwrap();
         assert_eq!(k.header_key.map(|h| h.to_vec()), Some(header));
         assert_eq!(k.key_area_key(0, 1), None, "no master_key_01");
         assert_eq!(k.titlekek(1), None);

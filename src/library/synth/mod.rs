@@ -47,10 +47,7 @@ impl Nca {
 }
 
 pub fn content_id(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(&Sha256::digest(bytes)[..16])
 }
 
 /// Bytes that compress like real data: runs of text with random stretches.

@@ -212,7 +212,7 @@ impl TestKeys {
     }
 
     fn lines(&self, shape: KeysFile) -> Vec<(String, String)> {
-        let mut out = vec![("header_key".to_string(), hex(&self.header_key))];
+        let mut out = vec![("header_key".to_string(), hex::encode(&self.header_key))];
         if shape == KeysFile::HeaderOnly {
             return out;
         }
@@ -224,33 +224,32 @@ impl TestKeys {
                 ("titlekek_source", &self.titlekek_source),
             ];
             for (name, key) in sources {
-                out.push((name.into(), hex(key)));
+                out.push((name.into(), hex::encode(key)));
             }
             for (kind, key) in KEY_AREA_KINDS.iter().zip(&self.key_area_sources) {
-                out.push((format!("key_area_key_{kind}_source"), hex(key)));
+                out.push((format!("key_area_key_{kind}_source"), hex::encode(key)));
             }
             for (r, key) in self.master_keys.iter().enumerate() {
-                out.push((format!("master_key_{r:02x}"), hex(key)));
+                out.push((format!("master_key_{r:02x}"), hex::encode(key)));
             }
         }
         if shape != KeysFile::MasterAndSources {
             for (r, area) in self.key_area.iter().enumerate() {
                 for (i, kind) in KEY_AREA_KINDS.iter().enumerate() {
                     if full || i == 0 {
-                        out.push((format!("key_area_key_{kind}_{r:02x}"), hex(&area[i])));
+                        out.push((
+                            format!("key_area_key_{kind}_{r:02x}"),
+                            hex::encode(&area[i]),
+                        ));
                     }
                 }
             }
             for (r, kek) in self.titlekek.iter().enumerate() {
-                out.push((format!("titlekek_{r:02x}"), hex(kek)));
+                out.push((format!("titlekek_{r:02x}"), hex::encode(kek)));
             }
         }
         out
     }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub(crate) fn ecb_decrypt(key: &[u8; 16], block: &[u8; 16]) -> [u8; 16] {

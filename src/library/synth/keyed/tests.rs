@@ -211,7 +211,7 @@ fn an_application_opens_with_the_derived_keys() {
     for (i, nf) in [program, control].iter().enumerate() {
         let r = &cnmt[0x20 + ext + 0x38 * i..0x20 + ext + 0x38 * (i + 1)];
         assert_eq!(&r[..0x20], &Sha256::digest(&nf.nca.bytes)[..]);
-        assert_eq!(nf.name, format!("{}.nca", keys::hex(&r[0x20..0x30])));
+        assert_eq!(nf.name, format!("{}.nca", hex::encode(&r[0x20..0x30])));
         assert_eq!(
             le64(&[&r[0x30..0x36], &[0, 0][..]].concat(), 0),
             nf.nca.bytes.len() as u64
@@ -268,7 +268,7 @@ fn titlekey_crypto_and_tickets() {
     };
     let files = title_files(&keys, &title, Distribution::Download);
     let tik = &files.tickets[0];
-    let rights = keys::hex(&title.rights_id());
+    let rights = hex::encode(&title.rights_id());
     assert_eq!(tik.0, format!("{rights}.tik"));
     assert!(rights.starts_with("0100123456780800") && rights.ends_with("13"));
     let t = &tik.1;
