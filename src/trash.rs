@@ -125,9 +125,18 @@ pub fn move_in(
         .and_then(|_| games::refresh_playable(&tx))
         .and_then(|_| Ok(tx.commit()?));
     if let Err(e) = finish {
-        // Put the file back: the database does not know it moved.
-        let _ = std::fs::rename(&dst, &src);
-        let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
+        // Put the file back: the database does not know it moved. Its folder goes only
+        // once the file is out of it; else `recover` adopts it at the next start.
+        match library::safe::move_new(&dst, &src) {
+            Ok(()) => {
+                let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
+            }
+            Err(back) => log::error!(
+                "trash: {key} stays in the trash folder of entry {}: the database did not \
+                 take the move ({e}) and putting it back failed ({back})",
+                row.id
+            ),
+        }
         return Err(e);
     }
     info!("trash: {key} moved in as entry {} ({reason})", row.id);

@@ -207,7 +207,12 @@ fn journaled(
     rename(root, from, to).map_err(|e| Error::internal(format!("moving {from} to {to}: {e}")))?;
     if let Err(e) = rekey(db, id, from.as_str(), to.as_str(), after) {
         // The database does not know the file moved: put it back.
-        let _ = safe::move_new(&to.under(root), &from.under(root));
+        if let Err(back) = safe::move_new(&to.under(root), &from.under(root)) {
+            log::error!(
+                "organize: {from} stays at {to}: the database did not take the move ({e}) \
+                 and putting it back failed ({back}); the journal settles it at the next start"
+            );
+        }
         return Err(e);
     }
     // Best effort: an entry that stays behind still restores where it was.
@@ -230,7 +235,12 @@ fn move_one(db: &Connection, root: &Path, run: i64, m: &Move) -> Result<(), Erro
     let (from, to) = keys(m)?;
     let id = organize_moves::insert(db, run, &m.from, &m.to)?;
     journaled(db, root, id, (&from, &to), MoveState::Moved).inspect_err(|_| {
-        let _ = organize_moves::delete(db, id);
+        // The journal row goes once the file is where it was; a file that stayed at
+        // `to` keeps it, for `recover` to settle.
+        let back = std::fs::symlink_metadata(from.under(root)).is_ok();
+        if let Err(e) = back.then(|| organize_moves::delete(db, id)).transpose() {
+            log::error!("organize: forgetting the move of {from} that did not happen: {e}");
+        }
     })
 }
 
