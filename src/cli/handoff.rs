@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::report;
 use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::{Start, Task, TaskResult, Unit};
-use crate::service::handoff::{send, Ended, Got, Lines, Reply, Request, CANCEL, SOCKET};
+use crate::service::handoff::{send, Ended, Got, HandoffLine, Lines, Request, CANCEL, SOCKET};
 use crate::store::job_runs::JobRun;
 
 /// Hand `task` to the service listening in `data`; `None` when none listens there
@@ -61,7 +61,7 @@ fn converse(stream: UnixStream, task: Task, request: &Request) -> Result<(), Err
             Ok(Got::Line(line)) => line,
             Ok(Got::Closed) | Err(_) => return Err(lost(&mut state)),
         };
-        let reply: Reply = serde_json::from_slice(&line)
+        let reply: HandoffLine = serde_json::from_slice(&line)
             .map_err(|e| Error::internal(format!("the service's answer: {e}")))?;
         if let Some(end) = answer(task, reply, &mut state) {
             return end;
@@ -70,17 +70,17 @@ fn converse(stream: UnixStream, task: Task, request: &Request) -> Result<(), Err
 }
 
 /// Show one line of the service's; `Some` with the command's end at the last.
-fn answer(task: Task, reply: Reply, state: &mut State) -> Option<Result<(), Error>> {
+fn answer(task: Task, reply: HandoffLine, state: &mut State) -> Option<Result<(), Error>> {
     match reply {
-        Reply::Started => {
+        HandoffLine::Started => {
             state.started = true;
             eprintln!(
                 "Tâche {task} confiée au service qui utilise ce dossier de données ; Ctrl-C l'annule."
             );
             None
         }
-        Reply::Refused { msg } => Some(Err(refused(msg))),
-        Reply::Progress {
+        HandoffLine::Refused { msg } => Some(Err(refused(msg))),
+        HandoffLine::Progress {
             unit,
             done,
             total,
@@ -96,7 +96,7 @@ fn answer(task: Task, reply: Reply, state: &mut State) -> Option<Result<(), Erro
             }
             None
         }
-        Reply::Finished(ended) => {
+        HandoffLine::Finished(ended) => {
             end_line(state);
             let (run, failures) = finished(task, ended);
             Some(report::report(task, &run, &failures))

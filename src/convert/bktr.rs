@@ -22,8 +22,7 @@ use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 
 use crate::library::bytes::{array, u32le, u64le};
 use crate::library::switchfs::nca;
-
-type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
+use crate::library::switchfs::nca::NcaCtr;
 
 const NODE: u64 = 0x4000;
 /// The most of a table read: 63 buckets, about 64,000 subsections.
@@ -42,7 +41,7 @@ pub(crate) struct Piece {
 
 /// The section's base counter as nsz records it: the FS header's upper counter
 /// (0x140, little-endian) reversed, then zeros.
-pub(crate) fn base_counter(s: &nca::Section) -> [u8; 16] {
+pub(crate) fn base_counter(s: &nca::NcaSection) -> [u8; 16] {
     let mut counter = [0u8; 16];
     counter[..8].copy_from_slice(&array::<8>(&s.fs, 0x140).unwrap_or_default());
     counter[..8].reverse();
@@ -55,7 +54,7 @@ pub(crate) fn base_counter(s: &nca::Section) -> [u8; 16] {
 pub(crate) fn pieces<R: Read + Seek>(
     input: &mut R,
     nca_at: u64,
-    s: &nca::Section,
+    s: &nca::NcaSection,
     key: [u8; 16],
 ) -> std::io::Result<Vec<Piece>> {
     if s.crypto() != 4 {
@@ -69,7 +68,7 @@ pub(crate) fn pieces<R: Read + Seek>(
 }
 
 /// The section as one piece under its base counter.
-pub(crate) fn whole(s: &nca::Section) -> Piece {
+pub(crate) fn whole(s: &nca::NcaSection) -> Piece {
     Piece {
         start: s.start,
         end: s.end,
@@ -81,7 +80,7 @@ pub(crate) fn whole(s: &nca::Section) -> Piece {
 fn read_table<R: Read + Seek>(
     input: &mut R,
     nca_at: u64,
-    s: &nca::Section,
+    s: &nca::NcaSection,
     key: [u8; 16],
     base: [u8; 16],
 ) -> std::io::Result<Option<Vec<u8>>> {
@@ -95,7 +94,7 @@ fn read_table<R: Read + Seek>(
     let mut table = vec![0u8; size.min(MAX_TABLE) as usize];
     input.seek(SeekFrom::Start(nca_at + at))?;
     input.read_exact(&mut table)?;
-    let mut cipher = Aes128Ctr::new(&key.into(), &base.into());
+    let mut cipher = NcaCtr::new(&key.into(), &base.into());
     cipher.seek(at);
     cipher.apply_keystream(&mut table);
     Ok(Some(table))
@@ -103,7 +102,7 @@ fn read_table<R: Read + Seek>(
 
 /// The pieces the table describes, or `None` when it is not sorted, not aligned, or
 /// runs past the section (a damaged or hostile file: it is then compressed whole).
-fn split(table: &[u8], s: &nca::Section, base: [u8; 16]) -> Option<Vec<Piece>> {
+fn split(table: &[u8], s: &nca::NcaSection, base: [u8; 16]) -> Option<Vec<Piece>> {
     let buckets = u32le(table, 4)? as usize;
     if buckets == 0 || (buckets as u64 + 1) * NODE > table.len() as u64 {
         return None;
@@ -159,14 +158,14 @@ mod tests {
 
     /// A CTR-Ex section at 0x4000 of 0x20000 bytes whose table (at 0x10000) lists
     /// `entries`, encrypted as the console does; (the NCA, its section).
-    fn nca_with(entries: &[(u64, u32)], end: u64) -> (Vec<u8>, nca::Section) {
+    fn nca_with(entries: &[(u64, u32)], end: u64) -> (Vec<u8>, nca::NcaSection) {
         let mut fs = vec![0u8; 0x200];
         fs[4] = 4;
         fs[0x120..0x128].copy_from_slice(&0x10000u64.to_le_bytes());
         fs[0x128..0x130].copy_from_slice(&0x8000u64.to_le_bytes());
         fs[0x130..0x134].copy_from_slice(b"BKTR");
         fs[0x140..0x148].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
-        let s = nca::Section {
+        let s = nca::NcaSection {
             start: 0x4000,
             end: 0x24000,
             fs,
@@ -180,7 +179,7 @@ mod tests {
             table[e..e + 8].copy_from_slice(&at.to_le_bytes());
             table[e + 12..e + 16].copy_from_slice(&generation.to_le_bytes());
         }
-        let mut cipher = Aes128Ctr::new(&KEY.into(), &base_counter(&s).into());
+        let mut cipher = NcaCtr::new(&KEY.into(), &base_counter(&s).into());
         cipher.seek(0x14000u64);
         cipher.apply_keystream(&mut table);
         let mut bytes = vec![0u8; 0x24000];

@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::library::containers::{self, Entry, FileSystem, FormatError, NczSection};
+use crate::library::containers::{self, ContainerFile, FileSystem, FormatError, NczSection};
 use crate::library::switchfs::nca::{self, HeaderError};
 use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
 
@@ -352,7 +352,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
 }
 
 /// The files of a partition as written: their names and sizes in the output.
-fn written_parts(wanted: &[Entry], files: &[(String, u64)]) -> Vec<Part> {
+fn written_parts(wanted: &[ContainerFile], files: &[(String, u64)]) -> Vec<Part> {
     wanted
         .iter()
         .zip(files)
@@ -369,7 +369,7 @@ fn written_parts(wanted: &[Entry], files: &[(String, u64)]) -> Vec<Part> {
 /// NCZ, the rest copied. Returns each file's (name, size) as written.
 fn files<R: Read + Seek + Send, W: Write>(
     input: &mut R,
-    entries: &[Entry],
+    entries: &[ContainerFile],
     keys: &ProdKeys,
     settings: &Settings,
     out: &mut Out<W>,
@@ -400,7 +400,7 @@ fn files<R: Read + Seek + Send, W: Write>(
 
 fn copy<R: Read + Seek, W: Write>(
     input: &mut R,
-    e: &Entry,
+    e: &ContainerFile,
     out: &mut Out<W>,
 ) -> Result<(), CompressFail> {
     input.seek(SeekFrom::Start(e.offset)).map_err(read_error)?;
@@ -426,7 +426,7 @@ pub(crate) struct Plan {
 /// An NCA that should be compressed but whose keys are missing is an error.
 pub(crate) fn plan<R: Read + Seek>(
     input: &mut R,
-    e: &Entry,
+    e: &ContainerFile,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
 ) -> Result<Option<Plan>, CompressFail> {
@@ -452,7 +452,7 @@ pub(crate) fn plan<R: Read + Seek>(
         return Ok(None);
     }
     // nsz lists the sections whose FS header names a hash type, sorted by offset.
-    let mut sections: Vec<&nca::Section> = header
+    let mut sections: Vec<&nca::NcaSection> = header
         .sections
         .iter()
         .flatten()
@@ -496,7 +496,7 @@ const MAX_PIECES: usize = 16_000;
 /// 0x4000, where this changes nothing.
 fn ncz_sections(
     pieces: &[bktr::Piece],
-    sections: &[&nca::Section],
+    sections: &[&nca::NcaSection],
     key: [u8; 16],
 ) -> Vec<NczSection> {
     // nsz records a CTR-Ex section as CTR (3) once it holds its key: the counter of
@@ -530,7 +530,7 @@ fn ncz_sections(
 /// One NCZ: the head, the section table, then the compressed clear bytes.
 fn write_ncz<R: Read + Seek + Send, W: Write>(
     input: &mut R,
-    e: &Entry,
+    e: &ContainerFile,
     plan: &Plan,
     settings: &Settings,
     out: &mut Out<W>,
@@ -837,7 +837,7 @@ mod tests {
         (compressed, outcome, std::fs::read(part).unwrap())
     }
 
-    fn entries(bytes: &[u8], format: &str) -> Vec<Entry> {
+    fn entries(bytes: &[u8], format: &str) -> Vec<ContainerFile> {
         let mut r = std::io::Cursor::new(bytes);
         let len = bytes.len() as u64;
         match format {

@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Msg};
-use crate::library::containers::{self, Budget, Entry, FileSystem, FormatError};
+use crate::library::containers::{self, Budget, ContainerFile, FileSystem, FormatError};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::trash;
@@ -46,7 +46,7 @@ pub struct Options {
 struct Part {
     name: String,
     size: u64,
-    src: Entry,
+    src: ContainerFile,
     compressed: bool,
 }
 
@@ -562,7 +562,7 @@ impl<W: Write> Writer<'_, W> {
         }
     }
 
-    fn copy(&mut self, input: &mut File, e: &Entry) -> Result<[u8; 32], ConvertFail> {
+    fn copy(&mut self, input: &mut File, e: &ContainerFile) -> Result<[u8; 32], ConvertFail> {
         input
             .seek(SeekFrom::Start(e.offset))
             .map_err(|_| FormatError(containers::READ_FAILED.into()))?;

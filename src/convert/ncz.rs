@@ -8,12 +8,11 @@
 
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 
+use crate::library::switchfs::nca::NcaCtr;
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use sha2::{Digest, Sha256};
 
 use crate::library::containers::{FormatError, Ncz, NczBody, NczSection, READ_FAILED};
-
-type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
 
 const HEAD: u64 = 0x4000;
 const CHUNK: usize = 1 << 20;
@@ -45,7 +44,7 @@ pub(crate) fn encrypt(regions: &[Region], mut pos: u64, mut data: &mut [u8]) {
         let take = ((region.end - pos) as usize).min(data.len());
         let (now, rest) = data.split_at_mut(take);
         if let Some((key, iv)) = &region.key {
-            let mut cipher = Aes128Ctr::new(key.into(), iv.into());
+            let mut cipher = NcaCtr::new(key.into(), iv.into());
             cipher.seek(pos);
             cipher.apply_keystream(now);
         }

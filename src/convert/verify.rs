@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::ncz::{self, ConvertFail};
 use crate::error::{Msg, NcaFault, VerifyGap};
-use crate::library::containers::{self, Budget, Entry, FormatError, Ncz};
+use crate::library::containers::{self, Budget, ContainerFile, FormatError, Ncz};
 use crate::library::switchfs::{self, Inside, Problem, ProdKeys, Want};
 use crate::library::{safe, LibraryKey};
 use crate::words::Container;
@@ -194,7 +194,7 @@ struct StoredNca {
     name: String,
     /// The content ID its name carries (`<32 hex digits>.….nca` or `.ncz`).
     id: Option<[u8; 16]>,
-    entry: Entry,
+    entry: ContainerFile,
     compressed: bool,
 }
 
@@ -384,7 +384,7 @@ fn fault_of_size(size: u64, expected: u64) -> NcaFault {
 /// sink; its size is held to the record's before anything is decompressed.
 fn hash_ncz(
     f: &File,
-    entry: &Entry,
+    entry: &ContainerFile,
     expect: Expect,
     on_read: &mut dyn FnMut(u64) -> io::Result<()>,
     budget: &Budget,

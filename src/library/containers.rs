@@ -137,14 +137,14 @@ pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec
 
 /// A file inside a PFS0 or HFS0.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct ContainerFile {
     pub name: String,
     /// Absolute offset of the file's data.
     pub offset: u64,
     pub size: u64,
 }
 
-impl Entry {
+impl ContainerFile {
     pub fn end(&self) -> u64 {
         self.offset.saturating_add(self.size)
     }
@@ -153,7 +153,7 @@ impl Entry {
 /// A parsed PFS0 or HFS0 header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileSystem {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<ContainerFile>,
     /// Size of the string table as declared (padding included).
     pub string_table_size: u32,
     /// Absolute offset of the header, and its size (the data area starts after it).
@@ -228,7 +228,7 @@ fn read_fs<R: Read + Seek>(
     for i in 0..count as usize {
         let e = &table[i * entry_size as usize..];
         let (offset, size) = (field(u64le(e, 0))?, field(u64le(e, 8))?);
-        let entry = Entry {
+        let entry = ContainerFile {
             name: name_in(names, field(u32le(e, 16))? as usize, &kind)?,
             offset: data
                 .checked_add(offset)
@@ -254,7 +254,7 @@ fn read_fs<R: Read + Seek>(
 /// The files of one table each have bytes of their own. Entries that point at one
 /// region (or overlap) are what turns a small file into a bomb: every reader after
 /// this one would read and keep that region once per entry. Empty files are exempt.
-fn no_shared_bytes(entries: &[Entry], kind: &str) -> Result<(), FormatError> {
+fn no_shared_bytes(entries: &[ContainerFile], kind: &str) -> Result<(), FormatError> {
     let mut spans: Vec<(u64, u64)> = entries
         .iter()
         .filter(|e| e.size > 0)

@@ -31,7 +31,7 @@ type Trigram = u64;
 
 /// What a list shows of a game (the API's list item and a search hit), kept beside
 /// its name. Texts are spans of [`NameIndex::text`].
-struct Entry {
+struct IndexedGame {
     key: (u32, u32),
     name: (u32, u32),
     folded: (u32, u32),
@@ -84,7 +84,7 @@ impl Listed<'_> {
 /// The index at one generation of the library.
 pub struct NameIndex {
     /// Every game in library order.
-    entries: Vec<Entry>,
+    entries: Vec<IndexedGame>,
     /// Keys, names and folded names, one after the other.
     text: String,
     platforms: Vec<String>,
@@ -123,7 +123,7 @@ impl NameIndex {
                 index.text.push_str(s);
                 (start, s.len() as u32)
             };
-            let entry = Entry {
+            let entry = IndexedGame {
                 key: span(&g.item.key),
                 name: span(&g.item.name),
                 folded: span(&g.folded),
@@ -254,7 +254,7 @@ impl NameIndex {
 
     /// What the index holds on the heap, in bytes (for the log and the benchmark).
     pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * std::mem::size_of::<Entry>()
+        self.entries.capacity() * std::mem::size_of::<IndexedGame>()
             + self.text.capacity()
             + self
                 .by_kind

@@ -10,7 +10,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::containers::{self, Budget, Entry, FormatError};
+use super::containers::{self, Budget, ContainerFile, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::window::Window;
@@ -202,7 +202,7 @@ fn list(
     len: u64,
     format: &str,
     budget: &Budget,
-) -> Result<Option<Vec<Entry>>, FormatError> {
+) -> Result<Option<Vec<ContainerFile>>, FormatError> {
     Ok(if Container::of(format).is_some_and(Container::is_pfs0) {
         Some(containers::read_pfs0(file, 0, len, budget)?.entries)
     } else {
@@ -212,7 +212,11 @@ fn list(
 }
 
 /// The keyless hints among the container's files.
-fn read_hints(file: &mut Window, entries: &[Entry], budget: &Budget) -> Result<Hints, FormatError> {
+fn read_hints(
+    file: &mut Window,
+    entries: &[ContainerFile],
+    budget: &Budget,
+) -> Result<Hints, FormatError> {
     let mut hints = Hints {
         ticket: entries.iter().find_map(|e| ticket_title_id(&e.name)),
         cnmt: None,
@@ -231,7 +235,7 @@ fn read_hints(file: &mut Window, entries: &[Entry], budget: &Budget) -> Result<H
 /// did not open.
 fn read_keyed(
     file: &mut Window,
-    entries: &[Entry],
+    entries: &[ContainerFile],
     keys: &ProdKeys,
     budget: &Budget,
 ) -> (Keyed, Option<String>) {

@@ -11,8 +11,8 @@
 //! closed on unanswered.
 //!
 //! JSON lines: the command sends a [`Request`]; the service answers
-//! [`Reply::Started`] or [`Reply::Refused`], then a [`Reply::Progress`] line when the
-//! progress moves, then [`Reply::Finished`] with the run's result. The command may
+//! [`HandoffLine::Started`] or [`HandoffLine::Refused`], then a [`HandoffLine::Progress`] line when the
+//! progress moves, then [`HandoffLine::Finished`] with the run's result. The command may
 //! send [`CANCEL`] (its Ctrl-C). A connection that drops leaves the task running:
 //! a closed terminal or a lost SSH session does not cancel an hour of compression.
 
@@ -83,7 +83,7 @@ pub struct Request {
 /// What the service answers, one per line.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Reply {
+pub enum HandoffLine {
     Started,
     Refused {
         msg: Msg,
@@ -243,7 +243,7 @@ fn converse(stream: UnixStream, jobs: &Jobs) -> Result<(), Error> {
     let request = read_request(&mut lines)?;
     let task = match handed(&request.task) {
         Ok(task) => task,
-        Err(msg) => return send(&mut out, &Reply::Refused { msg }),
+        Err(msg) => return send(&mut out, &HandoffLine::Refused { msg }),
     };
     let start = Start {
         only: request.only,
@@ -253,14 +253,14 @@ fn converse(stream: UnixStream, jobs: &Jobs) -> Result<(), Error> {
     match jobs.try_start_with(task, StartedBy::Cli, start) {
         Err(e) if e.is(&Kind::Busy) => send(
             &mut out,
-            &Reply::Refused {
+            &HandoffLine::Refused {
                 msg: busy(&jobs.snapshot()),
             },
         ),
-        Err(e) => send(&mut out, &Reply::Refused { msg: e.msg }),
+        Err(e) => send(&mut out, &HandoffLine::Refused { msg: e.msg }),
         Ok(claimed) => {
             info!("command socket: task {task} started for the command line");
-            send(&mut out, &Reply::Started)?;
+            send(&mut out, &HandoffLine::Started)?;
             follow(&mut out, &mut lines, jobs, claimed.last.as_ref().map(mark))
         }
     }
@@ -357,8 +357,8 @@ fn gone() -> Result<(), Error> {
     Ok(())
 }
 
-fn progress(snap: &Snapshot) -> Reply {
-    Reply::Progress {
+fn progress(snap: &Snapshot) -> HandoffLine {
+    HandoffLine::Progress {
         unit: snap.unit.as_str().into(),
         done: snap.done,
         total: snap.total,
@@ -366,8 +366,8 @@ fn progress(snap: &Snapshot) -> Reply {
     }
 }
 
-fn finished(run: &JobRun, snap: &Snapshot) -> Reply {
-    Reply::Finished(Ended {
+fn finished(run: &JobRun, snap: &Snapshot) -> HandoffLine {
+    HandoffLine::Finished(Ended {
         result: run.result.as_str().into(),
         done: run.done,
         total: run.total,

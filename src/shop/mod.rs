@@ -7,7 +7,7 @@
 //! reads what it installs from those tags), unique within its kind's folder, and one
 //! download path, `/shop/files/{base|updates|dlc}/{that name}`. Answers are built once
 //! per [`Stamp`] (the library's generation, the title data, the last task, the
-//! message) into a [`Snapshot`] shared by every request; each form is rendered the
+//! message) into a [`Catalogue`] shared by every request; each form is rendered the
 //! first time it is asked and then served from the same bytes. At 10,000 files a
 //! snapshot and all its forms take a few MB.
 
@@ -130,7 +130,7 @@ impl Form {
 }
 
 /// The library as the shop offers it, at one stamp.
-pub struct Snapshot {
+pub struct Catalogue {
     pub items: Vec<Item>,
     by_entry: HashMap<(Folder, String), usize>,
     by_key: HashMap<String, usize>,
@@ -144,8 +144,8 @@ pub struct Snapshot {
     forms: [OnceLock<Arc<[u8]>>; 8],
 }
 
-impl Snapshot {
-    fn build(db: &Connection, data: &Path, stamp: &Stamp) -> Result<Snapshot, Error> {
+impl Catalogue {
+    fn build(db: &Connection, data: &Path, stamp: &Stamp) -> Result<Catalogue, Error> {
         let icons = cached_icons(data);
         let items = name_items(games::shop_files(db)?, &icons);
         let by_entry = items
@@ -162,7 +162,7 @@ impl Snapshot {
             Some(m) if !m.is_empty() => m.to_string(),
             _ => format!("Ludothèque · {} fichiers", items.len()),
         };
-        Ok(Snapshot {
+        Ok(Catalogue {
             facts: titles::of_library(db)?,
             versions: title_catalog::of_library(db)?,
             items,
@@ -204,7 +204,7 @@ impl Snapshot {
 /// The shop's answers, kept until their stamp moves (`kept`). Only one request builds
 /// a new snapshot; the others asking at the same time wait for it rather than build
 /// it too.
-pub struct Shop(Kept<(), Snapshot, Stamp>);
+pub struct Shop(Kept<(), Catalogue, Stamp>);
 
 impl Default for Shop {
     fn default() -> Self {
@@ -214,11 +214,11 @@ impl Default for Shop {
 }
 
 impl Shop {
-    pub fn snapshot(&self, db: &Connection, data: &Path) -> Result<Arc<Snapshot>, Error> {
+    pub fn snapshot(&self, db: &Connection, data: &Path) -> Result<Arc<Catalogue>, Error> {
         self.0.get_or_build(
             (),
             || library_generation::shop_stamp(db),
-            |stamp| Snapshot::build(db, data, stamp),
+            |stamp| Catalogue::build(db, data, stamp),
         )
     }
 }

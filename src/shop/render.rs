@@ -11,7 +11,7 @@ use std::hash::Hash;
 
 use serde::Serialize;
 
-use super::{Folder, Form, Inputs, Item, Snapshot, FILES};
+use super::{Catalogue, Folder, Form, Inputs, Item, FILES};
 use crate::error::Error;
 use crate::library::copies::{self, Candidate};
 use crate::store::games::ShopFile;
@@ -21,7 +21,7 @@ use crate::words::{DedupeKeep, GameKind, TitleId};
 /// How many base games the `new` and `recommended` sections hold.
 const NEW_ITEMS: usize = 50;
 
-pub fn render(s: &Snapshot, form: Form, inputs: &Inputs) -> Result<Vec<u8>, Error> {
+pub fn render(s: &Catalogue, form: Form, inputs: &Inputs) -> Result<Vec<u8>, Error> {
     Ok(match form {
         Form::Tinfoil => json(&tinfoil(s)),
         Form::Sections => json(&sections(s, FILES, inputs.keep)),
@@ -84,7 +84,7 @@ struct TitleEntry<'a> {
 
 /// Every file, its URL ending in `#` and its entry so that Tinfoil reads the tags even
 /// from a URL it does not parse, and the title data of the library's title IDs.
-fn tinfoil(s: &Snapshot) -> TinfoilIndex<'_> {
+fn tinfoil(s: &Catalogue) -> TinfoilIndex<'_> {
     let files = s
         .items
         .iter()
@@ -128,11 +128,11 @@ fn tinfoil(s: &Snapshot) -> TinfoilIndex<'_> {
 #[derive(Serialize)]
 struct Sections<'a> {
     success: &'a str,
-    sections: Vec<Section<'a>>,
+    sections: Vec<ShopSection<'a>>,
 }
 
 #[derive(Serialize)]
-struct Section<'a> {
+struct ShopSection<'a> {
     id: &'static str,
     title: &'static str,
     items: Vec<SectionItem<'a>>,
@@ -170,7 +170,7 @@ struct SectionItem<'a> {
 ///   stamp follows (a download count would be stale at once);
 /// - `updates`: the newest update of each title; `dlc`: each DLC, newest version;
 /// - `all`: every title and version, never cut.
-fn sections<'a>(s: &'a Snapshot, prefix: &str, keep: DedupeKeep) -> Sections<'a> {
+fn sections<'a>(s: &'a Catalogue, prefix: &str, keep: DedupeKeep) -> Sections<'a> {
     let item = |it: &'a Item| SectionItem {
         url: it.path(prefix),
         size: it.file.size,
@@ -214,7 +214,7 @@ fn sections<'a>(s: &'a Snapshot, prefix: &str, keep: DedupeKeep) -> Sections<'a>
         |it| (it.file.title_id, it.file.version),
         keep,
     );
-    let section = |id, title, items: Vec<&'a Item>, cut: usize| Section {
+    let section = |id, title, items: Vec<&'a Item>, cut: usize| ShopSection {
         id,
         title,
         items: items.into_iter().take(cut).map(item).collect(),
@@ -311,7 +311,7 @@ fn listing_top() -> String {
 
 /// One kind's folder: each file's link is its entry (relative: the download path).
 /// The link text is the entry too, for parsers that read the text.
-fn listing(s: &Snapshot, folder: Folder) -> String {
+fn listing(s: &Catalogue, folder: Folder) -> String {
     let mut items: Vec<&Item> = s.in_folder(folder).collect();
     items.sort_by(|a, b| a.entry.cmp(&b.entry));
     let mut out = head(&format!("{FILES}{}/", folder.name())) + PARENT;

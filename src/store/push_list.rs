@@ -18,7 +18,7 @@ pub fn list(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
 /// A pending game as the console page shows it: what the library knows of it
 /// (nothing when it left the library).
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub struct PendingGame {
     pub key: String,
     pub size: u64,
     pub name: Option<String>,
@@ -29,14 +29,14 @@ pub struct Entry {
 }
 
 /// The pending games with their names, in the order they were added.
-pub fn entries(conn: &Connection) -> Result<Vec<Entry>, Error> {
+pub fn entries(conn: &Connection) -> Result<Vec<PendingGame>, Error> {
     let mut stmt = conn.prepare(
         "SELECT p.key, coalesce(g.size, 0), g.name, g.type, g.version,
                 coalesce(NOT (g.header_ok AND g.damage IS NULL), 0)
          FROM push_list p LEFT JOIN games g ON g.key = p.key ORDER BY p.rowid",
     )?;
     let rows = stmt.query_map([], |r| {
-        Ok(Entry {
+        Ok(PendingGame {
             key: r.get(0)?,
             size: r.get::<_, i64>(1)? as u64,
             name: r.get(2)?,

@@ -16,7 +16,7 @@ pub const FIELD_MAX: usize = 8 * 1024;
 
 /// The fields of one entry we keep, as they came.
 #[derive(Default)]
-struct Entry {
+struct RawTitle {
     id: Option<Scalar>,
     name: Option<Scalar>,
     publisher: Option<Scalar>,
@@ -42,7 +42,7 @@ fn iso_date(v: Option<Scalar>) -> Option<String> {
         .then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
-impl Entry {
+impl RawTitle {
     /// Where the field called `key` goes; `None` for one we do not keep.
     fn slot(&mut self, key: &str) -> Option<&mut Option<Scalar>> {
         Some(match key {
@@ -82,7 +82,7 @@ fn entry<R: Read>(r: &mut Reader<R>, oversized: &mut usize) -> Result<Option<Fac
         r.skip()?;
         return Ok(None);
     }
-    let mut entry = Entry::default();
+    let mut entry = RawTitle::default();
     r.object(FIELD_MAX, |r, key| {
         let Some(slot) = key.and_then(|k| entry.slot(k)) else {
             *oversized += usize::from(key.is_none());

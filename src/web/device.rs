@@ -94,7 +94,7 @@ fn test_button(v: &Viewer) -> Markup {
 /// with the reason beside it, when the push cannot work).
 fn push_section(
     v: &Viewer,
-    pending: &[push_list::Entry],
+    pending: &[push_list::PendingGame],
     blocked: Option<String>,
     start: Markup,
 ) -> Markup {
@@ -122,7 +122,7 @@ fn push_section(
     }
 }
 
-fn push_table(v: &Viewer, pending: &[push_list::Entry]) -> Markup {
+fn push_table(v: &Viewer, pending: &[push_list::PendingGame]) -> Markup {
     html! {
         div.scroll {
             table #push {

@@ -135,7 +135,7 @@ fn mode_rows(keys: &TestKeys, nsp: &[u8], solid: bool, python: Option<&str>, rou
 /// the service's verification checks every byte.
 fn keyed_nsp(keys: &TestKeys, program: Vec<u8>) -> Vec<u8> {
     let rng = &mut StdRng::seed_from_u64(39);
-    let spec = |content_type: u8, sections: Vec<nca::Section>| NcaSpec {
+    let spec = |content_type: u8, sections: Vec<nca::PlainSection>| NcaSpec {
         content_type,
         program_id: GAME,
         revision: 0,

@@ -89,7 +89,7 @@ pub fn owner_in(text: &str, peer: SocketAddr, port: u16) -> Option<u32> {
 
 /// One line of the table.
 #[derive(Debug, PartialEq, Eq)]
-struct Entry {
+struct SocketRow {
     local: SocketAddr,
     remote: SocketAddr,
     uid: u32,
@@ -99,7 +99,7 @@ struct Entry {
 
 /// `sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid
 /// timeout inode …`
-fn parse_line(line: &str) -> Option<Entry> {
+fn parse_line(line: &str) -> Option<SocketRow> {
     let mut fields = line.split_whitespace();
     let _slot = fields.next()?;
     let local = parse_socket(fields.next()?)?;
@@ -108,7 +108,7 @@ fn parse_line(line: &str) -> Option<Entry> {
     let uid = fields.nth(4)?.parse().ok()?;
     // timeout, then inode.
     let inode = fields.nth(1)?.parse().ok()?;
-    Some(Entry {
+    Some(SocketRow {
         local,
         remote,
         uid,

@@ -19,9 +19,9 @@ pub use prodkeys::ProdKeys;
 use std::io::{Read, Seek};
 
 use crate::library::bytes;
-use crate::library::containers::{self, read_at, Budget, Entry, FormatError, MAX_HEADER};
+use crate::library::containers::{self, read_at, Budget, ContainerFile, FormatError, MAX_HEADER};
 use crate::words::Container;
-use nca::{Header, HeaderError, Section, SectionReader, TitleKey};
+use nca::{Header, HeaderError, NcaSection, SectionReader, TitleKey};
 
 /// What a CNMT says a content is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +155,7 @@ pub fn read<R: Read + Seek>(
 /// `secure` partition's) that the caller has read already.
 pub fn read_entries<R: Read + Seek>(
     file: &mut R,
-    entries: &[Entry],
+    entries: &[ContainerFile],
     keys: &ProdKeys,
     want: Want,
     budget: &Budget,
@@ -198,11 +198,11 @@ pub fn read_entries<R: Read + Seek>(
 /// entry. The highest key revision among them is what the file needs.
 fn headers<R: Read + Seek>(
     file: &mut R,
-    entries: &[Entry],
+    entries: &[ContainerFile],
     keys: &ProdKeys,
     inside: &mut Inside,
     budget: &Budget,
-) -> Vec<(Entry, Header)> {
+) -> Vec<(ContainerFile, Header)> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let ncas = entries
@@ -253,12 +253,12 @@ fn headers<R: Read + Seek>(
 /// The container's tickets, found by rights ID, and the file's budget their reads
 /// count against (none where the caller reads the file whole anyway: compress).
 pub(crate) struct Tickets<'a> {
-    pub(crate) entries: &'a [Entry],
+    pub(crate) entries: &'a [ContainerFile],
     pub(crate) budget: Option<&'a Budget>,
 }
 
 impl Tickets<'_> {
-    fn find(&self, rights_id: &[u8; 16]) -> Option<&Entry> {
+    fn find(&self, rights_id: &[u8; 16]) -> Option<&ContainerFile> {
         let hex = hex::encode(rights_id);
         self.entries.iter().find(|e| {
             e.name
@@ -274,7 +274,7 @@ pub(crate) fn section_key<R: Read + Seek>(
     file: &mut R,
     name: &str,
     header: &Header,
-    section: &Section,
+    section: &NcaSection,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
 ) -> Result<Option<[u8; 16]>, Problem> {
@@ -323,7 +323,7 @@ pub(crate) fn section_key<R: Read + Seek>(
 /// The first section of an NCA, which holds what Meta and Control NCAs carry. An
 /// NCZ keeps its NCA's first 0x4000 bytes as they were: a section past them is
 /// compressed.
-fn first_section<'h>(entry: &Entry, header: &'h Header) -> Result<&'h Section, Problem> {
+fn first_section<'h>(entry: &ContainerFile, header: &'h Header) -> Result<&'h NcaSection, Problem> {
     let nca = entry.name.clone();
     let section = header.sections.iter().flatten().next().ok_or_else(|| {
         let why = "it has no section".into();
@@ -347,7 +347,7 @@ fn first_section<'h>(entry: &Entry, header: &'h Header) -> Result<&'h Section, P
 /// The CNMT of a Meta NCA: its section is a PFS0 holding one `*.cnmt` file.
 fn meta<R: Read + Seek>(
     file: &mut R,
-    entry: &Entry,
+    entry: &ContainerFile,
     header: &Header,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
@@ -408,7 +408,7 @@ type ControlData = (nacp::Names, String, Option<Vec<u8>>);
 /// Names, display version and icon of a Control NCA: its section is a RomFS.
 fn control<R: Read + Seek>(
     file: &mut R,
-    entry: &Entry,
+    entry: &ContainerFile,
     header: &Header,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
@@ -481,7 +481,7 @@ fn icon<R: Read + Seek>(
 
 /// A field of a section's FS header; past its end (never, for a header `nca` made)
 /// it reads as a size no section has, which the caller's checks refuse.
-fn fs_u64(section: &Section, at: usize) -> u64 {
+fn fs_u64(section: &NcaSection, at: usize) -> u64 {
     bytes::u64le(&section.fs, at).unwrap_or(u64::MAX)
 }
 

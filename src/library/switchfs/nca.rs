@@ -34,7 +34,7 @@ pub enum HeaderError {
 
 /// A section as the header's table and its FS header describe it.
 #[derive(Debug, Clone)]
-pub struct Section {
+pub struct NcaSection {
     /// Absolute offsets in the NCA.
     pub start: u64,
     pub end: u64,
@@ -42,7 +42,7 @@ pub struct Section {
     pub fs: Vec<u8>,
 }
 
-impl Section {
+impl NcaSection {
     pub fn fs_type(&self) -> u8 {
         self.fs.get(0x2).copied().unwrap_or(0)
     }
@@ -72,7 +72,7 @@ pub struct Header {
     /// Zero when the key area holds the section keys.
     pub rights_id: [u8; 16],
     /// Their FS headers are decrypted for Meta and Control NCAs only.
-    pub sections: [Option<Section>; 4],
+    pub sections: [Option<NcaSection>; 4],
     key_area: [u8; 0x40],
 }
 
@@ -144,7 +144,7 @@ fn decrypt(raw: &[u8], len: u64, keys: &ProdKeys, all: bool) -> Result<Header, H
 
 fn parse(h: &[u8], len: u64) -> Result<Header, HeaderError> {
     let generation = h[0x206].max(h[0x220]);
-    let mut sections: [Option<Section>; 4] = Default::default();
+    let mut sections: [Option<NcaSection>; 4] = Default::default();
     for (i, slot) in sections.iter_mut().enumerate() {
         let entry = 0x240 + 0x10 * i;
         let (start, end) = (
@@ -160,7 +160,7 @@ fn parse(h: &[u8], len: u64) -> Result<Header, HeaderError> {
             ));
         }
         let fs = h[0x400 + 0x200 * i..0x600 + 0x200 * i].to_vec();
-        *slot = Some(Section { start, end, fs });
+        *slot = Some(NcaSection { start, end, fs });
     }
     let mut key_area = [0u8; 0x40];
     key_area.copy_from_slice(&h[0x300..0x340]);
@@ -242,7 +242,12 @@ pub struct SectionReader<'a, R> {
 
 impl<'a, R: Read + Seek> SectionReader<'a, R> {
     /// `key` is the section's CTR key; a section stored clear needs none.
-    pub fn new(inner: &'a mut R, nca_base: u64, section: &Section, key: Option<[u8; 16]>) -> Self {
+    pub fn new(
+        inner: &'a mut R,
+        nca_base: u64,
+        section: &NcaSection,
+        key: Option<[u8; 16]>,
+    ) -> Self {
         let mut high: [u8; 8] = bytes::array(&section.fs, 0x140).unwrap_or_default();
         high.reverse();
         SectionReader {
@@ -260,7 +265,10 @@ impl<'a, R: Read + Seek> SectionReader<'a, R> {
     }
 }
 
-type Aes128Ctr = ctr::Ctr128BE<Aes128>;
+/// AES-128-CTR as an NCA section uses it: the section's 8-byte counter, then the
+/// 16-byte block's index in the NCA as a 64-bit big-endian counter (nsz's
+/// `Counter.new(64, prefix=…)`); an NCA never holds 2⁶⁴ blocks, so it never wraps.
+pub type NcaCtr = ctr::Ctr64BE<Aes128>;
 
 impl<R: Read + Seek> Read for SectionReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -285,7 +293,7 @@ impl<R: Read + Seek> Read for SectionReader<'_, R> {
         let mut iv = [0u8; 16];
         iv[..8].copy_from_slice(&high);
         iv[8..].copy_from_slice(&((at - skew as u64) >> 4).to_be_bytes());
-        Aes128Ctr::new(&key.into(), &iv.into()).apply_keystream(&mut block);
+        NcaCtr::new(&key.into(), &iv.into()).apply_keystream(&mut block);
         buf[..want].copy_from_slice(&block[skew..]);
         self.pos += want as u64;
         Ok(want)

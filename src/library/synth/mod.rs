@@ -11,11 +11,10 @@ pub mod bombs;
 #[cfg(any(test, feature = "testkit"))]
 pub mod keyed;
 
+use crate::library::switchfs::nca::NcaCtr;
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use rand::Rng;
 use sha2::{Digest, Sha256};
-
-type Aes128Ctr = ctr::Ctr64BE<aes::Aes128>;
 
 /// A section of an NCA: a region and its crypto type (3 = CTR, 4 = CTR-Ex; the others
 /// are stored as they are).
@@ -71,7 +70,7 @@ pub fn filler(rng: &mut impl Rng, len: usize) -> Vec<u8> {
 pub fn ctr_apply(key: &[u8; 16], counter: &[u8; 16], offset: u64, data: &mut [u8]) {
     let mut iv = [0u8; 16];
     iv[..8].copy_from_slice(&counter[..8]);
-    let mut cipher = Aes128Ctr::new(key.into(), &iv.into());
+    let mut cipher = NcaCtr::new(key.into(), &iv.into());
     cipher.seek(offset);
     cipher.apply_keystream(data);
 }

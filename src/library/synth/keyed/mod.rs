@@ -282,7 +282,7 @@ pub fn title_files(keys: &TestKeys, title: &Title, distribution: Distribution) -
         rights_id: title.rights_id(),
         title_key,
     });
-    let spec = |content_type: u8, crypto: Crypto, sections: Vec<nca::Section>| NcaSpec {
+    let spec = |content_type: u8, crypto: Crypto, sections: Vec<nca::PlainSection>| NcaSpec {
         content_type,
         program_id: title.id,
         revision: title.revision,
@@ -513,7 +513,7 @@ pub fn tagged_name(name: &str, id: u64, version: u32, ext: &str) -> String {
 
 /// An entry of a container: its name and where its bytes are in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct BuiltFile {
     pub name: String,
     pub offset: usize,
     pub size: usize,
@@ -521,7 +521,7 @@ pub struct Entry {
 
 /// The files of an NSP/NSZ, or of every partition of an XCI/XCZ built here (the bytes
 /// are trusted: this reads only what `synth` writes).
-pub fn entries(container: &[u8]) -> Vec<Entry> {
+pub fn entries(container: &[u8]) -> Vec<BuiltFile> {
     if container.starts_with(b"PFS0") {
         return table(container, 0, 0x18);
     }
@@ -536,7 +536,7 @@ pub fn entries(container: &[u8]) -> Vec<Entry> {
 }
 
 /// The entries of a PFS0 or HFS0 at `at` with entries of `entry_len` bytes.
-fn table(data: &[u8], at: usize, entry_len: usize) -> Vec<Entry> {
+fn table(data: &[u8], at: usize, entry_len: usize) -> Vec<BuiltFile> {
     let u32_at =
         |p: usize| u32::from_le_bytes(data[p..p + 4].try_into().unwrap_or_default()) as usize;
     let u64_at =
@@ -549,7 +549,7 @@ fn table(data: &[u8], at: usize, entry_len: usize) -> Vec<Entry> {
             let e = at + 0x10 + entry_len * i;
             let name_at = names_at + u32_at(e + 0x10);
             let end = data[name_at..].iter().position(|&b| b == 0).unwrap_or(0);
-            Entry {
+            BuiltFile {
                 name: String::from_utf8_lossy(&data[name_at..name_at + end]).into_owned(),
                 offset: data_at + u64_at(e),
                 size: u64_at(e + 8),

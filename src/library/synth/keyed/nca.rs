@@ -48,12 +48,12 @@ pub struct NcaSpec {
     pub crypto: Crypto,
     /// `NCA2` instead of `NCA3`: FS headers encrypted each as its own sector 0.
     pub nca2: bool,
-    pub sections: Vec<Section>,
+    pub sections: Vec<PlainSection>,
 }
 
 /// One section in clear: its FS header (counter not yet set) and its bytes, padded to
 /// the media unit.
-pub struct Section {
+pub struct PlainSection {
     pub fs_header: [u8; 0x200],
     pub data: Vec<u8>,
     /// CTR-Ex only: where each subsection starts in `data` and its counter generation;
@@ -122,7 +122,7 @@ pub fn build(keys: &TestKeys, rng: &mut impl Rng, spec: NcaSpec) -> synth::Nca {
 /// A section's pieces in the NCA at `start`, each with its counter: the whole section
 /// under `iv` (CTR), or its subsections then the table under `iv` (CTR-Ex).
 fn pieces(
-    section: &Section,
+    section: &PlainSection,
     start: u64,
     iv: [u8; 16],
 ) -> impl Iterator<Item = (SectionSpec, [u8; 16])> + '_ {
@@ -154,7 +154,7 @@ fn pieces(
 /// A patch's CTR-Ex section: `inner`'s bytes cut into `parts` subsections of
 /// generations 1, 2, … (each encrypted under its own counter), then the subsection
 /// table (one bucket, as hactool reads it) under the base counter, as updates are made.
-pub fn bktr_section(inner: Section, parts: u64) -> Section {
+pub fn bktr_section(inner: PlainSection, parts: u64) -> PlainSection {
     let mut data = inner.data;
     data.resize(align(data.len(), 0x4000), 0);
     let end = data.len() as u64;
@@ -178,7 +178,7 @@ pub fn bktr_section(inner: Section, parts: u64) -> Section {
     fs[0x134..0x138].copy_from_slice(&1u32.to_le_bytes());
     fs[0x138..0x13C].copy_from_slice(&(parts as u32).to_le_bytes());
     data.extend_from_slice(&table);
-    Section {
+    PlainSection {
         fs_header: fs,
         data,
         subsections,
@@ -249,7 +249,7 @@ fn align(n: usize, to: usize) -> usize {
 /// `block`-byte block of the PFS0, the last one short), the PFS0 at the next 0x200.
 /// FS header (hactool `pfs0_superblock_t` at 0x8): master hash, block size, 2 layers,
 /// hash table offset/size at 0x30/0x38, PFS0 offset/size at 0x40/0x48.
-pub fn pfs0_section(files: &[File], block: usize) -> Section {
+pub fn pfs0_section(files: &[File], block: usize) -> PlainSection {
     let pfs0 = synth::pfs0(files);
     let table: Vec<u8> = pfs0
         .chunks(block)
@@ -267,7 +267,7 @@ pub fn pfs0_section(files: &[File], block: usize) -> Section {
     fs[0x38..0x40].copy_from_slice(&(table.len() as u64).to_le_bytes());
     fs[0x40..0x48].copy_from_slice(&(pfs0_at as u64).to_le_bytes());
     fs[0x48..0x50].copy_from_slice(&(pfs0.len() as u64).to_le_bytes());
-    Section {
+    PlainSection {
         fs_header: fs,
         data,
         subsections: Vec::new(),
@@ -295,7 +295,7 @@ const IVFC_BLOCK_LOG2: u32 = 14;
 /// Levels are laid out in order, each on a 0x200 boundary. FS header: the IVFC header
 /// at 0x8 (`IVFC`, 0x20000, master hash size 0x20, 7 levels, six {offset, size,
 /// log2 block} from 0x18, the master hash at 0xC8).
-pub fn romfs_section(files: &[File]) -> Section {
+pub fn romfs_section(files: &[File]) -> PlainSection {
     let block = 1usize << IVFC_BLOCK_LOG2;
     let mut levels = vec![romfs(files)];
     for _ in 0..5 {
@@ -322,7 +322,7 @@ pub fn romfs_section(files: &[File]) -> Section {
     }
     let master = hash_blocks(&levels[0], block);
     fs[0xC8..0xE8].copy_from_slice(&master[..0x20]);
-    Section {
+    PlainSection {
         fs_header: fs,
         data,
         subsections: Vec::new(),

@@ -363,7 +363,7 @@ fn containers_and_damage() {
     );
 
     let nsz = nsz(&keys, &[base.clone(), dlc.clone()]);
-    let ncz: Vec<Entry> = entries(&nsz)
+    let ncz: Vec<BuiltFile> = entries(&nsz)
         .into_iter()
         .filter(|e| e.name.ends_with(".ncz"))
         .collect();
@@ -387,7 +387,7 @@ fn cartridges_and_damage() {
     };
     let update = Title::patch(base.id, 0x10000);
     let xci = xci(&keys, &[base.clone(), update.clone()]);
-    let secure: Vec<Entry> = entries(&xci);
+    let secure: Vec<BuiltFile> = entries(&xci);
     assert_eq!(secure.len(), 3 + 3);
     assert!(!secure.iter().any(|e| e.name.ends_with(".tik")));
     let meta = secure
