@@ -25,6 +25,7 @@ use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
 
 use super::bktr;
 use super::ncz::{self, Region};
+use super::replace::{read_error, PartFail};
 use super::{NspLayout, Part, Partition, ThreadedWriter, XciLayout};
 use crate::words::Container;
 
@@ -68,30 +69,8 @@ impl Default for Settings {
     }
 }
 
-/// Why a compression failed: the input (safe to show), the keys (the NCA named),
-/// or the output (disk full, cancelled...).
-#[derive(Debug)]
-pub enum CompressFail {
-    Input(FormatError),
-    Keys(Problem),
-    Write(std::io::Error),
-}
-
-impl From<FormatError> for CompressFail {
-    fn from(e: FormatError) -> Self {
-        CompressFail::Input(e)
-    }
-}
-
-fn bad(msg: &str) -> CompressFail {
-    CompressFail::Input(FormatError(msg.into()))
-}
-
-fn read_error(e: std::io::Error) -> CompressFail {
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-        _ => bad(containers::READ_FAILED),
-    }
+fn bad(msg: &str) -> PartFail {
+    PartFail::Input(FormatError(msg.into()))
 }
 
 /// What one compressed file holds.
@@ -126,11 +105,11 @@ impl<'a, W: Write> Out<'a, W> {
         }
     }
 
-    fn put(&mut self, bytes: &[u8]) -> Result<(), CompressFail> {
-        self.write_all(bytes).map_err(CompressFail::Write)
+    fn put(&mut self, bytes: &[u8]) -> Result<(), PartFail> {
+        self.write_all(bytes).map_err(PartFail::Write)
     }
 
-    fn zeros(&mut self, mut n: u64) -> Result<(), CompressFail> {
+    fn zeros(&mut self, mut n: u64) -> Result<(), PartFail> {
         let zero = [0u8; 4096];
         while n > 0 {
             let k = n.min(4096) as usize;
@@ -162,10 +141,9 @@ impl<W: Write> Write for Out<'_, W> {
 }
 
 /// Compress `input` (an `.nsp` or `.xci`, by `format`) into `target`, which must not
-/// exist: written to `target` + `.part`, fsynced, then linked to its name (never over
-/// a file). The part file is removed on any failure. `on_write` is told of every
+/// exist, through a part file (`replace::write_via_part`). `on_write` is told of every
 /// byte written and may stop the work (cancel) by returning an error. For the tests
-/// and benchmarks (the task goes through `convert::replace_via_part`).
+/// and benchmarks: the task goes through `replace::replace_via_part`.
 #[cfg(any(test, feature = "testkit"))]
 pub fn compress_file(
     input: &mut File,
@@ -174,25 +152,12 @@ pub fn compress_file(
     keys: &ProdKeys,
     settings: &Settings,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
-) -> Result<Outcome, CompressFail> {
+) -> Result<Outcome, PartFail> {
     let mut part = target.as_os_str().to_owned();
     part.push(".part");
-    let part = std::path::PathBuf::from(part);
-    let result = write_part(input, format, &part, keys, settings, on_write).and_then(|outcome| {
-        super::publish(&part, target)
-            .map_err(fail_write)
-            .map(|()| outcome)
-    });
-    let _ = std::fs::remove_file(&part);
-    result
-}
-
-#[cfg(any(test, feature = "testkit"))]
-fn fail_write(e: super::ncz::ConvertFail) -> CompressFail {
-    match e {
-        super::ncz::ConvertFail::Input(e) => CompressFail::Input(e),
-        super::ncz::ConvertFail::Write(e) => CompressFail::Write(e),
-    }
+    super::replace::write_via_part(std::path::Path::new(&part), target, |part| {
+        write_part(input, format, part, keys, settings, on_write)
+    })
 }
 
 /// Write the compressed file to `part` (created, never replaced) and fsync it.
@@ -203,28 +168,28 @@ pub(crate) fn write_part(
     keys: &ProdKeys,
     settings: &Settings,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
-) -> Result<Outcome, CompressFail> {
+) -> Result<Outcome, PartFail> {
     let file = File::options()
         .write(true)
         .create_new(true)
         .open(part)
-        .map_err(CompressFail::Write)?;
+        .map_err(PartFail::Write)?;
     let mut writer = ThreadedWriter::new(file);
     let mut out = Out::new(&mut writer, on_write);
     let result = compress(input, format, keys, settings, &mut out);
     let mut outcome = match (result, out.stopped.take()) {
         (Ok(outcome), _) => outcome,
-        (Err(CompressFail::Write(_)), Some(why)) => return Err(CompressFail::Write(why)),
+        (Err(PartFail::Write(_)), Some(why)) => return Err(PartFail::Write(why)),
         (Err(e), _) => return Err(e),
     };
     let later = std::mem::take(&mut out.later);
     outcome.size = out.pos;
-    let file = writer.finish().map_err(CompressFail::Write)?;
+    let file = writer.finish().map_err(PartFail::Write)?;
     use std::os::unix::fs::FileExt;
     for (at, bytes) in later {
-        file.write_all_at(&bytes, at).map_err(CompressFail::Write)?;
+        file.write_all_at(&bytes, at).map_err(PartFail::Write)?;
     }
-    file.sync_all().map_err(CompressFail::Write)?;
+    file.sync_all().map_err(PartFail::Write)?;
     Ok(outcome)
 }
 
@@ -235,7 +200,7 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
     keys: &ProdKeys,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<Outcome, CompressFail> {
+) -> Result<Outcome, PartFail> {
     if !settings.solid && !BLOCK_EXPONENTS.contains(&settings.block_exponent) {
         return Err(bad("the block size is out of range"));
     }
@@ -267,7 +232,7 @@ fn nsp<R: Read + Seek + Send, W: Write>(
     keys: &ProdKeys,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<Outcome, CompressFail> {
+) -> Result<Outcome, PartFail> {
     let parts = |sizes: &[u64]| -> Vec<Part> {
         fs.entries
             .iter()
@@ -304,7 +269,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
     keys: &ProdKeys,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<Outcome, CompressFail> {
+) -> Result<Outcome, PartFail> {
     out.put(&containers::read_at(input, 0, 0x200)?)?;
     out.zeros(0x17000 - 0x200)?;
     let mut partitions = Vec::new();
@@ -373,7 +338,7 @@ fn files<R: Read + Seek + Send, W: Write>(
     keys: &ProdKeys,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<(Vec<(String, u64)>, Outcome), CompressFail> {
+) -> Result<(Vec<(String, u64)>, Outcome), PartFail> {
     let tickets = Tickets {
         entries,
         budget: None,
@@ -402,7 +367,7 @@ fn copy<R: Read + Seek, W: Write>(
     input: &mut R,
     e: &ContainerFile,
     out: &mut Out<W>,
-) -> Result<(), CompressFail> {
+) -> Result<(), PartFail> {
     input.seek(SeekFrom::Start(e.offset)).map_err(read_error)?;
     let mut left = e.size;
     let mut buf = vec![0u8; (CHUNK as usize).min(e.size as usize).max(1)];
@@ -429,16 +394,16 @@ pub(crate) fn plan<R: Read + Seek>(
     e: &ContainerFile,
     keys: &ProdKeys,
     tickets: &Tickets<'_>,
-) -> Result<Option<Plan>, CompressFail> {
+) -> Result<Option<Plan>, PartFail> {
     if !e.name.ends_with(".nca") || e.name.ends_with(".cnmt.nca") || e.size <= HEAD {
         return Ok(None);
     }
     let head = containers::read_at(input, e.offset, HEAD as usize)?;
     let header = match nca::header_all(&head, e.size, keys) {
         Ok(h) => h,
-        Err(HeaderError::NoHeaderKey) => return Err(CompressFail::Keys(Problem::NoHeaderKey)),
+        Err(HeaderError::NoHeaderKey) => return Err(PartFail::Keys(Problem::NoHeaderKey)),
         Err(HeaderError::WrongKeys) => {
-            return Err(CompressFail::Keys(Problem::WrongKeys {
+            return Err(PartFail::Keys(Problem::WrongKeys {
                 nca: e.name.clone(),
             }))
         }
@@ -467,7 +432,7 @@ pub(crate) fn plan<R: Read + Seek>(
     let mut key = [0u8; 16];
     if let Some(s) = sections.iter().find(|s| matches!(s.crypto(), 3 | 4)) {
         key = section_key(input, &e.name, &header, s, keys, tickets)
-            .map_err(CompressFail::Keys)?
+            .map_err(PartFail::Keys)?
             .unwrap_or_default();
     }
     let mut pieces = Vec::new();
@@ -534,7 +499,7 @@ fn write_ncz<R: Read + Seek + Send, W: Write>(
     plan: &Plan,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<(), CompressFail> {
+) -> Result<(), PartFail> {
     out.put(&plan.head)?;
     let mut table = b"NCZSECTN".to_vec();
     table.extend_from_slice(&(plan.sections.len() as u64).to_le_bytes());
@@ -570,12 +535,7 @@ struct Clear {
 
 impl Clear {
     /// The clear bytes at `pos..pos + len` of the NCA.
-    fn read<R: Read + Seek>(
-        &self,
-        input: &mut R,
-        pos: u64,
-        len: u64,
-    ) -> Result<Vec<u8>, CompressFail> {
+    fn read<R: Read + Seek>(&self, input: &mut R, pos: u64, len: u64) -> Result<Vec<u8>, PartFail> {
         let mut buf = vec![0u8; len as usize];
         input
             .seek(SeekFrom::Start(self.base + pos))
@@ -593,7 +553,7 @@ fn read_pieces<R: Read + Seek>(
     clear: &Clear,
     piece: u64,
     credits: &crossbeam_channel::Receiver<()>,
-    pieces: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, CompressFail>)>,
+    pieces: &crossbeam_channel::Sender<(usize, Result<Vec<u8>, PartFail>)>,
 ) {
     let mut pos = HEAD;
     let mut i = 0;
@@ -616,12 +576,12 @@ fn spawn<'s, 'e>(
     scope: &'s std::thread::Scope<'s, 'e>,
     name: &str,
     work: impl FnOnce() + Send + 's,
-) -> Result<(), CompressFail> {
+) -> Result<(), PartFail> {
     std::thread::Builder::new()
         .name(name.into())
         .spawn_scoped(scope, work)
         .map(drop)
-        .map_err(CompressFail::Write)
+        .map_err(PartFail::Write)
 }
 
 /// Solid mode: one zstd stream (zstd's own threads compress), fed by a reader thread.
@@ -630,7 +590,7 @@ fn solid<R: Read + Seek + Send, W: Write>(
     clear: &Clear,
     level: i32,
     out: &mut Out<W>,
-) -> Result<(), CompressFail> {
+) -> Result<(), PartFail> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let (credit, credits) = crossbeam_channel::bounded::<()>(AHEAD);
     let (piece, pieces) = crossbeam_channel::bounded(AHEAD);
@@ -652,15 +612,15 @@ fn feed<W: Write>(
     level: i32,
     size: u64,
     cores: usize,
-    pieces: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
+    pieces: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, PartFail>)>,
     credit: crossbeam_channel::Sender<()>,
-) -> Result<(), CompressFail> {
-    let mut enc = zstd::stream::Encoder::new(out, level).map_err(CompressFail::Write)?;
+) -> Result<(), PartFail> {
+    let mut enc = zstd::stream::Encoder::new(out, level).map_err(PartFail::Write)?;
     enc.set_pledged_src_size(Some(size))
-        .map_err(CompressFail::Write)?;
+        .map_err(PartFail::Write)?;
     let threads = cores.min(SOLID_THREADS) as u32;
     if threads > 1 {
-        enc.multithread(threads).map_err(CompressFail::Write)?;
+        enc.multithread(threads).map_err(PartFail::Write)?;
         // zstd's defaults at level 18 (32 MiB jobs, a whole window of overlap) hold
         // about 150 MiB of buffers per worker; 8 MiB jobs overlapping half a window
         // hold a third of it for a stream 0.2 % larger (bench_compress, 2 cores:
@@ -668,14 +628,14 @@ fn feed<W: Write>(
         let job = zstd::stream::raw::CParameter::JobSize(SOLID_JOB);
         let overlap = zstd::stream::raw::CParameter::OverlapSizeLog(8);
         for parameter in [job, overlap] {
-            enc.set_parameter(parameter).map_err(CompressFail::Write)?;
+            enc.set_parameter(parameter).map_err(PartFail::Write)?;
         }
     }
     for (_, data) in pieces {
-        enc.write_all(&data?).map_err(CompressFail::Write)?;
+        enc.write_all(&data?).map_err(PartFail::Write)?;
         let _ = credit.send(());
     }
-    enc.finish().map_err(CompressFail::Write)?;
+    enc.finish().map_err(PartFail::Write)?;
     Ok(())
 }
 
@@ -687,7 +647,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     clear: &Clear,
     settings: &Settings,
     out: &mut Out<W>,
-) -> Result<(), CompressFail> {
+) -> Result<(), PartFail> {
     let block = 1u64 << settings.block_exponent;
     let total = clear.end - HEAD;
     let count = total.div_ceil(block);
@@ -730,13 +690,13 @@ fn blocks<R: Read + Seek + Send, W: Write>(
 /// error passes through to the writer.
 fn compress_blocks(
     level: i32,
-    todo: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
-    finished: crossbeam_channel::Sender<(usize, Result<Vec<u8>, CompressFail>)>,
+    todo: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, PartFail>)>,
+    finished: crossbeam_channel::Sender<(usize, Result<Vec<u8>, PartFail>)>,
 ) {
     let mut zstd = match zstd::bulk::Compressor::new(level) {
         Ok(z) => z,
         Err(e) => {
-            let _ = finished.send((usize::MAX, Err(CompressFail::Write(e))));
+            let _ = finished.send((usize::MAX, Err(PartFail::Write(e))));
             return;
         }
     };
@@ -744,7 +704,7 @@ fn compress_blocks(
         let packed = plain.and_then(|plain| match zstd.compress(&plain) {
             Ok(c) if c.len() < plain.len() => Ok(c),
             Ok(_) => Ok(plain),
-            Err(e) => Err(CompressFail::Write(e)),
+            Err(e) => Err(PartFail::Write(e)),
         });
         if finished.send((i, packed)).is_err() {
             return;
@@ -756,10 +716,10 @@ fn compress_blocks(
 /// credit back for each; returns their sizes.
 fn write_in_order<W: Write>(
     count: usize,
-    done: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, CompressFail>)>,
+    done: crossbeam_channel::Receiver<(usize, Result<Vec<u8>, PartFail>)>,
     credit: crossbeam_channel::Sender<()>,
     out: &mut Out<W>,
-) -> Result<Vec<u32>, CompressFail> {
+) -> Result<Vec<u32>, PartFail> {
     let mut waiting = std::collections::BTreeMap::new();
     let mut sizes = Vec::with_capacity(count);
     while sizes.len() < count {
@@ -832,7 +792,8 @@ mod tests {
             keys: None,
         };
         let key = LibraryKey::parse(out_name).unwrap();
-        super::super::write_part(dir.path(), &key, &part, &opts, &mut |_| Ok(()))
+        let mut input = File::open(dir.path().join(out_name)).unwrap();
+        super::super::write_part(&key, &mut input, &part, &opts, &mut |_| Ok(()))
             .unwrap_or_else(|e| panic!("{e:?}"));
         (compressed, outcome, std::fs::read(part).unwrap())
     }
@@ -948,7 +909,7 @@ mod tests {
     }
 
     /// Compress with keys that cannot open the file: the reason, and nothing left.
-    fn refused(nsp: &[u8], keys: &ProdKeys) -> CompressFail {
+    fn refused(nsp: &[u8], keys: &ProdKeys) -> PartFail {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("in.nsp");
         std::fs::write(&src, nsp).unwrap();
@@ -981,15 +942,12 @@ mod tests {
         let nsp = keyed::nsp(&keys, &[game]);
         let err = refused(&nsp, &keys.truncated(3).prod_keys());
         assert!(
-            matches!(
-                err,
-                CompressFail::Keys(Problem::MissingKey { revision: 5, .. })
-            ),
+            matches!(err, PartFail::Keys(Problem::MissingKey { revision: 5, .. })),
             "{err:?}"
         );
         let err = refused(&nsp, &TestKeys::new(43).prod_keys());
         assert!(
-            matches!(err, CompressFail::Keys(Problem::WrongKeys { .. })),
+            matches!(err, PartFail::Keys(Problem::WrongKeys { .. })),
             "{err:?}"
         );
     }
@@ -1026,7 +984,7 @@ mod tests {
             )
             .unwrap_err();
             assert!(
-                matches!(err, CompressFail::Write(ref e) if e.kind() == std::io::ErrorKind::Interrupted),
+                matches!(err, PartFail::Write(ref e) if e.kind() == std::io::ErrorKind::Interrupted),
                 "{err:?}"
             );
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

@@ -12,6 +12,7 @@ mod bktr;
 pub mod compress;
 pub mod compress_one;
 pub mod ncz;
+mod replace;
 pub mod verify;
 
 use std::fs::File;
@@ -25,9 +26,8 @@ use crate::error::{Error, Msg};
 use crate::library::containers::{self, Budget, ContainerFile, FileSystem, FormatError};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
-use crate::trash;
 use crate::words::{Container, TrashReason};
-use ncz::ConvertFail;
+use replace::{replace_via_part, PartFail, Swap};
 
 const BUFFER: usize = 1 << 20;
 
@@ -271,8 +271,9 @@ pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// Convert the file at `key`; returns the key of the new file. `on_write` is told of
-/// every byte written and may stop the work (cancel) by returning an error.
+/// Convert the file at `key` in its place (`replace::replace_via_part`); returns the
+/// key of the new file. `on_write` is told of every byte written and may stop the
+/// work (cancel) by returning an error.
 pub fn convert(
     db: &Connection,
     root: &Path,
@@ -280,78 +281,41 @@ pub fn convert(
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
 ) -> Result<LibraryKey, Error> {
-    let fail = |reason: &str| {
+    let out_key = output_key(key).ok_or_else(|| {
         Error::invalid(Msg::ConvertFailed {
             key: key.to_string(),
-            reason: reason.into(),
+            reason: "not a compressed file".into(),
         })
+    })?;
+    let swap = Swap {
+        key,
+        out_key: &out_key,
+        reason: TrashReason::Converted,
+        retention_days: opts.retention_days,
+        purge: false,
+        keys: opts.keys.as_ref().map(|loaded| &loaded.keys),
     };
-    let out_key = output_key(key).ok_or_else(|| fail("not a compressed file"))?;
-    let target = out_key.under(root);
-    if std::fs::symlink_metadata(&target).is_ok() {
-        return Err(Error::conflict(Msg::ConvertTargetExists {
-            key: key.to_string(),
-            target: out_key.to_string(),
-        }));
-    }
-    let part_key = out_key.with_suffix(".part");
-    let part = part_key.under(root);
-    settings::set_convert_part(db, &part_key)?;
-    // A reader's fault is this file's damage (flagged below), never the task's end.
-    let written = containers::guard(|| write_part(root, key, &part, opts, on_write));
-    let result = written
-        .unwrap_or_else(|e| Err(e.into()))
-        .and_then(|()| publish(&part, &target));
-    let _ = std::fs::remove_file(&part);
-    settings::clear_convert_part(db)?;
-    match result {
-        Ok(()) => {}
-        Err(ConvertFail::Input(e)) => {
-            // The file itself is broken: flag it, so that it stops counting as one to
-            // convert and the library and the push warn about it.
-            let why = Msg::FileDamaged {
-                detail: e.0.clone(),
-            };
-            crate::store::games::set_damage(db, key, &why)?;
-            return Err(fail(&e.0));
-        }
-        Err(ConvertFail::Write(e)) => return Err(fail(&write_reason(&e)).with_cause(e)),
-    }
-    trash::move_in(db, root, key, TrashReason::Converted, opts.retention_days)?;
-    let keys = opts.keys.as_ref().map(|loaded| &loaded.keys);
-    library::index_one(db, root, &out_key, keys)?;
+    let made = replace_via_part(db, root, &swap, |input, part| {
+        write_part(key, input, part, opts, on_write)
+    })?;
+    // Converting never skips a file by choice.
+    made.map_err(Error::invalid)?;
     Ok(out_key)
 }
 
-fn write_reason(e: &std::io::Error) -> String {
-    use std::io::ErrorKind::*;
-    match e.kind() {
-        StorageFull => "the disk is full; the original was kept".into(),
-        FileTooLarge => "the file size limit was reached; the original was kept".into(),
-        Interrupted => "cancelled; the original was kept".into(),
-        _ => "the converted file could not be written; the original was kept".into(),
-    }
-}
-
 fn write_part(
-    root: &Path,
     key: &LibraryKey,
+    input: &mut File,
     part: &Path,
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
-) -> Result<(), ConvertFail> {
-    // Never through a link out of the library, even one put there since the scan.
-    let mut input = library::safe::open(root, key).map_err(|e| {
-        let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
-        FormatError(why.unwrap_or("the file could not be opened").into())
-    })?;
-    let len = input.metadata().map_err(ConvertFail::Write)?.len();
-    let _ = std::fs::remove_file(part);
+) -> Result<(), PartFail> {
+    let len = input.metadata().map_err(PartFail::Write)?.len();
     let file = File::options()
         .write(true)
         .create_new(true)
         .open(part)
-        .map_err(ConvertFail::Write)?;
+        .map_err(PartFail::Write)?;
     let mut out = ThreadedWriter::new(file);
     let mut w = Writer {
         out: &mut out,
@@ -360,19 +324,19 @@ fn write_part(
         budget: &Budget::file(),
     };
     if Container::of_name(key) == Some(Container::Nsz) {
-        let fs = containers::read_pfs0(&mut input, 0, len, w.budget)?;
-        w.nsp(&mut input, &fs)?;
+        let fs = containers::read_pfs0(input, 0, len, w.budget)?;
+        w.nsp(input, &fs)?;
     } else {
-        let xci = containers::read_xci(&mut input, len, w.budget)?;
+        let xci = containers::read_xci(input, len, w.budget)?;
         if xci.header_base != 0 {
             return Err(
                 FormatError("cartridge images with a key area are not supported".into()).into(),
             );
         }
-        w.xci(&mut input, &xci)?;
+        w.xci(input, &xci)?;
     }
-    let file = out.finish().map_err(ConvertFail::Write)?;
-    file.sync_all().map_err(ConvertFail::Write)?;
+    let file = out.finish().map_err(PartFail::Write)?;
+    file.sync_all().map_err(PartFail::Write)?;
     Ok(())
 }
 
@@ -470,24 +434,6 @@ fn start_writeback(file: &File, offset: u64, len: u64) {
     }
 }
 
-/// Give the part file its final name without ever replacing a file: a hard link fails
-/// when the name exists. Then make the new name durable.
-fn publish(part: &Path, target: &Path) -> Result<(), ConvertFail> {
-    std::fs::hard_link(part, target)
-        .or_else(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists || target.exists() {
-                Err(e)
-            } else {
-                std::fs::rename(part, target) // a filesystem without hard links
-            }
-        })
-        .map_err(ConvertFail::Write)?;
-    if let Some(dir) = target.parent() {
-        let _ = File::open(dir).and_then(|d| d.sync_all());
-    }
-    Ok(())
-}
-
 /// The files of a PFS0 or HFS0 as they will be in the output: an NCZ's header is
 /// read for its size and let go.
 fn plan(input: &mut File, fs: &FileSystem, budget: &Budget) -> Result<Vec<Part>, FormatError> {
@@ -523,12 +469,12 @@ struct Writer<'a, W: Write> {
 }
 
 impl<W: Write> Writer<'_, W> {
-    fn raw(&mut self, bytes: &[u8]) -> Result<(), ConvertFail> {
-        self.out.write_all(bytes).map_err(ConvertFail::Write)?;
-        (self.on_write)(bytes.len() as u64).map_err(ConvertFail::Write)
+    fn raw(&mut self, bytes: &[u8]) -> Result<(), PartFail> {
+        self.out.write_all(bytes).map_err(PartFail::Write)?;
+        (self.on_write)(bytes.len() as u64).map_err(PartFail::Write)
     }
 
-    fn zeros(&mut self, mut n: u64) -> Result<(), ConvertFail> {
+    fn zeros(&mut self, mut n: u64) -> Result<(), PartFail> {
         let zero = [0u8; 4096];
         while n > 0 {
             let k = n.min(4096) as usize;
@@ -540,7 +486,7 @@ impl<W: Write> Writer<'_, W> {
 
     /// One file's bytes: decompressed when it is an NCZ, copied otherwise; NCAs are
     /// checked against the content ID in their name.
-    fn file(&mut self, input: &mut File, part: &Part) -> Result<(), ConvertFail> {
+    fn file(&mut self, input: &mut File, part: &Part) -> Result<(), PartFail> {
         let hash = match part.compressed {
             true => {
                 let src = &part.src;
@@ -562,7 +508,7 @@ impl<W: Write> Writer<'_, W> {
         }
     }
 
-    fn copy(&mut self, input: &mut File, e: &ContainerFile) -> Result<[u8; 32], ConvertFail> {
+    fn copy(&mut self, input: &mut File, e: &ContainerFile) -> Result<[u8; 32], PartFail> {
         input
             .seek(SeekFrom::Start(e.offset))
             .map_err(|_| FormatError(containers::READ_FAILED.into()))?;
@@ -582,7 +528,7 @@ impl<W: Write> Writer<'_, W> {
     }
 
     /// The PFS0 rule: header, zeros up to the input's first data offset, the files.
-    fn nsp(&mut self, input: &mut File, fs: &FileSystem) -> Result<(), ConvertFail> {
+    fn nsp(&mut self, input: &mut File, fs: &FileSystem) -> Result<(), PartFail> {
         let layout = NspLayout::new(fs, plan(input, fs, self.budget)?)?;
         self.raw(&layout.header())?;
         self.zeros(layout.first - layout.header_size)?;
@@ -593,7 +539,7 @@ impl<W: Write> Writer<'_, W> {
     }
 
     /// The XCI rule: the signed header copied, the root HFS0, then each partition.
-    fn xci(&mut self, input: &mut File, xci: &containers::Xci) -> Result<(), ConvertFail> {
+    fn xci(&mut self, input: &mut File, xci: &containers::Xci) -> Result<(), PartFail> {
         let layout = XciLayout::new(input, xci, self.budget)?;
         let root = layout.root_header();
         self.raw(&containers::read_at(input, 0, 0x200)?)?;
@@ -652,7 +598,7 @@ fn expected_id(name: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn convert_bytes(name: &str, bytes: &[u8]) -> Result<Vec<u8>, ConvertFail> {
+    fn convert_bytes(name: &str, bytes: &[u8]) -> Result<Vec<u8>, PartFail> {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(name), bytes).unwrap();
         let part = dir.path().join("out.part");
@@ -662,7 +608,8 @@ mod tests {
             keys: None,
         };
         let key = LibraryKey::parse(name).unwrap();
-        write_part(dir.path(), &key, &part, &opts, &mut |_| Ok(()))?;
+        let mut input = File::open(dir.path().join(name)).unwrap();
+        write_part(&key, &mut input, &part, &opts, &mut |_| Ok(()))?;
         Ok(std::fs::read(part).unwrap())
     }
 
@@ -867,7 +814,7 @@ mod tests {
             .collect();
         let xcz = synth::xci(&[("update", vec![]), ("secure", files)]);
         match convert_bytes("x.xcz", &xcz) {
-            Err(ConvertFail::Input(e)) => assert!(e.0.contains("too many files"), "{}", e.0),
+            Err(PartFail::Input(e)) => assert!(e.0.contains("too many files"), "{}", e.0),
             other => panic!("expected a refusal, got {:?}", other.map(|v| v.len())),
         }
     }
@@ -892,7 +839,7 @@ mod tests {
             .offset as usize;
         let sections_at = ncz_at + 0x4010;
         let reason = |bytes: &[u8]| match convert_bytes("x.nsz", bytes) {
-            Err(ConvertFail::Input(e)) => e.0,
+            Err(PartFail::Input(e)) => e.0,
             other => panic!("expected a failure, got {:?}", other.map(|v| v.len())),
         };
         assert!(reason(&good[..good.len() / 2]).contains("past the end"));

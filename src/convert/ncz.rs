@@ -8,6 +8,7 @@
 
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 
+use super::replace::{read_error, PartFail};
 use crate::library::switchfs::nca::NcaCtr;
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use sha2::{Digest, Sha256};
@@ -110,35 +111,22 @@ struct Sink<'a, W: Write> {
 
 impl<W: Write> Sink<'_, W> {
     /// Take plaintext stream bytes (never past `remaining`).
-    fn put(&mut self, data: &mut [u8]) -> Result<(), ConvertFail> {
+    fn put(&mut self, data: &mut [u8]) -> Result<(), PartFail> {
         encrypt(&self.regions, self.pos, data);
         self.put_encrypted(data)
     }
 
     /// Take bytes already encrypted (block mode encrypts on the decoding threads).
-    fn put_encrypted(&mut self, data: &[u8]) -> Result<(), ConvertFail> {
+    fn put_encrypted(&mut self, data: &[u8]) -> Result<(), PartFail> {
         self.hash.update(data);
-        self.out.write_all(data).map_err(ConvertFail::Write)?;
-        (self.on_write)(data.len() as u64).map_err(ConvertFail::Write)?;
+        self.out.write_all(data).map_err(PartFail::Write)?;
+        (self.on_write)(data.len() as u64).map_err(PartFail::Write)?;
         self.pos += data.len() as u64;
         Ok(())
     }
 
     fn remaining(&self) -> u64 {
         self.end - self.pos
-    }
-}
-
-/// Why a conversion failed: the input (safe to show) or the output (disk full...).
-#[derive(Debug)]
-pub enum ConvertFail {
-    Input(FormatError),
-    Write(std::io::Error),
-}
-
-impl From<FormatError> for ConvertFail {
-    fn from(e: FormatError) -> Self {
-        ConvertFail::Input(e)
     }
 }
 
@@ -150,7 +138,7 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
     limit: u64,
     out: &mut W,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
-) -> Result<[u8; 32], ConvertFail> {
+) -> Result<[u8; 32], PartFail> {
     let size = nca_size(ncz);
     let mut sink = Sink {
         out,
@@ -167,8 +155,8 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
     sink.hash.update(&head[..head_len]);
     sink.out
         .write_all(&head[..head_len])
-        .map_err(ConvertFail::Write)?;
-    (sink.on_write)(head_len as u64).map_err(ConvertFail::Write)?;
+        .map_err(PartFail::Write)?;
+    (sink.on_write)(head_len as u64).map_err(PartFail::Write)?;
     sink.pos = HEAD;
     if sink.regions.is_empty() || size <= HEAD {
         return Ok(sink.hash.finalize().into());
@@ -193,13 +181,6 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
     Ok(sink.hash.finalize().into())
 }
 
-fn read_error(e: std::io::Error) -> ConvertFail {
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => bad("the file is truncated").into(),
-        _ => bad(READ_FAILED).into(),
-    }
-}
-
 /// Solid mode: one zstd stream, decoded on its own thread while this one encrypts,
 /// hashes and hands the bytes to the writer: the three stages run at once.
 fn solid<R: Read + Seek + Send, W: Write>(
@@ -207,7 +188,7 @@ fn solid<R: Read + Seek + Send, W: Write>(
     offset: u64,
     limit: u64,
     sink: &mut Sink<W>,
-) -> Result<(), ConvertFail> {
+) -> Result<(), PartFail> {
     input.seek(SeekFrom::Start(offset)).map_err(read_error)?;
     let total = sink.remaining();
     let (full, decoded) = crossbeam_channel::bounded(DEPTH);
@@ -277,7 +258,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     sizes: &[u32],
     offset: u64,
     sink: &mut Sink<W>,
-) -> Result<(), ConvertFail> {
+) -> Result<(), PartFail> {
     let block = 1u64 << exponent;
     let total = sink.remaining();
     let expected = move |i: usize| -> u64 {
@@ -340,12 +321,12 @@ pub(crate) fn named<'s, 'e>(
     name: &str,
     scope: &'s std::thread::Scope<'s, 'e>,
     work: impl FnOnce() + Send + 's,
-) -> Result<(), ConvertFail> {
+) -> Result<(), PartFail> {
     std::thread::Builder::new()
         .name(name.into())
         .spawn_scoped(scope, work)
         .map(drop)
-        .map_err(ConvertFail::Write)
+        .map_err(PartFail::Write)
 }
 
 /// Take the decoded blocks as they finish and write them in their order, giving a
@@ -358,7 +339,7 @@ fn write_in_order<W: Write>(
         crossbeam_channel::Sender<Vec<u8>>,
     ),
     sink: &mut Sink<W>,
-) -> Result<(), ConvertFail> {
+) -> Result<(), PartFail> {
     let mut waiting = std::collections::BTreeMap::new();
     let mut next = 0;
     while next < count {
@@ -419,7 +400,7 @@ fn large_blocks<R: Read + Seek, W: Write>(
     sizes: &[u32],
     expected: &dyn Fn(usize) -> u64,
     sink: &mut Sink<W>,
-) -> Result<(), ConvertFail> {
+) -> Result<(), PartFail> {
     let mut buf = vec![0u8; CHUNK];
     for (i, &size) in sizes.iter().enumerate() {
         let (size, want) = (size as u64, expected(i));

@@ -26,7 +26,8 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::ncz::{self, ConvertFail};
+use super::ncz;
+use super::replace::PartFail;
 use crate::error::{Msg, NcaFault, VerifyGap};
 use crate::library::containers::{self, Budget, ContainerFile, FormatError, Ncz};
 use crate::library::switchfs::{self, Inside, Problem, ProdKeys, Want};
@@ -407,9 +408,10 @@ fn hash_ncz(
     }
     match ncz::decompress(&mut input, &header, entry.end(), &mut io::sink(), on_read) {
         Ok(sha) => Ok(Found::Hashed(sha)),
-        Err(ConvertFail::Input(e)) => Ok(unreadable(e)),
-        // The sink never fails: only `on_read` does, when the task is cancelled.
-        Err(ConvertFail::Write(_)) => Err(Interrupted),
+        Err(PartFail::Input(e)) => Ok(unreadable(e)),
+        // The sink never fails: only `on_read` does, when the task is cancelled
+        // (decompressing makes no other failure).
+        Err(_) => Err(Interrupted),
     }
 }
 

@@ -258,6 +258,8 @@ pub struct GameDetail {
 
 const DETAIL_COLUMNS: &str =
     "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict";
+/// The index of the first column after `ITEM_COLUMNS, DETAIL_COLUMNS`.
+const AFTER_DETAIL: usize = 17;
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     Ok(GameDetail {
@@ -560,7 +562,7 @@ pub fn of_title(
                        SELECT key FROM contents WHERE base_title_id = ?1)"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(18)?)))?;
+    let rows = stmt.query_map([base_title_id], |r| Ok((detail(r)?, r.get(AFTER_DETAIL)?)))?;
     let mut out = Vec::new();
     for row in rows {
         let (game, superseded): (GameDetail, bool) = row?;

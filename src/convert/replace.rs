@@ -1,0 +1,222 @@
+//! Replacing a game by a file made from it: convert (`x.nsz` → `x.nsp`) and compress
+//! (`x.nsp` → `x.nsz`) go through the one step here, so they agree on what a
+//! failure leaves behind and on what follows the new file.
+//!
+//! The new file is written to `target.part`, recorded first in the setting
+//! `store::settings::convert_part` (a kill leaves nothing after a restart:
+//! `convert::clean_leftover`), fsynced, and linked to its name (never over a file; the
+//! folder fsynced). Only then does the original go to the trash (purged at once when
+//! asked), the new file is indexed, and what was kept of the old key follows the new
+//! one (the push list, the shop's downloads), as organize moves a key. On any failure,
+//! a cancel or a full disk, the part file is removed and the original stays whole.
+
+use std::fs::File;
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::error::{Error, Msg};
+use crate::library::containers::{self, FormatError, READ_FAILED};
+use crate::library::switchfs::{Problem, ProdKeys};
+use crate::library::{self, LibraryKey};
+use crate::store::{games, push_list, settings, shop_downloads};
+use crate::trash;
+use crate::words::TrashReason;
+
+/// Why a file was not replaced; the original is whole where it was.
+#[derive(Debug)]
+pub enum PartFail {
+    /// The original (or what was made of it) is not what it should be: the reason,
+    /// safe to show.
+    Input(FormatError),
+    /// The console keys do not open an NCA of it.
+    Keys(Problem),
+    /// Left as it is, by choice (too little gain, a key missing).
+    Skip(Msg),
+    /// The new file does not give back the NCAs its CNMT records.
+    Unverified(Msg),
+    /// The new file could not be written: a full disk, or `Interrupted` for a cancel.
+    Write(std::io::Error),
+}
+
+impl From<FormatError> for PartFail {
+    fn from(e: FormatError) -> Self {
+        PartFail::Input(e)
+    }
+}
+
+/// A failed read of the original: its end came early (the file is cut short), or the
+/// disk failed (not the file's fault: see `containers::READ_FAILED`).
+pub fn read_error(e: std::io::Error) -> PartFail {
+    let why = match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => "the file is truncated",
+        _ => READ_FAILED,
+    };
+    PartFail::Input(FormatError(why.into()))
+}
+
+/// One replacement: the original, the new file's key, and what becomes of the
+/// original (its reason in the trash says convert or compress).
+pub struct Swap<'a> {
+    pub key: &'a LibraryKey,
+    pub out_key: &'a LibraryKey,
+    pub reason: TrashReason,
+    pub retention_days: u32,
+    /// Purge the original once the new file is in place, instead of keeping it in
+    /// the trash for `retention_days`.
+    pub purge: bool,
+    /// The console keys the new file is identified with, as a scan would.
+    pub keys: Option<&'a ProdKeys>,
+}
+
+impl Swap<'_> {
+    fn failed(&self, reason: &str) -> Error {
+        let (key, reason) = (self.key.to_string(), reason.to_string());
+        Error::invalid(match self.reason {
+            TrashReason::Compressed => Msg::CompressFailed { key, reason },
+            _ => Msg::ConvertFailed { key, reason },
+        })
+    }
+
+    fn exists(&self) -> Error {
+        let (key, target) = (self.key.to_string(), self.out_key.to_string());
+        Error::conflict(match self.reason {
+            TrashReason::Compressed => Msg::CompressTargetExists { key, target },
+            _ => Msg::ConvertTargetExists { key, target },
+        })
+    }
+}
+
+/// Make the new file with `write` (given the original, opened, and the part file's
+/// path to create), then put it in the original's place. `Ok(Err(msg))`: the file
+/// was left as it is, by choice. A reader's fault (a panic) is this file's damage,
+/// never the task's end.
+pub fn replace_via_part<T>(
+    db: &Connection,
+    root: &Path,
+    swap: &Swap<'_>,
+    write: impl FnOnce(&mut File, &Path) -> Result<T, PartFail>,
+) -> Result<Result<T, Msg>, Error> {
+    let target = swap.out_key.under(root);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(swap.exists());
+    }
+    // Never through a link out of the library, even one put there since the scan.
+    let mut input = library::safe::open(root, swap.key).map_err(|e| {
+        let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
+        swap.failed(why.unwrap_or("the file could not be opened"))
+    })?;
+    let part_key = swap.out_key.with_suffix(".part");
+    settings::set_convert_part(db, &part_key)?;
+    let part = part_key.under(root);
+    let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
+    settings::clear_convert_part(db)?;
+    let made = match written.unwrap_or_else(|e| Err(e.into())) {
+        Ok(made) => made,
+        Err(PartFail::Skip(why)) => return Ok(Err(why)),
+        Err(fail) => return Err(failure(db, swap, fail)),
+    };
+    put_in_place(db, root, swap)?;
+    Ok(Ok(made))
+}
+
+/// Write `target` + `.part` with `write`, then link it to `target` (never over a
+/// file). The part file is gone afterwards, whatever happened.
+pub fn write_via_part<T>(
+    part: &Path,
+    target: &Path,
+    write: impl FnOnce(&Path) -> Result<T, PartFail>,
+) -> Result<T, PartFail> {
+    let _ = std::fs::remove_file(part);
+    let result = write(part).and_then(|made| publish(part, target).map(|()| made));
+    let _ = std::fs::remove_file(part);
+    result
+}
+
+/// The error a failed replacement is, the original kept. An original that does not
+/// read as it should is flagged damaged (so that it stops counting as one to convert
+/// or compress, and the library and the push warn about it); a read the disk failed
+/// is not the file's fault.
+fn failure(db: &Connection, swap: &Swap<'_>, fail: PartFail) -> Error {
+    match fail {
+        PartFail::Input(e) => {
+            if e.0 != READ_FAILED {
+                let why = Msg::FileDamaged {
+                    detail: e.0.clone(),
+                };
+                if let Err(e) = games::set_damage(db, swap.key, &why) {
+                    log::error!(
+                        "{}: {} could not be flagged damaged: {e}",
+                        swap.reason,
+                        swap.key
+                    );
+                }
+            }
+            swap.failed(&e.0)
+        }
+        // Compress turns a key that does not open into a skip, and returns skips
+        // before here: neither comes this far.
+        PartFail::Keys(_) => swap.failed("the console keys do not open it"),
+        PartFail::Skip(why) => Error::invalid(why),
+        PartFail::Unverified(why) => Error::invalid(Msg::CompressUnverified {
+            key: swap.key.to_string(),
+            why: Box::new(why),
+        }),
+        PartFail::Write(e) if e.kind() == std::io::ErrorKind::Interrupted => Error::cancelled(),
+        PartFail::Write(e) => swap.failed(write_reason(&e)).with_cause(e),
+    }
+}
+
+fn write_reason(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind::*;
+    match e.kind() {
+        StorageFull => "the disk is full; the original was kept",
+        FileTooLarge => "the file size limit was reached; the original was kept",
+        _ => "the new file could not be written; the original was kept",
+    }
+}
+
+/// Give the part file its final name without ever replacing a file: a hard link fails
+/// when the name exists. Then make the new name durable.
+fn publish(part: &Path, target: &Path) -> Result<(), PartFail> {
+    std::fs::hard_link(part, target)
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists || target.exists() {
+                Err(e)
+            } else {
+                std::fs::rename(part, target) // a filesystem without hard links
+            }
+        })
+        .map_err(PartFail::Write)?;
+    if let Some(dir) = target.parent() {
+        let _ = File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// The new file is down and sound: the original goes to the trash, the new file is
+/// indexed, and what was kept of the old key follows the new one.
+fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Error> {
+    let (key, out_key) = (swap.key, swap.out_key);
+    let row = match trash::move_in(db, root, key, swap.reason, swap.retention_days) {
+        Ok(row) => row,
+        Err(e) => {
+            // Both files would stay: take the new one back, the original is whole.
+            if let Err(back) = std::fs::remove_file(out_key.under(root)) {
+                log::error!("{}: {out_key} stays beside {key}: {back}", swap.reason);
+            }
+            return Err(e);
+        }
+    };
+    if swap.purge {
+        // Through the trash, so that a crash in between leaves an entry, never a
+        // file nobody knows of.
+        trash::purge(db, root, row.id)?;
+    }
+    library::index_one(db, root, out_key, swap.keys)?;
+    let tx = db.unchecked_transaction()?;
+    push_list::rekey(&tx, key, out_key)?;
+    shop_downloads::rekey(&tx, key, out_key)?;
+    tx.commit()?;
+    games::refresh_playable(db)
+}
