@@ -212,7 +212,7 @@ impl TestKeys {
     }
 
     fn lines(&self, shape: KeysFile) -> Vec<(String, String)> {
-        let mut out = vec![("header_key".to_string(), hex::encode(&self.header_key))];
+        let mut out = vec![("header_key".to_string(), hex::encode(self.header_key))];
         if shape == KeysFile::HeaderOnly {
             return out;
         }
@@ -239,7 +239,7 @@ impl TestKeys {
                     if full || i == 0 {
                         out.push((
                             format!("key_area_key_{kind}_{r:02x}"),
-                            hex::encode(&area[i]),
+                            hex::encode(area[i]),
                         ));
                     }
                 }

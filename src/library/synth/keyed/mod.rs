@@ -398,7 +398,7 @@ fn tickets(keys: &TestKeys, title: &Title, title_key: [u8; 16], rng: &mut StdRng
     } else {
         TicketKind::Common
     };
-    let name = hex::encode(&rights_id);
+    let name = hex::encode(rights_id);
     vec![
         (
             format!("{name}.tik"),

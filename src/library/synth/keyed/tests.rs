@@ -268,7 +268,7 @@ fn titlekey_crypto_and_tickets() {
     };
     let files = title_files(&keys, &title, Distribution::Download);
     let tik = &files.tickets[0];
-    let rights = hex::encode(&title.rights_id());
+    let rights = hex::encode(title.rights_id());
     assert_eq!(tik.0, format!("{rights}.tik"));
     assert!(rights.starts_with("0100123456780800") && rights.ends_with("13"));
     let t = &tik.1;
