@@ -9,7 +9,7 @@
 //! ```text
 //! numbers words error time memory kept text naming args store config outbound
 //! library titles accounts keys consoles shop device trash convert notify jobs watch
-//! http api web routes service cli
+//! views http api web routes service cli
 //! ```
 //!
 //! From the top: the commands (`cli`, in French), opening the data folder and its
@@ -50,6 +50,7 @@ mod text;
 mod time;
 mod titles;
 mod trash;
+mod views;
 mod watch;
 mod web;
 mod words;

@@ -37,6 +37,8 @@ pub struct Service {
     pub stop: Arc<AtomicBool>,
     /// The user's console keys file, read again when it changes.
     pub prod_keys: Arc<KeysFile>,
+    /// What is kept computed from the library for the requests (`views`).
+    pub views: Arc<crate::views::Views>,
     /// Set by `serve`: only a serving process starts scans for new console keys (a
     /// foreground command's process never does).
     serving: Arc<AtomicBool>,
@@ -93,6 +95,7 @@ impl Service {
             push,
             stop,
             prod_keys,
+            views: Arc::default(),
             serving,
             _lock: lock,
             job_thread: Some(job_thread),
@@ -140,6 +143,7 @@ impl Service {
             Arc::clone(&self.jobs),
             Arc::clone(&self.push),
             Arc::clone(&self.prod_keys),
+            Arc::clone(&self.views),
             addr.port(),
             accounts::setup_code(&conn)?,
         ));

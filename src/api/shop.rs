@@ -132,7 +132,7 @@ pub fn icon(c: &Ctx) -> Result<Reply, Error> {
 }
 
 fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {
-    let snapshot = c.app.shop.snapshot(c.db, &c.app.config.data)?;
+    let snapshot = c.app.views.shop.snapshot(c.db, &c.app.config.data)?;
     let content_type = match form {
         Form::Tinfoil | Form::Sections | Form::SectionsUnderShop => "application/json",
         Form::ListingTop | Form::Listing(_) => "text/html;charset=UTF-8",
@@ -147,7 +147,7 @@ fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {
 
 /// A file, whole or one range, streamed from disk within the console's share.
 fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
-    let snapshot = c.app.shop.snapshot(c.db, &c.app.config.data)?;
+    let snapshot = c.app.views.shop.snapshot(c.db, &c.app.config.data)?;
     let item = snapshot
         .find(path)
         .ok_or_else(|| Error::not_found(Msg::NoSuchFile))?;

@@ -1,5 +1,6 @@
 //! The state shared by every request worker: the configuration, the task slot, the
-//! push under way, the rate limiters, the page cache and the first-run setup code.
+//! push under way, the rate limiters, the page cache, the service's views of the
+//! library and the first-run setup code.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -32,12 +33,8 @@ pub struct App {
     pub held: Arc<super::warden::Held>,
     /// The first-run setup code, while no account exists (see `web::sign_in`).
     pub setup_code: Mutex<Option<String>>,
-    /// The shop's answers, kept per library generation.
-    pub shop: crate::shop::Shop,
-    /// The search index, kept per library generation.
-    pub names: crate::library::name_index::Names,
-    /// The titles' lists, kept per library generation.
-    pub titles: crate::titles::listing::TitleLists,
+    /// What the service keeps computed from the library (`views`).
+    pub views: Arc<crate::views::Views>,
     /// The shop's downloads, waiting or running, per console.
     pub downloads: Arc<super::downloads::Downloads<super::server::Job>>,
     /// The answers too large to write from a worker, shared fairly between client
@@ -45,9 +42,6 @@ pub struct App {
     pub writers: Arc<super::downloads::Downloads<super::server::Answer>>,
     /// The request bodies being read, per client (see `body`).
     pub bodies: super::body::Bodies,
-    /// The decompressed size of the files to convert, at one library generation: it
-    /// reads a header of each, too slow for every render of the tasks panel.
-    pub convert_needed: crate::kept::Kept<(), u64>,
 }
 
 impl App {
@@ -56,6 +50,7 @@ impl App {
         jobs: Arc<Jobs>,
         push: Arc<Sessions>,
         prod_keys: Arc<KeysFile>,
+        views: Arc<crate::views::Views>,
         port: u16,
         setup_code: Option<String>,
     ) -> App {
@@ -82,11 +77,8 @@ impl App {
             poisoned: Mutex::default(),
             held: Arc::default(),
             setup_code: Mutex::new(setup_code),
-            shop: Default::default(),
-            names: Default::default(),
-            titles: Default::default(),
+            views,
             bodies: Default::default(),
-            convert_needed: crate::kept::Kept::new(usize::MAX, |_| 8),
         }
     }
 }

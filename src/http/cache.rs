@@ -1,11 +1,10 @@
-//! Rendered library and search pages, and the library's counts, kept until the
-//! library changes (`kept`: served only at the generation they were computed at).
+//! Rendered library and search pages, kept until the library changes (`kept`: served
+//! only at the generation they were computed at).
 //!
 //! Dashboards and scripts ask for the same few pages again and again. The pages are
 //! kept within a byte budget, the least used going first, so the cache stays small on
 //! a Pi whatever number of distinct pages clients ask.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rusqlite::Connection;
@@ -13,7 +12,6 @@ use rusqlite::Connection;
 use crate::error::Error;
 use crate::http::Reply;
 use crate::kept::Kept;
-use crate::store::games::{self, Counts};
 use crate::store::library_generation;
 
 /// What the rendered pages may take in memory, at most.
@@ -21,17 +19,12 @@ const BUDGET_BYTES: usize = 8 * 1024 * 1024;
 
 pub struct PageCache {
     pages: Kept<String, Vec<u8>>,
-    /// The library's counts, which cost a pass over every game.
-    counts: Kept<(), Counts>,
-    by_platform: Kept<(), HashMap<String, Counts>>,
 }
 
 impl Default for PageCache {
     fn default() -> Self {
         PageCache {
             pages: Kept::new(BUDGET_BYTES, Vec::capacity),
-            counts: Kept::new(usize::MAX, |_| 0),
-            by_platform: Kept::new(usize::MAX, |_| 0),
         }
     }
 }
@@ -61,21 +54,5 @@ impl PageCache {
         let body = Arc::new(reply.body);
         self.pages.put(generation, key, Arc::clone(&body));
         Ok(Reply::json_shared(body))
-    }
-
-    /// The counts over the whole library (`games::stats`), kept like the pages.
-    pub fn stats(&self, db: &Connection) -> Result<Counts, Error> {
-        let generation = library_generation::current(db)?;
-        let counts = self.counts.get_or(generation, (), || games::stats(db))?;
-        Ok(counts.as_ref().clone())
-    }
-
-    /// The counts per platform (`games::stats_by_platform`), kept like the pages.
-    pub fn stats_by_platform(&self, db: &Connection) -> Result<HashMap<String, Counts>, Error> {
-        let generation = library_generation::current(db)?;
-        let counts = self
-            .by_platform
-            .get_or(generation, (), || games::stats_by_platform(db))?;
-        Ok(counts.as_ref().clone())
     }
 }

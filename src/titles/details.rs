@@ -1,12 +1,17 @@
 //! One title as its pages show it: what `model::refresh` decided of it, what the
-//! title data says of it, its version history, its files and what it lacks. The API's
-//! title route and the web's title page read the same thing through `get`.
+//! title data says of it, what its own files say, its version history, its files and
+//! what it lacks. The API's title route and the web's title page read it all through
+//! `get`, and nothing else of the store.
+
+use std::collections::HashMap;
 
 use rusqlite::Connection;
 
 use crate::error::Error;
 use crate::store::games::{self, GameDetail};
 use crate::store::missing::{self, Missing};
+use crate::store::title_control::{self, ControlRow};
+use crate::store::title_ignore;
 use crate::store::title_state::{self, TitleState};
 use crate::store::title_versions;
 use crate::store::titles::{self, Facts};
@@ -24,6 +29,19 @@ pub struct Details {
     pub files: Vec<(GameDetail, bool)>,
     /// What the title lacks, updates first.
     pub missing: Vec<Missing>,
+    /// What the title's own files say of it (their Control NCAs, read with the
+    /// console keys): the update's, whose display version is the installed one, else
+    /// the base game's.
+    pub control: Option<ControlRow>,
+    /// Each file's display version ("1.2.0"), by key, where its Control NCA was read.
+    pub shown: HashMap<String, String>,
+    /// The installed version's display version: its update's (or, at version 0, its
+    /// base game's) Control NCA, read from a file of that version.
+    pub installed_shown: Option<String>,
+    /// Whether a file of the title carries its own icon.
+    pub own_icon: bool,
+    /// Whether its missing DLC, and its missing updates, are not counted.
+    pub ignored: (bool, bool),
 }
 
 /// The title whose base ID is `id`, when the library holds it.
@@ -38,21 +56,50 @@ pub fn get(db: &Connection, id: TitleId) -> Result<Option<Details>, Error> {
     versions.dedup_by_key(|(v, _)| *v);
     // A title lacks at most its catalogue's DLC, a few hundred rows at worst.
     let (_, missing) = missing::page(db, None, Some(id), u64::MAX, 0)?;
+    let control = match title_control::get(db, update)? {
+        Some(row) => Some(row),
+        None => title_control::get(db, id)?,
+    };
     let mut facts = titles::get(db, id)?.unwrap_or_default();
-    // Title data first; what the title's own files say (their Control NCAs, read with
-    // the console keys) where it says nothing: homebrew, cartridge-only, new titles.
+    // Title data first; what the title's own files say where it says nothing:
+    // homebrew, cartridge-only, new titles.
     if facts.publisher.is_none() {
-        let own = match crate::store::title_control::get(db, update)? {
-            Some(row) => Some(row),
-            None => crate::store::title_control::get(db, id)?,
-        };
-        facts.publisher = own.map(|row| row.publisher).filter(|p| !p.is_empty());
+        let own = control.as_ref().map(|row| row.publisher.clone());
+        facts.publisher = own.filter(|p| !p.is_empty());
     }
+    let files = games::of_title(db, id)?;
+    let mut shown = HashMap::new();
+    for (g, _) in &files {
+        if let (Some(id), Some(n)) = (g.item.title_id, g.item.version) {
+            if let Some(s) = title_control::display_version(db, id, n)? {
+                shown.insert(g.item.key.clone(), s);
+            }
+        }
+    }
+    let installed_shown = installed_shown(db, &state)?;
     Ok(Some(Details {
         facts,
         versions,
-        files: games::of_title(db, id)?,
+        files,
         missing,
+        control,
+        shown,
+        installed_shown,
+        own_icon: title_control::has_own_icon(db, id)?,
+        ignored: title_ignore::all(db)?
+            .get(&Some(id))
+            .copied()
+            .unwrap_or_default(),
         state,
     }))
+}
+
+/// The installed version's display version: its update's (or, at version 0, its
+/// base game's) Control NCA, read from a file of that version.
+pub fn installed_shown(db: &Connection, t: &TitleState) -> Result<Option<String>, Error> {
+    match t.installed_version {
+        Some(0) => title_control::display_version(db, t.base_id, 0),
+        Some(n) => title_control::display_version(db, t.base_id.update(), n),
+        None => Ok(None),
+    }
 }

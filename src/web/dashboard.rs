@@ -18,7 +18,7 @@ use crate::store::users::{self};
 /// lists keep per library generation: the dashboard reads no table.
 pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let s = c.app.pages.stats(c.db)?;
+    let s = c.app.views.stats(c.db)?;
     let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
     let body = html! {
         @if no_account {
@@ -48,7 +48,7 @@ fn card(v: &Viewer, (label, value, href): (M, String, Option<String>), warn: boo
 /// "What am I missing?": the titles, those with an update available, with DLC
 /// missing, and the damaged files.
 fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result<Markup, Error> {
-    let t = c.app.titles.counts(c.db)?;
+    let t = c.app.views.titles.counts(c.db)?;
     let n = |x: u64| number(v, x);
     let show =
         |status: crate::words::TitleStatus| Some(format!("/library?show={}", status.as_str()));
@@ -88,6 +88,7 @@ fn recently_added(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     use crate::store::title_state::{Filter, Sort};
     let (_, rows) = c
         .app
+        .views
         .titles
         .page(c.db, &Filter::default(), Sort::Added, 8, 0)?;
     if rows.is_empty() {

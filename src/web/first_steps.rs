@@ -67,7 +67,7 @@ pub fn next_steps(v: &Viewer) -> Markup {
 pub fn empty_library(c: &Ctx, v: &Viewer) -> Result<Option<Markup>, Error> {
     let job = c.app.jobs.snapshot();
     let scanning = job.running && job.task == Some(Task::Scan);
-    if scanning || c.app.pages.stats(c.db)?.total > 0 {
+    if scanning || c.app.views.stats(c.db)?.total > 0 {
         return Ok(None);
     }
     Ok(Some(html! {

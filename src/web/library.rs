@@ -146,7 +146,7 @@ fn files_of(
     limit: u64,
     offset: u64,
 ) -> Result<(u64, Vec<FileRow>), Error> {
-    let index = c.app.names.get(c.db)?;
+    let index = c.app.views.names.get(c.db)?;
     let (total, at) = if q.is_empty() && only.platform.is_none() && !only.damaged {
         index.page(only.kind, limit, offset)
     } else {
@@ -439,7 +439,7 @@ fn key_list(keys: &[String]) -> Markup {
 /// `GET /platforms`.
 pub fn platforms_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let counts = c.app.pages.stats_by_platform(c.db)?;
+    let counts = c.app.views.stats_by_platform(c.db)?;
     let list = platforms::list(c.db)?;
     let body = html! {
         div.scroll {

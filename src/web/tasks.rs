@@ -232,15 +232,7 @@ struct Room {
 /// needed is kept until the library changes.
 fn convert_room(c: &Ctx) -> Result<Room, Error> {
     let root = &c.app.config.library;
-    let generation = crate::store::library_generation::current(c.db)?;
-    let needed = c.app.convert_needed.get_or(generation, (), || {
-        Ok(crate::store::games::compressed(c.db)?
-            .iter()
-            .filter_map(|k| crate::library::LibraryKey::parse(k))
-            .map(|k| crate::convert::planned_or_flagged(c.db, root, &k))
-            .fold(0, u64::saturating_add))
-    })?;
-    let needed = *needed;
+    let needed = c.app.views.convert_needed(c.db, root)?;
     let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);
     Ok(Room { needed, free })
 }
@@ -310,7 +302,7 @@ fn failed_item(c: &Ctx, f: &Failure) -> Markup {
 pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let runs = job_runs::recent(c.db, 50)?;
-    let s = c.app.pages.stats(c.db)?;
+    let s = c.app.views.stats(c.db)?;
     let body = html! {
         (first_scan_note(c, &v)?)
         (task_panel(c, &v, s.to_convert)?)

@@ -82,11 +82,11 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let (show, mut filter) = show_filter(c.req.query("show"));
     let (sort_name, sort, reverse) = sort_of(c.req.query("sort"));
     let query = search_query(q)?;
-    filter.named = c.app.names.titles_named(c.db, &query.words)?;
+    filter.named = c.app.views.names.titles_named(c.db, &query.words)?;
     filter.id_prefix = query.id_prefix;
     let paging = Paging::from_req(c.req);
     let (shown, total, rows) = pager::read(paging, reverse, |limit, offset| {
-        c.app.titles.page(c.db, &filter, sort, limit, offset)
+        c.app.views.titles.page(c.db, &filter, sort, limit, offset)
     })?;
     let mut rows: Vec<&TitleState> = rows.iter().collect();
     if reverse {
@@ -197,7 +197,7 @@ pub fn did_you_mean(
     if words.is_empty() {
         return Ok(html! {});
     }
-    let index = c.app.names.get(c.db)?;
+    let index = c.app.views.names.get(c.db)?;
     let Some(better) = crate::library::suggest::suggest(&*index, words) else {
         return Ok(html! {});
     };
@@ -209,7 +209,7 @@ pub fn did_you_mean(
 
 /// How many titles, and links to the files without a title and to every file.
 fn result_count(c: &Ctx, v: &Viewer, total: u64) -> Result<Markup, Error> {
-    let unknown = c.app.pages.stats(c.db)?.unknown;
+    let unknown = c.app.views.stats(c.db)?.unknown;
     Ok(html! {
         p #result-count {
             (count(v, total, M::TitleOne, M::TitlesCount))
@@ -310,7 +310,7 @@ fn title_table(
                                 br.wide; code.id.wide { (t.base_id) }
                             }
                             td.wide { (Contents(v, t)) }
-                            @let shown = match keyed { true => installed_display(c, t)?, false => None };
+                            @let shown = match keyed { true => details::installed_shown(c.db, t)?, false => None };
                             td.wide { (versions_cell(v, t, shown.as_deref())) }
                             td { (StatusBadges(v, t)) }
                             td.num.wide { (Size(v, t.size)) }
@@ -470,10 +470,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(reply);
     };
     let t = &d.state;
-    let own_icon = crate::store::title_control::has_own_icon(c.db, t.base_id)?;
-    let with_icons = own_icon || icons::enabled(c.db)?;
-    let from_files = from_files(c, t.base_id)?;
-    let installed_shown = installed_display(c, t)?;
+    let with_icons = d.own_icon || icons::enabled(c.db)?;
     let dash = || "—".to_string();
     let body = html! {
         @if with_icons { (icon(c, t.base_id)) }
@@ -481,7 +478,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
             dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
-            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(installed_shown.as_deref(), t.installed_version)) }
+            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(d.installed_shown.as_deref(), t.installed_version)) }
             dt { (v.t(M::LatestVersion)) } dd #latest-version {
                 (super::view::version(None, t.latest_version))
                 @if let Some(date) = &t.latest_date { " (" (date) ")" }
@@ -490,7 +487,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
             dt { (v.t(M::Size)) } dd { (size(&v, t.size)) }
         }
-        @if let Some(control) = &from_files {
+        @if let Some(control) = &d.control {
             h2 { (v.t(M::FromTheFiles)) }
             dl.facts #from-the-files {
                 dt { (v.t(M::Name)) } dd { (super::view::own_name(&v, control)) }
@@ -500,14 +497,14 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        (file_tables(c, &v, &d)?)
+        (file_tables(&v, &d))
         h2 { (v.t(M::WhatIsMissing)) }
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
             h2 { (v.t(M::VersionHistory)) }
             ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
         }
-        @if v.admin { (title_actions(c, &v, t, &compressible_files(&d))?) }
+        @if v.admin { (title_actions(c, &v, &d)) }
     };
     page(&v, &t.name, "/library", body)
 }
@@ -518,48 +515,15 @@ fn newer_than_data(t: &TitleState) -> bool {
     matches!((t.installed_version, t.latest_version), (Some(a), Some(b)) if a > b)
 }
 
-/// The installed version's display version: its update's (or, at version 0, its
-/// base game's) Control NCA, read from a file of that version.
-fn installed_display(c: &Ctx, t: &TitleState) -> Result<Option<String>, Error> {
-    let Some(installed) = t.installed_version else {
-        return Ok(None);
-    };
-    let id = match installed {
-        0 => t.base_id,
-        _ => t.base_id.update(),
-    };
-    crate::store::title_control::display_version(c.db, id, installed)
-}
-
-/// What the title's own files say of it (their Control NCAs, read with the console
-/// keys), beside what the title data says: the update's, whose display version is the
-/// installed one, else the base game's.
-fn from_files(
-    c: &Ctx,
-    base_id: TitleId,
-) -> Result<Option<crate::store::title_control::ControlRow>, Error> {
-    let update = crate::store::title_control::get(c.db, base_id.update())?;
-    match update {
-        Some(row) => Ok(Some(row)),
-        None => crate::store::title_control::get(c.db, base_id),
-    }
-}
-
 /// The title's files, a table per kind, each with its version and whether it is
 /// superseded.
-fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Error> {
-    let mut shown_of = std::collections::HashMap::new();
-    for (g, _) in &d.files {
-        if let Some(shown) = super::view::display_version(c, g.item.title_id, g.item.version)? {
-            shown_of.insert(g.item.key.as_str(), shown);
-        }
-    }
+fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
     let groups = [
         (M::BaseTitle, GameKind::Base),
         (M::Updates, GameKind::Update),
         (M::Dlc, GameKind::Dlc),
     ];
-    Ok(html! {
+    html! {
         @for (heading, k) in groups {
             @let files: Vec<_> = d.files.iter().filter(|(g, _)| g.item.kind == k).collect();
             @if !files.is_empty() {
@@ -574,14 +538,14 @@ fn file_tables(c: &Ctx, v: &Viewer, d: &details::Details) -> Result<Markup, Erro
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
                                 @if let Some(why) = &g.damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (super::view::version(shown_of.get(g.item.key.as_str()).map(String::as_str), g.item.version)) }
+                            td { (super::view::version(d.shown.get(&g.item.key).map(String::as_str), g.item.version)) }
                             td.num { (size(v, g.item.size)) }
                         }
                     } }
                 } }
             }
         }
-    })
+    }
 }
 
 fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
@@ -606,28 +570,20 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
 }
 
 /// An admin's actions on a title: push it whole, or stop counting what it lacks.
-fn title_actions(
-    c: &Ctx,
-    v: &Viewer,
-    t: &TitleState,
-    compressible: &[(String, u64)],
-) -> Result<Markup, Error> {
+fn title_actions(c: &Ctx, v: &Viewer, d: &details::Details) -> Markup {
+    let (t, (dlc, updates)) = (&d.state, d.ignored);
     let id = t.base_id;
-    let (dlc, updates) = title_ignore::all(c.db)?
-        .get(&Some(id))
-        .copied()
-        .unwrap_or_default();
-    Ok(html! {
+    html! {
         div.actions {
             (push_title_button(v, id, t.damaged_files))
-            (super::compress::title_button(c, v, compressible))
+            (super::compress::title_button(c, v, &compressible_files(d)))
         }
         form.stack #ignore data-api={ "/api/titles/" (id) "/ignore" } {
             label.check { input type="checkbox" name="dlc" checked[dlc]; (v.t(M::IgnoreDlc)) }
             label.check { input type="checkbox" name="updates" checked[updates]; (v.t(M::IgnoreUpdates)) }
             button type="submit" { (v.t(M::Save)) }
         }
-    })
+    }
 }
 
 /// The title's files compress works on, with their sizes.
@@ -660,15 +616,15 @@ struct IgnoreForm {
 pub fn set_ignore(c: &Ctx) -> Result<Reply, Error> {
     let form: IgnoreForm = body(c, "dlc and updates, true or false")?;
     let found = match TitleId::parse(c.param(0)) {
-        Some(id) => details::get(c.db, id)?,
+        Some(id) => crate::store::title_state::get(c.db, id)?,
         None => None,
     };
-    let Some(d) = found else {
+    let Some(state) = found else {
         return Err(Error::not_found(Msg::NoTitle {
             id: crate::text::cut(c.param(0), 40).into(),
         }));
     };
-    let id = Some(d.state.base_id);
+    let id = Some(state.base_id);
     let tx = db::write_transaction(c.db)?;
     title_ignore::set(&tx, id, true, false, form.dlc)?;
     title_ignore::set(&tx, id, false, true, form.updates)?;

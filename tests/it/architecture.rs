@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     "numbers", "words", "error", "time", "memory", "kept", "text", "naming", "args", "store",
     "config", "outbound", "library", "titles", "accounts", "keys", "consoles", "shop", "device",
-    "trash", "convert", "notify", "jobs", "watch", "http", "api", "web", "routes", "service",
-    "cli",
+    "trash", "convert", "notify", "jobs", "watch", "views", "http", "api", "web", "routes",
+    "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.

@@ -329,10 +329,7 @@ fn trash_list_says_local_time_with_its_offset() {
     let deleted = s.send("DELETE", &format!("/api/library/{key}"), &[], None);
     assert!(deleted.status < 300, "{}", deleted.body);
     let page = s.get("/trash").body;
-    assert!(
-        says_a_time_with_offset(&page),
-        "{page}"
-    );
+    assert!(says_a_time_with_offset(&page), "{page}");
     drop(s);
     let out = Command::new(BIN)
         .args(["--data", folders.data.to_str().unwrap()])

@@ -17,7 +17,7 @@ use crate::words::GameKind;
 pub fn stats(c: &Ctx) -> Result<Reply, Error> {
     c.app.pages.json(c.db, "stats".into(), |_| {
         let titles = title_state::counts(c.db)?;
-        Reply::json(200, &Stats::new(&c.app.pages.stats(c.db)?, titles))
+        Reply::json(200, &Stats::new(&c.app.views.stats(c.db)?, titles))
     })
 }
 
@@ -26,7 +26,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
     let paging = Paging::from_req(c.req);
     let key = format!("library {kind:?} {} {}", paging.page, paging.limit);
     c.app.pages.json(c.db, key, |generation| {
-        let index = c.app.names.at(c.db, generation)?;
+        let index = c.app.views.names.at(c.db, generation)?;
         let (total, at) = index.page(kind, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
         let items = listed.iter().map(Game::listed).collect();
@@ -118,7 +118,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
         query.words, query.id_prefix, paging.page, paging.limit
     );
     c.app.pages.json(c.db, key, |generation| {
-        let index = c.app.names.at(c.db, generation)?;
+        let index = c.app.views.names.at(c.db, generation)?;
         let (total, at) = index.search(&query, paging.limit, paging.offset());
         let listed: Vec<Listed> = at.iter().map(|&i| index.listed(i)).collect();
         let hits = listed
@@ -133,7 +133,7 @@ pub fn search(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn platforms(c: &Ctx) -> Result<Reply, Error> {
-    let counts = c.app.pages.stats_by_platform(c.db)?;
+    let counts = c.app.views.stats_by_platform(c.db)?;
     let platforms = platforms::list(c.db)?
         .iter()
         .map(|p| PlatformCounts::new(p, &counts.get(&p.slug).cloned().unwrap_or_default()))

@@ -31,11 +31,12 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
         let filter = Filter {
             status,
             incomplete: false,
-            named: c.app.names.titles_named(c.db, &query.words)?,
+            named: c.app.views.names.titles_named(c.db, &query.words)?,
             id_prefix: query.id_prefix.clone(),
         };
         let (total, rows) =
             c.app
+                .views
                 .titles
                 .page(c.db, &filter, Sort::Name, paging.limit, paging.offset())?;
         Reply::json(

@@ -237,10 +237,7 @@ impl TestKeys {
             for (r, area) in self.key_area.iter().enumerate() {
                 for (i, kind) in KEY_AREA_KINDS.iter().enumerate() {
                     if full || i == 0 {
-                        out.push((
-                            format!("key_area_key_{kind}_{r:02x}"),
-                            hex::encode(area[i]),
-                        ));
+                        out.push((format!("key_area_key_{kind}_{r:02x}"), hex::encode(area[i])));
                     }
                 }
             }
