@@ -7,54 +7,25 @@ use std::time::Duration;
 use crate::args::{GlobalArgs, LocalAccessChoice, ServeArgs};
 use crate::error::{Error, Msg};
 
+/// The flags as given are `serve` (bounds checked); what is worked out of them
+/// (folders made, users resolved, a file read, a template parsed) has a field of its
+/// own, and is read there rather than from `serve`.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The data folder (database, lock file). Absolute.
     pub data: PathBuf,
     /// The library root. Absolute and canonical.
     pub library: PathBuf,
-    /// Address to bind, `host:port`.
-    pub listen: String,
-    /// Request worker threads.
+    /// The server's flags (`ludotheque serve --help`), their bounds checked.
+    pub serve: ServeArgs,
+    /// Request worker threads (`serve.workers`, else one per core and a few).
     pub workers: usize,
-    /// Requests waiting for a worker before new ones get 503.
-    pub queue: usize,
-    /// Largest request body accepted, in bytes.
-    pub max_body: usize,
-    /// Connection bounds, enforced by `http::warden`.
-    pub max_connections: usize,
-    pub idle_timeout: Duration,
-    pub request_timeout: Duration,
-    /// A write the client takes no byte of within this fails (`SO_SNDTIMEO`).
-    pub write_timeout: Duration,
     /// The loopback rule: which keyless requests from this machine get full access.
     pub local_access: LocalAccess,
-    /// Requests per second allowed per API key, and the burst above it.
-    pub key_rate: f64,
-    pub key_burst: f64,
-    /// Failed authentications allowed per client address per minute.
-    pub auth_failures_per_minute: u32,
-    /// Days a trashed file is kept before it is purged.
-    pub trash_retention_days: u32,
-    /// A push ends after this long without a request from the console.
-    pub push_timeout: Duration,
-    /// Keep converted files whose NCAs do not match their content IDs.
-    pub convert_accept_unverified: bool,
-    /// Proxies whose `X-Forwarded-Proto` is believed (for the cookie's `Secure`).
-    pub trusted_proxies: Vec<std::net::IpAddr>,
-    /// The shop without passwords, and its download threads: per console, in all.
-    pub shop_public: bool,
-    pub shop_downloads: usize,
-    pub shop_downloads_total: usize,
-    /// Where title data is fetched from, and how often (None: never by itself).
-    pub titledb_url: String,
-    pub titledb_region: String,
-    pub titledb_refresh: Option<Duration>,
-    /// Where events are POSTed, and the secret that signs them (`notify`).
+    /// Where events are POSTed, and the secret that signs them (`notify`): the URL
+    /// checked, its file read.
     pub webhook_url: Option<String>,
     pub webhook_secret: Option<String>,
-    /// How changes under the library are seen (`watch`).
-    pub watch: crate::words::WatchMode,
     /// Where `organize` puts each file.
     pub organize_template: crate::naming::Template,
     /// Which copy `dedupe` keeps between two of the same version.
@@ -69,12 +40,8 @@ pub struct Config {
     pub compress_min_gain: u32,
     /// `compress` purges each original once verified instead of trashing it.
     pub compress_delete_originals: bool,
-    /// Test aid: every task waits this long before its body runs.
+    /// Test aid: every task waits this long before its body runs (unit tests set it).
     pub task_delay: Duration,
-    /// Test aid: mount the routes that exist only to test the server itself.
-    pub test_routes: bool,
-    /// Test aid: icons may come from a loopback address (`outbound::Addresses`).
-    pub test_loopback_icons: bool,
 }
 
 impl Config {
@@ -90,32 +57,10 @@ impl Config {
         Ok(Config {
             data,
             library,
-            listen: serve.listen.clone(),
             workers,
-            queue: serve.queue,
-            max_body: serve.max_body,
-            max_connections: serve.max_connections,
-            idle_timeout: Duration::from_secs(serve.idle_timeout_secs),
-            request_timeout: Duration::from_secs(serve.request_timeout_secs),
-            write_timeout: Duration::from_secs(serve.write_timeout_secs),
             local_access: local_access(serve)?,
-            key_rate: serve.key_rate,
-            key_burst: serve.key_burst,
-            auth_failures_per_minute: serve.auth_failures_per_minute,
-            trash_retention_days: serve.trash_retention_days,
-            convert_accept_unverified: serve.convert_accept_unverified,
-            push_timeout: Duration::from_secs(serve.push_timeout_secs),
-            trusted_proxies: serve.trusted_proxy.clone(),
-            shop_public: serve.shop_public,
-            shop_downloads: serve.shop_downloads,
-            shop_downloads_total: serve.shop_downloads_total,
-            titledb_url: serve.titledb.titledb_url.clone(),
-            titledb_region: serve.titledb.titledb_region.clone(),
-            titledb_refresh: (serve.titledb_refresh_hours > 0)
-                .then(|| Duration::from_secs(serve.titledb_refresh_hours as u64 * 3600)),
             webhook_url,
             webhook_secret,
-            watch: serve.watch,
             organize_template: crate::naming::Template::parse(&global.organize_template)
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
             dedupe_keep: global.dedupe_keep,
@@ -125,9 +70,34 @@ impl Config {
             compress_min_gain: 2,
             compress_delete_originals: false,
             task_delay: Duration::from_millis(serve.task_delay_ms),
-            test_routes: serve.test_routes,
-            test_loopback_icons: serve.test_loopback_icons,
+            serve: serve.clone(),
         })
+    }
+
+    /// A connection with no byte either way this long is closed (`http::warden`).
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs(self.serve.idle_timeout_secs)
+    }
+
+    /// A request not read whole within this is answered 408 (`http::warden`).
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.serve.request_timeout_secs)
+    }
+
+    /// A write the client takes no byte of within this fails (`SO_SNDTIMEO`).
+    pub fn write_timeout(&self) -> Duration {
+        Duration::from_secs(self.serve.write_timeout_secs)
+    }
+
+    /// A push ends after this long without a request from the console.
+    pub fn push_timeout(&self) -> Duration {
+        Duration::from_secs(self.serve.push_timeout_secs)
+    }
+
+    /// How often title data is fetched by itself (`None`: never).
+    pub fn titledb_refresh(&self) -> Option<Duration> {
+        let hours = self.serve.titledb_refresh_hours;
+        (hours > 0).then(|| Duration::from_secs(hours as u64 * 3600))
     }
 
     /// A config rooted in `dir`, for unit tests.

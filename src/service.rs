@@ -57,7 +57,7 @@ impl Service {
         let lock = db::lock_data(&config.data)?;
         let conn = db::open_and_migrate(&config.data)?;
         let (adopted, dropped) =
-            trash::recover(&conn, &config.library, config.trash_retention_days)?;
+            trash::recover(&conn, &config.library, config.serve.trash_retention_days)?;
         if adopted + dropped > 0 {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
@@ -194,7 +194,7 @@ fn start_maintenance(
     let conn = db::open(&config.data)?;
     let mut keys_watch = KeysWatch::default();
     let (library, stop) = (config.library.clone(), Arc::clone(stop));
-    let refresh = config.titledb_refresh;
+    let refresh = config.titledb_refresh();
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
     Ok(std::thread::Builder::new()
         .name("maintenance".into())

@@ -66,10 +66,10 @@ pub fn start(
     jobs: Arc<Jobs>,
     stop: Arc<AtomicBool>,
 ) -> Result<Option<JoinHandle<()>>, Error> {
-    if config.watch == WatchMode::Off {
+    if config.serve.watch == WatchMode::Off {
         return Ok(None);
     }
-    let (root, mode) = (config.library.clone(), config.watch);
+    let (root, mode) = (config.library.clone(), config.serve.watch);
     let conn = db::open(&config.data)?;
     let thread = std::thread::Builder::new()
         .name("watch".into())

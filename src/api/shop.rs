@@ -39,7 +39,7 @@ pub fn is_installer(app: &App, req: &Req) -> bool {
         || names_tinfoil(req)
         || agent.is_empty()
         || basic_credentials(req).is_some()
-        || app.config.shop_public
+        || app.config.serve.shop_public
 }
 
 /// An installer asking for a listing folder from the root (`/base/`, `/dlc/x.nsp`).

@@ -57,15 +57,15 @@ impl App {
         App {
             limits: Limits::new(&config),
             downloads: Arc::new(super::downloads::Downloads::new(
-                config.shop_downloads,
-                config.shop_downloads_total,
+                config.serve.shop_downloads,
+                config.serve.shop_downloads_total,
             )),
             // As many writers as workers, half of them for one client network; as many
             // answers may wait as requests may (one per connection at most).
             writers: Arc::new(super::downloads::Downloads::with_queues(
                 (config.workers / 2).max(1),
-                config.queue,
-                config.queue,
+                config.serve.queue,
+                config.serve.queue,
             )),
             config,
             jobs,

@@ -90,9 +90,9 @@ pub struct Limits {
 
 impl Limits {
     pub fn new(config: &Config) -> Limits {
-        let per_minute = config.auth_failures_per_minute as f64;
+        let per_minute = config.serve.auth_failures_per_minute as f64;
         Limits {
-            keys: Buckets::new(config.key_rate, config.key_burst, 10_000),
+            keys: Buckets::new(config.serve.key_rate, config.serve.key_burst, 10_000),
             failures: Buckets::new(per_minute / 60.0, per_minute, 10_000),
             logins: Buckets::new(per_minute / 60.0, per_minute, 10_000),
         }
@@ -135,7 +135,7 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
     if req.header("x-api-key").is_some() || req.query("apikey").is_some() {
         return Err(Error::forbidden(Msg::KeyNotForShop));
     }
-    let public = app.config.shop_public;
+    let public = app.config.serve.shop_public;
     let anyone = || {
         Principal::Visitor(
             req.peer
@@ -283,7 +283,8 @@ pub fn from_trusted_proxy(config: &Config, req: &Req) -> bool {
     req.peer.is_some_and(|p| {
         let ip = p.ip().to_canonical();
         config
-            .trusted_proxies
+            .serve
+            .trusted_proxy
             .iter()
             .any(|t| t.to_canonical() == ip)
     })
@@ -304,7 +305,7 @@ pub fn local_access(app: &App, req: &Req) -> bool {
 /// service's own user, or by one of `uids`? Not when its owner cannot be read.
 fn peer_admitted(app: &App, req: &Req, uids: &[u32]) -> bool {
     // A host name to listen on (`localhost:8080`) leaves our address to guess.
-    let ip = app.config.listen.parse::<std::net::SocketAddr>().ok();
+    let ip = app.config.serve.listen.parse::<std::net::SocketAddr>().ok();
     let ip = ip.map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
     let listen = std::net::SocketAddr::new(ip, app.port);
     let owner = req.peer.and_then(|peer| owner::peer_uid(peer, listen));

@@ -221,7 +221,7 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         table.routes,
         &req.method,
         &req.segments,
-        app.config.test_routes,
+        app.config.serve.test_routes,
         Some((app, req)),
     );
     // A page, or an address no route knows that a person asked for.

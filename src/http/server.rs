@@ -40,9 +40,9 @@ pub fn run(
         .server_addr()
         .to_ip()
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
-    let (workers, queue) = (app.config.workers, app.config.queue);
+    let (workers, queue) = (app.config.workers, app.config.serve.queue);
     let workers = start_pool(app, table, "worker", workers, queue)?;
-    let downloads = start_downloads(app, app.config.shop_downloads_total)?;
+    let downloads = start_downloads(app, app.config.serve.shop_downloads_total)?;
     let writers = start_writers(app, app.config.workers)?;
     let bounds = warden_bounds(&app.config, addr, &app.held);
     let warden = warden::start(bounds, Arc::clone(stop))?;
@@ -83,7 +83,7 @@ pub fn run(
 /// error is retried with a growing pause, and a connection that would take one of the
 /// last [`RESERVED_FDS`] descriptors is closed at once.
 pub fn listen(config: &Config) -> Result<tiny_http::Server, Error> {
-    let address = &config.listen;
+    let address = &config.serve.listen;
     let cannot = |e: &dyn std::fmt::Display| {
         Error::invalid(Msg::CannotListen {
             address: address.to_string(),
@@ -96,7 +96,7 @@ pub fn listen(config: &Config) -> Result<tiny_http::Server, Error> {
         .map_err(|e| cannot(&e))?;
     let mut options = tiny_http::ServerOptions::default();
     options.sequential_requests = true;
-    options.write_timeout = Some(config.write_timeout);
+    options.write_timeout = Some(config.write_timeout());
     // Descriptors are numbered lowest first: a socket numbered this high means the
     // process is nearly out of them. Each connection holds two, and the warden a
     // third for a moment at each check: connections may have two thirds of the rest.
@@ -119,7 +119,7 @@ fn warden_bounds(
     addr: std::net::SocketAddr,
     held: &Arc<warden::Held>,
 ) -> warden::Bounds {
-    let mut max_connections = config.max_connections;
+    let mut max_connections = config.serve.max_connections;
     if let Some(limit) = raise_open_files_limit() {
         // Each connection holds two descriptors (tiny_http's read and write halves),
         // and the warden a duplicate of one while it checks them.
@@ -141,10 +141,10 @@ fn warden_bounds(
         port: addr.port(),
         listen,
         max_connections,
-        idle_timeout: config.idle_timeout,
-        request_timeout: config.request_timeout,
+        idle_timeout: config.idle_timeout(),
+        request_timeout: config.request_timeout(),
         // The largest request: the body cap plus 64 KiB of request line and headers.
-        max_unanswered: config.max_body as u64 + 64 * 1024,
+        max_unanswered: config.serve.max_body as u64 + 64 * 1024,
         held: Arc::clone(held),
     }
 }
@@ -329,7 +329,7 @@ fn accept(
                 app.held.at(rq.remote_addr(), Place::Waiting);
                 match unsent(&rq) {
                     0 => dispatch(app, rq, workers),
-                    _ if parked.0.len() >= app.config.queue => {
+                    _ if parked.0.len() >= app.config.serve.queue => {
                         warn!("too many clients do not read their answers: closing one");
                         close_unanswered(app, rq);
                     }
@@ -381,7 +381,7 @@ impl Parked {
     /// The requests whose client has taken everything now. A client that took no
     /// byte within `--write-timeout-secs` is closed, as a write would have been.
     fn ready(&mut self, app: &App) -> Vec<tiny_http::Request> {
-        let deadline = app.config.write_timeout;
+        let deadline = app.config.write_timeout();
         let mut ready = Vec::new();
         let mut still = Vec::with_capacity(self.0.len());
         for (rq, before, since) in self.0.drain(..) {
@@ -557,7 +557,14 @@ fn read_body(
         return Ok(None);
     }
     let stranger = matches!(call.principal, Principal::Anonymous);
-    body::read(&app.bodies, app.port, rq, app.config.max_body, stranger).map(Some)
+    body::read(
+        &app.bodies,
+        app.port,
+        rq,
+        app.config.serve.max_body,
+        stranger,
+    )
+    .map(Some)
 }
 
 fn panicked(p: &Box<dyn std::any::Any + Send>) -> Error {

@@ -39,8 +39,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     check_room(root, needed)?;
     ctx.progress.set_total(needed);
     let opts = Options {
-        retention_days: ctx.config.trash_retention_days,
-        accept_unverified: ctx.config.convert_accept_unverified,
+        retention_days: ctx.config.serve.trash_retention_days,
+        accept_unverified: ctx.config.serve.convert_accept_unverified,
         keys: ctx.prod_keys.current(),
     };
     let (mut converted, mut failed) = (0, 0);

@@ -183,7 +183,7 @@ fn offer_and_wait(
     }
     info!("push: {} file(s) offered to {console}", urls.len());
     let _ = socket.set_read_timeout(Some(Duration::from_millis(100)));
-    let timeout = ctx.config.push_timeout;
+    let timeout = ctx.config.push_timeout();
     let mut reported = 0u64;
     loop {
         if ctx.progress.is_cancelled() {

@@ -13,8 +13,8 @@ use crate::titles::icons;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let source = Source {
-        base_url: ctx.config.titledb_url.clone(),
-        region: ctx.config.titledb_region.clone(),
+        base_url: ctx.config.serve.titledb.titledb_url.clone(),
+        region: ctx.config.serve.titledb.titledb_region.clone(),
     };
     let cancel = Cancel::on(ctx.progress.cancel_flag());
     let with_icons = icons::enabled(ctx.db)?;
@@ -52,7 +52,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
 
 /// Icons never come from a local address, but for the test suite's own servers.
 fn icon_rules(ctx: &TaskCtx) -> Rules {
-    let addresses = match ctx.config.test_loopback_icons {
+    let addresses = match ctx.config.serve.test_loopback_icons {
         true => Addresses::PublicOrLoopback,
         false => Addresses::Public,
     };

@@ -48,18 +48,22 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let cfg = &c.app.config;
     let ready = library::is_ready(c.db, &cfg.library)?;
     let limits = [
-        (M::KeyRate, cfg.key_rate.to_string(), "--key-rate"),
-        (M::KeyBurst, cfg.key_burst.to_string(), "--key-burst"),
+        (M::KeyRate, cfg.serve.key_rate.to_string(), "--key-rate"),
+        (M::KeyBurst, cfg.serve.key_burst.to_string(), "--key-burst"),
         (
             M::AuthFailures,
-            cfg.auth_failures_per_minute.to_string(),
+            cfg.serve.auth_failures_per_minute.to_string(),
             "--auth-failures-per-minute",
         ),
-        (M::MaxBody, size(&v, cfg.max_body as u64), "--max-body"),
+        (
+            M::MaxBody,
+            size(&v, cfg.serve.max_body as u64),
+            "--max-body",
+        ),
         (M::Workers, cfg.workers.to_string(), "--workers"),
         (
             M::MaxConnections,
-            cfg.max_connections.to_string(),
+            cfg.serve.max_connections.to_string(),
             "--max-connections",
         ),
     ];
@@ -79,7 +83,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
             dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
             dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
-            dt { (v.t(M::Retention)) } dd { (cfg.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
+            dt { (v.t(M::Retention)) } dd { (cfg.serve.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
         }
         (super::titles::settings_section(c, &v)?)
         (super::console_keys::section(c, &v)?)

@@ -32,7 +32,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         @if let Some(port) = loopback {
             p.warn role="note" { (v.t(M::ShopLoopback)) (port) }
         }
-        p.note { (v.t(if c.app.config.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
+        p.note { (v.t(if c.app.config.serve.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
         h3 { (v.t(M::Consoles)) }
         (console_table(v, &all))
         @if v.admin { (add_console_form(v, &address)) }
@@ -206,7 +206,7 @@ pub(super) fn address(c: &Ctx) -> (String, Option<u16>) {
         .app
         .push
         .listen()
-        .or_else(|| c.app.config.listen.parse().ok())
+        .or_else(|| c.app.config.serve.listen.parse().ok())
         .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080)));
     let port = listen.port();
     if listen.ip().is_loopback() {

@@ -148,7 +148,7 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
         &cfg.library,
         &key,
         TrashReason::Deleted,
-        cfg.trash_retention_days,
+        cfg.serve.trash_retention_days,
     )?;
     crate::titles::model::refresh_after_change(c.db);
     Reply::json(200, &TrashEntry::from(&row))
