@@ -1,5 +1,5 @@
-//! Query parameters of the public API, read exactly as the contract's section 4.2
-//! says: a value that is not an integer (a word, empty, `1.5`, an overflow) means the
+//! Query parameters of the public API, read as `docs/api.md` ("The public API") and
+//! `openapi.json` say: a value that is not an integer (a word, empty, `1.5`, an overflow) means the
 //! default; an integer out of bounds is clamped; neither is an error.
 
 use crate::error::{Error, Msg};

@@ -9,10 +9,10 @@
 //! not be checked is neither marked nor cleared. Damaged and unverifiable files are
 //! each named with their reason, and the run ends `partial`.
 //!
-//! The public contract (spec/api-v1.md) has no route that starts this task: the web
-//! interface starts it through its own routes and `ludotheque verify` in the
-//! foreground. Its name does show, as `verify`, in `GET /api/v1/job`'s `label`, whose
-//! set of values the contract leaves open (§2.4), and in the VALUES of
+//! The public API (`docs/api.md`, "The public API") has no route that starts this
+//! task: the web interface starts it through its own routes and `ludotheque verify`
+//! in the foreground. Its name does show, as `verify`, in `GET /api/v1/job`'s
+//! `label`, whose set of values the API leaves open, and in the VALUES of
 //! ludotheque-api(7).
 
 use std::io;

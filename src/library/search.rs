@@ -37,7 +37,7 @@ pub const MAX_SEARCH_WORDS: usize = 32;
 /// `q` without the blank around it: what the API's schema calls blank (ECMAScript's
 /// `\s`) plus NEL, which Rust's `trim` also removes. A q that is only blank is no q,
 /// in the API and on the pages alike. Its length is checked before the trim: the
-/// contract bounds the text sent, blank included.
+/// API (`openapi.json`) bounds the text sent, blank included.
 pub fn trim_blank(q: &str) -> Result<&str, Error> {
     if q.len() > MAX_SEARCH_BYTES {
         return Err(Error::invalid(Msg::SearchTooLong {

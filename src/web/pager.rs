@@ -4,8 +4,8 @@
 //!
 //! The pages clamp (a page past the end shows the last, a page below 1 or not a
 //! number the first) because a person followed a stale link or typed a number; the
-//! public API does not (`/api/v1/` answers a page past the end with no items, its
-//! contract), so this lives here and not in `http::params`.
+//! public API does not (`/api/v1/` answers a page past the end with no items, as
+//! `docs/api.md` says), so this lives here and not in `http::params`.
 
 use maud::{html, Markup};
 

@@ -1,5 +1,5 @@
-//! Handlers of the public API v1, one file per area. The JSON the contract promises
-//! is `types`; `openapi.json` describes every route (a test keeps it and
+//! Handlers of the public API v1, one file per area. The JSON v1 promises
+//! (`docs/api.md`) is `types`; `openapi.json` describes every route (a test keeps it and
 //! `crate::routes` in step).
 //! Each handler is short: read the request, call the domain, shape the answer.
 

@@ -1,4 +1,4 @@
-//! The JSON shapes of the public API (contract section 2). Only this file knows
+//! The JSON shapes of the public API (`docs/api.md`, `openapi.json`). Only this file knows
 //! them; field names and types never change within v1. No value here may hold an
 //! absolute server path: games are named by their library-relative key.
 
@@ -31,8 +31,9 @@ pub struct System {
     pub library_ready: bool,
 }
 
-/// 2.4, plus `unit`, `started_at`, `started_by` and `last`, which the contract allows
-/// (fields may be added within v1) and `openapi.json` describes.
+/// The task slot as `GET /api/v1/job` shows it, with `unit`, `started_at`,
+/// `started_by` and `last`, which v1 allows (fields may be added within v1) and
+/// `openapi.json` describes.
 #[derive(Serialize)]
 pub struct JobStatus {
     pub running: bool,
