@@ -61,8 +61,8 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                                 @if me == Some(u.id) { " · " small { (v.t(M::You)) } }
                                 @else { (actions(v, u)) }
                             }
-                            td { (role_word(v, u.role)) }
-                            td.wide { (lang_name(u.lang)) }
+                            td data-role=(u.role.as_str()) { (role_word(v, u.role)) }
+                            td.wide data-lang=(u.lang.as_str()) { (lang_name(u.lang)) }
                         }
                     }
                 }

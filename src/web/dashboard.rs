@@ -34,13 +34,19 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     page(&v, v.t(M::Dashboard), "/", body)
 }
 
-/// A card: its label, its value, and the list it stands for. `warn` marks a count of
-/// something lacking that is not zero.
-fn card(v: &Viewer, (label, value, href): (M, String, Option<String>), warn: bool) -> Markup {
+/// A card: its label, its value, and the list it stands for; `data-card` names it
+/// for scripts and tests whatever the language. `warn` marks a count of something
+/// lacking that is not zero.
+fn card(
+    v: &Viewer,
+    name: &str,
+    (label, value, href): (M, String, Option<String>),
+    warn: bool,
+) -> Markup {
     html! {
         @match href {
-            Some(href) => a.card.warn[warn] href=(href) { span.label { (v.t(label)) } span.value { (value) } },
-            None => div.card { span.label { (v.t(label)) } span.value { (value) } },
+            Some(href) => a.card.warn[warn] data-card=(name) href=(href) { span.label { (v.t(label)) } span.value { (value) } },
+            None => div.card data-card=(name) { span.label { (v.t(label)) } span.value { (value) } },
         }
     }
 }
@@ -55,10 +61,10 @@ fn missing_cards(c: &Ctx, v: &Viewer, s: &crate::store::games::Counts) -> Result
     use crate::words::TitleStatus::{DlcMissing, UpdateAvailable};
     Ok(html! {
         section.cards #missing-cards aria-label=(v.t(M::WhatIsMissing)) {
-            (card(v, (M::Titles, n(t.titles), Some("/library".into())), false))
-            (card(v, (M::TitlesToUpdate, n(t.update_available), show(UpdateAvailable)), t.update_available > 0))
-            (card(v, (M::TitlesMissingDlc, n(t.dlc_missing), show(DlcMissing)), t.dlc_missing > 0))
-            (card(v, (M::DamagedFiles, n(s.damaged), Some("/files?damaged=1".into())), s.damaged > 0))
+            (card(v, "titles", (M::Titles, n(t.titles), Some("/library".into())), false))
+            (card(v, "update_available", (M::TitlesToUpdate, n(t.update_available), show(UpdateAvailable)), t.update_available > 0))
+            (card(v, "dlc_missing", (M::TitlesMissingDlc, n(t.dlc_missing), show(DlcMissing)), t.dlc_missing > 0))
+            (card(v, "damaged", (M::DamagedFiles, n(s.damaged), Some("/files?damaged=1".into())), s.damaged > 0))
         }
     })
 }
@@ -72,13 +78,13 @@ fn file_cards(v: &Viewer, s: &crate::store::games::Counts) -> Markup {
     html! {
         h2 { (v.t(M::Files)) }
         section.cards #file-cards {
-            (card(v, (M::AllFiles, n(s.total), Some("/files".into())), false))
-            (card(v, (M::Base, n(s.base), of(Base)), false))
-            (card(v, (M::Updates, n(s.update), of(Update)), false))
-            (card(v, (M::Dlc, n(s.dlc), of(Dlc)), false))
-            (card(v, (M::Unknown, n(s.unknown), of(Unknown)), false))
-            (card(v, (M::TotalSize, size(v, s.bytes), None), false))
-            (card(v, (M::ToConvert, n(s.to_convert), None), false))
+            (card(v, "files", (M::AllFiles, n(s.total), Some("/files".into())), false))
+            (card(v, "base", (M::Base, n(s.base), of(Base)), false))
+            (card(v, "updates", (M::Updates, n(s.update), of(Update)), false))
+            (card(v, "dlc", (M::Dlc, n(s.dlc), of(Dlc)), false))
+            (card(v, "unknown", (M::Unknown, n(s.unknown), of(Unknown)), false))
+            (card(v, "size", (M::TotalSize, size(v, s.bytes), None), false))
+            (card(v, "compressed", (M::ToConvert, n(s.to_convert), None), false))
         }
     }
 }

@@ -74,7 +74,7 @@ fn guidance(v: &Viewer) -> Markup {
                 li { (v.t(m)) }
             }
         }
-        p.note { (v.t(M::PushNotDbi)) }
+        p.note #push-not-dbi { (v.t(M::PushNotDbi)) }
     }
 }
 

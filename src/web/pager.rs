@@ -146,7 +146,7 @@ fn goto(v: &Viewer, links: &Links, page: u64, pages: u64) -> Markup {
     html! {
         form.goto method="get" action=(links.path) {
             @for (name, value) in &links.params { input type="hidden" name=(name) value=(value); }
-            span.of { (v.t(M::PageOf)) " " (number(v, page)) " " (v.t(M::Of)) " " (number(v, pages)) }
+            span.of data-page=(page) data-pages=(pages) { (v.t(M::PageOf)) " " (number(v, page)) " " (v.t(M::Of)) " " (number(v, pages)) }
             label {
                 span.visually-hidden { (v.t(M::GoToPage)) }
                 input type="number" name="page" min="1" max=(pages) value=(page) inputmode="numeric" required;

@@ -303,7 +303,7 @@ fn title_table(
                 } }
                 tbody {
                     @for t in rows {
-                        tr {
+                        tr data-title=(t.base_id) {
                             td.title {
                                 @if with_icons { (icon(c, t.base_id)) }
                                 a href={ "/title/" (t.base_id) } { (t.name) }
@@ -390,8 +390,22 @@ impl maud::Render for Contents<'_> {
 
 /// `<span class="{class}">…</span>`, what `inner` writes inside.
 fn badge(out: &mut String, class: &str, inner: impl FnOnce(&mut String)) {
+    status_badge(out, (class, None), inner)
+}
+
+/// A badge of the title's status, with the status's one spelling (`TitleStatus`, or
+/// `damaged`) in `data-status`, whatever the language.
+fn status_badge(
+    out: &mut String,
+    (class, status): (&str, Option<&str>),
+    inner: impl FnOnce(&mut String),
+) {
     out.push_str("<span class=\"");
     out.push_str(class);
+    if let Some(status) = status {
+        out.push_str("\" data-status=\"");
+        out.push_str(status);
+    }
     out.push_str("\">");
     inner(out);
     out.push_str("</span>");
@@ -429,7 +443,7 @@ impl maud::Render for StatusBadges<'_> {
         out.push_str("<span class=\"badges\">");
         if t.damaged_files > 0 {
             let n = super::view::count(v, t.damaged_files, M::DamagedFileWord, M::DamagedFilesWord);
-            badge(out, "badge bad", |out| text(out, &n));
+            status_badge(out, ("badge bad", Some("damaged")), |out| text(out, &n));
         }
         for s in t.status() {
             let (class, m) = match s {
@@ -441,7 +455,7 @@ impl maud::Render for StatusBadges<'_> {
                 TitleStatus::BaseMissing => ("badge bad", M::StatusBaseMissing),
                 TitleStatus::Complete => ("badge good", M::StatusComplete),
             };
-            badge(out, class, |out| {
+            status_badge(out, (class, Some(s.as_str())), |out| {
                 if s == TitleStatus::DlcMissing {
                     let _ = write!(out, "{} ", t.missing_dlc);
                 }

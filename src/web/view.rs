@@ -206,7 +206,7 @@ fn header(v: &Viewer, active: &str) -> Markup {
                         " "
                         button.link type="button" data-api="/api/logout" data-then="/login" { (v.t(M::SignOut)) }
                     }
-                    None => span { (v.t(M::LocalAccess)) },
+                    None => span #local-access { (v.t(M::LocalAccess)) },
                 }
             }
         }

@@ -48,8 +48,10 @@ fn admins_list_add_and_reset_accounts_from_settings_and_viewers_do_not_see_them(
     // French: roles and languages as words, the real form instead of the CLI hint.
     let fr = page(&s, "/settings", &admin);
     assert!(fr.contains(r#"<table id="accounts">"#), "{fr}");
-    assert!(fr.contains("<td>administrateur</td>") && fr.contains("<td>lecteur</td>"));
-    assert!(fr.contains(r#"<td class="wide">Français</td>"#));
+    // Roles and languages by their one spelling, then in the reader's words.
+    assert!(fr.contains(r#"<td data-role="admin">administrateur</td>"#), "{fr}");
+    assert!(fr.contains(r#"<td data-role="viewer">lecteur</td>"#), "{fr}");
+    assert!(fr.contains(r#"data-lang="fr">Français</td>"#), "{fr}");
     // The hint of the first run (`M::NoAccountYet`) is gone once accounts exist.
     assert!(!fr.contains("ludotheque user add NOM"), "{fr}");
     assert!(fr.contains(r#"data-api="/api/users""#));
@@ -61,8 +63,9 @@ fn admins_list_add_and_reset_accounts_from_settings_and_viewers_do_not_see_them(
     assert!(!fr.contains(r#"data-api="/api/users/admin""#));
     set_lang(&s, &admin, "en");
     let en = page(&s, "/settings", &admin);
-    assert!(en.contains("<td>admin</td>") && en.contains("<td>viewer</td>"));
-    assert!(en.contains(r#"<td class="wide">English</td>"#));
+    assert!(en.contains(r#"<td data-role="admin">admin</td>"#), "{en}");
+    assert!(en.contains(r#"<td data-role="viewer">viewer</td>"#), "{en}");
+    assert!(en.contains(r#"data-lang="en">English</td>"#), "{en}");
     assert!(en.contains(&format!(r#"data-confirm="{}""#, said_en(remove()))));
 
     // A viewer sees no account, and may change none.

@@ -416,11 +416,12 @@ fn rows(html: &str) -> Vec<String> {
     body.split("</tbody>")
         .next()
         .unwrap()
-        .split("<tr>")
+        .split("<tr")
         .skip(1)
         .map(|row| {
             let mut text = String::new();
-            let mut in_tag = false;
+            // Each piece starts inside its `<tr …>` tag.
+            let mut in_tag = true;
             for c in row.chars() {
                 match c {
                     '<' => in_tag = true,
