@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::harness::{basic, Folders, TestServer};
+use ludotheque::testkit::Msg;
 
 /// Create a key with the command line; returns the secret.
 pub fn create_key(folders: &Folders, name: &str, extra: &[&str]) -> String {
@@ -302,7 +303,11 @@ fn apikey_create_needs_a_name() {
     let folders = Folders::new();
     let (status, _, err) = folders.cli(&["apikey", "create", "  "]);
     assert!(!status.success());
-    assert!(err.contains("nom"), "{err}");
+    let length = Msg::NameLength {
+        what: "A key's name (what it is for)".into(),
+        max: 64,
+    };
+    assert!(err.contains(&length.french()), "{err}");
     let (status, _, _) = folders.cli(&["apikey", "create"]);
     assert!(!status.success());
 }

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 
 use crate::harness::{Folders, TestServer, BIN};
+use ludotheque::testkit::Msg;
 
 /// `--help`, `-h` and `help CMD`, at each depth: French headings and descriptions,
 /// none of clap's English.
@@ -154,22 +155,19 @@ fn cli_each_error_prints_once() {
     let folders = Folders::new();
     let (st, _, err) = folders.cli_with_input(&["user", "add", "a\tb"], "a good password\n");
     assert!(!st.success());
-    once(
-        &err,
-        "erreur : un nom ne peut pas contenir de caractère de contrôle",
-    );
+    let control = Msg::NameControl {
+        what: "An account name".into(),
+    };
+    once(&err, &format!("erreur : {}", control.french()));
     let (st, _, err) = folders.cli(&["trash", "restore", "999"]);
     assert!(!st.success());
-    once(
-        &err,
-        "erreur : aucune entrée de la corbeille n'a cet identifiant",
-    );
+    once(&err, &format!("erreur : {}", Msg::NoTrashEntry.french()));
     let (st, _, err) = folders.cli(&["titles", "import", "/nonexistent"]);
     assert!(!st.success());
-    once(
-        &err,
-        "erreur : le fichier nonexistent ne peut pas être ouvert",
-    );
+    let cannot_open = Msg::CannotOpen {
+        file: "nonexistent".into(),
+    };
+    once(&err, &format!("erreur : {}", cannot_open.french()));
     assert!(
         err.contains("  détail : No such file"),
         "the cause, once: {err}"
@@ -183,15 +181,12 @@ fn cli_each_error_prints_once() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    once(
-        &err,
-        "erreur : le dossier de la bibliothèque ne peut être ni créé ni ouvert",
-    );
+    let unusable = Msg::FolderUnusable {
+        what: "library".into(),
+    };
+    once(&err, &format!("erreur : {}", unusable.french()));
     let _server = TestServer::start_on(folders.clone(), &[]);
     let (st, _, err) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!st.success());
-    once(
-        &err,
-        "erreur : un serveur ludotheque utilise déjà ce dossier de données",
-    );
+    once(&err, &format!("erreur : {}", Msg::DataLocked.french()));
 }

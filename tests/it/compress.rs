@@ -10,6 +10,7 @@ use std::path::Path;
 use ludotheque::testkit::compress::{self, Settings};
 use ludotheque::testkit::containers::NczSection;
 use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use ludotheque::testkit::Msg;
 
 use crate::keys_conformance::{errors, succeeded, Nsz};
 
@@ -425,13 +426,27 @@ fn the_command_skips_with_reasons_and_stays_a_success() {
         "3",
     ]);
     assert!(status.success(), "{out}{err}");
+    assert_eq!(folders.run_results().last().unwrap(), "ok");
+    let done = folders.last_run_msg();
     assert!(
-        out.contains("Tâche compress réussie : 1 fichier compressé"),
-        "{out}"
+        matches!(
+            done,
+            Some(Msg::CompressDone {
+                compressed: 1,
+                failed: 0,
+                ..
+            })
+        ),
+        "{done:?}"
     );
-    assert!(out.contains("packed.nsz : déjà compressé"), "{out}");
+    assert!(out.contains(&done.unwrap().french()), "{out}");
+    let skipped = format!("packed.nsz : {}", Msg::AlreadyCompressed.french());
+    assert!(out.contains(&skipped), "{out}");
+    let no_key = Msg::CompressKeyMissing {
+        revision: "0x12".into(),
+    };
     assert!(
-        out.contains("locked.nsp : les clés de la console n'ont pas la révision de clé 0x12"),
+        out.contains(&format!("locked.nsp : {}", no_key.french())),
         "{out}"
     );
     assert_eq!(digest(&folders.library.join("locked.nsp")), locked_sum);
@@ -442,10 +457,13 @@ fn the_command_skips_with_reasons_and_stays_a_success() {
     folders.scan();
     let (status, out, err) = folders.cli(&["compress", "small.nsp", "--min-gain", "100"]);
     assert!(status.success(), "{out}{err}");
+    let why = folders.last_failure_of("small.nsp");
     assert!(
-        out.contains("small.nsp : la compression ne gagnerait que"),
-        "{out}"
+        matches!(why, Some(Msg::CompressGainTooSmall { min_gain: 100, .. })),
+        "{why:?}"
     );
+    let said = format!("small.nsp : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
     assert!(folders.library.join("small.nsp").exists());
     assert!(!folders.library.join("small.nsz").exists());
     assert!(files_named(&folders.library, ".part").is_empty());
@@ -469,10 +487,13 @@ fn a_file_that_does_not_verify_keeps_its_original() {
     folders.scan();
     let (status, out, err) = folders.cli(&["compress", "--level", "3"]);
     assert_eq!(status.code(), Some(1), "{out}{err}");
+    let why = folders.last_failure_of("damaged.nsp");
     assert!(
-        out.contains("damaged.nsp : le fichier compressé n'a pas passé la vérification"),
-        "{out}"
+        matches!(why, Some(Msg::CompressUnverified { .. })),
+        "{why:?}"
     );
+    let said = format!("damaged.nsp : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
     assert_eq!(digest(&folders.library.join("damaged.nsp")), sum);
     assert!(!folders.library.join("damaged.nsz").exists());
     assert!(files_named(&folders.library, ".part").is_empty());

@@ -12,8 +12,20 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::harness::{Folders, Resp, TestServer, BIN};
+use crate::harness::{capital, Folders, Resp, TestServer, BIN};
 use crate::web::{add_user, send_json, sign_in};
+use ludotheque::testkit::Msg;
+
+/// `Msg::ConsoleKeysLine` for line `line`, refused for `why` (the `KeysLine` as its
+/// JSON, `{"why": slug, ..}`: the testkit exports `Msg`, not the reason's type).
+fn keys_line(line: u64, why: serde_json::Value) -> Msg {
+    serde_json::from_value(json!({"slug": "console_keys_line", "line": line, "why": why})).unwrap()
+}
+
+/// `KeysLine::WrongLength`: `name` given with `digits` hex digits instead of `expected`.
+fn wrong_length(name: &str, digits: u64, expected: u64) -> serde_json::Value {
+    json!({"why": "wrong_length", "name": name, "digits": digits, "expected": expected})
+}
 
 /// A made-up keys file: its text and every value in it (lower and upper case), to
 /// look for where none may be.
@@ -175,11 +187,8 @@ fn a_malformed_file_is_refused_with_its_line_and_the_previous_file_stays_whole()
     bad.write(&broken);
     let (st, out, err) = folders.cli(&["keys", "import", broken.to_str().unwrap()]);
     assert_eq!(st.code(), Some(1), "{out}{err}");
-    assert!(
-        err.contains("la ligne 4 du fichier de clés de console est mal formée"),
-        "{err}"
-    );
-    assert!(err.contains("pas de « = »"), "{err}");
+    let no_equals = keys_line(4, json!({"why": "no_equals"}));
+    assert!(err.contains(&no_equals.french()), "{err}");
     assert!(!err.contains("deadbeef"), "{err}");
     bad.assert_absent(&format!("{out}{err}"), "a refusal");
     assert_eq!(
@@ -193,11 +202,8 @@ fn a_malformed_file_is_refused_with_its_line_and_the_previous_file_stays_whole()
     short.write(&broken);
     let (st, _, err) = folders.cli(&["keys", "import", broken.to_str().unwrap()]);
     assert_eq!(st.code(), Some(1));
-    assert!(
-        err.contains("ligne 2")
-            && err.contains("header_key prend 64 chiffres hexadécimaux, pas 62"),
-        "{err}"
-    );
+    let too_short = keys_line(2, wrong_length("header_key", 62, 64));
+    assert!(err.contains(&too_short.french()), "{err}");
     short.assert_absent(&err, "a refusal");
     assert_eq!(std::fs::read(&installed).unwrap(), before);
     let names: Vec<_> = std::fs::read_dir(&folders.data)
@@ -285,8 +291,9 @@ fn header_only_derived_only_and_master_plus_sources_files_in_status() {
     std::fs::write(&file, "header_key = 00\n").unwrap();
     let (ok, out, err) = status(&folders, &flag);
     assert!(!ok);
+    let too_short = keys_line(1, wrong_length("header_key", 2, 64));
     assert!(
-        out.contains("n'est pas utilisable") && err.contains("ligne 1"),
+        out.contains("n'est pas utilisable") && err.contains(&too_short.french()),
         "{out}{err}"
     );
 }
@@ -357,8 +364,10 @@ fn a_running_service_sees_a_new_and_a_changed_file_without_a_restart() {
     std::fs::write(prod_keys(&s.folders), "header_key = 00\n").unwrap();
     let broken = s.get("/api/console-keys").json();
     assert_eq!(broken["in_use"], true, "{broken}");
-    assert!(
-        broken["problem"].as_str().unwrap().contains("ligne 1"),
+    let too_short = keys_line(1, wrong_length("header_key", 2, 64));
+    assert_eq!(
+        broken["problem"].as_str(),
+        Some(capital(&too_short.french()).as_str()),
         "{broken}"
     );
     let page = s.get("/settings").body;
@@ -458,12 +467,11 @@ fn the_upload_is_for_admins_checked_atomic_and_never_echoed() {
         .push_str("titlekek_01 = 0123456789abcdef0123456789abcdeX\n");
     let r = upload(&s, &[("Cookie", &admin)], &bad.text);
     assert_eq!(r.status, 400, "{r:?}");
+    let not_hex = keys_line(3, json!({"why": "not_hex"}));
+    assert_eq!(r.json()["message"], not_hex.english());
     assert_eq!(
-        r.json()["message"],
-        "Line 3 of the console keys file is malformed: the value is not hexadecimal."
-    );
-    assert!(
-        r.json()["text"].as_str().unwrap().contains("ligne 3"),
+        r.json()["text"].as_str(),
+        Some(capital(&not_hex.french()).as_str()),
         "{r:?}"
     );
     bad.assert_absent(&r.body, "a refusal");
@@ -544,7 +552,6 @@ fn the_settings_page_uploads_a_file_in_a_browser() {
 /// file named with `--keys` may be a link.
 #[test]
 fn a_link_in_the_data_folder_is_refused_unread_and_one_given_with_keys_is_followed() {
-    use ludotheque::testkit::Msg;
     let folders = Folders::new();
     let keys = MadeUp::new().key("header_key", 32);
     let elsewhere = folders.tmp.path().join("elsewhere.keys");

@@ -59,7 +59,11 @@ fn converting_the_demo_library_replaces_every_compressed_file() {
         (Some("convert"), Some("ok")),
         "{last}"
     );
-    assert_eq!(last["message"], "5 converted, 0 failed");
+    let done = Msg::ConvertDone {
+        converted: 5,
+        failed: 0,
+    };
+    assert_eq!(last["message"], done.english());
     assert_eq!(last["done"], last["total"], "{last}");
     assert!(last["total"].as_u64().unwrap() > 100_000);
     let visible: Vec<_> = files_named(&folders.library, ".nsz")
@@ -178,7 +182,11 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
     // Finished, but not a success: `partial`, each failed file named with its reason.
     assert_eq!(last["result"], "partial", "{last}");
     assert_eq!(last["errors"], 4, "{last}");
-    assert_eq!(last["message"], "1 converted, 4 failed", "{last}");
+    let done = Msg::ConvertDone {
+        converted: 1,
+        failed: 4,
+    };
+    assert_eq!(last["message"], done.english(), "{last}");
     let mut failures = last["failures"].as_array().unwrap().clone();
     assert_eq!(failures.len(), 4, "{last}");
     failures.extend(scanned["failures"].as_array().unwrap().iter().cloned());
@@ -194,7 +202,11 @@ fn bad_inputs_keep_their_originals_and_give_reasons() {
     assert_eq!(s.get("/api/v1/stats").json()["to_convert"], 0);
     let again = convert(&s);
     assert_eq!(again["result"], "ok", "{again}");
-    assert_eq!(again["message"], "0 converted, 0 failed", "{again}");
+    let none = Msg::ConvertDone {
+        converted: 0,
+        failed: 0,
+    };
+    assert_eq!(again["message"], none.english(), "{again}");
     let reason_of = |name: &str| -> String {
         let f = failures
             .iter()
@@ -312,13 +324,12 @@ fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
     // Through the API it still starts, and ends `failed` at once, converting nothing.
     let last = convert(&s);
     assert_eq!(last["result"], "failed", "{last}");
+    let no_room = s.folders.last_run_msg();
     assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .contains("nothing was converted"),
-        "{last}"
+        matches!(no_room, Some(Msg::NoRoomToConvert { .. })),
+        "{no_room:?}"
     );
+    assert_eq!(last["message"], no_room.unwrap().english(), "{last}");
     assert_eq!(digest(&fine), before);
     assert!(!lib.join("fine [0100000000020000].nsp").exists());
     assert!(files_named(lib, ".part").is_empty());
@@ -434,10 +445,12 @@ fn the_convert_command_runs_in_the_foreground() {
     folders.scan();
     let (status, out, err) = folders.cli(&["convert"]);
     assert!(status.success(), "{out}{err}");
-    assert!(
-        out.contains("Tâche convert réussie : 1 fichier décompressé, 0 en échec."),
-        "{out}"
-    );
+    assert_eq!(folders.run_results().last().unwrap(), "ok");
+    let done = Msg::ConvertDone {
+        converted: 1,
+        failed: 0,
+    };
+    assert!(out.contains(&done.french()), "{out}");
     assert!(folders.library.join("a [0100000000010000].nsp").exists());
 }
 
@@ -455,7 +468,11 @@ fn a_compressed_file_swapped_for_a_link_out_of_the_library_is_not_converted() {
     std::os::unix::fs::symlink(&outside, &summit).unwrap();
     let before = digest(&outside);
     let last = convert(&s);
-    assert_eq!(last["message"], "4 converted, 1 failed", "{last}");
+    let done = Msg::ConvertDone {
+        converted: 4,
+        failed: 1,
+    };
+    assert_eq!(last["message"], done.english(), "{last}");
     assert_eq!(
         last["failures"][0]["key"], "Indies/Summit [01002B30028F6000][v0].xcz",
         "{last}"

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
+use ludotheque::testkit::Msg;
 
 const STYX_NEW: &str = "Indies/Styx [0100535012974800][v131072].nsp";
 const STYX_OLD: &str = "Indies/Styx [0100535012974800][v65536].nsp";
@@ -132,10 +133,10 @@ fn a_copy_whose_header_is_broken_never_pushes_out_a_good_one() {
     std::fs::write(lib.join(broken), b"not a container").unwrap();
     let (status, out, _) = folders.cli(&["scan"]);
     assert_eq!(status.code(), Some(1), "a partial scan: {out}");
-    assert!(
-        out.contains(&format!("  {broken} : le fichier est endommagé")),
-        "{out}"
-    );
+    let why = folders.last_failure_of(broken);
+    assert!(matches!(why, Some(Msg::FileDamaged { .. })), "{why:?}");
+    let said = format!("  {broken} : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
     let (_, out, _) = folders.cli(&["dedupe", "--dry-run"]);
     assert_eq!(
         out.lines().count(),

@@ -58,7 +58,7 @@ fn the_first_run_in_english_makes_an_english_account_and_ends_on_where_games_go(
     }
     let welcome = page(&s, "/welcome", &cookie);
     assert!(
-        welcome.body.contains("Where the games go"),
+        welcome.body.contains("id=\"where-games-go\""),
         "{}",
         welcome.body
     );
@@ -67,7 +67,9 @@ fn the_first_run_in_english_makes_an_english_account_and_ends_on_where_games_go(
         assert!(welcome.body.contains(&format!("href=\"{step}\"")), "{step}");
     }
     // The header offers the other language, and it takes.
-    assert!(welcome.body.contains(">Français</button>"));
+    assert!(welcome
+        .body
+        .contains(r#"<button class="link lang" type="button" lang="fr""#));
     let r = send_json(
         &s,
         "POST",
@@ -77,8 +79,11 @@ fn the_first_run_in_english_makes_an_english_account_and_ends_on_where_games_go(
     );
     assert_eq!(r.status, 200);
     let welcome = page(&s, "/welcome", &cookie);
-    assert!(welcome.body.contains("Où mettre les jeux"));
-    assert!(welcome.body.contains(">English</button>"));
+    assert!(welcome.body.contains("<html lang=\"fr\""));
+    assert!(welcome.body.contains("id=\"where-games-go\""));
+    assert!(welcome
+        .body
+        .contains(r#"<button class="link lang" type="button" lang="en""#));
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use crate::harness::{TestServer, BIN};
+use ludotheque::testkit::Msg;
 
 /// The binary run in `cwd` with `args` only: no folder given by a variable either.
 fn bare(cwd: &Path, args: &[&str], input: &str) -> Output {
@@ -111,8 +112,11 @@ fn commands_in_a_folder_without_data_exit_2_and_create_nothing() {
         let out = bare(tmp.path(), args, input);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let no_data = Msg::NoDataFolder {
+            folder: "./data".into(),
+        };
         assert!(
-            err.contains("le dossier de données ./data n'existe pas") && err.contains("--data"),
+            err.contains(&no_data.french()) && err.contains("--data"),
             "{args:?}: {err}"
         );
         assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
@@ -167,11 +171,15 @@ fn a_command_without_library_uses_the_one_the_service_last_ran_with() {
     let elsewhere = folders.tmp.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     let data = folders.data.to_str().unwrap();
+    let runs = folders.run_results().len();
     let out = bare(&elsewhere, &["--data", data, "scan"], "");
     let (stdout, err) = (text(&out.stdout), text(&out.stderr));
     let said = format!("Bibliothèque : {}", folders.library.display());
     assert!(err.contains(&said), "{err}");
-    assert!(stdout.contains("Tâche scan"), "{stdout}{err}");
+    assert_eq!(folders.run_results().len(), runs + 1, "{stdout}{err}");
+    let done = folders.last_run_msg();
+    assert!(matches!(done, Some(Msg::ScanDone { .. })), "{done:?}");
+    assert!(stdout.contains(&done.unwrap().french()), "{stdout}{err}");
     assert!(!stdout.contains(": 0 fichier"), "{stdout}");
     assert!(names(&elsewhere).is_empty(), "{:?}", names(&elsewhere));
     // A library named on the command line wins, and is not announced: this empty
@@ -184,10 +192,7 @@ fn a_command_without_library_uses_the_one_the_service_last_ran_with() {
         "",
     );
     let err = text(&out.stderr);
-    assert!(
-        err.contains("bibliothèque est absent, illisible ou vide"),
-        "{err}"
-    );
+    assert!(err.contains(&Msg::LibraryUnavailable.french()), "{err}");
     assert!(!err.contains("Bibliothèque :"), "{err}");
 }
 

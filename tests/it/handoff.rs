@@ -57,9 +57,10 @@ fn a_scan_while_the_service_runs_is_run_by_the_service() {
     );
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(stderr.contains(&format!("Tâche scan {HANDED}")), "{stderr}");
-    assert!(stdout.contains("Tâche scan réussie"), "{stdout}");
     assert_eq!(s.wait_idle()["last"]["result"], "ok");
     assert_eq!(folders.run_results(), ["ok", "ok"]);
+    let done = folders.last_run_msg().unwrap();
+    assert!(stdout.contains(&done.french()), "{stdout}");
     s.wait_for_log("task scan started for the command line");
 }
 
@@ -78,15 +79,18 @@ fn a_partial_run_exits_1_naming_each_failed_file() {
     let (status, out, err) = folders.cli(&["scan"]);
     assert_eq!(status.code(), Some(1), "{out}{err}");
     assert!(err.contains(HANDED), "{err}");
-    assert!(
-        out.contains("Tâche scan terminée avec des erreurs"),
-        "{out}"
-    );
-    assert!(
-        out.contains("  Broken Download [0100BBBB00000000][v0].nsp : le fichier est endommagé"),
-        "{out}"
-    );
-    assert!(err.contains("1 élément en échec"), "{err}");
+    let done = folders.last_run_msg().unwrap();
+    assert!(out.contains(&done.french()), "{out}");
+    let key = "Broken Download [0100BBBB00000000][v0].nsp";
+    let why = folders.last_failure_of(key);
+    assert!(matches!(why, Some(Msg::FileDamaged { .. })), "{why:?}");
+    let said = format!("  {key} : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
+    let partial = Msg::TaskPartial {
+        task: Task::Scan,
+        failed: 1,
+    };
+    assert!(err.contains(&partial.french()), "{err}");
     assert_eq!(s.get("/api/v1/job").json()["last"]["result"], "partial");
 }
 
@@ -152,8 +156,15 @@ fn progress_is_drawn_on_a_terminal_and_ctrl_c_cancels_the_task() {
         text.contains("\r[..............................] 0/0"),
         "{text:?}"
     );
-    assert!(text.contains("la tâche scan a été interrompue"), "{text}");
-    assert_eq!(s.wait_idle()["last"]["result"], "cancelled");
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "cancelled");
+    let interrupted = Msg::TaskInterrupted {
+        task: Task::Scan,
+        done: last["done"].as_u64().unwrap(),
+        total: last["total"].as_u64().unwrap(),
+        unit: Task::Scan.unit(),
+    };
+    assert!(text.contains(&interrupted.french()), "{text}");
 }
 
 /// The `ludotheque` process `script` started.
@@ -207,7 +218,9 @@ fn dedupe_and_organize_are_handed_over_too() {
     let (status, out, err) = folders.cli(&["dedupe"]);
     assert!(status.success(), "{out}{err}");
     assert!(err.contains("Tâche dedupe confiée"), "{err}");
-    assert!(out.contains("Tâche dedupe réussie"), "{out}");
+    let done = folders.last_run_msg();
+    assert!(matches!(done, Some(Msg::DedupeDone { .. })), "{done:?}");
+    assert!(out.contains(&done.unwrap().french()), "{out}");
     let (status, out, err) = folders.cli(&["organize"]);
     assert!(status.success(), "{out}{err}");
     assert!(err.contains("Tâche organize confiée"), "{err}");
@@ -216,7 +229,12 @@ fn dedupe_and_organize_are_handed_over_too() {
     let (status, out, err) = folders.cli(&["organize", "--undo", "1"]);
     assert!(status.success(), "{out}{err}");
     assert!(err.contains("Tâche organize_undo confiée"), "{err}");
-    assert!(out.contains("rangement 1 annulé"), "{out}");
+    let undone = folders.last_run_msg();
+    assert!(
+        matches!(undone, Some(Msg::OrganizeUndone { run: 1, .. })),
+        "{undone:?}"
+    );
+    assert!(out.contains(&undone.unwrap().french()), "{out}");
     assert_ne!(crate::harness::files_under(&folders.library), moved);
     assert_eq!(folders.run_results(), ["partial", "ok", "ok", "ok"]);
 }
@@ -339,20 +357,33 @@ fn compress_flags_apply_to_the_handed_run() {
     let (status, out, err) = folders.cli(&["compress", "small.nsp", "--min-gain", "100"]);
     assert!(status.success(), "{out}{err}");
     assert!(err.contains("Tâche compress confiée"), "{err}");
+    let why = folders.last_failure_of("small.nsp");
     assert!(
-        out.contains("small.nsp : la compression ne gagnerait que"),
-        "{out}"
+        matches!(why, Some(Msg::CompressGainTooSmall { min_gain: 100, .. })),
+        "{why:?}"
     );
+    let said = format!("small.nsp : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
     assert!(folders.library.join("small.nsp").exists());
     // The next run has the settings again, and this one's own flag.
     let (status, out, err) = folders.cli(&["compress", "--level", "3", "--delete-originals"]);
     assert!(status.success(), "{out}{err}");
+    assert_eq!(folders.run_results().last().unwrap(), "ok");
+    let done = folders.last_run_msg();
     assert!(
-        out.contains("Tâche compress réussie : 1 fichier compressé"),
-        "{out}"
+        matches!(
+            done,
+            Some(Msg::CompressDone {
+                compressed: 1,
+                failed: 0,
+                ..
+            })
+        ),
+        "{done:?}"
     );
+    assert!(out.contains(&done.unwrap().french()), "{out}");
     assert!(folders.library.join("small.nsz").exists());
     assert!(!folders.library.join("small.nsp").exists());
-    let (_, trash, _) = folders.cli(&["trash", "list"]);
-    assert!(trash.contains("La corbeille est vide"), "{trash}");
+    let trash = s.get("/api/v1/trash").json();
+    assert_eq!(trash["total"], 0, "{trash}");
 }

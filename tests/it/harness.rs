@@ -8,6 +8,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use ludotheque::testkit::Msg;
 use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_ludotheque");
@@ -49,6 +50,49 @@ impl Folders {
         results
     }
 
+    /// The message the last task run recorded ended with, as the database keeps it:
+    /// the data its sentence is said from, in either language.
+    pub fn last_run_msg(&self) -> Option<Msg> {
+        let conn = rusqlite::Connection::open(self.data.join("ludotheque.db")).unwrap();
+        let msg: Option<String> = conn
+            .query_row(
+                "SELECT msg FROM job_runs ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        msg.map(|m| serde_json::from_str(&m).unwrap())
+    }
+
+    /// What the last task run recorded could not handle or left as it is: each key
+    /// and message, in order, as the database keeps them.
+    pub fn last_run_failures(&self) -> Vec<(Option<String>, Msg)> {
+        let conn = rusqlite::Connection::open(self.data.join("ludotheque.db")).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT key, msg FROM job_failures \
+                 WHERE run = (SELECT MAX(id) FROM job_runs) ORDER BY seq",
+            )
+            .unwrap();
+        let failures = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, Option<String>>(0)?, r.get::<_, String>(1)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .map(|(key, msg)| (key, serde_json::from_str(&msg).unwrap()))
+            .collect();
+        failures
+    }
+
+    /// What the last task run recorded said of `key`, the first time it named it.
+    pub fn last_failure_of(&self, key: &str) -> Option<Msg> {
+        self.last_run_failures()
+            .into_iter()
+            .find(|(k, _)| k.as_deref() == Some(key))
+            .map(|(_, msg)| msg)
+    }
+
     /// The log of every server started on these folders.
     pub fn log_path(&self) -> PathBuf {
         self.tmp.path().join("server.log")
@@ -64,10 +108,11 @@ impl Folders {
     pub fn scan(&self) {
         let (status, out, err) = self.cli(&["scan"]);
         let partial = status.code() == Some(1)
-            && out.contains("terminée avec des erreurs")
-            && out
-                .lines()
-                .any(|l| l.starts_with("  ") && l.contains("endommagé"));
+            && self.run_results().last().map(String::as_str) == Some("partial")
+            && self.last_run_failures().iter().any(|(key, msg)| {
+                let line = format!("  {} : {}", key.as_deref().unwrap_or("—"), msg.french());
+                matches!(msg, Msg::FileDamaged { .. }) && out.lines().any(|l| l == line)
+            });
         assert!(status.success() || partial, "{out}{err}");
     }
 
@@ -490,6 +535,15 @@ pub fn said_fr(m: ludotheque::testkit::Msg) -> String {
 /// The same in English.
 pub fn said_en(m: ludotheque::testkit::Msg) -> String {
     escape(&m.english())
+}
+
+/// A sentence as a page or the web's JSON says it on its own: with a capital.
+pub fn capital(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn escape(text: &str) -> String {

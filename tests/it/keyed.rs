@@ -8,7 +8,8 @@ use std::path::Path;
 use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use serde_json::Value;
 
-use crate::harness::{Folders, TestServer};
+use crate::harness::{said_en, said_fr, Folders, TestServer};
+use ludotheque::testkit::Msg;
 
 const QUEST: u64 = 0x0100_0000_00AB_0000;
 const CART: u64 = 0x0100_0000_00AC_0000;
@@ -183,8 +184,13 @@ fn contents_decide_what_every_file_is() {
     let r = s.post("/api/v1/scan");
     assert_eq!(r.status, 202);
     let last = s.wait_idle()["last"].clone();
-    let message = last["message"].as_str().unwrap_or_default().to_string();
-    assert!(message.contains(": 0 read, 6 unchanged"), "{last}");
+    let unchanged = Msg::ScanDone {
+        files: 6,
+        read: 0,
+        unchanged: 6,
+        removed: 0,
+    };
+    assert_eq!(last["message"], unchanged.english(), "{last}");
 }
 
 #[test]
@@ -222,21 +228,21 @@ fn the_file_page_says_what_the_file_holds_and_what_its_name_claims() {
     };
     let update = id(LIAR | 0x800);
     let fr = page("fr");
-    let conflict = format!("Nommé [0100000000BBBB00][v0], contient mise à jour {update} v196608");
-    assert!(fr.contains(&conflict), "{fr}");
-    assert!(
-        fr.contains("son contenu, lu avec vos clés de console"),
-        "{fr}"
-    );
+    // What the file holds, as a sentence says it: its kind in the reader's words.
+    let conflict = |holds: &str| Msg::NameConflict {
+        named: "[0100000000BBBB00][v0]".into(),
+        holds: format!("{holds} {update} v196608"),
+    };
+    assert!(fr.contains(&said_fr(conflict("mise à jour"))), "{fr}");
+    assert!(fr.contains(r#"<dd data-source="keys">"#), "{fr}");
     assert!(
         fr.contains("Mise à jour honnête"),
         "the file's French name, for a French reader"
     );
     let en = page("en");
-    let conflict = format!("Named [0100000000BBBB00][v0], holds update {update} v196608");
-    assert!(en.contains(&conflict), "{en}");
+    assert!(en.contains(&said_en(conflict("update"))), "{en}");
     assert!(en.contains("Honest Update"), "the name the file gives");
-    assert!(en.contains("its contents, read with your console keys"));
+    assert!(en.contains(r#"<dd data-source="keys">"#), "{en}");
     // The title's page says what its files say, beside the title data.
     let title = s.send(
         "GET",

@@ -180,10 +180,13 @@ fn a_warm_rescan_opens_no_unchanged_file() {
     drop(f);
     let last = scan(&s);
     assert_eq!(last["result"], "ok");
-    assert_eq!(
-        last["message"], "60 files: 0 read, 60 unchanged, 0 removed",
-        "{last}"
-    );
+    let done = Msg::ScanDone {
+        files: 60,
+        read: 0,
+        unchanged: 60,
+        removed: 0,
+    };
+    assert_eq!(last["message"], done.english(), "{last}");
     assert_eq!(
         last["errors"], 0,
         "nothing was read, so nothing failed: {last}"
@@ -211,10 +214,13 @@ fn added_removed_and_renamed_files_are_reflected() {
     )
     .unwrap();
     let last = scan(&s);
-    assert_eq!(
-        last["message"], "60 files: 2 read, 58 unchanged, 2 removed",
-        "{last}"
-    );
+    let done = Msg::ScanDone {
+        files: 60,
+        read: 2,
+        unchanged: 58,
+        removed: 2,
+    };
+    assert_eq!(last["message"], done.english(), "{last}");
     let keys = keys(&folders);
     assert!(!keys.contains(&"Blocks 99 [010040600C5CE000][v0].nsp".to_string()));
     assert!(!keys.contains(&"Indies/Summit [01002B30028F6000][v0].xcz".to_string()));
@@ -323,17 +329,24 @@ fn the_foreground_scan_works_and_is_handed_over_while_a_server_runs() {
     // its reason in French.
     let (status, out, err) = folders.cli(&["scan"]);
     assert_eq!(status.code(), Some(1), "{out}{err}");
-    assert!(
-        out.contains(
-            "Tâche scan terminée avec des erreurs : 60 fichiers : 60 lus, 0 inchangé, 0 retiré."
-        ),
-        "{out}"
-    );
-    assert!(
-        out.contains("  Broken Download [0100BBBB00000000][v0].nsp : le fichier est endommagé"),
-        "{out}"
-    );
-    assert!(err.contains("1 élément en échec"), "{err}");
+    assert_eq!(folders.run_results(), ["partial"]);
+    let done = Msg::ScanDone {
+        files: 60,
+        read: 60,
+        unchanged: 0,
+        removed: 0,
+    };
+    assert!(out.contains(&done.french()), "{out}");
+    let key = "Broken Download [0100BBBB00000000][v0].nsp";
+    let why = folders.last_failure_of(key);
+    assert!(matches!(why, Some(Msg::FileDamaged { .. })), "{why:?}");
+    let said = format!("  {key} : {}", why.unwrap().french());
+    assert!(out.contains(&said), "{out}");
+    let partial = Msg::TaskPartial {
+        task: ludotheque::testkit::words::Task::Scan,
+        failed: 1,
+    };
+    assert!(err.contains(&partial.french()), "{err}");
     assert_eq!(count(&folders, "SELECT count(*) FROM games"), 60);
     // While a server holds the folder, the scan is handed to it (`handoff`).
     let s = TestServer::start_on(folders.clone(), &[]);
@@ -373,5 +386,11 @@ fn scan_progress_counts_files_and_names_the_key() {
         std::thread::sleep(Duration::from_millis(2));
     }
     let last = s.wait_idle()["last"].clone();
-    assert_eq!(last["message"], "60 files: 60 read, 0 unchanged, 0 removed");
+    let done = Msg::ScanDone {
+        files: 60,
+        read: 60,
+        unchanged: 0,
+        removed: 0,
+    };
+    assert_eq!(last["message"], done.english());
 }

@@ -792,8 +792,11 @@ fn backup_copies_the_database_while_a_server_runs() {
         .unwrap();
     assert_eq!(check, "ok");
     let (st, _, err) = folders.cli(&["backup", copy.to_str().unwrap()]);
+    let exists = ludotheque::testkit::Msg::FileExists {
+        file: copy.display().to_string(),
+    };
     assert!(
-        !st.success() && err.contains("existe déjà"),
+        !st.success() && err.contains(&exists.french()),
         "an existing file is never overwritten: {err}"
     );
     let _ = key;

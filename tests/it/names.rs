@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::harness::{Folders, Resp, TestServer};
 use crate::web::send_json;
+use ludotheque::testkit::Msg;
 
 const COMPOSED: &str = "\u{c9}mile"; // Émile, one É
 const DECOMPOSED: &str = "E\u{301}mile"; // E and a combining acute accent
@@ -28,27 +29,36 @@ fn refused_cli(folders: &Folders, args: &[&str], input: &str, said: &str) {
 #[test]
 fn the_command_line_keeps_one_name_per_look() {
     let folders = Folders::new();
-    let invisible = "caractère invisible : ni caractère de format (catégorie Unicode Cf";
+    let invisible = |what: &str| Msg::NameInvisible { what: what.into() }.french();
     for name in LOOK_ALIKES {
-        refused_cli(&folders, &["console", "add", name], "", invisible);
-        refused_cli(&folders, &["user", "add", name], "long enough\n", invisible);
-        refused_cli(&folders, &["apikey", "create", name], "", invisible);
+        let console = invisible("A console's name");
+        refused_cli(&folders, &["console", "add", name], "", &console);
+        let account = invisible("An account name");
+        refused_cli(&folders, &["user", "add", name], "long enough\n", &account);
+        let key = invisible("A key's name (what it is for)");
+        refused_cli(&folders, &["apikey", "create", name], "", &key);
     }
     refused_cli(
         &folders,
         &["console", "add", "127.0.0.1"],
         "",
-        "ne peut pas être une adresse IP",
+        &Msg::ConsoleNameAddress.french(),
     );
     let (status, out, err) = folders.cli(&["console", "add", DECOMPOSED]);
     assert!(status.success(), "{out}{err}");
-    for again in [COMPOSED, SHOUTED, "e\u{301}mile"] {
-        refused_cli(&folders, &["console", "add", again], "", "déjà");
+    // Refused under the name as given, in NFC.
+    let taken = |name: &str| Msg::ConsoleExists { name: name.into() }.french();
+    for (again, nfc) in [
+        (COMPOSED, COMPOSED),
+        (SHOUTED, SHOUTED),
+        ("e\u{301}mile", "\u{e9}mile"),
+    ] {
+        refused_cli(&folders, &["console", "add", again], "", &taken(nfc));
     }
     // The full case folding: ß is ss, ﬀ is ff.
     for (first, again) in [("Straße", "STRASSE"), ("\u{fb00}", "FF")] {
         assert!(folders.cli(&["console", "add", first]).0.success());
-        refused_cli(&folders, &["console", "add", again], "", "déjà");
+        refused_cli(&folders, &["console", "add", again], "", &taken(again));
     }
     let (_, list, _) = folders.cli(&["console", "list"]);
     assert!(
@@ -57,17 +67,18 @@ fn the_command_line_keeps_one_name_per_look() {
     );
     let (status, out, err) = folders.cli_with_input(&["user", "add", SHOUTED], "long enough\n");
     assert!(status.success(), "{out}{err}");
+    let exists = Msg::AccountExists.french();
     refused_cli(
         &folders,
         &["user", "add", DECOMPOSED],
         "long enough\n",
-        "déjà",
+        &exists,
     );
     refused_cli(
         &folders,
         &["user", "add", "\u{e9}mile"],
         "long enough\n",
-        "déjà",
+        &exists,
     );
     let (status, out, err) = folders.cli(&["apikey", "create", DECOMPOSED]);
     assert!(status.success(), "{out}{err}");
@@ -94,7 +105,7 @@ fn refused(r: &Resp, status: u16, said: &str) {
 #[test]
 fn the_web_routes_keep_one_name_per_look() {
     let s = TestServer::start(&[]);
-    let invisible = "cannot hold invisible characters: no format characters (Unicode category Cf";
+    let invisible = |what: &str| Msg::NameInvisible { what: what.into() }.english();
     let user = |name: &str| json!({"name": name, "password": "long enough", "role": "viewer"});
     let platform =
         |name: &str| json!({"slug": "gba", "name": name, "folder": "gba", "extensions": "gba"});
@@ -102,19 +113,27 @@ fn the_web_routes_keep_one_name_per_look() {
         refused(
             &post(&s, "/api/consoles", json!({ "name": name })),
             400,
-            invisible,
+            &invisible("A console's name"),
         );
-        refused(&post(&s, "/api/users", user(name)), 400, invisible);
+        refused(
+            &post(&s, "/api/users", user(name)),
+            400,
+            &invisible("An account name"),
+        );
         refused(
             &post(&s, "/api/keys", json!({ "name": name })),
             400,
-            invisible,
+            &invisible("A key's name (what it is for)"),
         );
-        refused(&post(&s, "/api/platforms", platform(name)), 400, invisible);
+        refused(
+            &post(&s, "/api/platforms", platform(name)),
+            400,
+            &invisible("A platform's name"),
+        );
     }
     for address in ["127.0.0.1", "192.168.1.20"] {
         let r = post(&s, "/api/consoles", json!({ "name": address }));
-        refused(&r, 400, "cannot be an IP address");
+        refused(&r, 400, &Msg::ConsoleNameAddress.english());
     }
 
     let r = post(&s, "/api/consoles", json!({ "name": DECOMPOSED }));
@@ -125,7 +144,7 @@ fn the_web_routes_keep_one_name_per_look() {
         refused(
             &post(&s, "/api/consoles", json!({ "name": again })),
             409,
-            "already",
+            &Msg::ConsoleExists { name: again.into() }.english(),
         );
     }
     // The console opens the shop by its name whatever its case and form, and is
@@ -141,7 +160,11 @@ fn the_web_routes_keep_one_name_per_look() {
     let r = post(&s, "/api/users", user(SHOUTED));
     assert_eq!(r.status, 201, "{r:?}");
     for again in [DECOMPOSED, "\u{e9}mile"] {
-        refused(&post(&s, "/api/users", user(again)), 409, "already exists");
+        refused(
+            &post(&s, "/api/users", user(again)),
+            409,
+            &Msg::AccountExists.english(),
+        );
     }
     let login = post(
         &s,

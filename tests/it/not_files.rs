@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::harness::{basic, read_resp, Folders, Resp, TestServer};
 use crate::library::{demo, scanned_demo};
+use ludotheque::testkit::Msg;
 
 const STYX: &str = "Indies/Styx [0100535012974000][v0].nsp";
 const STYX_UPDATE: &str = "Indies/Styx [0100535012974800][v131072].nsp";
@@ -109,14 +110,25 @@ fn wait_idle(s: &TestServer) -> Value {
     }
 }
 
+/// What the service says of the file at `key`, which is `what` (`fifo`, `socket`,
+/// `device`: the word `Msg::NotAFile` carries).
+fn not_a_file(key: &str, what: &str) -> String {
+    Msg::NotAFile {
+        key: key.into(),
+        what: what.into(),
+    }
+    .english()
+}
+
 /// The run ended `partial`, naming `key` among its failures as `what` is.
 fn names_among_failures(last: &Value, key: &str, what: &str) {
     assert_eq!(last["result"], "partial", "{last}");
     let failures = last["failures"].as_array().unwrap();
+    let said = not_a_file(key, what);
     assert!(
         failures.iter().any(|f| f["key"] == key
-            && f["message"].as_str().unwrap_or("").contains(key)
-            && f["message"].as_str().unwrap_or("").contains(what)),
+            && f["error"] == "not_a_file"
+            && f["message"] == said.as_str()),
         "{key} ({what}) is not among the failures: {last}"
     );
 }
@@ -137,9 +149,9 @@ fn the_shop_answers_at_once_naming_a_fifo_a_socket_or_a_device() {
     let lib = &folders.library;
     fifo(lib, STYX);
     socket(lib, ODYSSEY);
-    let mut cases = vec![(STYX, "named pipe"), (ODYSSEY, "socket")];
+    let mut cases = vec![(STYX, "fifo"), (ODYSSEY, "socket")];
     if device(lib, COSTUMES) {
-        cases.push((COSTUMES, "a device"));
+        cases.push((COSTUMES, "device"));
     }
     // A link to /dev/null leads out of the library: refused as before.
     std::fs::remove_file(lib.join(STYX_UPDATE)).unwrap();
@@ -151,8 +163,7 @@ fn the_shop_answers_at_once_naming_a_fifo_a_socket_or_a_device() {
         for _ in 0..2 {
             let r = fetch(&url(key), "GET", &[("Authorization", &auth)]);
             assert_eq!(r.status, 404, "{key}: {r:?}");
-            let message = r.json()["message"].as_str().unwrap().to_string();
-            assert!(message.contains(key) && message.contains(what), "{message}");
+            assert_eq!(r.json()["message"], not_a_file(key, what), "{r:?}");
         }
     }
     let r = fetch(&url(STYX_UPDATE), "GET", &[("Authorization", &auth)]);
@@ -233,18 +244,14 @@ fn a_push_names_a_fifo_on_its_list_and_its_download_answers_at_once() {
         &[("Range", "bytes=0-15")],
     );
     assert_eq!(r.status, 404, "{r:?}");
-    let message = r.json()["message"].as_str().unwrap().to_string();
-    assert!(
-        message.contains(SUMMIT) && message.contains("named pipe"),
-        "{message}"
-    );
+    assert_eq!(r.json()["message"], not_a_file(SUMMIT, "fifo"), "{r:?}");
     // The other file still downloads.
     let odyssey = urls.iter().find(|u| u.contains("Odyssey")).unwrap();
     let r = fetch(&format!("http://{odyssey}"), "GET", &[]);
     assert_eq!(r.status, 200, "{r:?}");
     socket.write_all(&[1]).unwrap();
     let last = wait_idle(&s);
-    names_among_failures(&last, STYX, "named pipe");
+    names_among_failures(&last, STYX, "fifo");
 }
 
 #[test]
@@ -256,10 +263,10 @@ fn a_scan_names_what_is_not_a_regular_file_and_forgets_it_as_a_game() {
     let device = device(lib, COSTUMES);
     let s = TestServer::start_on(folders.clone(), &[]);
     let last = run_task(&s, "/api/v1/scan");
-    names_among_failures(&last, STYX, "named pipe");
+    names_among_failures(&last, STYX, "fifo");
     names_among_failures(&last, ODYSSEY, "socket");
     if device {
-        names_among_failures(&last, COSTUMES, "a device");
+        names_among_failures(&last, COSTUMES, "device");
     }
     let game = s.get(&format!("/api/v1/library/{}", key_path(STYX)));
     assert_eq!(game.status, 404, "no longer a game: {game:?}");
@@ -267,8 +274,12 @@ fn a_scan_names_what_is_not_a_regular_file_and_forgets_it_as_a_game() {
     // The command line says it in French.
     let (status, out, _) = folders.cli(&["scan"]);
     assert_eq!(status.code(), Some(1), "{out}");
+    let fifo = Msg::NotAFile {
+        key: STYX.into(),
+        what: "fifo".into(),
+    };
     assert!(
-        out.contains(&format!("  {STYX} : {STYX} est un tube nommé (FIFO)")),
+        out.contains(&format!("  {STYX} : {}", fifo.french())),
         "{out}"
     );
 }
@@ -279,7 +290,15 @@ fn a_convert_names_a_fifo_and_stops_at_once() {
     fifo(&folders.library, KART);
     let s = TestServer::start_on(folders.clone(), &[]);
     let last = run_task(&s, "/api/v1/convert");
-    names_among_failures(&last, KART, "named pipe");
+    // Convert says it in its own words (the failed file and why: no `Msg::NotAFile`).
+    assert_eq!(last["result"], "partial", "{last}");
+    let failures = last["failures"].as_array().unwrap();
+    assert!(
+        failures.iter().any(|f| f["key"] == KART
+            && f["message"].as_str().unwrap_or("").contains(KART)
+            && f["message"].as_str().unwrap_or("").contains("named pipe")),
+        "{KART} (named pipe) is not among the failures: {last}"
+    );
     assert!(is_fifo(&folders.library.join(KART)), "left where it was");
 }
 
@@ -290,10 +309,10 @@ fn dedupe_and_organize_leave_a_fifo_alone_and_name_it() {
     fifo(&lib, STYX_UPDATE);
     let s = TestServer::start_on(Arc::clone(&folders), &[]);
     let last = run_task(&s, "/api/dedupe");
-    names_among_failures(&last, STYX_UPDATE, "named pipe");
+    names_among_failures(&last, STYX_UPDATE, "fifo");
     assert!(is_fifo(&lib.join(STYX_UPDATE)));
     let last = run_task(&s, "/api/organize");
-    names_among_failures(&last, STYX_UPDATE, "named pipe");
+    names_among_failures(&last, STYX_UPDATE, "fifo");
     assert!(is_fifo(&lib.join(STYX_UPDATE)), "organize did not move it");
     assert!(!lib.join(STYX).exists(), "the other files were organized");
 }
@@ -311,11 +330,7 @@ fn deleting_a_fifo_is_refused_naming_it() {
         None,
     );
     assert_eq!(r.status, 409, "{r:?}");
-    let message = r.json()["message"].as_str().unwrap().to_string();
-    assert!(
-        message.contains(STYX) && message.contains("named pipe"),
-        "{message}"
-    );
+    assert_eq!(r.json()["message"], not_a_file(STYX, "fifo"), "{r:?}");
     assert!(is_fifo(&lib.join(STYX)), "left where it was");
     // A game that is a file still goes to the trash.
     let r = s.send(

@@ -89,20 +89,21 @@ fn a_dry_run_a_run_a_second_run_and_an_undo() {
     // A scan finds every file as it was (a rename keeps size and time): none is read.
     assert_eq!(s.post("/api/v1/scan").status, 202);
     let job = s.wait_idle();
+    let done = folders.last_run_msg();
     assert!(
-        job["last"]["message"].as_str().unwrap().contains(" 0 read"),
-        "{job}"
+        matches!(done, Some(Msg::ScanDone { read: 0, .. })),
+        "{done:?}"
     );
+    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
     // A second run moves nothing and journals nothing.
     assert_eq!(s.post("/api/organize").status, 202);
     let job = s.wait_idle();
+    let done = folders.last_run_msg();
     assert!(
-        job["last"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 files moved"),
-        "{job}"
+        matches!(done, Some(Msg::OrganizeDone { moved: 0, .. })),
+        "{done:?}"
     );
+    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
     drop(s);
 
     let (_, list, _) = folders.cli(&["organize", "--list"]);
@@ -110,7 +111,19 @@ fn a_dry_run_a_run_a_second_run_and_an_undo() {
     assert!(list.trim_start().starts_with("1 "), "{list}");
     let (status, out, err) = folders.cli(&["organize", "--undo", "1"]);
     assert!(status.success(), "{out}{err}");
-    assert!(out.contains(", 0 non."), "{out}");
+    let undone = folders.last_run_msg();
+    assert!(
+        matches!(
+            undone,
+            Some(Msg::OrganizeUndone {
+                run: 1,
+                skipped: 0,
+                ..
+            })
+        ),
+        "{undone:?}"
+    );
+    assert!(out.contains(&undone.unwrap().french()), "{out}");
     assert_eq!(snapshot(&lib), before, "every file is back where it was");
     assert!(!lib.join("Styx").exists());
     let (_, push, _) = folders.cli(&["push", "list"]);
@@ -243,10 +256,10 @@ fn the_web_shows_the_plan_first_and_moves_only_what_it_showed() {
     let moves = plan["moves"].as_array().unwrap().len();
     assert_eq!(plan["body"]["keys"].as_array().unwrap().len(), moves);
     // The dialog's words, in the reader's language (French without an account).
-    assert!(
-        plan["question"].as_str().unwrap().starts_with("Déplacer "),
-        "{plan}"
-    );
+    let ask = Msg::OrganizeAsk {
+        files: moves as u64,
+    };
+    assert_eq!(plan["question"], ask.french(), "{plan}");
     assert!(
         plan["sentence"].as_str().unwrap().contains("annulé"),
         "{plan}"

@@ -5,6 +5,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
+use ludotheque::testkit::words::PushEnd;
 use ludotheque::testkit::Msg;
 
 use crate::harness::said_en;
@@ -134,13 +135,28 @@ fn finish(s: &TestServer) -> serde_json::Value {
     s.wait_idle()["last"].clone()
 }
 
-/// Wait for the push to end and check how its message begins.
-fn ended_with(s: &TestServer, start: &str) -> serde_json::Value {
+/// How the push ended, as its run recorded it (`Msg::PushDone`), checked to be what
+/// the API's `last` says: (delivered, partial, untouched, how the session ended).
+fn push_end(s: &TestServer, last: &serde_json::Value) -> (u64, u64, u64, PushEnd) {
+    let done = s.folders.last_run_msg();
+    let said = done.as_ref().map(Msg::english).unwrap_or_default();
+    assert_eq!(last["message"], said, "{last}");
+    match done {
+        Some(Msg::PushDone {
+            delivered,
+            partial,
+            untouched,
+            ended,
+        }) => (delivered, partial, untouched, ended),
+        other => panic!("not a push's end: {other:?} {last}"),
+    }
+}
+
+/// Wait for the push to end and check what it delivered, partly sent and left.
+fn ended_with(s: &TestServer, files: (u64, u64, u64)) -> serde_json::Value {
     let last = finish(s);
-    assert!(
-        last["message"].as_str().unwrap_or("").starts_with(start),
-        "{last}"
-    );
+    let (delivered, partial, untouched, _) = push_end(s, &last);
+    assert_eq!((delivered, partial, untouched), files, "{last}");
     last
 }
 
@@ -186,13 +202,8 @@ fn a_full_install_delivers_every_file_and_empties_the_list() {
     socket.write_all(&[1]).unwrap();
     let last = finish(&s);
     assert_eq!(last["result"], "ok", "{last}");
-    assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("2 delivered, 0 partial, 0 untouched"),
-        "{last}"
-    );
+    let (delivered, partial, untouched, _) = push_end(&s, &last);
+    assert_eq!((delivered, partial, untouched), (2, 0, 0), "{last}");
     assert!(pending(&s).is_empty());
     let d = s.get("/api/v1/device").json();
     assert_eq!(
@@ -223,10 +234,8 @@ fn drop_alone_ends_the_session_with_everything_untouched() {
     s.post("/api/v1/push");
     let (_socket, urls) = console.offer();
     assert_eq!(request(&urls[0], "DROP", None).status, 200);
-    ended_with(
-        &s,
-        "0 delivered, 0 partial, 2 untouched (the console sent DROP)",
-    );
+    let last = finish(&s);
+    assert_eq!(push_end(&s, &last), (0, 0, 2, PushEnd::Drop), "{last}");
     assert_eq!(pending(&s).len(), 2);
 }
 
@@ -239,7 +248,7 @@ fn only_the_files_the_person_selected_leave_the_list() {
     install(&s, &urls[1], B);
     socket.write_all(&[1]).unwrap();
     request(&urls[0], "DROP", None);
-    ended_with(&s, "1 delivered, 0 partial, 1 untouched");
+    ended_with(&s, (1, 0, 1));
     assert_eq!(pending(&s), [A]);
 }
 
@@ -284,7 +293,7 @@ fn a_range_broken_half_way_leaves_the_file_pending() {
     // DROP; nothing outside shows that moment.
     std::thread::sleep(Duration::from_millis(300));
     request(&urls[0], "DROP", None);
-    ended_with(&s, "0 delivered, 1 partial, 0 untouched");
+    ended_with(&s, (0, 1, 0));
     assert_eq!(pending(&s), [big]);
 }
 
@@ -296,7 +305,7 @@ fn backing_out_with_ack_and_drop_delivers_nothing() {
     let (mut socket, urls) = console.offer();
     socket.write_all(&[1]).unwrap();
     request(&urls[0], "DROP", None);
-    ended_with(&s, "0 delivered, 0 partial, 2 untouched");
+    ended_with(&s, (0, 0, 2));
     assert_eq!(pending(&s).len(), 2);
 }
 
@@ -328,10 +337,7 @@ fn a_slow_reader_still_gets_every_byte() {
     assert!(got[body_at..] == want[..]);
     socket.write_all(&[1]).unwrap();
     let last = finish(&s);
-    assert!(
-        last["message"].as_str().unwrap().starts_with("1 delivered"),
-        "{last}"
-    );
+    assert_eq!(push_end(&s, &last).0, 1, "{last}");
 }
 
 #[test]
@@ -360,8 +366,10 @@ fn no_request_before_the_timeout_names_the_address_offered() {
     let (_socket, _urls) = console.offer();
     let last = finish(&s);
     assert_eq!(last["result"], "failed", "{last}");
-    let message = last["message"].as_str().unwrap();
-    assert!(message.contains("could not reach 127.0.0.1:"), "{message}");
+    let unreached = Msg::NothingReached {
+        address: s.base.trim_start_matches("http://").to_string(),
+    };
+    assert_eq!(last["message"], unreached.english(), "{last}");
 }
 
 #[test]
@@ -427,10 +435,7 @@ fn an_empty_list_or_no_device_ends_at_once_with_a_clear_result() {
     let last = finish(&s);
     assert_eq!(
         (last["result"].as_str(), last["message"].as_str()),
-        (
-            Some("ok"),
-            Some("The push list is empty; nothing was offered.")
-        )
+        (Some("ok"), Some(Msg::PushEmpty.english().as_str()))
     );
     let d = s.get("/api/v1/device").json();
     assert!(
@@ -521,10 +526,8 @@ fn the_console_closing_its_socket_after_downloads_ends_the_session() {
     assert_eq!(job["detail"], A, "the detail names the key being served");
     assert!(job["done"].as_u64().unwrap() >= file(&s, A).len() as u64);
     drop(socket);
-    ended_with(
-        &s,
-        "1 delivered, 0 partial, 1 untouched (the console closed",
-    );
+    let last = finish(&s);
+    assert_eq!(push_end(&s, &last), (1, 0, 1, PushEnd::Closed), "{last}");
     assert_eq!(pending(&s), [B]);
 }
 
@@ -576,7 +579,9 @@ fn ranges_beyond_four_gib_are_served_from_a_sparse_file() {
     );
     assert_eq!(r.body.as_bytes(), &[0u8; 16]);
     socket.write_all(&[1]).unwrap();
-    ended_with(&s, "0 delivered, 1 partial");
+    let last = finish(&s);
+    let (delivered, partial, _, _) = push_end(&s, &last);
+    assert_eq!((delivered, partial), (0, 1), "{last}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::harness::{Folders, TestServer};
 use crate::library::demo;
+use ludotheque::testkit::Msg;
 
 fn connect(s: &TestServer) -> TcpStream {
     let c = TcpStream::connect(&s.addr).unwrap();
@@ -250,10 +251,7 @@ fn a_library_folder_that_disappears_and_comes_back() {
     let job = s.wait_idle();
     let last = &job["last"];
     assert_eq!(last["result"], "failed", "{job}");
-    assert!(
-        last["message"].as_str().unwrap().contains("missing"),
-        "{job}"
-    );
+    assert_eq!(last["message"], Msg::LibraryUnavailable.english(), "{job}");
     assert_eq!(
         s.get("/api/v1/library").json()["total"].as_u64(),
         Some(before)
@@ -306,13 +304,12 @@ fn games_under_a_part_that_cannot_be_read_are_kept_until_it_can() {
     .unwrap();
     assert_eq!(s.post("/api/v1/scan").status, 202);
     let last = s.wait_idle()["last"].clone();
+    let incomplete = s.folders.last_run_msg();
     assert!(
-        last["message"]
-            .as_str()
-            .unwrap()
-            .contains("could not be read, so 1 not found were kept"),
-        "{last}"
+        matches!(incomplete, Some(Msg::ScanIncomplete { kept: 1, .. })),
+        "{incomplete:?}"
     );
+    assert_eq!(last["message"], incomplete.unwrap().english(), "{last}");
     assert_eq!(
         s.get("/api/v1/library").json()["total"].as_u64(),
         Some(before)

@@ -47,11 +47,13 @@ fn ldq_scan_starts_a_scan_and_waits_for_its_result() {
     let (s, key) = locked_demo(&[]);
     let o = script("ldq-scan", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     assert!(o.status.success(), "{}", text(&o));
+    let done = s.folders.last_run_msg();
     assert!(
-        text(&o).contains("Tâche scan : réussie [ok] (60 files"),
-        "{}",
-        text(&o)
+        matches!(done, Some(Msg::ScanDone { files: 60, .. })),
+        "{done:?}"
     );
+    let said = format!("[ok] ({})", done.unwrap().english());
+    assert!(text(&o).contains(&said), "{}", text(&o));
 }
 
 #[test]
@@ -124,7 +126,11 @@ fn ldq_convert_converts_and_reads_the_key_from_a_file() {
         &[("LUDOTHEQUE_API_KEY_FILE", file.to_str().unwrap())],
     );
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("5 converted, 0 failed"), "{}", text(&o));
+    let done = Msg::ConvertDone {
+        converted: 5,
+        failed: 0,
+    };
+    assert!(text(&o).contains(&done.english()), "{}", text(&o));
 }
 
 #[test]
@@ -143,8 +149,12 @@ fn ldq_convert_exits_1_on_a_partial_convert_and_names_the_file() {
     let o = script("ldq-convert", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
+    let done = Msg::ConvertDone {
+        converted: 5,
+        failed: 1,
+    };
     assert!(
-        out.contains("Tâche convert : terminée avec des erreurs [partial] (5 converted, 1 failed)"),
+        out.contains(&format!("[partial] ({})", done.english())),
         "{out}"
     );
     assert!(out.contains(&format!("  {broken} : ")), "{out}");
@@ -180,7 +190,7 @@ fn ldq_push_offers_the_list_and_reports_the_result() {
     let o = script("ldq-push", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        text(&o).contains("failed") && text(&o).contains(&said_en(Msg::NoDevice)),
+        text(&o).contains("[failed]") && text(&o).contains(&said_en(Msg::NoDevice)),
         "{}",
         text(&o)
     );
@@ -203,9 +213,18 @@ fn ldq_push_offers_the_list_and_reports_the_result() {
     let o = script("ldq-push", &s, &[("LUDOTHEQUE_API_KEY", &key)]);
     fake.join().unwrap();
     assert!(o.status.success(), "{}", text(&o));
+    let done = s.folders.last_run_msg();
     assert!(
-        text(&o).contains("0 delivered, 0 partial, 1 untouched"),
-        "{}",
-        text(&o)
+        matches!(
+            done,
+            Some(Msg::PushDone {
+                delivered: 0,
+                partial: 0,
+                untouched: 1,
+                ..
+            })
+        ),
+        "{done:?}"
     );
+    assert!(text(&o).contains(&done.unwrap().english()), "{}", text(&o));
 }

@@ -10,6 +10,7 @@ use sha2::Sha256;
 
 use crate::harness::{Folders, TestServer};
 use crate::titles::unscanned_demo;
+use ludotheque::testkit::Msg;
 
 /// One request the receiver got.
 struct Hit {
@@ -194,22 +195,17 @@ fn a_bad_webhook_address_or_a_lone_secret_is_refused_at_start() {
     for (args, said) in [
         (
             &["--webhook-url", "ftp://example.com/x"][..],
-            "l'adresse du webhook doit être en http(s)",
+            Msg::BadWebhookUrl,
         ),
-        (
-            &["--webhook-url", "http://"][..],
-            "l'adresse du webhook doit être en http(s)",
-        ),
-        (
-            &["--webhook-secret", "s"][..],
-            "un secret de webhook demande une adresse",
-        ),
+        (&["--webhook-url", "http://"][..], Msg::BadWebhookUrl),
+        (&["--webhook-secret", "s"][..], Msg::WebhookSecretAlone),
     ] {
+        let said = said.french();
         let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
         all.extend_from_slice(args);
         let (status, out, err) = folders.cli(&all);
         assert!(!status.success(), "{args:?}: {out}");
-        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(err.contains(&said), "{args:?}: {err}");
     }
 }
 

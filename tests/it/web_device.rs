@@ -86,10 +86,8 @@ fn the_file_list_pages_with_numbers_gaps_and_a_go_to_form_and_clamps() {
         !pager.contains("Première"),
         "no First on the first page: {pager}"
     );
-    assert!(
-        text(pager).contains(&format!("Page 1 sur {pages}")),
-        "{pager}"
-    );
+    let at = |page: u64| format!(r#"data-page="{page}" data-pages="{pages}""#);
+    assert!(pager.contains(&at(1)), "{pager}");
     // The go-to form keeps the page size.
     let form = part(pager, "<form class=\"goto\"", "</form>");
     assert!(form.contains("method=\"get\"") && form.contains("action=\"/files\""));
@@ -101,23 +99,28 @@ fn the_file_list_pages_with_numbers_gaps_and_a_go_to_form_and_clamps() {
 
     // A page in the middle: First, Previous, the neighbours, Next, Last.
     let middle = page(&s, "/files?limit=5&page=5", "en");
-    let pager = text(part(&middle, "<nav class=\"pager\"", "</nav>"));
-    for word in ["« First", "‹ Previous", "3 4 5 6 7", "Next ›", "Last »"] {
-        assert!(pager.contains(word), "{word} in {pager}");
+    let nav = part(&middle, "<nav class=\"pager\"", "</nav>");
+    let pager = text(nav);
+    assert!(pager.contains("3 4 5 6 7"), "{pager}");
+    let edges = [
+        r#"<li class="first"><a href="/files?limit=5">"#.to_string(),
+        r#"<li class="step"><a href="/files?limit=5&amp;page=4" rel="prev">"#.to_string(),
+        r#"<li class="step"><a href="/files?limit=5&amp;page=6" rel="next">"#.to_string(),
+        format!(r#"<li class="last"><a href="/files?limit=5&amp;page={pages}">"#),
+    ];
+    for edge in edges {
+        assert!(nav.contains(&edge), "{edge} in {nav}");
     }
-    assert!(pager.contains(&format!("Page 5 of {pages}")), "{pager}");
+    assert!(nav.contains(&at(5)), "{nav}");
 
     // Past the end: the last page; below 1 or junk: the first.
     let last = page(&s, "/files?limit=5&page=9999", "fr");
-    assert!(text(&last).contains(&format!("Page {pages} sur {pages}")));
+    assert!(last.contains(&at(pages)), "{last}");
     let expected = total - (pages - 1) * 5;
     assert_eq!(row_links(&last, "games", "/game/").len() as u64, expected);
     for junk in ["0", "-3", "abc", ""] {
         let p = page(&s, &format!("/files?limit=5&page={junk}"), "fr");
-        assert!(
-            text(&p).contains(&format!("Page 1 sur {pages}")),
-            "page={junk}"
-        );
+        assert!(p.contains(&at(1)), "page={junk}");
     }
     // The public API keeps its own contract: past the end, no items.
     let api = s.get("/api/v1/library?limit=5&page=9999").json();
@@ -146,7 +149,7 @@ fn the_libraries_sort_both_ways_and_say_so_in_their_headings() {
     assert!(big.contains("<th class=\"num wide\" aria-sort=\"descending\">"));
     assert!(small.contains("<th class=\"num wide\" aria-sort=\"ascending\">"));
     assert_eq!(row_links(&big, "titles", "/title/").len(), names.len());
-    assert!(big.contains("<option value=\"size\" selected>Size (largest first)</option>"));
+    assert!(big.contains("<option value=\"size\" selected>"));
     // A page of the reverse order is the matching slice of the list from its end.
     let two = page(&s, "/library?limit=2&sort=name-desc", "fr");
     let n = names.len();
@@ -245,7 +248,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     ] {
         assert!(how.contains(words), "{words}: {how}");
     }
-    assert!(text(&fr).contains("DBI et Goldleaf ne reçoivent pas d'envoi"));
+    assert!(fr.contains(r#"<p class="note" id="push-not-dbi">"#), "{fr}");
     // Listening on loopback, the console elsewhere: said before any push, button off.
     let blocked = text(part(&fr, "<p class=\"warn\" id=\"push-blocked\"", "</p>"));
     assert!(blocked.contains("--listen 0.0.0.0:"), "{blocked}");
@@ -299,7 +302,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     };
     let forget = format!("data-confirm=\"{}\"", crate::harness::said_en(forget));
     assert!(en.contains(&forget), "{en}");
-    assert!(en.contains("Test the connection") && fr.contains("Tester la connexion"));
+    assert!(en.contains("id=\"device-test\"") && fr.contains("id=\"device-test\""));
 
     // A console on this machine is reachable through loopback: the push is on.
     with_console(&s, "127.0.0.1", 2000);

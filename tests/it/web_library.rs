@@ -164,9 +164,11 @@ fn a_selection_goes_to_the_trash_the_push_list_or_decompress_with_its_count_and_
         "{files}"
     );
     assert!(files.contains("data-many=\"{n} fichiers\""), "{files}");
+    // The decompress button takes the compressed files of the selection to convert.
+    let convert = crate::harness::tag(&files, "convert-selected");
     assert!(
-        files.contains(">Décompresser (.nsz/.xcz → .nsp/.xci)<"),
-        "{files}"
+        convert.contains(r#"data-selection="convert" data-api="/api/files/convert""#),
+        "{convert}"
     );
     let nsz = keys_with(&s, "nsz");
     let nsp = keys_with(&s, "nsp");
@@ -327,7 +329,10 @@ fn the_dashboard_says_what_is_missing_with_links_to_each_list() {
     // The titles added last, as covers; compressed files are no to-do.
     assert!(body.contains("id=\"recently-added\""), "{body}");
     assert!(body.contains("class=\"cover\" href=\"/title/"), "{body}");
-    assert!(body.contains(">Compressed (.nsz/.xcz)<"), "{body}");
+    assert!(
+        body.contains(r#"<div class="card" data-card="compressed">"#),
+        "{body}"
+    );
 }
 
 /// A search that finds nothing offers the nearest spelling that finds something, on
