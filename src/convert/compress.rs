@@ -202,7 +202,7 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
     out: &mut Out<W>,
 ) -> Result<Outcome, PartFail> {
     if !settings.solid && !BLOCK_EXPONENTS.contains(&settings.block_exponent) {
-        return Err(bad("the block size is out of range"));
+        return Err(PartFail::Unsupported("the block size is out of range"));
     }
     let len = input.seek(SeekFrom::End(0)).map_err(read_error)?;
     // The container's tables; each NCA's header is read once more as it is written.
@@ -215,11 +215,15 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
         Some(Container::Xci) => {
             let xci = containers::read_xci(input, len, budget)?;
             if xci.header_base != 0 {
-                return Err(bad("cartridge images with a key area are not supported"));
+                return Err(PartFail::Unsupported(
+                    "cartridge images with a key area are not supported",
+                ));
             }
             xcz(input, &xci, keys, settings, out)
         }
-        _ => Err(bad("only .nsp and .xci files are compressed")),
+        _ => Err(PartFail::Unsupported(
+            "only .nsp and .xci files are compressed",
+        )),
     }
 }
 
@@ -651,7 +655,8 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     let block = 1u64 << settings.block_exponent;
     let total = clear.end - HEAD;
     let count = total.div_ceil(block);
-    let count32 = u32::try_from(count).map_err(|_| bad("the NCA has too many blocks"))?;
+    let count32 =
+        u32::try_from(count).map_err(|_| PartFail::Unsupported("the NCA has too many blocks"))?;
     let mut header = b"NCZBLOCK".to_vec();
     header.extend_from_slice(&[2, 1, 0, settings.block_exponent]);
     header.extend_from_slice(&count32.to_le_bytes());
@@ -725,7 +730,7 @@ fn write_in_order<W: Write>(
     while sizes.len() < count {
         let (i, block) = done
             .recv()
-            .map_err(|_| bad("a compressing thread stopped"))?;
+            .map_err(|_| PartFail::Unsupported("a compressing thread stopped"))?;
         let block = block?;
         waiting.insert(i, block);
         while let Some(block) = waiting.remove(&sizes.len()) {

@@ -329,9 +329,9 @@ fn write_part(
     } else {
         let xci = containers::read_xci(input, len, w.budget)?;
         if xci.header_base != 0 {
-            return Err(
-                FormatError("cartridge images with a key area are not supported".into()).into(),
-            );
+            return Err(PartFail::Unsupported(
+                "cartridge images with a key area are not supported",
+            ));
         }
         w.xci(input, &xci)?;
     }

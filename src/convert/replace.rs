@@ -31,6 +31,10 @@ pub enum PartFail {
     Input(FormatError),
     /// The console keys do not open an NCA of it.
     Keys(Problem),
+    /// The original is sound, but this is not made of it (a cartridge image with a
+    /// key area, a block size or count past its bounds), or a thread of ours stopped:
+    /// the reason, safe to show. Not the file's damage.
+    Unsupported(&'static str),
     /// Left as it is, by choice (too little gain, a key missing).
     Skip(Msg),
     /// The new file does not give back the NCAs its CNMT records.
@@ -110,6 +114,8 @@ pub fn replace_via_part<T>(
     settings::set_convert_part(db, &part_key)?;
     let part = part_key.under(root);
     let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
+    // A reader's panic skipped `write_via_part`'s own cleanup.
+    let _ = std::fs::remove_file(&part);
     settings::clear_convert_part(db)?;
     let made = match written.unwrap_or_else(|e| Err(e.into())) {
         Ok(made) => made,
@@ -157,6 +163,7 @@ fn failure(db: &Connection, swap: &Swap<'_>, fail: PartFail) -> Error {
         // Compress turns a key that does not open into a skip, and returns skips
         // before here: neither comes this far.
         PartFail::Keys(_) => swap.failed("the console keys do not open it"),
+        PartFail::Unsupported(why) => swap.failed(why),
         PartFail::Skip(why) => Error::invalid(why),
         PartFail::Unverified(why) => Error::invalid(Msg::CompressUnverified {
             key: swap.key.to_string(),
