@@ -1401,3 +1401,28 @@ fn consoles_from_the_command_line_and_the_web_interface() {
     );
     let _: Value = s.get("/api/v1/health").json();
 }
+
+/// The shop's default message counts its files as French counts them: 0 and 1 in
+/// the singular, thousands grouped.
+#[test]
+fn the_default_message_counts_the_files_in_french() {
+    let folders = Folders::new();
+    let s = TestServer::start_on(folders.clone(), &["--shop-public"]);
+    s.wait_idle();
+    let said = |s: &TestServer| s.send("GET", "/shop", &[], None).json()["success"].clone();
+    assert_eq!(said(&s), "Ludothèque · 0 fichier");
+    drop(s);
+    let game = ludotheque::testkit::synth::pfs0(&[(
+        "0100000000010000000000000000000.tik".into(),
+        vec![1; 64],
+    )]);
+    std::fs::write(
+        folders.library.join("Moon [0100000000010000][v0].nsp"),
+        game,
+    )
+    .unwrap();
+    let s = TestServer::start_on(folders, &["--shop-public"]);
+    assert_eq!(s.post("/api/v1/scan").status, 202);
+    s.wait_idle();
+    assert_eq!(said(&s), "Ludothèque · 1 fichier");
+}
