@@ -537,6 +537,21 @@ pub fn said_en(m: ludotheque::testkit::Msg) -> String {
     escape(&m.english())
 }
 
+/// The title data update `job` ended with says its icons' (fetched, failed) counts,
+/// in the words the run recorded.
+pub fn titles_updated_with_icons(s: &TestServer, job: &Value, icons: (u64, u64)) {
+    let done = s.folders.last_run_msg();
+    assert!(
+        matches!(
+            &done,
+            Some(Msg::TitlesDone { icons: i, .. } | Msg::TitlesUnchanged { icons: i })
+                if *i == Some(icons)
+        ),
+        "{done:?}"
+    );
+    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
+}
+
 /// A sentence as a page or the web's JSON says it on its own: with a capital.
 pub fn capital(text: &str) -> String {
     let mut chars = text.chars();

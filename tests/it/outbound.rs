@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use crate::harness::wait_until;
 use crate::harness::{Folders, TestServer};
 use crate::titles::{source, unscanned_demo};
-use ludotheque::testkit::Msg;
 
 /// What the little server does with a request for a path.
 #[derive(Clone)]
@@ -197,16 +196,7 @@ fn redirects_never_leave_their_origin() {
     );
     assert_eq!(s.post("/api/titles/update").status, 202);
     let job = s.wait_idle();
-    let done = s.folders.last_run_msg();
-    let icons = Some((0, 1));
-    assert!(
-        matches!(
-            &done,
-            Some(Msg::TitlesDone { icons: i, .. } | Msg::TitlesUnchanged { icons: i }) if *i == icons
-        ),
-        "{done:?}"
-    );
-    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
+    crate::harness::titles_updated_with_icons(&s, &job, (0, 1));
     s.wait_for_log("redirected to another host");
     s.wait_for_log("answered 302");
     assert!(!folders.data.join("icons/0100000000010000").exists());
@@ -266,16 +256,7 @@ fn icons_never_reach_a_local_address() {
     );
     assert_eq!(s.post("/api/titles/update").status, 202);
     let job = s.wait_idle();
-    let done = s.folders.last_run_msg();
-    let icons = Some((0, 3));
-    assert!(
-        matches!(
-            &done,
-            Some(Msg::TitlesDone { icons: i, .. } | Msg::TitlesUnchanged { icons: i }) if *i == icons
-        ),
-        "{done:?}"
-    );
-    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
+    crate::harness::titles_updated_with_icons(&s, &job, (0, 3));
     s.wait_for_log("loopback, private or link-local");
     assert!(
         asked.lock().unwrap().is_empty(),

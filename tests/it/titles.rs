@@ -639,16 +639,7 @@ fn icons_are_fetched_only_when_asked_and_served_from_the_cache() {
     );
     assert_eq!(s.post("/api/titles/update").status, 202);
     let job = s.wait_idle();
-    let done = s.folders.last_run_msg();
-    let icons = Some((1, 2));
-    assert!(
-        matches!(
-            &done,
-            Some(Msg::TitlesDone { icons: i, .. } | Msg::TitlesUnchanged { icons: i }) if *i == icons
-        ),
-        "{done:?}"
-    );
-    assert_eq!(job["last"]["message"], done.unwrap().english(), "{job}");
+    crate::harness::titles_updated_with_icons(&s, &job, (1, 2));
     assert_eq!(std::fs::read(&icon).unwrap(), JPEG);
     let r = s.get("/icon/0100000000010000");
     assert_eq!(

@@ -8,7 +8,7 @@
 //! `keys_conformance` integration test has nsz 5.0.0 read these files too.
 //!
 //! ```
-//! use ludotheque::library::synth::keyed::{self, KeysFile, TestKeys, Title};
+//! use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 //!
 //! let keys = TestKeys::new(7);
 //! let base = Title { name: "Synthetic Quest".into(), ..Title::application(0x0100_0000_000A_0000) };
