@@ -466,3 +466,36 @@ fn first_file(dir: &Path) -> Option<(String, u64)> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A move into the trash the database refuses puts the file back where it was,
+    /// and leaves no entry folder behind.
+    #[test]
+    fn a_move_in_the_database_refuses_is_put_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = crate::store::db::open_and_migrate(&tmp.path().join("data")).unwrap();
+        let root = tmp.path().join("lib");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/x.nsp"), b"x").unwrap();
+        db.execute_batch(
+            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
+             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
+                                mtime, header_ok, identified_by)
+             VALUES ('a/x.nsp', 'p', 'X', 'X', 'x', 'BASE', 'nsp', 1, 1, 1, 'filename');
+             CREATE TRIGGER refuse BEFORE DELETE ON games
+             BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+        let key = LibraryKey::parse("a/x.nsp").unwrap();
+        assert!(move_in(&db, &root, &key, TrashReason::Deleted, 30).is_err());
+        assert_eq!(std::fs::read(root.join("a/x.nsp")).unwrap(), b"x");
+        let left: Vec<_> = std::fs::read_dir(dir(&root))
+            .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+            .unwrap_or_default();
+        assert!(left.is_empty(), "{left:?}");
+        assert!(store::list(&db).unwrap().is_empty());
+    }
+}

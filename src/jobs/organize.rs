@@ -528,4 +528,26 @@ mod tests {
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
         assert!(organize_moves::of_run(&conn, 1).unwrap().is_empty());
     }
+
+    /// A move the database refuses (its rekey fails) is put back, and its journal
+    /// row goes: nothing is left for `recover` to settle.
+    #[test]
+    fn a_move_the_database_refuses_is_put_back_and_forgotten() {
+        let (_dir, conn, root) = cut_short(false);
+        conn.execute_batch(
+            "DELETE FROM organize_moves;
+             CREATE TRIGGER refuse BEFORE UPDATE OF key ON games
+             BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+        let m = Move {
+            from: "a/x.nsp".into(),
+            to: "b/x.nsp".into(),
+        };
+        assert!(move_one(&conn, &root, 1, &m).is_err());
+        assert_eq!(std::fs::read(root.join("a/x.nsp")).unwrap(), b"x");
+        assert!(!root.join("b/x.nsp").exists());
+        assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
+        assert!(organize_moves::of_run(&conn, 1).unwrap().is_empty());
+    }
 }
