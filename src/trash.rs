@@ -480,12 +480,9 @@ mod tests {
         let root = tmp.path().join("lib");
         std::fs::create_dir_all(root.join("a")).unwrap();
         std::fs::write(root.join("a/x.nsp"), b"x").unwrap();
+        games::insert_one_for_tests(&db, "a/x.nsp");
         db.execute_batch(
-            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
-             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
-                                mtime, header_ok, identified_by)
-             VALUES ('a/x.nsp', 'p', 'X', 'X', 'x', 'BASE', 'nsp', 1, 1, 1, 'filename');
-             CREATE TRIGGER refuse BEFORE DELETE ON games
+            "CREATE TRIGGER refuse BEFORE DELETE ON games
              BEGIN SELECT RAISE(ABORT, 'refused'); END;",
         )
         .unwrap();

@@ -474,14 +474,9 @@ mod tests {
         std::fs::create_dir_all(root.join("a")).unwrap();
         std::fs::create_dir_all(root.join("b")).unwrap();
         std::fs::write(root.join("a/x.nsp"), b"x").unwrap();
-        conn.execute_batch(
-            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
-             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
-                                mtime, header_ok, identified_by)
-             VALUES ('a/x.nsp', 'p', 'X', 'X', 'x', 'BASE', 'nsp', 1, 1, 1, 'filename');
-             INSERT INTO push_list VALUES ('a/x.nsp', 1);",
-        )
-        .unwrap();
+        games::insert_one_for_tests(&conn, "a/x.nsp");
+        conn.execute_batch("INSERT INTO push_list VALUES ('a/x.nsp', 1)")
+            .unwrap();
         let run = organize_runs::insert(&conn, 1, "{name}.{ext}").unwrap();
         organize_moves::insert(&conn, run, "a/x.nsp", "b/x.nsp").unwrap();
         if renamed {

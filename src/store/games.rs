@@ -733,6 +733,21 @@ pub fn to_read_with_keys(conn: &Connection, other_keys: bool) -> Result<Vec<Stri
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// One identified game at `key`, of one byte, on a platform `p` made with it: the
+/// smallest row the tests of other tables and tasks stand on.
+#[cfg(test)]
+pub(crate) fn insert_one_for_tests(conn: &Connection, key: &str) {
+    conn.execute_batch("INSERT INTO platforms VALUES ('p', 'P', '', 'nsp')")
+        .unwrap();
+    conn.execute(
+        "INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size,
+                            mtime, header_ok, identified_by)
+         VALUES (?1, 'p', 'X', 'X', 'x', 'BASE', 'nsp', 1, 1, 1, 'filename')",
+        [key],
+    )
+    .unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -752,13 +767,7 @@ mod tests {
         let indexes = index_sql(&conn);
         assert_eq!(indexes.len(), INDEX_COUNT as usize);
         suspend_indexes(&conn).unwrap();
-        conn.execute_batch(
-            "INSERT INTO platforms VALUES ('p', 'P', '', 'nsp');
-             INSERT INTO games (key, platform, name, file_name_name, folded, type, format, size, mtime,
-                                header_ok, identified_by)
-             VALUES ('a.nsp', 'p', 'Zelda', 'Zelda', 'zelda', 'BASE', 'nsp', 1, 1, 1, 'filename')",
-        )
-        .unwrap();
+        insert_one_for_tests(&conn, "a.nsp");
         // A scan killed here: the next start repairs the indexes.
         ensure_indexes(&conn).unwrap();
         assert_eq!(index_sql(&conn), indexes);

@@ -1,7 +1,7 @@
 //! One title as its pages show it: what `model::refresh` decided of it, what the
 //! title data says of it, what its own files say, its version history, its files and
-//! what it lacks. The API's title route and the web's title page read it all through
-//! `get`, and nothing else of the store.
+//! what it lacks. The API's title route and the web's title page read it through
+//! `get`, the page what it alone shows through `page`, and neither reads the store.
 
 use std::collections::HashMap;
 
@@ -33,6 +33,11 @@ pub struct Details {
     /// console keys): the update's, whose display version is the installed one, else
     /// the base game's.
     pub control: Option<ControlRow>,
+}
+
+/// What the title's page shows besides its details (`page`); the API does not ask
+/// for it, and each file's display version costs a query.
+pub struct PageFacts {
     /// Each file's display version ("1.2.0"), by key, where its Control NCA was read.
     pub shown: HashMap<String, String>,
     /// The installed version's display version: its update's (or, at version 0, its
@@ -67,31 +72,36 @@ pub fn get(db: &Connection, id: TitleId) -> Result<Option<Details>, Error> {
         let own = control.as_ref().map(|row| row.publisher.clone());
         facts.publisher = own.filter(|p| !p.is_empty());
     }
-    let files = games::of_title(db, id)?;
+    Ok(Some(Details {
+        facts,
+        versions,
+        files: games::of_title(db, id)?,
+        missing,
+        control,
+        state,
+    }))
+}
+
+/// What the page of the title `d` shows besides `d` itself.
+pub fn page(db: &Connection, d: &Details) -> Result<PageFacts, Error> {
     let mut shown = HashMap::new();
-    for (g, _) in &files {
+    for (g, _) in &d.files {
         if let (Some(id), Some(n)) = (g.item.title_id, g.item.version) {
             if let Some(s) = title_control::display_version(db, id, n)? {
                 shown.insert(g.item.key.clone(), s);
             }
         }
     }
-    let installed_shown = installed_shown(db, &state)?;
-    Ok(Some(Details {
-        facts,
-        versions,
-        files,
-        missing,
-        control,
+    let id = d.state.base_id;
+    Ok(PageFacts {
         shown,
-        installed_shown,
+        installed_shown: installed_shown(db, &d.state)?,
         own_icon: title_control::has_own_icon(db, id)?,
         ignored: title_ignore::all(db)?
             .get(&Some(id))
             .copied()
             .unwrap_or_default(),
-        state,
-    }))
+    })
 }
 
 /// The installed version's display version: its update's (or, at version 0, its

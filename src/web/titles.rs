@@ -484,7 +484,8 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(reply);
     };
     let t = &d.state;
-    let with_icons = d.own_icon || icons::enabled(c.db)?;
+    let own = details::page(c.db, &d)?;
+    let with_icons = own.own_icon || icons::enabled(c.db)?;
     let dash = || "—".to_string();
     let body = html! {
         @if with_icons { (icon(c, t.base_id)) }
@@ -492,7 +493,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
             dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
-            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(d.installed_shown.as_deref(), t.installed_version)) }
+            dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(own.installed_shown.as_deref(), t.installed_version)) }
             dt { (v.t(M::LatestVersion)) } dd #latest-version {
                 (super::view::version(None, t.latest_version))
                 @if let Some(date) = &t.latest_date { " (" (date) ")" }
@@ -511,14 +512,14 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        (file_tables(&v, &d))
+        (file_tables(&v, &d, &own))
         h2 { (v.t(M::WhatIsMissing)) }
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
             h2 { (v.t(M::VersionHistory)) }
             ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
         }
-        @if v.admin { (title_actions(c, &v, &d)) }
+        @if v.admin { (title_actions(c, &v, &d, own.ignored)) }
     };
     page(&v, &t.name, "/library", body)
 }
@@ -531,7 +532,7 @@ fn newer_than_data(t: &TitleState) -> bool {
 
 /// The title's files, a table per kind, each with its version and whether it is
 /// superseded.
-fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
+fn file_tables(v: &Viewer, d: &details::Details, own: &details::PageFacts) -> Markup {
     let groups = [
         (M::BaseTitle, GameKind::Base),
         (M::Updates, GameKind::Update),
@@ -552,7 +553,7 @@ fn file_tables(v: &Viewer, d: &details::Details) -> Markup {
                                 @if *superseded { " " span.badge title=(v.t(M::SupersededHint)) { (v.t(M::Superseded)) } }
                                 @if let Some(why) = &g.damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
-                            td { (super::view::version(d.shown.get(&g.item.key).map(String::as_str), g.item.version)) }
+                            td { (super::view::version(own.shown.get(&g.item.key).map(String::as_str), g.item.version)) }
                             td.num { (size(v, g.item.size)) }
                         }
                     } }
@@ -584,8 +585,8 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
 }
 
 /// An admin's actions on a title: push it whole, or stop counting what it lacks.
-fn title_actions(c: &Ctx, v: &Viewer, d: &details::Details) -> Markup {
-    let (t, (dlc, updates)) = (&d.state, d.ignored);
+fn title_actions(c: &Ctx, v: &Viewer, d: &details::Details, ignored: (bool, bool)) -> Markup {
+    let (t, (dlc, updates)) = (&d.state, ignored);
     let id = t.base_id;
     html! {
         div.actions {

@@ -59,8 +59,7 @@ fn a_scan_while_the_service_runs_is_run_by_the_service() {
     assert!(stderr.contains(&format!("Tâche scan {HANDED}")), "{stderr}");
     assert_eq!(s.wait_idle()["last"]["result"], "ok");
     assert_eq!(folders.run_results(), ["ok", "ok"]);
-    let done = folders.last_run_msg().unwrap();
-    assert!(stdout.contains(&done.french()), "{stdout}");
+    folders.printed_done(&stdout);
     s.wait_for_log("task scan started for the command line");
 }
 
@@ -79,13 +78,9 @@ fn a_partial_run_exits_1_naming_each_failed_file() {
     let (status, out, err) = folders.cli(&["scan"]);
     assert_eq!(status.code(), Some(1), "{out}{err}");
     assert!(err.contains(HANDED), "{err}");
-    let done = folders.last_run_msg().unwrap();
-    assert!(out.contains(&done.french()), "{out}");
-    let key = "Broken Download [0100BBBB00000000][v0].nsp";
-    let why = folders.last_failure_of(key);
-    assert!(matches!(why, Some(Msg::FileDamaged { .. })), "{why:?}");
-    let said = format!("  {key} : {}", why.unwrap().french());
-    assert!(out.contains(&said), "{out}");
+    folders.printed_done(&out);
+    let why = folders.printed_failure(&out, "Broken Download [0100BBBB00000000][v0].nsp");
+    assert!(matches!(why, Msg::FileDamaged { .. }), "{why:?}");
     let partial = Msg::TaskPartial {
         task: Task::Scan,
         failed: 1,
@@ -369,19 +364,16 @@ fn compress_flags_apply_to_the_handed_run() {
     let (status, out, err) = folders.cli(&["compress", "--level", "3", "--delete-originals"]);
     assert!(status.success(), "{out}{err}");
     assert_eq!(folders.run_results().last().unwrap(), "ok");
-    let done = folders.last_run_msg();
-    assert!(
-        matches!(
-            done,
-            Some(Msg::CompressDone {
-                compressed: 1,
-                failed: 0,
-                ..
-            })
-        ),
-        "{done:?}"
+    let done = folders.printed_done(&out);
+    let one = matches!(
+        done,
+        Msg::CompressDone {
+            compressed: 1,
+            failed: 0,
+            ..
+        }
     );
-    assert!(out.contains(&done.unwrap().french()), "{out}");
+    assert!(one, "{done:?}");
     assert!(folders.library.join("small.nsz").exists());
     assert!(!folders.library.join("small.nsp").exists());
     let trash = s.get("/api/v1/trash").json();

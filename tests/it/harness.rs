@@ -85,6 +85,25 @@ impl Folders {
         failures
     }
 
+    /// What the last task run recorded it ended with, after checking that `out` (what
+    /// the command printed) says it in French.
+    pub fn printed_done(&self, out: &str) -> Msg {
+        let done = self.last_run_msg().expect("a recorded run");
+        assert!(out.contains(&done.french()), "{done:?} not said in {out}");
+        done
+    }
+
+    /// What the last task run recorded of `key`, after checking that `out` names it
+    /// on a line of its own with that reason in French.
+    pub fn printed_failure(&self, out: &str, key: &str) -> Msg {
+        let why = self
+            .last_failure_of(key)
+            .unwrap_or_else(|| panic!("nothing recorded of {key}"));
+        let said = format!("  {key} : {}", why.french());
+        assert!(out.contains(&said), "{said:?} not in {out}");
+        why
+    }
+
     /// What the last task run recorded said of `key`, the first time it named it.
     pub fn last_failure_of(&self, key: &str) -> Option<Msg> {
         self.last_run_failures()

@@ -337,11 +337,8 @@ fn the_foreground_scan_works_and_is_handed_over_while_a_server_runs() {
         removed: 0,
     };
     assert!(out.contains(&done.french()), "{out}");
-    let key = "Broken Download [0100BBBB00000000][v0].nsp";
-    let why = folders.last_failure_of(key);
-    assert!(matches!(why, Some(Msg::FileDamaged { .. })), "{why:?}");
-    let said = format!("  {key} : {}", why.unwrap().french());
-    assert!(out.contains(&said), "{out}");
+    let why = folders.printed_failure(&out, "Broken Download [0100BBBB00000000][v0].nsp");
+    assert!(matches!(why, Msg::FileDamaged { .. }), "{why:?}");
     let partial = Msg::TaskPartial {
         task: ludotheque::testkit::words::Task::Scan,
         failed: 1,

@@ -668,4 +668,53 @@ header_key_source = 3f59ea05bb6293a70e82c3b186476182a94e34fccd320ac8439a77bc61c7
         assert!(!shown.contains("dc5c") && !shown.contains("220"), "{shown}");
         assert_eq!(format!("{:?}", a.keys), "ProdKeys { .. }");
     }
+
+    /// A keys file is the user's, and may be anything: mutated copies of a real one
+    /// (bytes flipped, cut, inserted, removed) and every value cut to 0–8 digits are
+    /// refused or read, never a panic.
+    #[test]
+    fn mutated_keys_files_are_refused_or_read_never_a_panic() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let base = MADE_UP.as_bytes();
+        const PIECES: &[u8] = b"0123456789abcdefXYZ=_ \n\r\xff";
+        let (mut read, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let mut b = base.to_vec();
+            for _ in 0..rng.random_range(1..8) {
+                let at = rng.random_range(0..b.len());
+                match rng.random_range(0..4) {
+                    0 => b[at] = rng.random(),
+                    1 => b.truncate(at.max(1)),
+                    2 => b.insert(at, PIECES[rng.random_range(0..PIECES.len())]),
+                    _ => {
+                        b.remove(at);
+                    }
+                }
+                if b.is_empty() {
+                    break;
+                }
+            }
+            match Loaded::from_bytes(&b) {
+                Ok(_) => read += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        // Both ways taken: the mutants reach the checks, not only the first one.
+        assert!(
+            read > 100 && refused > 100,
+            "{read} read, {refused} refused"
+        );
+        for (n, line) in MADE_UP.lines().enumerate() {
+            let Some((name, _)) = line.split_once(" = ") else {
+                continue;
+            };
+            for digits in 0..=8 {
+                let cut = format!("{name} = {}", &"0123456789abcdef"[..digits]);
+                let mut lines: Vec<&str> = MADE_UP.lines().collect();
+                lines[n] = &cut;
+                let _ = Loaded::from_bytes(lines.join("\n").as_bytes());
+            }
+        }
+    }
 }
