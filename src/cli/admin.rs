@@ -3,8 +3,9 @@
 use std::io::IsTerminal;
 
 use super::open_store;
+use super::out::{colon, lang, tell, word};
 use crate::args::{ApikeyCommand, ConsoleCommand, GlobalArgs, UserCommand};
-use crate::error::counts::count;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::store::{api_keys, users};
 use crate::words::Role;
@@ -15,37 +16,25 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
     match command {
         ApikeyCommand::Create { name, read_only } => {
             let new = keys::create(&conn, name, *read_only)?;
-            let access = if *read_only {
-                "lecture seule"
-            } else {
-                "complet"
-            };
-            say!(
-                "Clé d'API créée : {} (id {}, accès {access})",
-                new.key.name,
-                new.key.id
-            );
+            tell(&Msg::CliKeyCreated {
+                name: new.key.name,
+                id: new.key.id,
+                access: access(*read_only).to_string(),
+            });
             say!();
             say!("    {}", new.secret);
             say!();
-            say!(
-                "Cette clé n'est conservée que sous forme d'empreinte (SHA-256) : elle ne \
-                 pourra plus jamais être affichée. Copiez-la maintenant."
-            );
+            tell(&Msg::CliKeyShownOnce);
         }
         ApikeyCommand::List => list_keys(&api_keys::list(&conn)?),
         ApikeyCommand::Revoke { id } => {
             let Some(key) = api_keys::get(&conn, *id)? else {
                 return Err(Error::not_found(Msg::NoApiKey { id: id.to_string() }));
             };
-            if api_keys::revoke(&conn, *id, time::now())? {
-                say!(
-                    "Clé d'API révoquée : {} (id {id}, {})",
-                    key.name,
-                    key.prefix
-                );
-            } else {
-                say!("La clé d'API {} (id {id}) était déjà révoquée.", key.name);
+            let (name, id, prefix) = (key.name, *id, key.prefix);
+            match api_keys::revoke(&conn, id, time::now())? {
+                true => tell(&Msg::CliKeyRevoked { name, id, prefix }),
+                false => tell(&Msg::CliKeyWasRevoked { name, id }),
             }
         }
     }
@@ -55,40 +44,53 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
 /// `apikey list`: one line per key, revoked ones included.
 fn list_keys(keys: &[api_keys::ApiKey]) {
     if keys.is_empty() {
-        say!("Aucune clé d'API.");
+        tell(&Msg::CliNoApiKey);
     }
     for (i, k) in keys.iter().enumerate() {
         if i == 0 {
-            say!(
-                "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} ÉTAT",
-                "ID",
-                "NOM",
-                "PRÉFIXE",
-                "ACCÈS",
-                "CRÉÉE",
-                "DERNIÈRE UTILISATION"
-            );
+            let [id, name, prefix, access, created, used, state] = [
+                M::ColId,
+                M::ColName,
+                M::ColPrefix,
+                M::ColAccess,
+                M::ColCreatedKey,
+                M::ColLastUsed,
+                M::ColState,
+            ]
+            .map(word);
+            say!("{id:<4} {name:<24} {prefix:<9} {access:<14} {created:<21} {used:<21} {state}");
         }
+        let state = match k.revoked_at {
+            Some(t) => lang().msg(&Msg::CliRevokedOn {
+                date: time::local(t),
+            }),
+            None => word(M::KeyActive).to_string(),
+        };
         say!(
-            "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {}",
+            "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {state}",
             k.id,
             k.name,
             k.prefix,
-            if k.read_only {
-                "lecture seule"
-            } else {
-                "complet"
-            },
+            access(k.read_only),
             time::local(k.created_at),
-            k.last_used_at
-                .map(time::local)
-                .unwrap_or_else(|| "jamais".into()),
-            match k.revoked_at {
-                Some(t) => format!("révoquée le {}", time::local(t)),
-                None => "active".into(),
-            }
+            used(k.last_used_at),
         );
     }
+}
+
+/// A key's access, in words.
+fn access(read_only: bool) -> &'static str {
+    word(if read_only {
+        M::KeyReadOnly
+    } else {
+        M::KeyFull
+    })
+}
+
+/// When a key or a console was last used, or "never".
+fn used(at: Option<i64>) -> String {
+    at.map(time::local)
+        .unwrap_or_else(|| word(M::Never).to_string())
 }
 
 pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Error> {
@@ -98,8 +100,11 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             let password = read_password()?;
             let role = if *admin { Role::Admin } else { Role::Viewer };
             accounts::add(&conn, name, &password, role)?;
-            let role = if *admin { "administrateur" } else { "lecteur" };
-            say!("Compte créé : {name} ({role})");
+            let role = word(if *admin { M::RoleAdmin } else { M::RoleViewer });
+            tell(&Msg::CliAccountCreated {
+                name: name.clone(),
+                role: role.to_string(),
+            });
         }
         UserCommand::Passwd { name } => {
             if users::by_name(&conn, name)?.is_none() {
@@ -107,23 +112,27 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             }
             let password = read_password()?;
             let ended = accounts::set_password(&conn, name, &password)?;
-            let ended = count(ended as u64, "session fermée", "sessions fermées");
-            say!("Mot de passe changé pour {name} ; {ended}.");
+            tell(&Msg::CliPasswordChanged {
+                name: name.clone(),
+                ended: ended as u64,
+            });
         }
         UserCommand::Delete { name } => {
             if !users::delete(&conn, name)? {
                 return Err(Error::not_found(Msg::NoAccount { name: name.clone() }));
             }
-            say!("Compte supprimé : {name}");
+            tell(&Msg::CliAccountDeleted { name: name.clone() });
         }
         UserCommand::List => {
             let list = users::list(&conn)?;
             if list.is_empty() {
-                say!("Aucun compte.");
+                tell(&Msg::CliNoAccount);
             }
             for (i, u) in list.iter().enumerate() {
                 if i == 0 {
-                    say!("{:<24} {:<7} {:<6} CRÉÉ", "NOM", "RÔLE", "LANGUE");
+                    let [name, role, language, created] =
+                        [M::ColName, M::ColRole, M::ColLanguage, M::ColCreated].map(word);
+                    say!("{name:<24} {role:<7} {language:<6} {created}");
                 }
                 say!(
                     "{:<24} {:<7} {:<6} {}",
@@ -148,8 +157,9 @@ fn read_password() -> Result<String, Error> {
         })
     };
     if std::io::stdin().is_terminal() {
-        let first = rpassword::prompt_password("Mot de passe : ").map_err(failed)?;
-        let again = rpassword::prompt_password("Encore une fois : ").map_err(failed)?;
+        let prompt = |m: M| format!("{}{}", word(m), colon());
+        let first = rpassword::prompt_password(prompt(M::Password)).map_err(failed)?;
+        let again = rpassword::prompt_password(prompt(M::Again)).map_err(failed)?;
         if first != again {
             return Err(Error::invalid(Msg::PasswordsDiffer));
         }
@@ -168,39 +178,33 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
     match command {
         ConsoleCommand::Add { name } => {
             let (console, password) = consoles::add(&conn, name)?;
-            say!("Console ajoutée : {}", console.name);
+            tell(&Msg::CliConsoleAdded {
+                name: console.name.clone(),
+            });
+            let [user, pass] = [M::ColUser, M::ColPassword].map(word);
             say!();
-            say!("    utilisateur  {}", console.name);
-            say!("    mot de passe {password}");
+            say!("    {user:<12} {}", console.name);
+            say!("    {pass:<12} {password}");
             say!();
-            say!(
-                "Saisissez-les dans l'installateur de la console (la page Consoles explique où, \
-                 installateur par installateur). Ce mot de passe n'est conservé que sous forme \
-                 d'empreinte : il ne pourra plus être affiché. Copiez-le maintenant."
-            );
+            tell(&Msg::CliConsolePasswordOnce);
         }
         ConsoleCommand::List => {
             let all = crate::store::consoles::list(&conn)?;
             if all.is_empty() {
-                say!("Aucune console : « ludotheque console add NOM » en ajoute une.");
+                tell(&Msg::CliNoConsole);
             }
             for (i, c) in all.iter().enumerate() {
                 if i == 0 {
-                    say!("{:<24} {:<21} DERNIÈRE UTILISATION", "NOM", "AJOUTÉE");
+                    let [name, added, used] = [M::ColName, M::ColAdded, M::ColLastUsed].map(word);
+                    say!("{name:<24} {added:<21} {used}");
                 }
-                say!(
-                    "{:<24} {:<21} {}",
-                    c.name,
-                    time::local(c.created_at),
-                    c.last_used_at
-                        .map(time::local)
-                        .unwrap_or_else(|| "jamais".into())
-                );
+                let added = time::local(c.created_at);
+                say!("{:<24} {added:<21} {}", c.name, used(c.last_used_at));
             }
         }
         ConsoleCommand::Remove { name } => {
             consoles::remove(&conn, name)?;
-            say!("Console retirée : {name} (son mot de passe ne fonctionne plus).");
+            tell(&Msg::CliConsoleRemoved { name: name.clone() });
         }
     }
     Ok(())

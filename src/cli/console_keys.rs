@@ -8,13 +8,15 @@ use std::io::Read;
 use std::path::Path;
 
 use super::open_store;
+use super::out::{colon, lang, tell, word};
 use crate::args::{ConsoleKeysCommand, GlobalArgs};
 use crate::config::prod_keys_path;
-use crate::error::counts::{agree, count};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::library::switchfs::prodkeys::file::{install, load};
 use crate::library::switchfs::prodkeys::{Origin, Status, MAX_FILE};
 use crate::store::{db, games};
+use crate::words::KeysState;
 
 pub fn command(global: &GlobalArgs, command: &ConsoleKeysCommand) -> Result<(), Error> {
     match command {
@@ -41,100 +43,92 @@ fn import(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
     }
     let loaded = install(&target.path, &bytes)?;
-    say!(
-        "Clés de console importées dans {} (mode 0600).",
-        target.path.display()
-    );
+    tell(&Msg::CliKeysImported {
+        file: target.path.display().to_string(),
+    });
     print_status(&loaded.status);
-    say!("Un service en marche les prend en compte sans redémarrer.");
+    tell(&Msg::CliKeysTakenLive);
     Ok(())
 }
 
+/// `keys status`: the file, what it gives, and what the library needs of it.
 fn status(global: &GlobalArgs) -> Result<(), Error> {
     let path = prod_keys_path(global);
-    say!("Fichier de clés de console : {}", path.path.display());
+    tell(&Msg::CliKeysFile {
+        file: path.path.display().to_string(),
+    });
     let loaded = load(&path);
     match &loaded {
-        Err(e) => say!("Ce fichier n'est pas utilisable : {}", e.msg.french()),
+        Err(e) => tell(&Msg::CliKeysUnusable {
+            why: lang().msg(&e.msg),
+        }),
         Ok(Some(loaded)) => print_status(&loaded.status),
         Ok(None) => {
-            say!(
-                "Aucun fichier de clés de console : le service identifie les fichiers sans elles."
-            );
-            say!("{}", WHAT_KEYS_ADD);
-            say!("« ludotheque keys import FICHIER » importe le prod.keys extrait de votre console avec Lockpick_RCM.");
+            for m in [
+                M::ConsoleKeysNone,
+                M::ConsoleKeysWouldAdd,
+                M::KeysImportHint,
+            ] {
+                say!("{}", word(m));
+            }
         }
     }
     library_needs(global)?;
     loaded.map(|_| ())
 }
 
-/// What console keys bring, for whoever has none yet.
-const WHAT_KEYS_ADD: &str = "Avec vos clés de console, le service lit ce que chaque fichier contient au lieu de se fier à son nom : les fichiers sont identifiés par leur contenu, les noms et les icônes viennent des fichiers eux-mêmes (sans réseau), et la vérification de l’intégrité devient possible.";
-
-fn origin_fr(origin: Origin) -> &'static str {
-    match origin {
-        Origin::Present => "présente",
-        Origin::Derived => "dérivée",
-        Origin::Missing => "manquante",
-    }
+fn origin_word(origin: Origin) -> &'static str {
+    word(match origin {
+        Origin::Present => M::KeyPresent,
+        Origin::Derived => M::KeyDerived,
+        Origin::Missing => M::KeyMissing,
+    })
 }
 
-/// The keys per revision, and the keys whose checksum looks mistyped.
 fn print_status(status: &Status) {
-    say!("header_key : {}", origin_fr(status.header_key));
+    let colon = colon();
+    say!("header_key{colon}{}", origin_word(status.header_key));
     if status.revisions.is_empty() {
-        say!("Aucune clé par révision (ni master_key_XX, ni key_area_key_application_XX, ni titlekek_XX).");
+        say!("{}", word(M::NoRevisionKeys));
     } else {
-        say!("révision  key_area_key_application  titlekek   master_key");
+        let revision = word(M::KeyRevision).to_lowercase();
+        say!("{revision:<9} key_area_key_application  titlekek   master_key");
         for r in &status.revisions {
+            let master = word(if r.master_key {
+                M::KeyPresent
+            } else {
+                M::KeyAbsent
+            });
             say!(
-                "0x{:02x}      {:<25} {:<10} {}",
+                "0x{:02x}      {:<25} {:<10} {master}",
                 r.revision,
-                origin_fr(r.key_area),
-                origin_fr(r.titlekek),
-                if r.master_key { "présente" } else { "absente" }
+                origin_word(r.key_area),
+                origin_word(r.titlekek),
             );
         }
     }
     if !status.suspect.is_empty() {
-        say!(
-            "Attention, ne correspondent pas à leur somme de contrôle publique (CRC32), peut-être mal recopiées : {}. Le fichier est utilisé tel quel.",
-            status.suspect.join(", ")
-        );
+        tell(&Msg::KeysSuspect {
+            names: status.suspect.join(", "),
+        });
     }
 }
 
-/// What the library's files, as last read, need and lack.
+/// What the library's files need of the keys, and how they were read.
 fn library_needs(global: &GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
-    for (revision, n) in games::missing_key_revisions(&db)? {
-        say!(
-            "{} {} la révision de clés 0x{revision:02x} : ajoutez master_key_{revision:02x} ou key_area_key_application_{revision:02x}.",
-            count(n, "fichier", "fichiers"),
-            agree(n, "demande", "demandent")
-        );
+    for (revision, files) in games::missing_key_revisions(&db)? {
+        tell(&Msg::KeysNeedRevision {
+            files,
+            revision: format!("{revision:02x}"),
+        });
     }
-    for (state, n) in games::keys_states(&db)? {
-        let (one, many) = match state.as_str() {
-            "read" => ("lu avec les clés", "lus avec les clés"),
-            "partial" => (
-                "lu en partie avec les clés (nom ou icône illisibles : voir sa remarque)",
-                "lus en partie avec les clés (nom ou icône illisibles : voir leur remarque)",
-            ),
-            "wrong_keys" => (
-                "ne se déchiffre pas avec ces clés (header_key est-elle la bonne ?)",
-                "ne se déchiffrent pas avec ces clés (header_key est-elle la bonne ?)",
-            ),
-            "unreadable" => ("illisible avec les clés", "illisibles avec les clés"),
-            // `missing_key`: said above, per revision.
-            _ => continue,
-        };
-        say!(
-            "{} {}",
-            count(n, "fichier", "fichiers"),
-            agree(n, one, many)
-        );
+    for (state, files) in games::keys_states(&db)? {
+        // A missing revision is said above, with the key that would open it.
+        match KeysState::parse(&state) {
+            Some(KeysState::MissingKey) | None => {}
+            Some(state) => tell(&Msg::CliKeysState { state, files }),
+        }
     }
     Ok(())
 }

@@ -74,9 +74,8 @@ fn answer(task: Task, reply: HandoffLine, state: &mut State) -> Option<Result<()
     match reply {
         HandoffLine::Started => {
             state.started = true;
-            eprintln!(
-                "Tâche {task} confiée au service qui utilise ce dossier de données ; Ctrl-C l'annule."
-            );
+            let line = super::out::lang().msg(&Msg::CliHandedOff { task });
+            eprintln!("{line}");
             None
         }
         HandoffLine::Refused { msg } => Some(Err(refused(msg))),

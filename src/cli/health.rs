@@ -45,7 +45,7 @@ pub fn health(args: &HealthArgs) -> Result<(), Error> {
         return Err(unhealthy(Msg::HealthNotOk { url: base }));
     }
     if args.verbose {
-        say!("Le service à l'adresse {base} est en bonne santé.");
+        super::out::tell(&Msg::CliHealthy { url: base });
     }
     Ok(())
 }

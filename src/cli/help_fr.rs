@@ -176,9 +176,14 @@ const VALUES: &[(&str, &str, &str)] = &[
     ("kind", "dlc", "les DLC"),
 ];
 
-/// The command line's tree with its French help, ready to parse.
+/// The command line's tree with its help in the command line's language, ready to
+/// parse: the French put in place, or the English of `args` as the man pages have it.
 pub fn command() -> Command {
-    translate(crate::args::shown(Args::command())).0
+    let english = crate::args::shown(Args::command());
+    match super::out::lang() {
+        crate::error::i18n::Lang::Fr => translate(english).0,
+        crate::error::i18n::Lang::En => english,
+    }
 }
 
 /// `cmd` built, with its French put in place, and what found no French (a line per
@@ -196,7 +201,7 @@ fn walk(cmd: Command, path: &str, missing: &mut Vec<String>) -> Command {
     let cmd = match COMMANDS.iter().find(|c| c.0 == path) {
         Some(&(_, about, long)) => cmd.about(about).long_about(long),
         None => {
-            missing.push(format!("la commande « {path} »"));
+            missing.push(format!("the command “{path}”"));
             cmd
         }
     };
@@ -245,7 +250,7 @@ fn arg(a: Arg, path: &str, missing: &mut Vec<String>) -> Arg {
     let Some(&(_, _, value, help)) =
         found.or_else(|| ARGS.iter().find(|e| e.0 == "*" && e.1 == id))
     else {
-        missing.push(format!("l'argument {id} de « {path} »"));
+        missing.push(format!("the argument {id} of “{path}”"));
         return a;
     };
     let text = format!("{help}{}", notes(&a, &id, missing));
@@ -298,7 +303,7 @@ fn notes(a: &Arg, id: &str, missing: &mut Vec<String>) -> String {
         match french(v.get_name()) {
             Some(text) => out.push_str(&format!("\n- {} : {text}", v.get_name())),
             None if v.get_help().is_some() => {
-                missing.push(format!("la valeur {} de {id}", v.get_name()))
+                missing.push(format!("the value {} of {id}", v.get_name()))
             }
             None => {}
         }

@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::open_store;
+use super::out::{colon, lang, number, tell, word};
 use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
-use crate::error::counts::{agree, count, number};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::store;
 use crate::{device, time, trash};
@@ -20,40 +21,18 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
             offer_address,
         } => {
             device::configure(&conn, name, host, *port, offer_address.as_deref())?;
-            say!("Console « {name} » réglée sur {host}:{port}.");
+            tell(&Msg::CliDeviceSet {
+                name: name.clone(),
+                address: format!("{host}:{port}"),
+            });
         }
         DeviceCommand::Show => match store::device::get(&conn)? {
-            None => say!("Aucune console n'est réglée."),
-            Some(d) => {
-                let pending = store::push_list::list(&conn)?;
-                say!("Console : {} ({}:{})", d.name, d.host, d.port);
-                say!(
-                    "Adresse offerte : {}",
-                    d.offer_address
-                        .as_deref()
-                        .unwrap_or("détectée à chaque envoi")
-                );
-                say!(
-                    "Dernier envoi : {}",
-                    d.last_push
-                        .map(time::local)
-                        .unwrap_or_else(|| "jamais".into())
-                );
-                say!(
-                    "Dernier résultat : {}",
-                    d.last_result.as_deref().map_or("aucun", result_fr)
-                );
-                say!("Client vu : {}", d.client.as_deref().unwrap_or("aucun"));
-                say!(
-                    "En attente : {}, {}",
-                    count(pending.len() as u64, "jeu", "jeux"),
-                    count(pending.iter().map(|p| p.1).sum::<u64>(), "octet", "octets")
-                );
-            }
+            None => tell(&Msg::CliNoDevice),
+            Some(d) => show_device(&d, &store::push_list::list(&conn)?),
         },
         DeviceCommand::Clear => {
             store::device::clear(&conn)?;
-            say!("Console oubliée.");
+            tell(&Msg::CliDeviceForgotten);
         }
     }
     Ok(())
@@ -64,32 +43,28 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
     match command {
         PushCommand::Add { key, title: false } => {
             device::add_game(&conn, key)?;
-            say!("Ajouté à la liste d'envoi : {key}");
+            tell(&Msg::CliPushAdded { key: key.clone() });
         }
         PushCommand::Add { key, title: true } => {
             let keys = device::add_title(&conn, device::title_id(key)?)?;
-            for k in keys {
-                say!("Ajouté à la liste d'envoi : {k}");
+            for key in keys {
+                tell(&Msg::CliPushAdded { key });
             }
         }
         PushCommand::List => {
             let items = store::push_list::list(&conn)?;
             if items.is_empty() {
-                say!("La liste d'envoi est vide.");
+                say!("{}", word(M::PushEmpty));
             }
             for (key, size) in items {
-                say!(
-                    "{:>13} {}  {key}",
-                    number(size),
-                    agree(size, "octet ", "octets")
-                );
+                say!("{:>13} {}  {key}", number(size), bytes_word(size));
             }
         }
         PushCommand::Remove { key } => {
             if !store::push_list::remove(&conn, key)? {
                 return Err(Error::not_found(Msg::NotInPushList { key: key.clone() }));
             }
-            say!("Retiré de la liste d'envoi : {key}");
+            tell(&Msg::CliPushRemoved { key: key.clone() });
         }
     }
     Ok(())
@@ -116,31 +91,24 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
             let row = trash::restore_as(&conn, &root()?, *id, as_name.as_deref(), keys)?;
-            say!("Restauré : {}", row.key);
+            tell(&Msg::CliRestored { key: row.key });
         }
         TrashCommand::Purge { id: Some(id), .. } => {
             let row = trash::purge(&conn, &root()?, *id)?;
-            say!("Supprimé définitivement : {}", row.key);
+            tell(&Msg::CliPurgedOne { key: row.key });
         }
         TrashCommand::Purge { expired: true, .. } => {
             let n = trash::purge_expired(&conn, &root()?, time::now())?;
-            say!(
-                "{} {} définitivement.",
-                count(n as u64, "entrée expirée", "entrées expirées"),
-                agree(n as u64, "supprimée", "supprimées")
-            );
+            tell(&Msg::CliPurgedExpired { entries: n as u64 });
         }
         TrashCommand::Purge { .. } => {
             let (rows, root) = (store::trash::list(&conn)?, root()?);
             for r in &rows {
                 trash::purge(&conn, &root, r.id)?;
             }
-            let n = rows.len() as u64;
-            say!(
-                "{} {} définitivement.",
-                count(n, "entrée", "entrées"),
-                agree(n, "supprimée", "supprimées")
-            );
+            tell(&Msg::CliPurgedAll {
+                entries: rows.len() as u64,
+            });
         }
     }
     Ok(())
@@ -149,26 +117,26 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
 /// `trash list`: a line per entry, then how many and how large.
 fn list_trash(rows: &[store::trash::TrashRow]) {
     if rows.is_empty() {
-        say!("La corbeille est vide.");
+        say!("{}", word(M::TrashEmpty));
     }
     for r in rows {
+        let dates = lang().msg(&Msg::CliTrashDates {
+            deleted: time::local(r.deleted_at),
+            expires: time::local(r.expires_at),
+        });
         say!(
-            "{:<5} {:<10} {:>13} {}  supprimé le {}  expire le {}  {}",
+            "{:<5} {:<10} {:>13} {}  {dates}  {}",
             r.id,
             r.reason,
             number(r.size),
-            agree(r.size, "octet ", "octets"),
-            time::local(r.deleted_at),
-            time::local(r.expires_at),
+            bytes_word(r.size),
             r.key
         );
     }
-    let bytes: u64 = rows.iter().map(|r| r.size).sum();
-    say!(
-        "{}, {}.",
-        count(rows.len() as u64, "entrée", "entrées"),
-        count(bytes, "octet", "octets")
-    );
+    tell(&Msg::CliTrashTotal {
+        entries: rows.len() as u64,
+        bytes: rows.iter().map(|r| r.size).sum(),
+    });
 }
 
 /// An online backup: consistent even while a server writes, without stopping it.
@@ -205,21 +173,42 @@ pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
         })
         .with_cause(e)
     })?;
-    say!("Base de données sauvegardée dans {}.", file.display());
-    say!("Le fichier de clés de console (prod.keys) n'est pas dans la copie : gardez-en une copie à part, ou extrayez-le de nouveau de votre console.");
+    tell(&Msg::CliBackedUp {
+        file: file.display().to_string(),
+    });
+    tell(&Msg::CliBackupNoKeys);
     Ok(())
 }
 
-/// How the last push ended, in French (the store keeps the API's word).
-fn result_fr(stored: &str) -> &str {
-    use crate::words::TaskResult as R;
-    match R::parse(stored) {
-        Some(R::Ok) => "réussi",
-        Some(R::Partial) => "terminé avec des erreurs",
-        Some(R::Failed) => "échoué",
-        Some(R::Cancelled) => "annulé",
-        Some(R::Interrupted) => "interrompu",
-        Some(R::Running) => "en cours",
-        None => stored,
-    }
+/// `device show`: the console, how the last push went, what waits.
+fn show_device(d: &store::device::Device, pending: &[(String, u64)]) {
+    let colon = colon();
+    let line = |label: M, value: &str| say!("{}{colon}{value}", word(label));
+    line(M::Console, &format!("{} ({}:{})", d.name, d.host, d.port));
+    let offered = d.offer_address.as_deref();
+    line(
+        M::OfferedAddress,
+        offered.unwrap_or(word(M::DetectedEachPush)),
+    );
+    let last_push = d.last_push.map(time::local);
+    line(M::LastPush, last_push.as_deref().unwrap_or(word(M::Never)));
+    let result = d
+        .last_result
+        .as_deref()
+        .map(|r| crate::words::TaskResult::parse(r).map_or(r, |r| word(M::of_result(r))));
+    line(M::LastResult, result.unwrap_or(word(M::NoneYet)));
+    line(M::Client, d.client.as_deref().unwrap_or(word(M::NoneYet)));
+    let waiting = lang().msg(&Msg::CliWaiting {
+        games: pending.len() as u64,
+        bytes: pending.iter().map(|p| p.1).sum(),
+    });
+    line(M::PushList, &waiting);
+}
+
+/// "octets" or "bytes", agreeing with `n` and padded to line up a column.
+fn bytes_word(n: u64) -> String {
+    let word = lang()
+        .grammar()
+        .agree(n, word(M::ByteWord), word(M::BytesWord));
+    format!("{word:<6}")
 }

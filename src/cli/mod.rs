@@ -1,6 +1,7 @@
-//! The command line: it runs the commands of `args` and prints what they did in
-//! French (product decision; flags, commands and logs stay English). Errors are
-//! printed through `words`, the only place a message becomes French.
+//! The command line: it runs the commands of `args` and prints what they did in its
+//! language (`out::lang`: French, the product's, unless the locale says English;
+//! flags, commands and logs stay English). Every sentence it prints is a message of
+//! the catalogue (`error::Msg`, `error::i18n::M`); errors are printed through `words`.
 
 use std::path::Path;
 
@@ -55,7 +56,7 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
-/// The arguments, parsed with the French help (`help_fr`). A usage error, `--help`
+/// The arguments, parsed with the help in the command line's language (`help_fr`). A usage error, `--help`
 /// and `--version` end the process here, as clap does.
 pub fn parse() -> Args {
     use clap::FromArgMatches;
@@ -299,10 +300,9 @@ fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
         return Ok(());
     };
     global.library = path.into();
-    let line = format!(
-        "Bibliothèque : {} (celle du dernier lancement du service ; --library en nomme une autre)",
-        global.library.display()
-    );
+    let line = out::lang().msg(&Msg::CliRememberedLibrary {
+        library: global.library.display().to_string(),
+    });
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
         format!("{}\n", crate::text::printable(&line)).as_bytes(),
@@ -314,11 +314,11 @@ fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
 /// has none yet (a folder with real title data keeps it).
 fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     let n = demo::write(dir)?;
-    say!(
-        "Bibliothèque de démonstration écrite dans {} : {}.",
-        dir.display(),
-        crate::error::counts::count(n as u64, "fichier", "fichiers")
-    );
+    let (dir_shown, data) = (dir.display().to_string(), global.data.display().to_string());
+    out::tell(&Msg::DemoWritten {
+        dir: dir_shown.clone(),
+        files: n as u64,
+    });
     let db = open_store(global)?;
     if crate::store::title_catalog::count(&db)? == 0 {
         let inputs = demo::TITLE_DATA
@@ -329,21 +329,15 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
             })
             .collect();
         crate::titles::import(&db, inputs)?;
-        say!(
-            "Ses données de titres sont importées (dossier de données {}).",
-            global.data.display()
-        );
+        out::tell(&Msg::DemoTitleDataImported { data: data.clone() });
     } else {
-        say!(
-            "Le dossier de données a déjà des données de titres : celles de la démo sont dans {}.",
-            demo::title_data_dir(dir).display()
-        );
+        let dir = demo::title_data_dir(dir).display().to_string();
+        out::tell(&Msg::DemoTitleDataKept { dir });
     }
-    say!(
-        "Lancez « ludotheque --data {} --library {} serve » pour l'essayer.",
-        global.data.display(),
-        dir.display()
-    );
+    out::tell(&Msg::DemoTryIt {
+        data,
+        library: dir_shown,
+    });
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! the running service (`handoff`): the progress bar's line and the last lines with
 //! the exit code. Both callers use it; it uses neither.
 
-use crate::error::counts::{number, size};
+use super::out::{lang, tell};
 use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::{Task, TaskResult, Unit};
 use crate::store::job_runs::JobRun;
@@ -14,24 +14,18 @@ pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(
     let said = run
         .msg
         .as_ref()
-        .map(Msg::french)
+        .map(|m| lang().msg(m))
         .unwrap_or_else(|| run.message.clone());
     match run.result {
         TaskResult::Ok => {
-            say!("Tâche {label} réussie : {said}.");
+            tell(&Msg::CliTaskDone { task: label, said });
             // The files it left as they are, with why (compress's skips).
-            for f in failures {
-                let what = f.key.as_deref().unwrap_or("—");
-                say!("  {what} : {}", f.msg.french());
-            }
+            each_failure(failures);
             Ok(())
         }
         TaskResult::Partial => {
-            say!("Tâche {label} terminée avec des erreurs : {said}.");
-            for f in failures {
-                let what = f.key.as_deref().unwrap_or("—");
-                say!("  {what} : {}", f.msg.french());
-            }
+            tell(&Msg::CliTaskPartial { task: label, said });
+            each_failure(failures);
             Err(Error::invalid(Msg::TaskPartial {
                 task: label,
                 failed: run.errors,
@@ -53,15 +47,26 @@ pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(
     }
 }
 
+/// A line per file that failed or was left as it was: its key and why.
+fn each_failure(failures: &[Failure]) {
+    for f in failures {
+        tell(&Msg::CliFileFailed {
+            key: f.key.clone().unwrap_or_else(|| "—".into()),
+            why: lang().msg(&f.msg),
+        });
+    }
+}
+
 /// The progress bar's line: `done` of `total` in `unit`, and the item at hand.
 pub(super) fn progress_of(unit: Unit, done: u64, total: u64, detail: &str) -> String {
     const WIDTH: u64 = 30;
     let filled = (done * WIDTH).checked_div(total).unwrap_or(0).min(WIDTH) as usize;
     let detail: String = crate::text::printable(detail).chars().take(50).collect();
-    // A convert counts bytes: in Mo and Go, as the web page says them.
+    // A convert counts bytes: in MB and GB, as the web page says them.
+    let grammar = lang().grammar();
     let (done, total) = match unit {
-        Unit::Bytes => (size(done), size(total)),
-        _ => (number(done), number(total)),
+        Unit::Bytes => (grammar.size(done), grammar.size(total)),
+        _ => (grammar.number(done), grammar.number(total)),
     };
     format!(
         "[{}{}] {done}/{total} {detail}",

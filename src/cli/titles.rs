@@ -6,8 +6,9 @@
 use std::path::Path;
 
 use super::open_store;
+use super::out::{lang, tell, word};
 use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
-use crate::error::counts::{count, number};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::outbound::{self, Cancel, Client};
 use crate::store::titles as title_facts;
@@ -46,63 +47,52 @@ fn import(global: &GlobalArgs, files: &[std::path::PathBuf]) -> Result<(), Error
 
 /// An import's summary, a line per file.
 fn say_summary(summary: &titles::Summary) {
-    let c = |n: &usize, one: &str, many: &str| count(*n as u64, one, many);
-    let n = |n: &usize| number(*n as u64);
     for (name, took) in &summary.files {
-        match took {
+        let name = name.clone();
+        tell(&match *took {
             Took::Catalogue {
                 ids,
                 empty_version,
                 other_console,
                 no_kind,
-            } => say!(
-                "{name} : {} ; ignorés : {} sans version, {} d'une autre console, {} d'aucun type",
-                c(ids, "identifiant de titre", "identifiants de titres"),
-                n(empty_version),
-                n(other_console),
-                n(no_kind)
-            ),
+            } => Msg::CliImportedCatalogue {
+                name,
+                ids: ids as u64,
+                empty_version: empty_version as u64,
+                other_console: other_console as u64,
+                no_kind: no_kind as u64,
+            },
             Took::History {
                 ids,
                 versions,
                 skipped,
                 oversized,
-            } => say!(
-                "{name} : {} de {} ; {}{}",
-                c(versions, "version datée", "versions datées"),
-                c(ids, "identifiant", "identifiants"),
-                c(skipped, "ignoré", "ignorés"),
-                too_long(*oversized, titles::versions::HISTORY_MAX)
-            ),
+            } => Msg::CliImportedHistory {
+                name,
+                ids: ids as u64,
+                versions: versions as u64,
+                skipped: skipped as u64,
+                oversized: oversized as u64,
+                max_kib: (titles::versions::HISTORY_MAX / 1024) as u64,
+            },
             Took::Region {
                 entries,
                 skipped,
                 oversized,
-            } => say!(
-                "{name} : {} ; {} (sans identifiant ou sans nom){}",
-                c(entries, "titre importé", "titres importés"),
-                c(skipped, "ignoré", "ignorés"),
-                too_long(*oversized, titles::region::FIELD_MAX)
-            ),
-        }
+            } => Msg::CliImportedRegion {
+                name,
+                entries: entries as u64,
+                skipped: skipped as u64,
+                oversized: oversized as u64,
+                max_kib: (titles::region::FIELD_MAX / 1024) as u64,
+            },
+        });
     }
-    say!("{}.", c(&summary.renamed, "jeu renommé", "jeux renommés"));
+    tell(&Msg::CliRenamed {
+        games: summary.renamed as u64,
+    });
 }
 
-/// The fields passed over for being longer than `max` bytes, when there were any.
-fn too_long(oversized: usize, max: usize) -> String {
-    match oversized {
-        0 => String::new(),
-        n => format!(
-            ", et {} de plus de {} Kio",
-            count(n as u64, "champ passé", "champs passés"),
-            max / 1024
-        ),
-    }
-}
-
-/// The name a file is known by (its last component): which title data file it is
-/// depends on it.
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -117,9 +107,7 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
     };
     let net = Client::new(outbound::TITLE_DATA, Cancel::default());
     match fetch::update(&conn, &global.data, &source, &net)? {
-        fetch::Updated::Unchanged => {
-            say!("Les données de titres sont à jour : rien n'a changé à la source.")
-        }
+        fetch::Updated::Unchanged => tell(&Msg::CliTitleDataUnchanged),
         fetch::Updated::Imported(summary) => say_summary(&summary),
     }
     Ok(())
@@ -128,34 +116,21 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
 fn status(global: &GlobalArgs) -> Result<(), Error> {
     let conn = open_store(global)?;
     match title_imports::last(&conn)? {
-        None => say!("Aucune donnée de titres importée (ludotheque titles import)."),
-        Some(last) => {
-            let age = match (time::now() - last.imported_at).max(0) / 86_400 {
-                0 => "aujourd'hui".to_string(),
-                1 => "hier".to_string(),
-                days => format!("il y a {}", count(days as u64, "jour", "jours")),
-            };
-            say!(
-                "Dernier import : {} ({age}), fichiers : {}",
-                &time::local(last.imported_at)[..10],
-                last.files
-            );
-        }
+        None => tell(&Msg::CliNoTitleData),
+        Some(last) => tell(&Msg::CliLastImport {
+            date: time::local(last.imported_at)[..10].to_string(),
+            days: ((time::now() - last.imported_at).max(0) / 86_400) as u64,
+            files: last.files,
+        }),
     }
-    let (total, updates, dlc) = title_state::counts(&conn)?;
-    say!(
-        "{}, {} ; dans la bibliothèque : {}, {} avec une mise à jour disponible, {} avec des \
-         DLC manquants.",
-        count(title_facts::count(&conn)?, "titre connu", "titres connus"),
-        count(
-            title_catalog::count(&conn)?,
-            "identifiant de version",
-            "identifiants de versions"
-        ),
-        count(total, "titre", "titres"),
-        number(updates),
-        number(dlc)
-    );
+    let (titles, updates, dlc) = title_state::counts(&conn)?;
+    tell(&Msg::CliTitleCounts {
+        known: title_facts::count(&conn)?,
+        versions: title_catalog::count(&conn)?,
+        titles,
+        updates,
+        dlc,
+    });
     Ok(())
 }
 
@@ -175,19 +150,12 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
     title_ignore::set(&tx, title, dlc, updates, on)?;
     model::refresh(&tx)?;
     tx.commit()?;
-    let what = match (dlc, updates) {
-        (true, true) => "les DLC manquants et les mises à jour",
-        (true, false) => "les DLC manquants",
-        _ => "les mises à jour",
-    };
-    let whom = match title {
-        Some(id) => id.to_string(),
-        None => "tous les titres".to_string(),
-    };
-    match on {
-        true => say!("{whom} : {what} ne sont plus comptés."),
-        false => say!("{whom} : {what} sont de nouveau comptés."),
-    }
+    tell(&Msg::CliIgnored {
+        title: title.map(|id| id.to_string()),
+        dlc,
+        updates,
+        counted: !on,
+    });
     Ok(())
 }
 
@@ -195,13 +163,13 @@ pub fn missing(global: &GlobalArgs, kind: Option<MissingKind>) -> Result<(), Err
     let conn = open_store(global)?;
     let (total, rows) = missing_store::page(&conn, kind, None, u64::MAX, 0)?;
     if total == 0 {
-        say!("Rien ne manque.");
+        say!("{}", word(M::NothingMissing));
     }
     for m in rows {
-        let what = match m.kind {
-            MissingKind::Update => "mise à jour",
-            MissingKind::Dlc => "DLC",
-        };
+        let what = word(match m.kind {
+            MissingKind::Update => M::UpdateWord,
+            MissingKind::Dlc => M::DlcWord,
+        });
         let version = |v: Option<u32>| v.map_or("?".to_string(), |v| format!("v{v}"));
         let name = m.name.map(|n| format!(" ({n})")).unwrap_or_default();
         let line = format!("{} {}  {what} {}{name}", m.title_id, m.title_name, m.id);
@@ -213,7 +181,7 @@ pub fn missing(global: &GlobalArgs, kind: Option<MissingKind>) -> Result<(), Err
                 version(m.installed_version),
                 version(m.latest_version),
                 m.latest_date
-                    .map(|d| format!(" du {d}"))
+                    .map(|date| lang().msg(&Msg::CliDated { date }))
                     .unwrap_or_default()
             ),
         }

@@ -1,11 +1,12 @@
 //! Keeping the library tidy from the command line: `dedupe` and `organize`, each as a
 //! preview (`--dry-run`, which only reads) or as the task run in the foreground.
 
+use super::out::{colon, lang, tell, word};
 use super::{open_store, task};
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
-use crate::error::counts::{agree, count, number};
-use crate::error::Error;
+use crate::error::i18n::M;
+use crate::error::{Error, Msg};
 use crate::jobs::organize;
 use crate::jobs::{dedupe, Start, Task};
 use crate::store::organize_runs;
@@ -19,28 +20,19 @@ pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
     let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;
     let drops = dedupe::plan(&db, &config.library, config.dedupe_keep)?;
+    let colon = colon();
     for d in &drops {
-        let why = match d.reason {
-            TrashReason::Superseded => "remplacé",
-            _ => "doublon",
-        };
-        say!("{why:<9} {} (v{}) : {}", d.title_id, d.version, d.key);
-        say!("          gardé : {}", d.kept);
+        let why = word(match d.reason {
+            TrashReason::Superseded => M::DropSuperseded,
+            _ => M::DropDuplicate,
+        });
+        say!("{why:<9} {} (v{}){colon}{}", d.title_id, d.version, d.key);
+        say!("          {}{colon}{}", word(M::DropKept), d.kept);
     }
-    let bytes: u64 = drops.iter().map(|d| d.size).sum();
-    match drops.len() {
-        0 => say!("Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille."),
-        n => {
-            let n = n as u64;
-            say!(
-                "{} {} à la corbeille ({}) ; « ludotheque dedupe » {} met.",
-                count(n, "fichier", "fichiers"),
-                agree(n, "partirait", "partiraient"),
-                count(bytes, "octet", "octets"),
-                agree(n, "l'y", "les y")
-            )
-        }
-    }
+    tell(&Msg::CliDedupePreview {
+        files: drops.len() as u64,
+        bytes: drops.iter().map(|d| d.size).sum(),
+    });
     Ok(())
 }
 
@@ -62,10 +54,8 @@ pub fn organize(
         let before = newest()?;
         task::foreground(global, Task::Organize)?;
         match newest()?.filter(|&run| Some(run) != before) {
-            Some(run) => say!(
-                "Rangement {run} journalisé : « ludotheque organize --undo {run} » remet ses fichiers en place."
-            ),
-            None => say!("Rien à déplacer : chaque fichier est à sa place, ou la sienne est prise."),
+            Some(run) => tell(&Msg::CliOrganizeLogged { run }),
+            None => say!("{}", word(M::OrganizeNothing)),
         }
         return Ok(());
     }
@@ -77,22 +67,15 @@ pub fn organize(
         say!("  → {}", m.to);
     }
     for m in &plan.taken {
-        say!("place prise, non déplacé : {}", m.from);
+        say!("{}{}{}", word(M::PlaceTaken), colon(), m.from);
         say!("  ↛ {}", m.to);
     }
-    let left = plan.left as u64;
-    say!(
-        "{}, {} dont la place est prise, {} déjà en place, {} {} (non identifiés ou liens).",
-        count(
-            plan.moves.len() as u64,
-            "fichier à déplacer",
-            "fichiers à déplacer"
-        ),
-        number(plan.taken.len() as u64),
-        number(plan.in_place as u64),
-        number(left),
-        agree(left, "laissé tel quel", "laissés tels quels")
-    );
+    tell(&Msg::CliOrganizePreview {
+        moves: plan.moves.len() as u64,
+        taken: plan.taken.len() as u64,
+        in_place: plan.in_place as u64,
+        left: plan.left as u64,
+    });
     Ok(())
 }
 
@@ -100,18 +83,18 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
     let runs = organize_runs::list(&db, 1000)?;
     if runs.is_empty() {
-        say!("Aucun rangement n'a encore déplacé de fichier.");
+        tell(&Msg::CliNoOrganizeRun);
     }
     for r in runs {
-        let state = match r.undone_at {
-            Some(at) => format!("annulé le {}", time::local(at)),
-            None => count(r.moved, "déplacé", "déplacés"),
-        };
+        let state = lang().msg(&Msg::CliOrganizeRunState {
+            undone_at: r.undone_at.map(time::local),
+            moved: r.moved,
+            put_back: r.undone,
+        });
         say!(
-            "{:>4}  {}  {state}, {} remis en place  {}",
+            "{:>4}  {}  {state}  {}",
             r.id,
             time::local(r.started_at),
-            number(r.undone),
             r.template
         );
     }

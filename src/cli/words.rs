@@ -1,38 +1,42 @@
-//! The command line's French for what goes wrong: an error, printed once (each
-//! message's French is in `error::french`, shared with the web interface), and
-//! clap's usage errors, which clap writes in English.
+//! What goes wrong, as the command line says it: an error, printed once, and
+//! clap's usage errors, said as messages of the catalogue (`error::Msg`) in the
+//! command line's language (`out::lang`).
 
 use std::io::Write;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::error::{Error, Kind};
+use super::out::lang;
+use crate::error::{Error, Kind, Msg};
 use crate::text::printable;
 
 /// The line printed for an error.
 pub fn error_line(e: &Error) -> String {
-    match e.kind {
-        Kind::Internal => "erreur interne de ludotheque".into(),
-        _ => format!("erreur : {}", e.msg.french()),
-    }
+    lang().msg(&match e.kind {
+        Kind::Internal => Msg::CliInternal,
+        _ => Msg::CliError {
+            message: lang().msg(&e.msg),
+        },
+    })
 }
 
-/// Print an error once, on standard error: its French line, then its cause when it
-/// has one (in the words of the system or library that failed, for whoever fixes
-/// it). The log does not repeat it.
+/// Print an error once, on standard error: its line, then its cause when it has
+/// one (in the words of the system or library that failed, for whoever fixes it).
+/// The log does not repeat it.
 pub fn report(e: &Error) {
     let mut text = printable(&error_line(e)).into_owned();
     if let Some(cause) = &e.cause {
-        text.push_str("\n  détail : ");
-        text.push_str(&printable(cause));
+        let cause = printable(cause).into_owned();
+        text.push_str("\n  ");
+        text.push_str(&lang().msg(&Msg::CliCause { cause }));
     }
     // Nowhere left to say it when standard error is closed too.
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
-/// A usage error in French, then exit 2 as clap does; `--help`, `--version` and a
-/// command named without its subcommand (its help) are printed by clap, from the
-/// French tree.
+/// A usage error in the command line's language, then exit 2 as clap does;
+/// `--help`, `--version` and a command named without its subcommand (its help) are
+/// printed by clap, from the tree in that language.
 pub fn usage_error(e: clap::Error) -> ! {
     if matches!(
         e.kind(),
@@ -42,18 +46,21 @@ pub fn usage_error(e: clap::Error) -> ! {
     ) {
         e.exit()
     }
-    let mut text = format!("erreur : {}", printable(&sentence(&e)));
+    let message = printable(&sentence(&e)).into_owned();
+    let mut text = lang().msg(&Msg::CliError { message });
     if let Some(ContextValue::StyledStr(usage)) = e.get(ContextKind::Usage) {
         let usage = usage.to_string();
-        let usage = usage.trim_start_matches("Usage:").trim();
-        text.push_str(&format!("\n\nUtilisation : {usage}"));
+        let usage = usage.trim_start_matches("Usage:").trim().to_string();
+        text.push_str("\n\n");
+        text.push_str(&lang().msg(&Msg::UsageLine { usage }));
     }
-    text.push_str("\n\nPour en savoir plus : « --help ».");
+    text.push_str("\n\n");
+    text.push_str(&lang().msg(&Msg::UsageMore));
     let _ = writeln!(std::io::stderr(), "{text}");
     std::process::exit(2)
 }
 
-/// What clap found wrong, in French.
+/// What clap found wrong, as a message.
 fn sentence(e: &clap::Error) -> String {
     let one = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => s.clone(),
@@ -61,62 +68,58 @@ fn sentence(e: &clap::Error) -> String {
         _ => String::new(),
     };
     let (arg, value) = (one(ContextKind::InvalidArg), one(ContextKind::InvalidValue));
-    let mut out = match e.kind() {
-        ErrorKind::UnknownArgument => format!("argument inattendu « {arg} »"),
-        ErrorKind::InvalidSubcommand => {
-            format!(
-                "commande inconnue « {} »",
-                one(ContextKind::InvalidSubcommand)
-            )
-        }
-        ErrorKind::InvalidValue if value.is_empty() => {
-            format!("« {arg} » demande une valeur")
-        }
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
-            format!("valeur « {value} » invalide pour « {arg} »")
-        }
-        ErrorKind::MissingRequiredArgument => format!("argument requis absent : {arg}"),
-        ErrorKind::MissingSubcommand => format!(
-            "« {} » demande une commande",
-            one(ContextKind::InvalidSubcommand)
-        ),
-        ErrorKind::ArgumentConflict => match one(ContextKind::PriorArg) {
-            prior if prior == arg => format!("« {arg} » ne peut être donné qu'une fois"),
-            prior => format!("« {arg} » ne peut pas être donné avec « {prior} »"),
+    let msg = match e.kind() {
+        ErrorKind::UnknownArgument => Msg::UsageUnknownArgument { arg },
+        ErrorKind::InvalidSubcommand => Msg::UsageUnknownCommand {
+            name: one(ContextKind::InvalidSubcommand),
         },
-        ErrorKind::TooManyValues => format!("valeur « {value} » en trop pour « {arg} »"),
-        ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => {
-            format!("« {arg} » n'a pas le bon nombre de valeurs")
-        }
-        ErrorKind::NoEquals => format!("« {arg} » demande un signe = avant sa valeur"),
-        ErrorKind::InvalidUtf8 => "un argument n'est pas de l'UTF-8 valide".into(),
-        _ => "la ligne de commande n'est pas valide".into(),
+        ErrorKind::InvalidValue if value.is_empty() => Msg::UsageNeedsValue { arg },
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => Msg::UsageBadValue { arg, value },
+        ErrorKind::MissingRequiredArgument => Msg::UsageMissing { arg },
+        ErrorKind::MissingSubcommand => Msg::UsageNeedsCommand {
+            name: one(ContextKind::InvalidSubcommand),
+        },
+        ErrorKind::ArgumentConflict => match one(ContextKind::PriorArg) {
+            prior if prior == arg => Msg::UsageOnce { arg },
+            prior => Msg::UsageConflict { arg, prior },
+        },
+        ErrorKind::TooManyValues => Msg::UsageExtraValue { arg, value },
+        ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => Msg::UsageValueCount { arg },
+        ErrorKind::NoEquals => Msg::UsageNoEquals { arg },
+        ErrorKind::InvalidUtf8 => Msg::UsageNotUtf8,
+        _ => Msg::UsageInvalid,
     };
-    out.push_str(&hints(e));
+    let mut out = lang().msg(&msg);
+    for hint in hints(e) {
+        out.push_str(&lang().msg(&hint));
+    }
     out
 }
 
 /// The possible values or commands, and clap's suggestion, when it has them.
-fn hints(e: &clap::Error) -> String {
+fn hints(e: &clap::Error) -> Vec<Msg> {
     let list = |kind| match e.get(kind) {
         Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join(", ")),
         Some(ContextValue::String(s)) => Some(s.clone()),
         _ => None,
     };
-    let mut out = String::new();
+    let mut out = Vec::new();
     if let Some(values) = list(ContextKind::ValidValue) {
-        out.push_str(&format!(" ; valeurs possibles : {values}"));
+        out.push(Msg::UsageValues { values });
     }
     if let Some(commands) = list(ContextKind::ValidSubcommand) {
-        out.push_str(&format!(" ; commandes : {commands}"));
+        out.push(Msg::UsageCommands { commands });
     }
     let suggested = list(ContextKind::SuggestedArg).or(list(ContextKind::SuggestedSubcommand));
     if let Some(suggested) = suggested {
-        out.push_str(&format!(" ; vouliez-vous dire « {suggested} » ?"));
+        out.push(Msg::UsageDidYouMean { suggested });
     }
     if e.kind() == ErrorKind::ValueValidation {
         if let Some(source) = std::error::Error::source(e) {
-            out.push_str(&format!(" ({source})"));
+            // clap's validator's own words (a number out of range), in English.
+            out.push(Msg::UsageWhy {
+                why: source.to_string(),
+            });
         }
     }
     out

@@ -1,7 +1,6 @@
 //! Numbers and counted nouns in both languages: the one place that knows how French
-//! and English count. The command line and messages' French (`error::french`) use
-//! its French shorthands; the web pages and the web's messages use [`Grammar`]. It
-//! sits in the bottom layer so that all of them reach it. French writes 0 and 1 in the
+//! and English count, for the messages (`error::msg`, `error::french`), the web
+//! pages and the command line alike. French writes 0 and 1 in the
 //! singular ("0 fichier", "1 fichier") and groups thousands with a narrow no-break
 //! space ("12 705"); English takes the singular for 1 only and groups with a comma.
 
@@ -69,28 +68,6 @@ impl Grammar {
     }
 }
 
-use crate::words::Unit;
-
-/// `n` with its thousands grouped the French way: "12 705", "1 048 576".
-pub fn number(n: u64) -> String {
-    Grammar::French.number(n)
-}
-
-/// `n` and its French noun agreeing with it: "0 fichier", "1 fichier", "12 705 fichiers".
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    Grammar::French.count(n, one, many)
-}
-
-/// The French word (a verb, an adjective) agreeing with a count of `n`.
-pub fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
-    Grammar::French.agree(n, one, many)
-}
-
-/// A size in French units with a decimal comma: "1,5 Go".
-pub fn size(bytes: u64) -> String {
-    Grammar::French.size(bytes)
-}
-
 /// A duration for people, the same in both languages: "45 s", "3 min 20 s", "2 h 05 min".
 pub fn duration(secs: u64) -> String {
     match secs {
@@ -100,25 +77,25 @@ pub fn duration(secs: u64) -> String {
     }
 }
 
-/// An amount of a task's unit: "1 fichier", "12 705 octets".
-pub fn amount(n: u64, unit: Unit) -> String {
-    match unit {
-        Unit::Bytes => count(n, "octet", "octets"),
-        Unit::Files => count(n, "fichier", "fichiers"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn zero_and_one_are_singular_two_is_plural() {
-        assert_eq!(count(0, "fichier", "fichiers"), "0 fichier");
-        assert_eq!(count(1, "fichier", "fichiers"), "1 fichier");
-        assert_eq!(count(2, "fichier", "fichiers"), "2 fichiers");
-        assert_eq!(agree(1, "supprimée", "supprimées"), "supprimée");
-        assert_eq!(agree(3, "supprimée", "supprimées"), "supprimées");
+        let fr = |n| Grammar::French.count(n, "fichier", "fichiers");
+        assert_eq!(
+            [fr(0), fr(1), fr(2)],
+            ["0 fichier", "1 fichier", "2 fichiers"]
+        );
+        assert_eq!(
+            Grammar::French.agree(1, "supprimée", "supprimées"),
+            "supprimée"
+        );
+        assert_eq!(
+            Grammar::French.agree(3, "supprimée", "supprimées"),
+            "supprimées"
+        );
         let en = |n| Grammar::English.count(n, "file", "files");
         assert_eq!(
             [en(0), en(1), en(12_705)],
@@ -131,6 +108,7 @@ mod tests {
 
     #[test]
     fn thousands_are_grouped_with_a_narrow_no_break_space() {
+        let number = |n| Grammar::French.number(n);
         assert_eq!(number(0), "0");
         assert_eq!(number(999), "999");
         assert_eq!(number(1000), "1\u{202F}000");
@@ -140,6 +118,7 @@ mod tests {
             number(u64::MAX),
             "18\u{202F}446\u{202F}744\u{202F}073\u{202F}709\u{202F}551\u{202F}615"
         );
-        assert_eq!(count(12_705, "titre", "titres"), "12\u{202F}705 titres");
+        let titles = Grammar::French.count(12_705, "titre", "titres");
+        assert_eq!(titles, "12\u{202F}705 titres");
     }
 }

@@ -2,11 +2,11 @@
 //! for a French reader. The match is exhaustive, so a new message does not compile
 //! until it is said here.
 
-use super::counts::{agree, count as plural, duration, number as n, size as bytes};
+use super::counts::{duration, Grammar};
 use super::details::detail;
 use super::msg::{NcaFault, NotBack, VerifyGap};
 use super::Msg;
-use crate::words::PushEnd;
+use crate::words::{KeysState, PushEnd, Unit};
 
 impl Msg {
     /// The message in French.
@@ -106,7 +106,7 @@ impl Msg {
             RatesPositive => "les limites de débit sont positives (--key-rate, --key-burst, --auth-failures-per-minute)".into(),
             UnknownUser { name } => format!("--local-access-users : aucun utilisateur de cette machine ne s'appelle « {name} »"),
             CannotListen { address } => format!("impossible d'écouter sur {address}"),
-            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", super::counts::amount(*done, *unit), super::counts::number(*total)),
+            TaskInterrupted { task, done, total, unit } => format!("la tâche {task} a été interrompue ({} sur {})", amount(*done, *unit), n(*total)),
             // The reason is the run's own message, kept as data and said in French.
             TaskFailed { task, message } => format!("la tâche {task} a échoué : {message}"),
             TaskRunning { task, by } => format!("une tâche est déjà en cours : {task}, lancée par {by} ; réessayez quand elle sera finie"),
@@ -243,6 +243,95 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             OrganizeAsk { files } => format!("Déplacer {} ?", files_fr(*files)),
             ConfirmClearPush { games, bytes: b } => format!("Retirer de la liste d'envoi {} ({}) ? Les fichiers restent dans la bibliothèque.", plural(*games, "jeu", "jeux"), bytes(*b)),
             ConfirmForgetDevice { name, host } => format!("Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée."),
+            ShopDefaultMessage { files } => format!("Ludothèque · {}", files_fr(*files)),
+            CliInternal => "erreur interne de ludotheque".into(),
+            CliError { message } => format!("erreur : {message}"),
+            CliCause { cause } => format!("détail : {cause}"),
+            UsageLine { usage } => format!("Utilisation : {usage}"),
+            UsageMore => "Pour en savoir plus : « --help ».".into(),
+            UsageUnknownArgument { arg } => format!("argument inattendu « {arg} »"),
+            UsageUnknownCommand { name } => format!("commande inconnue « {name} »"),
+            UsageNeedsValue { arg } => format!("« {arg} » demande une valeur"),
+            UsageBadValue { arg, value } => format!("valeur « {value} » invalide pour « {arg} »"),
+            UsageMissing { arg } => format!("argument requis absent : {arg}"),
+            UsageNeedsCommand { name } => format!("« {name} » demande une commande"),
+            UsageOnce { arg } => format!("« {arg} » ne peut être donné qu'une fois"),
+            UsageConflict { arg, prior } => format!("« {arg} » ne peut pas être donné avec « {prior} »"),
+            UsageExtraValue { arg, value } => format!("valeur « {value} » en trop pour « {arg} »"),
+            UsageValueCount { arg } => format!("« {arg} » n'a pas le bon nombre de valeurs"),
+            UsageNoEquals { arg } => format!("« {arg} » demande un signe = avant sa valeur"),
+            UsageNotUtf8 => "un argument n'est pas de l'UTF-8 valide".into(),
+            UsageInvalid => "la ligne de commande n'est pas valide".into(),
+            UsageValues { values } => format!(" ; valeurs possibles : {values}"),
+            UsageCommands { commands } => format!(" ; commandes : {commands}"),
+            UsageDidYouMean { suggested } => format!(" ; vouliez-vous dire « {suggested} » ?"),
+            UsageWhy { why } => format!(" ({why})"),
+            CliRememberedLibrary { library } => format!("Bibliothèque : {library} (celle du dernier lancement du service ; --library en nomme une autre)"),
+            DemoWritten { dir, files } => format!("Bibliothèque de démonstration écrite dans {dir} : {}.", files_fr(*files)),
+            DemoTitleDataImported { data } => format!("Ses données de titres sont importées (dossier de données {data})."),
+            DemoTitleDataKept { dir } => format!("Le dossier de données a déjà des données de titres : celles de la démo sont dans {dir}."),
+            DemoTryIt { data, library } => format!("Lancez « ludotheque --data {data} --library {library} serve » pour l'essayer."),
+            CliTaskDone { task, said } => format!("Tâche {task} réussie : {said}."),
+            CliTaskPartial { task, said } => format!("Tâche {task} terminée avec des erreurs : {said}."),
+            CliFileFailed { key, why } => format!("  {key} : {why}"),
+            CliHandedOff { task } => format!("Tâche {task} confiée au service qui utilise ce dossier de données ; Ctrl-C l'annule."),
+            CliHealthy { url } => format!("Le service à l'adresse {url} est en bonne santé."),
+            CliDeviceSet { name, address } => format!("Console « {name} » réglée sur {address}."),
+            CliNoDevice => "Aucune console n'est réglée.".into(),
+            CliDeviceForgotten => "Console oubliée.".into(),
+            CliWaiting { games, bytes } => format!("{}, {} en attente", plural(*games, "jeu", "jeux"), plural(*bytes, "octet", "octets")),
+            CliPushAdded { key } => format!("Ajouté à la liste d'envoi : {key}"),
+            CliPushRemoved { key } => format!("Retiré de la liste d'envoi : {key}"),
+            CliRestored { key } => format!("Restauré : {key}"),
+            CliPurgedOne { key } => format!("Supprimé définitivement : {key}"),
+            CliPurgedExpired { entries } => format!("{} {} définitivement.", plural(*entries, "entrée expirée", "entrées expirées"), agree(*entries, "supprimée", "supprimées")),
+            CliPurgedAll { entries } => format!("{} {} définitivement.", plural(*entries, "entrée", "entrées"), agree(*entries, "supprimée", "supprimées")),
+            CliTrashDates { deleted, expires } => format!("supprimé le {deleted}  expire le {expires}"),
+            CliTrashTotal { entries, bytes } => format!("{}, {}.", plural(*entries, "entrée", "entrées"), plural(*bytes, "octet", "octets")),
+            CliBackedUp { file } => format!("Base de données sauvegardée dans {file}."),
+            CliBackupNoKeys => "Le fichier de clés de console (prod.keys) n'est pas dans la copie : gardez-en une copie à part, ou extrayez-le de nouveau de votre console.".into(),
+            CliKeyCreated { name, id, access } => format!("Clé d'API créée : {name} (id {id}, accès {access})"),
+            CliKeyShownOnce => "Cette clé n'est conservée que sous forme d'empreinte (SHA-256) : elle ne pourra plus jamais être affichée. Copiez-la maintenant.".into(),
+            CliKeyRevoked { name, id, prefix } => format!("Clé d'API révoquée : {name} (id {id}, {prefix})"),
+            CliKeyWasRevoked { name, id } => format!("La clé d'API {name} (id {id}) était déjà révoquée."),
+            CliNoApiKey => "Aucune clé d'API.".into(),
+            CliRevokedOn { date } => format!("révoquée le {date}"),
+            CliAccountCreated { name, role } => format!("Compte créé : {name} ({role})"),
+            CliPasswordChanged { name, ended } => format!("Mot de passe changé pour {name} ; {}.", plural(*ended, "session fermée", "sessions fermées")),
+            CliAccountDeleted { name } => format!("Compte supprimé : {name}"),
+            CliNoAccount => "Aucun compte.".into(),
+            CliConsoleAdded { name } => format!("Console ajoutée : {name}"),
+            CliConsolePasswordOnce => "Saisissez-les dans l'installateur de la console (la page Consoles explique où, installateur par installateur). Ce mot de passe n'est conservé que sous forme d'empreinte : il ne pourra plus être affiché. Copiez-le maintenant.".into(),
+            CliNoConsole => "Aucune console : « ludotheque console add NOM » en ajoute une.".into(),
+            CliConsoleRemoved { name } => format!("Console retirée : {name} (son mot de passe ne fonctionne plus)."),
+            CliDedupePreview { files: 0, .. } => "Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille.".into(),
+            CliDedupePreview { files, bytes: b } => format!("{} {} à la corbeille ({}) ; « ludotheque dedupe » {} met.", files_fr(*files), agree(*files, "partirait", "partiraient"), plural(*b, "octet", "octets"), agree(*files, "l'y", "les y")),
+            CliOrganizeLogged { run } => format!("Rangement {run} journalisé : « ludotheque organize --undo {run} » remet ses fichiers en place."),
+            CliOrganizePreview { moves, taken, in_place, left } => format!("{}, {} dont la place est prise, {} déjà en place, {} {} (non identifiés ou liens).", plural(*moves, "fichier à déplacer", "fichiers à déplacer"), n(*taken), n(*in_place), n(*left), agree(*left, "laissé tel quel", "laissés tels quels")),
+            CliNoOrganizeRun => "Aucun rangement n'a encore déplacé de fichier.".into(),
+            CliOrganizeRunState { undone_at: Some(at), put_back, .. } => format!("annulé le {at}, {} remis en place", n(*put_back)),
+            CliOrganizeRunState { undone_at: None, moved, put_back } => format!("{}, {} remis en place", plural(*moved, "déplacé", "déplacés"), n(*put_back)),
+            CliKeysImported { file } => format!("Clés de console importées dans {file} (mode 0600)."),
+            CliKeysTakenLive => "Un service en marche les prend en compte sans redémarrer.".into(),
+            CliKeysFile { file } => format!("Fichier de clés de console : {file}"),
+            CliKeysUnusable { why } => format!("Ce fichier n'est pas utilisable : {why}"),
+            CliKeysState { state, files } => format!("{} {}", files_fr(*files), match state {
+                KeysState::Read => agree(*files, "lu avec les clés", "lus avec les clés"),
+                KeysState::Partial => agree(*files, "lu en partie avec les clés (nom ou icône illisibles : voir sa remarque)", "lus en partie avec les clés (nom ou icône illisibles : voir leur remarque)"),
+                KeysState::WrongKeys => agree(*files, "ne se déchiffre pas avec ces clés (header_key est-elle la bonne ?)", "ne se déchiffrent pas avec ces clés (header_key est-elle la bonne ?)"),
+                KeysState::MissingKey => agree(*files, "demande une révision de clés qui manque", "demandent une révision de clés qui manque"),
+                KeysState::Unreadable => agree(*files, "illisible avec les clés", "illisibles avec les clés"),
+            }),
+            CliImportedCatalogue { name, ids, empty_version, other_console, no_kind } => format!("{name} : {} ; ignorés : {} sans version, {} d'une autre console, {} d'aucun type", plural(*ids, "identifiant de titre", "identifiants de titres"), n(*empty_version), n(*other_console), n(*no_kind)),
+            CliImportedHistory { name, ids, versions, skipped, oversized, max_kib } => format!("{name} : {} de {} ; {}{}", plural(*versions, "version datée", "versions datées"), plural(*ids, "identifiant", "identifiants"), plural(*skipped, "ignoré", "ignorés"), oversized_fr(*oversized, *max_kib)),
+            CliImportedRegion { name, entries, skipped, oversized, max_kib } => format!("{name} : {} ; {} (sans identifiant ou sans nom){}", plural(*entries, "titre importé", "titres importés"), plural(*skipped, "ignoré", "ignorés"), oversized_fr(*oversized, *max_kib)),
+            CliRenamed { games } => format!("{}.", plural(*games, "jeu renommé", "jeux renommés")),
+            CliTitleDataUnchanged => "Les données de titres sont à jour : rien n'a changé à la source.".into(),
+            CliNoTitleData => "Aucune donnée de titres importée (ludotheque titles import).".into(),
+            CliLastImport { date, days, files } => format!("Dernier import : {date} ({}), fichiers : {files}", match days { 0 => "aujourd'hui".to_string(), 1 => "hier".to_string(), d => format!("il y a {}", plural(*d, "jour", "jours")) }),
+            CliTitleCounts { known, versions, titles, updates, dlc } => format!("{}, {} ; dans la bibliothèque : {}, {} avec une mise à jour disponible, {} avec des DLC manquants.", plural(*known, "titre connu", "titres connus"), plural(*versions, "identifiant de version", "identifiants de versions"), plural(*titles, "titre", "titres"), n(*updates), n(*dlc)),
+            CliIgnored { title, dlc, updates, counted } => format!("{} : {} {}.", title.as_deref().unwrap_or("tous les titres"), match (dlc, updates) { (true, true) => "les DLC manquants et les mises à jour", (true, false) => "les DLC manquants", _ => "les mises à jour" }, if *counted { "sont de nouveau comptés" } else { "ne sont plus comptés" }),
+            CliDated { date } => format!(" du {date}"),
         }
     }
 }
@@ -305,6 +394,47 @@ fn icons_french(icons: &Option<(u64, u64)>) -> String {
             n(*failed)
         ),
         None => String::new(),
+    }
+}
+
+/// ", et 2 champs passés de plus de 64 Kio", or nothing.
+fn oversized_fr(fields: u64, max_kib: u64) -> String {
+    match fields {
+        0 => String::new(),
+        n => format!(
+            ", et {} de plus de {max_kib} Kio",
+            plural(n, "champ passé", "champs passés")
+        ),
+    }
+}
+
+const FR: Grammar = Grammar::French;
+
+/// `n` and its noun agreeing with it: "0 fichier", "12 705 fichiers".
+fn plural(n: u64, one: &str, many: &str) -> String {
+    FR.count(n, one, many)
+}
+
+/// The word (a verb, an adjective) agreeing with a count of `n`.
+fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
+    FR.agree(n, one, many)
+}
+
+/// `n` with its thousands grouped: "12 705".
+fn n(value: u64) -> String {
+    FR.number(value)
+}
+
+/// A size in French units: "1,5 Go".
+fn bytes(value: u64) -> String {
+    FR.size(value)
+}
+
+/// An amount of a task's unit: "1 fichier", "12 705 octets".
+fn amount(n: u64, unit: Unit) -> String {
+    match unit {
+        Unit::Bytes => plural(n, "octet", "octets"),
+        Unit::Files => plural(n, "fichier", "fichiers"),
     }
 }
 

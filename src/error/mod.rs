@@ -13,6 +13,7 @@
 pub mod counts;
 mod details;
 mod french;
+pub mod i18n;
 mod msg;
 
 use std::fmt;

@@ -160,11 +160,11 @@ impl Catalogue {
             .collect();
         let message = match stamp.3.as_deref().map(str::trim) {
             Some(m) if !m.is_empty() => m.to_string(),
-            // "1 fichier", "12 705 fichiers": French, as the shop's default message.
-            _ => format!(
-                "Ludothèque · {}",
-                crate::error::counts::count(items.len() as u64, "fichier", "fichiers")
-            ),
+            // French, the product's language: consoles send no language to ask for.
+            _ => crate::error::Msg::ShopDefaultMessage {
+                files: items.len() as u64,
+            }
+            .french(),
         };
         Ok(Catalogue {
             facts: titles::of_library(db)?,

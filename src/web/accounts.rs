@@ -8,9 +8,9 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::M;
 use super::view::{query_value, Viewer};
 use crate::accounts;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply};

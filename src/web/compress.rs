@@ -7,8 +7,8 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::M;
 use super::view::Viewer;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::words::{Container, Task};
@@ -131,8 +131,8 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::i18n::Lang;
     use super::*;
+    use crate::error::i18n::Lang;
 
     /// The selection bar's script fills `M::CompressEstimate` with the sizes it sums;
     /// the server says `Msg::CompressEstimate`: the two must read the same.

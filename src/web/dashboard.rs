@@ -4,9 +4,9 @@
 
 use maud::{html, Markup};
 
-use super::i18n::M;
 use super::tasks::{failures_of_last, first_scan_note, task_panel};
 use super::view::{number, page, size, Viewer};
+use crate::error::i18n::M;
 use crate::error::Error;
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply};

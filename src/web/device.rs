@@ -11,9 +11,9 @@ use maud::{html, Markup};
 use serde::Serialize;
 
 use super::body;
-use super::i18n::M;
 use super::view::{count, date, key_path, kind, page, size, Viewer};
 use crate::device::Reach;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::store::{device, push_list};

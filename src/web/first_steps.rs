@@ -11,8 +11,8 @@
 
 use maud::{html, Markup};
 
-use super::i18n::M;
 use super::view::{page, Viewer};
+use crate::error::i18n::M;
 use crate::error::Error;
 use crate::http::{Ctx, Reply};
 use crate::words::Task;

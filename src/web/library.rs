@@ -9,9 +9,9 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::M;
 use super::pager;
 use super::view::{self, date, key_path, kind, page, query_value, size, Viewer};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};

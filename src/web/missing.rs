@@ -9,8 +9,8 @@
 
 use maud::html;
 
-use super::i18n::M;
 use super::view::{page, Viewer};
+use crate::error::i18n::M;
 use crate::error::Error;
 use crate::http::response::status_and_slug;
 use crate::http::{Ctx, Reply};

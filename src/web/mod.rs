@@ -13,7 +13,6 @@ pub mod console_keys;
 pub mod dashboard;
 pub mod device;
 pub mod first_steps;
-pub mod i18n;
 pub mod library;
 pub mod missing;
 pub mod pager;

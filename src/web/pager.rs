@@ -9,8 +9,8 @@
 
 use maud::{html, Markup};
 
-use super::i18n::M;
 use super::view::{number, Viewer};
+use crate::error::i18n::M;
 use crate::error::Error;
 use crate::http::params::{Paging, DEFAULT_LIMIT};
 

@@ -2,8 +2,8 @@
 //! The words are `M`'s and the sentences with values `Msg`'s; this module only puts
 //! them together from a job's status.
 
-use super::i18n::M;
 use super::view::{count, number, size, Viewer};
+use crate::error::i18n::M;
 use crate::error::Msg;
 use crate::words::StartedBy;
 
@@ -52,8 +52,8 @@ pub fn first_scan(v: &Viewer, done: u64, total: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::i18n::Lang;
     use super::*;
+    use crate::error::i18n::Lang;
 
     fn viewer(lang: Lang) -> Viewer {
         Viewer {

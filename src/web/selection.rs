@@ -9,8 +9,8 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::M;
 use super::view::Viewer;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::library::LibraryKey;

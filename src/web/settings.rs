@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::body;
 use super::first_steps::{server_folder, Folder};
-use super::i18n::{Lang, M};
 use super::sign_in::{session_cookie, take_login_token, Me, SignedOut};
 use super::view::{self, date, page, size, Viewer};
+use crate::error::i18n::{Lang, M};
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply};

@@ -9,8 +9,8 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::M;
 use super::view::{date, size, Viewer};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::auth::{host_only, is_loopback_host};
 use crate::http::{Ctx, Reply};

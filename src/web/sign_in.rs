@@ -7,9 +7,9 @@ use maud::html;
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::M;
 use super::view::{self, query_value};
 use crate::accounts;
+use crate::error::i18n::M;
 use crate::error::{Error, Kind, Msg};
 use crate::http::auth::{self};
 use crate::http::{Ctx, Reply, Req};

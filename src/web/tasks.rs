@@ -7,9 +7,9 @@
 use maud::{html, Markup};
 use serde::Serialize;
 
-use super::i18n::M;
 use super::phrases;
 use super::view::{self, count, date, number, page, Viewer};
+use crate::error::i18n::M;
 use crate::error::{Error, Failure, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::Snapshot;

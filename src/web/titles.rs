@@ -8,9 +8,9 @@ use maud::{html, Markup};
 use serde::Deserialize;
 
 use super::body;
-use super::i18n::M;
 use super::pager;
 use super::view::{count, key_path, kind, page, query_value, redirect, size, Size, Viewer};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::params::Paging;
 use crate::http::{Ctx, Reply};

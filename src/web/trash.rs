@@ -7,9 +7,9 @@ use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::i18n::M;
 use super::view::{self, count, date, page, size, Viewer};
 use crate::api::v1::types::TrashEntry;
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::library::LibraryKey;

@@ -13,9 +13,9 @@
 use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
-use super::i18n::M;
 use super::tasks::{start_button_asking, Ask};
 use super::view::{self, count, number as num, page, size, Viewer};
+use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::{dedupe, organize};

@@ -3,7 +3,7 @@
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use super::i18n::{Lang, M};
+use crate::error::i18n::{Lang, M};
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply, Req};
@@ -385,14 +385,7 @@ pub fn task_word(v: &Viewer, task: Task) -> &'static str {
 
 /// How a task run ended, for people.
 pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
-    v.t(match result {
-        TaskResult::Ok => M::ResultOk,
-        TaskResult::Partial => M::ResultPartial,
-        TaskResult::Failed => M::ResultFailed,
-        TaskResult::Cancelled => M::ResultCancelled,
-        TaskResult::Interrupted => M::ResultInterrupted,
-        TaskResult::Running => M::ResultRunning,
-    })
+    v.t(M::of_result(result))
 }
 
 /// Why a file is in the trash, for people.

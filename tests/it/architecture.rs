@@ -566,3 +566,92 @@ fn test_modules_end_their_file() {
         mid.join("\n")
     );
 }
+
+/// The catalogue: every sentence a person reads is a message of `error::msg` (its
+/// English) with its French in `error::french`, or a word of `error::i18n`; the help's
+/// French is clap's tree in `cli::help_fr`, counting is `error::counts`.
+const CATALOGUE: &[&str] = &[
+    "src/error/french.rs",
+    "src/error/i18n.rs",
+    "src/error/counts.rs",
+    "src/cli/help_fr.rs",
+    // The French of a technical detail, until parser reasons are typed (#49, §4).
+    "src/error/details.rs",
+];
+
+/// Literals that look French and are not sentences: a language named in itself, and
+/// the pager's quotation marks.
+const NOT_SENTENCES: &[&str] = &["Français", "«", "»"];
+
+/// The string literals of `code` that read as French: an accented letter or a French
+/// function word. (line, literal), 1-based.
+fn french_literals(code: &str) -> Vec<(usize, String)> {
+    let words = [
+        "le", "la", "les", "des", "une", "est", "sont", "pas", "dans", "avec", "pour", "aucun",
+        "aucune", "fichier", "fichiers", "jeu", "jeux",
+    ];
+    let mut found = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        let mut parts = line.split('"');
+        parts.next();
+        while let (Some(literal), rest) = (parts.next(), parts.next()) {
+            // The product's name is a name in every language.
+            let text = literal.replace("Ludothèque", "");
+            let accented = text.chars().any(|c| "éèêëàâçùûîïôœÉÈÀÇ«»".contains(c));
+            let word = text
+                .split(|c: char| !c.is_alphabetic())
+                .any(|w| words.contains(&w.to_lowercase().as_str()));
+            if (accented || word) && !NOT_SENTENCES.contains(&literal) {
+                found.push((n + 1, literal.to_string()));
+            }
+            if rest.is_none() {
+                break;
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_french_sentence_outside_the_catalogue() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    sources(&root.join("src"), &mut files);
+    let mut outside = Vec::new();
+    for file in &files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        // The demo's and the test generators' game names are data, not sentences.
+        let data = relative.starts_with("src/library/synth") || relative == "src/library/demo.rs";
+        if CATALOGUE.contains(&relative.as_str()) || data {
+            continue;
+        }
+        let code = product_code(&std::fs::read_to_string(file).unwrap());
+        for (n, literal) in french_literals(&code) {
+            outside.push(format!("{relative}:{n}: {literal}"));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "French outside the catalogue (make it a Msg or an M word):\n{}",
+        outside.join("\n")
+    );
+}
+
+/// The check finds a French sentence planted in a command, and passes the same
+/// line in English or in a comment.
+#[test]
+fn the_check_sees_a_french_sentence_planted_in_a_command() {
+    let planted = "    say!(\"Rien à faire : la corbeille est vide.\");\n";
+    assert_eq!(french_literals(planted).len(), 1);
+    assert_eq!(french_literals("    say!(\"Aucun fichier\");").len(), 1);
+    assert!(french_literals("    // say!(\"Rien à faire.\");").is_empty());
+    assert!(french_literals("    say!(\"Nothing to do: the trash is empty.\");").is_empty());
+    assert!(french_literals("    let name = \"Ludothèque\";").is_empty());
+}

@@ -1,11 +1,11 @@
 //! The command line as its user meets it, through the real binary: its help and its
-//! usage errors in French, counts that agree with their nouns, a reader that stops
-//! reading, and each error printed once.
+//! usage errors in French (and in English under an English locale), counts that
+//! agree with their nouns, a reader that stops reading, and each error printed once.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::harness::{Folders, TestServer, BIN};
+use crate::harness::{Folders, TestServer};
 use ludotheque::testkit::Msg;
 
 /// `--help`, `-h` and `help CMD`, at each depth: French headings and descriptions,
@@ -105,7 +105,7 @@ fn with_stdout_closed(args: &[&str]) -> (std::process::ExitStatus, String) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let folders = Folders::new();
-    let mut child = Command::new(BIN)
+    let mut child = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .args(args)
@@ -174,7 +174,7 @@ fn cli_each_error_prints_once() {
     );
     let file = folders.tmp.path().join("a-file");
     std::fs::write(&file, "").unwrap();
-    let out = Command::new(BIN)
+    let out = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", file.to_str().unwrap(), "scan"])
         .output()
@@ -189,4 +189,78 @@ fn cli_each_error_prints_once() {
     let (st, _, err) = folders.cli(&["serve", "--listen", "127.0.0.1:0"]);
     assert!(!st.success());
     once(&err, &format!("erreur : {}", Msg::DataLocked.french()));
+}
+
+/// `folders.cli` in another locale.
+fn cli_in(folders: &Folders, locale: &str, args: &[&str]) -> (bool, String, String) {
+    let out = crate::harness::ludotheque()
+        .env("LC_ALL", locale)
+        .args(["--data", folders.data.to_str().unwrap()])
+        .args(["--library", folders.library.to_str().unwrap()])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Under an English locale the command line speaks English: its messages, its
+/// tables' headings, its usage errors and its help, with English counts; French
+/// stays for any other locale (the product's language), `C` included.
+#[test]
+fn an_english_locale_gets_english_output() {
+    let folders = Folders::new();
+    let en = "en_US.UTF-8";
+    let (ok, out, err) = cli_in(&folders, en, &["apikey", "create", "nightly"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("API key created: nightly (id 1, full access)"),
+        "{out}"
+    );
+    let (_, out, _) = cli_in(&folders, en, &["apikey", "list"]);
+    let heading = out.lines().next().unwrap();
+    let words: Vec<&str> = heading
+        .split("  ")
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "ID",
+            "NAME",
+            "PREFIX",
+            "ACCESS",
+            "CREATED",
+            "LAST USED",
+            "STATE"
+        ]
+    );
+    assert!(out.contains(" never ") && out.contains(" full "), "{out}");
+    let (_, out, _) = cli_in(&folders, en, &["trash", "list"]);
+    assert_eq!(out, "The trash is empty.\n0 entries, 0 bytes.\n");
+    let (ok, _, err) = cli_in(&folders, en, &["scna"]);
+    assert!(!ok);
+    assert!(
+        err.starts_with("error: unknown command “scna”; did you mean “scan”?"),
+        "{err}"
+    );
+    assert!(err.contains("\n\nUsage: ludotheque") && err.contains("For more information"));
+    let (_, out, _) = cli_in(&folders, en, &["trash", "--help"]);
+    assert!(
+        out.contains("Usage:") && out.contains("Print help"),
+        "{out}"
+    );
+    // Any other locale: French, as the harness's own runs.
+    for other in ["C.UTF-8", "de_DE.UTF-8", ""] {
+        let (_, out, _) = cli_in(&folders, other, &["trash", "list"]);
+        assert_eq!(
+            out, "La corbeille est vide.\n0 entrée, 0 octet.\n",
+            "{other:?}"
+        );
+    }
+    let english = Msg::CliNoApiKey.english();
+    let (_, out, _) = cli_in(&Folders::new(), en, &["apikey", "list"]);
+    assert_eq!(out, format!("{english}\n"));
 }

@@ -8,11 +8,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
 
-use crate::harness::{capital, Folders, Resp, TestServer, BIN};
+use crate::harness::{capital, Folders, Resp, TestServer};
 use crate::web::{add_user, send_json, sign_in};
 use ludotheque::testkit::Msg;
 
@@ -146,7 +145,7 @@ fn import_installs_the_file_0600_and_status_lists_what_is_present_and_derived() 
     // Made-up master keys fail nsz's public checksums: a warning, not a refusal.
     let warning = out
         .lines()
-        .find(|l| l.starts_with("Attention, ne correspondent pas à leur somme de contrôle"))
+        .find(|l| l.starts_with("Ne correspondent pas à leur somme de contrôle"))
         .unwrap_or_else(|| panic!("no checksum warning:\n{out}"));
     assert!(
         warning.contains("master_key_00, master_key_03"),
@@ -261,7 +260,7 @@ fn header_only_derived_only_and_master_plus_sources_files_in_status() {
         .key("master_key_02", 16)
         .sources();
     master.write(&file);
-    let run = Command::new(BIN)
+    let run = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .args(["keys", "status"])
@@ -305,7 +304,7 @@ fn without_a_file_status_says_what_keys_would_add_and_what_the_library_lacks() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("Aucun fichier de clés de console"), "{out}");
     assert!(
-        out.contains("identifiés par leur contenu") && out.contains("Lockpick_RCM"),
+        out.contains("identification par le contenu") && out.contains("Lockpick_RCM"),
         "{out}"
     );
     // What a keyed scan would have written: three files lacking revision 0x12, one

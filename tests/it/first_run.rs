@@ -4,14 +4,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use crate::harness::{TestServer, BIN};
+use crate::harness::TestServer;
 use ludotheque::testkit::Msg;
 
 /// The binary run in `cwd` with `args` only: no folder given by a variable either.
 fn bare(cwd: &Path, args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
+    let mut child = crate::harness::ludotheque()
         .args(args)
         .current_dir(cwd)
         .env_remove("LUDOTHEQUE_DATA")
@@ -60,7 +60,7 @@ fn health_status(addr: &str) -> String {
 fn serve_flags_work_without_the_word_serve() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, library) = (tmp.path().join("D"), tmp.path().join("L"));
-    let mut child = Command::new(BIN)
+    let mut child = crate::harness::ludotheque()
         .args(["--listen", "127.0.0.1:0", "--watch", "off"])
         .args(["--data", data.to_str().unwrap()])
         .args(["--library", library.to_str().unwrap()])
@@ -270,7 +270,7 @@ fn log_lines_go_above_the_progress_bar_on_a_terminal() {
         .write(true)
         .open(&terminal)
         .unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .arg("scan")
@@ -336,7 +336,7 @@ fn trash_list_says_local_time_with_its_offset() {
     let page = s.get("/trash").body;
     assert!(says_a_time_with_offset(&page), "{page}");
     drop(s);
-    let out = Command::new(BIN)
+    let out = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .args(["trash", "list"])

@@ -323,7 +323,7 @@ fn the_access_log_never_contains_the_query_string() {
 fn every_flag_can_come_from_a_ludotheque_variable() {
     use std::io::BufRead;
     let folders = Folders::new();
-    let mut child = std::process::Command::new(crate::harness::BIN)
+    let mut child = crate::harness::ludotheque()
         .env("LUDOTHEQUE_DATA", &folders.data)
         .env("LUDOTHEQUE_LIBRARY", &folders.library)
         .env("LUDOTHEQUE_LISTEN", "127.0.0.1:0")
@@ -358,7 +358,7 @@ fn every_flag_can_come_from_a_ludotheque_variable() {
     let _ = child.wait();
     // A flag wins over its variable.
     let (status, out, _) = {
-        let out = std::process::Command::new(crate::harness::BIN)
+        let out = crate::harness::ludotheque()
             .env("LUDOTHEQUE_DATA", "/nonexistent/never")
             .args(["--data", folders.data.to_str().unwrap(), "apikey", "list"])
             .output()

@@ -20,7 +20,7 @@ fn socket(folders: &Folders) -> std::path::PathBuf {
 
 /// A command of the binary on these folders, left running.
 fn spawn_cli(folders: &Folders, args: &[&str]) -> Child {
-    Command::new(BIN)
+    crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .args(args)
@@ -131,6 +131,7 @@ fn progress_is_drawn_on_a_terminal_and_ctrl_c_cancels_the_task() {
         folders.library.display()
     );
     let cli = Command::new("script")
+        .env("LC_ALL", "fr_FR.UTF-8")
         .args(["-qefc", &line, "/dev/null"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

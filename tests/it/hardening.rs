@@ -462,7 +462,7 @@ fn the_data_folder_and_database_are_private_whatever_the_umask() {
     // A server with every file it makes open to all, but for its own choices.
     // SAFETY: umask only changes the child's file-creation mask.
     let mut server = unsafe {
-        std::process::Command::new(crate::harness::BIN)
+        crate::harness::ludotheque()
             .args(["--data", data.to_str().unwrap()])
             .args(["--library", library.to_str().unwrap()])
             .args(["serve", "--listen", "127.0.0.1:0"])
@@ -498,7 +498,7 @@ fn the_data_folder_and_database_are_private_whatever_the_umask() {
         std::fs::Permissions::from_mode(0o644),
     )
     .unwrap();
-    let out = std::process::Command::new(crate::harness::BIN)
+    let out = crate::harness::ludotheque()
         .args(["--data", data.to_str().unwrap()])
         .args(["--library", library.to_str().unwrap()])
         .args(["apikey", "list"])

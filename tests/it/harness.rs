@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,15 @@ use ludotheque::testkit::Msg;
 use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_ludotheque");
+
+/// The binary, speaking French whatever this machine's locale: the command line
+/// follows `LC_ALL`/`LC_MESSAGES`/`LANG`, and the tests read its French (the one
+/// English test sets its own locale).
+pub fn ludotheque() -> std::process::Command {
+    let mut command = std::process::Command::new(BIN);
+    command.env("LC_ALL", "fr_FR.UTF-8");
+    command
+}
 
 /// Long enough for a change under a watched library to settle (3 s), be polled (2 s)
 /// and start a scan, with room to spare.
@@ -153,7 +162,7 @@ impl Folders {
 
     /// [`Folders::cli`], with `input` on the command's standard input.
     pub fn cli_with_input(&self, args: &[&str], input: &str) -> (ExitStatus, String, String) {
-        let mut child = Command::new(BIN)
+        let mut child = ludotheque()
             .args(["--data", self.data.to_str().unwrap()])
             .args(["--library", self.library.to_str().unwrap()])
             .args(args)
@@ -264,7 +273,7 @@ impl TestServer {
         files: Option<u64>,
     ) -> TestServer {
         use std::os::unix::process::CommandExt;
-        let mut command = Command::new(BIN);
+        let mut command = ludotheque();
         let limits = [(libc::RLIMIT_NOFILE, files), (libc::RLIMIT_FSIZE, fsize)];
         for (resource, limit) in limits {
             let Some(limit) = limit else { continue };

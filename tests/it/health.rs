@@ -4,13 +4,13 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::mpsc;
 
 use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
-use crate::harness::{Folders, TestServer, BIN};
+use crate::harness::{Folders, TestServer};
 
 /// Folders whose data folder does not exist, so that any made shows.
 fn no_data_folder() -> std::sync::Arc<Folders> {
@@ -22,7 +22,7 @@ fn no_data_folder() -> std::sync::Arc<Folders> {
 /// `ludotheque --data DATA health ARGS` with `LUDOTHEQUE_LISTEN` set to `listen` (or
 /// unset), in a folder of its own.
 fn health(folders: &Folders, listen: Option<&str>, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
+    let mut command = crate::harness::ludotheque();
     command
         .current_dir(folders.tmp.path())
         .args(["--data", folders.data.to_str().unwrap(), "health"])

@@ -36,7 +36,7 @@ fn import(folders: &Folders, names: &[&str]) -> (bool, String, String) {
 pub(crate) fn unscanned_demo() -> Arc<Folders> {
     let folders = Folders::new();
     let elsewhere = folders.tmp.path().join("demo-data");
-    let out = std::process::Command::new(crate::harness::BIN)
+    let out = crate::harness::ludotheque()
         .args(["--data", elsewhere.to_str().unwrap(), "demo-library"])
         .arg(&folders.library)
         .output()
@@ -673,10 +673,10 @@ const JPEG: &[u8] = &[0xFF, 0xD8, 0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0];
 /// Peak resident memory (KiB, the kernel's accounting of that one child), whether it
 /// succeeded, and what it printed, of a command of the binary on `folders`.
 fn peak_of(folders: &Folders, args: &[&str]) -> (u64, bool, String) {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     // Waited for below with wait4, which std cannot do: it returns the child's rusage.
     #[allow(clippy::zombie_processes)]
-    let mut child = Command::new(crate::harness::BIN)
+    let mut child = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap()])
         .args(args)

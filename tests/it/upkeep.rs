@@ -213,7 +213,7 @@ fn a_bad_webhook_address_or_a_lone_secret_is_refused_at_start() {
 fn a_foreground_task_sends_its_events_before_it_exits() {
     let (url, rx) = receiver(0);
     let folders = unscanned_demo();
-    let out = std::process::Command::new(crate::harness::BIN)
+    let out = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
         .args(["--library", folders.library.to_str().unwrap(), "scan"])
         .env("LUDOTHEQUE_WEBHOOK_URL", &url)

@@ -10,8 +10,23 @@ use crate::error::counts::Grammar;
 use crate::error::Msg;
 
 pub use crate::words::Lang;
+use crate::words::TaskResult;
 
 /// What the interface needs of a language beside its code (`words::Lang`).
+impl M {
+    /// How a task run ended, for people.
+    pub fn of_result(result: TaskResult) -> M {
+        match result {
+            TaskResult::Ok => M::ResultOk,
+            TaskResult::Partial => M::ResultPartial,
+            TaskResult::Failed => M::ResultFailed,
+            TaskResult::Cancelled => M::ResultCancelled,
+            TaskResult::Interrupted => M::ResultInterrupted,
+            TaskResult::Running => M::ResultRunning,
+        }
+    }
+}
+
 impl Lang {
     /// How this language writes numbers, sizes and counts (`error::counts`).
     pub fn grammar(self) -> Grammar {
@@ -573,6 +588,38 @@ messages! {
     LoginName => "le nom de l'identifiant", "the login's name";
     ShownOnAdd => "affiché une fois, à l'ajout de l'identifiant", "shown once, when the login is added";
     NewConsolePassword => "Nouveau mot de passe", "New password";
+    // The command line's words (`cli`).
+    Console => "Console", "Console";
+    OfferedAddress => "Adresse offerte", "Offered address";
+    DetectedEachPush => "détectée à chaque envoi", "detected at each push";
+    NoneYet => "aucun", "none";
+    ByteWord => "octet", "byte";
+    BytesWord => "octets", "bytes";
+    ColId => "ID", "ID";
+    ColName => "NOM", "NAME";
+    ColPrefix => "PRÉFIXE", "PREFIX";
+    ColAccess => "ACCÈS", "ACCESS";
+    ColCreated => "CRÉÉ", "CREATED";
+    ColAdded => "AJOUTÉE", "ADDED";
+    ColLastUsed => "DERNIÈRE UTILISATION", "LAST USED";
+    ColState => "ÉTAT", "STATE";
+    ColRole => "RÔLE", "ROLE";
+    ColLanguage => "LANGUE", "LANGUAGE";
+    ColUser => "utilisateur", "user";
+    KeyReadOnly => "lecture seule", "read-only";
+    KeyFull => "complet", "full";
+    KeyActive => "active", "active";
+    Again => "Encore une fois", "Again";
+    KeysImportHint => "« ludotheque keys import FICHIER » importe le prod.keys extrait de votre console avec Lockpick_RCM.",
+        "“ludotheque keys import FILE” imports the prod.keys dumped from your console with Lockpick_RCM.";
+    ColCreatedKey => "CRÉÉE", "CREATED";
+    ColPassword => "mot de passe", "password";
+    DropSuperseded => "remplacé", "superseded";
+    DropDuplicate => "doublon", "duplicate";
+    DropKept => "gardé", "kept";
+    PlaceTaken => "place prise, non déplacé", "place taken, not moved";
+    UpdateWord => "mise à jour", "update";
+    DlcWord => "DLC", "DLC";
 }
 
 #[cfg(test)]
