@@ -9,7 +9,7 @@ use clap::CommandFactory;
 
 /// The pages' date: that of the last change to the command line (kept fixed so that
 /// regenerating an unchanged page gives the same bytes).
-const DATE: &str = "2026-11-26";
+const DATE: &str = "2026-11-28";
 
 const WRITTEN: &str = r#".SH ENVIRONMENT
 Every flag can also be given as an environment variable, shown above beside the
@@ -26,6 +26,14 @@ names it on standard error.
 .TP
 .B LUDOTHEQUE_LOG_LEVEL
 off, error, warn, info, debug or trace. Logs go to standard error, in English.
+.TP
+.BR LC_ALL ", " LC_MESSAGES ", " LANG
+The language of what the commands print and of their help: the first of them that
+is set and not empty decides, as POSIX orders them. A locale naming English
+.RI ( en ,
+.IR en_GB.UTF-8 )
+gives English; any other, and none, gives French, the product's language. Flags,
+commands, logs and these pages stay English.
 .PP
 And one of
 .BR serve 's,
