@@ -1,10 +1,10 @@
-//! The interface's languages and its one table of words, in French (the default, like
-//! the command line) and English. Each account picks its language; the loopback user
-//! without an account sees French. A word is an enum variant (`M`), so a missing
-//! translation does not compile. A sentence with values (a count, a name, a size) is a
-//! `Msg` variant instead (`error::msg` in English, `error::french`), so its grammar is
-//! written out whole in each language; `Lang` is the one place a page asks which
-//! language it speaks.
+//! The languages and the catalogue's one table of words, in French (the product's
+//! default) and English, for the web pages and the command line alike. Each account
+//! picks its language; the command line follows the locale (`cli::out::lang`). A word
+//! is an enum variant (`M`), so a missing translation does not compile. A sentence with
+//! values (a count, a name, a size) is a `Msg` variant instead (`error::msg` in
+//! English, `error::french`), so its grammar is written out whole in each language;
+//! `Lang` is the one place a page or a command asks which language it speaks.
 
 use crate::error::counts::Grammar;
 use crate::error::Msg;

@@ -9,6 +9,10 @@
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
 //! into a status and a slug, and only `french` (with `details` for the technical
 //! sentences inside a message) turns a message into French.
+//!
+//! The module is also the catalogue of every sentence a person reads, in both
+//! languages: `msg` (English) and `french`, the words of `i18n`, the grammar of
+//! `counts` (ARCHITECTURE.md, *The words*).
 
 pub mod counts;
 mod details;

@@ -3,8 +3,8 @@
 //! `accounts`, `sign_in`, `first_steps` (where the first run ends), and `missing`, the 404 page), each holding its pages and
 //! the internal JSON routes under `/api/` its page script calls. Those routes are not
 //! part of the public contract, may change, and an API key never reaches them. The
-//! page shell is `view`, the pager of long lists `pager`, the words `i18n`, the two
-//! static files `assets`.
+//! page shell is `view`, the pager of long lists `pager`, the two static files
+//! `assets`; the words are the catalogue's (`error::i18n`).
 
 pub mod accounts;
 pub mod assets;
