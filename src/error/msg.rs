@@ -1005,7 +1005,7 @@ impl Msg {
             NoRoomToConvert { needed, free } => format!("Converting needs {needed} bytes but the library's disk has {free} bytes free (the originals stay in the trash until purged); nothing was converted."),
             ScanDone { files, read, unchanged, removed } => format!("{files} files: {read} read, {unchanged} unchanged, {removed} removed"),
             ScanIncomplete { files, read, unchanged, kept } => format!("{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept"),
-            TaskPartial { task, failed } => format!("the task {task} finished, but {failed} item(s) failed"),
+            TaskPartial { task, failed } => format!("the task {task} finished, but {} failed", EN.count(*failed, "item", "items")),
             ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
             CompressDone { compressed, skipped, failed, saved } => format!("{compressed} compressed ({saved} bytes saved), {skipped} skipped, {failed} failed"),
             CompressFailed { key, reason } => format!("{key}: {reason}"),
@@ -1192,7 +1192,7 @@ impl Msg {
             CliLastImport { date, days, files } => format!("Last import: {date} ({}), files: {files}", match days { 0 => "today".to_string(), 1 => "yesterday".to_string(), d => format!("{} ago", EN.count(*d, "day", "days")) }),
             CliTitleCounts { known, versions, titles, updates, dlc } => format!("{}, {}; in the library: {}, {} with an update available, {} with missing DLC.", EN.count(*known, "known title", "known titles"), EN.count(*versions, "version ID", "version IDs"), EN.count(*titles, "title", "titles"), EN.number(*updates), EN.number(*dlc)),
             CliIgnored { title, dlc, updates, counted } => format!("{}: {} {}.", title.as_deref().unwrap_or("every title"), match (dlc, updates) { (true, true) => "missing DLC and updates", (true, false) => "missing DLC", _ => "updates" }, if *counted { "are counted again" } else { "are no longer counted" }),
-            CliDated { date } => format!(" of {date}"),
+            CliDated { date } => format!(" from {date}"),
         }
     }
 }
