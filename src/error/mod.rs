@@ -7,18 +7,18 @@
 //! `internal_error` while the log gets the detail.
 //!
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
-//! into a status and a slug, and only `french` (with `details` for the technical
-//! sentences inside a message) turns a message into French.
+//! into a status and a slug, and only `french` turns a message into French (`reason`
+//! says why a file is bad, in both languages).
 
 pub mod counts;
-mod details;
 mod french;
 mod msg;
+mod reason;
 
 use std::fmt;
 
-pub use details::detail as french_detail;
 pub use msg::{KeysLine, Msg, NcaFault, NotBack, VerifyGap};
+pub use reason::{Detail, Reason, Why};
 
 /// One item a task could not handle, and why: it makes the run `partial`.
 #[derive(Debug, Clone, PartialEq)]
