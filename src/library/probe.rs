@@ -115,15 +115,13 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
                 // A container that does not parse is said once, by the keyless path.
                 let (read, why) = match &listed {
                     Ok(Some(entries)) => read_keyed(&mut file, entries, keys, budget),
-                    Ok(None) => (Keyed::unreadable(), vec![Reason::NoSecure.into()]),
-                    Err(_) => (Keyed::unreadable(), Vec::new()),
+                    Ok(None) => (
+                        Keyed::unreadable(),
+                        Some(Reason::ConsoleKeys.then(Reason::NoSecure)),
+                    ),
+                    Err(_) => (Keyed::unreadable(), None),
                 };
-                if !why.is_empty() {
-                    notes.push(Why {
-                        reason: Reason::ConsoleKeys,
-                        then: why,
-                    });
-                }
+                notes.extend(why);
                 keyed = Some(read);
             }
             hints.map(Some)
@@ -234,13 +232,13 @@ fn read_hints(
 }
 
 /// Read the file with the keys: what it holds, and why not all of it when something
-/// did not open (empty when all did).
+/// did not open ("console keys: …").
 fn read_keyed(
     file: &mut Window,
     entries: &[ContainerFile],
     keys: &ProdKeys,
     budget: &Budget,
-) -> (Keyed, Vec<Why>) {
+) -> (Keyed, Option<Why>) {
     let want = Want {
         control: true,
         icon: true,
@@ -276,6 +274,10 @@ fn read_keyed(
         contents: inside.contents,
         controls: inside.controls,
     };
+    let why = (!why.is_empty()).then_some(Why {
+        reason: Reason::ConsoleKeys,
+        then: why,
+    });
     (keyed, why)
 }
 
