@@ -33,6 +33,8 @@ use ureq::http::{HeaderMap, Uri};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
+use crate::error::{Reason, Why};
+
 /// Which addresses a request may connect to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Addresses {
@@ -98,15 +100,15 @@ impl Cancel {
 pub enum Failure {
     /// The task was cancelled, or the service is stopping.
     Cancelled,
-    /// Anything else, in English. Never the URL's path or query: a token may be there.
-    Failed(String),
+    /// Anything else. Never the URL's path or query: a token may be there.
+    Failed(Why),
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             Failure::Cancelled => f.write_str("cancelled"),
-            Failure::Failed(why) => f.write_str(why),
+            Failure::Failed(why) => why.fmt(f),
         }
     }
 }
@@ -187,7 +189,8 @@ impl Client {
                 .unwrap_or_default();
             url = same_origin(&url, location).map_err(Failure::Failed)?;
         }
-        Err(Failure::Failed(format!("more than {REDIRECTS} redirects")))
+        let many = Reason::TooManyRedirects(REDIRECTS.to_string());
+        Err(Failure::Failed(many.into()))
     }
 
     /// POST `body` to `url` with `headers`; returns the status. No redirect is
@@ -215,10 +218,8 @@ impl Client {
     }
 
     fn timed_out(&self) -> Failure {
-        Failure::Failed(format!(
-            "no complete answer within {} s",
-            self.rules.total.as_secs()
-        ))
+        let secs = self.rules.total.as_secs().to_string();
+        Failure::Failed(Reason::NoAnswerWithin(secs).into())
     }
 
     fn failure(&self, e: ureq::Error) -> Failure {
@@ -226,8 +227,9 @@ impl Client {
             _ if self.is_cancelled() => Failure::Cancelled,
             ureq::Error::Timeout(ureq::Timeout::Global) => self.timed_out(),
             // Its text would hold the URL.
-            ureq::Error::BadUri(_) => Failure::Failed("the URL is not valid".into()),
-            e => Failure::Failed(e.to_string()),
+            ureq::Error::BadUri(_) => Failure::Failed(Reason::UrlInvalid.into()),
+            // Not ours: said as ureq says it.
+            e => Failure::Failed(Reason::Text(e.to_string()).into()),
         }
     }
 }
@@ -309,13 +311,11 @@ impl Read for Body {
 
 /// Where a redirect from `from` to `location` leads, when that is the same origin;
 /// otherwise why it is not followed.
-fn same_origin(from: &str, location: &str) -> Result<String, String> {
-    let base: Uri = from
-        .parse()
-        .map_err(|_| "the URL is not valid".to_string())?;
+fn same_origin(from: &str, location: &str) -> Result<String, Why> {
+    let base: Uri = from.parse().map_err(|_| Reason::UrlInvalid)?;
     let (scheme, authority) = match (base.scheme_str(), base.authority()) {
         (Some(s), Some(a)) => (s, a.as_str()),
-        _ => return Err("the URL is not valid".into()),
+        _ => return Err(Reason::UrlInvalid.into()),
     };
     let has_scheme = location
         .split_once("://")
@@ -331,13 +331,11 @@ fn same_origin(from: &str, location: &str) -> Result<String, String> {
         let folder = &path[..path.rfind('/').map_or(0, |i| i + 1)];
         format!("{scheme}://{authority}{folder}{location}")
     };
-    let to: Uri = target
-        .parse()
-        .map_err(|_| "redirected to an address that is not valid".to_string())?;
+    let to: Uri = target.parse().map_err(|_| Reason::RedirectInvalid)?;
     match (origin(&base), origin(&to)) {
         (Some(a), Some(b)) if a == b => Ok(target),
-        (_, Some((_, host, port))) => Err(format!("redirected to another host ({host}:{port})")),
-        _ => Err("redirected to an address that is not valid".into()),
+        (_, Some((_, host, port))) => Err(Reason::OtherHost(format!("{host}:{port}")).into()),
+        _ => Err(Reason::RedirectInvalid.into()),
     }
 }
 
@@ -550,7 +548,9 @@ mod tests {
         ] {
             let refused = same_origin(from, location).unwrap_err();
             assert!(
-                refused.starts_with("redirected to another host"),
+                refused
+                    .to_string()
+                    .starts_with("redirected to another host"),
                 "{location}: {refused}"
             );
         }
@@ -626,7 +626,10 @@ mod tests {
         let Err(Failure::Failed(why)) = client.get(&url, &[]) else {
             panic!("an icon fetched from loopback");
         };
-        assert!(why.contains("loopback, private or link-local"), "{why}");
+        assert!(
+            why.to_string().contains("loopback, private or link-local"),
+            "{why}"
+        );
         listener.set_nonblocking(true).unwrap();
         assert!(listener.accept().is_err(), "nothing connected");
     }

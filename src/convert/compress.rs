@@ -19,6 +19,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use crate::error::{Reason, Why};
 use crate::library::containers::{self, ContainerFile, FileSystem, FormatError, NczSection};
 use crate::library::switchfs::nca::{self, HeaderError};
 use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
@@ -69,8 +70,8 @@ impl Default for Settings {
     }
 }
 
-fn bad(msg: &str) -> PartFail {
-    PartFail::Input(FormatError(msg.into()))
+fn bad(why: impl Into<Why>) -> PartFail {
+    PartFail::Input(FormatError(why.into()))
 }
 
 /// What one compressed file holds.
@@ -202,7 +203,7 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
     out: &mut Out<W>,
 ) -> Result<Outcome, PartFail> {
     if !settings.solid && !BLOCK_EXPONENTS.contains(&settings.block_exponent) {
-        return Err(PartFail::Unsupported("the block size is out of range"));
+        return Err(PartFail::Unsupported(Reason::BlockSize));
     }
     let len = input.seek(SeekFrom::End(0)).map_err(read_error)?;
     // The container's tables; each NCA's header is read once more as it is written.
@@ -215,15 +216,11 @@ pub(crate) fn compress<R: Read + Seek + Send, W: Write>(
         Some(Container::Xci) => {
             let xci = containers::read_xci(input, len, budget)?;
             if xci.header_base != 0 {
-                return Err(PartFail::Unsupported(
-                    "cartridge images with a key area are not supported",
-                ));
+                return Err(PartFail::Unsupported(Reason::KeyArea));
             }
             xcz(input, &xci, keys, settings, out)
         }
-        _ => Err(PartFail::Unsupported(
-            "only .nsp and .xci files are compressed",
-        )),
+        _ => Err(PartFail::Unsupported(Reason::NotCompressible)),
     }
 }
 
@@ -287,7 +284,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
         let strtab = super::hfs0_strings(wanted.iter().map(|e| e.name.as_str()));
         let hlen = 0x10 + 0x40 * wanted.len() as u64 + strtab.len() as u64;
         if hlen > 0x8000 {
-            return Err(bad("a partition lists too many files to be rebuilt"));
+            return Err(bad(Reason::PartitionTooLarge));
         }
         let start = out.pos;
         let (files, done) = if wanted.is_empty() {
@@ -313,7 +310,7 @@ fn xcz<R: Read + Seek + Send, W: Write>(
     let size = out.pos;
     let root = XciLayout { partitions, size }.root_header();
     if root.len() > 0x8000 {
-        return Err(bad("the root HFS0 lists too many partitions"));
+        return Err(bad(Reason::RootTooLarge));
     }
     out.later.push((0xF000, root));
     outcome.size = out.pos;
@@ -412,7 +409,7 @@ pub(crate) fn plan<R: Read + Seek>(
             }))
         }
         Err(HeaderError::Malformed(why)) => {
-            return Err(bad(&format!("{}: {why}", e.name)));
+            return Err(bad(Reason::Name(e.name.clone()).then(why)));
         }
     };
     const PROGRAM: u8 = 0;
@@ -655,8 +652,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     let block = 1u64 << settings.block_exponent;
     let total = clear.end - HEAD;
     let count = total.div_ceil(block);
-    let count32 =
-        u32::try_from(count).map_err(|_| PartFail::Unsupported("the NCA has too many blocks"))?;
+    let count32 = u32::try_from(count).map_err(|_| PartFail::Unsupported(Reason::TooManyBlocks))?;
     let mut header = b"NCZBLOCK".to_vec();
     header.extend_from_slice(&[2, 1, 0, settings.block_exponent]);
     header.extend_from_slice(&count32.to_le_bytes());
@@ -730,7 +726,7 @@ fn write_in_order<W: Write>(
     while sizes.len() < count {
         let (i, block) = done
             .recv()
-            .map_err(|_| PartFail::Unsupported("a compressing thread stopped"))?;
+            .map_err(|_| PartFail::Unsupported(Reason::ThreadStopped))?;
         let block = block?;
         waiting.insert(i, block);
         while let Some(block) = waiting.remove(&sizes.len()) {

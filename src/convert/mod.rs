@@ -22,7 +22,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
-use crate::error::{Error, Msg};
+use crate::error::{Error, Msg, Reason};
 use crate::library::containers::{self, Budget, ContainerFile, FileSystem, FormatError};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
@@ -54,7 +54,7 @@ struct Part {
 fn total(mut sizes: impl Iterator<Item = u64>, first: u64) -> Result<u64, FormatError> {
     sizes
         .try_fold(first, u64::checked_add)
-        .ok_or_else(|| FormatError("the sizes it declares add up past any disk's".into()))
+        .ok_or_else(|| FormatError::from(Reason::SizesPastDisk))
 }
 
 /// The output file's key for a compressed key: same folder, same base name.
@@ -95,10 +95,10 @@ pub fn planned_or_flagged(db: &Connection, root: &Path, key: &LibraryKey) -> u64
     match containers::guard(|| planned_size(root, key)).and_then(|planned| planned) {
         Ok(size) => size,
         // A read that failed (a disk or a share's hiccup) says nothing of the file.
-        Err(e) if e.0 == containers::READ_FAILED => 0,
+        Err(e) if e.is_read_failure() => 0,
         Err(e) => {
             log::warn!("{key}: not planned, damaged: {e}");
-            let why = Msg::FileDamaged { detail: e.0 };
+            let why = Msg::FileDamaged { detail: e.0.into() };
             if let Err(e) = crate::store::games::set_damage(db, key, &why) {
                 log::error!("{key}: could not be flagged damaged: {e}");
             }
@@ -195,9 +195,7 @@ impl XciLayout {
             let hlen = 0x10 + 0x40 * parts.len() as u64 + strtab.len() as u64;
             // The rebuilt partition's header must fit before its data, 0x8000 in.
             if hlen > 0x8000 {
-                return Err(FormatError(
-                    "a partition lists too many files to be rebuilt".into(),
-                ));
+                return Err(Reason::PartitionTooLarge.into());
             }
             let size = if parts.is_empty() {
                 hlen
@@ -214,9 +212,7 @@ impl XciLayout {
         }
         let names = hfs0_strings(partitions.iter().map(|p| p.name.as_str()));
         if 0x10 + 0x40 * partitions.len() + names.len() > 0x8000 {
-            return Err(FormatError(
-                "the root HFS0 lists too many partitions".into(),
-            ));
+            return Err(Reason::RootTooLarge.into());
         }
         let size = total(partitions.iter().map(|p| p.size), 0xF000 + 0x8000)?;
         Ok(XciLayout { partitions, size })
@@ -284,7 +280,7 @@ pub fn convert(
     let out_key = output_key(key).ok_or_else(|| {
         Error::invalid(Msg::ConvertFailed {
             key: key.to_string(),
-            reason: "not a compressed file".into(),
+            reason: Reason::NotCompressed.into(),
         })
     })?;
     let swap = Swap {
@@ -329,9 +325,7 @@ fn write_part(
     } else {
         let xci = containers::read_xci(input, len, w.budget)?;
         if xci.header_base != 0 {
-            return Err(PartFail::Unsupported(
-                "cartridge images with a key area are not supported",
-            ));
+            return Err(PartFail::Unsupported(Reason::KeyArea));
         }
         w.xci(input, &xci)?;
     }
@@ -498,11 +492,7 @@ impl<W: Write> Writer<'_, W> {
         let id = hex::encode(&hash[..16]);
         match expected_id(&part.name) {
             Some(expected) if expected != id && !self.accept_unverified => {
-                Err(FormatError(format!(
-                    "{} does not match its content ID (corrupt or modified); the original was kept",
-                    part.name
-                ))
-                .into())
+                Err(FormatError::from(Reason::ContentIdMismatch(part.name.clone())).into())
             }
             _ => Ok(()),
         }
@@ -511,7 +501,7 @@ impl<W: Write> Writer<'_, W> {
     fn copy(&mut self, input: &mut File, e: &ContainerFile) -> Result<[u8; 32], PartFail> {
         input
             .seek(SeekFrom::Start(e.offset))
-            .map_err(|_| FormatError(containers::READ_FAILED.into()))?;
+            .map_err(|_| FormatError::from(Reason::ReadFailed))?;
         let mut hash = Sha256::new();
         let mut left = e.size;
         let mut buf = vec![0u8; BUFFER.min(e.size as usize).max(1)];
@@ -519,7 +509,7 @@ impl<W: Write> Writer<'_, W> {
             let n = left.min(buf.len() as u64) as usize;
             input
                 .read_exact(&mut buf[..n])
-                .map_err(|_| FormatError("the file is truncated".into()))?;
+                .map_err(|_| FormatError::from(Reason::Truncated))?;
             hash.update(&buf[..n]);
             self.raw(&buf[..n])?;
             left -= n as u64;
@@ -814,7 +804,7 @@ mod tests {
             .collect();
         let xcz = synth::xci(&[("update", vec![]), ("secure", files)]);
         match convert_bytes("x.xcz", &xcz) {
-            Err(PartFail::Input(e)) => assert!(e.0.contains("too many files"), "{}", e.0),
+            Err(PartFail::Input(e)) => assert!(e.to_string().contains("too many files"), "{e}"),
             other => panic!("expected a refusal, got {:?}", other.map(|v| v.len())),
         }
     }
@@ -839,7 +829,7 @@ mod tests {
             .offset as usize;
         let sections_at = ncz_at + 0x4010;
         let reason = |bytes: &[u8]| match convert_bytes("x.nsz", bytes) {
-            Err(PartFail::Input(e)) => e.0,
+            Err(PartFail::Input(e)) => e.to_string(),
             other => panic!("expected a failure, got {:?}", other.map(|v| v.len())),
         };
         assert!(reason(&good[..good.len() / 2]).contains("past the end"));

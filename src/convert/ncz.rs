@@ -13,7 +13,8 @@ use crate::library::switchfs::nca::NcaCtr;
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use sha2::{Digest, Sha256};
 
-use crate::library::containers::{FormatError, Ncz, NczBody, NczSection, READ_FAILED};
+use crate::error::Reason;
+use crate::library::containers::{FormatError, Ncz, NczBody, NczSection};
 
 const HEAD: u64 = 0x4000;
 const CHUNK: usize = 1 << 20;
@@ -24,8 +25,8 @@ const AHEAD: usize = 4;
 /// Blocks larger than this are streamed one at a time instead of in parallel batches.
 const MAX_PARALLEL_BLOCK: u64 = 4 << 20;
 
-fn bad(msg: impl Into<String>) -> FormatError {
-    FormatError(msg.into())
+fn bad(why: Reason) -> FormatError {
+    why.into()
 }
 
 /// A region of the NCA after 0x4000 and how to treat its bytes: encrypted again with
@@ -78,12 +79,10 @@ pub(crate) fn regions(sections: &[NczSection]) -> Result<Vec<Region>, FormatErro
         let end = s
             .offset
             .checked_add(s.size)
-            .ok_or_else(|| bad("a section's end overflows"))?;
+            .ok_or_else(|| bad(Reason::SectionOverflows))?;
         if let Some(next) = sections.get(i + 1) {
             if next.offset != end {
-                return Err(bad(
-                    "the sections overlap or leave a gap (not sorted and contiguous)",
-                ));
+                return Err(bad(Reason::SectionsNotContiguous));
             }
         }
         if end <= HEAD {
@@ -170,13 +169,13 @@ pub fn decompress<R: Read + Seek + Send, W: Write>(
             offset,
         } => {
             if *decompressed != size - HEAD {
-                return Err(bad("the block header's size does not match the sections").into());
+                return Err(bad(Reason::BlockHeaderSize).into());
             }
             blocks(input, *exponent, sizes, *offset, &mut sink)?;
         }
     }
     if sink.remaining() > 0 {
-        return Err(bad("the compressed stream is too short for the sections it declares").into());
+        return Err(bad(Reason::StreamTooShort).into());
     }
     Ok(sink.hash.finalize().into())
 }
@@ -222,7 +221,7 @@ fn decode_solid<R: Read>(
 ) -> Result<(), FormatError> {
     let compressed = BufReader::with_capacity(CHUNK, input.take(len));
     let mut decoder = zstd::stream::read::Decoder::with_buffer(compressed)
-        .map_err(|_| bad("the zstd stream cannot be opened"))?;
+        .map_err(|_| bad(Reason::ZstdUnopened))?;
     let mut left = total;
     while left > 0 {
         let mut buf = spare.try_recv().unwrap_or_default();
@@ -233,7 +232,7 @@ fn decode_solid<R: Read>(
             match decoder.read(&mut buf[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
-                Err(_) => return Err(bad("the zstd stream is corrupt")),
+                Err(_) => return Err(bad(Reason::ZstdCorrupt)),
             }
         }
         buf.truncate(n);
@@ -300,7 +299,7 @@ fn blocks<R: Read + Seek + Send, W: Write>(
                         encrypt(regions, at, &mut plain);
                         Ok(plain)
                     }))
-                    .unwrap_or_else(|_| Err(bad("a block decoder failed")));
+                    .unwrap_or_else(|_| Err(bad(Reason::DecoderFailed)));
                     if finished.send((i, ready)).is_err() {
                         return;
                     }
@@ -343,7 +342,7 @@ fn write_in_order<W: Write>(
     let mut waiting = std::collections::BTreeMap::new();
     let mut next = 0;
     while next < count {
-        let (i, block) = done.recv().map_err(|_| bad("a block decoder failed"))?;
+        let (i, block) = done.recv().map_err(|_| bad(Reason::DecoderFailed))?;
         waiting.insert(i, block);
         while let Some(block) = waiting.remove(&next) {
             let block = block?;
@@ -383,12 +382,12 @@ fn read_blocks<R: Read>(
 /// One compressed block of `size` bytes, whose data is `want` bytes.
 fn read_block<R: Read>(input: &mut R, size: u64, want: u64) -> Result<Vec<u8>, FormatError> {
     if size > want {
-        return Err(bad("a compressed block is larger than its data (corrupt)"));
+        return Err(bad(Reason::BlockLarger));
     }
     let mut buf = vec![0u8; size as usize];
     input.read_exact(&mut buf).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-        _ => bad(READ_FAILED),
+        std::io::ErrorKind::UnexpectedEof => bad(Reason::Truncated),
+        _ => bad(Reason::ReadFailed),
     })?;
     Ok(buf)
 }
@@ -405,7 +404,7 @@ fn large_blocks<R: Read + Seek, W: Write>(
     for (i, &size) in sizes.iter().enumerate() {
         let (size, want) = (size as u64, expected(i));
         if size > want {
-            return Err(bad("a compressed block is larger than its data (corrupt)").into());
+            return Err(bad(Reason::BlockLarger).into());
         }
         // Seek to each block: a decoder may stop short of its block's last byte.
         input.seek(SeekFrom::Start(offset)).map_err(read_error)?;
@@ -415,16 +414,16 @@ fn large_blocks<R: Read + Seek, W: Write>(
         } else {
             Box::new(
                 zstd::stream::read::Decoder::new((&mut *input).take(size))
-                    .map_err(|_| bad("a zstd block is corrupt"))?,
+                    .map_err(|_| bad(Reason::ZstdBlockCorrupt))?,
             )
         };
         let mut left = want;
         while left > 0 {
             let n = reader
                 .read(&mut buf[..left.min(CHUNK as u64) as usize])
-                .map_err(|_| bad("a zstd block is corrupt"))?;
+                .map_err(|_| bad(Reason::ZstdBlockCorrupt))?;
             if n == 0 {
-                return Err(bad("a zstd block decompressed to the wrong size").into());
+                return Err(bad(Reason::ZstdBlockSize).into());
             }
             sink.put(&mut buf[..n])?;
             left -= n as u64;
@@ -448,12 +447,12 @@ fn decode_block(
     out.resize(want as usize, 0);
     let context = context
         .as_mut()
-        .ok_or_else(|| bad("a zstd block is corrupt"))?;
+        .ok_or_else(|| bad(Reason::ZstdBlockCorrupt))?;
     let n = context
         .decompress_to_buffer(&data, &mut out[..])
-        .map_err(|_| bad("a zstd block is corrupt"))?;
+        .map_err(|_| bad(Reason::ZstdBlockCorrupt))?;
     if n as u64 != want {
-        return Err(bad("a zstd block decompressed to the wrong size"));
+        return Err(bad(Reason::ZstdBlockSize));
     }
     Ok(out)
 }

@@ -15,8 +15,8 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::error::{Error, Msg};
-use crate::library::containers::{self, FormatError, READ_FAILED};
+use crate::error::{Detail, Error, Msg, Reason};
+use crate::library::containers::{self, FormatError};
 use crate::library::switchfs::{Problem, ProdKeys};
 use crate::library::{self, LibraryKey};
 use crate::store::{games, push_list, settings, shop_downloads};
@@ -34,7 +34,7 @@ pub enum PartFail {
     /// The original is sound, but this is not made of it (a cartridge image with a
     /// key area, a block size or count past its bounds), or a thread of ours stopped:
     /// the reason, safe to show. Not the file's damage.
-    Unsupported(&'static str),
+    Unsupported(Reason),
     /// Left as it is, by choice (too little gain, a key missing).
     Skip(Msg),
     /// The new file does not give back the NCAs its CNMT records.
@@ -50,13 +50,13 @@ impl From<FormatError> for PartFail {
 }
 
 /// A failed read of the original: its end came early (the file is cut short), or the
-/// disk failed (not the file's fault: see `containers::READ_FAILED`).
+/// disk failed (not the file's fault: see [`FormatError::is_read_failure`]).
 pub fn read_error(e: std::io::Error) -> PartFail {
     let why = match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => "the file is truncated",
-        _ => READ_FAILED,
+        std::io::ErrorKind::UnexpectedEof => Reason::Truncated,
+        _ => Reason::ReadFailed,
     };
-    PartFail::Input(FormatError(why.into()))
+    PartFail::Input(why.into())
 }
 
 /// One replacement: the original, the new file's key, and what becomes of the
@@ -74,8 +74,8 @@ pub struct Swap<'a> {
 }
 
 impl Swap<'_> {
-    fn failed(&self, reason: &str) -> Error {
-        let (key, reason) = (self.key.to_string(), reason.to_string());
+    fn failed(&self, reason: impl Into<Detail>) -> Error {
+        let (key, reason) = (self.key.to_string(), reason.into());
         Error::invalid(match self.reason {
             TrashReason::Compressed => Msg::CompressFailed { key, reason },
             _ => Msg::ConvertFailed { key, reason },
@@ -108,7 +108,7 @@ pub fn replace_via_part<T>(
     // Never through a link out of the library, even one put there since the scan.
     let mut input = library::safe::open(root, swap.key).map_err(|e| {
         let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
-        swap.failed(why.unwrap_or("the file could not be opened"))
+        swap.failed(why.unwrap_or(Reason::OpenFailed))
     })?;
     let part_key = swap.out_key.with_suffix(".part");
     settings::set_convert_part(db, &part_key)?;
@@ -146,9 +146,9 @@ pub fn write_via_part<T>(
 fn failure(db: &Connection, swap: &Swap<'_>, fail: PartFail) -> Error {
     match fail {
         PartFail::Input(e) => {
-            if e.0 != READ_FAILED {
+            if !e.is_read_failure() {
                 let why = Msg::FileDamaged {
-                    detail: e.0.clone(),
+                    detail: e.0.clone().into(),
                 };
                 if let Err(e) = games::set_damage(db, swap.key, &why) {
                     log::error!(
@@ -158,11 +158,11 @@ fn failure(db: &Connection, swap: &Swap<'_>, fail: PartFail) -> Error {
                     );
                 }
             }
-            swap.failed(&e.0)
+            swap.failed(e.0)
         }
         // Compress turns a key that does not open into a skip, and returns skips
         // before here: neither comes this far.
-        PartFail::Keys(_) => swap.failed("the console keys do not open it"),
+        PartFail::Keys(_) => swap.failed(Reason::KeysDoNotOpen),
         PartFail::Unsupported(why) => swap.failed(why),
         PartFail::Skip(why) => Error::invalid(why),
         PartFail::Unverified(why) => Error::invalid(Msg::CompressUnverified {
@@ -174,12 +174,12 @@ fn failure(db: &Connection, swap: &Swap<'_>, fail: PartFail) -> Error {
     }
 }
 
-fn write_reason(e: &std::io::Error) -> &'static str {
+fn write_reason(e: &std::io::Error) -> Reason {
     use std::io::ErrorKind::*;
     match e.kind() {
-        StorageFull => "the disk is full; the original was kept",
-        FileTooLarge => "the file size limit was reached; the original was kept",
-        _ => "the new file could not be written; the original was kept",
+        StorageFull => Reason::DiskFull,
+        FileTooLarge => Reason::FileSizeLimit,
+        _ => Reason::WriteFailed,
     }
 }
 

@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::ncz;
 use super::replace::PartFail;
-use crate::error::{Msg, NcaFault, VerifyGap};
+use crate::error::{Detail, Msg, NcaFault, Reason, VerifyGap};
 use crate::library::containers::{self, Budget, ContainerFile, FormatError, Ncz};
 use crate::library::switchfs::{self, Inside, Problem, ProdKeys, Want};
 use crate::library::{safe, LibraryKey};
@@ -41,10 +41,6 @@ const DEPTH: usize = 4;
 /// A CNMT record's content type for a delta fragment (an update's differences, which
 /// dumps of updates usually leave out).
 const DELTA_FRAGMENT: u8 = 6;
-/// What a read error says (`containers::read_at`, `ncz`): the disk's fault, not the
-/// file's.
-const READ_ERROR: &str = containers::READ_FAILED;
-
 /// What verifying a file found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -81,14 +77,14 @@ pub fn file(
         Err(e) => {
             return Ok(Verdict::NotVerifiable(match safe::not_a_file(&e) {
                 Some(what) => what.msg(key),
-                None => not_verifiable(VerifyGap::ReadError, "", ""),
+                None => not_verifiable(VerifyGap::ReadError, "", Detail::default()),
             }))
         }
     };
     // A reader's fault is this file's damage, never the task's end.
     containers::guard(|| opened(&mut f, format, keys, on_read)).unwrap_or_else(|e| {
         log::error!("verify: {key}: {e}");
-        Ok(Verdict::Damaged(Msg::FileDamaged { detail: e.0 }))
+        Ok(Verdict::Damaged(Msg::FileDamaged { detail: e.0.into() }))
     })
 }
 
@@ -104,7 +100,7 @@ pub fn opened(
         return Ok(Verdict::NotVerifiable(not_verifiable(
             VerifyGap::ReadError,
             "",
-            "",
+            Detail::default(),
         )));
     };
     advise_sequential(f);
@@ -125,31 +121,31 @@ pub fn opened(
 }
 
 /// A `NotVerifiable` message.
-fn not_verifiable(what: VerifyGap, nca: &str, detail: &str) -> Msg {
+fn not_verifiable(what: VerifyGap, nca: &str, detail: Detail) -> Msg {
     Msg::NotVerifiable {
         what,
         nca: nca.into(),
-        detail: detail.into(),
+        detail,
     }
 }
 
 /// The container did not read: a read error, an NCA the end of the file cut (a
 /// truncated download, named), or a damaged container.
 fn broken_container(f: &mut File, format: &str, len: u64, e: FormatError) -> Verdict {
-    if e.0 == READ_ERROR {
-        return Verdict::NotVerifiable(not_verifiable(VerifyGap::ReadError, "", ""));
+    if e.is_read_failure() {
+        return Verdict::NotVerifiable(not_verifiable(VerifyGap::ReadError, "", Detail::default()));
     }
     match containers::cut_by_end(f, format, len) {
-        Some(nca) => Verdict::Damaged(damaged(&nca, NcaFault::Truncated, "", 0)),
-        None => Verdict::Damaged(Msg::FileDamaged { detail: e.0 }),
+        Some(nca) => Verdict::Damaged(damaged(&nca, NcaFault::Truncated, Detail::default(), 0)),
+        None => Verdict::Damaged(Msg::FileDamaged { detail: e.0.into() }),
     }
 }
 
-fn damaged(nca: &str, what: NcaFault, detail: &str, more: u32) -> Msg {
+fn damaged(nca: &str, what: NcaFault, detail: Detail, more: u32) -> Msg {
     Msg::NcaDamaged {
         nca: nca.into(),
         what,
-        detail: detail.into(),
+        detail,
         more,
     }
 }
@@ -157,23 +153,27 @@ fn damaged(nca: &str, what: NcaFault, detail: &str, more: u32) -> Msg {
 /// Why a file whose CNMTs could not be read is not verifiable: the first problem the
 /// keys met, or no CNMT at all.
 fn why_no_cnmt(problems: &[Problem]) -> Msg {
-    problems
-        .first()
-        .map_or_else(|| not_verifiable(VerifyGap::NoCnmt, "", ""), problem_msg)
+    problems.first().map_or_else(
+        || not_verifiable(VerifyGap::NoCnmt, "", Detail::default()),
+        problem_msg,
+    )
 }
 
 pub(crate) fn problem_msg(p: &Problem) -> Msg {
     match p {
-        Problem::NoHeaderKey => not_verifiable(VerifyGap::NoHeaderKey, "", ""),
-        Problem::WrongKeys { nca } => not_verifiable(VerifyGap::WrongKeys, nca, ""),
+        Problem::NoHeaderKey => not_verifiable(VerifyGap::NoHeaderKey, "", Detail::default()),
+        Problem::WrongKeys { nca } => not_verifiable(VerifyGap::WrongKeys, nca, Detail::default()),
         Problem::MissingKey { nca, revision } | Problem::MissingTitlekek { nca, revision } => {
-            not_verifiable(VerifyGap::MissingKey, nca, &format!("0x{revision:02x}"))
+            let revision = Reason::Name(format!("0x{revision:02x}"));
+            not_verifiable(VerifyGap::MissingKey, nca, revision.into())
         }
         Problem::PersonalizedTicket { nca } => {
-            not_verifiable(VerifyGap::PersonalizedTicket, nca, "")
+            not_verifiable(VerifyGap::PersonalizedTicket, nca, Detail::default())
         }
-        Problem::NoTicket { nca } => not_verifiable(VerifyGap::NoTicket, nca, ""),
-        Problem::Malformed { nca, why } => not_verifiable(VerifyGap::Malformed, nca, why),
+        Problem::NoTicket { nca } => not_verifiable(VerifyGap::NoTicket, nca, Detail::default()),
+        Problem::Malformed { nca, why } => {
+            not_verifiable(VerifyGap::Malformed, nca, why.clone().into())
+        }
     }
 }
 
@@ -258,19 +258,19 @@ enum Expect {
 enum Found {
     Hashed([u8; 32]),
     /// What is wrong, and the detail `Msg::NcaDamaged` carries.
-    Damaged(NcaFault, String),
+    Damaged(NcaFault, Detail),
     /// The disk would not give its bytes: no verdict on the file.
     ReadError,
 }
 
 /// The damaged NCAs found so far, in the file's order.
 #[derive(Default)]
-struct Findings(Vec<(String, NcaFault, String)>);
+struct Findings(Vec<(String, NcaFault, Detail)>);
 
 impl Findings {
-    fn add(&mut self, nca: &str, what: NcaFault, detail: &str) {
+    fn add(&mut self, nca: &str, what: NcaFault, detail: Detail) {
         log::debug!("verify: {nca}: {what:?} {detail}");
-        self.0.push((nca.into(), what, detail.into()));
+        self.0.push((nca.into(), what, detail));
     }
 
     fn verdict(&self) -> Option<Verdict> {
@@ -278,7 +278,7 @@ impl Findings {
         Some(Verdict::Damaged(damaged(
             nca,
             *what,
-            detail,
+            detail.clone(),
             (self.0.len() - 1).try_into().unwrap_or(u32::MAX),
         )))
     }
@@ -305,7 +305,7 @@ fn check(
             found.add(
                 &format!("{}.nca", hex::encode(r.nca_id)),
                 NcaFault::Missing,
-                "",
+                Detail::default(),
             );
         }
     }
@@ -319,12 +319,12 @@ fn check(
         };
         match check_one(f, nca, expect, on_read, budget)? {
             None => {}
-            Some(Found::Damaged(what, detail)) => found.add(&nca.name, what, &detail),
+            Some(Found::Damaged(what, detail)) => found.add(&nca.name, what, detail),
             Some(_) => {
                 return Ok(Verdict::NotVerifiable(not_verifiable(
                     VerifyGap::ReadError,
                     "",
-                    "",
+                    Detail::default(),
                 )))
             }
         }
@@ -358,7 +358,7 @@ fn check_one(
         (true, _) => hash_ncz(f, &nca.entry, expect, on_read, budget)?,
         (false, Expect::Record { size, .. }) if nca.entry.size != size => {
             let what = fault_of_size(nca.entry.size, size);
-            Found::Damaged(what, String::new())
+            Found::Damaged(what, Detail::default())
         }
         (false, _) => hash_region(f, nca.entry.offset, nca.entry.size, on_read)?,
     };
@@ -370,7 +370,7 @@ fn check_one(
         Expect::Name(id) => sha[..16] == id,
         Expect::Nothing => true,
     };
-    Ok((!matches).then(|| Found::Damaged(NcaFault::Mismatch, String::new())))
+    Ok((!matches).then(|| Found::Damaged(NcaFault::Mismatch, Detail::default())))
 }
 
 /// An NCA of `size` bytes where its record says `expected`.
@@ -391,9 +391,9 @@ fn hash_ncz(
     budget: &Budget,
 ) -> Result<Found, Interrupted> {
     let mut input = f;
-    let unreadable = |e: FormatError| match e.0.as_str() {
-        READ_ERROR => Found::ReadError,
-        _ => Found::Damaged(NcaFault::Unreadable, e.0),
+    let unreadable = |e: FormatError| match e.is_read_failure() {
+        true => Found::ReadError,
+        false => Found::Damaged(NcaFault::Unreadable, e.0.into()),
     };
     let header: Ncz = match containers::read_ncz(&mut input, entry.offset, entry.end(), budget) {
         Ok(h) => h,
@@ -403,7 +403,7 @@ fn hash_ncz(
         let nca_size = ncz::nca_size(&header);
         if nca_size != size {
             let what = fault_of_size(nca_size, size);
-            return Ok(Found::Damaged(what, String::new()));
+            return Ok(Found::Damaged(what, Detail::default()));
         }
     }
     match ncz::decompress(&mut input, &header, entry.end(), &mut io::sink(), on_read) {

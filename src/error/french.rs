@@ -3,8 +3,8 @@
 //! until it is said here.
 
 use super::counts::{duration, Grammar};
-use super::details::detail;
 use super::msg::{NcaFault, NotBack, VerifyGap};
+use super::reason::Detail;
 use super::Msg;
 use crate::words::{KeysState, PushEnd, Unit};
 
@@ -96,7 +96,7 @@ impl Msg {
             ConsoleNotWaiting => "la console n'attend pas sur son écran d'installation réseau (la connexion a échoué) ; rien n'a quitté la liste".into(),
             NothingReached { address } => format!("aucune requête n'est arrivée : la console n'a pas pu joindre {address} (pare-feu, mauvaise adresse, VPN ?)"),
             NotInPushList { key } => format!("« {key} » n'est pas dans la liste d'envoi"),
-            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({})", detail(reason)),
+            ConvertFailed { key, reason } => format!("{key} : la décompression a échoué ({})", reason.french()),
             ConvertTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             NoDataFolder { folder } => format!("le dossier de données {folder} n'existe pas : lancez la commande là où il est, nommez-le avec --data (ou LUDOTHEQUE_DATA), ou démarrez une première fois le service (ludotheque serve), qui le crée"),
             DataFolderPrivate => "le dossier de données ne peut pas être rendu privé".into(),
@@ -113,7 +113,7 @@ impl Msg {
             HandoffRefused => "le service en cours a fermé la connexion sans lancer la tâche ; son journal dit pourquoi".into(),
             HandoffLost => "la connexion au service en cours a été perdue avant la fin de la tâche ; la tâche continue dans le service (voir sa page Tâches)".into(),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
-            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {} ; les données précédentes sont conservées", detail(reason)),
+            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
             NotTitleFile { file } => format!("{file} n'est aucun des fichiers de données de titres (versions.txt, versions.json, ou un fichier de région comme US.en.json)"),
             NoTitle { id } => format!("aucun titre de la bibliothèque n'a l'identifiant {id}"),
             BadRegion => "une région s'écrit deux lettres, un point et deux lettres, comme US.en".into(),
@@ -130,7 +130,7 @@ impl Msg {
             NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
             BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
             BadMissingKind => "kind doit valoir update ou dlc".into(),
-            TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {} ; les données précédentes sont conservées", detail(reason)),
+            TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {} ; les données précédentes sont conservées", reason.french()),
             FileExists { file } => format!("{file} existe déjà ; choisissez un autre fichier"),
             CannotCreate { file } => format!("{file} ne peut pas être créé"),
             BackupFailed { file } => format!("la sauvegarde vers {file} a échoué"),
@@ -141,7 +141,7 @@ impl Msg {
             ScanIncomplete { files, read, unchanged, kept } => format!("{} : {}, {} ; une partie de la bibliothèque était illisible, donc {} gardés", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*kept, "introuvable", "introuvables")),
             TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
 CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés), {} ignorés, {} en échec", plural(*compressed, "fichier compressé", "fichiers compressés"), bytes(*saved), n(*skipped), n(*failed)),
-            CompressFailed { key, reason } => format!("{key} : la compression a échoué ({})", detail(reason)),
+            CompressFailed { key, reason } => format!("{key} : la compression a échoué ({})", reason.french()),
             CompressTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             CompressUnverified { key, why } => format!("{key} : le fichier compressé n'a pas passé la vérification ({}) ; l'original a été gardé", why.french()),
             NoRoomToCompress { needed, free } => format!("la compression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été compressé", bytes(*needed), bytes(*free)),
@@ -191,7 +191,7 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
             PlatformFolderRefused => "un dossier de plateforme est un lien ou un dossier caché ; il n'a pas été parcouru".into(),
             NameNotUtf8 => "un nom de fichier qui n'est pas de l'UTF-8 valable a été ignoré".into(),
             FileUnexaminable => "le fichier n'a pas pu être examiné".into(),
-            FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", detail(why)),
+            FileDamaged { detail: why } => format!("le fichier est endommagé ou n'est pas un conteneur valable ({})", why.french()),
             NcaDamaged { nca, what, detail: why, more } => nca_damaged_french(nca, *what, why, *more),
             NotVerifiable { what, nca, detail: why } => not_verifiable_french(*what, nca, why),
             NotAFile { key, what } => {
@@ -336,12 +336,12 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
     }
 }
 
-fn nca_damaged_french(nca: &str, what: NcaFault, why: &str, more: u32) -> String {
+fn nca_damaged_french(nca: &str, what: NcaFault, why: &Detail, more: u32) -> String {
     let what = match what {
         NcaFault::Mismatch => format!("le NCA {nca} ne correspond pas à son enregistrement de contenu (SHA-256) : il est corrompu ou modifié"),
         NcaFault::Missing => format!("le NCA {nca}, que son CNMT liste, manque au fichier"),
         NcaFault::Truncated => format!("le NCA {nca} est tronqué"),
-        NcaFault::Unreadable => format!("le NCA {nca} ne se décompresse pas ({})", detail(why)),
+        NcaFault::Unreadable => format!("le NCA {nca} ne se décompresse pas ({})", why.french()),
     };
     match more {
         0 => what,
@@ -352,7 +352,7 @@ fn nca_damaged_french(nca: &str, what: NcaFault, why: &str, more: u32) -> String
     }
 }
 
-fn not_verifiable_french(what: VerifyGap, nca: &str, why: &str) -> String {
+fn not_verifiable_french(what: VerifyGap, nca: &str, why: &Detail) -> String {
     let why = match what {
         VerifyGap::NoCnmt => "le fichier n'a aucun CNMT auquel comparer ses NCA".into(),
         VerifyGap::NoHeaderKey => "les clés de console n'ont pas de header_key".into(),
@@ -366,7 +366,7 @@ fn not_verifiable_french(what: VerifyGap, nca: &str, why: &str) -> String {
             format!("la clé de titre de {nca} est dans un ticket personnalisé")
         }
         VerifyGap::NoTicket => format!("aucun ticket ne porte la clé de titre de {nca}"),
-        VerifyGap::Malformed => format!("{nca} est malformé ({})", detail(why)),
+        VerifyGap::Malformed => format!("{nca} est malformé ({})", why.french()),
         VerifyGap::ReadError => "le fichier n'a pas pu être lu".into(),
     };
     format!("invérifiable : {why}")

@@ -61,12 +61,11 @@ impl Lang {
         }
     }
 
-    /// A technical detail written in English (a scan's note, for the API), in this
-    /// language.
-    pub fn detail(self, english: &str) -> String {
+    /// Why a file is bad (a scan's note), in this language.
+    pub fn detail(self, detail: &crate::error::Detail) -> String {
         match self {
-            Lang::Fr => crate::error::french_detail(english),
-            Lang::En => english.to_string(),
+            Lang::Fr => detail.french(),
+            Lang::En => detail.english(),
         }
     }
 
@@ -628,8 +627,9 @@ mod tests {
 
     #[test]
     fn a_detail_is_said_in_french() {
-        let n = Lang::Fr
-            .detail("the container could not be read: no PFS0 header where one is expected");
+        use crate::error::{Detail, Reason};
+        let note = Reason::Unreadable.then(Reason::NoHeader("PFS0".into()));
+        let n = Lang::Fr.detail(&Detail::from(note));
         assert_eq!(
             n,
             "le conteneur est illisible\u{a0}: pas d'en-tête PFS0 là où il en faut un"

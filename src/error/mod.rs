@@ -7,23 +7,22 @@
 //! `internal_error` while the log gets the detail.
 //!
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
-//! into a status and a slug, and only `french` (with `details` for the technical
-//! sentences inside a message) turns a message into French.
+//! into a status and a slug, and only `french` turns a message into French.
 //!
 //! The module is also the catalogue of every sentence a person reads, in both
-//! languages: `msg` (English) and `french`, the words of `i18n`, the grammar of
-//! `counts` (ARCHITECTURE.md, *The words*).
+//! languages: `msg` (English) and `french`, the words of `i18n`, why a file is bad
+//! in `reason`, the grammar of `counts` (ARCHITECTURE.md, *The words*).
 
 pub mod counts;
-mod details;
 mod french;
 pub mod i18n;
 mod msg;
+mod reason;
 
 use std::fmt;
 
-pub use details::detail as french_detail;
 pub use msg::{KeysLine, Msg, NcaFault, NotBack, VerifyGap};
+pub use reason::{Detail, Reason, Why};
 
 /// One item a task could not handle, and why: it makes the run `partial`.
 #[derive(Debug, Clone, PartialEq)]

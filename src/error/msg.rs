@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::counts::{duration, Grammar};
+use super::reason::Detail;
 use crate::words::{KeysState, PushEnd, StartedBy, Task, Unit};
 
 /// The web's sentences in English group thousands and agree with their counts.
@@ -163,7 +164,7 @@ pub enum Msg {
     // Convert.
     ConvertFailed {
         key: String,
-        reason: String,
+        reason: Detail,
     },
     ConvertTargetExists {
         key: String,
@@ -178,7 +179,7 @@ pub enum Msg {
     // Compress.
     CompressFailed {
         key: String,
-        reason: String,
+        reason: Detail,
     },
     CompressTargetExists {
         key: String,
@@ -299,14 +300,14 @@ pub enum Msg {
     NameNotUtf8,
     FileUnexaminable,
     FileDamaged {
-        detail: String,
+        detail: Detail,
     },
     /// `verify` found an NCA of the file damaged (`detail`: why an NCZ does not
     /// decompress); `more` other NCAs of the file are damaged too.
     NcaDamaged {
         nca: String,
         what: NcaFault,
-        detail: String,
+        detail: Detail,
         more: u32,
     },
     /// `verify` could not check the file; it is neither marked nor cleared. `nca`
@@ -315,7 +316,7 @@ pub enum Msg {
     NotVerifiable {
         what: VerifyGap,
         nca: String,
-        detail: String,
+        detail: Detail,
     },
     /// A FIFO, a socket, a device… where a game file should be: `what` is `fifo`,
     /// `socket`, `device`, `folder` or `other` (`library::safe::NotAFile`).
@@ -400,7 +401,7 @@ pub enum Msg {
     BadMissingKind,
     TitleSourceDown {
         file: String,
-        reason: String,
+        reason: Detail,
     },
     FileExists {
         file: String,
@@ -1197,7 +1198,7 @@ impl Msg {
     }
 }
 
-fn nca_damaged_english(nca: &str, what: NcaFault, detail: &str, more: u32) -> String {
+fn nca_damaged_english(nca: &str, what: NcaFault, detail: &Detail, more: u32) -> String {
     let what = match what {
         NcaFault::Mismatch => format!(
             "the NCA {nca} does not match its content record (SHA-256): it is corrupt or modified"
@@ -1219,7 +1220,7 @@ pub fn gain_percent(size: u64, compressed: u64) -> u64 {
         .unwrap_or(0)
 }
 
-fn not_verifiable_english(what: VerifyGap, nca: &str, detail: &str) -> String {
+fn not_verifiable_english(what: VerifyGap, nca: &str, detail: &Detail) -> String {
     let why = match what {
         VerifyGap::NoCnmt => "the file holds no CNMT to check its NCAs against".into(),
         VerifyGap::NoHeaderKey => "the console keys have no header_key".into(),

@@ -219,9 +219,8 @@ fn write_rows(
         }
         for (found, probe) in chunk {
             if !probe.header_ok {
-                let note = probe.note.as_deref().unwrap_or("");
-                warn!("scan: {}: {note}", found.key);
-                let detail = note.to_string();
+                let detail = probe.note.clone().unwrap_or_default();
+                warn!("scan: {}: {detail}", found.key);
                 ctx.progress
                     .fail(Some(&found.key), Msg::FileDamaged { detail });
             }

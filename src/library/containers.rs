@@ -18,31 +18,42 @@ use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
 
 use super::bytes::{array, u32le, u64le};
+use crate::error::{Reason, Why};
 use crate::words::Container;
 
 /// The largest header region read into memory. Real headers are a few KiB.
 pub const MAX_HEADER: u64 = 1 << 20;
 
-/// Why a container could not be read. The text is safe to show (no path).
+/// Why a container could not be read: a reason, safe to show (no path), said in the
+/// reader's language where it is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FormatError(pub String);
+pub struct FormatError(pub Why);
 
 impl fmt::Display for FormatError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        self.0.fmt(f)
     }
 }
 
-fn bad(msg: impl Into<String>) -> FormatError {
-    FormatError(msg.into())
+impl From<Reason> for FormatError {
+    fn from(reason: Reason) -> FormatError {
+        FormatError(reason.into())
+    }
 }
 
-/// The reason of a file whose reading failed on a fault of a reader's (a panic).
-pub const READER_FAILED: &str =
-    "its reading failed on a fault of the reader's; it is set aside as damaged";
+impl FormatError {
+    /// A read that failed for the disk's sake, not the file's.
+    pub fn is_read_failure(&self) -> bool {
+        self.0.is(&Reason::ReadFailed)
+    }
+}
+
+fn bad(reason: Reason) -> FormatError {
+    reason.into()
+}
 
 /// Run the reading of one file: a panic in it (a fault of ours that the file found)
-/// is that file's damage, [`READER_FAILED`], never the end of a task or of the
+/// is that file's damage, [`Reason::ReaderFailed`], never the end of a task or of the
 /// service. The log gets what failed; the caller names the file.
 pub fn guard<T>(work: impl FnOnce() -> T) -> Result<T, FormatError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|p| {
@@ -52,13 +63,13 @@ pub fn guard<T>(work: impl FnOnce() -> T) -> Result<T, FormatError> {
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
         log::error!("a reader failed: {what}");
-        bad(READER_FAILED)
+        bad(Reason::ReaderFailed)
     })
 }
 
 /// A field the length checks should already have kept within its table.
 fn field<T>(v: Option<T>) -> Result<T, FormatError> {
-    v.ok_or_else(|| bad("a header field lies past the end of its table"))
+    v.ok_or_else(|| bad(Reason::FieldPastTable))
 }
 
 /// The most entries one file's tables may list, all tables together. A real file
@@ -86,7 +97,7 @@ impl Budget {
         }
     }
 
-    fn take(left: &Cell<u64>, n: u64, past: &'static str) -> Result<(), FormatError> {
+    fn take(left: &Cell<u64>, n: u64, past: Reason) -> Result<(), FormatError> {
         match left.get().checked_sub(n) {
             Some(rest) => {
                 left.set(rest);
@@ -98,13 +109,13 @@ impl Budget {
 
     /// Count `n` entries of a table before they are kept.
     pub fn entries(&self, n: u64) -> Result<(), FormatError> {
-        let past = "the file's headers list more files than any real file's";
+        let past = Reason::TooManyEntries;
         Self::take(&self.entries, n, past)
     }
 
     /// Count `n` header bytes read some other way (a section decrypted whole).
     pub fn bytes(&self, n: u64) -> Result<(), FormatError> {
-        let past = "the file's headers are larger than any real file's";
+        let past = Reason::TooManyHeaderBytes;
         Self::take(&self.bytes, n, past)
     }
 
@@ -120,17 +131,14 @@ impl Budget {
     }
 }
 
-/// The reason of a read that failed for the disk's sake, not the file's.
-pub const READ_FAILED: &str = "the file could not be read";
-
 /// Read exactly `len` bytes at `offset`.
 pub fn read_at<R: Read + Seek>(r: &mut R, offset: u64, len: usize) -> Result<Vec<u8>, FormatError> {
     let mut buf = vec![0; len];
     r.seek(SeekFrom::Start(offset))
         .and_then(|_| r.read_exact(&mut buf))
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => bad("the file is truncated"),
-            _ => bad(READ_FAILED),
+            std::io::ErrorKind::UnexpectedEof => bad(Reason::Truncated),
+            _ => bad(Reason::ReadFailed),
         })?;
     Ok(buf)
 }
@@ -181,11 +189,11 @@ fn name_in(names: &[u8], at: usize, kind: &str) -> Result<String, FormatError> {
     let raw = names
         .get(at..)
         .filter(|raw| !raw.is_empty())
-        .ok_or_else(|| bad(format!("a {kind} file name lies outside the string table")))?;
+        .ok_or_else(|| bad(Reason::NameOutside(kind.into())))?;
     let raw = &raw[..raw.len().min(MAX_NAME + 1)];
     let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
     if end > MAX_NAME {
-        return Err(bad(format!("a {kind} file name is too long")));
+        return Err(bad(Reason::NameTooLong(kind.into())));
     }
     Ok(String::from_utf8_lossy(&raw[..end]).into_owned())
 }
@@ -203,22 +211,20 @@ fn read_fs<R: Read + Seek>(
 ) -> Result<FileSystem, FormatError> {
     let kind = String::from_utf8_lossy(magic).into_owned();
     if base.checked_add(0x10).is_none_or(|end| end > limit) {
-        return Err(bad(format!("the {kind} header is truncated")));
+        return Err(bad(Reason::HeaderTruncated(kind)));
     }
     let head = budget.read(r, base, 0x10)?;
     if head[..4] != magic[..] {
-        return Err(bad(format!("no {kind} header where one is expected")));
+        return Err(bad(Reason::NoHeader(kind)));
     }
     let count = field(u32le(&head, 4))? as u64;
     let strings = field(u32le(&head, 8))? as u64;
     let header_size = 0x10 + entry_size * count + strings;
     if header_size > MAX_HEADER {
-        return Err(bad(format!("the {kind} header declares too many files")));
+        return Err(bad(Reason::TooManyFiles(kind)));
     }
     if base + header_size > limit {
-        return Err(bad(format!(
-            "the {kind} header runs past the end of the file"
-        )));
+        return Err(bad(Reason::HeaderPastEnd(kind)));
     }
     budget.entries(count)?;
     let table = budget.read(r, base + 0x10, (header_size - 0x10) as usize)?;
@@ -232,13 +238,11 @@ fn read_fs<R: Read + Seek>(
             name: name_in(names, field(u32le(e, 16))? as usize, &kind)?,
             offset: data
                 .checked_add(offset)
-                .ok_or_else(|| bad("a file offset overflows"))?,
+                .ok_or_else(|| bad(Reason::OffsetOverflows))?,
             size,
         };
         if !lenient && entry.offset.checked_add(size).is_none_or(|end| end > limit) {
-            return Err(bad(format!(
-                "a file inside the {kind} runs past the end of the file"
-            )));
+            return Err(bad(Reason::FilePastEnd(kind)));
         }
         entries.push(entry);
     }
@@ -262,9 +266,7 @@ fn no_shared_bytes(entries: &[ContainerFile], kind: &str) -> Result<(), FormatEr
         .collect();
     spans.sort_unstable();
     match spans.windows(2).any(|w| w[1].0 < w[0].1) {
-        true => Err(bad(format!(
-            "two files inside the {kind} share the same bytes"
-        ))),
+        true => Err(bad(Reason::SharedBytes(kind.into()))),
         false => Ok(()),
     }
 }
@@ -324,14 +326,14 @@ fn read_xci_with<R: Read + Seek>(
     budget: &Budget,
 ) -> Result<Xci, FormatError> {
     if len < 0x200 {
-        return Err(bad("the file is too short to be a cartridge image"));
+        return Err(bad(Reason::TooShortForXci));
     }
     let header_base = if budget.read(r, 0x100, 4)? == b"HEAD" {
         0
     } else if len >= 0x1200 && budget.read(r, 0x1100, 4)? == b"HEAD" {
         0x1000
     } else {
-        return Err(bad("no cartridge header (HEAD) where one is expected"));
+        return Err(bad(Reason::NoXciHeader));
     };
     let header = budget.read(r, header_base, 0x200)?;
     let declared = header_base.saturating_add(field(u64le(&header, 0x130))?);
@@ -346,9 +348,7 @@ fn read_xci_with<R: Read + Seek>(
         }
     })?;
     if root.entries.len() > MAX_PARTITIONS {
-        return Err(bad(
-            "the cartridge's root lists more partitions than a real one has",
-        ));
+        return Err(bad(Reason::TooManyPartitions));
     }
     let mut partitions = Vec::new();
     for entry in &root.entries {
@@ -418,16 +418,16 @@ pub fn read_ncz<R: Read + Seek>(
 ) -> Result<Ncz, FormatError> {
     let room = limit.saturating_sub(base);
     if room < 0x4010 {
-        return Err(bad("the compressed NCA is truncated"));
+        return Err(bad(Reason::NczTruncated));
     }
     let head = budget.read(r, base + 0x4000, 0x10)?;
     if head[..8] != b"NCZSECTN"[..] {
-        return Err(bad("no NCZ section header where one is expected"));
+        return Err(bad(Reason::NoNczSections));
     }
     let count = field(u64le(&head, 8))?;
     // Bound the count by the entry's size, not by a small constant (patches have many).
     if count == 0 || count > (room - 0x4010) / 0x40 || count * 0x40 > MAX_HEADER {
-        return Err(bad("the NCZ section count does not fit in the file"));
+        return Err(bad(Reason::NczSectionCount));
     }
     budget.entries(count)?;
     let raw = budget.read(r, base + 0x4010, (count * 0x40) as usize)?;
@@ -437,7 +437,7 @@ pub fn read_ncz<R: Read + Seek>(
         .collect::<Result<Vec<_>, _>>()?;
     let at = base + 0x4010 + count * 0x40;
     if limit - at < 8 {
-        return Err(bad("the compressed NCA has no data after its sections"));
+        return Err(bad(Reason::NczNoData));
     }
     let declared = sections
         .iter()
@@ -452,9 +452,7 @@ pub fn read_ncz<R: Read + Seek>(
     } else if magic[..4] == [0x28, 0xB5, 0x2F, 0xFD] {
         NczBody::Solid { offset: at }
     } else {
-        return Err(bad(
-            "the compressed NCA has neither a block header nor a zstd stream",
-        ));
+        return Err(bad(Reason::NczNoStream));
     };
     Ok(Ncz {
         base,
@@ -474,16 +472,14 @@ fn ncz_section(s: &[u8]) -> Result<NczSection, FormatError> {
     };
     match section.offset.checked_add(section.size) {
         Some(_) => Ok(section),
-        None => Err(bad("an NCZ section's end overflows")),
+        None => Err(bad(Reason::NczSectionOverflows)),
     }
 }
 
 /// `declared` bytes can come out of `compressed` bytes of zstd.
 fn plausible(declared: u64, compressed: u64) -> Result<(), FormatError> {
     match compressed.checked_mul(MAX_RATIO) {
-        Some(most) if declared > most => Err(bad(
-            "the compressed NCA declares more bytes than its compressed data can hold",
-        )),
+        Some(most) if declared > most => Err(bad(Reason::NczImplausible)),
         _ => Ok(()),
     }
 }
@@ -495,23 +491,23 @@ fn read_block_header<R: Read + Seek>(
     budget: &Budget,
 ) -> Result<NczBody, FormatError> {
     if limit - at < 0x18 {
-        return Err(bad("the NCZ block header is truncated"));
+        return Err(bad(Reason::NczBlockHeaderTruncated));
     }
     let h = budget.read(r, at, 0x18)?;
     let exponent = h[0x0B];
     if !(14..=32).contains(&exponent) {
-        return Err(bad("the NCZ block size is out of range"));
+        return Err(bad(Reason::NczBlockSize));
     }
     let count = field(u32le(&h, 0x0C))? as u64;
     let decompressed = field(u64le(&h, 0x10))?;
     plausible(decompressed, limit - at)?;
     let expected = decompressed.div_ceil(1u64 << exponent);
     if count != expected {
-        return Err(bad("the NCZ block count does not match the declared size"));
+        return Err(bad(Reason::NczBlockCount));
     }
     // The file's budget bounds the table: a real 32 GiB game in 16 KiB blocks has 8 MiB.
     if 0x18 + 4 * count > limit - at || 4 * count > MAX_HEADER_BYTES {
-        return Err(bad("the NCZ block table runs past the end of the file"));
+        return Err(bad(Reason::NczBlockTable));
     }
     // Its blocks are counted as the bytes of their table: a real game's run to the
     // hundreds of thousands.
@@ -523,7 +519,7 @@ fn read_block_header<R: Read + Seek>(
     let offset = at + 0x18 + 4 * count;
     let total: u64 = sizes.iter().map(|&s| s as u64).sum();
     if total > limit - offset {
-        return Err(bad("the NCZ blocks run past the end of the file"));
+        return Err(bad(Reason::NczBlocksPastEnd));
     }
     Ok(NczBody::Block {
         exponent,
@@ -649,21 +645,18 @@ mod fuzz {
         let shared = |kind: &str| format!("two files inside the {kind} share the same bytes");
         for (partitions, files) in [(200, 200), (2, 200), (4, 16_000)] {
             let e = read(&bombs::xci_product(partitions, files)).unwrap_err();
-            assert_eq!(e.0, shared("HFS0"), "{partitions} × {files}");
+            assert_eq!(e.to_string(), shared("HFS0"), "{partitions} × {files}");
         }
         let five: Vec<_> = ["update", "normal", "secure", "logo", "fifth"]
             .into_iter()
             .map(|name| (name, vec![("a.nca".to_string(), vec![1; 16])]))
             .collect();
         let e = read(&synth::xci(&five)).unwrap_err();
-        assert_eq!(
-            e.0,
-            "the cartridge's root lists more partitions than a real one has"
-        );
+        assert_eq!(e, Reason::TooManyPartitions.into());
         let nsz = bombs::nsz_product(400, 64, 1024);
         let budget = &Budget::file();
         let e = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, budget).unwrap_err();
-        assert_eq!(e.0, shared("PFS0"));
+        assert_eq!(e.to_string(), shared("PFS0"));
         // One NCZ of the product, alone: it reads, and costs its own tables once.
         let one = bombs::nsz_product(1, 64, 1024);
         let fs = read_pfs0(&mut Cursor::new(&one), 0, one.len() as u64, budget).unwrap();
@@ -687,7 +680,10 @@ mod fuzz {
             }
         };
         assert!((1..=32).contains(&reads), "{reads}: {refused}");
-        assert!(refused.0.starts_with("the file's headers"), "{refused}");
+        assert!(
+            refused.to_string().starts_with("the file's headers"),
+            "{refused}"
+        );
     }
 
     /// Declared sizes that would wrap a sum, or that no compressed data could hold.
@@ -697,10 +693,7 @@ mod fuzz {
         let fs = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, &Budget::file()).unwrap();
         for e in &fs.entries {
             let refused = read_ncz(&mut Cursor::new(&nsz), e.offset, e.end(), &Budget::file());
-            assert_eq!(
-                refused.unwrap_err().0,
-                "the compressed NCA declares more bytes than its compressed data can hold"
-            );
+            assert_eq!(refused.unwrap_err(), Reason::NczImplausible.into());
         }
     }
 
@@ -737,7 +730,7 @@ mod fuzz {
             &Budget::file(),
         )
         .unwrap_err();
-        assert!(e.0.contains("too many"), "{e}");
+        assert!(e.to_string().contains("too many"), "{e}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::window::Window;
 use super::LibraryKey;
+use crate::error::{Detail, Reason, Why};
 use crate::words::{Container, GameKind, IdSource, KeysState};
 
 /// What the scan learns about a file.
@@ -31,7 +32,7 @@ pub struct Probe {
     /// The title ID and version the file name's tags give, if any.
     pub named: (Option<u64>, Option<u32>),
     /// Why the file is not (fully) identified or readable; safe to show.
-    pub note: Option<String>,
+    pub note: Option<Detail>,
     /// What the console keys read, when there are keys and the format has NCAs.
     pub keyed: Option<Keyed>,
 }
@@ -83,7 +84,7 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
     containers::guard(|| probe_file(root, key, format, keys)).unwrap_or_else(|e| {
         log::error!("probe of {key}: {e}");
         let tags = identify::parse_file_name(key.file_name());
-        let mut notes = vec![format!("the container could not be read: {e}")];
+        let mut notes = vec![Reason::Unreadable.then(e.0)];
         let (identified_by, title_id, version) = keyless(&tags, &Hints::default(), &mut notes);
         Probe {
             title_id,
@@ -92,7 +93,7 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
             header_ok: false,
             named: (tags.title_id, tags.version),
             file_name_name: tags.name,
-            note: Some(notes.join("; ")),
+            note: Some(Detail(notes)),
             keyed: keys.map(|_| Keyed::unreadable()),
         }
     })
@@ -114,12 +115,13 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
                 // A container that does not parse is said once, by the keyless path.
                 let (read, why) = match &listed {
                     Ok(Some(entries)) => read_keyed(&mut file, entries, keys, budget),
-                    Ok(None) => (Keyed::unreadable(), Some(NO_SECURE.into())),
+                    Ok(None) => (
+                        Keyed::unreadable(),
+                        Some(Reason::ConsoleKeys.then(Reason::NoSecure)),
+                    ),
                     Err(_) => (Keyed::unreadable(), None),
                 };
-                if let Some(why) = why {
-                    notes.push(format!("console keys: {why}"));
-                }
+                notes.extend(why);
                 keyed = Some(read);
             }
             hints.map(Some)
@@ -131,7 +133,7 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
         }
     };
     let hints = hints.unwrap_or_else(|e| {
-        notes.insert(0, format!("the container could not be read: {e}"));
+        notes.insert(0, Reason::Unreadable.then(e.0));
         None
     });
     let header_ok = hints.is_some() || Container::of(format).is_none();
@@ -141,10 +143,10 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
         None => keyless(&tags, &hints, &mut notes),
     };
     if tags.ambiguous {
-        notes.push("the file name holds several title IDs; the first was taken".into());
+        notes.push(Reason::SeveralTitleIds.into());
     }
     if title_id.is_some_and(|id| identify::classify(id).kind == GameKind::Unknown) {
-        notes.push("the title ID is not one of a game, an update or a DLC".into());
+        notes.push(Reason::UnknownKind.into());
     }
     Probe {
         title_id,
@@ -153,7 +155,7 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
         header_ok,
         named: (tags.title_id, tags.version),
         file_name_name: tags.name,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        note: (!notes.is_empty()).then_some(Detail(notes)),
         keyed,
     }
 }
@@ -162,7 +164,7 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
 fn keyless(
     tags: &NameTags,
     hints: &Hints,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Why>,
 ) -> (IdSource, Option<u64>, Option<u32>) {
     let cnmt_version = hints.cnmt.and_then(|(_, v)| v);
     if let Some(id) = tags.title_id {
@@ -172,7 +174,7 @@ fn keyless(
     } else if let Some(id) = hints.ticket {
         (IdSource::Ticket, Some(id), tags.version)
     } else {
-        notes.push("no title ID in the file name, and no ticket or CNMT XML inside".into());
+        notes.push(Reason::NoTitleId.into());
         (IdSource::None, None, tags.version)
     }
 }
@@ -184,16 +186,14 @@ fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64
     }
     let file = super::safe::open(root, key).map_err(|e| {
         let why = super::safe::not_a_file(&e).map(super::safe::NotAFile::detail);
-        FormatError(why.unwrap_or("the file could not be opened").into())
+        FormatError::from(why.unwrap_or(Reason::OpenFailed))
     })?;
     let len = file
         .metadata()
-        .map_err(|_| FormatError(containers::READ_FAILED.into()))?
+        .map_err(|_| FormatError::from(Reason::ReadFailed))?
         .len();
     Ok(Some((file, len)))
 }
-
-const NO_SECURE: &str = "the cartridge image has no secure partition";
 
 /// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
 /// when it has none); `Err` for a damaged container.
@@ -232,13 +232,13 @@ fn read_hints(
 }
 
 /// Read the file with the keys: what it holds, and why not all of it when something
-/// did not open.
+/// did not open ("console keys: …").
 fn read_keyed(
     file: &mut Window,
     entries: &[ContainerFile],
     keys: &ProdKeys,
     budget: &Budget,
-) -> (Keyed, Option<String>) {
+) -> (Keyed, Option<Why>) {
     let want = Want {
         control: true,
         icon: true,
@@ -259,14 +259,14 @@ fn read_keyed(
     } else {
         KeysState::Unreadable
     };
-    let mut why: Vec<String> = Vec::new();
+    let mut why: Vec<Why> = Vec::new();
     for said in inside.problems.iter().map(describe) {
         if !why.contains(&said) {
             why.push(said);
         }
     }
     if inside.contents.is_empty() && inside.problems.is_empty() {
-        why.push("no Meta NCA (no CNMT) inside".into());
+        why.push(Reason::NoMeta.into());
     }
     let keyed = Keyed {
         state,
@@ -274,7 +274,11 @@ fn read_keyed(
         contents: inside.contents,
         controls: inside.controls,
     };
-    (keyed, (!why.is_empty()).then(|| why.join("; ")))
+    let why = (!why.is_empty()).then_some(Why {
+        reason: Reason::ConsoleKeys,
+        then: why,
+    });
+    (keyed, why)
 }
 
 fn missing_revision(problems: &[Problem]) -> Option<u8> {
@@ -286,24 +290,20 @@ fn missing_revision(problems: &[Problem]) -> Option<u8> {
     })
 }
 
-/// A problem in words safe to show (NCA names are the container's, not paths).
-pub fn describe(p: &Problem) -> String {
+/// A problem as a reason safe to show (NCA names are the container's, not paths).
+pub fn describe(p: &Problem) -> Why {
     match p {
-        Problem::NoHeaderKey => "the keys file has no header_key".into(),
+        Problem::NoHeaderKey => Reason::NoHeaderKey.into(),
         // Said once for the file, not once per NCA.
-        Problem::WrongKeys { .. } => "NCA headers do not decrypt with these keys".into(),
+        Problem::WrongKeys { .. } => Reason::WrongKeys.into(),
         Problem::MissingTitlekek { revision, .. } => {
-            format!("titlekek_{revision:02x} is missing: a title key cannot be opened")
+            Reason::MissingTitlekek(format!("titlekek_{revision:02x}")).into()
         }
-        Problem::MissingKey { revision, .. } => format!(
-            "key revision 0x{revision:02x} is missing: add its master_key or \
-             key_area_key_application"
-        ),
-        Problem::PersonalizedTicket { nca } => format!(
-            "the title key of {nca} is in a personalized ticket (tied to one console), \
-             which console keys cannot open"
-        ),
-        Problem::NoTicket { nca } => format!("no ticket for the rights ID of {nca}"),
-        Problem::Malformed { nca, why } => format!("in {nca}: {why}"),
+        Problem::MissingKey { revision, .. } => {
+            Reason::MissingRevision(format!("0x{revision:02x}")).into()
+        }
+        Problem::PersonalizedTicket { nca } => Reason::Personalized(nca.clone()).into(),
+        Problem::NoTicket { nca } => Reason::NoTicket(nca.clone()).into(),
+        Problem::Malformed { nca, why } => Reason::In(nca.clone()).then(why.clone()),
     }
 }

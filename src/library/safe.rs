@@ -31,6 +31,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::LibraryKey;
+use crate::error::Reason;
 
 fn refused(why: &str) -> Error {
     Error::new(ErrorKind::PermissionDenied, why.to_string())
@@ -107,15 +108,14 @@ impl NotAFile {
         }
     }
 
-    /// The reason as a detail of a convert or a probe (`error::details` has its
-    /// French).
-    pub fn detail(self) -> &'static str {
+    /// The reason as a detail of a convert or a probe.
+    pub fn detail(self) -> Reason {
         match self {
-            NotAFile::Fifo => "the file is a named pipe (FIFO), not a regular file",
-            NotAFile::Socket => "the file is a socket, not a regular file",
-            NotAFile::Device => "the file is a device, not a regular file",
-            NotAFile::Folder => "the file is a folder, not a regular file",
-            NotAFile::Other => "the file is not a regular file",
+            NotAFile::Fifo => Reason::Fifo,
+            NotAFile::Socket => Reason::Socket,
+            NotAFile::Device => Reason::Device,
+            NotAFile::Folder => Reason::Folder,
+            NotAFile::Other => Reason::NotRegular,
         }
     }
 
@@ -130,7 +130,7 @@ impl NotAFile {
 
 impl std::fmt::Display for NotAFile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.detail())
+        f.write_str(&self.detail().english())
     }
 }
 
@@ -377,7 +377,7 @@ mod tests {
                 .unwrap_or_else(|_| panic!("opening {name} did not return"))
                 .unwrap_err();
             assert_eq!(not_a_file(&e), Some(want), "{name}: {e}");
-            assert_ne!(crate::error::french_detail(want.detail()), want.detail());
+            assert_ne!(want.detail().french(), want.detail().english());
         }
         let file = open(&root, &key("game.nsp")).unwrap();
         use std::os::fd::AsRawFd;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection};
 
-use crate::error::Error;
+use crate::error::{Detail, Error};
 use crate::words::{GameKind, IdSource, KeysState, TitleId};
 
 /// A game as the scan writes it.
@@ -26,7 +26,8 @@ pub struct GameRow {
     pub mtime: i64,
     pub header_ok: bool,
     pub identified_by: IdSource,
-    pub note: Option<String>,
+    /// Stored as its slug form (`error::Detail`).
+    pub note: Option<Detail>,
     /// What reading it with the console keys came to; `None` when it was not.
     pub keys_state: Option<KeysState>,
     pub key_revision: Option<u8>,
@@ -84,7 +85,7 @@ pub fn upsert(conn: &Connection, g: &GameRow) -> Result<(), Error> {
         g.mtime,
         g.header_ok,
         g.identified_by,
-        g.note,
+        g.note.as_ref().map(Detail::slug),
         g.keys_state,
         g.key_revision,
         g.name_conflict
@@ -247,7 +248,7 @@ pub struct GameDetail {
     pub platform: String,
     pub mtime: i64,
     pub identified_by: IdSource,
-    pub note: Option<String>,
+    pub note: Option<Detail>,
     pub subtype: Option<String>,
     /// Why a task found the file damaged (a message as JSON), or its header did not
     /// read at the scan: the push warns before sending it.
@@ -262,18 +263,19 @@ const DETAIL_COLUMNS: &str =
 const AFTER_DETAIL: usize = 17;
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
+    let note = r.get::<_, Option<String>>(12)?.map(|n| Detail::read(&n));
     Ok(GameDetail {
         item: item(r)?,
         format: r.get(8)?,
         platform: r.get(9)?,
         mtime: r.get(10)?,
         identified_by: r.get(11)?,
-        note: r.get(12)?,
+        note: note.clone(),
         subtype: r.get(13)?,
         damage: match (r.get::<_, Option<String>>(14)?, r.get::<_, bool>(15)?) {
             (Some(json), _) => Some(super::job_failures::read_msg(&json)),
             (None, false) => Some(crate::error::Msg::FileDamaged {
-                detail: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+                detail: note.unwrap_or_default(),
             }),
             (None, true) => None,
         },

@@ -7,7 +7,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Detail, Error, Kind, Msg};
 
 const MIGRATIONS: &[&str] = &[
     // 1: settings and the task history.
@@ -348,7 +348,13 @@ const MIGRATIONS: &[&str] = &[
          icon            INTEGER NOT NULL DEFAULT 0,
          from_key        TEXT NOT NULL           -- the file it was read from
      ) WITHOUT ROWID;",
+    // 20: a game's note holds the slug form of its reasons (`error::reason`), no
+    // longer English: `notes_to_slugs` rewrites the notes an older build wrote.
+    "SELECT 1;",
 ];
+
+/// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.
+const NOTES_AS_SLUGS: i64 = 20;
 
 /// Apply every migration the database has not seen yet.
 pub fn apply(conn: &mut Connection) -> Result<(), Error> {
@@ -368,6 +374,9 @@ pub fn apply(conn: &mut Connection) -> Result<(), Error> {
     }
     if (version as usize) < MIGRATIONS.len() {
         fold_names(&tx)?;
+    }
+    if version < NOTES_AS_SLUGS {
+        notes_to_slugs(&tx)?;
     }
     tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
     tx.commit()?;
@@ -397,6 +406,23 @@ fn fold_names(tx: &rusqlite::Transaction) -> Result<(), Error> {
                     crate::text::printable(&name)
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Every game's note an older build wrote in English, as the slug form of the same
+/// reasons (read back through `error::reason`'s table, a word in its slot). A note the
+/// table does not know stays as it is, and is shown as it is.
+fn notes_to_slugs(tx: &rusqlite::Transaction) -> Result<(), Error> {
+    let notes: Vec<(String, String)> = tx
+        .prepare("SELECT key, note FROM games WHERE note IS NOT NULL")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut update = tx.prepare("UPDATE games SET note = ?2 WHERE key = ?1")?;
+    for (key, note) in notes {
+        if let Some(detail) = Detail::from_english(&note) {
+            update.execute(rusqlite::params![key, detail.slug()])?;
         }
     }
     Ok(())
@@ -463,5 +489,39 @@ mod tests {
         .unwrap()
         .is_none());
         assert!(!crate::store::consoles::insert(&conn, "e\u{301}MILE", b"x", 4).unwrap());
+    }
+
+    /// Notes written in English before migration 20 become slugs; one the table does
+    /// not know is kept as it is, and reads back as it is.
+    #[test]
+    fn english_notes_become_slugs() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..19] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 19).unwrap();
+        let legacy = "the container could not be read: the PFS0 header is truncated; \
+                      the title ID is not one of a game, an update or a DLC";
+        for (key, note) in [("a.nsp", legacy), ("b.nsp", "a note of no table")] {
+            conn.execute(
+                "INSERT INTO games (key, platform, name, file_name_name, folded, type,
+                                    format, size, mtime, header_ok, identified_by, note)
+                 VALUES (?1, 'switch', 'x', 'x', 'x', 'BASE', 'nsp', 1, 1, 0, 'none', ?2)",
+                rusqlite::params![key, note],
+            )
+            .unwrap();
+        }
+        apply(&mut conn).unwrap();
+        let note = |key: &str| -> String {
+            conn.query_row("SELECT note FROM games WHERE key = ?1", [key], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(
+            note("a.nsp"),
+            "unreadable(header_truncated:PFS0);unknown_kind"
+        );
+        assert_eq!(Detail::read(&note("a.nsp")).english(), legacy);
+        assert_eq!(note("b.nsp"), "a note of no table");
+        assert_eq!(Detail::read(&note("b.nsp")).french(), "a note of no table");
     }
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::{import, Input};
-use crate::error::{Error, Msg};
+use crate::error::{Detail, Error, Msg, Reason, Why};
 use crate::outbound::{Client, Failure};
 use crate::store::settings;
 
@@ -51,10 +51,10 @@ pub fn valid_base_url(url: &str) -> bool {
     (url.starts_with("https://") || url.starts_with("http://")) && !url.contains(['?', '#', ' '])
 }
 
-fn down(file: &str, reason: impl ToString) -> Error {
+fn down(file: &str, reason: impl Into<Detail>) -> Error {
     Error::invalid(Msg::TitleSourceDown {
         file: file.to_string(),
-        reason: reason.to_string(),
+        reason: reason.into(),
     })
 }
 
@@ -137,7 +137,7 @@ fn import_fetched(
     for f in fetched {
         let path = f.part.clone().unwrap_or_else(|| dir.join(&f.name));
         let file =
-            File::open(&path).map_err(|e| down(&f.name, "the kept copy is gone").with_cause(e))?;
+            File::open(&path).map_err(|e| down(&f.name, Reason::KeptCopyGone).with_cause(e))?;
         inputs.push(Input {
             name: f.name.clone(),
             reader: Box::new(file),
@@ -187,7 +187,7 @@ fn fetch_one(
         });
     }
     if status != 200 {
-        return Err(down(name, format!("the source answered {status}")));
+        return Err(down(name, Reason::SourceAnswered(status.to_string())));
     }
     let validators = (response.header("etag"), response.header("last-modified"));
     let part = dir.join(format!("{name}.part"));
@@ -206,15 +206,17 @@ fn fetch_one(
     })
 }
 
-/// Stream the body to `path`, refusing one past [`MAX_FILE`].
-fn save(body: impl Read, path: &Path) -> Result<(), String> {
-    let mut out = File::create(path).map_err(|e| e.to_string())?;
-    let n = std::io::copy(&mut body.take(MAX_FILE + 1), &mut out).map_err(|e| e.to_string())?;
+/// Stream the body to `path`, refusing one past [`MAX_FILE`]. What the system says
+/// of a failed write is not ours: it is kept as it says it.
+fn save(body: impl Read, path: &Path) -> Result<(), Why> {
+    let said = |e: std::io::Error| Why::from(Reason::Text(e.to_string()));
+    let mut out = File::create(path).map_err(said)?;
+    let n = std::io::copy(&mut body.take(MAX_FILE + 1), &mut out).map_err(said)?;
     if n > MAX_FILE {
-        return Err(format!("the file is larger than {} MiB", MAX_FILE >> 20));
+        return Err(Reason::LargerThan((MAX_FILE >> 20).to_string()).into());
     }
-    out.flush().map_err(|e| e.to_string())?;
-    out.sync_all().map_err(|e| e.to_string())
+    out.flush().map_err(said)?;
+    out.sync_all().map_err(said)
 }
 
 #[cfg(test)]

@@ -568,15 +568,15 @@ fn test_modules_end_their_file() {
 }
 
 /// The catalogue: every sentence a person reads is a message of `error::msg` (its
-/// English) with its French in `error::french`, or a word of `error::i18n`; the help's
-/// French is clap's tree in `cli::help_fr`, counting is `error::counts`.
+/// English) with its French in `error::french`, a word of `error::i18n`, or why a file
+/// is bad (`error::reason`); the help's French is clap's tree in `cli::help_fr`,
+/// counting is `error::counts`.
 const CATALOGUE: &[&str] = &[
     "src/error/french.rs",
     "src/error/i18n.rs",
     "src/error/counts.rs",
     "src/cli/help_fr.rs",
-    // The French of a technical detail, until parser reasons are typed (#49, §4).
-    "src/error/details.rs",
+    "src/error/reason.rs",
 ];
 
 /// Literals that look French and are not sentences: a language named in itself, and

@@ -126,7 +126,8 @@ fn scanning_the_demo_library_gives_exact_counts_and_types() {
         (g.0.as_str(), g.1.as_str(), g.3),
         ("INCONNU", "none", false)
     );
-    assert!(g.4.unwrap().contains("no title ID"));
+    // The note is stored as its reason's slug (the API says it in English).
+    assert_eq!(g.4.as_deref(), Some("no_title_id"));
     let g = game(&folders, "homebrew/Delta Fragment [01007EF00011EC00].nsp").unwrap();
     assert_eq!(g.0, "INCONNU");
     // A DLC or update whose base is missing is not playable.
@@ -157,9 +158,29 @@ fn the_corrupt_file_is_recorded_with_its_reason_and_the_scan_goes_on() {
         (kind.as_str(), by.as_str(), header_ok, playable),
         ("BASE", "filename", false, false)
     );
-    let note = note.unwrap();
+    // Stored as the slug of its reason; said in English by the API, in the reader's
+    // language by the file's page.
+    let stored = note.unwrap();
+    assert!(stored.starts_with("unreadable("), "{stored}");
+    let key = "Broken%20Download%20%5B0100BBBB00000000%5D%5Bv0%5D.nsp";
+    let api = s.get(&format!("/api/v1/library/{key}")).json();
+    let note = api["note"].as_str().unwrap_or_default();
     assert!(note.contains("could not be read"), "{note}");
     assert!(!note.contains('/'), "no path in the reason: {note}");
+    let page = |lang: &str| {
+        let r = s.send(
+            "GET",
+            &format!("/game/{key}"),
+            &[("Accept-Language", lang)],
+            None,
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        r.body
+    };
+    let (fr, en) = (page("fr"), page("en"));
+    assert!(fr.contains("le conteneur est illisible\u{a0}: "), "{fr}");
+    assert!(!fr.contains("could not be read"), "{fr}");
+    assert!(en.contains("the container could not be read: "), "{en}");
 }
 
 #[test]

@@ -90,7 +90,7 @@ pub fn one(c: &Ctx) -> Result<Reply, Error> {
             // here too, first: it is why the file is not playable.
             note: match (g.note, &g.damage) {
                 (Some(note), Some(damage)) => Some(format!("{}; {note}", damage.english())),
-                (Some(note), None) => Some(note),
+                (Some(note), None) => Some(note.english()),
                 (None, Some(damage)) => Some(damage.english()),
                 (None, None) => None,
             },

@@ -3,6 +3,7 @@
 //! page read it.
 
 use super::{Content, ContentRecord, MetaType};
+use crate::error::Reason;
 use crate::library::bytes::{array, u16le, u32le, u64le};
 
 const HEADER: usize = 0x20;
@@ -12,13 +13,13 @@ const RECORD: usize = 0x38;
 const MAX_RECORDS: usize = 4096;
 
 /// Parse a `.cnmt` file. The reason of an `Err` is safe to show.
-pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
-    let truncated = "the CNMT is truncated";
+pub fn parse(b: &[u8]) -> Result<Content, Reason> {
+    let truncated = || Reason::CnmtTruncated;
     if b.len() < HEADER {
-        return Err(truncated);
+        return Err(truncated());
     }
-    let title_id = u64le(b, 0).ok_or(truncated)?;
-    let version = u32le(b, 8).ok_or(truncated)?;
+    let title_id = u64le(b, 0).ok_or_else(truncated)?;
+    let version = u32le(b, 8).ok_or_else(truncated)?;
     let meta_type = match b[0xC] {
         0x80 => MetaType::Application,
         0x81 => MetaType::Patch,
@@ -26,20 +27,20 @@ pub fn parse(b: &[u8]) -> Result<Content, &'static str> {
         0x83 => MetaType::Delta,
         other => MetaType::Other(other),
     };
-    let extended = u16le(b, 0xE).ok_or(truncated)? as usize;
-    let count = u16le(b, 0x10).ok_or(truncated)? as usize;
+    let extended = u16le(b, 0xE).ok_or_else(truncated)? as usize;
+    let count = u16le(b, 0x10).ok_or_else(truncated)? as usize;
     if count > MAX_RECORDS {
-        return Err("the CNMT lists too many contents");
+        return Err(Reason::CnmtTooMany);
     }
     let records_at = HEADER + extended;
     let records_end = records_at + count * RECORD;
     if records_end > b.len() {
-        return Err("the CNMT's content records run past its end");
+        return Err(Reason::CnmtRecords);
     }
     // The extended header of an update or a DLC starts with its application's ID.
     let application_id = match meta_type {
         MetaType::Patch | MetaType::AddOn | MetaType::Delta if extended >= 8 => {
-            Some(u64le(b, HEADER).ok_or(truncated)?)
+            Some(u64le(b, HEADER).ok_or_else(truncated)?)
         }
         _ => None,
     };

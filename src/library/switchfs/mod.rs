@@ -18,6 +18,7 @@ pub use prodkeys::ProdKeys;
 
 use std::io::{Read, Seek};
 
+use crate::error::{Reason, Why};
 use crate::library::bytes;
 use crate::library::containers::{self, read_at, Budget, ContainerFile, FormatError, MAX_HEADER};
 use crate::words::Container;
@@ -102,7 +103,7 @@ pub enum Problem {
     /// No ticket for the NCA's rights ID.
     NoTicket { nca: String },
     /// The NCA or a structure inside it is malformed.
-    Malformed { nca: String, why: String },
+    Malformed { nca: String, why: Why },
 }
 
 /// Everything read from one file with the keys.
@@ -145,7 +146,7 @@ pub fn read<R: Read + Seek>(
         Some(_) => containers::read_xci(file, len, budget)?
             .partition("secure")
             .map(|p| p.entries.clone())
-            .ok_or_else(|| FormatError("the cartridge image has no secure partition".into()))?,
+            .ok_or_else(|| FormatError::from(Reason::NoSecure))?,
         None => return Ok(Inside::default()),
     };
     Ok(read_entries(file, &entries, keys, want, budget))
@@ -213,16 +214,15 @@ fn headers<R: Read + Seek>(
     for entry in ncas.take(MAX_NCAS) {
         let nca = entry.name.clone();
         let raw = match entry.size {
-            n if n < nca::HEADER_SIZE as u64 => Err(FormatError(String::new())),
+            n if n < nca::HEADER_SIZE as u64 => Err(FormatError::from(Reason::NcaShort)),
             _ => budget.read(file, entry.offset, nca::HEADER_SIZE),
         };
-        let Ok(raw) = raw else {
-            let why = match raw {
-                Err(e) if !e.0.is_empty() => e.0,
-                _ => "the NCA is shorter than its header".into(),
-            };
-            inside.problems.push(Problem::Malformed { nca, why });
-            continue;
+        let raw = match raw {
+            Ok(raw) => raw,
+            Err(e) => {
+                inside.problems.push(Problem::Malformed { nca, why: e.0 });
+                continue;
+            }
         };
         // An NCZ's size is not its NCA's: its sections are checked when read.
         let limit = if nca.ends_with(".ncz") {
@@ -287,7 +287,7 @@ pub(crate) fn section_key<R: Read + Seek>(
         1 => return Ok(None),
         3 | 4 => {}
         _ => {
-            let why = "the section's encryption is not one this service reads".into();
+            let why = Reason::Encryption.into();
             return Err(Problem::Malformed { nca, why });
         }
     }
@@ -315,7 +315,7 @@ pub(crate) fn section_key<R: Read + Seek>(
         }),
         TitleKey::Malformed => Err(Problem::Malformed {
             nca,
-            why: "its ticket is malformed".into(),
+            why: Reason::TicketMalformed.into(),
         }),
     }
 }
@@ -326,7 +326,7 @@ pub(crate) fn section_key<R: Read + Seek>(
 fn first_section<'h>(entry: &ContainerFile, header: &'h Header) -> Result<&'h NcaSection, Problem> {
     let nca = entry.name.clone();
     let section = header.sections.iter().flatten().next().ok_or_else(|| {
-        let why = "it has no section".into();
+        let why = Reason::NoSection.into();
         Problem::Malformed {
             nca: nca.clone(),
             why,
@@ -334,11 +334,11 @@ fn first_section<'h>(entry: &ContainerFile, header: &'h Header) -> Result<&'h Nc
     })?;
     let compressed = entry.name.ends_with(".ncz");
     if compressed && section.end > 0x4000 {
-        let why = "its section is compressed (NCZ); it is read once decompressed".into();
+        let why = Reason::SectionCompressed.into();
         return Err(Problem::Malformed { nca, why });
     }
     if !compressed && section.end > entry.size {
-        let why = "its section lies past the end of the file".into();
+        let why = Reason::SectionPastEnd.into();
         return Err(Problem::Malformed { nca, why });
     }
     Ok(section)
@@ -353,13 +353,13 @@ fn meta<R: Read + Seek>(
     tickets: &Tickets<'_>,
     budget: &Budget,
 ) -> Result<Content, Problem> {
-    let malformed = |why: String| Problem::Malformed {
+    let malformed = |why: Why| Problem::Malformed {
         nca: entry.name.clone(),
         why,
     };
     let section = first_section(entry, header)?;
     if section.fs_type() != 1 || section.hash_type() != 2 {
-        return Err(malformed("its section is not a PFS0".into()));
+        return Err(malformed(Reason::SectionNotA("PFS0".into()).into()));
     }
     let key = section_key(file, &entry.name, header, section, keys, tickets)?;
     let mut reader = SectionReader::new(file, entry.offset, section, key);
@@ -367,23 +367,23 @@ fn meta<R: Read + Seek>(
     let end = at
         .checked_add(size)
         .filter(|&end| end <= reader.size())
-        .ok_or_else(|| malformed("its PFS0 lies outside its section".into()))?;
+        .ok_or_else(|| malformed(Reason::OutsideSection("PFS0".into()).into()))?;
     // A Meta NCA's section is a few KiB: read and decrypted whole, in one go.
     if end > MAX_HEADER {
-        return Err(malformed("its PFS0 is too large for a CNMT".into()));
+        return Err(malformed(Reason::CnmtTooLarge.into()));
     }
     budget.bytes(end).map_err(|e| malformed(e.0))?;
     let mut clear = vec![0u8; end as usize];
     reader
         .read_exact(&mut clear)
-        .map_err(|_| malformed("the file is truncated".into()))?;
+        .map_err(|_| malformed(Reason::Truncated.into()))?;
     let mut reader = std::io::Cursor::new(clear);
     let pfs0 = containers::read_pfs0(&mut reader, at, end, budget).map_err(|e| malformed(e.0))?;
     let cnmt = pfs0
         .entries
         .iter()
         .find(|e| e.name.ends_with(".cnmt") && e.size <= MAX_HEADER)
-        .ok_or_else(|| malformed("it holds no CNMT".into()))?;
+        .ok_or_else(|| malformed(Reason::HoldsNo("CNMT".into()).into()))?;
     let bytes =
         read_at(&mut reader, cnmt.offset, cnmt.size as usize).map_err(|e| malformed(e.0))?;
     cnmt::parse(&bytes).map_err(|why| malformed(why.into()))
@@ -415,7 +415,7 @@ fn control<R: Read + Seek>(
     want: Want,
     budget: &Budget,
 ) -> Result<ControlData, Problem> {
-    let malformed = |why: String| Problem::Malformed {
+    let malformed = |why: Why| Problem::Malformed {
         nca: entry.name.clone(),
         why,
     };
@@ -424,14 +424,14 @@ fn control<R: Read + Seek>(
         || section.hash_type() != 3
         || section.fs.get(0x8..0xC) != Some(b"IVFC")
     {
-        return Err(malformed("its section is not a RomFS".into()));
+        return Err(malformed(Reason::SectionNotA("RomFS".into()).into()));
     }
     let key = section_key(file, &entry.name, header, section, keys, tickets)?;
     let mut reader = SectionReader::new(file, entry.offset, section, key);
     // The IVFC's last level (the sixth, at 0x90) is the RomFS itself.
     let (at, size) = (fs_u64(section, 0x90), fs_u64(section, 0x98));
     if at.checked_add(size).is_none_or(|end| end > reader.size()) {
-        return Err(malformed("its RomFS lies outside its section".into()));
+        return Err(malformed(Reason::OutsideSection("RomFS".into()).into()));
     }
     let icons: Vec<String> = match want.icon {
         true => nacp::LANGUAGES
@@ -447,7 +447,7 @@ fn control<R: Read + Seek>(
     let nacp = files
         .iter()
         .find(|f| f.name == "control.nacp" && f.size >= nacp::SIZE as u64)
-        .ok_or_else(|| malformed("it holds no control.nacp".into()))?;
+        .ok_or_else(|| malformed(Reason::HoldsNo("control.nacp".into()).into()))?;
     let bytes = budget
         .read(&mut reader, nacp.offset, nacp::SIZE)
         .map_err(|e| malformed(e.0))?;
@@ -582,7 +582,7 @@ mod fuzz {
                     )
                     .unwrap();
                     assert!(
-                        inside.problems.iter().any(|p| matches!(p, Problem::Malformed { why, .. } if why == "its ticket is malformed")),
+                        inside.problems.iter().any(|p| matches!(p, Problem::Malformed { why, .. } if why.is(&Reason::TicketMalformed))),
                         "{inside:?}"
                     );
                 }
@@ -741,7 +741,10 @@ mod fuzz {
             &crate::library::containers::Budget::file(),
         )
         .unwrap_err();
-        assert_eq!(inside.0, "two files inside the PFS0 share the same bytes");
+        assert_eq!(
+            inside.to_string(),
+            "two files inside the PFS0 share the same bytes"
+        );
     }
 
     /// A RomFS file table whose every entry names the rest of the table: only the
@@ -795,7 +798,7 @@ mod fuzz {
             |_| true,
             &crate::library::containers::Budget::file(),
         );
-        assert!(e.unwrap_err().0.contains("loops"));
+        assert!(e.unwrap_err().to_string().contains("loops"));
         let mut huge = romfs.clone();
         huge[file_table + 0x10..file_table + 0x18].copy_from_slice(&(2u64 << 30).to_le_bytes());
         let e = romfs::root_files(
@@ -805,6 +808,6 @@ mod fuzz {
             |_| true,
             &crate::library::containers::Budget::file(),
         );
-        assert!(e.unwrap_err().0.contains("outside"));
+        assert!(e.unwrap_err().to_string().contains("outside"));
     }
 }

@@ -1,6 +1,8 @@
 //! `control.nacp`: a title's name and publisher per language, and the version it
 //! shows to people ("1.2.0").
 
+use crate::error::Reason;
+
 /// The NACP's size; anything shorter is truncated.
 pub const SIZE: usize = 0x4000;
 
@@ -40,9 +42,9 @@ fn text(field: &[u8]) -> String {
 pub type Names = Vec<(u8, String, String)>;
 
 /// The names, and the display version.
-pub fn parse(b: &[u8]) -> Result<(Names, String), &'static str> {
+pub fn parse(b: &[u8]) -> Result<(Names, String), Reason> {
     if b.len() < SIZE {
-        return Err("control.nacp is truncated");
+        return Err(Reason::NacpTruncated);
     }
     let names = (0..16)
         .filter_map(|i| {

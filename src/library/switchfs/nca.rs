@@ -12,6 +12,8 @@ use aes::cipher::{BlockDecrypt, KeyInit, KeyIvInit, StreamCipher};
 use aes::Aes128;
 use xts_mode::Xts128;
 
+use crate::error::Reason;
+
 use super::ProdKeys;
 use crate::library::bytes;
 
@@ -29,7 +31,7 @@ pub enum HeaderError {
     NoHeaderKey,
     /// The decrypted magic is not `NCA3` or `NCA2`: other keys, or not an NCA.
     WrongKeys,
-    Malformed(&'static str),
+    Malformed(Reason),
 }
 
 /// A section as the header's table and its FS header describe it.
@@ -121,7 +123,7 @@ pub fn header_all(raw: &[u8], len: u64, keys: &ProdKeys) -> Result<Header, Heade
 fn decrypt(raw: &[u8], len: u64, keys: &ProdKeys, all: bool) -> Result<Header, HeaderError> {
     let key = keys.header_key.ok_or(HeaderError::NoHeaderKey)?;
     if raw.len() < HEADER_SIZE {
-        return Err(HeaderError::Malformed("the NCA is shorter than its header"));
+        return Err(HeaderError::Malformed(Reason::NcaShort));
     }
     let xts = Xts128::new(Aes128::new(key[..16].into()), Aes128::new(key[16..].into()));
     let tweak = |sector: u128| sector.to_be_bytes();
@@ -136,7 +138,7 @@ fn decrypt(raw: &[u8], len: u64, keys: &ProdKeys, all: bool) -> Result<Header, H
             .chunks_exact_mut(0x200)
             .for_each(|fs| xts.decrypt_sector(fs, tweak(0))),
         b"NCA3" | b"NCA2" => {}
-        b"NCA0" => return Err(HeaderError::Malformed("NCA0 headers are not supported")),
+        b"NCA0" => return Err(HeaderError::Malformed(Reason::Nca0)),
         _ => return Err(HeaderError::WrongKeys),
     }
     parse(&h, len)
@@ -155,9 +157,7 @@ fn parse(h: &[u8], len: u64) -> Result<Header, HeaderError> {
             continue;
         }
         if start < HEADER_SIZE as u64 || end <= start || end > len {
-            return Err(HeaderError::Malformed(
-                "a section lies outside the NCA or before its end",
-            ));
+            return Err(HeaderError::Malformed(Reason::SectionOutside));
         }
         let fs = h[0x400 + 0x200 * i..0x600 + 0x200 * i].to_vec();
         *slot = Some(NcaSection { start, end, fs });

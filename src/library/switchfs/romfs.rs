@@ -4,6 +4,7 @@
 
 use std::io::{Read, Seek};
 
+use crate::error::Reason;
 use crate::library::bytes::{u32le, u64le};
 use crate::library::containers::{Budget, FormatError};
 
@@ -11,8 +12,8 @@ use crate::library::containers::{Budget, FormatError};
 const MAX_TABLE: u64 = 1 << 20;
 const NONE: u32 = 0xFFFF_FFFF;
 
-fn bad(why: &str) -> FormatError {
-    FormatError(why.into())
+fn bad(why: Reason) -> FormatError {
+    why.into()
 }
 
 /// A file of the root directory: its name, and its data's offset (from the reader's
@@ -36,14 +37,14 @@ pub fn root_files<R: Read + Seek>(
     budget: &Budget,
 ) -> Result<Vec<RootFile>, FormatError> {
     if len < 0x50 {
-        return Err(bad("the RomFS is truncated"));
+        return Err(bad(Reason::RomfsTruncated));
     }
     let head = budget.read(r, base, 0x50)?;
     let field = |i: usize| u64le(&head, 8 * i).unwrap_or(u64::MAX);
     let table = |r: &mut R, at: usize| -> Result<Vec<u8>, FormatError> {
         let (offset, size) = (field(at), field(at + 1));
         if size > MAX_TABLE || offset.checked_add(size).is_none_or(|end| end > len) {
-            return Err(bad("the RomFS has a table outside it"));
+            return Err(bad(Reason::RomfsTable));
         }
         budget.read(r, base + offset, size as usize)
     };
@@ -53,7 +54,7 @@ pub fn root_files<R: Read + Seek>(
     let dirs = table(r, 3)?;
     let files = table(r, 7)?;
     let data = field(9);
-    let mut next = u32le(&dirs, 0xC).ok_or_else(|| bad("the RomFS has no root directory"))?;
+    let mut next = u32le(&dirs, 0xC).ok_or_else(|| bad(Reason::RomfsNoRoot))?;
     let mut out = Vec::new();
     // Each file entry is at least 0x20 bytes: no list is longer than that allows.
     for _ in 0..=files.len() / 0x20 {
@@ -63,11 +64,11 @@ pub fn root_files<R: Read + Seek>(
         let at = next as usize;
         let entry = files
             .get(at..at + 0x20)
-            .ok_or_else(|| bad("the RomFS has a file entry outside its table"))?;
+            .ok_or_else(|| bad(Reason::RomfsEntry))?;
         let name_len = u32le(entry, 0x1C).unwrap_or(0) as usize;
         let name = files
             .get(at + 0x20..(at + 0x20).saturating_add(name_len))
-            .ok_or_else(|| bad("the RomFS has a file name outside its table"))?;
+            .ok_or_else(|| bad(Reason::RomfsName))?;
         if wanted(name) {
             let (offset, size) = (
                 u64le(entry, 0x8).unwrap_or(0),
@@ -76,7 +77,7 @@ pub fn root_files<R: Read + Seek>(
             let offset = data
                 .checked_add(offset)
                 .filter(|o| o.checked_add(size).is_some_and(|end| end <= len))
-                .ok_or_else(|| bad("the RomFS has a file outside it"))?;
+                .ok_or_else(|| bad(Reason::RomfsFile))?;
             out.push(RootFile {
                 name: String::from_utf8_lossy(name).into_owned(),
                 offset: base + offset,
@@ -85,5 +86,5 @@ pub fn root_files<R: Read + Seek>(
         }
         next = u32le(entry, 0x4).unwrap_or(NONE);
     }
-    Err(bad("the RomFS has a file list that loops"))
+    Err(bad(Reason::RomfsLoop))
 }
