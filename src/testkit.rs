@@ -7,7 +7,7 @@
 //! files (`synth::bombs`) live behind the same feature.
 
 pub use crate::args::{shown, Args};
-pub use crate::error::Msg;
+pub use crate::error::{Line, Msg};
 pub use crate::http::router::Access;
 pub use crate::routes::TABLE as ROUTES;
 

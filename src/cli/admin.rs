@@ -6,7 +6,7 @@ use super::open_store;
 use super::out::{colon, lang, tell, word};
 use crate::args::{ApikeyCommand, ConsoleCommand, GlobalArgs, UserCommand};
 use crate::error::i18n::M;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line, Msg};
 use crate::store::{api_keys, users};
 use crate::words::Role;
 use crate::{accounts, consoles, keys, time};
@@ -16,7 +16,7 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
     match command {
         ApikeyCommand::Create { name, read_only } => {
             let new = keys::create(&conn, name, *read_only)?;
-            tell(&Msg::CliKeyCreated {
+            tell(&Line::KeyCreated {
                 name: new.key.name,
                 id: new.key.id,
                 access: access(*read_only).to_string(),
@@ -24,7 +24,7 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
             say!();
             say!("    {}", new.secret);
             say!();
-            tell(&Msg::CliKeyShownOnce);
+            tell(&Line::KeyShownOnce);
         }
         ApikeyCommand::List => list_keys(&api_keys::list(&conn)?),
         ApikeyCommand::Revoke { id } => {
@@ -33,8 +33,8 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
             };
             let (name, id, prefix) = (key.name, *id, key.prefix);
             match api_keys::revoke(&conn, id, time::now())? {
-                true => tell(&Msg::CliKeyRevoked { name, id, prefix }),
-                false => tell(&Msg::CliKeyWasRevoked { name, id }),
+                true => tell(&Line::KeyRevoked { name, id, prefix }),
+                false => tell(&Line::KeyWasRevoked { name, id }),
             }
         }
     }
@@ -44,7 +44,7 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
 /// `apikey list`: one line per key, revoked ones included.
 fn list_keys(keys: &[api_keys::ApiKey]) {
     if keys.is_empty() {
-        tell(&Msg::CliNoApiKey);
+        tell(&Line::NoApiKey);
     }
     for (i, k) in keys.iter().enumerate() {
         if i == 0 {
@@ -61,7 +61,7 @@ fn list_keys(keys: &[api_keys::ApiKey]) {
             say!("{id:<4} {name:<24} {prefix:<9} {access:<14} {created:<21} {used:<21} {state}");
         }
         let state = match k.revoked_at {
-            Some(t) => lang().msg(&Msg::CliRevokedOn {
+            Some(t) => lang().line(&Line::RevokedOn {
                 date: time::local(t),
             }),
             None => word(M::KeyActive).to_string(),
@@ -101,7 +101,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             let role = if *admin { Role::Admin } else { Role::Viewer };
             accounts::add(&conn, name, &password, role)?;
             let role = word(if *admin { M::RoleAdmin } else { M::RoleViewer });
-            tell(&Msg::CliAccountCreated {
+            tell(&Line::AccountCreated {
                 name: name.clone(),
                 role: role.to_string(),
             });
@@ -112,7 +112,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             }
             let password = read_password()?;
             let ended = accounts::set_password(&conn, name, &password)?;
-            tell(&Msg::CliPasswordChanged {
+            tell(&Line::PasswordChanged {
                 name: name.clone(),
                 ended: ended as u64,
             });
@@ -121,12 +121,12 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             if !users::delete(&conn, name)? {
                 return Err(Error::not_found(Msg::NoAccount { name: name.clone() }));
             }
-            tell(&Msg::CliAccountDeleted { name: name.clone() });
+            tell(&Line::AccountDeleted { name: name.clone() });
         }
         UserCommand::List => {
             let list = users::list(&conn)?;
             if list.is_empty() {
-                tell(&Msg::CliNoAccount);
+                tell(&Line::NoAccount);
             }
             for (i, u) in list.iter().enumerate() {
                 if i == 0 {
@@ -178,7 +178,7 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
     match command {
         ConsoleCommand::Add { name } => {
             let (console, password) = consoles::add(&conn, name)?;
-            tell(&Msg::CliConsoleAdded {
+            tell(&Line::ConsoleAdded {
                 name: console.name.clone(),
             });
             let [user, pass] = [M::ColUser, M::ColPassword].map(word);
@@ -186,12 +186,12 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
             say!("    {user:<12} {}", console.name);
             say!("    {pass:<12} {password}");
             say!();
-            tell(&Msg::CliConsolePasswordOnce);
+            tell(&Line::ConsolePasswordOnce);
         }
         ConsoleCommand::List => {
             let all = crate::store::consoles::list(&conn)?;
             if all.is_empty() {
-                tell(&Msg::CliNoConsole);
+                tell(&Line::NoConsole);
             }
             for (i, c) in all.iter().enumerate() {
                 if i == 0 {
@@ -204,7 +204,7 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
         }
         ConsoleCommand::Remove { name } => {
             consoles::remove(&conn, name)?;
-            tell(&Msg::CliConsoleRemoved { name: name.clone() });
+            tell(&Line::ConsoleRemoved { name: name.clone() });
         }
     }
     Ok(())

@@ -8,11 +8,11 @@ use std::io::Read;
 use std::path::Path;
 
 use super::open_store;
-use super::out::{colon, lang, tell, word};
+use super::out::{colon, lang, tell, tell_msg, word};
 use crate::args::{ConsoleKeysCommand, GlobalArgs};
 use crate::config::prod_keys_path;
 use crate::error::i18n::M;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line, Msg};
 use crate::library::switchfs::prodkeys::file::{install, load};
 use crate::library::switchfs::prodkeys::{Origin, Status, MAX_FILE};
 use crate::store::{db, games};
@@ -43,23 +43,23 @@ fn import(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
     }
     let loaded = install(&target.path, &bytes)?;
-    tell(&Msg::CliKeysImported {
+    tell(&Line::KeysImported {
         file: target.path.display().to_string(),
     });
     print_status(&loaded.status);
-    tell(&Msg::CliKeysTakenLive);
+    tell(&Line::KeysTakenLive);
     Ok(())
 }
 
 /// `keys status`: the file, what it gives, and what the library needs of it.
 fn status(global: &GlobalArgs) -> Result<(), Error> {
     let path = prod_keys_path(global);
-    tell(&Msg::CliKeysFile {
+    tell(&Line::KeysFile {
         file: path.path.display().to_string(),
     });
     let loaded = load(&path);
     match &loaded {
-        Err(e) => tell(&Msg::CliKeysUnusable {
+        Err(e) => tell(&Line::KeysUnusable {
             why: lang().msg(&e.msg),
         }),
         Ok(Some(loaded)) => print_status(&loaded.status),
@@ -108,7 +108,7 @@ fn print_status(status: &Status) {
         }
     }
     if !status.suspect.is_empty() {
-        tell(&Msg::KeysSuspect {
+        tell_msg(&Msg::KeysSuspect {
             names: status.suspect.join(", "),
         });
     }
@@ -118,7 +118,7 @@ fn print_status(status: &Status) {
 fn library_needs(global: &GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
     for (revision, files) in games::missing_key_revisions(&db)? {
-        tell(&Msg::KeysNeedRevision {
+        tell_msg(&Msg::KeysNeedRevision {
             files,
             revision: format!("{revision:02x}"),
         });
@@ -127,7 +127,7 @@ fn library_needs(global: &GlobalArgs) -> Result<(), Error> {
         // A missing revision is said above, with the key that would open it.
         match KeysState::parse(&state) {
             Some(KeysState::MissingKey) | None => {}
-            Some(state) => tell(&Msg::CliKeysState { state, files }),
+            Some(state) => tell(&Line::KeysRead { state, files }),
         }
     }
     Ok(())

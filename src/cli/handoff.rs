@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::report;
-use crate::error::{Error, Failure, Kind, Msg};
+use crate::error::{Error, Failure, Kind, Line, Msg};
 use crate::jobs::{Start, Task, TaskResult, Unit};
 use crate::service::handoff::{send, Ended, Got, HandoffLine, Lines, Request, CANCEL, SOCKET};
 use crate::store::job_runs::JobRun;
@@ -74,7 +74,7 @@ fn answer(task: Task, reply: HandoffLine, state: &mut State) -> Option<Result<()
     match reply {
         HandoffLine::Started => {
             state.started = true;
-            let line = super::out::lang().msg(&Msg::CliHandedOff { task });
+            let line = super::out::lang().line(&Line::HandedOff { task });
             eprintln!("{line}");
             None
         }

@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use crate::args::HealthArgs;
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Error, Kind, Line, Msg};
 use crate::outbound::{Addresses, Cancel, Client, Rules};
 
 /// The health answer is `{"status":"ok"}`; more than this is not it.
@@ -45,7 +45,7 @@ pub fn health(args: &HealthArgs) -> Result<(), Error> {
         return Err(unhealthy(Msg::HealthNotOk { url: base }));
     }
     if args.verbose {
-        super::out::tell(&Msg::CliHealthy { url: base });
+        super::out::tell(&Line::Healthy { url: base });
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use super::open_store;
 use super::out::{colon, lang, number, tell, word};
 use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
 use crate::error::i18n::M;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line, Msg};
 use crate::store;
 use crate::{device, time, trash};
 
@@ -21,18 +21,18 @@ pub fn device_command(global: &GlobalArgs, command: &DeviceCommand) -> Result<()
             offer_address,
         } => {
             device::configure(&conn, name, host, *port, offer_address.as_deref())?;
-            tell(&Msg::CliDeviceSet {
+            tell(&Line::DeviceSet {
                 name: name.clone(),
                 address: format!("{host}:{port}"),
             });
         }
         DeviceCommand::Show => match store::device::get(&conn)? {
-            None => tell(&Msg::CliNoDevice),
+            None => tell(&Line::NoDevice),
             Some(d) => show_device(&d, &store::push_list::list(&conn)?),
         },
         DeviceCommand::Clear => {
             store::device::clear(&conn)?;
-            tell(&Msg::CliDeviceForgotten);
+            tell(&Line::DeviceForgotten);
         }
     }
     Ok(())
@@ -43,12 +43,12 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
     match command {
         PushCommand::Add { key, title: false } => {
             device::add_game(&conn, key)?;
-            tell(&Msg::CliPushAdded { key: key.clone() });
+            tell(&Line::PushAdded { key: key.clone() });
         }
         PushCommand::Add { key, title: true } => {
             let keys = device::add_title(&conn, device::title_id(key)?)?;
             for key in keys {
-                tell(&Msg::CliPushAdded { key });
+                tell(&Line::PushAdded { key });
             }
         }
         PushCommand::List => {
@@ -64,7 +64,7 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
             if !store::push_list::remove(&conn, key)? {
                 return Err(Error::not_found(Msg::NotInPushList { key: key.clone() }));
             }
-            tell(&Msg::CliPushRemoved { key: key.clone() });
+            tell(&Line::PushRemoved { key: key.clone() });
         }
     }
     Ok(())
@@ -91,22 +91,22 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
             let row = trash::restore_as(&conn, &root()?, *id, as_name.as_deref(), keys)?;
-            tell(&Msg::CliRestored { key: row.key });
+            tell(&Line::Restored { key: row.key });
         }
         TrashCommand::Purge { id: Some(id), .. } => {
             let row = trash::purge(&conn, &root()?, *id)?;
-            tell(&Msg::CliPurgedOne { key: row.key });
+            tell(&Line::PurgedOne { key: row.key });
         }
         TrashCommand::Purge { expired: true, .. } => {
             let n = trash::purge_expired(&conn, &root()?, time::now())?;
-            tell(&Msg::CliPurgedExpired { entries: n as u64 });
+            tell(&Line::PurgedExpired { entries: n as u64 });
         }
         TrashCommand::Purge { .. } => {
             let (rows, root) = (store::trash::list(&conn)?, root()?);
             for r in &rows {
                 trash::purge(&conn, &root, r.id)?;
             }
-            tell(&Msg::CliPurgedAll {
+            tell(&Line::PurgedAll {
                 entries: rows.len() as u64,
             });
         }
@@ -120,7 +120,7 @@ fn list_trash(rows: &[store::trash::TrashRow]) {
         say!("{}", word(M::TrashEmpty));
     }
     for r in rows {
-        let dates = lang().msg(&Msg::CliTrashDates {
+        let dates = lang().line(&Line::TrashDates {
             deleted: time::local(r.deleted_at),
             expires: time::local(r.expires_at),
         });
@@ -133,7 +133,7 @@ fn list_trash(rows: &[store::trash::TrashRow]) {
             r.key
         );
     }
-    tell(&Msg::CliTrashTotal {
+    tell(&Line::TrashTotal {
         entries: rows.len() as u64,
         bytes: rows.iter().map(|r| r.size).sum(),
     });
@@ -173,10 +173,10 @@ pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
         })
         .with_cause(e)
     })?;
-    tell(&Msg::CliBackedUp {
+    tell(&Line::BackedUp {
         file: file.display().to_string(),
     });
-    tell(&Msg::CliBackupNoKeys);
+    tell(&Line::BackupNoKeys);
     Ok(())
 }
 
@@ -198,7 +198,7 @@ fn show_device(d: &store::device::Device, pending: &[(String, u64)]) {
         .map(|r| crate::words::TaskResult::parse(r).map_or(r, |r| word(M::of_result(r))));
     line(M::LastResult, result.unwrap_or(word(M::NoneYet)));
     line(M::Client, d.client.as_deref().unwrap_or(word(M::NoneYet)));
-    let waiting = lang().msg(&Msg::CliWaiting {
+    let waiting = lang().line(&Line::Waiting {
         games: pending.len() as u64,
         bytes: pending.iter().map(|p| p.1).sum(),
     });

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 
 use crate::args::{Args, Command, GlobalArgs, ServeArgs, TrashCommand};
 use crate::config::Config;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line, Msg};
 use crate::jobs::Task;
 use crate::library::demo;
 use crate::service::Service;
@@ -300,7 +300,7 @@ fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
         return Ok(());
     };
     global.library = path.into();
-    let line = out::lang().msg(&Msg::CliRememberedLibrary {
+    let line = out::lang().line(&Line::RememberedLibrary {
         library: global.library.display().to_string(),
     });
     let _ = std::io::Write::write_all(
@@ -315,7 +315,7 @@ fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
 fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
     let n = demo::write(dir)?;
     let (dir_shown, data) = (dir.display().to_string(), global.data.display().to_string());
-    out::tell(&Msg::DemoWritten {
+    out::tell(&Line::DemoWritten {
         dir: dir_shown.clone(),
         files: n as u64,
     });
@@ -329,12 +329,12 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
             })
             .collect();
         crate::titles::import(&db, inputs)?;
-        out::tell(&Msg::DemoTitleDataImported { data: data.clone() });
+        out::tell(&Line::DemoTitleDataImported { data: data.clone() });
     } else {
         let dir = demo::title_data_dir(dir).display().to_string();
-        out::tell(&Msg::DemoTitleDataKept { dir });
+        out::tell(&Line::DemoTitleDataKept { dir });
     }
-    out::tell(&Msg::DemoTryIt {
+    out::tell(&Line::DemoTryIt {
         data,
         library: dir_shown,
     });

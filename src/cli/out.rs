@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::error::i18n::{Lang, M};
-use crate::error::Msg;
+use crate::error::{Line, Msg};
 
 /// Set once a write failed: nothing more is written.
 static CLOSED: AtomicBool = AtomicBool::new(false);
@@ -58,8 +58,13 @@ pub fn locale_lang(var: impl Fn(&str) -> Option<String>) -> Lang {
     }
 }
 
-/// One message on its own line, in the command line's language.
-pub fn tell(m: &Msg) {
+/// One line of the catalogue, in the command line's language.
+pub fn tell(l: &Line) {
+    line(&crate::text::printable(&lang().line(l)));
+}
+
+/// A message shared with the web pages (`Msg`), on its own line.
+pub fn tell_msg(m: &Msg) {
     line(&crate::text::printable(&lang().msg(m)));
 }
 

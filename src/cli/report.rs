@@ -3,7 +3,7 @@
 //! the exit code. Both callers use it; it uses neither.
 
 use super::out::{lang, tell};
-use crate::error::{Error, Failure, Kind, Msg};
+use crate::error::{Error, Failure, Kind, Line, Msg};
 use crate::jobs::{Task, TaskResult, Unit};
 use crate::store::job_runs::JobRun;
 
@@ -18,13 +18,13 @@ pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(
         .unwrap_or_else(|| run.message.clone());
     match run.result {
         TaskResult::Ok => {
-            tell(&Msg::CliTaskDone { task: label, said });
+            tell(&Line::TaskDone { task: label, said });
             // The files it left as they are, with why (compress's skips).
             each_failure(failures);
             Ok(())
         }
         TaskResult::Partial => {
-            tell(&Msg::CliTaskPartial { task: label, said });
+            tell(&Line::TaskPartial { task: label, said });
             each_failure(failures);
             Err(Error::invalid(Msg::TaskPartial {
                 task: label,
@@ -50,7 +50,7 @@ pub(super) fn report(task: Task, run: &JobRun, failures: &[Failure]) -> Result<(
 /// A line per file that failed or was left as it was: its key and why.
 fn each_failure(failures: &[Failure]) {
     for f in failures {
-        tell(&Msg::CliFileFailed {
+        tell(&Line::FileFailed {
             key: f.key.clone().unwrap_or_else(|| "—".into()),
             why: lang().msg(&f.msg),
         });

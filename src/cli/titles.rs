@@ -9,7 +9,7 @@ use super::open_store;
 use super::out::{lang, tell, word};
 use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::i18n::M;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line, Msg};
 use crate::outbound::{self, Cancel, Client};
 use crate::store::titles as title_facts;
 use crate::store::{
@@ -55,7 +55,7 @@ fn say_summary(summary: &titles::Summary) {
                 empty_version,
                 other_console,
                 no_kind,
-            } => Msg::CliImportedCatalogue {
+            } => Line::ImportedCatalogue {
                 name,
                 ids: ids as u64,
                 empty_version: empty_version as u64,
@@ -67,7 +67,7 @@ fn say_summary(summary: &titles::Summary) {
                 versions,
                 skipped,
                 oversized,
-            } => Msg::CliImportedHistory {
+            } => Line::ImportedHistory {
                 name,
                 ids: ids as u64,
                 versions: versions as u64,
@@ -79,7 +79,7 @@ fn say_summary(summary: &titles::Summary) {
                 entries,
                 skipped,
                 oversized,
-            } => Msg::CliImportedRegion {
+            } => Line::ImportedRegion {
                 name,
                 entries: entries as u64,
                 skipped: skipped as u64,
@@ -88,7 +88,7 @@ fn say_summary(summary: &titles::Summary) {
             },
         });
     }
-    tell(&Msg::CliRenamed {
+    tell(&Line::Renamed {
         games: summary.renamed as u64,
     });
 }
@@ -107,7 +107,7 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
     };
     let net = Client::new(outbound::TITLE_DATA, Cancel::default());
     match fetch::update(&conn, &global.data, &source, &net)? {
-        fetch::Updated::Unchanged => tell(&Msg::CliTitleDataUnchanged),
+        fetch::Updated::Unchanged => tell(&Line::TitleDataUnchanged),
         fetch::Updated::Imported(summary) => say_summary(&summary),
     }
     Ok(())
@@ -116,15 +116,15 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
 fn status(global: &GlobalArgs) -> Result<(), Error> {
     let conn = open_store(global)?;
     match title_imports::last(&conn)? {
-        None => tell(&Msg::CliNoTitleData),
-        Some(last) => tell(&Msg::CliLastImport {
+        None => tell(&Line::NoTitleData),
+        Some(last) => tell(&Line::LastImport {
             date: time::local(last.imported_at)[..10].to_string(),
             days: ((time::now() - last.imported_at).max(0) / 86_400) as u64,
             files: last.files,
         }),
     }
     let (titles, updates, dlc) = title_state::counts(&conn)?;
-    tell(&Msg::CliTitleCounts {
+    tell(&Line::TitleCounts {
         known: title_facts::count(&conn)?,
         versions: title_catalog::count(&conn)?,
         titles,
@@ -150,7 +150,7 @@ fn ignore(global: &GlobalArgs, args: &IgnoreArgs, on: bool) -> Result<(), Error>
     title_ignore::set(&tx, title, dlc, updates, on)?;
     model::refresh(&tx)?;
     tx.commit()?;
-    tell(&Msg::CliIgnored {
+    tell(&Line::Ignored {
         title: title.map(|id| id.to_string()),
         dlc,
         updates,
@@ -181,7 +181,7 @@ pub fn missing(global: &GlobalArgs, kind: Option<MissingKind>) -> Result<(), Err
                 version(m.installed_version),
                 version(m.latest_version),
                 m.latest_date
-                    .map(|date| lang().msg(&Msg::CliDated { date }))
+                    .map(|date| lang().line(&Line::Dated { date }))
                     .unwrap_or_default()
             ),
         }

@@ -6,7 +6,7 @@ use super::{open_store, task};
 use crate::args::{GlobalArgs, ServeArgs};
 use crate::config::Config;
 use crate::error::i18n::M;
-use crate::error::{Error, Msg};
+use crate::error::{Error, Line};
 use crate::jobs::organize;
 use crate::jobs::{dedupe, Start, Task};
 use crate::store::organize_runs;
@@ -29,7 +29,7 @@ pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
         say!("{why:<9} {} (v{}){colon}{}", d.title_id, d.version, d.key);
         say!("          {}{colon}{}", word(M::DropKept), d.kept);
     }
-    tell(&Msg::CliDedupePreview {
+    tell(&Line::DedupePreview {
         files: drops.len() as u64,
         bytes: drops.iter().map(|d| d.size).sum(),
     });
@@ -54,7 +54,7 @@ pub fn organize(
         let before = newest()?;
         task::foreground(global, Task::Organize)?;
         match newest()?.filter(|&run| Some(run) != before) {
-            Some(run) => tell(&Msg::CliOrganizeLogged { run }),
+            Some(run) => tell(&Line::OrganizeLogged { run }),
             None => say!("{}", word(M::OrganizeNothing)),
         }
         return Ok(());
@@ -70,7 +70,7 @@ pub fn organize(
         say!("{}{}{}", word(M::PlaceTaken), colon(), m.from);
         say!("  ↛ {}", m.to);
     }
-    tell(&Msg::CliOrganizePreview {
+    tell(&Line::OrganizePreview {
         moves: plan.moves.len() as u64,
         taken: plan.taken.len() as u64,
         in_place: plan.in_place as u64,
@@ -83,10 +83,10 @@ fn organize_list(global: &GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
     let runs = organize_runs::list(&db, 1000)?;
     if runs.is_empty() {
-        tell(&Msg::CliNoOrganizeRun);
+        tell(&Line::NoOrganizeRun);
     }
     for r in runs {
-        let state = lang().msg(&Msg::CliOrganizeRunState {
+        let state = lang().line(&Line::OrganizeRunState {
             undone_at: r.undone_at.map(time::local),
             moved: r.moved,
             put_back: r.undone,

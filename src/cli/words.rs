@@ -7,14 +7,14 @@ use std::io::Write;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use super::out::lang;
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Error, Kind, Line};
 use crate::text::printable;
 
 /// The line printed for an error.
 pub fn error_line(e: &Error) -> String {
-    lang().msg(&match e.kind {
-        Kind::Internal => Msg::CliInternal,
-        _ => Msg::CliError {
+    lang().line(&match e.kind {
+        Kind::Internal => Line::InternalError,
+        _ => Line::ErrorLine {
             message: lang().msg(&e.msg),
         },
     })
@@ -28,7 +28,7 @@ pub fn report(e: &Error) {
     if let Some(cause) = &e.cause {
         let cause = printable(cause).into_owned();
         text.push_str("\n  ");
-        text.push_str(&lang().msg(&Msg::CliCause { cause }));
+        text.push_str(&lang().line(&Line::CauseLine { cause }));
     }
     // Nowhere left to say it when standard error is closed too.
     let _ = writeln!(std::io::stderr(), "{text}");
@@ -47,15 +47,15 @@ pub fn usage_error(e: clap::Error) -> ! {
         e.exit()
     }
     let message = printable(&sentence(&e)).into_owned();
-    let mut text = lang().msg(&Msg::CliError { message });
+    let mut text = lang().line(&Line::ErrorLine { message });
     if let Some(ContextValue::StyledStr(usage)) = e.get(ContextKind::Usage) {
         let usage = usage.to_string();
         let usage = usage.trim_start_matches("Usage:").trim().to_string();
         text.push_str("\n\n");
-        text.push_str(&lang().msg(&Msg::UsageLine { usage }));
+        text.push_str(&lang().line(&Line::UsageLine { usage }));
     }
     text.push_str("\n\n");
-    text.push_str(&lang().msg(&Msg::UsageMore));
+    text.push_str(&lang().line(&Line::UsageMore));
     let _ = writeln!(std::io::stderr(), "{text}");
     std::process::exit(2)
 }
@@ -69,35 +69,35 @@ fn sentence(e: &clap::Error) -> String {
     };
     let (arg, value) = (one(ContextKind::InvalidArg), one(ContextKind::InvalidValue));
     let msg = match e.kind() {
-        ErrorKind::UnknownArgument => Msg::UsageUnknownArgument { arg },
-        ErrorKind::InvalidSubcommand => Msg::UsageUnknownCommand {
+        ErrorKind::UnknownArgument => Line::UsageUnknownArgument { arg },
+        ErrorKind::InvalidSubcommand => Line::UsageUnknownCommand {
             name: one(ContextKind::InvalidSubcommand),
         },
-        ErrorKind::InvalidValue if value.is_empty() => Msg::UsageNeedsValue { arg },
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => Msg::UsageBadValue { arg, value },
-        ErrorKind::MissingRequiredArgument => Msg::UsageMissing { arg },
-        ErrorKind::MissingSubcommand => Msg::UsageNeedsCommand {
+        ErrorKind::InvalidValue if value.is_empty() => Line::UsageNeedsValue { arg },
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => Line::UsageBadValue { arg, value },
+        ErrorKind::MissingRequiredArgument => Line::UsageMissing { arg },
+        ErrorKind::MissingSubcommand => Line::UsageNeedsCommand {
             name: one(ContextKind::InvalidSubcommand),
         },
         ErrorKind::ArgumentConflict => match one(ContextKind::PriorArg) {
-            prior if prior == arg => Msg::UsageOnce { arg },
-            prior => Msg::UsageConflict { arg, prior },
+            prior if prior == arg => Line::UsageOnce { arg },
+            prior => Line::UsageConflict { arg, prior },
         },
-        ErrorKind::TooManyValues => Msg::UsageExtraValue { arg, value },
-        ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => Msg::UsageValueCount { arg },
-        ErrorKind::NoEquals => Msg::UsageNoEquals { arg },
-        ErrorKind::InvalidUtf8 => Msg::UsageNotUtf8,
-        _ => Msg::UsageInvalid,
+        ErrorKind::TooManyValues => Line::UsageExtraValue { arg, value },
+        ErrorKind::WrongNumberOfValues | ErrorKind::TooFewValues => Line::UsageValueCount { arg },
+        ErrorKind::NoEquals => Line::UsageNoEquals { arg },
+        ErrorKind::InvalidUtf8 => Line::UsageNotUtf8,
+        _ => Line::UsageInvalid,
     };
-    let mut out = lang().msg(&msg);
+    let mut out = lang().line(&msg);
     for hint in hints(e) {
-        out.push_str(&lang().msg(&hint));
+        out.push_str(&lang().line(&hint));
     }
     out
 }
 
 /// The possible values or commands, and clap's suggestion, when it has them.
-fn hints(e: &clap::Error) -> Vec<Msg> {
+fn hints(e: &clap::Error) -> Vec<Line> {
     let list = |kind| match e.get(kind) {
         Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join(", ")),
         Some(ContextValue::String(s)) => Some(s.clone()),
@@ -105,19 +105,19 @@ fn hints(e: &clap::Error) -> Vec<Msg> {
     };
     let mut out = Vec::new();
     if let Some(values) = list(ContextKind::ValidValue) {
-        out.push(Msg::UsageValues { values });
+        out.push(Line::UsageValues { values });
     }
     if let Some(commands) = list(ContextKind::ValidSubcommand) {
-        out.push(Msg::UsageCommands { commands });
+        out.push(Line::UsageCommands { commands });
     }
     let suggested = list(ContextKind::SuggestedArg).or(list(ContextKind::SuggestedSubcommand));
     if let Some(suggested) = suggested {
-        out.push(Msg::UsageDidYouMean { suggested });
+        out.push(Line::UsageDidYouMean { suggested });
     }
     if e.kind() == ErrorKind::ValueValidation {
         if let Some(source) = std::error::Error::source(e) {
             // clap's validator's own words (a number out of range), in English.
-            out.push(Msg::UsageWhy {
+            out.push(Line::UsageWhy {
                 why: source.to_string(),
             });
         }

@@ -7,7 +7,7 @@
 //! `Lang` is the one place a page or a command asks which language it speaks.
 
 use crate::error::counts::Grammar;
-use crate::error::Msg;
+use crate::error::{Line, Msg};
 
 pub use crate::words::Lang;
 use crate::words::TaskResult;
@@ -33,6 +33,14 @@ impl Lang {
         match self {
             Lang::Fr => Grammar::French,
             Lang::En => Grammar::English,
+        }
+    }
+
+    /// A line of the command line's in this language.
+    pub fn line(self, l: &Line) -> String {
+        match self {
+            Lang::Fr => l.french(),
+            Lang::En => l.english(),
         }
     }
 

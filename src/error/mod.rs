@@ -21,7 +21,7 @@ mod reason;
 
 use std::fmt;
 
-pub use msg::{KeysLine, Msg, NcaFault, NotBack, VerifyGap};
+pub use msg::{KeysLine, Line, Msg, NcaFault, NotBack, VerifyGap};
 pub use reason::{Detail, Reason, Why};
 
 /// One item a task could not handle, and why: it makes the run `partial`.

@@ -544,12 +544,17 @@ pub enum Msg {
     ShopDefaultMessage {
         files: u64,
     },
-    // The command line's own lines (`cli`), in its language (`cli::out::lang`).
-    CliInternal,
-    CliError {
+}
+
+/// What the command line prints (`cli`), in its language (`cli::out::lang`): a
+/// sentence said once and never kept or sent, so, unlike a [`Msg`], no data.
+#[derive(Debug)]
+pub enum Line {
+    InternalError,
+    ErrorLine {
         message: String,
     },
-    CliCause {
+    CauseLine {
         cause: String,
     },
     UsageLine {
@@ -606,7 +611,7 @@ pub enum Msg {
     UsageWhy {
         why: String,
     },
-    CliRememberedLibrary {
+    RememberedLibrary {
         library: String,
     },
     DemoWritten {
@@ -623,144 +628,144 @@ pub enum Msg {
         data: String,
         library: String,
     },
-    CliTaskDone {
+    TaskDone {
         task: Task,
         said: String,
     },
-    CliTaskPartial {
+    TaskPartial {
         task: Task,
         said: String,
     },
-    CliFileFailed {
+    FileFailed {
         key: String,
         why: String,
     },
-    CliHandedOff {
+    HandedOff {
         task: Task,
     },
-    CliHealthy {
+    Healthy {
         url: String,
     },
-    CliDeviceSet {
+    DeviceSet {
         name: String,
         address: String,
     },
-    CliNoDevice,
-    CliDeviceForgotten,
-    CliWaiting {
+    NoDevice,
+    DeviceForgotten,
+    Waiting {
         games: u64,
         bytes: u64,
     },
-    CliPushAdded {
+    PushAdded {
         key: String,
     },
-    CliPushRemoved {
+    PushRemoved {
         key: String,
     },
-    CliRestored {
+    Restored {
         key: String,
     },
-    CliPurgedOne {
+    PurgedOne {
         key: String,
     },
-    CliPurgedExpired {
+    PurgedExpired {
         entries: u64,
     },
-    CliPurgedAll {
+    PurgedAll {
         entries: u64,
     },
-    CliTrashDates {
+    TrashDates {
         deleted: String,
         expires: String,
     },
-    CliTrashTotal {
+    TrashTotal {
         entries: u64,
         bytes: u64,
     },
-    CliBackedUp {
+    BackedUp {
         file: String,
     },
-    CliBackupNoKeys,
-    CliKeyCreated {
+    BackupNoKeys,
+    KeyCreated {
         name: String,
         id: i64,
         access: String,
     },
-    CliKeyShownOnce,
-    CliKeyRevoked {
+    KeyShownOnce,
+    KeyRevoked {
         name: String,
         id: i64,
         prefix: String,
     },
-    CliKeyWasRevoked {
+    KeyWasRevoked {
         name: String,
         id: i64,
     },
-    CliNoApiKey,
-    CliRevokedOn {
+    NoApiKey,
+    RevokedOn {
         date: String,
     },
-    CliAccountCreated {
+    AccountCreated {
         name: String,
         role: String,
     },
-    CliPasswordChanged {
+    PasswordChanged {
         name: String,
         ended: u64,
     },
-    CliAccountDeleted {
+    AccountDeleted {
         name: String,
     },
-    CliNoAccount,
-    CliConsoleAdded {
+    NoAccount,
+    ConsoleAdded {
         name: String,
     },
-    CliConsolePasswordOnce,
-    CliNoConsole,
-    CliConsoleRemoved {
+    ConsolePasswordOnce,
+    NoConsole,
+    ConsoleRemoved {
         name: String,
     },
-    CliDedupePreview {
+    DedupePreview {
         files: u64,
         bytes: u64,
     },
-    CliOrganizeLogged {
+    OrganizeLogged {
         run: i64,
     },
-    CliOrganizePreview {
+    OrganizePreview {
         moves: u64,
         taken: u64,
         in_place: u64,
         left: u64,
     },
-    CliNoOrganizeRun,
-    CliOrganizeRunState {
+    NoOrganizeRun,
+    OrganizeRunState {
         undone_at: Option<String>,
         moved: u64,
         put_back: u64,
     },
-    CliKeysImported {
+    KeysImported {
         file: String,
     },
-    CliKeysTakenLive,
-    CliKeysFile {
+    KeysTakenLive,
+    KeysFile {
         file: String,
     },
-    CliKeysUnusable {
+    KeysUnusable {
         why: String,
     },
-    CliKeysState {
+    KeysRead {
         state: KeysState,
         files: u64,
     },
-    CliImportedCatalogue {
+    ImportedCatalogue {
         name: String,
         ids: u64,
         empty_version: u64,
         other_console: u64,
         no_kind: u64,
     },
-    CliImportedHistory {
+    ImportedHistory {
         name: String,
         ids: u64,
         versions: u64,
@@ -768,39 +773,136 @@ pub enum Msg {
         oversized: u64,
         max_kib: u64,
     },
-    CliImportedRegion {
+    ImportedRegion {
         name: String,
         entries: u64,
         skipped: u64,
         oversized: u64,
         max_kib: u64,
     },
-    CliRenamed {
+    Renamed {
         games: u64,
     },
-    CliTitleDataUnchanged,
-    CliNoTitleData,
-    CliLastImport {
+    TitleDataUnchanged,
+    NoTitleData,
+    LastImport {
         date: String,
         days: u64,
         files: String,
     },
-    CliTitleCounts {
+    TitleCounts {
         known: u64,
         versions: u64,
         titles: u64,
         updates: u64,
         dlc: u64,
     },
-    CliIgnored {
+    Ignored {
         title: Option<String>,
         dlc: bool,
         updates: bool,
         counted: bool,
     },
-    CliDated {
+    Dated {
         date: String,
     },
+}
+
+impl Line {
+    /// The line in English.
+    pub fn english(&self) -> String {
+        use Line::*;
+        match self {
+            InternalError => "internal error of ludotheque".into(),
+            ErrorLine { message } => format!("error: {message}"),
+            CauseLine { cause } => format!("detail: {cause}"),
+            UsageLine { usage } => format!("Usage: {usage}"),
+            UsageMore => "For more information, try “--help”.".into(),
+            UsageUnknownArgument { arg } => format!("unexpected argument “{arg}”"),
+            UsageUnknownCommand { name } => format!("unknown command “{name}”"),
+            UsageNeedsValue { arg } => format!("“{arg}” needs a value"),
+            UsageBadValue { arg, value } => format!("invalid value “{value}” for “{arg}”"),
+            UsageMissing { arg } => format!("a required argument is missing: {arg}"),
+            UsageNeedsCommand { name } => format!("“{name}” needs a command"),
+            UsageOnce { arg } => format!("“{arg}” can be given only once"),
+            UsageConflict { arg, prior } => format!("“{arg}” cannot be given with “{prior}”"),
+            UsageExtraValue { arg, value } => format!("unexpected value “{value}” for “{arg}”"),
+            UsageValueCount { arg } => format!("“{arg}” has the wrong number of values"),
+            UsageNoEquals { arg } => format!("“{arg}” needs an = sign before its value"),
+            UsageNotUtf8 => "an argument is not valid UTF-8".into(),
+            UsageInvalid => "the command line is not valid".into(),
+            UsageValues { values } => format!("; possible values: {values}"),
+            UsageCommands { commands } => format!("; commands: {commands}"),
+            UsageDidYouMean { suggested } => format!("; did you mean “{suggested}”?"),
+            UsageWhy { why } => format!(" ({why})"),
+            RememberedLibrary { library } => format!("Library: {library} (the one the service last ran with; --library names another)"),
+            DemoWritten { dir, files } => format!("Demo library written to {dir}: {}.", files_en(*files)),
+            DemoTitleDataImported { data } => format!("Its title data is imported (data folder {data})."),
+            DemoTitleDataKept { dir } => format!("The data folder already has title data: the demo's is in {dir}."),
+            DemoTryIt { data, library } => format!("Run “ludotheque --data {data} --library {library} serve” to try it."),
+            TaskDone { task, said } => format!("Task {task} succeeded: {said}."),
+            TaskPartial { task, said } => format!("Task {task} finished with errors: {said}."),
+            FileFailed { key, why } => format!("  {key}: {why}"),
+            HandedOff { task } => format!("Task {task} handed to the service that uses this data folder; Ctrl-C cancels it."),
+            Healthy { url } => format!("The service at {url} is healthy."),
+            DeviceSet { name, address } => format!("Console “{name}” set to {address}."),
+            NoDevice => "No console is set.".into(),
+            DeviceForgotten => "Console forgotten.".into(),
+            Waiting { games, bytes } => format!("{}, {} waiting", EN.count(*games, "game", "games"), EN.count(*bytes, "byte", "bytes")),
+            PushAdded { key } => format!("Added to the push list: {key}"),
+            PushRemoved { key } => format!("Removed from the push list: {key}"),
+            Restored { key } => format!("Restored: {key}"),
+            PurgedOne { key } => format!("Deleted for good: {key}"),
+            PurgedExpired { entries } => format!("{} deleted for good.", EN.count(*entries, "expired entry", "expired entries")),
+            PurgedAll { entries } => format!("{} deleted for good.", EN.count(*entries, "entry", "entries")),
+            TrashDates { deleted, expires } => format!("deleted {deleted}  expires {expires}"),
+            TrashTotal { entries, bytes } => format!("{}, {}.", EN.count(*entries, "entry", "entries"), EN.count(*bytes, "byte", "bytes")),
+            BackedUp { file } => format!("Database backed up to {file}."),
+            BackupNoKeys => "The console keys file (prod.keys) is not in the copy: keep a copy of it apart, or extract it again from your console.".into(),
+            KeyCreated { name, id, access } => format!("API key created: {name} (id {id}, {access} access)"),
+            KeyShownOnce => "This key is kept only as a hash (SHA-256): it can never be shown again. Copy it now.".into(),
+            KeyRevoked { name, id, prefix } => format!("API key revoked: {name} (id {id}, {prefix})"),
+            KeyWasRevoked { name, id } => format!("The API key {name} (id {id}) was already revoked."),
+            NoApiKey => "No API key.".into(),
+            RevokedOn { date } => format!("revoked on {date}"),
+            AccountCreated { name, role } => format!("Account created: {name} ({role})"),
+            PasswordChanged { name, ended } => format!("Password changed for {name}; {}.", EN.count(*ended, "session ended", "sessions ended")),
+            AccountDeleted { name } => format!("Account deleted: {name}"),
+            NoAccount => "No account.".into(),
+            ConsoleAdded { name } => format!("Console added: {name}"),
+            ConsolePasswordOnce => "Enter them in the console's installer (the Consoles page says where, installer by installer). This password is kept only as a hash: it cannot be shown again. Copy it now.".into(),
+            NoConsole => "No console: “ludotheque console add NAME” adds one.".into(),
+            ConsoleRemoved { name } => format!("Console removed: {name} (its password no longer works)."),
+            DedupePreview { files: 0, .. } => "No superseded file and no duplicate: nothing would go to the trash.".into(),
+            DedupePreview { files, bytes } => format!("{} would go to the trash ({}); “ludotheque dedupe” puts {} there.", files_en(*files), EN.count(*bytes, "byte", "bytes"), EN.agree(*files, "it", "them")),
+            OrganizeLogged { run } => format!("Organize run {run} logged: “ludotheque organize --undo {run}” puts its files back."),
+            OrganizePreview { moves, taken, in_place, left } => format!("{}, {} whose place is taken, {} already in place, {} left as they are (unidentified, or links).", EN.count(*moves, "file to move", "files to move"), EN.number(*taken), EN.number(*in_place), EN.number(*left)),
+            NoOrganizeRun => "No organize run has moved a file yet.".into(),
+            OrganizeRunState { undone_at: Some(at), put_back, .. } => format!("undone on {at}, {} put back", EN.number(*put_back)),
+            OrganizeRunState { undone_at: None, moved, put_back } => format!("{} moved, {} put back", EN.number(*moved), EN.number(*put_back)),
+            KeysImported { file } => format!("Console keys imported into {file} (mode 0600)."),
+            KeysTakenLive => "A running service takes them into account without a restart.".into(),
+            KeysFile { file } => format!("Console keys file: {file}"),
+            KeysUnusable { why } => format!("This file cannot be used: {why}"),
+            KeysRead { state, files } => format!("{} {}", files_en(*files), match state {
+                KeysState::Read => EN.agree(*files, "was read with the keys", "were read with the keys"),
+                KeysState::Partial => EN.agree(*files, "was read in part with the keys (name or icon unreadable: see its note)", "were read in part with the keys (name or icon unreadable: see their notes)"),
+                KeysState::WrongKeys => EN.agree(*files, "does not decrypt with these keys (is header_key the right one?)", "do not decrypt with these keys (is header_key the right one?)"),
+                KeysState::MissingKey => EN.agree(*files, "needs a key revision the keys lack", "need a key revision the keys lack"),
+                KeysState::Unreadable => "unreadable with the keys",
+            }),
+            ImportedCatalogue { name, ids, empty_version, other_console, no_kind } => format!("{name}: {}; skipped: {} without a version, {} of another console, {} of no type", EN.count(*ids, "title ID", "title IDs"), EN.number(*empty_version), EN.number(*other_console), EN.number(*no_kind)),
+            ImportedHistory { name, ids, versions, skipped, oversized, max_kib } => format!("{name}: {} of {}; {}{}", EN.count(*versions, "dated version", "dated versions"), EN.count(*ids, "ID", "IDs"), EN.count(*skipped, "skipped", "skipped"), oversized_en(*oversized, *max_kib)),
+            ImportedRegion { name, entries, skipped, oversized, max_kib } => format!("{name}: {}; {} (without an ID or a name){}", EN.count(*entries, "title imported", "titles imported"), EN.count(*skipped, "skipped", "skipped"), oversized_en(*oversized, *max_kib)),
+            Renamed { games } => format!("{}.", EN.count(*games, "game renamed", "games renamed")),
+            TitleDataUnchanged => "The title data is up to date: nothing changed at the source.".into(),
+            NoTitleData => "No title data imported (ludotheque titles import).".into(),
+            LastImport { date, days, files } => format!("Last import: {date} ({}), files: {files}", match days { 0 => "today".to_string(), 1 => "yesterday".to_string(), d => format!("{} ago", EN.count(*d, "day", "days")) }),
+            TitleCounts { known, versions, titles, updates, dlc } => format!("{}, {}; in the library: {}, {} with an update available, {} with missing DLC.", EN.count(*known, "known title", "known titles"), EN.count(*versions, "version ID", "version IDs"), EN.count(*titles, "title", "titles"), EN.number(*updates), EN.number(*dlc)),
+            Ignored { title, dlc, updates, counted } => format!("{}: {} {}.", title.as_deref().unwrap_or("every title"), match (dlc, updates) { (true, true) => "missing DLC and updates", (true, false) => "missing DLC", _ => "updates" }, if *counted { "are counted again" } else { "are no longer counted" }),
+            Dated { date } => format!(" from {date}"),
+        }
+    }
 }
 
 /// Why a line of a console keys file was refused. It names a key at most, never
@@ -1106,94 +1208,6 @@ impl Msg {
             ConfirmClearPush { games, bytes: b } => format!("Remove {} ({}) from the push list? The files stay in the library.", EN.count(*games, "game", "games"), EN.size(*b)),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),
             ShopDefaultMessage { files } => format!("Ludothèque · {}", files_en(*files)),
-            CliInternal => "internal error of ludotheque".into(),
-            CliError { message } => format!("error: {message}"),
-            CliCause { cause } => format!("detail: {cause}"),
-            UsageLine { usage } => format!("Usage: {usage}"),
-            UsageMore => "For more information, try “--help”.".into(),
-            UsageUnknownArgument { arg } => format!("unexpected argument “{arg}”"),
-            UsageUnknownCommand { name } => format!("unknown command “{name}”"),
-            UsageNeedsValue { arg } => format!("“{arg}” needs a value"),
-            UsageBadValue { arg, value } => format!("invalid value “{value}” for “{arg}”"),
-            UsageMissing { arg } => format!("a required argument is missing: {arg}"),
-            UsageNeedsCommand { name } => format!("“{name}” needs a command"),
-            UsageOnce { arg } => format!("“{arg}” can be given only once"),
-            UsageConflict { arg, prior } => format!("“{arg}” cannot be given with “{prior}”"),
-            UsageExtraValue { arg, value } => format!("unexpected value “{value}” for “{arg}”"),
-            UsageValueCount { arg } => format!("“{arg}” has the wrong number of values"),
-            UsageNoEquals { arg } => format!("“{arg}” needs an = sign before its value"),
-            UsageNotUtf8 => "an argument is not valid UTF-8".into(),
-            UsageInvalid => "the command line is not valid".into(),
-            UsageValues { values } => format!("; possible values: {values}"),
-            UsageCommands { commands } => format!("; commands: {commands}"),
-            UsageDidYouMean { suggested } => format!("; did you mean “{suggested}”?"),
-            UsageWhy { why } => format!(" ({why})"),
-            CliRememberedLibrary { library } => format!("Library: {library} (the one the service last ran with; --library names another)"),
-            DemoWritten { dir, files } => format!("Demo library written to {dir}: {}.", files_en(*files)),
-            DemoTitleDataImported { data } => format!("Its title data is imported (data folder {data})."),
-            DemoTitleDataKept { dir } => format!("The data folder already has title data: the demo's is in {dir}."),
-            DemoTryIt { data, library } => format!("Run “ludotheque --data {data} --library {library} serve” to try it."),
-            CliTaskDone { task, said } => format!("Task {task} succeeded: {said}."),
-            CliTaskPartial { task, said } => format!("Task {task} finished with errors: {said}."),
-            CliFileFailed { key, why } => format!("  {key}: {why}"),
-            CliHandedOff { task } => format!("Task {task} handed to the service that uses this data folder; Ctrl-C cancels it."),
-            CliHealthy { url } => format!("The service at {url} is healthy."),
-            CliDeviceSet { name, address } => format!("Console “{name}” set to {address}."),
-            CliNoDevice => "No console is set.".into(),
-            CliDeviceForgotten => "Console forgotten.".into(),
-            CliWaiting { games, bytes } => format!("{}, {} waiting", EN.count(*games, "game", "games"), EN.count(*bytes, "byte", "bytes")),
-            CliPushAdded { key } => format!("Added to the push list: {key}"),
-            CliPushRemoved { key } => format!("Removed from the push list: {key}"),
-            CliRestored { key } => format!("Restored: {key}"),
-            CliPurgedOne { key } => format!("Deleted for good: {key}"),
-            CliPurgedExpired { entries } => format!("{} deleted for good.", EN.count(*entries, "expired entry", "expired entries")),
-            CliPurgedAll { entries } => format!("{} deleted for good.", EN.count(*entries, "entry", "entries")),
-            CliTrashDates { deleted, expires } => format!("deleted {deleted}  expires {expires}"),
-            CliTrashTotal { entries, bytes } => format!("{}, {}.", EN.count(*entries, "entry", "entries"), EN.count(*bytes, "byte", "bytes")),
-            CliBackedUp { file } => format!("Database backed up to {file}."),
-            CliBackupNoKeys => "The console keys file (prod.keys) is not in the copy: keep a copy of it apart, or extract it again from your console.".into(),
-            CliKeyCreated { name, id, access } => format!("API key created: {name} (id {id}, {access} access)"),
-            CliKeyShownOnce => "This key is kept only as a hash (SHA-256): it can never be shown again. Copy it now.".into(),
-            CliKeyRevoked { name, id, prefix } => format!("API key revoked: {name} (id {id}, {prefix})"),
-            CliKeyWasRevoked { name, id } => format!("The API key {name} (id {id}) was already revoked."),
-            CliNoApiKey => "No API key.".into(),
-            CliRevokedOn { date } => format!("revoked on {date}"),
-            CliAccountCreated { name, role } => format!("Account created: {name} ({role})"),
-            CliPasswordChanged { name, ended } => format!("Password changed for {name}; {}.", EN.count(*ended, "session ended", "sessions ended")),
-            CliAccountDeleted { name } => format!("Account deleted: {name}"),
-            CliNoAccount => "No account.".into(),
-            CliConsoleAdded { name } => format!("Console added: {name}"),
-            CliConsolePasswordOnce => "Enter them in the console's installer (the Consoles page says where, installer by installer). This password is kept only as a hash: it cannot be shown again. Copy it now.".into(),
-            CliNoConsole => "No console: “ludotheque console add NAME” adds one.".into(),
-            CliConsoleRemoved { name } => format!("Console removed: {name} (its password no longer works)."),
-            CliDedupePreview { files: 0, .. } => "No superseded file and no duplicate: nothing would go to the trash.".into(),
-            CliDedupePreview { files, bytes } => format!("{} would go to the trash ({}); “ludotheque dedupe” puts {} there.", files_en(*files), EN.count(*bytes, "byte", "bytes"), EN.agree(*files, "it", "them")),
-            CliOrganizeLogged { run } => format!("Organize run {run} logged: “ludotheque organize --undo {run}” puts its files back."),
-            CliOrganizePreview { moves, taken, in_place, left } => format!("{}, {} whose place is taken, {} already in place, {} left as they are (unidentified, or links).", EN.count(*moves, "file to move", "files to move"), EN.number(*taken), EN.number(*in_place), EN.number(*left)),
-            CliNoOrganizeRun => "No organize run has moved a file yet.".into(),
-            CliOrganizeRunState { undone_at: Some(at), put_back, .. } => format!("undone on {at}, {} put back", EN.number(*put_back)),
-            CliOrganizeRunState { undone_at: None, moved, put_back } => format!("{} moved, {} put back", EN.number(*moved), EN.number(*put_back)),
-            CliKeysImported { file } => format!("Console keys imported into {file} (mode 0600)."),
-            CliKeysTakenLive => "A running service takes them into account without a restart.".into(),
-            CliKeysFile { file } => format!("Console keys file: {file}"),
-            CliKeysUnusable { why } => format!("This file cannot be used: {why}"),
-            CliKeysState { state, files } => format!("{} {}", files_en(*files), match state {
-                KeysState::Read => EN.agree(*files, "was read with the keys", "were read with the keys"),
-                KeysState::Partial => EN.agree(*files, "was read in part with the keys (name or icon unreadable: see its note)", "were read in part with the keys (name or icon unreadable: see their notes)"),
-                KeysState::WrongKeys => EN.agree(*files, "does not decrypt with these keys (is header_key the right one?)", "do not decrypt with these keys (is header_key the right one?)"),
-                KeysState::MissingKey => EN.agree(*files, "needs a key revision the keys lack", "need a key revision the keys lack"),
-                KeysState::Unreadable => "unreadable with the keys",
-            }),
-            CliImportedCatalogue { name, ids, empty_version, other_console, no_kind } => format!("{name}: {}; skipped: {} without a version, {} of another console, {} of no type", EN.count(*ids, "title ID", "title IDs"), EN.number(*empty_version), EN.number(*other_console), EN.number(*no_kind)),
-            CliImportedHistory { name, ids, versions, skipped, oversized, max_kib } => format!("{name}: {} of {}; {}{}", EN.count(*versions, "dated version", "dated versions"), EN.count(*ids, "ID", "IDs"), EN.count(*skipped, "skipped", "skipped"), oversized_en(*oversized, *max_kib)),
-            CliImportedRegion { name, entries, skipped, oversized, max_kib } => format!("{name}: {}; {} (without an ID or a name){}", EN.count(*entries, "title imported", "titles imported"), EN.count(*skipped, "skipped", "skipped"), oversized_en(*oversized, *max_kib)),
-            CliRenamed { games } => format!("{}.", EN.count(*games, "game renamed", "games renamed")),
-            CliTitleDataUnchanged => "The title data is up to date: nothing changed at the source.".into(),
-            CliNoTitleData => "No title data imported (ludotheque titles import).".into(),
-            CliLastImport { date, days, files } => format!("Last import: {date} ({}), files: {files}", match days { 0 => "today".to_string(), 1 => "yesterday".to_string(), d => format!("{} ago", EN.count(*d, "day", "days")) }),
-            CliTitleCounts { known, versions, titles, updates, dlc } => format!("{}, {}; in the library: {}, {} with an update available, {} with missing DLC.", EN.count(*known, "known title", "known titles"), EN.count(*versions, "version ID", "version IDs"), EN.count(*titles, "title", "titles"), EN.number(*updates), EN.number(*dlc)),
-            CliIgnored { title, dlc, updates, counted } => format!("{}: {} {}.", title.as_deref().unwrap_or("every title"), match (dlc, updates) { (true, true) => "missing DLC and updates", (true, false) => "missing DLC", _ => "updates" }, if *counted { "are counted again" } else { "are no longer counted" }),
-            CliDated { date } => format!(" from {date}"),
         }
     }
 }

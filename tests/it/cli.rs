@@ -6,7 +6,7 @@ use std::io::Read;
 use std::process::Stdio;
 
 use crate::harness::{Folders, TestServer};
-use ludotheque::testkit::Msg;
+use ludotheque::testkit::{Line, Msg};
 
 /// `--help`, `-h` and `help CMD`, at each depth: French headings and descriptions,
 /// none of clap's English.
@@ -260,7 +260,7 @@ fn an_english_locale_gets_english_output() {
             "{other:?}"
         );
     }
-    let english = Msg::CliNoApiKey.english();
+    let english = Line::NoApiKey.english();
     let (_, out, _) = cli_in(&Folders::new(), en, &["apikey", "list"]);
     assert_eq!(out, format!("{english}\n"));
 }
