@@ -113,7 +113,7 @@ impl Msg {
             HandoffRefused => "le service en cours a fermé la connexion sans lancer la tâche ; son journal dit pourquoi".into(),
             HandoffLost => "la connexion au service en cours a été perdue avant la fin de la tâche ; la tâche continue dans le service (voir sa page Tâches)".into(),
             CannotOpen { file } => format!("le fichier {file} ne peut pas être ouvert"),
-            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {reason} ; les données précédentes sont conservées"),
+            BadTitleFile { file, reason } => format!("{file} n'est pas un fichier de données de titres lisible : {} ; les données précédentes sont conservées", reason.french()),
             NotTitleFile { file } => format!("{file} n'est aucun des fichiers de données de titres (versions.txt, versions.json, ou un fichier de région comme US.en.json)"),
             NoTitle { id } => format!("aucun titre de la bibliothèque n'a l'identifiant {id}"),
             BadRegion => "une région s'écrit deux lettres, un point et deux lettres, comme US.en".into(),

@@ -368,7 +368,7 @@ pub enum Msg {
     },
     BadTitleFile {
         file: String,
-        reason: String,
+        reason: Detail,
     },
     NotTitleFile {
         file: String,

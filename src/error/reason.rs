@@ -167,6 +167,16 @@ reasons! {
         RomfsName = "romfs_name", "the RomFS has a file name outside its table", "le RomFS a un nom de fichier hors de sa table";
         RomfsFile = "romfs_file", "the RomFS has a file outside it", "le RomFS a un fichier hors de lui";
         RomfsLoop = "romfs_loop", "the RomFS has a file list that loops", "le RomFS a une liste de fichiers qui boucle";
+        // Reading title data (`titles::versions`, `titles::json`): after a line.
+        NotThreeFields = "not_three_fields", "not three fields separated by |", "pas trois champs séparés par |";
+        InvalidUtf8 = "invalid_utf8", "invalid UTF-8", "UTF-8 invalide";
+        ReadError = "read_error", "read error", "erreur de lecture";
+        EndOfFile = "end_of_file", "the file ends too early", "le fichier s'arrête trop tôt";
+        TrailingCharacters = "trailing_characters", "trailing characters", "des caractères après la fin";
+        InvalidEscape = "invalid_escape", "invalid escape", "échappement invalide";
+        ExpectedValue = "expected_value", "expected a value", "une valeur était attendue";
+        ExpectedNumber = "expected_number", "expected a number", "un nombre était attendu";
+        ExpectedCommaOrClosing = "expected_comma_or_closing", "expected ',' or a closing bracket", "',' ou un crochet fermant était attendu";
         // Fetching title data.
         KeptCopyGone = "kept_copy_gone", "the kept copy is gone", "la copie gardée a disparu";
         // Any request to another host (`outbound`).
@@ -198,6 +208,11 @@ reasons! {
         SectionNotA = "section_not_a", "its section is not a {}", "sa section n'est pas un {}";
         OutsideSection = "outside_section", "its {} lies outside its section", "son {} sort de sa section";
         HoldsNo = "holds_no", "it holds no {}", "il ne contient pas de {}";
+        // Reading title data: a line's number, a bound, what was expected (`':'`).
+        Line = "line", "line {}", "ligne {}";
+        LongerThanBytes = "longer_than_bytes", "longer than {} bytes", "plus long que {} octets";
+        NestedDeeper = "nested_deeper", "nested deeper than {} levels", "imbriqué sur plus de {} niveaux";
+        Expected = "expected", "expected {}", "{} était attendu";
         // Fetching title data: a status, a size in MiB.
         SourceAnswered = "source_answered", "the source answered {}", "la source a répondu {}";
         LargerThan = "larger_than", "the file is larger than {} MiB", "le fichier dépasse {} Mio";

@@ -13,6 +13,8 @@
 use std::fmt;
 use std::io::{ErrorKind, Read};
 
+use crate::error::{Reason, Why};
+
 /// Nesting deeper than this is no title data (theirs is three levels deep): the file
 /// is refused, as serde_json refuses what it reads past 128.
 pub const MAX_DEPTH: usize = 128;
@@ -27,7 +29,14 @@ const NUMBER_MAX: usize = 64;
 pub struct JsonError {
     line: u64,
     column: u64,
-    what: String,
+    what: Why,
+}
+
+impl JsonError {
+    /// What a person is told: the line and why (the column is the log's).
+    pub fn why(&self) -> Why {
+        Reason::Line(self.line.to_string()).then(self.what.clone())
+    }
 }
 
 impl fmt::Display for JsonError {
@@ -99,7 +108,7 @@ impl<R: Read> Reader<R> {
         self.base + self.pos as u64
     }
 
-    fn error(&self, what: impl Into<String>) -> JsonError {
+    fn error(&self, what: impl Into<Why>) -> JsonError {
         JsonError {
             line: self.line,
             column: self.offset() - self.line_start + 1,
@@ -122,15 +131,18 @@ impl<R: Read> Reader<R> {
                     return Ok(n > 0);
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.error(format!("read error ({e})"))),
+                Err(e) => {
+                    let why = Reason::ReadError.then(Reason::Text(e.to_string()));
+                    return Err(self.error(why));
+                }
             }
         }
     }
 
     /// The next byte, without taking it; an error at the end of the input.
-    fn next_byte(&mut self, expecting: &str) -> Result<u8> {
+    fn next_byte(&mut self) -> Result<u8> {
         if !self.fill()? {
-            return Err(self.error(format!("end of file while reading {expecting}")));
+            return Err(self.error(Reason::EndOfFile));
         }
         Ok(self.buf[self.pos])
     }
@@ -153,14 +165,14 @@ impl<R: Read> Reader<R> {
         Ok(None)
     }
 
-    fn peek_some(&mut self, expecting: &str) -> Result<u8> {
-        self.peek()?
-            .ok_or_else(|| self.error(format!("end of file while reading {expecting}")))
+    fn peek_some(&mut self) -> Result<u8> {
+        self.peek()?.ok_or_else(|| self.error(Reason::EndOfFile))
     }
 
-    fn expect(&mut self, byte: u8, expecting: &str) -> Result<()> {
-        if self.peek_some(expecting)? != byte {
-            return Err(self.error(format!("expected {expecting}")));
+    fn expect(&mut self, byte: u8) -> Result<()> {
+        if self.peek_some()? != byte {
+            let expected = format!("'{}'", byte as char);
+            return Err(self.error(Reason::Expected(expected)));
         }
         self.pos += 1;
         Ok(())
@@ -170,7 +182,7 @@ impl<R: Read> Reader<R> {
     pub fn end(&mut self) -> Result<()> {
         match self.peek()? {
             None => Ok(()),
-            Some(_) => Err(self.error("trailing characters")),
+            Some(_) => Err(self.error(Reason::TrailingCharacters)),
         }
     }
 
@@ -181,47 +193,49 @@ impl<R: Read> Reader<R> {
         key_max: usize,
         mut each: impl FnMut(&mut Self, Option<&str>) -> Result<()>,
     ) -> Result<()> {
-        self.expect(b'{', "'{'")?;
+        self.expect(b'{')?;
         let mut key = Vec::new();
-        if self.peek_some("an object")? == b'}' {
+        if self.peek_some()? == b'}' {
             self.pos += 1;
             return Ok(());
         }
         loop {
             let fits = self.string_into(Some(&mut key), key_max)?;
             let text = match fits {
-                true => Some(std::str::from_utf8(&key).map_err(|_| self.error("invalid UTF-8"))?),
+                true => {
+                    Some(std::str::from_utf8(&key).map_err(|_| self.error(Reason::InvalidUtf8))?)
+                }
                 false => None,
             };
-            self.expect(b':', "':'")?;
+            self.expect(b':')?;
             each(self, text)?;
-            match self.peek_some("an object")? {
+            match self.peek_some()? {
                 b',' => self.pos += 1,
                 b'}' => {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return Err(self.error("expected ',' or '}'")),
+                _ => return Err(self.error(Reason::Expected("',' or '}'".into()))),
             }
         }
     }
 
     /// The elements of the array that comes next: `each` must read or skip each one.
     pub fn array(&mut self, mut each: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
-        self.expect(b'[', "'['")?;
-        if self.peek_some("an array")? == b']' {
+        self.expect(b'[')?;
+        if self.peek_some()? == b']' {
             self.pos += 1;
             return Ok(());
         }
         loop {
             each(self)?;
-            match self.peek_some("an array")? {
+            match self.peek_some()? {
                 b',' => self.pos += 1,
                 b']' => {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return Err(self.error("expected ',' or ']'")),
+                _ => return Err(self.error(Reason::Expected("',' or ']'".into()))),
             }
         }
     }
@@ -229,12 +243,12 @@ impl<R: Read> Reader<R> {
     /// The value that comes next, kept when it is a string or a number of at most
     /// `max` bytes.
     pub fn scalar(&mut self, max: usize) -> Result<Scalar> {
-        Ok(match self.peek_some("a value")? {
+        Ok(match self.peek_some()? {
             b'"' => {
                 let mut text = Vec::new();
                 match self.string_into(Some(&mut text), max)? {
                     true => Scalar::Text(
-                        String::from_utf8(text).map_err(|_| self.error("invalid UTF-8"))?,
+                        String::from_utf8(text).map_err(|_| self.error(Reason::InvalidUtf8))?,
                     ),
                     false => Scalar::TooLong,
                 }
@@ -261,16 +275,16 @@ impl<R: Read> Reader<R> {
 
     /// `true`, `false` or `null`; returns its first letter.
     fn literal(&mut self) -> Result<u8> {
-        let first = self.peek_some("a value")?;
+        let first = self.peek_some()?;
         let word: &[u8] = match first {
             b't' => b"true",
             b'f' => b"false",
             b'n' => b"null",
-            _ => return Err(self.error("expected a value")),
+            _ => return Err(self.error(Reason::ExpectedValue)),
         };
         for &want in word {
-            if self.next_byte("a literal")? != want {
-                return Err(self.error("expected a value"));
+            if self.next_byte()? != want {
+                return Err(self.error(Reason::ExpectedValue));
             }
             self.pos += 1;
         }
@@ -298,7 +312,7 @@ impl<R: Read> Reader<R> {
             }
         }
         if !any {
-            return Err(self.error("expected a number"));
+            return Err(self.error(Reason::ExpectedNumber));
         }
         Ok(fits)
     }
@@ -307,13 +321,13 @@ impl<R: Read> Reader<R> {
     /// bytes; `false` when it had more (then `out` is left empty). With no `out` the
     /// string is only passed over.
     fn string_into(&mut self, mut out: Option<&mut Vec<u8>>, max: usize) -> Result<bool> {
-        self.expect(b'"', "a string")?;
+        self.expect(b'"')?;
         if let Some(o) = out.as_deref_mut() {
             o.clear();
         }
         let mut fits = true;
         loop {
-            self.next_byte("a string")?;
+            self.next_byte()?;
             let rest = &self.buf[self.pos..self.end];
             let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
                 fits = keep(&mut out, rest, max, fits);
@@ -343,7 +357,7 @@ impl<R: Read> Reader<R> {
 
     /// The character of an escape whose `\` was taken.
     fn escape(&mut self) -> Result<char> {
-        let b = self.next_byte("an escape")?;
+        let b = self.next_byte()?;
         self.pos += 1;
         Ok(match b {
             b'"' => '"',
@@ -355,7 +369,7 @@ impl<R: Read> Reader<R> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => return self.unicode_escape(),
-            _ => return Err(self.error("invalid escape")),
+            _ => return Err(self.error(Reason::InvalidEscape)),
         })
     }
 
@@ -366,12 +380,12 @@ impl<R: Read> Reader<R> {
         if !(0xD800..0xDC00).contains(&high) {
             return Ok(char::from_u32(high).unwrap_or('\u{FFFD}'));
         }
-        if self.next_byte("an escape")? != b'\\' {
+        if self.next_byte()? != b'\\' {
             return Ok('\u{FFFD}');
         }
         self.pos += 1;
-        if self.next_byte("an escape")? != b'u' {
-            return Err(self.error("invalid escape"));
+        if self.next_byte()? != b'u' {
+            return Err(self.error(Reason::InvalidEscape));
         }
         self.pos += 1;
         let low = self.hex4()?;
@@ -387,10 +401,10 @@ impl<R: Read> Reader<R> {
     fn hex4(&mut self) -> Result<u32> {
         let mut n = 0;
         for _ in 0..4 {
-            let b = self.next_byte("an escape")?;
+            let b = self.next_byte()?;
             let digit = (b as char)
                 .to_digit(16)
-                .ok_or_else(|| self.error("invalid escape"))?;
+                .ok_or_else(|| self.error(Reason::InvalidEscape))?;
             n = n * 16 + digit;
             self.pos += 1;
         }
@@ -409,7 +423,7 @@ impl<R: Read> Reader<R> {
                 let Some(&close) = open.last() else {
                     return Ok(());
                 };
-                match self.peek_some("a value")? {
+                match self.peek_some()? {
                     b',' => {
                         self.pos += 1;
                         if close == b'}' {
@@ -421,7 +435,7 @@ impl<R: Read> Reader<R> {
                         self.pos += 1;
                         open.pop();
                     }
-                    _ => return Err(self.error("expected ',' or a closing bracket")),
+                    _ => return Err(self.error(Reason::ExpectedCommaOrClosing)),
                 }
             }
         }
@@ -431,7 +445,7 @@ impl<R: Read> Reader<R> {
     /// first key taken); an empty one is passed over whole.
     fn skip_one(&mut self, open: &mut Vec<u8>) -> Result<()> {
         loop {
-            let b = self.peek_some("a value")?;
+            let b = self.peek_some()?;
             let close = match b {
                 b'"' => return self.string_into(None, 0).map(drop),
                 b'-' | b'0'..=b'9' => return self.number_into(&mut Vec::new(), 0).map(drop),
@@ -440,10 +454,10 @@ impl<R: Read> Reader<R> {
                 _ => return self.literal().map(drop),
             };
             if open.len() >= MAX_DEPTH {
-                return Err(self.error(format!("nested deeper than {MAX_DEPTH} levels")));
+                return Err(self.error(Reason::NestedDeeper(MAX_DEPTH.to_string())));
             }
             self.pos += 1;
-            if self.peek_some("a value")? == close {
+            if self.peek_some()? == close {
                 self.pos += 1;
                 return Ok(());
             }
@@ -457,7 +471,7 @@ impl<R: Read> Reader<R> {
     /// A key passed over, and its colon.
     fn member_key(&mut self) -> Result<()> {
         self.string_into(None, 0)?;
-        self.expect(b':', "':'")
+        self.expect(b':')
     }
 }
 
@@ -541,7 +555,7 @@ mod tests {
     fn what_is_malformed_is_named_with_its_line() {
         for (bad, said) in [
             ("{\"a\": 1,\n \"b\" 2}", "expected ':' at line 2"),
-            ("[1, 2", "end of file"),
+            ("[1, 2", "the file ends too early"),
             ("[1 2]", "expected ',' or a closing bracket"),
             ("{\"a\": [1, 2}", "expected ',' or a closing bracket"),
             ("{\"a\": tru}", "expected a value"),
@@ -552,6 +566,10 @@ mod tests {
             let got = r.skip().and_then(|()| r.end()).unwrap_err().to_string();
             assert!(got.contains(said), "{bad:?}: {got}");
         }
+        // A person is told the line and why, in either language.
+        let e = reader("{\"a\": 1,\n \"b\" 2}").skip().unwrap_err();
+        assert_eq!(e.why().english(), "line 2: expected ':'");
+        assert_eq!(e.why().french(), "ligne 2\u{a0}: ':' était attendu");
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         let err = reader(&deep).skip().unwrap_err().to_string();
         assert!(err.contains("nested deeper"), "{err}");

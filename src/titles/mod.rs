@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 use rusqlite::Connection;
 
-use crate::error::{Error, Msg};
+use crate::error::{Error, Msg, Why};
 use crate::library::{self, identify::classify};
 use crate::store::{title_catalog, title_imports, title_versions, titles};
 use crate::time;
@@ -192,10 +192,10 @@ pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
     Ok(summary)
 }
 
-fn broken(file: &str, reason: impl ToString) -> Error {
+fn broken(file: &str, reason: Why) -> Error {
     Error::invalid(Msg::BadTitleFile {
         file: file.to_string(),
-        reason: reason.to_string(),
+        reason: reason.into(),
     })
 }
 
@@ -257,7 +257,7 @@ fn import_history(db: &Connection, name: &str, input: impl Read) -> Result<Took,
             Err(e) => failed = Some(e),
         }
     })
-    .map_err(|e| broken(name, e))?;
+    .map_err(|e| broken(name, e.why()))?;
     if let Some(e) = failed {
         return Err(e);
     }
@@ -280,7 +280,7 @@ fn import_region(db: &Connection, name: &str, input: impl Read) -> Result<Took, 
         Some(_) => {}
         None => skipped += 1,
     })
-    .map_err(|e| broken(name, e))?;
+    .map_err(|e| broken(name, e.why()))?;
     if let Some(e) = failed {
         return Err(e);
     }

@@ -19,6 +19,7 @@ use std::io::{BufRead, Read};
 
 use super::json::{JsonError, Reader};
 use super::region::FIELD_MAX;
+use crate::error::{Reason, Why};
 use crate::library::identify::{classify, parse_title_id};
 use crate::words::GameKind;
 
@@ -47,15 +48,15 @@ pub enum Skip {
 pub fn read_txt(
     mut input: impl BufRead,
     mut each: impl FnMut(Result<Latest, Skip>),
-) -> Result<(), String> {
+) -> Result<(), Why> {
     let mut bytes = Vec::new();
     for n in 1.. {
+        let at = |why: Reason| Reason::Line(n.to_string()).then(why);
         let line = match next_line(&mut input, &mut bytes) {
             Ok(None) => break,
-            Ok(Some(true)) => std::str::from_utf8(&bytes)
-                .map_err(|_| format!("line {n}: stream did not contain valid UTF-8"))?,
-            Ok(Some(false)) => return Err(format!("line {n}: longer than {LINE_MAX} bytes")),
-            Err(e) => return Err(format!("line {n}: {e}")),
+            Ok(Some(true)) => std::str::from_utf8(&bytes).map_err(|_| at(Reason::InvalidUtf8))?,
+            Ok(Some(false)) => return Err(at(Reason::LongerThanBytes(LINE_MAX.to_string()))),
+            Err(e) => return Err(at(Reason::Text(e.to_string()))),
         };
         let line = line.trim_end_matches('\r');
         if line.is_empty() || (n == 1 && line.starts_with("id|")) {
@@ -63,7 +64,7 @@ pub fn read_txt(
         }
         let fields: Vec<&str> = line.split('|').collect();
         let [id, _rights, version] = fields[..] else {
-            return Err(format!("line {n}: not three fields separated by |"));
+            return Err(at(Reason::NotThreeFields));
         };
         each(row(id, version));
     }
@@ -223,7 +224,10 @@ mod tests {
             "id|rightsId|version\n0100000000010000|0\n".as_bytes(),
             |_| {},
         );
-        assert_eq!(err.unwrap_err(), "line 2: not three fields separated by |");
+        assert_eq!(
+            err.unwrap_err().english(),
+            "line 2: not three fields separated by |"
+        );
     }
 
     #[test]

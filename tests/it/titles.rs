@@ -102,8 +102,16 @@ fn a_broken_file_names_itself_and_keeps_the_previous_data_whole() {
     let bogus = folders.tmp.path().join("versions.txt");
     std::fs::write(&bogus, "id|rightsId|version\n0100000000010000|0\n").unwrap();
     for (file, name, where_) in [
-        (&cut, "US.en.json", "line "),
-        (&bogus, "versions.txt", "line 2"),
+        (
+            &cut,
+            "US.en.json",
+            "ligne 7944\u{a0}: le fichier s'arrête trop tôt",
+        ),
+        (
+            &bogus,
+            "versions.txt",
+            "ligne 2\u{a0}: pas trois champs séparés par |",
+        ),
     ] {
         let (status, out, err) = folders.cli(&["titles", "import", file.to_str().unwrap()]);
         assert!(!status.success(), "{out}");
@@ -754,8 +762,8 @@ fn title_data_with_huge_fields_stays_within_64_mib_of_memory() {
                 r#"}, "0100000000020000": {"65536": "2021-02-03"}}"#),
             "1 version datée de 1 identifiant ; 0 ignoré, et 1 champ passé"),
         ("US.en.json", (r#"{"1": {"id": "0100000000010000", "name": "Deep", "screenshots": "#, &open, 16 * MIB, ""),
-            "nested deeper than 128 levels"),
-        ("versions.txt", ("", &x, 16 * MIB, "\n"), "line 1: longer than 4096 bytes"),
+            "ligne 1\u{a0}: imbriqué sur plus de 128 niveaux"),
+        ("versions.txt", ("", &x, 16 * MIB, "\n"), "ligne 1\u{a0}: plus long que 4096 octets"),
     ];
     for (case, (name, shape, expected)) in cases.into_iter().enumerate() {
         let file = generated(case, name, shape);
