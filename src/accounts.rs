@@ -141,14 +141,9 @@ pub fn parse_role(role: &str) -> Result<Role, Error> {
     Role::parse(role).ok_or_else(|| Error::invalid(Msg::BadRole))
 }
 
-/// Create an account. A taken name (whatever its case and Unicode form,
-/// `text::fold`) is a conflict.
-pub fn add(conn: &Connection, name: &str, password: &str, role: Role) -> Result<i64, Error> {
-    add_in(conn, name, password, role, Lang::Fr)
-}
-
-/// Create an account whose pages are in `lang` (`fr` or `en`), the language the admin
-/// who makes it picks.
+/// Create an account whose pages are in `lang` (`fr` or `en`): the language the admin
+/// who makes it picks, or the command line's. A taken name (whatever its case and
+/// Unicode form, `text::fold`) is a conflict.
 pub fn add_in(
     conn: &Connection,
     name: &str,
@@ -334,10 +329,10 @@ mod tests {
     #[test]
     fn passwords_check_and_sessions_follow_the_account() {
         let conn = db();
-        add(&conn, "Alice", "correct horse", Role::Admin).unwrap();
+        add_in(&conn, "Alice", "correct horse", Role::Admin, Lang::Fr).unwrap();
         let refused = |name: &str, password: &str, role: &str| {
             parse_role(role)
-                .and_then(|role| add(&conn, name, password, role))
+                .and_then(|role| add_in(&conn, name, password, role, Lang::Fr))
                 .unwrap_err()
                 .kind
         };

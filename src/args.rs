@@ -542,7 +542,8 @@ pub enum ConsoleCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum UserCommand {
-    /// Create an account (a viewer unless --admin).
+    /// Create an account (a viewer unless --admin), its pages in the command line's
+    /// language (the locale's; Settings changes it).
     Add {
         /// The account's name.
         name: String,

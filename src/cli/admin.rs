@@ -19,7 +19,7 @@ pub fn apikey(global: &GlobalArgs, command: &ApikeyCommand) -> Result<(), Error>
             tell(&Line::KeyCreated {
                 name: new.key.name,
                 id: new.key.id,
-                access: access(*read_only).to_string(),
+                read_only: *read_only,
             });
             say!();
             say!("    {}", new.secret);
@@ -58,7 +58,7 @@ fn list_keys(keys: &[api_keys::ApiKey]) {
                 M::ColState,
             ]
             .map(word);
-            say!("{id:<4} {name:<24} {prefix:<9} {access:<14} {created:<21} {used:<21} {state}");
+            say!("{id:<4} {name:<24} {prefix:<9} {access:<14} {created:<25} {used:<25} {state}");
         }
         let state = match k.revoked_at {
             Some(t) => lang().line(&Line::RevokedOn {
@@ -67,7 +67,7 @@ fn list_keys(keys: &[api_keys::ApiKey]) {
             None => word(M::KeyActive).to_string(),
         };
         say!(
-            "{:<4} {:<24} {:<9} {:<14} {:<21} {:<21} {state}",
+            "{:<4} {:<24} {:<9} {:<14} {:<25} {:<25} {state}",
             k.id,
             k.name,
             k.prefix,
@@ -99,7 +99,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
         UserCommand::Add { name, admin } => {
             let password = read_password()?;
             let role = if *admin { Role::Admin } else { Role::Viewer };
-            accounts::add(&conn, name, &password, role)?;
+            accounts::add_in(&conn, name, &password, role, lang())?;
             let role = word(if *admin { M::RoleAdmin } else { M::RoleViewer });
             tell(&Line::AccountCreated {
                 name: name.clone(),
@@ -132,12 +132,15 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
                 if i == 0 {
                     let [name, role, language, created] =
                         [M::ColName, M::ColRole, M::ColLanguage, M::ColCreated].map(word);
-                    say!("{name:<24} {role:<7} {language:<6} {created}");
+                    say!("{name:<24} {role:<14} {language:<8} {created}");
                 }
                 say!(
-                    "{:<24} {:<7} {:<6} {}",
+                    "{:<24} {:<14} {:<8} {}",
                     u.name,
-                    u.role.as_str(),
+                    word(match u.role {
+                        Role::Admin => M::RoleAdmin,
+                        Role::Viewer => M::RoleViewer,
+                    }),
                     u.lang.as_str(),
                     time::local(u.created_at)
                 );
@@ -196,10 +199,10 @@ pub fn console_command(global: &GlobalArgs, command: &ConsoleCommand) -> Result<
             for (i, c) in all.iter().enumerate() {
                 if i == 0 {
                     let [name, added, used] = [M::ColName, M::ColAdded, M::ColLastUsed].map(word);
-                    say!("{name:<24} {added:<21} {used}");
+                    say!("{name:<24} {added:<25} {used}");
                 }
                 let added = time::local(c.created_at);
-                say!("{:<24} {added:<21} {}", c.name, used(c.last_used_at));
+                say!("{:<24} {added:<25} {}", c.name, used(c.last_used_at));
             }
         }
         ConsoleCommand::Remove { name } => {

@@ -62,7 +62,7 @@ const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ("console list", "Liste les consoles : nom, création, dernière utilisation", None),
     ("console remove", "Retire une console : son mot de passe cesse aussitôt de fonctionner", None),
     ("user", "Gère les comptes de l'interface web (les mots de passe sont lus au terminal, ou sur l'entrée standard quand ce n'en est pas un ; jamais sur la ligne de commande)", None),
-    ("user add", "Crée un compte (lecteur, sauf avec --admin)", None),
+    ("user add", "Crée un compte (lecteur, sauf avec --admin), ses pages dans la langue de la ligne de commande (celle de la locale ; les Réglages la changent)", None),
     ("user passwd", "Change le mot de passe d'un compte ; ses sessions ouvertes se ferment", None),
     ("user list", "Liste les comptes : nom, rôle, langue, création", None),
     ("user delete", "Supprime un compte ; ses sessions se ferment aussitôt", None),

@@ -139,8 +139,8 @@ impl Msg {
             NoRoomToConvert { needed, free } => format!("la décompression demande {} mais le disque de la bibliothèque n'a que {} de libre (les originaux restent dans la corbeille jusqu'à ce qu'on la vide) ; rien n'a été décompressé", bytes(*needed), bytes(*free)),
             ScanDone { files, read, unchanged, removed } => format!("{} : {}, {}, {}", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*removed, "retiré", "retirés")),
             ScanIncomplete { files, read, unchanged, kept } => format!("{} : {}, {} ; une partie de la bibliothèque était illisible, donc {} gardés", files_fr(*files), plural(*read, "lu", "lus"), plural(*unchanged, "inchangé", "inchangés"), plural(*kept, "introuvable", "introuvables")),
-            TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} en échec", plural(*failed, "élément", "éléments")),
-CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés), {} ignorés, {} en échec", plural(*compressed, "fichier compressé", "fichiers compressés"), bytes(*saved), n(*skipped), n(*failed)),
+            TaskPartial { task, failed } => format!("la tâche {task} s'est terminée, mais {} {}", plural(*failed, "élément", "éléments"), agree(*failed, "a échoué", "ont échoué")),
+CompressDone { compressed, skipped, failed, saved } => format!("{} ({} {}), {}, {} en échec", plural(*compressed, "fichier compressé", "fichiers compressés"), bytes(*saved), agree(*saved, "gagné", "gagnés"), plural(*skipped, "ignoré", "ignorés"), n(*failed)),
             CompressFailed { key, reason } => format!("{key} : la compression a échoué ({})", reason.french()),
             CompressTargetExists { key, target } => format!("{key} : {target} existe déjà ; ignoré"),
             CompressUnverified { key, why } => format!("{key} : le fichier compressé n'a pas passé la vérification ({}) ; l'original a été gardé", why.french()),
@@ -167,7 +167,7 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} gagnés),
                     0 => String::new(),
                     _ => format!(" (rangement {run} : son bouton « Défaire ce rangement » sur la page Rangement, ou « ludotheque organize --undo {run} », les remet en place)"),
                 };
-                format!("{}{undo} ; {} car leur place est prise, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé", "laissés"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
+                format!("{}{undo} ; {}, {} déjà en place, {} (non identifiés ou liens)", plural(*moved, "fichier déplacé", "fichiers déplacés"), plural(*taken, "laissé car sa place est prise", "laissés car leur place est prise"), n(*in_place), plural(*left, "laissé tel quel", "laissés tels quels"))
             }
             OrganizeUndone { run, moved_back, skipped } => format!("rangement {run} annulé : {}, {} non", plural(*moved_back, "fichier remis en place", "fichiers remis en place"), n(*skipped)),
             OrganizeNotBack { why } => match why {
@@ -299,7 +299,7 @@ impl Line {
             TrashTotal { entries, bytes } => format!("{}, {}.", plural(*entries, "entrée", "entrées"), plural(*bytes, "octet", "octets")),
             BackedUp { file } => format!("Base de données sauvegardée dans {file}."),
             BackupNoKeys => "Le fichier de clés de console (prod.keys) n'est pas dans la copie : gardez-en une copie à part, ou extrayez-le de nouveau de votre console.".into(),
-            KeyCreated { name, id, access } => format!("Clé d'API créée : {name} (id {id}, accès {access})"),
+            KeyCreated { name, id, read_only } => format!("Clé d'API créée : {name} (id {id}, accès {})", if *read_only { "en lecture seule" } else { "complet" }),
             KeyShownOnce => "Cette clé n'est conservée que sous forme d'empreinte (SHA-256) : elle ne pourra plus jamais être affichée. Copiez-la maintenant.".into(),
             KeyRevoked { name, id, prefix } => format!("Clé d'API révoquée : {name} (id {id}, {prefix})"),
             KeyWasRevoked { name, id } => format!("La clé d'API {name} (id {id}) était déjà révoquée."),
@@ -339,7 +339,7 @@ impl Line {
             NoTitleData => "Aucune donnée de titres importée (ludotheque titles import).".into(),
             LastImport { date, days, files } => format!("Dernier import : {date} ({}), fichiers : {files}", match days { 0 => "aujourd'hui".to_string(), 1 => "hier".to_string(), d => format!("il y a {}", plural(*d, "jour", "jours")) }),
             TitleCounts { known, versions, titles, updates, dlc } => format!("{}, {} ; dans la bibliothèque : {}, {} avec une mise à jour disponible, {} avec des DLC manquants.", plural(*known, "titre connu", "titres connus"), plural(*versions, "identifiant de version", "identifiants de versions"), plural(*titles, "titre", "titres"), n(*updates), n(*dlc)),
-            Ignored { title, dlc, updates, counted } => format!("{} : {} {}.", title.as_deref().unwrap_or("tous les titres"), match (dlc, updates) { (true, true) => "les DLC manquants et les mises à jour", (true, false) => "les DLC manquants", _ => "les mises à jour" }, if *counted { "sont de nouveau comptés" } else { "ne sont plus comptés" }),
+            Ignored { title, dlc, updates, counted } => format!("{} : {} {}.", title.as_deref().unwrap_or("tous les titres"), match (dlc, updates) { (true, true) => "les DLC manquants et les mises à jour", (true, false) => "les DLC manquants", _ => "les mises à jour" }, match (dlc, counted) { (true, true) => "sont de nouveau comptés", (true, false) => "ne sont plus comptés", (false, true) => "sont de nouveau comptées", (false, false) => "ne sont plus comptées" }),
             Dated { date } => format!(" du {date}"),
         }
     }

@@ -10,10 +10,22 @@ use crate::error::counts::Grammar;
 use crate::error::{Line, Msg};
 
 pub use crate::words::Lang;
-use crate::words::TaskResult;
+use crate::words::{TaskResult, TrashReason};
 
 /// What the interface needs of a language beside its code (`words::Lang`).
 impl M {
+    /// Why a file is in the trash, for people.
+    pub fn of_reason(reason: TrashReason) -> M {
+        match reason {
+            TrashReason::Deleted => M::ReasonDeleted,
+            TrashReason::Converted => M::ReasonConverted,
+            TrashReason::Compressed => M::ReasonCompressed,
+            TrashReason::Recovered => M::ReasonRecovered,
+            TrashReason::Superseded => M::ReasonSuperseded,
+            TrashReason::Duplicate => M::ReasonDuplicate,
+        }
+    }
+
     /// How a task run ended, for people.
     pub fn of_result(result: TaskResult) -> M {
         match result {
@@ -391,7 +403,7 @@ messages! {
     ConsoleKeys => "Clés de console (prod.keys)", "Console keys (prod.keys)";
     ConsoleKeysNone => "Aucun fichier de clés de console : les fichiers sont identifiés sans elles, par leur nom, leur ticket ou leur CNMT XML.",
         "No console keys file: files are identified without them, by their names, tickets or CNMT XML.";
-    ConsoleKeysWouldAdd => "Avec vos clés, le service lit ce que chaque fichier contient au lieu de se fier à son nom : identification par le contenu, noms et icônes tirés des fichiers eux-mêmes (sans réseau), et vérification de l’intégrité.",
+    ConsoleKeysWouldAdd => "Avec vos clés, le service lit ce que chaque fichier contient au lieu de se fier à son nom : identification par le contenu, noms et icônes tirés des fichiers eux-mêmes (sans réseau), et vérification de l'intégrité.",
         "With your keys, the service reads what each file holds instead of trusting its name: identification from the contents, names and icons from the files themselves (offline) and integrity checks (verify).";
     ConsoleKeysWhere => "Extrayez prod.keys de votre propre console avec Lockpick_RCM, puis importez-le ici ou avec « ludotheque keys import FICHIER ». Le service ne fournit, ne télécharge, n'affiche ni n'envoie jamais une clé.",
         "Dump prod.keys from your own console with Lockpick_RCM, then import it here or with `ludotheque keys import FILE`. The service never ships, fetches, shows or sends a key.";

@@ -689,7 +689,7 @@ pub enum Line {
     KeyCreated {
         name: String,
         id: i64,
-        access: String,
+        read_only: bool,
     },
     KeyShownOnce,
     KeyRevoked {
@@ -859,7 +859,7 @@ impl Line {
             TrashTotal { entries, bytes } => format!("{}, {}.", EN.count(*entries, "entry", "entries"), EN.count(*bytes, "byte", "bytes")),
             BackedUp { file } => format!("Database backed up to {file}."),
             BackupNoKeys => "The console keys file (prod.keys) is not in the copy: keep a copy of it apart, or extract it again from your console.".into(),
-            KeyCreated { name, id, access } => format!("API key created: {name} (id {id}, {access} access)"),
+            KeyCreated { name, id, read_only } => format!("API key created: {name} (id {id}, {} access)", if *read_only { "read-only" } else { "full" }),
             KeyShownOnce => "This key is kept only as a hash (SHA-256): it can never be shown again. Copy it now.".into(),
             KeyRevoked { name, id, prefix } => format!("API key revoked: {name} (id {id}, {prefix})"),
             KeyWasRevoked { name, id } => format!("The API key {name} (id {id}) was already revoked."),
@@ -899,7 +899,7 @@ impl Line {
             NoTitleData => "No title data imported (ludotheque titles import).".into(),
             LastImport { date, days, files } => format!("Last import: {date} ({}), files: {files}", match days { 0 => "today".to_string(), 1 => "yesterday".to_string(), d => format!("{} ago", EN.count(*d, "day", "days")) }),
             TitleCounts { known, versions, titles, updates, dlc } => format!("{}, {}; in the library: {}, {} with an update available, {} with missing DLC.", EN.count(*known, "known title", "known titles"), EN.count(*versions, "version ID", "version IDs"), EN.count(*titles, "title", "titles"), EN.number(*updates), EN.number(*dlc)),
-            Ignored { title, dlc, updates, counted } => format!("{}: {} {}.", title.as_deref().unwrap_or("every title"), match (dlc, updates) { (true, true) => "missing DLC and updates", (true, false) => "missing DLC", _ => "updates" }, if *counted { "are counted again" } else { "are no longer counted" }),
+            Ignored { title, dlc, updates, counted } => format!("{}: {} {}.", title.as_deref().unwrap_or("Every title"), match (dlc, updates) { (true, true) => "missing DLC and updates", (true, false) => "missing DLC", _ => "updates" }, if *counted { "are counted again" } else { "are no longer counted" }),
             Dated { date } => format!(" from {date}"),
         }
     }
@@ -1106,9 +1106,9 @@ impl Msg {
             PasswordUnreadable { reason } => format!("reading the password: {reason}"),
             PasswordsDiffer => "the two passwords differ".into(),
             NoRoomToConvert { needed, free } => format!("Converting needs {needed} bytes but the library's disk has {free} bytes free (the originals stay in the trash until purged); nothing was converted."),
-            ScanDone { files, read, unchanged, removed } => format!("{files} files: {read} read, {unchanged} unchanged, {removed} removed"),
-            ScanIncomplete { files, read, unchanged, kept } => format!("{files} files: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept"),
-            TaskPartial { task, failed } => format!("the task {task} finished, but {} failed", EN.count(*failed, "item", "items")),
+            ScanDone { files, read, unchanged, removed } => format!("{}: {read} read, {unchanged} unchanged, {removed} removed", files_en(*files)),
+            ScanIncomplete { files, read, unchanged, kept } => format!("{}: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept", files_en(*files)),
+            TaskPartial { task, failed } => format!("the {task} task finished, but {} failed", EN.count(*failed, "item", "items")),
             ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
             CompressDone { compressed, skipped, failed, saved } => format!("{compressed} compressed ({saved} bytes saved), {skipped} skipped, {failed} failed"),
             CompressFailed { key, reason } => format!("{key}: {reason}"),
@@ -1138,7 +1138,7 @@ impl Msg {
                 };
                 format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
             }
-            OrganizeUndone { run, moved_back, skipped } => format!("Organize run {run} undone: {moved_back} files put back, {skipped} not"),
+            OrganizeUndone { run, moved_back, skipped } => format!("Organize run {run} undone: {} put back, {skipped} not", files_en(*moved_back)),
             OrganizeNotBack { why } => match why {
                 NotBack::Gone => "not put back: it is no longer where the organize run put it",
                 NotBack::Taken => "not put back: another file holds its old place",
@@ -1146,7 +1146,7 @@ impl Msg {
             }
             .into(),
             OrganizeRunUndone { run } => format!("Organize run {run} is already undone."),
-            DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate files moved to the trash ({bytes} bytes)"),
+            DedupeDone { superseded, duplicates, bytes } => format!("{superseded} superseded and {duplicates} duplicate {} moved to the trash ({})", EN.agree(*superseded + *duplicates, "file", "files"), EN.count(*bytes, "byte", "bytes")),
             VerifyDone { sound, damaged, unverifiable } => format!("{sound} sound, {damaged} damaged, {unverifiable} not verifiable"),
             CompressNeedsKeys => "Compressing needs the console keys (prod.keys), and none are loaded; nothing was compressed.".into(),
             VerifyNeedsKeys => "Verifying needs the console keys (prod.keys), and none are loaded; nothing was verified.".into(),

@@ -390,14 +390,7 @@ pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
 
 /// Why a file is in the trash, for people.
 pub fn reason_word(v: &Viewer, reason: TrashReason) -> &'static str {
-    v.t(match reason {
-        TrashReason::Deleted => M::ReasonDeleted,
-        TrashReason::Converted => M::ReasonConverted,
-        TrashReason::Compressed => M::ReasonCompressed,
-        TrashReason::Recovered => M::ReasonRecovered,
-        TrashReason::Superseded => M::ReasonSuperseded,
-        TrashReason::Duplicate => M::ReasonDuplicate,
-    })
+    v.t(M::of_reason(reason))
 }
 
 /// The name of a game type, as the library shows it.

@@ -260,6 +260,34 @@ fn an_english_locale_gets_english_output() {
             "{other:?}"
         );
     }
+    // An account made from an English command line gets English pages.
+    let mut add = crate::harness::ludotheque()
+        .env("LC_ALL", en)
+        .args([
+            "--data",
+            folders.data.to_str().unwrap(),
+            "user",
+            "add",
+            "alice",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(b"correct horse\n")
+        .unwrap();
+    let out = add.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Account created: alice (viewer)\n"
+    );
+    let (_, out, _) = cli_in(&folders, en, &["user", "list"]);
+    let alice: Vec<&str> = out.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(alice[..3], ["alice", "viewer", "en"], "{out}");
     let english = Line::NoApiKey.english();
     let (_, out, _) = cli_in(&Folders::new(), en, &["apikey", "list"]);
     assert_eq!(out, format!("{english}\n"));

@@ -129,11 +129,11 @@ fn user_commands_create_list_and_change_passwords_read_from_stdin() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert!(
-        lines[1].starts_with("Alice") && lines[1].contains("admin"),
+        lines[1].starts_with("Alice") && lines[1].contains(" administrateur "),
         "{out}"
     );
     assert!(
-        lines[2].starts_with("bob") && lines[2].contains("viewer"),
+        lines[2].starts_with("bob") && lines[2].contains(" lecteur "),
         "{out}"
     );
     // No password ever appears in what the database holds.
