@@ -14,7 +14,7 @@ use crate::text::printable;
 pub fn error_line(e: &Error) -> String {
     lang().line(&match e.kind {
         Kind::Internal => Line::InternalError,
-        _ => Line::ErrorLine {
+        _ => Line::Error {
             message: lang().msg(&e.msg),
         },
     })
@@ -28,7 +28,7 @@ pub fn report(e: &Error) {
     if let Some(cause) = &e.cause {
         let cause = printable(cause).into_owned();
         text.push_str("\n  ");
-        text.push_str(&lang().line(&Line::CauseLine { cause }));
+        text.push_str(&lang().line(&Line::Cause { cause }));
     }
     // Nowhere left to say it when standard error is closed too.
     let _ = writeln!(std::io::stderr(), "{text}");
@@ -47,12 +47,12 @@ pub fn usage_error(e: clap::Error) -> ! {
         e.exit()
     }
     let message = printable(&sentence(&e)).into_owned();
-    let mut text = lang().line(&Line::ErrorLine { message });
+    let mut text = lang().line(&Line::Error { message });
     if let Some(ContextValue::StyledStr(usage)) = e.get(ContextKind::Usage) {
         let usage = usage.to_string();
         let usage = usage.trim_start_matches("Usage:").trim().to_string();
         text.push_str("\n\n");
-        text.push_str(&lang().line(&Line::UsageLine { usage }));
+        text.push_str(&lang().line(&Line::Usage { usage }));
     }
     text.push_str("\n\n");
     text.push_str(&lang().line(&Line::UsageMore));

@@ -254,9 +254,9 @@ impl Line {
         use Line::*;
         match self {
             InternalError => "erreur interne de ludotheque".into(),
-            ErrorLine { message } => format!("erreur : {message}"),
-            CauseLine { cause } => format!("détail : {cause}"),
-            UsageLine { usage } => format!("Utilisation : {usage}"),
+            Error { message } => format!("erreur : {message}"),
+            Cause { cause } => format!("détail : {cause}"),
+            Usage { usage } => format!("Utilisation : {usage}"),
             UsageMore => "Pour en savoir plus : « --help ».".into(),
             UsageUnknownArgument { arg } => format!("argument inattendu « {arg} »"),
             UsageUnknownCommand { name } => format!("commande inconnue « {name} »"),

@@ -551,13 +551,13 @@ pub enum Msg {
 #[derive(Debug)]
 pub enum Line {
     InternalError,
-    ErrorLine {
+    Error {
         message: String,
     },
-    CauseLine {
+    Cause {
         cause: String,
     },
-    UsageLine {
+    Usage {
         usage: String,
     },
     UsageMore,
@@ -814,9 +814,9 @@ impl Line {
         use Line::*;
         match self {
             InternalError => "internal error of ludotheque".into(),
-            ErrorLine { message } => format!("error: {message}"),
-            CauseLine { cause } => format!("detail: {cause}"),
-            UsageLine { usage } => format!("Usage: {usage}"),
+            Error { message } => format!("error: {message}"),
+            Cause { cause } => format!("detail: {cause}"),
+            Usage { usage } => format!("Usage: {usage}"),
             UsageMore => "For more information, try “--help”.".into(),
             UsageUnknownArgument { arg } => format!("unexpected argument “{arg}”"),
             UsageUnknownCommand { name } => format!("unknown command “{name}”"),
