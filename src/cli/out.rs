@@ -43,8 +43,8 @@ pub fn lang() -> Lang {
 }
 
 /// English when the locale names English (`en`, `en_GB.UTF-8`); French, the
-/// product's language, for every other locale, `C` and none included: a French
-/// reader's machine often says `C.UTF-8`, and an English one says so.
+/// product's language, for every other locale, `C` and none included: many a French
+/// reader's machine says only `C.UTF-8`, while an English reader's names English.
 pub fn locale_lang(var: impl Fn(&str) -> Option<String>) -> Lang {
     let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
         .into_iter()

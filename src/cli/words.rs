@@ -1,5 +1,5 @@
 //! What goes wrong, as the command line says it: an error, printed once, and
-//! clap's usage errors, said as messages of the catalogue (`error::Msg`) in the
+//! clap's usage errors, said as lines of the catalogue (`error::Line`) in the
 //! command line's language (`out::lang`).
 
 use std::io::Write;
