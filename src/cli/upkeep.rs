@@ -48,16 +48,9 @@ pub fn organize(
     if let Some(run) = undo {
         return organize_undo(global, run);
     }
+    // The task's own message says how to undo the run it logged.
     if !dry_run {
-        let db = open_store(global)?;
-        let newest = || organize_runs::list(&db, 1).map(|runs| runs.first().map(|r| r.id));
-        let before = newest()?;
-        task::foreground(global, Task::Organize)?;
-        match newest()?.filter(|&run| Some(run) != before) {
-            Some(run) => tell(&Line::OrganizeLogged { run }),
-            None => say!("{}", word(M::OrganizeNothing)),
-        }
-        return Ok(());
+        return task::foreground(global, Task::Organize);
     }
     let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;

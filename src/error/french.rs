@@ -315,7 +315,6 @@ impl Line {
             ConsoleRemoved { name } => format!("Console retirée : {name} (son mot de passe ne fonctionne plus)."),
             DedupePreview { files: 0, .. } => "Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille.".into(),
             DedupePreview { files, bytes: b } => format!("{} {} à la corbeille ({}) ; « ludotheque dedupe » {} met.", files_fr(*files), agree(*files, "partirait", "partiraient"), plural(*b, "octet", "octets"), agree(*files, "l'y", "les y")),
-            OrganizeLogged { run } => format!("Rangement {run} journalisé : « ludotheque organize --undo {run} » remet ses fichiers en place."),
             OrganizePreview { moves, taken, in_place, left } => format!("{}, {} dont la place est prise, {} déjà en place, {} {} (non identifiés ou liens).", plural(*moves, "fichier à déplacer", "fichiers à déplacer"), n(*taken), n(*in_place), n(*left), agree(*left, "laissé tel quel", "laissés tels quels")),
             NoOrganizeRun => "Aucun rangement n'a encore déplacé de fichier.".into(),
             OrganizeRunState { undone_at: Some(at), put_back, .. } => format!("annulé le {at}, {} remis en place", n(*put_back)),

@@ -729,9 +729,6 @@ pub enum Line {
         files: u64,
         bytes: u64,
     },
-    OrganizeLogged {
-        run: i64,
-    },
     OrganizePreview {
         moves: u64,
         taken: u64,
@@ -875,7 +872,6 @@ impl Line {
             ConsoleRemoved { name } => format!("Console removed: {name} (its password no longer works)."),
             DedupePreview { files: 0, .. } => "No superseded file and no duplicate: nothing would go to the trash.".into(),
             DedupePreview { files, bytes } => format!("{} would go to the trash ({}); “ludotheque dedupe” puts {} there.", files_en(*files), EN.count(*bytes, "byte", "bytes"), EN.agree(*files, "it", "them")),
-            OrganizeLogged { run } => format!("Organize run {run} logged: “ludotheque organize --undo {run}” puts its files back."),
             OrganizePreview { moves, taken, in_place, left } => format!("{}, {} whose place is taken, {} already in place, {} left as they are (unidentified, or links).", EN.count(*moves, "file to move", "files to move"), EN.number(*taken), EN.number(*in_place), EN.number(*left)),
             NoOrganizeRun => "No organize run has moved a file yet.".into(),
             OrganizeRunState { undone_at: Some(at), put_back, .. } => format!("undone on {at}, {} put back", EN.number(*put_back)),
