@@ -176,6 +176,8 @@ reasons! {
         InvalidEscape = "invalid_escape", "invalid escape", "échappement invalide";
         ExpectedValue = "expected_value", "expected a value", "une valeur était attendue";
         ExpectedNumber = "expected_number", "expected a number", "un nombre était attendu";
+        ExpectedCommaOrBrace = "expected_comma_or_brace", "expected ',' or '}'", "',' ou '}' était attendu";
+        ExpectedCommaOrBracket = "expected_comma_or_bracket", "expected ',' or ']'", "',' ou ']' était attendu";
         ExpectedCommaOrClosing = "expected_comma_or_closing", "expected ',' or a closing bracket", "',' ou un crochet fermant était attendu";
         // Fetching title data.
         KeptCopyGone = "kept_copy_gone", "the kept copy is gone", "la copie gardée a disparu";
@@ -208,7 +210,8 @@ reasons! {
         SectionNotA = "section_not_a", "its section is not a {}", "sa section n'est pas un {}";
         OutsideSection = "outside_section", "its {} lies outside its section", "son {} sort de sa section";
         HoldsNo = "holds_no", "it holds no {}", "il ne contient pas de {}";
-        // Reading title data: a line's number, a bound, what was expected (`':'`).
+        // Reading title data: a line's number, a bound, the one character expected
+        // (`':'`).
         Line = "line", "line {}", "ligne {}";
         LongerThanBytes = "longer_than_bytes", "longer than {} bytes", "plus long que {} octets";
         NestedDeeper = "nested_deeper", "nested deeper than {} levels", "imbriqué sur plus de {} niveaux";

@@ -215,7 +215,7 @@ impl<R: Read> Reader<R> {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return Err(self.error(Reason::Expected("',' or '}'".into()))),
+                _ => return Err(self.error(Reason::ExpectedCommaOrBrace)),
             }
         }
     }
@@ -235,7 +235,7 @@ impl<R: Read> Reader<R> {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return Err(self.error(Reason::Expected("',' or ']'".into()))),
+                _ => return Err(self.error(Reason::ExpectedCommaOrBracket)),
             }
         }
     }
@@ -570,6 +570,8 @@ mod tests {
         let e = reader("{\"a\": 1,\n \"b\" 2}").skip().unwrap_err();
         assert_eq!(e.why().english(), "line 2: expected ':'");
         assert_eq!(e.why().french(), "ligne 2\u{a0}: ':' était attendu");
+        let e = reader("{\"a\": 1 \"b\": 2}").skip().unwrap_err();
+        assert_eq!(e.why().french(), "ligne 1\u{a0}: ',' ou '}' était attendu");
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         let err = reader(&deep).skip().unwrap_err().to_string();
         assert!(err.contains("nested deeper"), "{err}");
