@@ -571,6 +571,12 @@ mod tests {
         assert_eq!(e.why().english(), "line 2: expected ':'");
         assert_eq!(e.why().french(), "ligne 2\u{a0}: ':' était attendu");
         let e = reader("{\"a\": 1 \"b\": 2}").skip().unwrap_err();
+        assert_eq!(
+            e.why().french(),
+            "ligne 1\u{a0}: ',' ou un crochet fermant était attendu"
+        );
+        let mut r = reader("{\"a\": 1 \"b\": 2}");
+        let e = r.object(8, |r, _| r.skip()).unwrap_err();
         assert_eq!(e.why().french(), "ligne 1\u{a0}: ',' ou '}' était attendu");
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         let err = reader(&deep).skip().unwrap_err().to_string();
