@@ -22,13 +22,22 @@ pub struct Missing {
 
 /// Replace every row; `rows` are in the order lists show them.
 pub fn replace_all(conn: &Connection, rows: &[Missing]) -> Result<(), Error> {
-    conn.execute("DELETE FROM missing", [])?;
+    crate::store::db::refill(conn, "missing", || insert(conn, rows))
+}
+
+fn insert(conn: &Connection, rows: &[Missing]) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO missing (rank, title_id, kind, id, name, installed_version,
-                              latest_version, latest_date)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                              latest_version, latest_date, kind_rank)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
+    // Each row's position among its kind, so a page of one kind is a seek too.
+    let (mut updates, mut dlc) = (0i64, 0i64);
     for (rank, m) in rows.iter().enumerate() {
+        let among = match m.kind {
+            MissingKind::Update => &mut updates,
+            MissingKind::Dlc => &mut dlc,
+        };
         stmt.execute(params![
             rank as i64,
             m.title_id,
@@ -37,17 +46,11 @@ pub fn replace_all(conn: &Connection, rows: &[Missing]) -> Result<(), Error> {
             m.name,
             m.installed_version,
             m.latest_version,
-            m.latest_date
+            m.latest_date,
+            *among
         ])?;
+        *among += 1;
     }
-    // Each row's position among its kind, so a page of one kind is a seek too.
-    conn.execute(
-        "UPDATE missing SET kind_rank = p.n FROM
-         (SELECT rank, row_number() OVER (PARTITION BY kind ORDER BY rank) - 1 AS n
-          FROM missing) AS p
-         WHERE missing.rank = p.rank",
-        [],
-    )?;
     Ok(())
 }
 
