@@ -25,6 +25,7 @@ use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
 use crate::library::probe::{self, Probe};
 use crate::library::switchfs::prodkeys::Loaded;
+use crate::library::switchfs::ProdKeys;
 use crate::library::{self, walk};
 use crate::store::{games, platforms, settings};
 
@@ -112,6 +113,7 @@ fn finish(
     read: &Read,
     gone: Option<&HashMap<String, (u64, i64)>>,
 ) -> Result<(), Error> {
+    let mut lap = Lap::start();
     let tx = crate::store::db::write_transaction(ctx.db)?;
     for key in gone.into_iter().flat_map(|gone| gone.keys()) {
         games::delete(&tx, key)?;
@@ -122,10 +124,12 @@ fn finish(
         // An earlier bulk scan that failed before its end left them set aside.
         games::ensure_indexes(&tx)?;
     }
+    lap.mark("indexes");
     let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty());
     if changed {
         games::refresh_playable(&tx)?;
     }
+    lap.mark("playable");
     library::mark_ready(&tx, ctx.config.library.as_path())?;
     if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
         settings::set_keys_read_with(&tx, id)?;
@@ -133,8 +137,32 @@ fn finish(
     if changed || !crate::titles::model::is_current(&tx)? {
         crate::titles::model::refresh(&tx)?;
     }
+    lap.mark("titles");
     tx.commit()?;
+    lap.mark("commit");
+    info!("scan's end: {}", lap.said);
     Ok(())
+}
+
+/// Where the time of a phase went, for the log.
+struct Lap {
+    at: Instant,
+    said: String,
+}
+
+impl Lap {
+    fn start() -> Lap {
+        Lap {
+            at: Instant::now(),
+            said: String::new(),
+        }
+    }
+
+    fn mark(&mut self, what: &str) {
+        let sep = if self.said.is_empty() { "" } else { ", " };
+        self.said += &format!("{sep}{what} {} ms", self.at.elapsed().as_millis());
+        self.at = Instant::now();
+    }
 }
 
 /// Read every file that is new or changed since the last scan: a few threads probe
@@ -154,34 +182,16 @@ fn read_changed(
     });
     let unchanged = (all - todo.len()) as u64;
     ctx.progress.advance(unchanged, "");
-    let root = ctx.config.library.as_path();
-    let data = ctx.config.data.as_path();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let next = AtomicUsize::new(0);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let todo = &todo;
     let keyring = keys.as_ref().map(|(loaded, _)| &loaded.keys);
+    let config = ctx.config;
     std::thread::scope(|s| {
         for _ in 0..threads {
             let (sender, next) = (sender.clone(), &next);
-            let prober = move || loop {
-                let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                let Some(chunk) = todo.get(start..(start + CHUNK).min(todo.len())) else {
-                    break;
-                };
-                let chunk: Vec<_> = chunk
-                    .iter()
-                    .map(|f| {
-                        let mut probe = probe::probe(root, &f.key, &f.format, keyring);
-                        cache_icons(data, f, &mut probe);
-                        (f, probe)
-                    })
-                    .collect();
-                // The writer stopped (an error or a cancel): so do we.
-                if chunk.is_empty() || sender.send(chunk).is_err() {
-                    break;
-                }
-            };
+            let prober = move || probe_all(config, todo, next, keyring, sender);
             std::thread::Builder::new()
                 .name("probe".into())
                 .spawn_scoped(s, prober)
@@ -198,6 +208,37 @@ fn read_changed(
             keys_id: keys.as_ref().map(|(_, id)| id.clone()),
         })
     })
+}
+
+/// A probing thread: take [`CHUNK`] files of `todo` at a time until none is left (or
+/// the writer stopped: an error or a cancel), and send them probed.
+fn probe_all<'a>(
+    config: &crate::config::Config,
+    todo: &'a [walk::Found],
+    next: &AtomicUsize,
+    keys: Option<&ProdKeys>,
+    sender: crossbeam_channel::Sender<Vec<(&'a walk::Found, Probe)>>,
+) {
+    // Each folder opened once a thread, not once a file (files come in the walk's
+    // order, a folder's together).
+    let mut files = library::safe::Opener::new(&config.library);
+    loop {
+        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+        let Some(chunk) = todo.get(start..(start + CHUNK).min(todo.len())) else {
+            break;
+        };
+        let chunk: Vec<_> = chunk
+            .iter()
+            .map(|f| {
+                let mut probe = probe::probe(&mut files, &f.key, &f.format, keys);
+                cache_icons(&config.data, f, &mut probe);
+                (f, probe)
+            })
+            .collect();
+        if chunk.is_empty() || sender.send(chunk).is_err() {
+            break;
+        }
+    }
 }
 
 /// Write the rows of probed files as they come, [`BATCH`] per transaction. Returns how

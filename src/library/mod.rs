@@ -230,7 +230,7 @@ pub fn index_one(
     let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let probe = probe::probe(root, key, &found.format, keys);
+    let probe = probe::probe(&mut safe::Opener::new(root), key, &found.format, keys);
     write(db, &found, probe)?;
     games::refresh_playable(db)
 }

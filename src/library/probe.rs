@@ -8,10 +8,10 @@
 //! and the scan goes on with the others.
 
 use std::fs::File;
-use std::path::Path;
 
 use super::containers::{self, Budget, ContainerFile, FormatError};
 use super::identify::{self, parse_cnmt_xml, ticket_title_id, NameTags};
+use super::safe::Opener;
 use super::switchfs::{self, Content, Control, Problem, ProdKeys, Want};
 use super::window::Window;
 use super::LibraryKey;
@@ -77,11 +77,11 @@ struct Hints {
 /// Largest CNMT XML read (real ones are about a KiB).
 const MAX_XML: u64 = 64 * 1024;
 
-/// Probe the file at `key` below `root` (opened under the rules of `safe`), with the
+/// Probe the file at `key`, opened by `files` (under the rules of `safe`), with the
 /// console keys when there are. A reader's panic is this file's damage, never the
 /// scan's: the file is not readable, and the log says what failed.
-pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
-    containers::guard(|| probe_file(root, key, format, keys)).unwrap_or_else(|e| {
+pub fn probe(files: &mut Opener, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
+    containers::guard(|| probe_file(files, key, format, keys)).unwrap_or_else(|e| {
         log::error!("probe of {key}: {e}");
         let tags = identify::parse_file_name(key.file_name());
         let mut notes = vec![Reason::Unreadable.then(e.0)];
@@ -99,10 +99,15 @@ pub fn probe(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys
     })
 }
 
-fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKeys>) -> Probe {
+fn probe_file(
+    files: &mut Opener,
+    key: &LibraryKey,
+    format: &str,
+    keys: Option<&ProdKeys>,
+) -> Probe {
     let tags = identify::parse_file_name(key.file_name());
     let (mut notes, mut keyed, budget) = (Vec::new(), None, &Budget::file());
-    let hints = match open(root, key, format) {
+    let hints = match open(files, key, format) {
         Ok(None) => Ok(None),
         Ok(Some((file, len))) => {
             let mut file = super::window::Window::new(file, len);
@@ -142,12 +147,7 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
         Some(c) => (IdSource::Keys, Some(c.title_id), Some(c.version)),
         None => keyless(&tags, &hints, &mut notes),
     };
-    if tags.ambiguous {
-        notes.push(Reason::SeveralTitleIds.into());
-    }
-    if title_id.is_some_and(|id| identify::classify(id).kind == GameKind::Unknown) {
-        notes.push(Reason::UnknownKind.into());
-    }
+    notes.extend(doubts(&tags, title_id));
     Probe {
         title_id,
         version,
@@ -158,6 +158,18 @@ fn probe_file(root: &Path, key: &LibraryKey, format: &str, keys: Option<&ProdKey
         note: (!notes.is_empty()).then_some(Detail(notes)),
         keyed,
     }
+}
+
+/// What makes the identity found doubtful: a name with several title IDs, an ID of
+/// no known kind.
+fn doubts(tags: &NameTags, title_id: Option<u64>) -> impl Iterator<Item = Why> {
+    let unknown = title_id.is_some_and(|id| identify::classify(id).kind == GameKind::Unknown);
+    [
+        tags.ambiguous.then(|| Reason::SeveralTitleIds.into()),
+        unknown.then(|| Reason::UnknownKind.into()),
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// Identification without keys: the name's tags, else a CNMT XML, else a ticket.
@@ -180,11 +192,15 @@ fn keyless(
 }
 
 /// The file and its length; `None` for formats without a container we know.
-fn open(root: &Path, key: &LibraryKey, format: &str) -> Result<Option<(File, u64)>, FormatError> {
+fn open(
+    files: &mut Opener,
+    key: &LibraryKey,
+    format: &str,
+) -> Result<Option<(File, u64)>, FormatError> {
     if Container::of(format).is_none() {
         return Ok(None);
     }
-    let file = super::safe::open(root, key).map_err(|e| {
+    let file = files.open(key).map_err(|e| {
         let why = super::safe::not_a_file(&e).map(super::safe::NotAFile::detail);
         FormatError::from(why.unwrap_or(Reason::OpenFailed))
     })?;

@@ -7,12 +7,14 @@
 //! folder on the way that became a symlink, or a file swapped for a link to somewhere
 //! else, is refused rather than followed.
 //!
-//! Folders on the way are checked with `lstat`; the file itself is opened with
-//! `O_NOFOLLOW`, so a link put in its place between the check and the open fails the
-//! open instead of being served. A folder swapped for a link in the instant between
-//! its check and the open is not caught (walking with `openat` and `O_NOFOLLOW` at
-//! every step would be); what is caught is every change made before the operation
-//! starts, which is how a tree changes under a library in practice.
+//! A file is opened ([`open`], [`Opener`]) one folder at a time: each folder on the
+//! way is opened from its parent's handle with `O_NOFOLLOW`, and the file from its
+//! folder's, with `O_NOFOLLOW` too, so no link put anywhere on the way is followed,
+//! whenever it was put there. Moves and the folders they make check the folders on
+//! the way with `lstat` ([`check_folders`], [`make_folders`]): a folder swapped for a
+//! link in the instant between that check and the rename is not caught; what is
+//! caught is every change made before the operation starts, which is how a tree
+//! changes under a library in practice.
 //!
 //! What is read must be a regular file. A FIFO put in a game's place (anyone who can
 //! write into a share can make one) would block an `open` for reading until a writer
@@ -28,7 +30,7 @@
 use std::fs::File;
 use std::io::{Error, ErrorKind, Result};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::LibraryKey;
 use crate::error::Reason;
@@ -46,22 +48,6 @@ pub fn check_folders(root: &Path, key: &LibraryKey) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The real path of the file at `key`: itself, or the target of a symlinked file when
-/// that target lies inside `root` (as the scan follows it). Anything else is refused.
-pub fn resolve(root: &Path, key: &LibraryKey) -> Result<PathBuf> {
-    check_folders(root, key)?;
-    let path = key.under(root);
-    let meta = std::fs::symlink_metadata(&path)?;
-    if !meta.file_type().is_symlink() {
-        return Ok(path);
-    }
-    let target = path.canonicalize()?;
-    if !target.starts_with(root) {
-        return Err(refused("a link that leads out of the library"));
-    }
-    Ok(target)
 }
 
 /// What a path of the library is when it is not a regular file: the reason an
@@ -94,6 +80,18 @@ impl NotAFile {
             NotAFile::Folder
         } else {
             NotAFile::Other
+        })
+    }
+
+    /// The same for the type bits of a `stat` (`S_IFMT`).
+    fn of_mode(kind: libc::mode_t) -> Option<NotAFile> {
+        Some(match kind {
+            libc::S_IFREG | libc::S_IFLNK => return None,
+            libc::S_IFIFO => NotAFile::Fifo,
+            libc::S_IFSOCK => NotAFile::Socket,
+            libc::S_IFCHR | libc::S_IFBLK => NotAFile::Device,
+            libc::S_IFDIR => NotAFile::Folder,
+            _ => NotAFile::Other,
         })
     }
 
@@ -150,17 +148,142 @@ pub fn not_a_file(e: &Error) -> Option<NotAFile> {
 /// [`NotAFile`] before a byte is read, and without waiting (a FIFO, a socket, a
 /// device).
 pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
-    let path = resolve(root, key)?;
-    // Refused before opening when it already shows: opening some devices does
-    // something (a tape rewinds), and a socket cannot be opened at all.
-    if let Some(what) = NotAFile::of(std::fs::symlink_metadata(&path)?.file_type()) {
-        return Err(not_regular(what));
+    Opener::new(root).open(key)
+}
+
+/// Opens files of the library folder by folder, under the rules above: each folder on
+/// the way is opened from its parent's handle, never through a link
+/// (`O_NOFOLLOW | O_DIRECTORY`), and a file is looked at and opened from its folder's
+/// handle. So a folder swapped for a link after it was opened changes nothing, and
+/// the files of one folder cost no look at the folders above them: an opener kept
+/// across a scan opens each folder once, not once a file (the folders of one path
+/// were seven `stat` calls a file at 100,000 files).
+pub struct Opener<'a> {
+    root: &'a Path,
+    /// The folder last opened: its key (`""` for the root) and its handle.
+    folder: Option<(String, std::os::fd::OwnedFd)>,
+}
+
+impl<'a> Opener<'a> {
+    pub fn new(root: &'a Path) -> Opener<'a> {
+        Opener { root, folder: None }
     }
+
+    /// Open the game file at `key` for reading: a regular file in blocking mode, or
+    /// a refusal (see [`open`]). A file that is a link is followed when its target
+    /// lies inside the root, as the scan follows it.
+    pub fn open(&mut self, key: &LibraryKey) -> Result<File> {
+        use std::os::fd::AsFd;
+        let (folder, name) = key.as_str().rsplit_once('/').unwrap_or(("", key.as_str()));
+        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
+            self.folder = None;
+            let fd = open_folder(self.root, folder)?;
+            self.folder = Some((folder.to_string(), fd));
+        }
+        let dir = self
+            .folder
+            .as_ref()
+            .map(|(_, fd)| fd.as_fd())
+            .expect("just opened");
+        let name = c_name(name)?;
+        // Refused before opening when it already shows: opening some devices does
+        // something (a tape rewinds), and a socket cannot be opened at all.
+        let kind = kind_at(dir, &name)?;
+        if kind == libc::S_IFLNK {
+            return open_link(self.root, key);
+        }
+        if let Some(what) = NotAFile::of_mode(kind) {
+            return Err(not_regular(what));
+        }
+        let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
+        regular(open_at(dir, &name, flags)?)
+    }
+}
+
+/// The handle of the folder `folder` (a key's folders, `/`-separated; `""` for the
+/// root), opened one segment at a time without following a link.
+fn open_folder(root: &Path, folder: &str) -> Result<std::os::fd::OwnedFd> {
+    let mut fd: std::os::fd::OwnedFd = File::options()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(root)?
+        .into();
+    for segment in folder.split('/').filter(|s| !s.is_empty()) {
+        use std::os::fd::AsFd;
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+        fd = match open_at(fd.as_fd(), &c_name(segment)?, flags) {
+            Ok(fd) => fd,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+                return Err(refused("a folder on the way is a link or not a folder"))
+            }
+            Err(e) => return Err(e),
+        };
+    }
+    Ok(fd)
+}
+
+/// A name of the library as C wants it (a key holds no NUL; a name that did would be
+/// refused here rather than cut short).
+fn c_name(name: &str) -> Result<std::ffi::CString> {
+    std::ffi::CString::new(name).map_err(|_| refused("a name holds a NUL byte"))
+}
+
+/// `openat` below `dir`, close-on-exec.
+fn open_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &std::ffi::CStr,
+    flags: libc::c_int,
+) -> Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // SAFETY: `name` is a NUL-terminated string and `dir` an open descriptor, both
+    // borrowed for the call; a descriptor returned is owned by no one else.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened by this call and is closed by its owner only.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// The file type bits (`S_IFMT`) of `name` in `dir`, without following a link.
+fn kind_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CStr) -> Result<libc::mode_t> {
+    use std::os::fd::AsRawFd;
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is NUL-terminated, `dir` open, and `stat` a buffer of the size
+    // the call writes; it is read only when the call succeeded.
+    let done = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            stat.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if done != 0 {
+        return Err(Error::last_os_error());
+    }
+    // SAFETY: the call succeeded, so it filled `stat`.
+    Ok(unsafe { stat.assume_init() }.st_mode & libc::S_IFMT)
+}
+
+/// A file that is a link: followed when its target lies inside the root.
+fn open_link(root: &Path, key: &LibraryKey) -> Result<File> {
+    let target = key.under(root).canonicalize()?;
+    if !target.starts_with(root) {
+        return Err(refused("a link that leads out of the library"));
+    }
+    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
     let file = File::options()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(&path)?;
-    // Swapped between the look and the open: the handle says what was opened.
+        .custom_flags(flags | libc::O_CLOEXEC)
+        .open(&target)?;
+    regular(file.into())
+}
+
+/// The file just opened, once its handle shows a regular file (a swap between the
+/// look and the open is caught here), in blocking mode.
+fn regular(fd: std::os::fd::OwnedFd) -> Result<File> {
+    let file = File::from(fd);
     let kind = file.metadata()?.file_type();
     if let Some(what) = NotAFile::of(kind) {
         return Err(not_regular(what));
@@ -172,13 +295,13 @@ pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
     Ok(file)
 }
 
-/// Clear `O_NONBLOCK` on an open file: reads then wait for their bytes as usual.
+/// Clear `O_NONBLOCK` on an open file: reads then wait for their bytes as usual. The
+/// files here are opened with no other status flag (`O_APPEND`, `O_DIRECT`…), so
+/// setting none clears it in one call.
 fn blocking(file: &File) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let fd = file.as_raw_fd();
     // SAFETY: fcntl on a descriptor this function borrows open; no memory is passed.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, 0) } < 0 {
         return Err(Error::last_os_error());
     }
     Ok(())
@@ -336,6 +459,34 @@ mod tests {
         assert!(!walkable_folder(&root, "games/.hidden"));
         assert!(walkable_folder(&root, "games"));
         assert!(walkable_folder(&root, "not/yet"));
+    }
+
+    /// An opener kept across files opens each folder once and holds to it: files of
+    /// two folders in turn open, and a folder swapped for a link to the outside after
+    /// it was opened is not followed (the kept handle is the real folder's); a new
+    /// opener refuses the link.
+    #[test]
+    fn an_opener_holds_to_the_folders_it_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("lib");
+        for (folder, byte) in [("lib/a", b'a'), ("lib/b", b'b'), ("outside", b'x')] {
+            std::fs::create_dir_all(tmp.path().join(folder)).unwrap();
+            std::fs::write(tmp.path().join(folder).join("g.nsp"), [byte]).unwrap();
+        }
+        let read = |file: Result<File>| {
+            let mut byte = [0];
+            std::io::Read::read_exact(&mut file.unwrap(), &mut byte).unwrap();
+            byte[0]
+        };
+        let mut files = Opener::new(&root);
+        assert_eq!(read(files.open(&key("a/g.nsp"))), b'a');
+        assert_eq!(read(files.open(&key("b/g.nsp"))), b'b');
+        std::fs::rename(root.join("b"), tmp.path().join("b-moved")).unwrap();
+        symlink(tmp.path().join("outside"), root.join("b")).unwrap();
+        assert_eq!(read(files.open(&key("b/g.nsp"))), b'b', "the kept handle");
+        assert!(files.open(&key("a/g.nsp")).is_ok());
+        let refused = files.open(&key("b/g.nsp")).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::PermissionDenied, "{refused}");
     }
 
     /// Make a FIFO at `path`.
