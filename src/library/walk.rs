@@ -8,7 +8,7 @@
 //! scan's failures), never opened.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use log::debug;
@@ -109,15 +109,14 @@ fn walk_dir(
             if name.starts_with('.') {
                 continue;
             }
-            let path = entry.path();
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
             if file_type.is_dir() {
-                stack.push(path);
+                stack.push(entry.path());
                 continue;
             }
-            let found = game_file(root, path, name, file_type.is_symlink(), platform, out);
+            let found = game_file(root, &entry, name, file_type.is_symlink(), platform, out);
             if let Some(found) = found.filter(|f| seen.insert(f.key.clone())) {
                 out.files.push(found);
             }
@@ -125,22 +124,29 @@ fn walk_dir(
     }
 }
 
-/// The file at `path` (named `name`), if it is a game file of `platform` whose
+/// The file of `entry` (named `name`), if it is a game file of `platform` whose
 /// content lies inside the library.
 fn game_file(
     root: &Path,
-    path: PathBuf,
+    entry: &std::fs::DirEntry,
     name: &str,
     is_link: bool,
     platform: &Platform,
     out: &mut Walk,
 ) -> Option<Found> {
     let format = extension(name).filter(|e| platform.extensions.contains(e))?;
+    let path = entry.path();
     if is_link && !inside(root, &path) {
         debug!("not following {} out of the library", path.display());
         return None;
     }
-    let Ok(meta) = std::fs::metadata(&path) else {
+    // A link's target is looked at through its path; anything else from the folder's
+    // handle, which costs no walk down the path again.
+    let meta = match is_link {
+        true => std::fs::metadata(&path),
+        false => entry.metadata(),
+    };
+    let Ok(meta) = meta else {
         out.problems.push(Failure {
             key: Some(relative(root, &path)),
             msg: Msg::FileUnexaminable,

@@ -509,8 +509,7 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
                       iif(c.key IS NULL, g.base_title_id, c.base_title_id) AS base_title_id,
                       coalesce(c.version, g.version) AS version
                FROM games g LEFT JOIN contents c ON c.key = g.key)
-         WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL
-         ORDER BY base_title_id, key"
+         WHERE base_title_id IS NOT NULL AND title_id IS NOT NULL"
     ))?;
     let rows = stmt.query_map([], |r| {
         Ok(TitleFile {
@@ -525,7 +524,11 @@ pub fn title_files(conn: &Connection) -> Result<Vec<TitleFile>, Error> {
             damaged: r.get(8)?,
         })
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    // Sorted here, on the IDs as numbers: SQLite's sorter compared them as text, a
+    // tenth of a cold scan's end at 100,000 files.
+    let mut files: Vec<TitleFile> = rows.collect::<Result<_, _>>()?;
+    files.sort_unstable_by(|a, b| (a.base_title_id, &a.key).cmp(&(b.base_title_id, &b.key)));
+    Ok(files)
 }
 
 /// Mark exactly `keys` as superseded (an older file of a title ID the library has a
