@@ -175,16 +175,11 @@ impl<'a> Opener<'a> {
     pub fn open(&mut self, key: &LibraryKey) -> Result<File> {
         use std::os::fd::AsFd;
         let (folder, name) = key.as_str().rsplit_once('/').unwrap_or(("", key.as_str()));
-        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
-            self.folder = None;
-            let fd = open_folder(self.root, folder)?;
-            self.folder = Some((folder.to_string(), fd));
-        }
-        let dir = self
-            .folder
-            .as_ref()
-            .map(|(_, fd)| fd.as_fd())
-            .expect("just opened");
+        let kept = match self.folder.take() {
+            Some((open, fd)) if open == folder => self.folder.insert((open, fd)),
+            _ => (self.folder).insert((folder.to_string(), open_folder(self.root, folder)?)),
+        };
+        let dir = kept.1.as_fd();
         let name = c_name(name)?;
         // Refused before opening when it already shows: opening some devices does
         // something (a tape rewinds), and a socket cannot be opened at all.

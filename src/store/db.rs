@@ -89,15 +89,16 @@ pub fn whole<T>(
 
 /// Empty `table` and write it anew with `fill`, its indexes set aside meanwhile and
 /// built again at the end, one sort each: a table written whole (the titles' states,
-/// what they lack) costs a fraction of keeping every index up row by row. Inside the
-/// caller's transaction: a failure or a kill leaves the table and its indexes as
-/// they were. The indexes are taken from the schema, so one added by a later
-/// migration is kept too.
+/// what they lack) costs a fraction of keeping every index up row by row. Only inside
+/// a transaction (see [`whole`]): a failure or a kill leaves the table and its
+/// indexes as they were, and readers never see it without them. The indexes are
+/// taken from the schema, so one added by a later migration is kept too.
 pub fn refill(
     conn: &Connection,
     table: &str,
     fill: impl FnOnce() -> Result<(), Error>,
 ) -> Result<(), Error> {
+    debug_assert!(!conn.is_autocommit(), "refill outside a transaction");
     let indexes: Vec<(String, String)> = conn
         .prepare_cached(
             "SELECT name, sql FROM sqlite_master
