@@ -89,32 +89,33 @@ pub fn whole<T>(
 
 /// Empty `table` and write it anew with `fill`, its indexes set aside meanwhile and
 /// built again at the end, one sort each: a table written whole (the titles' states,
-/// what they lack) costs a fraction of keeping every index up row by row. Only inside
-/// a transaction (see [`whole`]): a failure or a kill leaves the table and its
-/// indexes as they were, and readers never see it without them. The indexes are
-/// taken from the schema, so one added by a later migration is kept too.
+/// what they lack) costs a fraction of keeping every index up row by row. Whole or
+/// not at all (see [`whole`]): a failure or a kill leaves the table and its indexes
+/// as they were, and readers never see it without them. The indexes are taken from
+/// the schema, so one added by a later migration is kept too.
 pub fn refill(
     conn: &Connection,
     table: &str,
     fill: impl FnOnce() -> Result<(), Error>,
 ) -> Result<(), Error> {
-    debug_assert!(!conn.is_autocommit(), "refill outside a transaction");
-    let indexes: Vec<(String, String)> = conn
-        .prepare_cached(
-            "SELECT name, sql FROM sqlite_master
-             WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL",
-        )?
-        .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    for (name, _) in &indexes {
-        conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
-    }
-    conn.execute_batch(&format!("DELETE FROM \"{table}\""))?;
-    fill()?;
-    for (_, sql) in &indexes {
-        conn.execute_batch(sql)?;
-    }
-    Ok(())
+    whole(conn, "refill", || {
+        let indexes: Vec<(String, String)> = conn
+            .prepare_cached(
+                "SELECT name, sql FROM sqlite_master
+                 WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL",
+            )?
+            .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (name, _) in &indexes {
+            conn.execute_batch(&format!("DROP INDEX \"{name}\""))?;
+        }
+        conn.execute_batch(&format!("DELETE FROM \"{table}\""))?;
+        fill()?;
+        for (_, sql) in &indexes {
+            conn.execute_batch(sql)?;
+        }
+        Ok(())
+    })
 }
 
 /// The database answers a query (the health check).
