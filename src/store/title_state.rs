@@ -85,7 +85,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
     })
 }
 
-/// Replace every row (inside the caller's transaction), each with its position in
+/// Replace every row, whole or not at all, each with its position in
 /// every list (see [`LISTS`]), so that a page of any of them is a seek on its column.
 /// The positions are counted here, in one sort a list, rather than by an `UPDATE` a
 /// list: those rewrote every row seven times, two thirds of a cold scan's end.
