@@ -311,12 +311,29 @@ mod fuzz {
         bytes
     }
 
+    /// Every reader on `bytes`: none panics, and each one that refuses the file says
+    /// why as a person is told it, in both languages, at a line the file has.
     fn every_reader(bytes: &[u8]) {
-        let _ = super::region::read(Cursor::new(bytes), |_| {});
-        let _ = super::versions::read_json(Cursor::new(bytes), |_| {});
-        let _ = super::versions::read_txt(Cursor::new(bytes), |_| {});
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+        let said = |why: crate::error::Why| {
+            let (english, french) = (why.english(), why.french());
+            let line: usize = english
+                .strip_prefix("line ")
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no line in {english:?}"));
+            assert!((1..=lines).contains(&line), "{english:?} of {lines} lines");
+            assert!(french.starts_with(&format!("ligne {line}")), "{french:?}");
+            assert!(
+                english.len() < 200,
+                "the input is not repeated: {english:?}"
+            );
+        };
+        let _ = super::region::read(Cursor::new(bytes), |_| {}).map_err(|e| said(e.why()));
+        let _ = super::versions::read_json(Cursor::new(bytes), |_| {}).map_err(|e| said(e.why()));
+        let _ = super::versions::read_txt(Cursor::new(bytes), |_| {}).map_err(said);
         let mut r = super::json::Reader::new(Cursor::new(bytes));
-        let _ = r.skip();
+        let _ = r.skip().map_err(|e| said(e.why()));
     }
 
     /// A mutation of `seed`: bytes flipped, JSON's own characters dropped in, a piece
@@ -365,6 +382,18 @@ mod fuzz {
         for i in 0..2_000 {
             let seed = &seeds[i % seeds.len()];
             every_reader(&mutate(&mut rng, seed));
+        }
+    }
+
+    /// Each real file cut at every length up to 2 KiB: a record ended in any of its
+    /// bytes, or a file of 0 to 8 bytes.
+    #[test]
+    fn title_data_cut_anywhere_is_refused_with_its_line() {
+        for name in ["IL.en.json", "versions.json", "versions.txt"] {
+            let whole = fixture(name);
+            for len in 0..=2048 {
+                every_reader(&whole[..len]);
+            }
         }
     }
 
