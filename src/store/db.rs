@@ -221,4 +221,43 @@ mod tests {
             );
         }
     }
+
+    /// A table refilled keeps every index its schema had; a fill that fails leaves
+    /// the rows and the indexes as they were.
+    #[test]
+    fn a_refill_is_whole_and_keeps_the_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = super::open(dir.path()).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (a TEXT, b INTEGER); CREATE INDEX t_by_a ON t (a);
+             CREATE INDEX t_by_b ON t (b DESC); INSERT INTO t VALUES ('old', 1);",
+        )
+        .unwrap();
+        let state = || -> (Vec<String>, Vec<String>) {
+            let list = |sql: &str| -> Vec<String> {
+                let mut stmt = conn.prepare(sql).unwrap();
+                let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+                rows.collect::<Result<_, _>>().unwrap()
+            };
+            (
+                list("SELECT a FROM t ORDER BY a"),
+                list("SELECT sql FROM sqlite_master WHERE type = 'index' ORDER BY name"),
+            )
+        };
+        let before = state();
+        let failed = super::refill(&conn, "t", || {
+            conn.execute_batch("INSERT INTO t VALUES ('half', 2)")?;
+            Err(crate::error::Error::internal("the disk is full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(state(), before, "nothing changed");
+        super::refill(&conn, "t", || {
+            conn.execute_batch("INSERT INTO t VALUES ('new', 3), ('newer', 4)")?;
+            Ok(())
+        })
+        .unwrap();
+        let (rows, indexes) = state();
+        assert_eq!(rows, ["new", "newer"]);
+        assert_eq!(indexes, before.1, "the same indexes, built again");
+    }
 }
