@@ -92,7 +92,11 @@ pub struct NameIndex {
     by_kind: Vec<(GameKind, Vec<u32>)>,
     /// The positions of the games with a title ID, sorted by it: a prefix is a range.
     by_id: Vec<u32>,
-    /// Where each trigram's positions lie in `postings`, ascending.
+    /// Which letters and digits each name holds, one bit each (see [`letter_bit`]),
+    /// in library order: a search for one character reads these, not the names.
+    letters: Vec<u64>,
+    /// Where each trigram's (and bigram's, see [`pack2`]) positions lie in
+    /// `postings`, ascending.
     grams: HashMap<Trigram, (u32, u32)>,
     postings: Vec<u32>,
     /// The names' distinct words, for "did you mean" (`suggest`), gathered the first
@@ -109,6 +113,7 @@ impl NameIndex {
             platforms: Vec::new(),
             by_kind: GameKind::ALL.iter().map(|k| (*k, Vec::new())).collect(),
             by_id: Vec::new(),
+            letters: Vec::new(),
             grams: HashMap::new(),
             postings: Vec::new(),
             vocabulary: OnceLock::new(),
@@ -155,6 +160,7 @@ impl NameIndex {
             .by_id
             .sort_unstable_by_key(|&i| entries[i as usize].title_id);
         index.index_trigrams();
+        index.letters = (0..index.len()).map(|i| letters(index.name(i))).collect();
         index.shrink();
         Ok(index)
     }
@@ -170,13 +176,13 @@ impl NameIndex {
         }
     }
 
-    /// Two passes over the names: count each trigram's games, then place each game in
+    /// Two passes over the names: count each gram's games, then place each game in
     /// its lists. In order of position, so every list comes out sorted.
     fn index_trigrams(&mut self) {
         let mut counts: HashMap<Trigram, u32> = HashMap::new();
         let mut seen = Vec::new();
         for i in 0..self.len() {
-            distinct_trigrams(self.name(i), &mut seen);
+            distinct_grams(self.name(i), &mut seen);
             for g in &seen {
                 *counts.entry(*g).or_default() += 1;
             }
@@ -189,7 +195,7 @@ impl NameIndex {
         }
         let mut postings = vec![0u32; start as usize];
         for i in 0..self.len() {
-            distinct_trigrams(self.name(i), &mut seen);
+            distinct_grams(self.name(i), &mut seen);
             for g in &seen {
                 let (from, filled) = grams.get_mut(g).expect("counted in the first pass");
                 postings[(*from + *filled) as usize] = i as u32;
@@ -262,6 +268,7 @@ impl NameIndex {
                 .map(|(_, l)| l.capacity() * 4)
                 .sum::<usize>()
             + self.by_id.capacity() * 4
+            + self.letters.capacity() * 8
             + self.grams.capacity() * (std::mem::size_of::<(Trigram, (u32, u32))>() + 1)
             + self.postings.capacity() * 4
     }
@@ -324,39 +331,68 @@ impl NameIndex {
 
     /// Positions of the names that hold every word, ascending.
     ///
-    /// A name holding a word holds each of its trigrams, so any of their lists narrows
-    /// the search, and every candidate left is checked against the words themselves.
-    /// Only each word's rarest trigram is intersected: a word's trigrams come
-    /// together in the same names, so intersecting the others barely narrows, and a
-    /// pass over one of their lists costs more than checking the few it would drop
-    /// (it was a fifth of a search request).
+    /// A word of two or three characters is one gram, whose list is exactly the
+    /// names holding it; a word of one character is a bit of [`letters`]. A longer
+    /// word narrows by its rarest trigram (a name holding it holds each of them; they
+    /// come together in the same names, so intersecting the others barely narrows),
+    /// and the names left are checked against it. Short words were the slow searches:
+    /// with no trigram, every name was checked (2 ms at 100,000, on every keystroke).
     fn named(&self, words: &[String]) -> Vec<u32> {
-        let holds_all = |i: &u32| words.iter().all(|w| self.name(*i as usize).contains(&**w));
-        let mut rarest: Vec<&[u32]> = Vec::with_capacity(words.len());
-        for w in words.iter().filter(|w| w.chars().count() >= 3) {
-            let mut shortest: Option<&[u32]> = None;
-            for g in trigrams(w) {
-                let Some(&(from, n)) = self.grams.get(&g) else {
-                    return Vec::new();
-                };
-                let list = &self.postings[from as usize..(from + n) as usize];
-                if shortest.is_none_or(|s| list.len() < s.len()) {
-                    shortest = Some(list);
+        let mut lists: Vec<&[u32]> = Vec::with_capacity(words.len());
+        let mut mask = 0u64;
+        let mut check: Vec<&str> = Vec::new();
+        for w in words {
+            let chars: Vec<char> = w.chars().collect();
+            let list = match chars[..] {
+                [] => continue,
+                [c] => {
+                    let (bit, exact) = letter_bit(c);
+                    mask |= bit;
+                    if !exact {
+                        check.push(w);
+                    }
+                    continue;
                 }
+                [a, b] => self.gram(pack2(a, b)),
+                [a, b, c] => self.gram(pack(a, b, c)),
+                _ => {
+                    check.push(w);
+                    trigrams(w)
+                        .map(|g| self.gram(g))
+                        .min_by_key(|l| l.map(<[u32]>::len))
+                        .flatten()
+                }
+            };
+            match list {
+                Some(list) => lists.push(list),
+                None => return Vec::new(),
             }
-            rarest.extend(shortest);
         }
-        if rarest.is_empty() {
-            // Only short words: every name is checked (a few milliseconds at 100,000).
-            return (0..self.len() as u32).filter(holds_all).collect();
+        let has_mask = |i: &u32| self.letters[*i as usize] & mask == mask;
+        let mut hits: Vec<u32> = match lists.iter().min_by_key(|l| l.len()) {
+            None => (0..self.len() as u32).filter(has_mask).collect(),
+            Some(shortest) => {
+                let mut hits = shortest.to_vec();
+                lists.sort_by_key(|l| l.len());
+                for list in &lists[1..] {
+                    intersect(&mut hits, list);
+                }
+                if mask != 0 {
+                    hits.retain(has_mask);
+                }
+                hits
+            }
+        };
+        if !check.is_empty() {
+            hits.retain(|i| check.iter().all(|w| self.name(*i as usize).contains(w)));
         }
-        rarest.sort_by_key(|l| l.len());
-        let mut hits: Vec<u32> = rarest[0].to_vec();
-        for list in &rarest[1..] {
-            intersect(&mut hits, list);
-        }
-        hits.retain(holds_all);
         hits
+    }
+
+    /// The positions of the names holding a gram, if any does.
+    fn gram(&self, g: Trigram) -> Option<&[u32]> {
+        let &(from, n) = self.grams.get(&g)?;
+        Some(&self.postings[from as usize..(from + n) as usize])
     }
 
     /// Positions of the games whose title ID starts with `prefix` (1 to 16 upper-case
@@ -404,20 +440,49 @@ fn trigrams(s: &str) -> impl Iterator<Item = Trigram> + '_ {
     (0..chars.len().saturating_sub(2)).map(move |i| pack(chars[i], chars[i + 1], chars[i + 2]))
 }
 
-/// The trigrams of a name that a search can ask for: a search word holds no blank
-/// and no control character (`library::search` splits on them), so neither does any
-/// trigram it asks for, and those are not indexed.
-fn distinct_trigrams(s: &str, out: &mut Vec<Trigram>) {
+/// Two characters, packed as a trigram whose first character is past the last Unicode
+/// scalar value: no name holds it, so bigrams and trigrams share one map.
+fn pack2(a: char, b: char) -> Trigram {
+    0x1F_FFFF << 42 | u64::from(a) << 21 | u64::from(b)
+}
+
+/// The bigrams and trigrams of a name that a search can ask for: a search word holds
+/// no blank and no control character (`library::search` splits on them), so neither
+/// does any gram it asks for, and those are not indexed.
+fn distinct_grams(s: &str, out: &mut Vec<Trigram>) {
     out.clear();
     let chars: Vec<char> = s.chars().collect();
+    let searchable = |w: &&[char]| !w.iter().any(|c| c.is_whitespace() || c.is_control());
+    out.extend(
+        chars
+            .windows(2)
+            .filter(searchable)
+            .map(|w| pack2(w[0], w[1])),
+    );
     out.extend(
         chars
             .windows(3)
-            .filter(|w| !w.iter().any(|c| c.is_whitespace() || c.is_control()))
+            .filter(searchable)
             .map(|w| pack(w[0], w[1], w[2])),
     );
     out.sort_unstable();
     out.dedup();
+}
+
+/// A character's bit in a name's [`letters`]: one of its own for `a`–`z` and `0`–`9`
+/// (exact: the bit set means the name holds it), one shared by several for the rest
+/// (the name must still be checked).
+fn letter_bit(c: char) -> (u64, bool) {
+    match c {
+        'a'..='z' => (1 << (c as u32 - 'a' as u32), true),
+        '0'..='9' => (1 << (26 + c as u32 - '0' as u32), true),
+        _ => (1 << (36 + c as u32 % 28), false),
+    }
+}
+
+/// The bits of every character a name holds.
+fn letters(name: &str) -> u64 {
+    name.chars().fold(0, |m, c| m | letter_bit(c).0)
 }
 
 /// Keep the positions of `hits` that are also in `list` (both ascending).
@@ -533,9 +598,12 @@ mod tests {
     use crate::words::IdSource;
 
     /// Names from few letters (accents, digits, spaces), so that words of one to four
-    /// characters match often and trigram lists overlap.
+    /// characters match often and trigram lists overlap; `&` and `^` share a bit of
+    /// `letters`, and `日` has one of its own among the shared ones.
     fn random_name(rng: &mut StdRng) -> String {
-        const LETTERS: [&str; 10] = ["a", "b", "é", "c", " ", "1", "ab", "ba", "ö", "z"];
+        const LETTERS: [&str; 13] = [
+            "a", "b", "é", "c", " ", "1", "ab", "ba", "ö", "z", "&", "^", "日",
+        ];
         (0..rng.random_range(1..12))
             .map(|_| LETTERS[rng.random_range(0..LETTERS.len())])
             .collect()
