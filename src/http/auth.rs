@@ -19,7 +19,7 @@
 //!   key.
 //! - State-changing requests that announce a foreign origin are 403 `cross_origin`.
 
-mod owner;
+pub(crate) mod owner;
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -308,7 +308,9 @@ fn peer_admitted(app: &App, req: &Req, uids: &[u32]) -> bool {
     let ip = app.config.serve.listen.parse::<std::net::SocketAddr>().ok();
     let ip = ip.map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
     let listen = std::net::SocketAddr::new(ip, app.port);
-    let owner = req.peer.and_then(|peer| owner::peer_uid(peer, listen));
+    let owner = req
+        .peer
+        .and_then(|peer| owner::connection_peer_uid(req.connection, peer, listen));
     // SAFETY: geteuid cannot fail and touches no memory of ours.
     let me = unsafe { libc::geteuid() };
     let admitted = owner.is_some_and(|uid| uid == 0 || uid == me || uids.contains(&uid));

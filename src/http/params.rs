@@ -129,6 +129,7 @@ mod fuzz {
                 raw_query: query.clone(),
                 headers: Vec::new(),
                 peer: None,
+                connection: None,
                 body: Vec::new(),
             };
             let p = Paging::from_req(&req);

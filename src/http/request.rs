@@ -22,6 +22,9 @@ pub struct Req {
     /// Header names in lower case.
     pub headers: Vec<(String, String)>,
     pub peer: Option<SocketAddr>,
+    /// The kernel's cookie of the connection's socket, for a loopback peer only: what
+    /// the loopback rule remembers a connection's owner by (`auth::owner`).
+    pub connection: Option<u64>,
     pub body: Vec<u8>,
 }
 
@@ -58,6 +61,11 @@ impl Req {
                 })
                 .collect(),
             peer: rq.remote_addr().copied(),
+            connection: rq
+                .remote_addr()
+                .filter(|a| a.ip().to_canonical().is_loopback())
+                .and(rq.socket_fd())
+                .and_then(crate::http::auth::owner::cookie),
             body: Vec::new(),
         })
     }

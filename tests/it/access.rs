@@ -667,6 +667,23 @@ fn a_forwarder_that_drops_to_another_user_gets_no_local_access() {
     );
     let proxy = Forwarder::start(uid, gid, port);
     assert_eq!(proxy.get("/api/users"), 401);
+    // An owner is remembered per connection (its socket's cookie): root's kept-alive
+    // connection and nobody's, in turns, each keep their own answer.
+    let agent = ureq::Agent::new_with_defaults();
+    let root_get = || {
+        agent
+            .get(&format!("http://{}/api/users", s.addr))
+            .call()
+            .map(|r| r.status().as_u16())
+            .unwrap_or_else(|e| match e {
+                ureq::Error::StatusCode(code) => code,
+                e => panic!("{e}"),
+            })
+    };
+    for _ in 0..3 {
+        assert_eq!(root_get(), 200, "root's connection");
+        assert_eq!(proxy.get("/api/users"), 401, "nobody's, after root's");
+    }
     assert_eq!(proxy.get("/api/v1/job"), 401);
     assert_eq!(
         proxy.get("/api/v1/health"),

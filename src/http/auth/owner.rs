@@ -15,15 +15,69 @@
 //! every bucket of the kernel's hash of connections: 9 ms with 10 connections open,
 //! 23 ms with 1,000, 67 ms with 4,000 (11,000 lines). So it is only the fallback.
 //!
-//! Read afresh for every request that asks (nothing is cached: a port is reused by
-//! another program as soon as its connection ends). A socket its program has closed
-//! (no inode: `TIME_WAIT` is listed as root's, and an orphan outlives its program)
-//! names nobody, nor does a table that cannot be read: the caller then decides.
+//! Read once per connection: the answer is kept by the kernel's cookie of our end of
+//! it (`SO_COOKIE`), a number the kernel gives no other socket until it restarts, so
+//! a program that reuses a closed connection's port is asked about afresh. Not by
+//! address and port, which another program gets as soon as the connection ends. The
+//! lookup was 7 % of a loopback request's CPU under load (a search answered in about
+//! 60 µs). A socket its program has closed (no inode: `TIME_WAIT` is listed as root's,
+//! and an orphan outlives its program) names nobody, nor does a table that cannot be
+//! read: the caller then decides, and nothing is kept.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::os::fd::RawFd;
+use std::sync::Mutex;
 
 /// The kernel's tables of TCP sockets, IPv4 first.
 const TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
+
+/// The owners found, by the cookie of our socket of the connection. Cleared when full:
+/// a connection asked again costs one lookup.
+static KNOWN: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
+const KNOWN_MAX: usize = 4096;
+
+/// The kernel's cookie of the socket `fd` (`SO_COOKIE`, Linux 4.12 and later): never
+/// 0, and never given to another socket while the machine runs.
+pub fn cookie(fd: RawFd) -> Option<u64> {
+    let mut cookie = 0u64;
+    let mut len = std::mem::size_of::<u64>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `cookie`, a u64 of ours; a
+    // descriptor that is not a socket only makes it fail.
+    let done = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_COOKIE,
+            (&raw mut cookie).cast(),
+            &mut len,
+        )
+    };
+    (done == 0 && len as usize == std::mem::size_of::<u64>() && cookie != 0).then_some(cookie)
+}
+
+/// [`peer_uid`], asked once per connection: `connection` is our socket's
+/// [`cookie`] (none: asked every time).
+pub fn connection_peer_uid(
+    connection: Option<u64>,
+    peer: SocketAddr,
+    listen: SocketAddr,
+) -> Option<u32> {
+    let known = || KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(uid) = connection.and_then(|c| known().as_ref()?.get(&c).copied()) {
+        return Some(uid);
+    }
+    let uid = peer_uid(peer, listen)?;
+    if let Some(c) = connection {
+        let mut known = known();
+        let map = known.get_or_insert_with(HashMap::new);
+        if map.len() >= KNOWN_MAX {
+            map.clear();
+        }
+        map.insert(c, uid);
+    }
+    Some(uid)
+}
 
 /// The uid of the program whose socket `peer` is connected to this service on this
 /// machine, if the kernel names exactly one owner for it. `listen` is the address the
@@ -325,6 +379,26 @@ mod diag {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A connection's owner is kept by its socket's cookie: each socket has its own,
+    /// it does not change, and a socket that ends leaves its number to no other.
+    #[test]
+    fn each_socket_has_a_cookie_of_its_own() {
+        use std::os::fd::AsRawFd;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..3 {
+            let client = std::net::TcpStream::connect(address).unwrap();
+            let (server, _) = listener.accept().unwrap();
+            let ours = cookie(server.as_raw_fd()).expect("Linux 4.12 has SO_COOKIE");
+            assert_eq!(cookie(server.as_raw_fd()), Some(ours));
+            assert!(seen.insert(ours));
+            assert!(seen.insert(cookie(client.as_raw_fd()).unwrap()));
+        }
+        let file = std::fs::File::open("/dev/null").unwrap();
+        assert_eq!(cookie(file.as_raw_fd()), None, "not a socket");
+    }
 
     /// A table as a little-endian machine prints it: a server on 8080, a client of
     /// it at port 40000 owned by uid 33, the server's side of that connection, and a
