@@ -63,7 +63,11 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     // What is left of the known files was not found: forget it, unless part of the
     // library could not be read (they may be there).
     let removed = if walk.incomplete { 0 } else { known.len() };
-    finish(ctx, &read, (!walk.incomplete).then_some(&known))?;
+    finish(ctx, &read, (!walk.incomplete).then_some(&known)).inspect_err(|_| {
+        if read.bulk {
+            let _ = games::ensure_indexes(ctx.db);
+        }
+    })?;
     info!(
         "scan: walk {} ms, read {} ms, the rest {} ms",
         walked.as_millis(),
@@ -130,6 +134,10 @@ fn finish(
         games::refresh_playable(&tx)?;
     }
     lap.mark("playable");
+    if read.bulk {
+        // After `playable`, whose writes the triggers would each have counted.
+        games::resume_triggers(&tx)?;
+    }
     library::mark_ready(&tx, ctx.config.library.as_path())?;
     if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
         settings::set_keys_read_with(&tx, id)?;
@@ -199,7 +207,12 @@ fn read_changed(
         }
         drop(sender);
         let bulk = todo.len() > BULK;
-        let (read, cancelled) = write_rows(ctx, probed, bulk)?;
+        let (read, cancelled) = write_rows(ctx, probed, bulk).inspect_err(|_| {
+            if bulk {
+                // Not left without them until the next start.
+                let _ = games::ensure_indexes(ctx.db);
+            }
+        })?;
         Ok(Read {
             read,
             unchanged,
@@ -255,6 +268,9 @@ fn write_rows(
     let mut read = 0u64;
     for chunk in probed {
         if ctx.progress.is_cancelled() {
+            if bulk {
+                crate::store::library_generation::bump(&tx)?;
+            }
             tx.commit()?;
             return Ok((read, true));
         }
@@ -269,10 +285,17 @@ fn write_rows(
             read += 1;
             ctx.progress.advance(1, &found.key);
             if read.is_multiple_of(BATCH as u64) {
+                if bulk {
+                    // The triggers are set aside: what was kept of the games moves on.
+                    crate::store::library_generation::bump(&tx)?;
+                }
                 tx.commit()?;
                 tx = crate::store::db::write_transaction(ctx.db)?;
             }
         }
+    }
+    if bulk {
+        crate::store::library_generation::bump(&tx)?;
     }
     tx.commit()?;
     Ok((read, false))

@@ -483,6 +483,7 @@ fn sigkill_mid_scan_then_restart_gives_a_whole_and_searchable_library() {
 
     let s = TestServer::start_on(folders, &[]);
     s.wait_for_log("the indexes were left set aside by an interrupted scan");
+    s.wait_for_log("the generation's triggers were left set aside by an interrupted scan");
     let job = s.wait_idle();
     assert_eq!(job["last"]["result"], "ok", "{job}");
     assert_eq!(s.get("/api/v1/library").json()["total"], 3000);
