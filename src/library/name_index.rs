@@ -1,16 +1,19 @@
-//! The search index: every game's folded name in memory, with the trigrams that
-//! occur in it, rebuilt when the library's generation moves.
+//! The search index: every game's folded name in memory, with the bigrams and
+//! trigrams that occur in it and a mask of its letters, rebuilt when the library's
+//! generation moves.
 //!
 //! A search is asked far more often than the library changes, and SQLite's trigram
 //! index cost two full-text queries per request (the page and its count). Here the
 //! games are numbered in library order (folded name, then key), so a search is an
 //! intersection of sorted lists: its count is a length and its page a slice, with no
 //! sort. The answers are the ones `library::search` defines: every word occurs in the
-//! folded name (a substring; words of three characters or more are narrowed by
-//! their trigrams first, then checked), or the title ID starts with the prefix.
+//! folded name (a substring: a word of one to three characters is its letter's bit
+//! or its gram's list, exactly; a longer one is narrowed by its rarest trigram, then
+//! checked), or the title ID starts with the prefix.
 //!
-//! Memory: the names (about 30 bytes each), a position per trigram occurrence (4
-//! bytes), and a few numbers per game: 28 MiB for 100,000 games (its build logs it).
+//! Memory: the names (about 30 bytes each), a position per bigram and trigram
+//! occurrence (4 bytes), and a few numbers per game: 25 MiB for 100,000 games (its
+//! build logs it).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
