@@ -487,6 +487,7 @@ pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicUsize;
     use std::sync::Barrier;
 
     fn config(dir: &std::path::Path) -> Config {
@@ -523,15 +524,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = config(dir.path());
         db::open_and_migrate(&config.data).unwrap();
-        let (jobs, _h) = Jobs::start(&config, keys(&config), Box::new(noop)).unwrap();
+        // The task lasts until every thread has tried: a task that ended at once let a
+        // thread the scheduler started late claim the free slot again (seen in CI).
+        let tried = Arc::new(AtomicUsize::new(0));
+        let all_tried = Arc::clone(&tried);
+        let task: TaskFn = Box::new(move |task, ctx| {
+            while all_tried.load(Ordering::SeqCst) < 64 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            noop(task, ctx)
+        });
+        let (jobs, _h) = Jobs::start(&config, keys(&config), task).unwrap();
         let barrier = Arc::new(Barrier::new(64));
         let handles: Vec<_> = (0..64)
             .map(|_| {
                 let jobs = Arc::clone(&jobs);
                 let barrier = Arc::clone(&barrier);
+                let tried = Arc::clone(&tried);
                 std::thread::spawn(move || {
                     barrier.wait();
-                    jobs.try_start(Task::Scan, StartedBy::Cli).is_ok()
+                    let won = jobs.try_start(Task::Scan, StartedBy::Cli).is_ok();
+                    tried.fetch_add(1, Ordering::SeqCst);
+                    won
                 })
             })
             .collect();
