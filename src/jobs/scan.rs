@@ -268,10 +268,7 @@ fn write_rows(
     let mut read = 0u64;
     for chunk in probed {
         if ctx.progress.is_cancelled() {
-            if bulk {
-                crate::store::library_generation::bump(&tx)?;
-            }
-            tx.commit()?;
+            commit(tx, bulk)?;
             return Ok((read, true));
         }
         for (found, probe) in chunk {
@@ -285,20 +282,24 @@ fn write_rows(
             read += 1;
             ctx.progress.advance(1, &found.key);
             if read.is_multiple_of(BATCH as u64) {
-                if bulk {
-                    // The triggers are set aside: what was kept of the games moves on.
-                    crate::store::library_generation::bump(&tx)?;
-                }
-                tx.commit()?;
+                commit(tx, bulk)?;
                 tx = crate::store::db::write_transaction(ctx.db)?;
             }
         }
     }
+    commit(tx, bulk)?;
+    Ok((read, false))
+}
+
+/// Commit a batch of rows. In a bulk scan the generation's triggers are set aside
+/// (`games::suspend_indexes`): the batch moves the generation itself, so that what
+/// was computed from the games is computed again.
+fn commit(tx: rusqlite::Transaction<'_>, bulk: bool) -> Result<(), Error> {
     if bulk {
         crate::store::library_generation::bump(&tx)?;
     }
     tx.commit()?;
-    Ok((read, false))
+    Ok(())
 }
 
 /// The unchanged files to read with the console keys all the same: never read with

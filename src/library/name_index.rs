@@ -372,12 +372,12 @@ impl NameIndex {
             }
         }
         let has_mask = |i: &u32| self.letters[*i as usize] & mask == mask;
-        let mut hits: Vec<u32> = match lists.iter().min_by_key(|l| l.len()) {
+        lists.sort_by_key(|l| l.len());
+        let mut hits: Vec<u32> = match lists.split_first() {
             None => (0..self.len() as u32).filter(has_mask).collect(),
-            Some(shortest) => {
+            Some((shortest, rest)) => {
                 let mut hits = shortest.to_vec();
-                lists.sort_by_key(|l| l.len());
-                for list in &lists[1..] {
+                for list in rest {
                     intersect(&mut hits, list);
                 }
                 if mask != 0 {

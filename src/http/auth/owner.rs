@@ -24,7 +24,7 @@
 //! and an orphan outlives its program) names nobody, nor does a table that cannot be
 //! read: the caller then decides, and nothing is kept.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::RawFd;
 use std::sync::Mutex;
@@ -34,7 +34,7 @@ const TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
 
 /// The owners found, by the cookie of our socket of the connection. Cleared when full:
 /// a connection asked again costs one lookup.
-static KNOWN: Mutex<Option<HashMap<u64, u32>>> = Mutex::new(None);
+static KNOWN: Mutex<BTreeMap<u64, u32>> = Mutex::new(BTreeMap::new());
 const KNOWN_MAX: usize = 4096;
 
 /// The kernel's cookie of the socket `fd` (`SO_COOKIE`, Linux 4.12 and later): never
@@ -64,17 +64,16 @@ pub fn connection_peer_uid(
     listen: SocketAddr,
 ) -> Option<u32> {
     let known = || KNOWN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(uid) = connection.and_then(|c| known().as_ref()?.get(&c).copied()) {
+    if let Some(uid) = connection.and_then(|c| known().get(&c).copied()) {
         return Some(uid);
     }
     let uid = peer_uid(peer, listen)?;
     if let Some(c) = connection {
         let mut known = known();
-        let map = known.get_or_insert_with(HashMap::new);
-        if map.len() >= KNOWN_MAX {
-            map.clear();
+        if known.len() >= KNOWN_MAX {
+            known.clear();
         }
-        map.insert(c, uid);
+        known.insert(c, uid);
     }
     Some(uid)
 }
