@@ -7,7 +7,7 @@
 //! which fails on an import that goes up, and on this quote when it differs):
 //!
 //! ```text
-//! numbers words error time memory kept text naming args store config outbound
+//! numbers words error time memory metrics kept text naming args store config outbound
 //! library titles accounts keys consoles shop device trash convert notify jobs watch
 //! views http api web routes service cli
 //! ```
@@ -36,6 +36,7 @@ mod kept;
 mod keys;
 mod library;
 mod memory;
+mod metrics;
 mod naming;
 mod notify;
 mod numbers;

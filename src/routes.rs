@@ -5,6 +5,7 @@
 //! `api/v1/openapi.json`: a test keeps the two in step).
 
 use crate::api::download;
+use crate::api::metrics;
 use crate::api::shop;
 use crate::api::v1;
 use crate::error::Error;
@@ -31,6 +32,8 @@ use Access::*;
 const ROUTES: &[Route] = &[
     route("GET", "/api/v1/health", Public, v1::system::health),
     route("GET", "/api/v1/openapi.json", Public, v1::system::openapi),
+    // Prometheus: an API key (read-only is enough) or the loopback rule.
+    route("GET", "/metrics", Private, metrics::metrics),
     route("GET", "/api/v1/system", Private, v1::system::system),
     route("GET", "/api/v1/stats", Private, v1::library::stats),
     route("GET", "/api/v1/library", Private, v1::library::list),

@@ -2,5 +2,6 @@
 //! push's downloads; `shop` what console installers pull.
 
 pub mod download;
+pub mod metrics;
 pub mod shop;
 pub mod v1;

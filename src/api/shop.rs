@@ -156,7 +156,20 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
         Principal::Console(name) | Principal::Visitor(name) => name.clone(),
         _ => return Err(Error::internal("a shop route without a console")),
     };
-    send(c, &item.file.key, console)
+    // The metrics count every visitor of a public shop as one.
+    let counted = match &c.principal {
+        Principal::Visitor(_) => crate::metrics::shop_bytes("(visitors)"),
+        _ => crate::metrics::shop_bytes(&console),
+    };
+    let mut reply = send(c, &item.file.key, console)?;
+    if let Some((stream, len)) = reply.stream.take() {
+        let stream = Box::new(Counted {
+            inner: stream,
+            sent: counted,
+        });
+        reply.stream = Some((stream, len));
+    }
+    Ok(reply)
 }
 
 /// The file at `key`, whole or one range, streamed from disk; once sent, its bytes
@@ -213,12 +226,12 @@ fn open(c: &Ctx, key: &str) -> Result<(std::fs::File, u64, std::time::SystemTime
 }
 
 /// A download's bytes, counted as they are read.
-struct Counted {
-    inner: std::io::Take<std::fs::File>,
+struct Counted<R> {
+    inner: R,
     sent: Arc<AtomicU64>,
 }
 
-impl Read for Counted {
+impl<R: Read> Read for Counted<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.sent.fetch_add(n as u64, Ordering::Relaxed);

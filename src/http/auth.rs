@@ -106,7 +106,8 @@ pub fn authorize(app: &App, db: &Connection, req: &Req, own: bool) -> Result<Pri
     let principal = authenticate(app, db, req)?;
     match &principal {
         Principal::Key { id, .. } => {
-            if !req.path.starts_with("/api/v1/") {
+            // A key opens the public API and the metrics, nothing else.
+            if !req.path.starts_with("/api/v1/") && req.path != "/metrics" {
                 return Err(Error::forbidden(Msg::KeyOutOfScope));
             }
             app.limits.keys.take(id).map_err(Error::rate_limited)?;

@@ -26,6 +26,7 @@ use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
 use crate::error::{Error, Msg};
 use crate::jobs::runner::panic_text;
+use crate::metrics::RouteClass;
 use crate::store::db;
 
 /// Serve requests with the route `table` until `stop` is set; returns once the requests in
@@ -608,10 +609,12 @@ fn finish(
             error!("{method} {path}: the step after the response panicked");
         }
     }
+    let took = seen.started.elapsed();
+    crate::metrics::request(RouteClass::of(path, seen.who.as_deref()), status, took);
     // The access log never carries the query string: API keys may travel in it.
     info!(
         "access {method} {path} {status} {}ms{}",
-        seen.started.elapsed().as_millis(),
+        took.as_millis(),
         seen.who.map(|p| format!(" key={p}")).unwrap_or_default()
     );
 }

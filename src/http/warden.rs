@@ -235,6 +235,7 @@ fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
         }
     }
     wake_stalled(bounds, &open);
+    crate::metrics::set_open_connections(open.len());
     if open.len() > bounds.max_connections {
         open.sort_by_key(|(last_activity, _)| *last_activity);
         let excess = open.len() - bounds.max_connections;

@@ -383,9 +383,11 @@ fn job_thread(
                     .ok()
             });
         let tuned = tuned(jobs, config);
+        let clock = Instant::now();
         run_one(jobs, conn, tuned.as_ref().unwrap_or(config), task, exec);
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
+            crate::metrics::task(run.task, run.result, clock.elapsed());
             jobs.notifier.task_finished(run, &snap.last_failures);
         }
         if let Some(before) = before {

@@ -484,6 +484,21 @@ pub fn stats_by_platform(conn: &Connection) -> Result<HashMap<String, Counts>, E
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// Files, bytes and damaged files per type and container (`/metrics`), in that
+/// order; a type or container without files is absent.
+pub fn by_type_and_format(conn: &Connection) -> Result<Vec<(String, String, [u64; 3])>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT type, format, count(*), coalesce(sum(size), 0),
+                count(*) FILTER (WHERE NOT header_ok OR damage IS NOT NULL)
+         FROM games GROUP BY type, format ORDER BY type, format",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        let n = |i| r.get::<_, i64>(i).map(|v| v as u64);
+        Ok((r.get(0)?, r.get(1)?, [n(2)?, n(3)?, n(4)?]))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// Keys of the compressed files (`.nsz`, `.xcz`) still to convert, in key order: a
 /// file known to be damaged is left out until a scan reads it again.
 pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {

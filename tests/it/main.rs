@@ -29,6 +29,7 @@ mod keyed;
 mod keys_conformance;
 mod library;
 mod man;
+mod metrics;
 mod names;
 mod not_files;
 mod organize;

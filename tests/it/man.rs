@@ -338,6 +338,18 @@ holds it too: either keeps a token out of the list of processes, where
 .B \-\-webhook\-url
 shows it (the service warns at start of an address with credentials or a query given
 that way).
+.SH METRICS
+.B GET /metrics
+answers in the Prometheus text format, every name prefixed
+.BR ludotheque_ :
+files, bytes and damaged files by type and container, titles with an update
+available or DLC missing (read from the database at each scrape), requests by route
+class and status with a latency histogram, task runs by kind and result with a
+duration histogram, the shop's bytes per console, open connections, private memory
+and open file descriptors. It takes an API key (a read-only one is enough:
+.BR "X\-Api\-Key" )
+or the loopback rule; without either it answers 401, never a redirect.
+docs/operations.md gives a scrape configuration and queries for Grafana.
 .SH SEE ALSO
 .BR ludotheque (1),
 .BR ludotheque-api (7)
