@@ -157,6 +157,33 @@ pub fn add_in(
         .ok_or_else(|| Error::conflict(Msg::AccountExists))
 }
 
+/// The account a trusted proxy names (`--auth-header`); with `create`, one that does not
+/// exist is made, a viewer in `lang` without a password (it signs in through the proxy
+/// only, until an admin gives it one). `None` for a name no account has, or one no
+/// account could have.
+pub fn proxy_user(
+    conn: &Connection,
+    name: &str,
+    create: bool,
+    lang: Lang,
+) -> Result<Option<User>, Error> {
+    if let Some((user, _)) = users::by_name(conn, name)? {
+        return Ok(Some(user));
+    }
+    let Ok(name) = check_name(name) else {
+        log::warn!("the proxy names an account no account could have: {name:?}");
+        return Ok(None);
+    };
+    if !create {
+        log::warn!("the proxy names {name:?}, who has no account (--auth-header-create makes it)");
+        return Ok(None);
+    }
+    // No hash: no password opens it (`verify` refuses what is not a hash).
+    users::insert_in(conn, &name, "", Role::Viewer, lang, time::now())?;
+    log::info!("account {name:?} created as a viewer for the proxy's sign-in");
+    Ok(users::by_name(conn, &name)?.map(|(user, _)| user))
+}
+
 /// `fr` or `en`, as a form says it.
 pub fn parse_lang(lang: &str) -> Result<Lang, Error> {
     Lang::parse(lang).ok_or_else(|| Error::invalid(Msg::BadLang))

@@ -81,6 +81,15 @@ const GLOBAL_USERS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// A network in CIDR form, or one address (a network of that address alone).
+fn parse_net(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map(|net| net.trunc())
+        .map_err(|_| format!("{text:?} is neither an address nor a network (CIDR)"))
+}
+
 /// In [`GLOBAL_USERS`]: every command but `completions`, which reads no database.
 const EVERY_COMMAND_BUT_COMPLETIONS: &str = "*";
 
@@ -252,15 +261,27 @@ pub struct ServeArgs {
     /// Keep a converted file even when its NCAs do not match their content IDs.
     #[arg(long, env = "LUDOTHEQUE_CONVERT_ACCEPT_UNVERIFIED")]
     pub convert_accept_unverified: bool,
-    /// Proxies whose `X-Forwarded-Proto: https` is believed: the session cookie is then
-    /// marked `Secure` (comma-separated addresses).
+    /// A reverse proxy's address or network (CIDR, such as 172.18.0.0/16; repeatable,
+    /// or comma-separated): its forwarding headers are believed and its --auth-header
+    /// signs people in. None by default.
     #[arg(
         long,
         env = "LUDOTHEQUE_TRUSTED_PROXY",
         value_delimiter = ',',
-        default_value = "127.0.0.1,::1"
+        value_name = "CIDR",
+        value_parser = parse_net
     )]
-    pub trusted_proxy: Vec<std::net::IpAddr>,
+    pub trusted_proxy: Vec<ipnet::IpNet>,
+    /// The header in which a trusted proxy names the signed-in user (Authelia,
+    /// Authentik…); ignored from any other peer.
+    #[arg(long, env = "LUDOTHEQUE_AUTH_HEADER", default_value = "Remote-User")]
+    pub auth_header: String,
+    /// Create the account a trusted proxy names, as a viewer, when it does not exist.
+    #[arg(long, env = "LUDOTHEQUE_AUTH_HEADER_CREATE")]
+    pub auth_header_create: bool,
+    /// Where Sign out sends the browser (the proxy's own sign-out page).
+    #[arg(long, env = "LUDOTHEQUE_AUTH_LOGOUT_URL", value_name = "URL")]
+    pub auth_logout_url: Option<String>,
     /// Serve the shop to any console without a password (on a network you trust:
     /// anyone who reaches the service can list and download every game).
     #[arg(long, env = "LUDOTHEQUE_SHOP_PUBLIC")]

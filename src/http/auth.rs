@@ -139,8 +139,8 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
     let public = app.config.serve.shop_public;
     let anyone = || {
         Principal::Visitor(
-            req.peer
-                .map(|p| client_net(p.ip()).to_string())
+            client_ip(&app.config, req)
+                .map(|ip| client_net(ip).to_string())
                 .unwrap_or_else(|| "?".into()),
         )
     };
@@ -216,6 +216,10 @@ fn authenticate(app: &App, db: &Connection, req: &Req) -> Result<Principal, Erro
             prefix: k.prefix,
         });
     }
+    // The proxy's word before a session: it is who signs people in and out.
+    if let Some(user) = proxy_user(app, db, req)? {
+        return Ok(Principal::User(user));
+    }
     if let Some(user) = session_user(db, req)? {
         return Ok(Principal::User(user));
     }
@@ -242,11 +246,11 @@ fn failed_attempt(app: &App, req: &Req) -> Error {
 /// nothing: called before a password or a code is looked at, so that a limited
 /// address is refused whatever it sends, the right secret too.
 pub fn check_failures(app: &App, req: &Req) -> Result<(), Error> {
-    match req.peer {
-        Some(peer) => app
+    match client_ip(&app.config, req) {
+        Some(ip) => app
             .limits
             .failures
-            .check(&client_net(peer.ip()))
+            .check(&client_net(ip))
             .map_err(Error::rate_limited),
         None => Ok(()),
     }
@@ -255,11 +259,11 @@ pub fn check_failures(app: &App, req: &Req) -> Result<(), Error> {
 /// Take one token of the failed-authentication limit from the caller's network (a
 /// wrong secret); `rate_limited` once it has none.
 pub fn count_failure(app: &App, req: &Req) -> Result<(), Error> {
-    match req.peer {
-        Some(peer) => app
+    match client_ip(&app.config, req) {
+        Some(ip) => app
             .limits
             .failures
-            .take(&client_net(peer.ip()))
+            .take(&client_net(ip))
             .map_err(Error::rate_limited),
         None => Ok(()),
     }
@@ -278,23 +282,77 @@ pub fn client_net(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The peer is one of the proxies whose forwarding headers are believed (an
-/// IPv4-mapped address counts as its IPv4 address, as seen when listening on `[::]`).
+/// The peer is one of the proxies whose forwarding headers are believed
+/// (`--trusted-proxy`).
 pub fn from_trusted_proxy(config: &Config, req: &Req) -> bool {
-    req.peer.is_some_and(|p| {
-        let ip = p.ip().to_canonical();
-        config
-            .serve
-            .trusted_proxy
-            .iter()
-            .any(|t| t.to_canonical() == ip)
-    })
+    req.peer.is_some_and(|p| trusted(config, p.ip()))
+}
+
+/// Is this address in a trusted proxy's network? (An IPv4-mapped address counts as its
+/// IPv4 address, as seen when listening on `[::]`.)
+fn trusted(config: &Config, ip: IpAddr) -> bool {
+    let ip = ip.to_canonical();
+    config
+        .serve
+        .trusted_proxy
+        .iter()
+        .any(|net| net.contains(&ip))
+}
+
+/// The client's address, for the rate limits and the log: the peer's; through a
+/// trusted proxy, the `X-Forwarded-For` address the first untrusted hop was seen
+/// from, read from the right (each proxy appends the address it saw, so what is left
+/// of an untrusted hop may be forged). Nobody else's `X-Forwarded-For` is read.
+pub fn client_ip(config: &Config, req: &Req) -> Option<IpAddr> {
+    let peer = req.peer?.ip();
+    if !trusted(config, peer) {
+        return Some(peer);
+    }
+    let hops: Vec<&str> = req
+        .headers
+        .iter()
+        .filter(|(name, _)| name == "x-forwarded-for")
+        .flat_map(|(_, value)| value.split(','))
+        .collect();
+    let mut client = peer;
+    for hop in hops.iter().rev() {
+        match hop.trim().parse::<IpAddr>() {
+            Ok(ip) => client = ip,
+            Err(_) => break,
+        }
+        if !trusted(config, client) {
+            break;
+        }
+    }
+    Some(client)
+}
+
+/// The account a trusted proxy signed in: the request came from one of them and
+/// carries `--auth-header` (from anyone else the header means nothing).
+fn proxy_user(app: &App, db: &Connection, req: &Req) -> Result<Option<User>, Error> {
+    if !from_trusted_proxy(&app.config, req) {
+        return Ok(None);
+    }
+    let header = app.config.serve.auth_header.to_ascii_lowercase();
+    let Some(name) = req.header(&header).map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let lang = if super::router::browser_prefers_french(req) {
+        crate::words::Lang::Fr
+    } else {
+        crate::words::Lang::En
+    };
+    accounts::proxy_user(db, name, app.config.serve.auth_header_create, lang)
 }
 
 /// Does this keyless request get local access: the loopback rule, on (`--local-access`),
 /// and a program at the other end that the rule admits (see `owner`)? Also what the
 /// first-run page asks of a caller.
 pub fn local_access(app: &App, req: &Req) -> bool {
+    // Whatever its address, a trusted proxy speaks for others.
+    if from_trusted_proxy(&app.config, req) {
+        return false;
+    }
     match &app.config.local_access {
         LocalAccess::Off => false,
         LocalAccess::Any => is_local(req),

@@ -197,6 +197,8 @@ struct Seen {
     path: String,
     /// Who called, for the access log.
     who: Option<String>,
+    /// The client a trusted proxy forwarded for (`auth::client_ip`), for the log.
+    forwarded_for: Option<std::net::IpAddr>,
     started: Instant,
     /// The body was read to its end: the connection can serve the next request.
     body_read: bool,
@@ -501,6 +503,7 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
     let mut seen = Seen {
         path: super::request::split_url(rq.url()).0.to_string(),
         who: None,
+        forwarded_for: None,
         started: Instant::now(),
         body_read: false,
     };
@@ -509,6 +512,9 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         Err(e) => return finish(app, db, rq, Err(e), seen),
     };
     seen.path.clone_from(&req.path);
+    if super::auth::from_trusted_proxy(&app.config, &req) {
+        seen.forwarded_for = super::auth::client_ip(&app.config, &req);
+    }
     let (routed, who) = catch_unwind(AssertUnwindSafe(|| router::decide(app, db, table, &req)))
         .unwrap_or_else(|p| (Routed::Answer(Err(panicked(&p))), None));
     seen.who = who;
@@ -613,9 +619,12 @@ fn finish(
     crate::metrics::request(RouteClass::of(path, seen.who.as_deref()), status, took);
     // The access log never carries the query string: API keys may travel in it.
     info!(
-        "access {method} {path} {status} {}ms{}",
+        "access {method} {path} {status} {}ms{}{}",
         took.as_millis(),
-        seen.who.map(|p| format!(" key={p}")).unwrap_or_default()
+        seen.who.map(|p| format!(" key={p}")).unwrap_or_default(),
+        seen.forwarded_for
+            .map(|ip| format!(" for={ip}"))
+            .unwrap_or_default()
     );
 }
 

@@ -224,7 +224,13 @@ pub fn set_password(c: &Ctx) -> Result<Reply, Error> {
     take_login_token(c)?;
     accounts::check_login(c.db, &user.name, &form.current)?;
     accounts::set_password(c.db, &user.name, &form.new)?;
-    let mut reply = Reply::json(200, &SignedOut { signed_in: false })?;
+    let mut reply = Reply::json(
+        200,
+        &SignedOut {
+            signed_in: false,
+            then: None,
+        },
+    )?;
     reply.headers.push(session_cookie(c, "", 0));
     Ok(reply)
 }

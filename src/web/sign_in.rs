@@ -141,12 +141,12 @@ fn signed_in(c: &Ctx, user: &User) -> Result<Reply, Error> {
 
 /// Every password check costs the peer address a token of the sign-in limiter.
 pub(super) fn take_login_token(c: &Ctx) -> Result<(), Error> {
-    match c.req.peer {
-        Some(peer) => c
+    match auth::client_ip(&c.app.config, c.req) {
+        Some(ip) => c
             .app
             .limits
             .logins
-            .take(&auth::client_net(peer.ip()))
+            .take(&auth::client_net(ip))
             .map_err(Error::rate_limited),
         None => Ok(()),
     }
@@ -166,7 +166,8 @@ pub fn login(c: &Ctx) -> Result<Reply, Error> {
     let user = match accounts::check_login(c.db, &form.name, &form.password) {
         Err(e) if e.kind == Kind::Unauthorized => {
             // For the admin, or fail2ban; the name is quoted so that it cannot forge lines.
-            let peer = c.req.peer.map(|p| p.ip().to_string()).unwrap_or_default();
+            let peer = auth::client_ip(&c.app.config, c.req);
+            let peer = peer.map(|ip| ip.to_string()).unwrap_or_default();
             log::warn!("failed sign-in as {:?} from {peer}", form.name);
             auth::count_failure(c.app, c.req)?;
             return Err(e);
@@ -243,6 +244,10 @@ fn check_setup_code(c: &Ctx, given: &str) -> Result<(), Error> {
 #[derive(Serialize)]
 pub(super) struct SignedOut {
     pub(super) signed_in: bool,
+    /// Where the browser goes next: the sign-in page, or `--auth-logout-url` (the
+    /// proxy's sign-out, which otherwise signs the user in again at once).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) then: Option<String>,
 }
 
 /// `POST /api/logout`: end this session (and drop the cookie).
@@ -250,7 +255,12 @@ pub fn logout(c: &Ctx) -> Result<Reply, Error> {
     if let Some(token) = auth::session_cookie(c.req) {
         accounts::close_session(c.db, token)?;
     }
-    let mut reply = Reply::json(200, &SignedOut { signed_in: false })?;
+    let then = (c.app.config.serve.auth_logout_url.clone()).unwrap_or_else(|| "/login".into());
+    let signed_out = SignedOut {
+        signed_in: false,
+        then: Some(then),
+    };
+    let mut reply = Reply::json(200, &signed_out)?;
     reply.headers.push(session_cookie(c, "", 0));
     Ok(reply)
 }

@@ -204,7 +204,7 @@ fn header(v: &Viewer, active: &str) -> Markup {
                         " "
                         (other_language(v))
                         " "
-                        button.link type="button" data-api="/api/logout" data-then="/login" { (v.t(M::SignOut)) }
+                        button.link type="button" data-api="/api/logout" data-then="signed-out" { (v.t(M::SignOut)) }
                     }
                     None => span #local-access { (v.t(M::LocalAccess)) },
                 }

@@ -133,7 +133,10 @@ fn a_mapped_loopback_proxy_is_trusted_and_the_first_proto_counts() {
     }
     let folders = Folders::new();
     add_user(&folders, "admin", "admin password", true);
-    let s = TestServer::start_on(folders, &["--listen", "[::]:0"]);
+    let s = TestServer::start_on(
+        folders,
+        &["--listen", "[::]:0", "--trusted-proxy", "127.0.0.1"],
+    );
     let port = s.addr.rsplit(':').next().unwrap();
     // Over IPv4 to a dual-stack socket: the peer is ::ffff:127.0.0.1.
     let addr = format!("127.0.0.1:{port}");

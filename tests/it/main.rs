@@ -34,6 +34,7 @@ mod names;
 mod not_files;
 mod organize;
 mod outbound;
+mod proxy;
 mod push;
 mod release;
 mod reliability;

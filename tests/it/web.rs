@@ -182,7 +182,10 @@ fn user_commands_create_list_and_change_passwords_read_from_stdin() {
 fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
     let folders = Folders::new();
     add_user(&folders, "alice", "correct horse", true);
-    let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--no-local-access", "--trusted-proxy", "127.0.0.0/8"],
+    );
     let r = credentials(&s, "/api/login", &[], "alice", "wrong horse");
     refused(&r, 401, "unauthorized", "");
     assert!(r.header("set-cookie").is_none());
@@ -230,7 +233,7 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
         json!({"name": "alice", "role": "admin", "lang": "fr"})
     );
 
-    // Over HTTPS through a trusted proxy (loopback by default) the cookie is Secure.
+    // Over HTTPS through a trusted proxy (here this machine) the cookie is Secure.
     let r = credentials(
         &s,
         "/api/login",
@@ -258,6 +261,7 @@ fn sign_in_sets_a_hardened_cookie_stored_hashed_and_sign_out_revokes_it() {
 
     let out = s.send("POST", "/api/logout", &[("Cookie", &cookie)], None);
     assert_eq!(out.status, 200);
+    assert_eq!(out.json()["then"], "/login");
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
     assert_eq!(
         s.send("GET", "/api/me", &[("Cookie", &cookie)], None)

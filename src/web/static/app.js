@@ -169,6 +169,7 @@ function after(el, data) {
   else if (then === "key") showKey(el, data);
   else if (then === "console") showConsole(el, data);
   else if (then === "console-password") showPassword(data);
+  else if (then === "signed-out") location.assign(data.then || "/login");
   else location.assign(then);
 }
 
