@@ -90,6 +90,11 @@ fn parse_net(text: &str) -> Result<ipnet::IpNet, String> {
         .map_err(|_| format!("{text:?} is neither an address nor a network (CIDR)"))
 }
 
+/// A duration as people write it (`90s`, `1m`, `6h`, `1day`); `0` turns it off.
+fn parse_every(text: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(text.trim()).map_err(|e| e.to_string())
+}
+
 /// In [`GLOBAL_USERS`]: every command but `completions`, which reads no database.
 const EVERY_COMMAND_BUT_COMPLETIONS: &str = "*";
 
@@ -297,10 +302,19 @@ pub struct ServeArgs {
     /// Where title data is fetched from.
     #[command(flatten)]
     pub titledb: TitledbArgs,
-    /// Fetch the title data every this many hours, as a task (0: never; `ludotheque
-    /// titles update` fetches it by hand).
-    #[arg(long, env = "LUDOTHEQUE_TITLEDB_REFRESH_HOURS", default_value_t = 0)]
-    pub titledb_refresh_hours: u32,
+    /// Fetch the title data this often, as a task, never beside another (1m, 6h, 24h;
+    /// 0: never). Default: 24h once it was fetched from a source, never while it was
+    /// only imported from files.
+    #[arg(long, env = "LUDOTHEQUE_TITLEDB_EVERY", value_name = "DURATION", value_parser = parse_every)]
+    pub titledb_every: Option<std::time::Duration>,
+    /// The older spelling of --titledb-every, in hours.
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_TITLEDB_REFRESH_HOURS",
+        hide = true,
+        conflicts_with = "titledb_every"
+    )]
+    pub titledb_refresh_hours: Option<u32>,
     /// POST a JSON event to this address (http or https) when a task ends, when titles
     /// appear in the library and when updates become available (the events: WEBHOOK in
     /// ludotheque-serve(1)). A token in it shows in the list of processes: prefer the
@@ -360,13 +374,18 @@ pub struct HealthArgs {
 
 #[derive(ClapArgs, Debug, Clone)]
 pub struct TitledbArgs {
-    /// Base URL of the title data files (versions.txt, versions.json, REGION.json).
+    /// Base URL of the title data files (versions.txt, versions.json, REGION.json);
+    /// repeatable, or comma-separated: each file comes from the first that gives it.
     #[arg(
         long,
         env = "LUDOTHEQUE_TITLEDB_URL",
-        default_value = "https://raw.githubusercontent.com/blawar/titledb/master"
+        value_delimiter = ',',
+        default_values_t = [
+            "https://raw.githubusercontent.com/blawar/titledb/master".to_string(),
+            "https://cdn.jsdelivr.net/gh/blawar/titledb@master".to_string(),
+        ]
     )]
-    pub titledb_url: String,
+    pub titledb_url: Vec<String>,
     /// The region file to fetch, without `.json` (names, publishers, icons).
     #[arg(long, env = "LUDOTHEQUE_TITLEDB_REGION", default_value = "US.en")]
     pub titledb_region: String,

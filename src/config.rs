@@ -94,10 +94,18 @@ impl Config {
         Duration::from_secs(self.serve.push_timeout_secs)
     }
 
-    /// How often title data is fetched by itself (`None`: never).
-    pub fn titledb_refresh(&self) -> Option<Duration> {
-        let hours = self.serve.titledb_refresh_hours;
-        (hours > 0).then(|| Duration::from_secs(hours as u64 * 3600))
+    /// How often title data is fetched by itself (`None`: never): `--titledb-every`
+    /// (or the older `--titledb-refresh-hours`); else daily once it was fetched from a
+    /// source, never while it only came from files.
+    pub fn titledb_refresh(&self, conn: &rusqlite::Connection) -> Option<Duration> {
+        let hours = |h: u32| Duration::from_secs(u64::from(h) * 3600);
+        let given = (self.serve.titledb_every).or(self.serve.titledb_refresh_hours.map(hours));
+        match given {
+            Some(every) => (!every.is_zero()).then_some(every),
+            None => crate::store::title_sources::ever_fetched(conn)
+                .unwrap_or(false)
+                .then(|| hours(24)),
+        }
     }
 
     /// A config rooted in `dir`, for unit tests.

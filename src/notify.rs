@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::error::Error;
-use crate::outbound::{self, Cancel, Client};
+use crate::outbound::{self, host_of, Cancel, Client};
 use crate::store::job_runs::JobRun;
 use crate::store::title_state;
 use crate::time;
@@ -265,13 +265,6 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
         Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes a key of any length");
     mac.update(body);
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
-}
-
-/// The host (and port) of a URL, for the log: never its path, query or credentials.
-fn host_of(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    authority.rsplit('@').next().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -459,6 +459,26 @@ pub fn try_connect(addr: SocketAddr, limit: Duration) -> io::Result<()> {
     TcpStream::connect_timeout(&addr, limit).map(drop)
 }
 
+/// A URL without the user and password it may carry, to be shown.
+pub fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            let (authority, tail) = rest.split_at(end);
+            let host = authority.rsplit('@').next().unwrap_or_default();
+            format!("{scheme}://{host}{tail}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// The host (and port) of a URL, for the log: never its path, query or credentials.
+pub fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority.rsplit('@').next().unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -194,8 +194,10 @@ fn start_maintenance(
     let conn = db::open(&config.data)?;
     let mut keys_watch = KeysWatch::default();
     let (library, stop) = (config.library.clone(), Arc::clone(stop));
-    let refresh = config.titledb_refresh();
+    let config = config.clone();
+    let mut refresh = config.titledb_refresh(&conn);
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
+    let mut next_look = Instant::now() + Duration::from_secs(60);
     Ok(std::thread::Builder::new()
         .name("maintenance".into())
         .spawn(move || {
@@ -214,13 +216,20 @@ fn start_maintenance(
                     }
                     next_purge = Instant::now() + Duration::from_secs(24 * 60 * 60);
                 }
+                // The default refresh begins with the first fetch from a source.
+                if refresh.is_none() && Instant::now() >= next_look {
+                    refresh = config.titledb_refresh(&conn);
+                    next_titles = refresh.map(|every| first_refresh(&conn, every));
+                    next_look = Instant::now() + Duration::from_secs(60);
+                }
                 if let (Some(at), Some(every)) = (next_titles, refresh) {
                     if Instant::now() >= at {
-                        // A busy slot is tried again in a minute, not skipped.
+                        // A busy slot is tried again in a minute (or sooner on a
+                        // shorter schedule), not skipped.
                         next_titles =
                             Some(match jobs.try_start(Task::Titles, StartedBy::Schedule) {
                                 Ok(_) => Instant::now() + every,
-                                Err(_) => Instant::now() + Duration::from_secs(60),
+                                Err(_) => Instant::now() + every.min(Duration::from_secs(60)),
                             });
                     }
                 }

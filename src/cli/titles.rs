@@ -102,7 +102,7 @@ fn file_name(path: &Path) -> String {
 fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
     let conn = open_store(global)?;
     let source = fetch::Source {
-        base_url: args.titledb_url.clone(),
+        base_urls: args.titledb_url.clone(),
         region: args.titledb_region.clone(),
     };
     let net = Client::new(outbound::TITLE_DATA, Cancel::default());

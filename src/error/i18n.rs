@@ -299,6 +299,16 @@ messages! {
     TitleData => "Données de titres", "Title data";
     LastImport => "Dernier import", "Last import";
     KnownTitles => "Identifiants connus", "Known title IDs";
+    TitleSources => "Sources, dans l'ordre où elles sont essayées", "Sources, in the order they are tried";
+    TitleSource => "Source", "Source";
+    LastSuccess => "Dernier succès", "Last success";
+    LastFailure => "Dernier échec", "Last failure";
+    FilesInUse => "Fichiers utilisés", "Files in use";
+    TitleFile => "Fichier", "File";
+    FetchedFrom => "Venu de", "From";
+    FetchedAt => "Téléchargé le", "Fetched";
+    RefreshEvery => "Mise à jour automatique", "Automatic update";
+    EveryDuration => "toutes les", "every";
     CountMissingDlc => "Compter les DLC manquants", "Count missing DLC";
     ShowIcons => "Afficher les icônes des jeux", "Show game icons";
     IconsNote => "Les icônes viennent d'un hôte tiers (celui des données de titres) : la tâche des données de titres les télécharge une fois, puis les pages les servent depuis le dossier de données.",

@@ -181,6 +181,7 @@ reasons! {
         ExpectedCommaOrClosing = "expected_comma_or_closing", "expected ',' or a closing bracket", "',' ou un crochet fermant était attendu";
         // Fetching title data.
         KeptCopyGone = "kept_copy_gone", "the kept copy is gone", "la copie gardée a disparu";
+        NotTitleData = "not_title_data", "the answer is not a title data file", "la réponse n'est pas un fichier de données de titres";
         // Any request to another host (`outbound`).
         RedirectInvalid = "redirect_invalid", "redirected to an address that is not valid", "redirigé vers une adresse qui n'est pas valable";
         UrlInvalid = "url_invalid", "the URL is not valid", "l'adresse n'est pas valable";

@@ -337,7 +337,7 @@ fn proxy_user(app: &App, db: &Connection, req: &Req) -> Result<Option<User>, Err
     let Some(name) = req.header(&header).map(str::trim).filter(|n| !n.is_empty()) else {
         return Ok(None);
     };
-    let lang = if super::router::browser_prefers_french(req) {
+    let lang = if req.prefers_french() {
         crate::words::Lang::Fr
     } else {
         crate::words::Lang::En

@@ -13,7 +13,7 @@ use crate::titles::icons;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let source = Source {
-        base_url: ctx.config.serve.titledb.titledb_url.clone(),
+        base_urls: ctx.config.serve.titledb.titledb_url.clone(),
         region: ctx.config.serve.titledb.titledb_region.clone(),
     };
     let cancel = Cancel::on(ctx.progress.cancel_flag());

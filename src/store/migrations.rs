@@ -351,6 +351,14 @@ const MIGRATIONS: &[&str] = &[
     // 20: a game's note holds the slug form of its reasons (`error::reason`), no
     // longer English: `notes_to_slugs` rewrites the notes an older build wrote.
     "SELECT 1;",
+    // 21: each title data source's last answer (`titles::fetch`): shown in Settings,
+    // and a first success turns the daily refresh on.
+    "CREATE TABLE title_sources (
+         url      TEXT PRIMARY KEY,
+         ok_at    INTEGER,                -- the last file it gave, Unix seconds
+         error    TEXT,                   -- the last failure, a JSON message
+         error_at INTEGER
+     ) WITHOUT ROWID;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

@@ -33,6 +33,7 @@ pub mod title_catalog;
 pub mod title_control;
 pub mod title_ignore;
 pub mod title_imports;
+pub mod title_sources;
 pub mod title_state;
 pub mod title_versions;
 pub mod titles;

@@ -34,6 +34,9 @@ pub(super) const SHOP_MESSAGE: &str = "shop_message";
 /// back so that an unchanged file costs a 304 (`titles::fetch`).
 const TITLEDB_ETAG: &str = "titledb_etag";
 const TITLEDB_MODIFIED: &str = "titledb_modified";
+/// The source (`--titledb-url`) each kept title data file came from, and when: its
+/// validators are sent to that source alone.
+const TITLEDB_FROM: &str = "titledb_from";
 
 fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
     Ok(conn
@@ -156,5 +159,22 @@ pub fn set_titledb_validators(
         conn,
         &format!("{TITLEDB_MODIFIED} {file}"),
         modified.unwrap_or(""),
+    )
+}
+
+/// The source the kept copy of `file` came from, and when (Unix seconds).
+pub fn titledb_from(conn: &Connection, file: &str) -> Result<Option<(String, i64)>, Error> {
+    let value = non_empty(conn, &format!("{TITLEDB_FROM} {file}"))?;
+    Ok(value.and_then(|v| {
+        let (at, url) = v.split_once(' ')?;
+        Some((url.to_string(), at.parse().ok()?))
+    }))
+}
+
+pub fn set_titledb_from(conn: &Connection, file: &str, url: &str, at: i64) -> Result<(), Error> {
+    set(
+        conn,
+        &format!("{TITLEDB_FROM} {file}"),
+        &format!("{at} {url}"),
     )
 }

@@ -1,12 +1,17 @@
-//! `titles update`: the title data files fetched over HTTP(S) from a base URL (by
-//! default the blawar/titledb repository's raw files), then imported as `import` does.
+//! `titles update`: the title data files fetched over HTTP(S) from base URLs (by
+//! default the blawar/titledb repository's raw files, then the jsDelivr CDN's copy of
+//! them), then imported as `import` does.
 //!
-//! The last good copy of each file is kept in `DATA/titledb/`, with the validators
-//! its server sent (ETag, Last-Modified). A fetch asks conditionally; a file that has
-//! not changed (304) is taken from the copy, and when none changed nothing is
-//! imported. Every file is fetched before anything is imported: a source that is down,
-//! slow past the timeouts, or answers garbage (an error status, a body past the size
-//! limit, a file the import refuses) changes nothing, neither the copies nor the data.
+//! Each file comes from the first source, in the order given, that answers it with a
+//! file that looks like one (a status 200 or 304, within the size limit, the first
+//! bytes of its format); each source's last success and failure are kept
+//! (`title_sources`) for Settings. The last good copy of each file is kept in
+//! `DATA/titledb/`, with the source it came from and the validators that source sent
+//! (ETag, Last-Modified), sent back to that source alone. A fetch asks conditionally;
+//! a file that has not changed (304) is taken from the copy, and when none changed
+//! nothing is imported. Every file is fetched before anything is imported: a file no
+//! source gives (down, slow past the timeouts, garbage), or one the import refuses,
+//! changes nothing, neither the copies nor the data.
 //! The requests go through `outbound` (a deadline per file, a redirect only within
 //! the source's origin, a cancel that ends them at once).
 
@@ -17,17 +22,17 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::{import, Input};
-use crate::error::{Detail, Error, Msg, Reason, Why};
-use crate::outbound::{Client, Failure};
-use crate::store::settings;
+use crate::error::{Detail, Error, Kind, Msg, Reason, Why};
+use crate::outbound::{self, Client, Failure};
+use crate::store::{settings, title_sources};
 
 /// No title data file is near this size (the largest region file is ~100 MB).
 const MAX_FILE: u64 = 512 * 1024 * 1024;
 
-/// Where to fetch from.
+/// Where to fetch from: the base URLs in order of preference, and the region file.
 #[derive(Debug, Clone)]
 pub struct Source {
-    pub base_url: String,
+    pub base_urls: Vec<String>,
     pub region: String,
 }
 
@@ -66,11 +71,13 @@ fn failed(file: &str, failure: Failure) -> Error {
     }
 }
 
-/// One file: fetched anew into `*.part`, or unchanged (the kept copy stands).
+/// One file: fetched anew into `*.part`, or unchanged (the kept copy stands), and
+/// the source that answered.
 struct Fetched {
     name: String,
     part: Option<PathBuf>,
     validators: (Option<String>, Option<String>),
+    from: String,
 }
 
 /// Fetch the three files through `net` (made with `outbound::TITLE_DATA`) and import
@@ -84,7 +91,7 @@ pub fn update(
     if !valid_region(&source.region) {
         return Err(Error::invalid(Msg::BadRegion));
     }
-    if !valid_base_url(&source.base_url) {
+    if source.base_urls.is_empty() || !source.base_urls.iter().all(|u| valid_base_url(u)) {
         return Err(Error::invalid(Msg::BadTitleUrl));
     }
     let dir = data.join("titledb");
@@ -96,7 +103,7 @@ pub fn update(
     ];
     let mut fetched = Vec::new();
     for name in &names {
-        match fetch_one(db, net, &dir, &source.base_url, name) {
+        match fetch_from_any(db, net, &dir, &source.base_urls, name) {
             Ok(f) => fetched.push(f),
             Err(e) => {
                 discard(&fetched);
@@ -117,6 +124,7 @@ pub fn update(
             std::fs::rename(part, dir.join(&f.name))?;
             let (etag, modified) = &f.validators;
             settings::set_titledb_validators(db, &f.name, (etag.as_deref(), modified.as_deref()))?;
+            settings::set_titledb_from(db, &f.name, &f.from, crate::time::now())?;
         }
     }
     Ok(Updated::Imported(summary))
@@ -146,15 +154,44 @@ fn import_fetched(
     import(db, inputs)
 }
 
-/// The validators to send for `name`: only for a copy we still have, since a 304
-/// must have something to stand for.
+/// The file from the first of `bases` that gives it; each answer is noted for
+/// Settings. When none does, the first one's failure.
+fn fetch_from_any(
+    db: &Connection,
+    net: &Client,
+    dir: &Path,
+    bases: &[String],
+    name: &str,
+) -> Result<Fetched, Error> {
+    let mut first_failure = None;
+    for base in bases {
+        match fetch_one(db, net, dir, base, name) {
+            Ok(fetched) => {
+                title_sources::succeeded(db, base, crate::time::now())?;
+                return Ok(fetched);
+            }
+            Err(e) if e.is(&Kind::Cancelled) => return Err(e),
+            Err(e) => {
+                log::warn!("title data: {name} from {}: {e}", outbound::host_of(base));
+                title_sources::failed(db, base, &e.msg, crate::time::now())?;
+                first_failure.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_failure.unwrap_or_else(|| Error::invalid(Msg::BadTitleUrl)))
+}
+
+/// The validators to send `base` for `name`: only for a copy we still have that came
+/// from `base`, since a 304 must have something to stand for.
 fn validators(
     db: &Connection,
     name: &str,
     kept: bool,
+    base: &str,
 ) -> Result<Vec<(&'static str, String)>, Error> {
     let mut headers = Vec::new();
-    if !kept {
+    let from_here = settings::titledb_from(db, name)?.is_none_or(|(url, _)| url == base);
+    if !kept || !from_here {
         return Ok(headers);
     }
     let (etag, modified) = settings::titledb_validators(db, name)?;
@@ -175,7 +212,7 @@ fn fetch_one(
 ) -> Result<Fetched, Error> {
     let url = format!("{}/{name}", base.trim_end_matches('/'));
     let kept = dir.join(name).is_file();
-    let headers = validators(db, name, kept)?;
+    let headers = validators(db, name, kept, base)?;
     let headers: Vec<(&str, &str)> = headers.iter().map(|(h, v)| (*h, v.as_str())).collect();
     let response = net.get(&url, &headers).map_err(|f| failed(name, f))?;
     let status = response.status;
@@ -184,6 +221,7 @@ fn fetch_one(
             name: name.into(),
             part: None,
             validators: (None, None),
+            from: base.into(),
         });
     }
     if status != 200 {
@@ -191,7 +229,7 @@ fn fetch_one(
     }
     let validators = (response.header("etag"), response.header("last-modified"));
     let part = dir.join(format!("{name}.part"));
-    let written = save(response.into_body(), &part);
+    let written = save(response.into_body(), &part).and_then(|()| looks_like(name, &part));
     if let Err(reason) = written {
         let _ = std::fs::remove_file(&part);
         return Err(match net.is_cancelled() {
@@ -203,7 +241,29 @@ fn fetch_one(
         name: name.into(),
         part: Some(part),
         validators,
+        from: base.into(),
     })
+}
+
+/// Does the file begin as its format does (versions.txt's header line, a JSON
+/// object)? An error page served with a 200 is then another source's turn, rather
+/// than an import that fails after every file was fetched.
+fn looks_like(name: &str, path: &Path) -> Result<(), Why> {
+    let mut head = [0u8; 64];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| Why::from(Reason::Text(e.to_string())))?;
+    let head = &head[..n];
+    let ok = if name.ends_with(".txt") {
+        head.starts_with(b"id|")
+    } else {
+        head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Reason::NotTitleData.into())
+    }
 }
 
 /// Stream the body to `path`, refusing one past [`MAX_FILE`]. What the system says

@@ -17,7 +17,7 @@ use crate::http::{Ctx, Reply};
 use crate::library::search::{search_query, trim_blank};
 use crate::store::title_ignore;
 use crate::store::title_state::{Filter, Sort, TitleState};
-use crate::store::{db, title_catalog, title_imports};
+use crate::store::{db, title_catalog, title_imports, title_sources};
 use crate::titles::{details, icons, model};
 use crate::words::{GameKind, MissingKind, Task, TitleId, TitleStatus};
 
@@ -662,7 +662,9 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         dl.facts {
             dt { (v.t(M::LastImport)) } dd #title-data-age { (super::view::date(v, last.as_ref().map(|i| i.imported_at))) }
             dt { (v.t(M::KnownTitles)) } dd { (super::view::number(v, title_catalog::count(c.db)?)) }
+            dt { (v.t(M::RefreshEvery)) } dd #title-refresh { (refresh_every(c, v)) }
         }
+        (sources_section(c, v)?)
         @if v.admin {
             div.actions {
                 (super::tasks::start_button(c, v, ("update-titles", "/api/titles/update", "/"), v.t(M::UpdateTitleData)))
@@ -672,6 +674,68 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 label.check { input type="checkbox" name="icons" checked[with_icons]; (v.t(M::ShowIcons)) }
                 p.note { (v.t(M::IconsNote)) }
                 button type="submit" { (v.t(M::Save)) }
+            }
+        }
+    })
+}
+
+/// How often the title data is fetched by itself, or "never".
+fn refresh_every(c: &Ctx, v: &Viewer) -> String {
+    match c.app.config.titledb_refresh(c.db) {
+        Some(every) => {
+            let every = humantime::format_duration(every).to_string();
+            format!("{} {every}", v.t(M::EveryDuration))
+        }
+        None => v.t(M::Never).to_string(),
+    }
+}
+
+/// Each source as configured, in order, with its last success and failure (in the
+/// reader's language), and where each kept file came from and when.
+fn sources_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let known = title_sources::all(c.db)?;
+    let configured = &c.app.config.serve.titledb.titledb_url;
+    let region = format!("{}.json", c.app.config.serve.titledb.titledb_region);
+    let mut files = Vec::new();
+    for name in ["versions.txt", "versions.json", region.as_str()] {
+        if let Some((url, at)) = crate::store::settings::titledb_from(c.db, name)? {
+            files.push((name.to_string(), url, at));
+        }
+    }
+    let shown = |url: &str| crate::outbound::without_credentials(url);
+    Ok(html! {
+        h3 { (v.t(M::TitleSources)) }
+        table #title-sources {
+            thead { tr { th { (v.t(M::TitleSource)) } th { (v.t(M::LastSuccess)) } th { (v.t(M::LastFailure)) } } }
+            tbody {
+                @for url in configured {
+                    @let row = known.iter().find(|r| r.url == *url);
+                    @let ok_at = row.and_then(|r| r.ok_at);
+                    @let failure = row.and_then(|r| r.error.as_ref().zip(r.error_at));
+                    tr data-source=(shown(url)) data-ok=(ok_at.is_some()) data-failed=(failure.is_some()) {
+                        td { code { (shown(url)) } }
+                        td { (super::view::date(v, ok_at)) }
+                        td {
+                            @match failure {
+                                Some((msg, at)) => { (super::view::date(v, Some(at))) " — " span.failure { (v.msg(msg)) } }
+                                None => { "—" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !files.is_empty() {
+            h3 { (v.t(M::FilesInUse)) }
+            table #title-files {
+                thead { tr { th { (v.t(M::TitleFile)) } th { (v.t(M::FetchedFrom)) } th { (v.t(M::FetchedAt)) } } }
+                tbody {
+                    @for (name, url, at) in &files {
+                        tr data-file=(name) data-from=(shown(url)) {
+                            td { code { (name) } } td { (crate::outbound::host_of(url)) } td { (super::view::date(v, Some(*at))) }
+                        }
+                    }
+                }
             }
         }
     })

@@ -12,7 +12,7 @@ use serde_json::Value;
 use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
-use crate::harness::{files_under, Folders, TestServer};
+use crate::harness::{files_under, tag, Folders, TestServer};
 use crate::library::demo;
 
 fn fixture(name: &str) -> String {
@@ -283,6 +283,10 @@ pub(crate) fn source() -> Source {
                 ("200 OK", body)
             } else if mode == "down" {
                 ("503 Unavailable", Vec::new())
+            } else if mode == "error" {
+                ("500 Internal Server Error", Vec::new())
+            } else if mode == "html" {
+                ("200 OK", b"<html><body>Maintenance</body></html>".to_vec())
             } else if head
                 .to_ascii_lowercase()
                 .contains(&format!("if-none-match: {etag}").to_ascii_lowercase())
@@ -370,6 +374,142 @@ fn an_update_fetches_conditionally_and_keeps_the_last_good_data() {
         (status.success(), out, err)
     };
     assert!(!ok && err.contains(&Msg::BadRegion.french()), "{err}");
+}
+
+/// The row of the settings page's table `table` whose attribute `attr` is `value`.
+fn row<'a>(page: &'a str, table: &str, attr: &str, value: &str) -> &'a str {
+    let table = &page[page
+        .find(&format!("id=\"{table}\""))
+        .unwrap_or_else(|| panic!("no #{table}"))..];
+    let at = table
+        .find(&format!("{attr}=\"{value}\""))
+        .unwrap_or_else(|| panic!("no {attr}={value} in {table}"));
+    let end = table[at..].find("</tr>").unwrap();
+    &table[at..at + end]
+}
+
+#[test]
+fn each_file_comes_from_the_first_source_that_gives_one() {
+    let folders = scanned_demo();
+    let (first, second) = (source(), source());
+    *first.mode.lock().unwrap() = "error";
+    let urls = format!("{},{}", first.url, second.url);
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--titledb-url", &urls, "--titledb-region", "IL.en"],
+    );
+    let update = || {
+        assert_eq!(s.post("/api/titles/update").status, 202);
+        s.wait_idle();
+        folders.run_results().last().cloned().unwrap()
+    };
+    // The first answers 500: every file comes from the second.
+    assert_eq!(update(), "ok");
+    assert!(folders.data.join("titledb/IL.en.json").is_file());
+    assert!(
+        s.get("/api/v1/titles?status=update_available").json()["total"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let page = s
+        .send("GET", "/settings", &[("Accept-Language", "fr")], None)
+        .body;
+    let bad = row(&page, "title-sources", "data-source", &first.url);
+    assert!(
+        bad.contains(r#"data-ok="false" data-failed="true""#),
+        "{bad}"
+    );
+    assert!(bad.contains("la source a répondu 500"), "{bad}");
+    let good = row(&page, "title-sources", "data-source", &second.url);
+    assert!(
+        good.contains(r#"data-ok="true" data-failed="false""#),
+        "{good}"
+    );
+    for file in ["versions.txt", "versions.json", "IL.en.json"] {
+        let kept = row(&page, "title-files", "data-file", file);
+        assert!(
+            kept.contains(&format!("data-from=\"{}\"", second.url)),
+            "{kept}"
+        );
+    }
+    // In English, in the reader's language.
+    let page = s
+        .send("GET", "/settings", &[("Accept-Language", "en")], None)
+        .body;
+    assert!(
+        row(&page, "title-sources", "data-source", &first.url).contains("the source answered 500")
+    );
+    // Having fetched from a source, the data is refreshed daily by default.
+    assert!(page.contains(r#"id="title-refresh">every 1day<"#), "{page}");
+    // A 200 that is no title data file is the next source's turn too; the second's
+    // validators are never sent to the first.
+    *first.mode.lock().unwrap() = "html";
+    let asked = second.requests.load(Ordering::SeqCst);
+    assert_eq!(update(), "ok");
+    assert_eq!(
+        second.requests.load(Ordering::SeqCst),
+        asked + 3,
+        "three 304s"
+    );
+    // Back to health, the first gives every file again (anew: no validators of its own).
+    *first.mode.lock().unwrap() = "ok";
+    assert_eq!(update(), "ok");
+    let page = s.get("/settings").body;
+    for file in ["versions.txt", "versions.json", "IL.en.json"] {
+        let kept = row(&page, "title-files", "data-file", file);
+        assert!(
+            kept.contains(&format!("data-from=\"{}\"", first.url)),
+            "{kept}"
+        );
+    }
+    // Both down: the data as it was, and the first one's reason.
+    *first.mode.lock().unwrap() = "down";
+    *second.mode.lock().unwrap() = "down";
+    assert_eq!(update(), "failed");
+    assert!(folders.data.join("titledb/IL.en.json").is_file());
+    assert!(
+        s.get("/api/v1/titles?status=update_available").json()["total"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn the_refresh_runs_on_its_schedule() {
+    let folders = scanned_demo();
+    let src = source();
+    let runs = folders.run_results().len();
+    let s = TestServer::start_on(
+        folders.clone(),
+        &[
+            "--titledb-url",
+            &src.url,
+            "--titledb-region",
+            "IL.en",
+            "--titledb-every",
+            "1s",
+        ],
+    );
+    crate::harness::wait_until(
+        "three scheduled runs",
+        std::time::Duration::from_secs(20),
+        || folders.run_results().len() >= runs + 3,
+    );
+    drop(s);
+    // Only imported from files, never fetched: no refresh unless asked.
+    let folders = scanned_demo();
+    let (ok, out, err) = import(&folders, &["IL.en.json", "versions.json", "versions.txt"]);
+    assert!(ok, "{out}{err}");
+    let runs = folders.run_results().len();
+    let s = TestServer::start_on(folders.clone(), &["--titledb-url", &src.url]);
+    assert!(s
+        .get("/settings")
+        .body
+        .contains(r#"id="title-refresh">jamais<"#));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert_eq!(folders.run_results().len(), runs);
 }
 
 #[test]
