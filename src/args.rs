@@ -330,6 +330,34 @@ pub struct ServeArgs {
     /// it shows neither in the list of processes nor in the environment.
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_URL_FILE", value_name = "FILE")]
     pub webhook_url_file: Option<PathBuf>,
+    /// Send notifications to this target (repeatable; the variable holds one a line):
+    /// ntfy://, ntfys://, gotify://, gotifys://, discord://, tgram://, json://, jsons://
+    /// (NOTIFICATIONS in ludotheque-serve(1)). A token in it shows in the list of
+    /// processes: prefer --notify-file.
+    #[arg(
+        long,
+        env = "LUDOTHEQUE_NOTIFY",
+        value_name = "URL",
+        value_delimiter = '\n',
+        hide_env_values = true
+    )]
+    pub notify: Vec<String>,
+    /// Read notification targets from this file, one URL a line (blank lines and lines
+    /// starting with # are skipped).
+    #[arg(long, env = "LUDOTHEQUE_NOTIFY_FILE", value_name = "FILE")]
+    pub notify_file: Option<PathBuf>,
+    /// Notify when the library's or the data folder's disk has less than this share
+    /// free, in percent (0: never).
+    #[arg(long, env = "LUDOTHEQUE_LOW_SPACE", value_name = "PERCENT", default_value_t = 5,
+          value_parser = clap::value_parser!(u8).range(0..=99))]
+    pub low_space: u8,
+    /// The service's address as people reach it (https://ludo.example.net): the links
+    /// in notifications start with it.
+    #[arg(long, env = "LUDOTHEQUE_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Test aid: Discord's and Telegram's messages go to this origin instead.
+    #[arg(long, env = "LUDOTHEQUE_TEST_NOTIFY_BASE", hide = true)]
+    pub test_notify_base: Option<String>,
     /// Sign each event: `X-Ludotheque-Signature: sha256=<hex HMAC-SHA256 of the body>`.
     /// Prefer the environment variable: a flag shows in the list of processes.
     #[arg(long, env = "LUDOTHEQUE_WEBHOOK_SECRET", hide_env_values = true)]

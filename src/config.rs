@@ -26,6 +26,9 @@ pub struct Config {
     /// checked, its file read.
     pub webhook_url: Option<String>,
     pub webhook_secret: Option<String>,
+    /// The notification targets given at start (`--notify`, its variable, then
+    /// `--notify-file`'s lines), as written: `notify` parses them.
+    pub notify: Vec<String>,
     /// Where `organize` puts each file.
     pub organize_template: crate::naming::Template,
     /// Which copy `dedupe` keeps between two of the same version.
@@ -54,6 +57,7 @@ impl Config {
         let workers = serve.workers.unwrap_or_else(default_workers);
         check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
+        let notify = notify_targets(serve)?;
         Ok(Config {
             data,
             library,
@@ -61,6 +65,7 @@ impl Config {
             local_access: local_access(serve)?,
             webhook_url,
             webhook_secret,
+            notify,
             organize_template: crate::naming::Template::parse(&global.organize_template)
                 .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
             dedupe_keep: global.dedupe_keep,
@@ -249,6 +254,26 @@ fn webhook(serve: &ServeArgs) -> Result<(Option<String>, Option<String>), Error>
     Ok((url, secret))
 }
 
+/// The notification targets: `--notify`'s (or its variable's lines), then the lines
+/// of `--notify-file` but blank ones and comments. Only the file's first 1 MiB is
+/// read.
+fn notify_targets(serve: &ServeArgs) -> Result<Vec<String>, Error> {
+    use std::io::Read;
+    let mut urls: Vec<String> = serve.notify.iter().map(|u| u.trim().to_string()).collect();
+    if let Some(file) = &serve.notify_file {
+        let mut text = String::new();
+        std::fs::File::open(file)
+            .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
+            .map_err(|e| {
+                Error::invalid(Msg::NotifyFile).with_cause(format!("{}: {e}", file.display()))
+            })?;
+        urls.extend(text.lines().map(|l| l.trim().to_string()));
+    }
+    urls.retain(|u| !u.is_empty() && !u.starts_with('#'));
+    urls.dedup();
+    Ok(urls)
+}
+
 /// The first line of the webhook's address file, trimmed. Only its first 64 KiB are
 /// read: no address is near that long.
 fn read_webhook_file(file: &Path) -> Result<String, Error> {
@@ -271,7 +296,7 @@ fn carries_secrets(url: &str) -> bool {
 
 /// `flag` was given on the command line (not through its variable), where the list of
 /// processes shows it.
-fn on_command_line(flag: &str) -> bool {
+pub fn on_command_line(flag: &str) -> bool {
     std::env::args_os().any(|a| {
         let a = a.to_string_lossy();
         a == flag || a.starts_with(&format!("{flag}="))

@@ -107,7 +107,6 @@ impl Service {
 
     /// Serve HTTP until SIGTERM or SIGINT, then stop cleanly.
     pub fn serve(mut self) -> Result<(), Error> {
-        memory::without_thread_caches();
         memory::limit_malloc_arenas();
         accounts::limit_hashing(self.config.workers);
         let server = http::server::listen(&self.config)?;
@@ -198,6 +197,7 @@ fn start_maintenance(
     let mut refresh = config.titledb_refresh(&conn);
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
     let mut next_look = Instant::now() + Duration::from_secs(60);
+    let mut disks = DiskWatch::default();
     Ok(std::thread::Builder::new()
         .name("maintenance".into())
         .spawn(move || {
@@ -235,6 +235,7 @@ fn start_maintenance(
                 }
                 if serving.load(Ordering::SeqCst) {
                     keys_watch.check(&conn, &library, &prod_keys, &jobs);
+                    disks.check(&conn, &config, &jobs.notifier);
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
@@ -274,6 +275,57 @@ impl KeysWatch {
         if ready && new && jobs.try_start(Task::Scan, StartedBy::Keys).is_ok() {
             info!("console keys changed: reading the files they did not open again");
             self.started_for = Some(loaded.fingerprint.clone());
+        }
+    }
+}
+
+/// The library's folder and the disks' room, looked at every 5 s (a listing and two
+/// statvfs): a note when the folder goes away (again once it came back), and when a
+/// disk's free share falls under `--low-space` (again once it rose a point above).
+#[derive(Default)]
+struct DiskWatch {
+    next: Option<Instant>,
+    offline: bool,
+    /// The library's disk, then the data folder's, is short of room.
+    low: [bool; 2],
+}
+
+impl DiskWatch {
+    fn check(
+        &mut self,
+        conn: &rusqlite::Connection,
+        config: &Config,
+        notifier: &crate::notify::Notifier,
+    ) {
+        if self.next.is_some_and(|at| Instant::now() < at) {
+            return;
+        }
+        self.next = Some(Instant::now() + Duration::from_secs(5));
+        let readable = std::fs::read_dir(&config.library).is_ok();
+        if !readable && !self.offline {
+            warn!("the library's folder is missing or unreadable");
+            notifier.library_offline(conn);
+        }
+        self.offline = !readable;
+        let threshold = u64::from(config.serve.low_space);
+        if threshold == 0 {
+            return;
+        }
+        for (i, folder) in [&config.library, &config.data].into_iter().enumerate() {
+            let Ok((free, total)) = crate::library::safe::space(folder) else {
+                continue;
+            };
+            let percent = (free.saturating_mul(100)).checked_div(total).unwrap_or(100);
+            if percent < threshold && !self.low[i] {
+                warn!(
+                    "low disk space: {percent} % free on the disk of the {} folder",
+                    ["library", "data"][i]
+                );
+                notifier.low_space(conn, i == 0, percent, free);
+                self.low[i] = true;
+            } else if percent > threshold {
+                self.low[i] = false;
+            }
         }
     }
 }

@@ -119,6 +119,25 @@ words! {
 }
 
 words! {
+    /// What a notification target is told of (`notify`): each target gets every one
+    /// until Settings narrows it.
+    NoticeEvent {
+        /// Titles new in the library, one message per task.
+        NewGames = "new_games",
+        /// Updates or DLC newly available for titles of the library.
+        Updates = "updates",
+        /// A task that failed or ended partial.
+        TaskFailed = "task_failed",
+        /// Files a task found damaged.
+        Damaged = "damaged",
+        /// The library's folder gone or unreadable.
+        LibraryOffline = "library_offline",
+        /// Free space under `--low-space` on the library's or the data folder's disk.
+        LowSpace = "low_space",
+    }
+}
+
+words! {
     /// What a task's `done` and `total` count.
     Unit {
         Files = "files",

@@ -349,6 +349,10 @@ fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
 }
 
 fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {
+    // The service starts itself again once (`memory`): before anything is opened or
+    // started, so that no thread of the first start (a title data refresh, the
+    // trash's purge) is cut short by the restart, and nothing is said twice.
+    crate::memory::without_thread_caches();
     let config = Config::new(global, serve)?;
     let service = Service::open(&config)?;
     remember_library(&config)?;

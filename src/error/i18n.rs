@@ -10,7 +10,7 @@ use crate::error::counts::Grammar;
 use crate::error::{Line, Msg};
 
 pub use crate::words::Lang;
-use crate::words::{TaskResult, TrashReason};
+use crate::words::{NoticeEvent, Task, TaskResult, TrashReason};
 
 /// What the interface needs of a language beside its code (`words::Lang`).
 impl M {
@@ -23,6 +23,33 @@ impl M {
             TrashReason::Recovered => M::ReasonRecovered,
             TrashReason::Superseded => M::ReasonSuperseded,
             TrashReason::Duplicate => M::ReasonDuplicate,
+        }
+    }
+
+    /// A task's name, for people.
+    pub fn of_task(task: Task) -> M {
+        match task {
+            Task::Scan => M::TaskScan,
+            Task::Convert => M::TaskConvert,
+            Task::Push => M::TaskPush,
+            Task::Titles => M::TaskTitles,
+            Task::Organize => M::TaskOrganize,
+            Task::OrganizeUndo => M::TaskOrganizeUndo,
+            Task::Dedupe => M::TaskDedupe,
+            Task::Verify => M::TaskVerify,
+            Task::Compress => M::TaskCompress,
+        }
+    }
+
+    /// A notification's title, by its event.
+    pub fn of_notice(event: NoticeEvent) -> M {
+        match event {
+            NoticeEvent::NewGames => M::NoticeNewGames,
+            NoticeEvent::Updates => M::NoticeUpdates,
+            NoticeEvent::TaskFailed => M::NoticeTaskFailed,
+            NoticeEvent::Damaged => M::NoticeDamaged,
+            NoticeEvent::LibraryOffline => M::NoticeLibraryOffline,
+            NoticeEvent::LowSpace => M::NoticeLowSpace,
         }
     }
 
@@ -299,6 +326,31 @@ messages! {
     TitleData => "Données de titres", "Title data";
     LastImport => "Dernier import", "Last import";
     KnownTitles => "Identifiants connus", "Known title IDs";
+    NoticeNewGames => "Nouveaux jeux", "New games";
+    NoticeUpdates => "Mises à jour et DLC disponibles", "Updates and DLC available";
+    NoticeTaskFailed => "Tâche en échec", "Task failed";
+    NoticeDamaged => "Fichiers endommagés", "Damaged files";
+    NoticeLibraryOffline => "Bibliothèque hors ligne", "Library offline";
+    NoticeLowSpace => "Peu de place sur le disque", "Low disk space";
+    NoticeTest => "Test des notifications", "Notification test";
+    Notifications => "Notifications", "Notifications";
+    NotificationsIntro => "Ludothèque prévient ces destinataires (ntfy, Gotify, Discord, Telegram, JSON) de ce qui arrive à la bibliothèque. Un destinataire donné au démarrage reçoit tout, jusqu'à ce que vous choisissiez ici.",
+        "Ludothèque tells these targets (ntfy, Gotify, Discord, Telegram, JSON) what happens to the library. A target given at start gets everything until you choose here.";
+    NoTargets => "Aucun destinataire.", "No targets.";
+    Target => "Destinataire", "Target";
+    TargetEvents => "Évènements", "Events";
+    GivenAtStart => "donné au démarrage", "given at start";
+    AddedHere => "ajouté ici", "added here";
+    AddTarget => "Ajouter un destinataire", "Add a target";
+    TargetUrl => "Adresse (ntfys://ntfy.sh/sujet, gotify://hôte/JETON, discord://ID/JETON, tgram://JETON/DISCUSSION, json://hôte/chemin)",
+        "Address (ntfys://ntfy.sh/topic, gotify://host/TOKEN, discord://ID/TOKEN, tgram://TOKEN/CHAT, json://host/path)";
+    SendTest => "Envoyer un message de test", "Send a test message";
+    EventNewGames => "nouveaux jeux", "new games";
+    EventUpdates => "mises à jour et DLC disponibles", "updates and DLC available";
+    EventTaskFailed => "tâche en échec ou incomplète", "task failed or partial";
+    EventDamaged => "fichier endommagé", "damaged file";
+    EventLibraryOffline => "bibliothèque hors ligne", "library offline";
+    EventLowSpace => "peu de place sur le disque", "low disk space";
     TitleSources => "Sources, dans l'ordre où elles sont essayées", "Sources, in the order they are tried";
     TitleSource => "Source", "Source";
     LastSuccess => "Dernier succès", "Last success";

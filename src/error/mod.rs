@@ -72,6 +72,8 @@ pub enum Kind {
     Unavailable,
     /// Another process holds the data folder.
     Locked,
+    /// Another service we spoke to (a notification target) refused or did not answer.
+    BadGateway,
     /// The database was written by a newer build.
     TooNew,
     /// A failure of the service itself; the cause is in the log.

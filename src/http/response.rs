@@ -172,6 +172,7 @@ pub fn status_and_slug(kind: &Kind) -> (u16, &'static str) {
         Kind::Busy => (409, "busy"),
         Kind::Cancelled => (409, "cancelled"),
         Kind::Locked => (409, "data_locked"),
+        Kind::BadGateway => (502, "bad_gateway"),
         Kind::RequestTimeout => (408, "request_timeout"),
         Kind::PayloadTooLarge => (413, "payload_too_large"),
         Kind::UriTooLong => (414, "uri_too_long"),

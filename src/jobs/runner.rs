@@ -104,7 +104,7 @@ pub struct Jobs {
     cancel: Arc<AtomicBool>,
     stopping: AtomicBool,
     /// The webhook, told of each run's end and of what it changed in the titles.
-    notifier: Notifier,
+    pub notifier: Notifier,
     /// The user's console keys file, handed to every task.
     prod_keys: Arc<KeysFile>,
 }
@@ -130,10 +130,7 @@ impl Jobs {
             tx,
             cancel: Arc::new(AtomicBool::new(false)),
             stopping: AtomicBool::new(false),
-            notifier: Notifier::start(config.webhook_url.clone().map(|url| Webhook {
-                url,
-                secret: config.webhook_secret.clone(),
-            }))?,
+            notifier: Notifier::start(webhook(config), notify_setup(config), &conn)?,
             prod_keys,
         });
         let thread_jobs = Arc::clone(&jobs);
@@ -388,11 +385,34 @@ fn job_thread(
         let snap = jobs.snapshot();
         if let Some(run) = &snap.last {
             crate::metrics::task(run.task, run.result, clock.elapsed());
-            jobs.notifier.task_finished(run, &snap.last_failures);
+            jobs.notifier.task_finished(conn, run, &snap.last_failures);
         }
         if let Some(before) = before {
             jobs.notifier.title_changes(&before, conn);
         }
+    }
+}
+
+fn webhook(config: &Config) -> Option<Webhook> {
+    config.webhook_url.clone().map(|url| Webhook {
+        url,
+        secret: config.webhook_secret.clone(),
+    })
+}
+
+/// The notification targets of the command line and its files; those given with
+/// `--notify` itself are in the list of processes, which `Notifier::start` warns of.
+fn notify_setup(config: &Config) -> crate::notify::Setup {
+    let exposed = crate::config::on_command_line("--notify");
+    crate::notify::Setup {
+        urls: config.notify.clone(),
+        exposed: if exposed {
+            config.serve.notify.clone()
+        } else {
+            Vec::new()
+        },
+        public_url: config.serve.public_url.clone(),
+        test_base: config.serve.test_notify_base.clone(),
     }
 }
 

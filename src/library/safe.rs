@@ -404,6 +404,12 @@ pub fn walkable_folder(root: &Path, folder: &str) -> bool {
 
 /// The bytes an unprivileged process may still write on the filesystem of `path`.
 pub fn free_space(path: &Path) -> Result<u64> {
+    Ok(space(path)?.0)
+}
+
+/// The bytes an unprivileged process may still write on the filesystem of `path`,
+/// and the filesystem's size.
+pub fn space(path: &Path) -> Result<(u64, u64)> {
     use std::os::unix::ffi::OsStrExt;
     let p = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(Error::other)?;
     // SAFETY: a valid NUL-terminated path and a zeroed struct statvfs fills.
@@ -411,7 +417,11 @@ pub fn free_space(path: &Path) -> Result<u64> {
     if unsafe { libc::statvfs(p.as_ptr(), &mut st) } != 0 {
         return Err(Error::last_os_error());
     }
-    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    let block = st.f_frsize as u64;
+    Ok((
+        (st.f_bavail as u64).saturating_mul(block),
+        (st.f_blocks as u64).saturating_mul(block),
+    ))
 }
 
 #[cfg(test)]

@@ -359,6 +359,14 @@ const MIGRATIONS: &[&str] = &[
          error    TEXT,                   -- the last failure, a JSON message
          error_at INTEGER
      ) WITHOUT ROWID;",
+    // 22: notification targets (`notify`): those added in Settings, and the events a
+    // target given at start was narrowed to (`added` 0).
+    "CREATE TABLE notify_targets (
+         id     TEXT PRIMARY KEY,         -- the first 12 hex digits of the URL's SHA-256
+         url    TEXT NOT NULL,            -- holds its secrets: the data folder is private
+         events TEXT NOT NULL,            -- the events it gets, comma-separated
+         added  INTEGER NOT NULL          -- 1: added in Settings; 0: given at start
+     ) WITHOUT ROWID;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

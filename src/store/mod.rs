@@ -22,6 +22,7 @@ pub mod job_runs;
 pub mod library_generation;
 pub mod migrations;
 pub mod missing;
+pub mod notify_targets;
 pub mod organize_moves;
 pub mod organize_runs;
 pub mod platforms;

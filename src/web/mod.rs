@@ -15,6 +15,7 @@ pub mod device;
 pub mod first_steps;
 pub mod library;
 pub mod missing;
+pub mod notifications;
 pub mod pager;
 pub mod phrases;
 pub mod selection;

@@ -42,6 +42,19 @@ fn own_account(v: &Viewer, name: &str) -> Markup {
     }
 }
 
+/// The settings' other pages.
+pub fn sub_nav(v: &Viewer) -> Markup {
+    html! {
+        nav.sub aria-label=(v.t(M::SettingsPages)) {
+            ul.links {
+                li { a href="/platforms" { (v.t(M::Platforms)) } }
+                li { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
+                li { a href="/settings/notifications" { (v.t(M::Notifications)) } }
+            }
+        }
+    }
+}
+
 /// `GET /settings`: the library, the device, the retention, the limits, the account.
 pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
@@ -68,12 +81,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         ),
     ];
     let body = html! {
-        nav.sub aria-label=(v.t(M::SettingsPages)) {
-            ul.links {
-                li { a href="/platforms" { (v.t(M::Platforms)) } }
-                li { a href="/settings/keys" { (v.t(M::ApiKeys)) } }
-            }
-        }
+        (sub_nav(&v))
         h2 { (v.t(M::LibrarySettings)) }
         dl.facts {
             // The folders are server paths: an admin's to see, no one else's

@@ -370,17 +370,7 @@ pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
 
 /// A task's name for people.
 pub fn task_word(v: &Viewer, task: Task) -> &'static str {
-    v.t(match task {
-        Task::Scan => M::TaskScan,
-        Task::Convert => M::TaskConvert,
-        Task::Push => M::TaskPush,
-        Task::Titles => M::TaskTitles,
-        Task::Organize => M::TaskOrganize,
-        Task::OrganizeUndo => M::TaskOrganizeUndo,
-        Task::Dedupe => M::TaskDedupe,
-        Task::Verify => M::TaskVerify,
-        Task::Compress => M::TaskCompress,
-    })
+    v.t(M::of_task(task))
 }
 
 /// How a task run ended, for people.

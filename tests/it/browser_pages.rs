@@ -12,7 +12,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 18] = [
+const PAGES: [(&str, &str); 19] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -35,6 +35,7 @@ const PAGES: [(&str, &str); 18] = [
     ("platforms", "/platforms"),
     ("settings", "/settings"),
     ("keys", "/settings/keys"),
+    ("notifications", "/settings/notifications"),
     ("welcome", "/welcome"),
     ("not-found", "/libary"),
     ("page-failed", "/download/no/such.nsp"),
@@ -63,7 +64,19 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
     .unwrap();
     keyed_file(&folders);
     add_user(&folders, "admin", "admin password", true);
-    let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
+    // Two notification targets (nothing listens: none is sent to in this test).
+    let s = TestServer::start_on(
+        folders.clone(),
+        &[
+            "--no-local-access",
+            "--notify",
+            "ntfys://ntfy.example.net/ludotheque-games",
+            "--notify",
+            "gotify://push.example.lan/AbCdEfGhIjK",
+            "--low-space",
+            "0",
+        ],
+    );
     let key = crate::access::create_key(&folders, "pages", &[]);
     s.wait_idle_with(&key);
     let gone = "Old%20copy%20%5B0100000000010000%5D%5Bv0%5D.nsp";

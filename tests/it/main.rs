@@ -32,6 +32,7 @@ mod man;
 mod metrics;
 mod names;
 mod not_files;
+mod notify;
 mod organize;
 mod outbound;
 mod proxy;

@@ -338,6 +338,48 @@ holds it too: either keeps a token out of the list of processes, where
 .B \-\-webhook\-url
 shows it (the service warns at start of an address with credentials or a query given
 that way).
+.SH NOTIFICATIONS
+Each
+.B \-\-notify
+URL (repeatable;
+.B LUDOTHEQUE_NOTIFY
+holds one a line), each line of
+.BR \-\-notify\-file ,
+and each target added in Settings \(-> Notifications is told, in the language of the
+first admin's account, with a link to the page when
+.B \-\-public\-url
+is set:
+.TP
+.BI ntfy:// "[user:pass@]host[:port]/topic"
+(\fBntfys://\fR for https): the message as the body, with X-Title, X-Tags,
+X-Priority and X-Click.
+.TP
+.BI gotify:// "host[:port][/path]/TOKEN"
+(\fBgotifys://\fR): POST /message with a priority and the link.
+.TP
+.BI discord:// WEBHOOK_ID/TOKEN
+one embed.
+.TP
+.BI tgram:// BOT_TOKEN/CHAT_ID
+Telegram's sendMessage, in HTML.
+.TP
+.BI json:// "[user:pass@]host[:port]/path"
+(\fBjsons://\fR): a plain JSON POST:
+.IR "{""version"", ""title"", ""message"", ""type"", ""event"", ""link""}" .
+.PP
+The events: new titles in the library (one message per task), updates and DLC newly
+available for titles of the library, a task that failed or ended partial, files found
+damaged, the library's folder missing or unreadable, and a disk with less than
+.B \-\-low\-space
+percent free (default 5; 0 turns it off). A target given at start gets every event
+until Settings narrows it. Each target has its own thread and queue, so a slow one
+holds no task, no request and no other target: a message that fails is tried again
+after 5 s, then at longer intervals for an hour, then dropped with one log line. A URL
+holds secrets (a password, a token): they are never shown whole nor logged, and a
+.B \-\-notify
+given on the command line with one is warned of at start (use
+.B \-\-notify\-file
+or the variable).
 .SH METRICS
 .B GET /metrics
 answers in the Prometheus text format, every name prefixed
@@ -868,9 +910,10 @@ fn the_api_page_lists_every_value_of_every_word() {
     // Words no API field carries: flag values (their pages list them), organize's
     // journal, what reading a file with the console keys came to (`keys status`),
     // how a push ended (said in its message), an account's role and language (the
-    // web interface's), and the Switch containers (the API's `format` is any
-    // extension).
+    // web interface's), the Switch containers (the API's `format` is any
+    // extension), and the notifications' events (ludotheque-serve(1)).
     let elsewhere = [
+        "NoticeEvent",
         "Container",
         "WatchMode",
         "DedupeKeep",

@@ -12,7 +12,7 @@ use serde_json::Value;
 use ludotheque::testkit::Msg;
 
 use crate::harness::said_fr;
-use crate::harness::{files_under, tag, Folders, TestServer};
+use crate::harness::{files_under, Folders, TestServer};
 use crate::library::demo;
 
 fn fixture(name: &str) -> String {
@@ -246,7 +246,7 @@ type Files = Vec<(String, Vec<u8>)>;
 pub(crate) struct Source {
     pub(crate) url: String,
     requests: Arc<AtomicUsize>,
-    mode: Arc<Mutex<&'static str>>,
+    pub(crate) mode: Arc<Mutex<&'static str>>,
     /// Files served instead of the fixtures, by name.
     pub(crate) files: Arc<Mutex<Files>>,
 }
@@ -496,6 +496,13 @@ fn the_refresh_runs_on_its_schedule() {
         "three scheduled runs",
         std::time::Duration::from_secs(20),
         || folders.run_results().len() >= runs + 3,
+    );
+    // The refresh due at start ran once, in the service that stays: none was cut short
+    // by the service's restart of itself (`memory::without_thread_caches`).
+    assert!(
+        !s.output().contains("interrupted by the previous stop"),
+        "{}",
+        s.output()
     );
     drop(s);
     // Only imported from files, never fetched: no refresh unless asked.

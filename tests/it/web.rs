@@ -377,6 +377,18 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/push-title/0100000000010000".into(), None),
         ("DELETE", format!("/api/push/{game}"), None),
         ("DELETE", "/api/push".into(), None),
+        (
+            "POST",
+            "/api/notify".into(),
+            Some(json!({"url": "json://127.0.0.1:9/by-role", "new_games": true})),
+        ),
+        (
+            "POST",
+            "/api/notify/000000000000/events".into(),
+            Some(json!({})),
+        ),
+        ("POST", "/api/notify/000000000000/test".into(), None),
+        ("DELETE", "/api/notify/000000000000".into(), None),
         // Administering from the browser.
         (
             "POST",

@@ -1,6 +1,6 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON (a file field sends its file's text); data-then says what happens on success ("reload"
-// by default, "stay", "key", "console", "console-password", or a page: the sign-in page's, checked on the
+// by default, "stay", "said" (shows the answer's `said`), "key", "console", "console-password", or a page: the sign-in page's, checked on the
 // server to be a path of this site). A button with data-confirm="sentence" asks first
 // in a dialog that names what it destroys; one with data-preview="route" asks that
 // route for its plan ({question, sentence, rows, action, body}), shows it in the
@@ -170,6 +170,7 @@ function after(el, data) {
   else if (then === "console") showConsole(el, data);
   else if (then === "console-password") showPassword(data);
   else if (then === "signed-out") location.assign(data.then || "/login");
+  else if (then === "said") say(data.said, true);
   else location.assign(then);
 }
 

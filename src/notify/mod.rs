@@ -1,3 +1,7 @@
+//! What the service tells the world outside: notifications to the targets people
+//! read (`target`: ntfy, Gotify, Discord, Telegram, JSON; delivered by `lanes`, worded
+//! by `notes`), and the webhook.
+//!
 //! The webhook: a small JSON event POSTed to the address the owner gave
 //! (`--webhook-url`) when a task ends, when titles appear in the library and when
 //! updates become available (after a title data refresh, usually).
@@ -29,6 +33,12 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 use sha2::Sha256;
 
+pub mod lanes;
+mod notes;
+pub mod target;
+
+pub use notes::Setup;
+
 use crate::error::Error;
 use crate::outbound::{self, host_of, Cancel, Client};
 use crate::store::job_runs::JobRun;
@@ -55,43 +65,60 @@ pub struct Webhook {
     pub secret: Option<String>,
 }
 
-/// The sending end: hands events to the webhook thread, or drops them when no
-/// webhook is set.
+/// The sending end: hands events to the webhook thread and notes to the targets'
+/// lanes, or drops them when there are none.
 pub struct Notifier {
     tx: Option<Sender<Value>>,
     /// Events handed over and not yet sent or dropped.
     pending: Arc<AtomicUsize>,
+    /// The notification targets' deliveries.
+    pub lanes: lanes::Lanes,
+    setup: Setup,
 }
 
 impl Notifier {
-    /// Start the webhook thread when `hook` is set.
-    pub fn start(hook: Option<Webhook>) -> Result<Notifier, Error> {
+    /// Start the webhook thread when `hook` is set, and a lane per target (`setup`'s
+    /// and those Settings added, `reload`). A target given at start that is no
+    /// target stops the start.
+    pub fn start(hook: Option<Webhook>, setup: Setup, db: &Connection) -> Result<Notifier, Error> {
         let pending = Arc::new(AtomicUsize::new(0));
-        let Some(hook) = hook else {
-            return Ok(Notifier { tx: None, pending });
+        let lanes = lanes::Lanes::new(setup.test_base.clone());
+        let tx = match hook {
+            None => None,
+            Some(hook) => {
+                let (tx, rx) = bounded(QUEUE);
+                let left = Arc::clone(&pending);
+                std::thread::Builder::new()
+                    .name("webhook".into())
+                    .spawn(move || deliver_all(&hook, &rx, &left))?;
+                Some(tx)
+            }
         };
-        let (tx, rx) = bounded(QUEUE);
-        let left = Arc::clone(&pending);
-        std::thread::Builder::new()
-            .name("webhook".into())
-            .spawn(move || deliver_all(&hook, &rx, &left))?;
-        Ok(Notifier {
-            tx: Some(tx),
+        let notifier = Notifier {
+            tx,
             pending,
-        })
+            lanes,
+            setup,
+        };
+        notifier.reload(db)?;
+        notifier.warn_of_exposed();
+        Ok(notifier)
     }
 
-    /// Wait until every event handed over is sent or dropped, at most `limit`: a
-    /// foreground command would otherwise end before its events are sent.
+    /// Wait until every event and note handed over is sent or dropped, at most
+    /// `limit`: a foreground command would otherwise end before its events are sent.
     pub fn flush(&self, limit: Duration) {
         let until = std::time::Instant::now() + limit;
-        while self.pending.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+        let busy = || {
+            self.pending.load(Ordering::SeqCst) > 0 || self.lanes.pending.load(Ordering::SeqCst) > 0
+        };
+        while busy() && std::time::Instant::now() < until {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     pub fn is_on(&self) -> bool {
-        self.tx.is_some()
+        self.tx.is_some() || !self.lanes.is_empty()
     }
 
     fn send(&self, event: Value) {
@@ -113,8 +140,10 @@ impl Notifier {
         }
     }
 
-    /// `task_finished`: the task's last run, as `/api/v1/job` shows it.
-    pub fn task_finished(&self, run: &JobRun, failures: &[crate::error::Failure]) {
+    /// `task_finished`: the task's last run, as `/api/v1/job` shows it; a note when
+    /// it failed or ended partial.
+    pub fn task_finished(&self, db: &Connection, run: &JobRun, failures: &[crate::error::Failure]) {
+        self.task_note(db, run);
         let failures: Vec<_> = failures
             .iter()
             .map(|f| json!({"key": f.key, "error": f.msg.slug(), "message": f.msg.english()}))
@@ -133,12 +162,14 @@ impl Notifier {
     }
 
     /// `titles_added` and `updates_available`: what changed in the library's titles
-    /// since `before` was read.
+    /// since `before` was read; and the notes of new titles, of updates and DLC newly
+    /// wanted, and of files newly damaged.
     pub fn title_changes(&self, before: &Titles, db: &Connection) {
         let after = match Titles::read(db) {
             Ok(after) => after,
             Err(e) => return warn!("webhook: the titles could not be read: {e}"),
         };
+        self.change_notes(db, before, &after);
         let (added, updates) = before.changes_to(&after);
         let at = time::rfc3339(time::now());
         for (event, titles) in [("titles_added", added), ("updates_available", updates)] {
@@ -160,6 +191,7 @@ pub struct Title {
     base_id: TitleId,
     name: String,
     update_available: bool,
+    dlc_missing: bool,
     installed_version: Option<u32>,
     latest_version: Option<u32>,
 }
@@ -175,12 +207,14 @@ impl Title {
     }
 }
 
-/// The library's titles, read before a task to tell what it changed.
-pub struct Titles(HashMap<TitleId, Title>);
+/// The library's titles and its count of damaged files, read before a task to tell
+/// what it changed.
+pub struct Titles(HashMap<TitleId, Title>, u64);
 
 impl Titles {
     pub fn read(db: &Connection) -> Result<Titles, Error> {
         let (_, states) = title_state::all(db)?;
+        let damaged = crate::store::games::stats(db)?.damaged;
         Ok(Titles(
             states
                 .into_iter()
@@ -189,13 +223,31 @@ impl Titles {
                         base_id: s.base_id,
                         name: s.name,
                         update_available: s.update_available,
+                        dlc_missing: s.dlc_missing,
                         installed_version: s.installed_version,
                         latest_version: s.latest_version,
                     };
                     (s.base_id, title)
                 })
                 .collect(),
+            damaged,
         ))
+    }
+
+    /// The titles of before that want an update or DLC in `after` and did not, by
+    /// title ID.
+    fn newly_wanting<'a>(&self, after: &'a Titles) -> Vec<&'a Title> {
+        let mut wanting: Vec<&Title> = after
+            .0
+            .iter()
+            .filter_map(|(id, t)| Some((self.0.get(id)?, t)))
+            .filter(|(old, t)| {
+                (t.update_available && !old.update_available) || (t.dlc_missing && !old.dlc_missing)
+            })
+            .map(|(_, t)| t)
+            .collect();
+        wanting.sort_by_key(|t| t.base_id);
+        wanting
     }
 
     /// The titles new in `after`, and those of before that have an update available
@@ -294,11 +346,16 @@ mod tests {
 
     /// A title whose ID is the hex digit(s) `id`.
     fn title(id: &str, update_available: bool) -> (TitleId, Title) {
+        wanting(id, update_available, false)
+    }
+
+    fn wanting(id: &str, update_available: bool, dlc_missing: bool) -> (TitleId, Title) {
         let base_id = TitleId(u64::from_str_radix(id, 16).unwrap());
         let t = Title {
             base_id,
             name: format!("Game {id}"),
             update_available,
+            dlc_missing,
             installed_version: Some(0),
             latest_version: Some(65536),
         };
@@ -307,15 +364,26 @@ mod tests {
 
     #[test]
     fn new_titles_and_new_updates_are_told_apart() {
-        let before = Titles([title("A", false), title("B", true), title("C", false)].into());
+        let before = Titles(
+            [
+                title("A", false),
+                title("B", true),
+                title("C", false),
+                title("F", false),
+            ]
+            .into(),
+            0,
+        );
         let after = Titles(
             [
                 title("A", true),
                 title("B", true),
                 title("D", true),
                 title("E", false),
+                wanting("F", false, true),
             ]
             .into(),
+            0,
         );
         let (added, updates) = before.changes_to(&after);
         let ids = |v: Vec<&Title>| {
@@ -325,5 +393,7 @@ mod tests {
         };
         assert_eq!(ids(added), ["D", "E"]);
         assert_eq!(ids(updates), ["A"], "B had one already; C left the library");
+        // The notes also tell of DLC newly missing.
+        assert_eq!(ids(before.newly_wanting(&after)), ["A", "F"]);
     }
 }
