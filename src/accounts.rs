@@ -178,6 +178,15 @@ pub fn proxy_user(
         log::warn!("the proxy names {name:?}, who has no account (--auth-header-create makes it)");
         return Ok(None);
     }
+    // A viewer made first would leave no way to make the first admin on the web (the
+    // first-run page is for a service without accounts).
+    if users::count(conn)? == 0 {
+        log::warn!(
+            "the proxy names {name:?}, but no account exists yet: make the first admin at \
+             /setup, then the proxy's users are made as they come"
+        );
+        return Ok(None);
+    }
     // No hash: no password opens it (`verify` refuses what is not a hash).
     users::insert_in(conn, &name, "", Role::Viewer, lang, time::now())?;
     log::info!("account {name:?} created as a viewer for the proxy's sign-in");

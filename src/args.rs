@@ -90,9 +90,14 @@ fn parse_net(text: &str) -> Result<ipnet::IpNet, String> {
         .map_err(|_| format!("{text:?} is neither an address nor a network (CIDR)"))
 }
 
-/// A duration as people write it (`90s`, `1m`, `6h`, `1day`); `0` turns it off.
+/// A duration as people write it (`90s`, `1m`, `6h`, `1day`), at most a year; `0`
+/// turns it off.
 fn parse_every(text: &str) -> Result<std::time::Duration, String> {
-    humantime::parse_duration(text.trim()).map_err(|e| e.to_string())
+    let every = humantime::parse_duration(text.trim()).map_err(|e| e.to_string())?;
+    if every > std::time::Duration::from_secs(366 * 86_400) {
+        return Err("at most a year (366days)".into());
+    }
+    Ok(every)
 }
 
 /// In [`GLOBAL_USERS`]: every command but `completions`, which reads no database.

@@ -58,6 +58,11 @@ impl Config {
         check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
         let notify = notify_targets(serve)?;
+        if let Some(url) = &serve.public_url {
+            if !valid_webhook_url(url) || !url.is_ascii() {
+                return Err(Error::invalid(Msg::BadPublicUrl));
+            }
+        }
         Ok(Config {
             data,
             library,
@@ -269,8 +274,8 @@ fn notify_targets(serve: &ServeArgs) -> Result<Vec<String>, Error> {
             })?;
         urls.extend(text.lines().map(|l| l.trim().to_string()));
     }
-    urls.retain(|u| !u.is_empty() && !u.starts_with('#'));
-    urls.dedup();
+    let mut seen = std::collections::HashSet::new();
+    urls.retain(|u| !u.is_empty() && !u.starts_with('#') && seen.insert(u.clone()));
     Ok(urls)
 }
 

@@ -67,10 +67,12 @@ impl RouteClass {
 }
 
 /// The statuses counted apart; any other counts as its class's first (`5xx` → 500).
-const STATUSES: [u16; 24] = [
+const STATUSES: [u16; 25] = [
     200, 201, 204, 206, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 408, 409, 413, 414,
-    416, 429, 431, 500, 503,
+    416, 429, 431, 500, 502, 503,
 ];
+/// Where a status of no class counted apart goes: 500's.
+const OTHER: usize = 22;
 
 /// Upper bounds of a request's latency buckets, in seconds.
 const HTTP_BUCKETS: [f64; 12] = [
@@ -131,7 +133,7 @@ pub fn request(class: RouteClass, status: u16, took: Duration) {
         .iter()
         .position(|&k| k == status)
         .or_else(|| STATUSES.iter().position(|&k| k / 100 == status / 100))
-        .unwrap_or(STATUSES.len() - 2);
+        .unwrap_or(OTHER);
     REQUESTS[c][s].fetch_add(1, Relaxed);
     LATENCY[c].observe(&HTTP_BUCKETS, took);
 }
@@ -319,6 +321,11 @@ mod tests {
         assert!(line(&format!("{b}le=\"0.0025\"}}")) < line(&format!("{b}le=\"0.005\"}}")));
         assert!(line(&format!("{b}le=\"30\"}}")) < line(&format!("{b}le=\"+Inf\"}}")));
         assert!(line("ludotheque_http_request_duration_seconds_sum{route_class=\"push\"}") >= 60.0);
+    }
+
+    #[test]
+    fn other_statuses_count_as_a_500() {
+        assert_eq!(STATUSES[OTHER], 500);
     }
 
     #[test]

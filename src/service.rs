@@ -7,6 +7,7 @@
 //! and the maintenance thread. `http` only serves; the command line only shows.
 
 use std::io::Write;
+use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -291,6 +292,7 @@ struct DiskWatch {
 }
 
 impl DiskWatch {
+    /// Look, when it is time.
     fn check(
         &mut self,
         conn: &rusqlite::Connection,
@@ -301,7 +303,15 @@ impl DiskWatch {
             return;
         }
         self.next = Some(Instant::now() + Duration::from_secs(5));
-        let readable = std::fs::read_dir(&config.library).is_ok();
+        // As the scan sees it: a folder gone or unreadable, or empty while the library
+        // has games (the bare mount point of a disk that is not there).
+        let readable = match std::fs::read_dir(&config.library) {
+            Ok(mut entries) => {
+                entries.next().is_some()
+                    || crate::store::games::stats(conn).is_ok_and(|c| c.total == 0)
+            }
+            Err(_) => false,
+        };
         if !readable && !self.offline {
             warn!("the library's folder is missing or unreadable");
             notifier.library_offline(conn);
@@ -311,7 +321,14 @@ impl DiskWatch {
         if threshold == 0 {
             return;
         }
+        // The data folder on the library's disk is told of once, as the library.
+        let device = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+        let same_disk =
+            device(&config.library).is_some() && device(&config.library) == device(&config.data);
         for (i, folder) in [&config.library, &config.data].into_iter().enumerate() {
+            if i == 1 && same_disk {
+                continue;
+            }
             let Ok((free, total)) = crate::library::safe::space(folder) else {
                 continue;
             };

@@ -136,7 +136,10 @@ impl log::Log for OneLine {
     }
 
     fn log(&self, record: &log::Record) {
-        if !self.enabled(record.metadata()) {
+        // ureq's trace lines hold whole request paths, where Discord's and Telegram's
+        // tokens are (`notify::target`): none of them is written, at any level.
+        let http_trace = record.level() == log::Level::Trace && record.target().starts_with("ureq");
+        if http_trace || !self.enabled(record.metadata()) {
             return;
         }
         let text = record.args().to_string();

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::open_store;
-use super::out::{lang, tell, word};
+use super::out::{lang, tell, tell_msg, word};
 use crate::args::{GlobalArgs, IgnoreArgs, TitledbArgs, TitlesCommand};
 use crate::error::i18n::M;
 use crate::error::{Error, Line, Msg};
@@ -106,7 +106,11 @@ fn update(global: &GlobalArgs, args: &TitledbArgs) -> Result<(), Error> {
         region: args.titledb_region.clone(),
     };
     let net = Client::new(outbound::TITLE_DATA, Cancel::default());
-    match fetch::update(&conn, &global.data, &source, &net)? {
+    let (updated, stale) = fetch::update(&conn, &global.data, &source, &net)?;
+    for msg in &stale {
+        tell_msg(msg);
+    }
+    match updated {
         fetch::Updated::Unchanged => tell(&Line::TitleDataUnchanged),
         fetch::Updated::Imported(summary) => say_summary(&summary),
     }

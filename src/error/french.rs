@@ -127,6 +127,7 @@ impl Msg {
             WebhookSecretAlone => "un secret de webhook demande une adresse de webhook".into(),
             WebhookUrlFile => "le fichier de l'adresse du webhook ne peut pas être lu".into(),
             NotifyFile => "le fichier des destinataires de notifications ne peut pas être lu".into(),
+            BadPublicUrl => "--public-url doit être une adresse http(s) avec un hôte, en ASCII (un nom international sous sa forme xn--), sans blanc".into(),
             BadNotifyUrl { shown } => format!("{shown} n'est pas un destinataire de notifications : utilisez ntfy://, ntfys://, gotify://, gotifys://, discord://, tgram://, json:// ou jsons:// (NOTIFICATIONS dans ludotheque-serve(1))"),
             NoNotifyTarget => "aucun destinataire de notifications n'a cet identifiant".into(),
             NotifyTargetFixed => "ce destinataire a été donné au démarrage (--notify ou --notify-file) : retirez-le là".into(),

@@ -337,6 +337,7 @@ messages! {
     NotificationsIntro => "Ludothèque prévient ces destinataires (ntfy, Gotify, Discord, Telegram, JSON) de ce qui arrive à la bibliothèque. Un destinataire donné au démarrage reçoit tout, jusqu'à ce que vous choisissiez ici.",
         "Ludothèque tells these targets (ntfy, Gotify, Discord, Telegram, JSON) what happens to the library. A target given at start gets everything until you choose here.";
     NoTargets => "Aucun destinataire.", "No targets.";
+    TargetsAdminOnly => "Seul un administrateur voit et change les destinataires.", "Only an admin sees and changes the targets.";
     Target => "Destinataire", "Target";
     TargetEvents => "Évènements", "Events";
     GivenAtStart => "donné au démarrage", "given at start";

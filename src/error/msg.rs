@@ -398,6 +398,7 @@ pub enum Msg {
     WebhookUrlFile,
     // Notifications (`notify`): setting targets up, then what the messages say.
     NotifyFile,
+    BadPublicUrl,
     BadNotifyUrl {
         shown: String,
     },
@@ -1126,6 +1127,7 @@ impl Msg {
             WebhookSecretAlone => "A webhook secret needs a webhook URL.".into(),
             WebhookUrlFile => "The webhook URL file cannot be read.".into(),
             NotifyFile => "The notification targets file cannot be read.".into(),
+            BadPublicUrl => "--public-url must be an http(s) address with a host, in ASCII (an international name in its xn-- form), without blanks.".into(),
             BadNotifyUrl { shown } => format!("{shown} is not a notification target: use ntfy://, ntfys://, gotify://, gotifys://, discord://, tgram://, json:// or jsons:// (NOTIFICATIONS in ludotheque-serve(1))."),
             NoNotifyTarget => "No notification target has that id.".into(),
             NotifyTargetFixed => "This target was given at start (--notify or --notify-file): remove it there.".into(),

@@ -328,10 +328,24 @@ pub fn client_ip(config: &Config, req: &Req) -> Option<IpAddr> {
 }
 
 /// The account a trusted proxy signed in: the request came from one of them and
-/// carries `--auth-header` (from anyone else the header means nothing).
+/// carries `--auth-header` (from anyone else the header means nothing). A proxy on
+/// this machine is one program among others: from a loopback address the header
+/// counts only when the program at the other end is one the loopback rule admits
+/// (root's, the service's user's, `--local-access-users`'), so that another user's
+/// `curl -H 'Remote-User: admin'` names no one.
 fn proxy_user(app: &App, db: &Connection, req: &Req) -> Result<Option<User>, Error> {
     if !from_trusted_proxy(&app.config, req) {
         return Ok(None);
+    }
+    if peer_is_loopback(req) {
+        let admitted = match &app.config.local_access {
+            LocalAccess::Any => true,
+            LocalAccess::Users(uids) => peer_admitted(app, req, uids),
+            LocalAccess::Off => peer_admitted(app, req, &[]),
+        };
+        if !admitted {
+            return Ok(None);
+        }
     }
     let header = app.config.serve.auth_header.to_ascii_lowercase();
     let Some(name) = req.header(&header).map(str::trim).filter(|n| !n.is_empty()) else {
@@ -405,12 +419,7 @@ fn note_refusal(owner: Option<u32>) {
 /// The loopback rule (`docs/security.md`, §3), as the request shows it: a loopback
 /// peer, no forwarding header, a loopback `Host`.
 pub fn is_local(req: &Req) -> bool {
-    let peer_local = req.peer.is_some_and(|p| match p.ip() {
-        IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => {
-            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-        }
-    });
+    let peer_local = peer_is_loopback(req);
     let forwarded = req.headers.iter().any(|(name, _)| {
         name == "forwarded" || name == "x-real-ip" || name.starts_with("x-forwarded-")
     });
@@ -418,6 +427,16 @@ pub fn is_local(req: &Req) -> bool {
         .header("host")
         .is_some_and(|h| is_loopback_host(host_only(h)));
     peer_local && !forwarded && host_local
+}
+
+/// The peer is this machine: 127.0.0.0/8, ::1, or their IPv4-mapped form.
+fn peer_is_loopback(req: &Req) -> bool {
+    req.peer.is_some_and(|p| match p.ip() {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    })
 }
 
 /// `host[:port]` → `host` (IPv6 literals keep their brackets).

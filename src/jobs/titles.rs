@@ -20,7 +20,13 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let with_icons = icons::enabled(ctx.db)?;
     ctx.progress.set_total(if with_icons { 2 } else { 1 });
     let net = Client::new(outbound::TITLE_DATA, cancel.clone());
-    let updated = fetch::update(ctx.db, &ctx.config.data, &source, &net);
+    let updated = fetch::update(ctx.db, &ctx.config.data, &source, &net).map(|(updated, stale)| {
+        // A file only its kept copy gave: the run ends partial, saying why.
+        for msg in stale {
+            ctx.progress.fail(None, msg);
+        }
+        updated
+    });
     ctx.progress.check()?;
     ctx.progress.advance(1, "");
     // The icons come from another host than the data: fetched even when the data's

@@ -1,9 +1,11 @@
 //! The targets' deliveries: one thread and one bounded queue per target, so a target
 //! that hangs (each attempt has 15 s, `outbound::WEBHOOK`) or is down delays only its
 //! own messages, and a task or a request that hands a message over never waits.
-//! A failed message is tried again 5 s later, then after 30 s, 2, 8, 20 and 30
-//! minutes (an hour in all), then dropped with one log line; a target removed in
-//! Settings stops at once. Past 32 waiting messages, a new one is dropped (logged).
+//! A failed message is tried again 5 s later, then after 30 s, 2, 8, 20 and 29
+//! minutes, within an hour of being handed over; then, or when it waited an hour
+//! behind others (a target down for long), it is dropped with one log line. A target
+//! removed in Settings stops at once. Past 32 waiting messages, a new one is dropped
+//! (logged).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,8 +25,10 @@ const RETRY_AFTER: [Duration; 6] = [
     Duration::from_secs(120),
     Duration::from_secs(480),
     Duration::from_secs(1200),
-    Duration::from_secs(1800),
+    Duration::from_secs(1740),
 ];
+/// A message not sent within this of being handed over is dropped.
+const LIFETIME: Duration = Duration::from_secs(3600);
 
 /// A target as Settings lists it.
 #[derive(Debug, Clone)]
@@ -47,7 +51,7 @@ struct Lane {
     target: Target,
     events: Vec<NoticeEvent>,
     fixed: bool,
-    tx: Sender<Note>,
+    tx: Sender<(Instant, Note)>,
     gone: Arc<AtomicBool>,
 }
 
@@ -124,7 +128,7 @@ impl Lanes {
                 continue;
             }
             self.pending.fetch_add(1, Ordering::SeqCst);
-            if let Err(e) = lane.tx.try_send(note.clone()) {
+            if let Err(e) = lane.tx.try_send((Instant::now(), note.clone())) {
                 self.pending.fetch_sub(1, Ordering::SeqCst);
                 let why = match e {
                     TrySendError::Full(_) => "its queue is full",
@@ -169,36 +173,49 @@ impl Lanes {
 /// dropped.
 fn run(
     target: &Target,
-    rx: &Receiver<Note>,
+    rx: &Receiver<(Instant, Note)>,
     gone: &AtomicBool,
     pending: &AtomicUsize,
     test_base: Option<&str>,
 ) {
     let net = Client::new(outbound::WEBHOOK, Cancel::default());
-    for note in rx {
+    for (queued, note) in rx {
         if !gone.load(Ordering::SeqCst) {
-            deliver(&net, target, &note, gone, test_base);
+            deliver(&net, target, &note, queued, gone, test_base);
         }
         pending.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-fn deliver(net: &Client, target: &Target, note: &Note, gone: &AtomicBool, test_base: Option<&str>) {
+fn deliver(
+    net: &Client,
+    target: &Target,
+    note: &Note,
+    queued: Instant,
+    gone: &AtomicBool,
+    test_base: Option<&str>,
+) {
     let shown = target.shown();
     let name = note.event.map_or("test", |e| e.as_str());
-    let waits = std::iter::once(Duration::ZERO).chain(RETRY_AFTER);
-    for (attempt, wait) in waits.enumerate() {
+    let mut why = "it waited an hour behind the messages before it".to_string();
+    for wait in std::iter::once(Duration::ZERO).chain(RETRY_AFTER) {
+        if queued.elapsed() + wait > LIFETIME {
+            break;
+        }
         if !pause(wait, gone) {
             return debug!("notify: {shown} was removed; its {name} message is dropped");
         }
         match send_once(net, target, note, test_base) {
             Ok(()) => return debug!("notify: the {name} message was sent to {shown}"),
-            Err(why) if attempt == RETRY_AFTER.len() => warn!(
-                "notify: the {name} message could not be sent to {shown} within an hour ({why}); dropped"
-            ),
-            Err(why) => debug!("notify: sending the {name} message to {shown} failed ({why})"),
+            Err(e) => {
+                debug!("notify: sending the {name} message to {shown} failed ({e})");
+                why = e;
+            }
         }
     }
+    warn!(
+        "notify: the {name} message could not be sent to {shown} within an hour ({why}); dropped"
+    );
 }
 
 /// Wait `wait`, unless the target is removed meanwhile: `false` then.

@@ -74,6 +74,8 @@ pub struct Notifier {
     /// The notification targets' deliveries.
     pub lanes: lanes::Lanes,
     setup: Setup,
+    /// One reload at a time: two admins' changes never lose a lane.
+    reloading: std::sync::Mutex<()>,
 }
 
 impl Notifier {
@@ -99,6 +101,7 @@ impl Notifier {
             pending,
             lanes,
             setup,
+            reloading: std::sync::Mutex::new(()),
         };
         notifier.reload(db)?;
         notifier.warn_of_exposed();

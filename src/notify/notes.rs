@@ -35,10 +35,14 @@ impl Notifier {
     /// Make the lanes those of the targets given at start (with the events Settings
     /// narrowed them to) and of those Settings added.
     pub fn reload(&self, db: &Connection) -> Result<(), Error> {
+        let _one = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let rows = notify_targets::all(db)?;
-        let mut wanted = Vec::new();
+        let mut wanted: Vec<Wanted> = Vec::new();
         for url in &self.setup.urls {
             let target = Target::parse(url)?;
+            if wanted.iter().any(|w| w.target == target) {
+                continue;
+            }
             let events = rows
                 .iter()
                 .find(|r| r.id == target.id())

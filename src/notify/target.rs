@@ -2,9 +2,10 @@
 //! uses (Apprise's schemes), and the request each one's own API expects. What each
 //! sends was read from the targets' documentation and source:
 //!
-//! - `ntfy://[user:pass@]host[:port]/topic` (`ntfys://`: https): `POST` to the topic,
-//!   the message as the body, `X-Title` (RFC 2047 when not ASCII, which ntfy decodes),
-//!   `X-Tags` (emoji short codes), `X-Priority` (1–5), `X-Click`; Basic auth.
+//! - `ntfy://[user:pass@ | token@]host[:port]/topic` (`ntfys://`: https): `POST` to
+//!   the topic, the message as the body, `X-Title` (RFC 2047 when not ASCII, which
+//!   ntfy decodes), `X-Tags` (emoji short codes), `X-Priority` (1–5), `X-Click`;
+//!   Basic auth, or a bearer token (`tk_…`) given alone before the `@`.
 //! - `gotify://host[:port][/path]/TOKEN` (`gotifys://`): `POST path/message` with
 //!   `X-Gotify-Key` and `{title, message, priority, extras}` (the click URL in
 //!   `client::notification`).
@@ -15,8 +16,10 @@
 //! - `json://[user:pass@]host[:port]/path` (`jsons://`): Apprise's plain JSON POST,
 //!   `{version, title, message, type}`, with our `event` and `link` beside.
 //!
-//! A URL's secrets (a password, a token) are never shown back whole nor logged:
-//! `shown` keeps their first characters only.
+//! A URL's secrets (a password, a token, and the last segment of a JSON target's
+//! path, where receivers such as Home Assistant put theirs) are never shown back
+//! whole nor logged: `shown` keeps their first characters only, and a URL that is no
+//! target is shown by its scheme and host alone.
 
 use base64ct::{Base64, Encoding};
 use percent_encoding::percent_decode_str;
@@ -83,7 +86,8 @@ pub struct Request {
 /// with its port, and the path's segments (decoded, empty ones dropped).
 struct Parts {
     scheme: String,
-    user: Option<(String, String)>,
+    /// A name and a password (`user:pass@`), or a token alone (`token@`).
+    user: Option<(String, Option<String>)>,
     host: String,
     path: Vec<String>,
 }
@@ -102,10 +106,10 @@ fn split(url: &str) -> Option<Parts> {
             .map(|d| d.into_owned())
     };
     let (user, host) = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let (name, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-            (Some((decode(name)?, decode(pass)?)), host)
-        }
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((name, pass)) => (Some((decode(name)?, Some(decode(pass)?))), host),
+            None => (Some((decode(userinfo)?, None)), host),
+        },
         None => (None, authority),
     };
     let path = path
@@ -121,11 +125,15 @@ fn split(url: &str) -> Option<Parts> {
     })
 }
 
-fn basic((name, pass): &(String, String)) -> String {
-    format!(
-        "Basic {}",
-        Base64::encode_string(format!("{name}:{pass}").as_bytes())
-    )
+/// `Authorization` for `user:pass@` (Basic), or for a token alone (Bearer).
+fn authorization((name, pass): &(String, Option<String>)) -> String {
+    match pass {
+        Some(pass) => {
+            let pair = format!("{name}:{pass}");
+            format!("Basic {}", Base64::encode_string(pair.as_bytes()))
+        }
+        None => format!("Bearer {name}"),
+    }
 }
 
 /// A host (and port) a URL may hold: letters, digits, `.-_:[]`.
@@ -139,14 +147,18 @@ impl Target {
     /// hidden).
     pub fn parse(url: &str) -> Result<Target, Error> {
         let url = url.trim();
-        let bad = || Error::invalid(Msg::BadNotifyUrl { shown: hide(url) });
+        let bad = || {
+            Error::invalid(Msg::BadNotifyUrl {
+                shown: scheme_and_host(url),
+            })
+        };
         let p = split(url).ok_or_else(bad)?;
         let web = |secure: bool| if secure { "https" } else { "http" };
         let kind = match p.scheme.as_str() {
             "ntfy" | "ntfys" if plain_host(&p.host) && p.path.len() == 1 => Kind::Ntfy {
                 base: format!("{}://{}", web(p.scheme == "ntfys"), p.host),
                 topic: p.path[0].clone(),
-                auth: p.user.as_ref().map(basic),
+                auth: p.user.as_ref().map(authorization),
             },
             "gotify" | "gotifys" if plain_host(&p.host) && !p.path.is_empty() => {
                 let (token, prefix) = p.path.split_last().ok_or_else(bad)?;
@@ -174,7 +186,7 @@ impl Target {
                     p.host,
                     p.path.join("/")
                 ),
-                auth: p.user.as_ref().map(basic),
+                auth: p.user.as_ref().map(authorization),
             },
             _ => return Err(bad()),
         };
@@ -203,7 +215,9 @@ impl Target {
     /// Does its URL hold a secret (a password, a token)?
     pub fn has_secret(&self) -> bool {
         match &self.kind {
-            Kind::Ntfy { auth, .. } | Kind::Json { auth, .. } => auth.is_some(),
+            Kind::Ntfy { auth, .. } => auth.is_some(),
+            // A receiver's secret is often the path's last segment.
+            Kind::Json { auth, url } => auth.is_some() || !url.ends_with('/'),
             Kind::Gotify { .. } | Kind::Discord { .. } | Kind::Telegram { .. } => true,
         }
     }
@@ -231,9 +245,34 @@ impl Target {
     }
 }
 
+/// A URL that is no target, as an error may show it: its scheme and host, nothing of
+/// what may be a secret.
+fn scheme_and_host(url: &str) -> String {
+    let scheme = url.split_once("://").map_or("", |(s, _)| s);
+    let scheme: String = scheme
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect();
+    // The host is after the last `@` before the first `/`: a `#` or `?` in a password
+    // must not end the password early.
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host: String = host
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(100)
+        .collect();
+    format!("{scheme}://{host}/…")
+}
+
 /// `url` with each secret cut to its first three characters: the password of
-/// `user:pass@`, the last path segment of the schemes where it is a token (Gotify,
-/// Discord), and a Telegram bot's token (its host part).
+/// `user:pass@` (a token alone before the `@`), the last path segment of the schemes
+/// where it is a token (Gotify, Discord, JSON), and a Telegram bot's token (its host
+/// part).
 fn hide(url: &str) -> String {
     let cut = |s: &str| {
         let head: String = s.chars().take(3).collect();
@@ -245,14 +284,17 @@ fn hide(url: &str) -> String {
     let rest = rest.split(['?', '#']).next().unwrap_or_default();
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let name = userinfo.split(':').next().unwrap_or_default();
-            format!("{name}:{}@{host}", cut(""))
-        }
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((name, _)) => format!("{name}:{}@{host}", cut("")),
+            None => format!("{}@{host}", cut(userinfo)),
+        },
         None => authority.to_string(),
     };
     let scheme_lower = scheme.to_ascii_lowercase();
-    let token_last = matches!(scheme_lower.as_str(), "gotify" | "gotifys" | "discord");
+    let token_last = matches!(
+        scheme_lower.as_str(),
+        "gotify" | "gotifys" | "discord" | "json" | "jsons"
+    );
     let authority = match scheme_lower.as_str() {
         "tgram" => cut(&authority),
         _ => authority,
@@ -474,8 +516,15 @@ mod tests {
         ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }
-        let e = Target::parse("discord://x1/verysecrettoken").unwrap_err();
-        assert!(!format!("{:?}", e.msg).contains("verysecret"), "{e:?}");
+        for url in [
+            "discord://x1/verysecrettoken",
+            "https://discord.com/api/webhooks/1/verysecrettoken",
+            "ntfy://bob:verysecret#token@host/t",
+            "https://api.telegram.org/botverysecret/sendMessage",
+        ] {
+            let e = Target::parse(url).unwrap_err();
+            assert!(!format!("{:?}", e.msg).contains("verysecret"), "{e:?}");
+        }
     }
 
     #[test]
@@ -495,6 +544,19 @@ mod tests {
             "discord://1234567/abc…"
         );
         assert_eq!(shown("tgram://123456:ABCDEF/42"), "tgram://123…/42");
+        assert_eq!(
+            shown("ntfys://tk_AbCdEfGh@ntfy.sh/games"),
+            "ntfys://tk_…@ntfy.sh/games"
+        );
+        assert_eq!(
+            shown("jsons://ha.lan/api/webhook/s3cr3t-id"),
+            "jsons://ha.lan/api/webhook/s3c…"
+        );
+        let token = Target::parse("ntfys://tk_AbCdEfGh@ntfy.sh/games").unwrap();
+        let r = token.request(&note(), None);
+        assert!(r
+            .headers
+            .contains(&("Authorization", "Bearer tk_AbCdEfGh".to_string())));
         for u in [
             "ntfy://a:b@h/t",
             "gotify://h/T",

@@ -9,9 +9,13 @@
 //! `DATA/titledb/`, with the source it came from and the validators that source sent
 //! (ETag, Last-Modified), sent back to that source alone. A fetch asks conditionally;
 //! a file that has not changed (304) is taken from the copy, and when none changed
-//! nothing is imported. Every file is fetched before anything is imported: a file no
-//! source gives (down, slow past the timeouts, garbage), or one the import refuses,
-//! changes nothing, neither the copies nor the data.
+//! nothing is imported. Every file is fetched before anything is imported. A file no
+//! source gives (down, slow past the timeouts, garbage) is taken from its kept copy
+//! when there is one, and said (the task ends partial): the jsDelivr mirror serves
+//! files up to 20 MB, the versions files but not a region file, whose copy then
+//! stands while raw GitHub is down. When no file came from any source, or a file has
+//! neither a source nor a copy, or the import refuses one, nothing changes, neither
+//! the copies nor the data.
 //! The requests go through `outbound` (a deadline per file, a redirect only within
 //! the source's origin, a cancel that ends them at once).
 
@@ -82,12 +86,13 @@ struct Fetched {
 
 /// Fetch the three files through `net` (made with `outbound::TITLE_DATA`) and import
 /// them when any changed.
+/// What an update did, and why each file whose kept copy stood was not fetched.
 pub fn update(
     db: &Connection,
     data: &Path,
     source: &Source,
     net: &Client,
-) -> Result<Updated, Error> {
+) -> Result<(Updated, Vec<Msg>), Error> {
     if !valid_region(&source.region) {
         return Err(Error::invalid(Msg::BadRegion));
     }
@@ -101,18 +106,9 @@ pub fn update(
         "versions.json".to_string(),
         format!("{}.json", source.region),
     ];
-    let mut fetched = Vec::new();
-    for name in &names {
-        match fetch_from_any(db, net, &dir, &source.base_urls, name) {
-            Ok(f) => fetched.push(f),
-            Err(e) => {
-                discard(&fetched);
-                return Err(e);
-            }
-        }
-    }
+    let (fetched, stale) = fetch_all(db, net, &dir, &source.base_urls, &names)?;
     if fetched.iter().all(|f| f.part.is_none()) {
-        return Ok(Updated::Unchanged);
+        return Ok((Updated::Unchanged, stale));
     }
     let summary = import_fetched(db, &dir, &fetched);
     if summary.is_err() {
@@ -127,7 +123,43 @@ pub fn update(
             settings::set_titledb_from(db, &f.name, &f.from, crate::time::now())?;
         }
     }
-    Ok(Updated::Imported(summary))
+    Ok((Updated::Imported(summary), stale))
+}
+
+/// Each file, from a source or (said) from its kept copy; the first failure when no
+/// file came from a source, or one has neither.
+fn fetch_all(
+    db: &Connection,
+    net: &Client,
+    dir: &Path,
+    bases: &[String],
+    names: &[String],
+) -> Result<(Vec<Fetched>, Vec<Msg>), Error> {
+    let (mut fetched, mut stale, mut first) = (Vec::new(), Vec::new(), None);
+    for name in names {
+        match fetch_from_any(db, net, dir, bases, name) {
+            Ok(f) => fetched.push(f),
+            Err(e) if !e.is(&Kind::Cancelled) && dir.join(name).is_file() => {
+                stale.push(e.msg.clone());
+                first.get_or_insert(e);
+                let kept = Fetched {
+                    name: name.clone(),
+                    part: None,
+                    validators: (None, None),
+                    from: String::new(),
+                };
+                fetched.push(kept);
+            }
+            Err(e) => {
+                discard(&fetched);
+                return Err(e);
+            }
+        }
+    }
+    match first {
+        Some(e) if stale.len() == names.len() => Err(e),
+        _ => Ok((fetched, stale)),
+    }
 }
 
 fn discard(fetched: &[Fetched]) {

@@ -38,11 +38,20 @@ fn event_boxes(v: &Viewer, checked: &[NoticeEvent], admin: bool) -> Markup {
 /// `GET /settings/notifications`.
 pub fn notifications_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let targets = c.app.jobs.notifier.lanes.list();
+    // The targets are an admin's to see: even cut, a URL says where messages go.
+    let targets = if v.admin {
+        c.app.jobs.notifier.lanes.list()
+    } else {
+        Vec::new()
+    };
     let body = html! {
         (super::settings::sub_nav(&v))
         p.note { (v.t(M::NotificationsIntro)) }
-        p.empty #targets-empty hidden[!targets.is_empty()] { (v.t(M::NoTargets)) }
+        @if v.admin {
+            p.empty #targets-empty hidden[!targets.is_empty()] { (v.t(M::NoTargets)) }
+        } @else {
+            p.note #targets-admin-only { (v.t(M::TargetsAdminOnly)) }
+        }
         // A list of cards rather than a table: a URL and six boxes fit a phone so.
         ul #notify-targets hidden[targets.is_empty()] {
             @for t in &targets {
@@ -89,8 +98,9 @@ pub fn add(c: &Ctx) -> Result<Reply, Error> {
     let form: HashMap<String, serde_json::Value> = body(c, "url and the events, true or false")?;
     let url = form.get("url").and_then(|u| u.as_str()).unwrap_or_default();
     let target = Target::parse(url)?;
-    if !notify_targets::add(c.db, &target.id(), target.url(), &checked(&form))?
-        || c.app.jobs.notifier.lanes.target(&target.id()).is_some()
+    // A target given at start, or added already, is not added again.
+    if c.app.jobs.notifier.lanes.target(&target.id()).is_some()
+        || !notify_targets::add(c.db, &target.id(), target.url(), &checked(&form))?
     {
         return Err(Error::conflict(Msg::BadNotifyUrl {
             shown: target.shown(),

@@ -702,7 +702,12 @@ fn sources_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
             files.push((name.to_string(), url, at));
         }
     }
-    let shown = |url: &str| crate::outbound::without_credentials(url);
+    // An admin sees the whole address; anyone else its host (a private mirror's path
+    // may hold a token).
+    let shown = |url: &str| match v.admin {
+        true => crate::outbound::without_credentials(url),
+        false => crate::outbound::host_of(url).to_string(),
+    };
     Ok(html! {
         h3 { (v.t(M::TitleSources)) }
         table #title-sources {

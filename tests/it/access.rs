@@ -544,13 +544,19 @@ impl Drop for Forwarder {
 
 /// One request on its own connection (`Connection: close`); the status.
 fn raw_get(port: u16, path: &str) -> u16 {
+    raw_get_with(port, path, "")
+}
+
+/// [`raw_get`] with more header lines (each ending in CRLF).
+fn raw_get_with(port: u16, path: &str, headers: &str) -> u16 {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}Connection: close\r\n\r\n"
+    );
     stream.write_all(request.as_bytes()).unwrap();
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
@@ -625,6 +631,47 @@ unsafe fn pump(a: i32, b: i32, buf: &mut [u8]) {
                 sent += w as usize;
             }
         }
+    }
+}
+
+/// A trusted proxy on this machine signs people in by its header only when it is a
+/// program the loopback rule admits: another user's program sending `Remote-User`
+/// names no one, unless `--local-access-users` names that user.
+#[test]
+fn another_users_program_on_a_trusted_loopback_names_no_one() {
+    let Some((uid, gid)) = nobody() else {
+        return;
+    };
+    let folders = Folders::new();
+    crate::web::add_user(&folders, "admin", "admin password", true);
+    let as_admin = "Remote-User: admin\r\n";
+    for (args, nobody_signs_in) in [
+        (&["--trusted-proxy", "127.0.0.1"][..], false),
+        (
+            &[
+                "--trusted-proxy",
+                "127.0.0.1",
+                "--local-access-users",
+                "nobody",
+            ],
+            true,
+        ),
+    ] {
+        let s = TestServer::start_on(folders.clone(), args);
+        let port: u16 = s.addr.rsplit(':').next().unwrap().parse().unwrap();
+        assert_eq!(
+            raw_get_with(port, "/api/users", as_admin),
+            200,
+            "root's proxy"
+        );
+        let proxy = Forwarder::start(uid, gid, port);
+        let expected = if nobody_signs_in { 200 } else { 401 };
+        assert_eq!(
+            raw_get_with(proxy.port, "/api/users", as_admin),
+            expected,
+            "{args:?}"
+        );
+        drop((proxy, s));
     }
 }
 

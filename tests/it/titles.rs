@@ -285,6 +285,9 @@ pub(crate) fn source() -> Source {
                 ("503 Unavailable", Vec::new())
             } else if mode == "error" {
                 ("500 Internal Server Error", Vec::new())
+            } else if mode == "small" && name.ends_with(".json") && name != "versions.json" {
+                // As jsDelivr answers a file past its 20 MB.
+                ("403 Forbidden", Vec::new())
             } else if mode == "html" {
                 ("200 OK", b"<html><body>Maintenance</body></html>".to_vec())
             } else if head
@@ -463,6 +466,28 @@ fn each_file_comes_from_the_first_source_that_gives_one() {
             "{kept}"
         );
     }
+    // The first down, the second serving the small files only (as jsDelivr does): the
+    // region file's kept copy stands, and the run says so, partial.
+    *first.mode.lock().unwrap() = "down";
+    *second.mode.lock().unwrap() = "small";
+    assert_eq!(update(), "partial");
+    let failures = folders.last_run_failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        matches!(&failures[0].1, Msg::TitleSourceDown { file, .. } if file == "IL.en.json"),
+        "{failures:?}"
+    );
+    let page = s.get("/settings").body;
+    let kept = row(&page, "title-files", "data-file", "IL.en.json");
+    assert!(
+        kept.contains(&format!("data-from=\"{}\"", first.url)),
+        "{kept}"
+    );
+    let fresh = row(&page, "title-files", "data-file", "versions.txt");
+    assert!(
+        fresh.contains(&format!("data-from=\"{}\"", second.url)),
+        "{fresh}"
+    );
     // Both down: the data as it was, and the first one's reason.
     *first.mode.lock().unwrap() = "down";
     *second.mode.lock().unwrap() = "down";
