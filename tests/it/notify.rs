@@ -263,6 +263,13 @@ fn each_target_gets_each_event_in_its_own_shape() {
         "{telegram}"
     );
 
+    // The demo's broken file, found by that scan: a warning linking to the files.
+    let damaged = rx.at("/in", "\"damaged\"").json();
+    assert_eq!(
+        (damaged["type"].as_str(), damaged["link"].as_str()),
+        (Some("warning"), Some("https://ludo.example/files"))
+    );
+    assert_eq!(damaged["message"], "1 fichier endommagé trouvé");
     // Title data that says what the library lacks: updates and DLC newly wanted.
     assert_eq!(s.post("/api/titles/update").status, 202);
     s.wait_idle();
