@@ -171,19 +171,19 @@ pub fn proxy_user(
         return Ok(Some(user));
     }
     let Ok(name) = check_name(name) else {
-        log::warn!("the proxy names an account no account could have: {name:?}");
+        say_once(name, "an account no account could have");
         return Ok(None);
     };
     if !create {
-        log::warn!("the proxy names {name:?}, who has no account (--auth-header-create makes it)");
+        say_once(&name, "who has no account (--auth-header-create makes it)");
         return Ok(None);
     }
     // A viewer made first would leave no way to make the first admin on the web (the
     // first-run page is for a service without accounts).
     if users::count(conn)? == 0 {
-        log::warn!(
-            "the proxy names {name:?}, but no account exists yet: make the first admin at \
-             /setup, then the proxy's users are made as they come"
+        say_once(
+            &name,
+            "but no account exists yet: make the first admin at /setup first",
         );
         return Ok(None);
     }
@@ -191,6 +191,21 @@ pub fn proxy_user(
     users::insert_in(conn, &name, "", Role::Viewer, lang, time::now())?;
     log::info!("account {name:?} created as a viewer for the proxy's sign-in");
     Ok(users::by_name(conn, &name)?.map(|(user, _)| user))
+}
+
+/// Why the proxy's name signs no one in, logged once per name (the proxy sends it with
+/// every request): at most 1,000 names are remembered.
+fn say_once(name: &str, why: &str) {
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|p| p.into_inner());
+    if said.iter().any(|n| n == name) {
+        return;
+    }
+    if said.len() >= 1000 {
+        said.clear();
+    }
+    said.push(name.to_string());
+    log::warn!("the proxy names {name:?}, {why}");
 }
 
 /// `fr` or `en`, as a form says it.
