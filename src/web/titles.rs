@@ -682,8 +682,14 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 /// How often the title data is fetched by itself, or "never".
 fn refresh_every(c: &Ctx, v: &Viewer) -> String {
     match c.app.config.titledb_refresh(c.db) {
+        // In units both languages write alike: "24 h", "30 min", "90 s".
         Some(every) => {
-            let every = humantime::format_duration(every).to_string();
+            let secs = every.as_secs();
+            let every = match secs {
+                s if s % 3600 == 0 => format!("{} h", s / 3600),
+                s if s % 60 == 0 => format!("{} min", s / 60),
+                s => format!("{s} s"),
+            };
             format!("{} {every}", v.t(M::EveryDuration))
         }
         None => v.t(M::Never).to_string(),

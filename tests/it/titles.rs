@@ -444,7 +444,7 @@ fn each_file_comes_from_the_first_source_that_gives_one() {
         row(&page, "title-sources", "data-source", &first.url).contains("the source answered 500")
     );
     // Having fetched from a source, the data is refreshed daily by default.
-    assert!(page.contains(r#"id="title-refresh">every 1day<"#), "{page}");
+    assert!(page.contains(r#"id="title-refresh">every 24 h<"#), "{page}");
     // A 200 that is no title data file is the next source's turn too; the second's
     // validators are never sent to the first.
     *first.mode.lock().unwrap() = "html";
