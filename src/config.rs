@@ -263,15 +263,9 @@ fn webhook(serve: &ServeArgs) -> Result<(Option<String>, Option<String>), Error>
 /// of `--notify-file` but blank ones and comments. Only the file's first 1 MiB is
 /// read.
 fn notify_targets(serve: &ServeArgs) -> Result<Vec<String>, Error> {
-    use std::io::Read;
     let mut urls: Vec<String> = serve.notify.iter().map(|u| u.trim().to_string()).collect();
     if let Some(file) = &serve.notify_file {
-        let mut text = String::new();
-        std::fs::File::open(file)
-            .and_then(|f| f.take(1 << 20).read_to_string(&mut text))
-            .map_err(|e| {
-                Error::invalid(Msg::NotifyFile).with_cause(format!("{}: {e}", file.display()))
-            })?;
+        let text = read_text(file, 1 << 20, Msg::NotifyFile)?;
         urls.extend(text.lines().map(|l| l.trim().to_string()));
     }
     let mut seen = std::collections::HashSet::new();
@@ -282,20 +276,26 @@ fn notify_targets(serve: &ServeArgs) -> Result<Vec<String>, Error> {
 /// The first line of the webhook's address file, trimmed. Only its first 64 KiB are
 /// read: no address is near that long.
 fn read_webhook_file(file: &Path) -> Result<String, Error> {
+    let text = read_text(file, 64 * 1024, Msg::WebhookUrlFile)?;
+    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+}
+
+/// The first `limit` bytes of a small text file the flags name, or `msg` (the path
+/// goes to the cause, for the log, never to the message).
+fn read_text(file: &Path, limit: u64, msg: Msg) -> Result<String, Error> {
     use std::io::Read;
     let mut text = String::new();
     std::fs::File::open(file)
-        .and_then(|f| f.take(64 * 1024).read_to_string(&mut text))
-        .map_err(|e| {
-            Error::invalid(Msg::WebhookUrlFile).with_cause(format!("{}: {e}", file.display()))
-        })?;
-    Ok(text.lines().next().unwrap_or_default().trim().to_string())
+        .and_then(|f| f.take(limit).read_to_string(&mut text))
+        .map_err(|e| Error::invalid(msg).with_cause(format!("{}: {e}", file.display())))?;
+    Ok(text)
 }
 
 /// A URL with credentials (`user:pw@`) or a query: what a token is usually in.
 fn carries_secrets(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    // Up to the first `/` only: a `#` or `?` may be inside a password.
+    let authority = rest.split('/').next().unwrap_or_default();
     authority.contains('@') || rest.contains('?')
 }
 

@@ -473,10 +473,13 @@ pub fn without_credentials(url: &str) -> String {
 }
 
 /// The host (and port) of a URL, for the log: never its path, query or credentials.
+/// The host is after the last `@` before the first `/`, so that a `#` or a `?` in a
+/// password does not end the credentials early and show their start.
 pub fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    authority.rsplit('@').next().unwrap_or_default()
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    host.split(['?', '#']).next().unwrap_or_default()
 }
 
 #[cfg(test)]

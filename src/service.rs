@@ -289,6 +289,9 @@ struct DiskWatch {
     offline: bool,
     /// The library's disk, then the data folder's, is short of room.
     low: [bool; 2],
+    /// The library's disk, as last seen (it stays the data folder's disk, or not,
+    /// while the library's folder is away).
+    library_dev: Option<u64>,
 }
 
 impl DiskWatch {
@@ -323,8 +326,8 @@ impl DiskWatch {
         }
         // The data folder on the library's disk is told of once, as the library.
         let device = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
-        let same_disk =
-            device(&config.library).is_some() && device(&config.library) == device(&config.data);
+        self.library_dev = device(&config.library).or(self.library_dev);
+        let same_disk = self.library_dev.is_some() && self.library_dev == device(&config.data);
         for (i, folder) in [&config.library, &config.data].into_iter().enumerate() {
             if i == 1 && same_disk {
                 continue;

@@ -345,6 +345,12 @@ mod tests {
             host_of("http://user:pw@10.0.0.2:8080/x?token=1"),
             "10.0.0.2:8080"
         );
+        // A `#` or `?` inside a password does not show the password's start.
+        assert_eq!(host_of("ntfy://bob:pa#ss?w@ntfy.lan/t"), "ntfy.lan");
+        assert_eq!(
+            host_of("http://user:pw@10.0.0.2:8080/x?token=1"),
+            "10.0.0.2:8080"
+        );
     }
 
     /// A title whose ID is the hex digit(s) `id`.

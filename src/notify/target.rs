@@ -254,18 +254,7 @@ fn scheme_and_host(url: &str) -> String {
         .filter(char::is_ascii_alphanumeric)
         .take(12)
         .collect();
-    // The host is after the last `@` before the first `/`: a `#` or `?` in a password
-    // must not end the password early.
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split('/').next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
-    let host: String = host
-        .split(['?', '#'])
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(100)
-        .collect();
+    let host: String = crate::outbound::host_of(url).chars().take(100).collect();
     format!("{scheme}://{host}/…")
 }
 

@@ -509,8 +509,16 @@ fn low_space_and_an_offline_library_are_told_once() {
     std::fs::rename(&folders.library, &away).unwrap();
     let offline = rx.at("/in", "library_offline").json();
     assert_eq!(offline["type"], "failure");
-    // Told once: nothing more while it stays away.
+    // Told once: nothing more while it stays away. The data folder shares the
+    // library's disk here: one low-space note for both.
     let more = rx.within(Duration::from_secs(7));
+    let lows = rx
+        .seen
+        .borrow()
+        .iter()
+        .filter(|h| String::from_utf8_lossy(&h.body).contains("low_space"))
+        .count();
+    assert_eq!(lows, 1);
     assert!(
         !more
             .iter()
@@ -519,4 +527,32 @@ fn low_space_and_an_offline_library_are_told_once() {
     );
     std::fs::rename(&away, &folders.library).unwrap();
     drop(s);
+}
+
+/// A `--public-url` that is no http(s) address in ASCII, or a `--titledb-every` past a
+/// year, stops the start with a clear error.
+#[test]
+fn a_bad_public_url_or_schedule_is_refused_at_start() {
+    let folders = Folders::new();
+    for (flag, value, said) in [
+        (
+            "--public-url",
+            "ludo.example.net",
+            "--public-url doit être une adresse http(s)",
+        ),
+        ("--public-url", "https://ludothèque.example", "en ASCII"),
+        ("--titledb-every", "400days", "at most a year"),
+    ] {
+        let out = crate::harness::ludotheque()
+            .args(["--data", folders.data.to_str().unwrap(), "--library"])
+            .arg(&folders.library)
+            .args(["serve", "--listen", "127.0.0.1:0", flag, value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(said),
+            "{flag} {value}: {err}"
+        );
+    }
 }
