@@ -35,6 +35,18 @@ fn dialog(tab: &headless_chrome::Tab, button: &str, name: &str, yes: bool) {
     wait_for(tab, "!document.querySelector('dialog[open]')");
 }
 
+/// A confirmed task took the tab to Tasks and ended there. The Tasks page reloads
+/// itself when it sees a run end, so the test waits for the page that shows the
+/// ended run: one opened before that reload would be swept away by it.
+fn ran_to_its_end(tab: &headless_chrome::Tab, s: &TestServer, key: &str) {
+    wait_for(tab, "location.pathname === '/tasks'");
+    s.wait_idle_with(key);
+    wait_for(
+        tab,
+        "document.readyState === 'complete' && document.getElementById('job')?.dataset.state === 'idle'",
+    );
+}
+
 #[test]
 fn dedupe_and_organize_ask_with_their_plan_and_a_past_run_is_undone_from_its_button() {
     let folders = Folders::new();
@@ -93,8 +105,7 @@ fn dedupe_and_organize_ask_with_their_plan_and_a_past_run_is_undone_from_its_but
     // Organize, confirmed; then the run's Undo button asks, and puts everything back.
     let before = crate::harness::files_under(&lib);
     dialog(&tab, "#start-organize", "upkeep-organize-confirmed", true);
-    wait_for(&tab, "location.pathname === '/tasks'");
-    s.wait_idle_with(&key);
+    ran_to_its_end(&tab, &s, &key);
     assert!(lib.join("Styx").is_dir(), "the run moved Styx");
     for lang in ["fr", "en"] {
         set_lang(&tab, lang);
@@ -110,8 +121,7 @@ fn dedupe_and_organize_ask_with_their_plan_and_a_past_run_is_undone_from_its_but
         }
     }
     dialog(&tab, "#undo-organize-1", "upkeep-undo-confirmed", true);
-    wait_for(&tab, "location.pathname === '/tasks'");
-    s.wait_idle_with(&key);
+    ran_to_its_end(&tab, &s, &key);
     let mut after = crate::harness::files_under(&lib);
     let mut before = before;
     after.retain(|p| !p.starts_with(lib.join(".ludotheque-trash")));
@@ -123,7 +133,6 @@ fn dedupe_and_organize_ask_with_their_plan_and_a_past_run_is_undone_from_its_but
     // Dedupe, confirmed: the older copy goes to the trash, the newer stays.
     open(&tab, &format!("{base}/upkeep"));
     dialog(&tab, "#start-dedupe", "upkeep-dedupe-confirmed", true);
-    wait_for(&tab, "location.pathname === '/tasks'");
-    s.wait_idle_with(&key);
+    ran_to_its_end(&tab, &s, &key);
     assert!(!lib.join(STYX_OLD).exists() && lib.join(STYX_NEW).is_file());
 }
