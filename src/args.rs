@@ -226,9 +226,17 @@ pub struct ServeArgs {
     /// downloading slowly is never cut.
     #[arg(long, env = "LUDOTHEQUE_WRITE_TIMEOUT_SECS", default_value_t = 30)]
     pub write_timeout_secs: u64,
-    /// Largest request body accepted, in bytes (larger: 413).
+    /// Largest request body accepted, in bytes (larger: 413); save uploads have
+    /// --save-max-bytes instead.
     #[arg(long, env = "LUDOTHEQUE_MAX_BODY", default_value_t = 1024 * 1024)]
     pub max_body: usize,
+    /// Largest save backup a console may upload, in bytes (larger: 413).
+    #[arg(long, env = "LUDOTHEQUE_SAVE_MAX_BYTES", default_value_t = 1 << 30)]
+    pub save_max_bytes: u64,
+    /// Save backups kept per console and title; older ones go to the trash.
+    #[arg(long, env = "LUDOTHEQUE_SAVE_VERSIONS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub save_versions: u32,
     /// Turn off the loopback rule (keyless requests from this machine get full access).
     #[arg(
         long,
@@ -545,8 +553,9 @@ pub enum Command {
         #[command(subcommand)]
         command: ConsoleKeysCommand,
     },
-    /// Copy the database to FILE while the service runs (SQLite online backup); the
-    /// console keys file (prod.keys) is not in the copy.
+    /// Copy the database to FILE while the service runs (SQLite online backup), and
+    /// the consoles' save backups to the folder FILE-saves beside it; the console
+    /// keys file (prod.keys) is not in the copy.
     Backup {
         /// Where to write the copy (must not exist yet).
         file: PathBuf,

@@ -8,8 +8,8 @@
 //!
 //! ```text
 //! numbers words error time memory metrics kept text naming args store config outbound
-//! library titles accounts keys consoles shop device trash convert notify jobs watch
-//! views http api web routes service cli
+//! library titles accounts keys consoles shop device trash saves convert notify jobs
+//! watch views http api web routes service cli
 //! ```
 //!
 //! From the top: the commands (`cli`, in French), opening the data folder and its
@@ -42,6 +42,7 @@ mod notify;
 mod numbers;
 mod outbound;
 mod routes;
+mod saves;
 mod service;
 mod shop;
 mod store;

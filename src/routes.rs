@@ -6,6 +6,7 @@
 
 use crate::api::download;
 use crate::api::metrics;
+use crate::api::saves;
 use crate::api::shop;
 use crate::api::v1;
 use crate::error::Error;
@@ -20,7 +21,16 @@ pub const TABLE: Table = Table {
     // The shop's files, also asked from the root by installers given the root, and a
     // file downloaded from its page: a worker checks the caller, then the download
     // threads serve them.
-    downloads: &["/shop/files/", "/base/", "/updates/", "/dlc/", "/download/"],
+    downloads: &[
+        "/shop/files/",
+        "/base/",
+        "/updates/",
+        "/dlc/",
+        "/download/",
+        "/api/saves/download/",
+    ],
+    // A console's save upload is read as it arrives, to a file (`http::upload`).
+    uploads: &["/api/saves/upload/"],
     missing_page: web::missing::missing_page,
     error_page: web::missing::error_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
@@ -65,6 +75,15 @@ const ROUTES: &[Route] = &[
     route("GET", "/shop/api/shop/sections", Shop, shop::sections_under_shop),
     route("GET", "/api/shop/icon/{title_id}", Shop, shop::icon),
     route("GET", "/shop/api/shop/icon/{title_id}", Shop, shop::icon),
+    // CyberFoil's save sync: a console's own saves, with its login only.
+    route("GET", "/api/saves/list", Console, saves::list),
+    route("POST", "/api/saves/upload/{title_id}", Console, saves::upload),
+    route("GET", "/api/saves/download/{title_id}", Console, saves::download),
+    route("GET", "/api/saves/download/{title_id}/{save_id}", Console, saves::download),
+    route("DELETE", "/api/saves/delete/{title_id}", Console, saves::delete),
+    route("DELETE", "/api/saves/delete/{title_id}/{save_id}", Console, saves::delete),
+    route("POST", "/api/saves/delete/{title_id}", Console, saves::delete),
+    route("POST", "/api/saves/delete/{title_id}/{save_id}", Console, saves::delete),
     // The web interface's pages and assets.
     route("GET", "/", Page, web::dashboard::dashboard),
     route("GET", "/library", Page, web::titles::library_page),

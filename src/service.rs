@@ -57,12 +57,16 @@ impl Service {
     pub fn open(config: &Config) -> Result<Service, Error> {
         let lock = db::lock_data(&config.data)?;
         let conn = db::open_and_migrate(&config.data)?;
-        let (adopted, dropped) =
-            trash::recover(&conn, &config.library, config.serve.trash_retention_days)?;
+        let (adopted, dropped) = trash::recover(
+            &conn,
+            &trash::Places::of(config),
+            config.serve.trash_retention_days,
+        )?;
         if adopted + dropped > 0 {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
         convert::clean_leftover(&conn, &config.library)?;
+        crate::saves::clean_incoming(&config.data);
         jobs::organize::recover(&conn, &config.library)?;
         crate::store::games::ensure_indexes(&conn)?;
         // A new build may compute the titles' states differently (a migration added a
@@ -210,7 +214,8 @@ fn start_maintenance(
                     next_trim = Instant::now() + Duration::from_secs(10);
                 }
                 if Instant::now() >= next_purge {
-                    match trash::purge_expired(&conn, &library, crate::time::now()) {
+                    let places = trash::Places::of(&config);
+                    match trash::purge_expired(&conn, &places, crate::time::now()) {
                         Ok(0) => {}
                         Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
                         Err(e) => error!("trash: purging expired entries failed: {e}"),

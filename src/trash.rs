@@ -8,6 +8,11 @@
 //! transaction commits. A process killed in between leaves a file in the trash without
 //! a row; [`recover`] adopts it at the next start (reason `recovered`), and drops rows
 //! whose file has vanished. Restoring never overwrites: an occupied key is a conflict.
+//!
+//! A console's save backup (`saves`) lives in the data folder, not the library, and
+//! so does its trash: an entry of reason `save` is `DATA/.ludotheque-trash/<id>/<key>`,
+//! its key relative to the data folder (`saves/<console>/<title>/<save>.zip`), and it
+//! goes back there. [`Places`] says which folder is whose.
 
 use std::path::{Path, PathBuf};
 
@@ -17,12 +22,38 @@ use rusqlite::Connection;
 use crate::error::{Error, Msg};
 use crate::library::{self, identify, LibraryKey};
 use crate::store::games;
+use crate::store::saves;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
 use crate::words::{Container, GameKind, TrashReason};
 
-/// The trash folder's name, at the library root.
+/// The trash folder's name, at the library root (and the data folder's, for saves).
 pub const FOLDER: &str = ".ludotheque-trash";
+
+/// The folders whose files the trash holds: the library's games, and the consoles'
+/// save backups in the data folder.
+#[derive(Clone, Copy)]
+pub struct Places<'a> {
+    pub library: &'a Path,
+    pub data: &'a Path,
+}
+
+impl<'a> Places<'a> {
+    pub fn of(config: &'a crate::config::Config) -> Places<'a> {
+        Places {
+            library: &config.library,
+            data: &config.data,
+        }
+    }
+
+    /// The folder an entry's key is relative to, and whose trash folder holds it.
+    fn root_of(&self, row: &TrashRow) -> &'a Path {
+        match row.reason {
+            TrashReason::Save => self.data,
+            _ => self.library,
+        }
+    }
+}
 const DAY_S: i64 = 24 * 60 * 60;
 
 pub fn dir(root: &Path) -> PathBuf {
@@ -143,6 +174,60 @@ pub fn move_in(
     Ok(row)
 }
 
+/// Move a console's save backup into the data folder's trash: `save` is its row, its
+/// file is at `key` under `data`, and `name` says whose and which in the trash's list.
+/// The row stays, marked as in the trash, so a restore brings back its note and date.
+pub fn move_save_in(
+    db: &Connection,
+    data: &Path,
+    save: &saves::SaveRow,
+    key: &LibraryKey,
+    name: String,
+    retention_days: u32,
+) -> Result<TrashRow, Error> {
+    check_dir(data)?;
+    let src = key.under(data);
+    let meta =
+        std::fs::symlink_metadata(&src).map_err(|e| Error::not_found(Msg::NoSave).with_cause(e))?;
+    let now = time::now();
+    let mut row = TrashRow {
+        id: 0,
+        key: key.to_string(),
+        name,
+        kind: GameKind::Unknown,
+        size: meta.len(),
+        reason: TrashReason::Save,
+        deleted_at: now,
+        expires_at: now + retention_days as i64 * DAY_S,
+    };
+    let tx = db.unchecked_transaction()?;
+    row.id = store::insert(&tx, None, &row)?;
+    saves::set_trash(&tx, save.id, Some(row.id))?;
+    let dst = entry_file(data, row.id, key);
+    let moved = std::fs::create_dir_all(dir(data))
+        .and_then(|_| library::safe::make_folders(&dir(data), &key.inside(&entry_key(row.id))))
+        .and_then(|_| std::fs::rename(&src, &dst));
+    if let Err(e) = moved {
+        let _ = std::fs::remove_dir_all(entry_dir(data, row.id));
+        return Err(Error::internal(format!("moving {key} into the trash: {e}")));
+    }
+    if let Err(e) = tx.commit() {
+        match library::safe::move_new(&dst, &src) {
+            Ok(()) => {
+                let _ = std::fs::remove_dir_all(entry_dir(data, row.id));
+            }
+            Err(back) => log::error!(
+                "trash: {key} stays in the trash folder of entry {}: the database did not \
+                 take the move ({e}) and putting it back failed ({back})",
+                row.id
+            ),
+        }
+        return Err(e.into());
+    }
+    info!("trash: {key} moved in as entry {} (save)", row.id);
+    Ok(row)
+}
+
 /// Name and type from the file name alone (for files the library did not know).
 fn describe(key: &str) -> (String, GameKind) {
     let tags = identify::parse_file_name(key.rsplit('/').next().unwrap_or(key));
@@ -216,12 +301,16 @@ pub fn free_name(root: &Path, original: &LibraryKey) -> String {
 /// with the console `keys` when there are, as a scan would.
 pub fn restore_as(
     db: &Connection,
-    root: &Path,
+    places: &Places,
     id: i64,
     name: Option<&str>,
     keys: Option<&crate::library::switchfs::ProdKeys>,
 ) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    if row.reason == TrashReason::Save && name.is_some() {
+        return Err(Error::invalid(Msg::SaveRestoreName));
+    }
+    let root = places.root_of(&row);
     check_dir(root)?;
     let present = LibraryKey::parse(&row.key)
         .map(|key| (entry_file(root, id, &key), key))
@@ -258,6 +347,15 @@ pub fn restore_as(
         moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
+    if row.reason == TrashReason::Save {
+        // The version is listed again, with its note and date.
+        if let Some(save) = saves::in_trash(db, id)? {
+            saves::set_trash(db, save.id, None)?;
+        }
+        store::delete(db, id)?;
+        info!("trash: entry {id} restored to {target}");
+        return Ok(row);
+    }
     store::delete(db, id)?;
     library::index_one(db, root, &target, keys)?;
     crate::titles::model::refresh_after_change(db);
@@ -325,27 +423,41 @@ pub fn follow(
 }
 
 /// Delete an entry's file for good.
-pub fn purge(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
+    let root = places.root_of(&row);
     check_dir(root)?;
     match std::fs::remove_dir_all(entry_dir(root, id)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
         _ => {}
     }
+    saves::forget_trashed(db, id)?;
     store::delete(db, id)?;
     info!("trash: entry {id} ({}) purged", row.key);
     Ok(row)
 }
 
+/// [`purge`] an entry a task just made for a game of the library at `root`.
+pub fn purge_game(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+    purge(
+        db,
+        &Places {
+            library: root,
+            data: root,
+        },
+        id,
+    )
+}
+
 /// Purge every entry `pick` chooses; returns how many, and the bytes they held.
 pub fn purge_where(
     db: &Connection,
-    root: &Path,
+    places: &Places,
     pick: impl Fn(&TrashRow) -> bool,
 ) -> Result<(usize, u64), Error> {
     let (mut purged, mut bytes) = (0, 0);
     for row in store::list(db)?.iter().filter(|r| pick(r)) {
-        purge(db, root, row.id)?;
+        purge(db, places, row.id)?;
         purged += 1;
         bytes += row.size;
     }
@@ -353,18 +465,19 @@ pub fn purge_where(
 }
 
 /// Purge every entry past its retention; returns how many.
-pub fn purge_expired(db: &Connection, root: &Path, now: i64) -> Result<usize, Error> {
+pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize, Error> {
     let expired = store::expired(db, now)?;
     for row in &expired {
-        purge(db, root, row.id)?;
+        purge(db, places, row.id)?;
     }
     Ok(expired.len())
 }
 
 /// Drop the entries whose file is gone; returns how many.
-fn drop_vanished(db: &Connection, root: &Path) -> Result<usize, Error> {
+fn drop_vanished(db: &Connection, places: &Places) -> Result<usize, Error> {
     let mut dropped = 0;
     for row in store::list(db)? {
+        let root = places.root_of(&row);
         // A key that does not parse names no file of ours: the row is dropped.
         let file = LibraryKey::parse(&row.key).map(|key| entry_file(root, row.id, &key));
         if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err()) {
@@ -372,6 +485,7 @@ fn drop_vanished(db: &Connection, root: &Path) -> Result<usize, Error> {
                 "trash: entry {} ({}) has no file any more; dropping it",
                 row.id, row.key
             );
+            saves::forget_trashed(db, row.id)?;
             store::delete(db, row.id)?;
             dropped += 1;
         }
@@ -379,12 +493,13 @@ fn drop_vanished(db: &Connection, root: &Path) -> Result<usize, Error> {
     Ok(dropped)
 }
 
-/// Give the file found in entry folder `id` (at `key`, of `size` bytes) its entry.
+/// Give the file found in entry folder `id` (at `key`, of `size` bytes) its entry:
+/// of `reason` `recovered`, or `save` in the data folder's trash.
 fn adopt(
     db: &Connection,
     id: i64,
-    key: String,
-    size: u64,
+    (key, size): (String, u64),
+    reason: TrashReason,
     retention_days: u32,
 ) -> Result<(), Error> {
     let (name, kind) = describe(&key);
@@ -395,7 +510,7 @@ fn adopt(
         name,
         kind,
         size,
-        reason: TrashReason::Recovered,
+        reason,
         deleted_at: now,
         expires_at: now + retention_days as i64 * DAY_S,
     };
@@ -407,17 +522,38 @@ fn adopt(
     Ok(())
 }
 
-/// Make the trash folder and the table agree after a crash: adopt files without a row
-/// (reason `recovered`), drop rows without a file. Returns (adopted, dropped).
-pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usize, usize), Error> {
-    let mut adopted = 0;
-    if let Err(e) = check_dir(root) {
-        warn!("trash: {e}; the trash is left alone");
-        return Ok((0, 0));
+/// Make the trash folders and the table agree after a crash: adopt files without a
+/// row (reason `recovered`, or `save` in the data folder), drop rows without a file.
+/// Returns (adopted, dropped).
+pub fn recover(
+    db: &Connection,
+    places: &Places,
+    retention_days: u32,
+) -> Result<(usize, usize), Error> {
+    for root in [places.library, places.data] {
+        if let Err(e) = check_dir(root) {
+            warn!("trash: {e}; the trash is left alone");
+            return Ok((0, 0));
+        }
     }
-    let dropped = drop_vanished(db, root)?;
+    let dropped = drop_vanished(db, places)?;
+    let mut adopted = adopt_in(db, places.library, TrashReason::Recovered, retention_days)?;
+    if places.data != places.library {
+        adopted += adopt_in(db, places.data, TrashReason::Save, retention_days)?;
+    }
+    Ok((adopted, dropped))
+}
+
+/// Adopt the files of `root`'s trash folder that have no row; how many.
+fn adopt_in(
+    db: &Connection,
+    root: &Path,
+    reason: TrashReason,
+    retention_days: u32,
+) -> Result<usize, Error> {
+    let mut adopted = 0;
     let Ok(entries) = std::fs::read_dir(dir(root)) else {
-        return Ok((adopted, dropped));
+        return Ok(adopted);
     };
     for entry in entries.flatten() {
         let Some(id) = entry
@@ -437,7 +573,7 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
         }
         match first_file(&entry.path()) {
             Some((key, size)) if LibraryKey::parse(&key).is_some() => {
-                adopt(db, id, key, size, retention_days)?;
+                adopt(db, id, (key, size), reason, retention_days)?;
                 adopted += 1;
             }
             // An empty folder left by a crash before the rename.
@@ -447,7 +583,7 @@ pub fn recover(db: &Connection, root: &Path, retention_days: u32) -> Result<(usi
             Some(_) => warn!("trash: folder {id} holds a file with an unusable name; left alone"),
         }
     }
-    Ok((adopted, dropped))
+    Ok(adopted)
 }
 
 /// The first file below `dir`, as a key relative to it, with its size.

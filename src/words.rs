@@ -202,6 +202,8 @@ words! {
         Superseded = "superseded",
         /// The same title ID and version as a copy that stays (`dedupe`).
         Duplicate = "duplicate",
+        /// A console's save backup: deleted, or past the versions kept (`saves`).
+        Save = "save",
     }
 }
 

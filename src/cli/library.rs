@@ -81,6 +81,10 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
             .with_cause(e)
         })
     };
+    let places = |root| trash::Places {
+        library: root,
+        data: &global.data,
+    };
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
         TrashCommand::Restore { id, as_name } => {
@@ -90,21 +94,23 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .ok()
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
-            let row = trash::restore_as(&conn, &root()?, *id, as_name.as_deref(), keys)?;
+            let root = root()?;
+            let places = places(&root);
+            let row = trash::restore_as(&conn, &places, *id, as_name.as_deref(), keys)?;
             tell(&Line::Restored { key: row.key });
         }
         TrashCommand::Purge { id: Some(id), .. } => {
-            let row = trash::purge(&conn, &root()?, *id)?;
+            let row = trash::purge(&conn, &places(&root()?), *id)?;
             tell(&Line::PurgedOne { key: row.key });
         }
         TrashCommand::Purge { expired: true, .. } => {
-            let n = trash::purge_expired(&conn, &root()?, time::now())?;
+            let n = trash::purge_expired(&conn, &places(&root()?), time::now())?;
             tell(&Line::PurgedExpired { entries: n as u64 });
         }
         TrashCommand::Purge { .. } => {
             let (rows, root) = (store::trash::list(&conn)?, root()?);
             for r in &rows {
-                trash::purge(&conn, &root, r.id)?;
+                trash::purge(&conn, &places(&root), r.id)?;
             }
             tell(&Line::PurgedAll {
                 entries: rows.len() as u64,
@@ -176,8 +182,59 @@ pub fn backup(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
     tell(&Line::BackedUp {
         file: file.display().to_string(),
     });
+    backup_saves(global, file)?;
     tell(&Line::BackupNoKeys);
     Ok(())
+}
+
+/// The consoles' save backups (`DATA/saves/`), copied beside the database's copy
+/// `FILE`, into the folder `FILE-saves` (private, like the copy): the versions the
+/// database lists, so the two restore together. The trash is not copied.
+fn backup_saves(global: &GlobalArgs, file: &Path) -> Result<(), Error> {
+    let vault = global.data.join(crate::saves::FOLDER);
+    if !vault.is_dir() {
+        return Ok(());
+    }
+    let mut dir = file.as_os_str().to_owned();
+    dir.push("-saves");
+    let dir = std::path::PathBuf::from(dir);
+    let cannot = |e: std::io::Error| {
+        Error::invalid(Msg::CannotCreate {
+            file: dir.display().to_string(),
+        })
+        .with_cause(e)
+    };
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .map_err(cannot)?;
+    }
+    let files = copy_tree(&vault, &dir).map_err(cannot)?;
+    tell(&Line::BackedUpSaves {
+        dir: dir.display().to_string(),
+        files,
+    });
+    Ok(())
+}
+
+/// Copy the files and folders below `from` into `to` (which exists); links are left
+/// out. How many files.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<u64> {
+    let mut files = 0;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (kind, target) = (entry.file_type()?, to.join(entry.file_name()));
+        if kind.is_dir() {
+            std::fs::create_dir(&target)?;
+            files += copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+            files += 1;
+        }
+    }
+    Ok(files)
 }
 
 /// `device show`: the console, how the last push went, what waits.

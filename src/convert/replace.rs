@@ -218,7 +218,7 @@ fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Err
     if swap.purge {
         // Through the trash, so that a crash in between leaves an entry, never a
         // file nobody knows of.
-        trash::purge(db, root, row.id)?;
+        trash::purge_game(db, root, row.id)?;
     }
     library::index_one(db, root, out_key, swap.keys)?;
     let tx = db.unchecked_transaction()?;

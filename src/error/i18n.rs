@@ -23,6 +23,7 @@ impl M {
             TrashReason::Recovered => M::ReasonRecovered,
             TrashReason::Superseded => M::ReasonSuperseded,
             TrashReason::Duplicate => M::ReasonDuplicate,
+            TrashReason::Save => M::ReasonSave,
         }
     }
 
@@ -542,6 +543,7 @@ messages! {
     ReasonRecovered => "retrouvé au démarrage", "recovered at start";
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
+    ReasonSave => "sauvegarde d'une console", "a console's save backup";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
     // Administering from the browser (accounts, trash purges, restore under another
     // name, the 404 page).

@@ -42,6 +42,8 @@ pub struct App {
     pub writers: Arc<super::downloads::Downloads<super::server::Answer>>,
     /// The request bodies being read, per client (see `body`).
     pub bodies: super::body::Bodies,
+    /// The uploads being read (see `upload`).
+    pub uploads: super::upload::Uploads,
 }
 
 impl App {
@@ -79,6 +81,7 @@ impl App {
             setup_code: Mutex::new(setup_code),
             views,
             bodies: Default::default(),
+            uploads: Default::default(),
         }
     }
 }

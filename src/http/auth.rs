@@ -164,6 +164,23 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
     Err(refused())
 }
 
+/// Who may reach a console's own space (`Access::Console`: its save backups): a
+/// console's name and password, always; `--shop-public`, API keys, sessions and the
+/// loopback rule open none of it. Missing or wrong credentials are a 401 that asks
+/// for them; wrong ones count as a failed sign-in, as in the shop.
+pub fn authorize_console(app: &App, db: &Connection, req: &Req) -> Result<Principal, Error> {
+    let refused = || Error::new(Kind::Unauthorized, Msg::ConsoleCredentialsRequired);
+    let Some((name, password)) = basic_credentials(req) else {
+        return Err(refused());
+    };
+    check_failures(app, req)?;
+    if let Some(console) = consoles::check(db, &name, &password)? {
+        return Ok(Principal::Console(console.name));
+    }
+    count_failure(app, req)?;
+    Err(refused())
+}
+
 /// The name and password of an `Authorization: Basic` header, if it holds a
 /// well-formed pair.
 pub fn basic_credentials(req: &Req) -> Option<(String, String)> {

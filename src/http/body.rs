@@ -247,7 +247,7 @@ fn read_within(
 }
 
 /// `SO_RCVTIMEO` on the connection (`None`: none, tiny_http's own setting).
-fn set_read_timeout(fd: &OwnedFd, timeout: Option<Duration>) {
+pub(super) fn set_read_timeout(fd: &OwnedFd, timeout: Option<Duration>) {
     if let Err(e) = socket2::SockRef::from(fd).set_read_timeout(timeout) {
         log::warn!("cannot bound the reading of a request body: {e}");
     }

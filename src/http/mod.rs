@@ -10,6 +10,7 @@ pub mod body;
 pub mod cache;
 pub mod downloads;
 pub mod framing;
+pub mod multipart;
 pub mod params;
 pub mod range;
 pub mod ratelimit;
@@ -17,6 +18,7 @@ pub mod request;
 pub mod response;
 pub mod router;
 pub mod server;
+pub mod upload;
 pub mod warden;
 
 pub use app::App;

@@ -97,7 +97,12 @@ impl Reply {
             Kind::RateLimited { retry_after } => vec![("Retry-After", retry_after.to_string())],
             Kind::Overloaded => vec![("Retry-After", "1".to_string())],
             // An installer asks the console's owner for the name and password.
-            Kind::Unauthorized if e.msg == Msg::ShopCredentialsRequired => {
+            Kind::Unauthorized
+                if matches!(
+                    e.msg,
+                    Msg::ShopCredentialsRequired | Msg::ConsoleCredentialsRequired
+                ) =>
+            {
                 vec![("WWW-Authenticate", "Basic realm=\"ludotheque\"".to_string())]
             }
             _ => Vec::new(),

@@ -19,11 +19,19 @@ pub struct Ctx<'a> {
     pub params: Vec<String>,
     /// Who called (`Anonymous` on public routes).
     pub principal: Principal,
+    /// The request's body, still on the socket, for a route of `Table::uploads`
+    /// (taken once, by [`Ctx::take_body`]); other routes get theirs in `req.body`.
+    pub stream: std::cell::RefCell<Option<&'a mut (dyn std::io::Read + 'a)>>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     pub fn param(&self, i: usize) -> &str {
         self.params.get(i).map(String::as_str).unwrap_or("")
+    }
+
+    /// The body of an upload route, to be read as it arrives (`http::upload`).
+    pub fn take_body(&self) -> Option<&'a mut (dyn std::io::Read + 'a)> {
+        self.stream.borrow_mut().take()
     }
 }
 
@@ -45,6 +53,10 @@ pub enum Access {
     /// The shop: a console's password (HTTP Basic), or anyone with `--shop-public`;
     /// never an API key, a session or the loopback rule (see `auth::authorize_shop`).
     Shop,
+    /// A console's own space (its save backups): a console's password (HTTP Basic)
+    /// and nothing else: not `--shop-public`, an API key, a session or the loopback
+    /// rule (see `auth::authorize_console`).
+    Console,
     /// Mounted only with the hidden `--test-routes` flag.
     Test,
 }
@@ -102,6 +114,9 @@ pub struct Table {
     /// threads, once a worker has checked the console: a download holds its thread
     /// for minutes.
     pub downloads: &'static [&'static str],
+    /// Console routes whose body is read by the handler as it arrives, to a file,
+    /// within the save cap (`http::upload`) rather than into memory.
+    pub uploads: &'static [&'static str],
     /// What a person gets at an address no route knows: a page (a 404 in the page
     /// shell), for a `GET` or `HEAD` whose path is outside `not_pages` and `downloads`.
     pub missing_page: Handler,
@@ -207,6 +222,8 @@ pub struct Call {
     pub principal: Principal,
     /// A shop path the download threads serve (`Table::downloads`), not a worker.
     pub download: bool,
+    /// A body the handler reads as it arrives (`Table::uploads`).
+    pub upload: bool,
     /// For a page: how its errors are shown.
     pub error_page: Option<ErrorPage>,
 }
@@ -235,7 +252,12 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         && req.header("x-api-key").is_none()
         && req.query("apikey").is_none();
     let shop = console_lost || matches!(&found, Ok((r, _)) if r.access == Access::Shop);
-    let principal = if shop {
+    let principal = if matches!(&found, Ok((r, _)) if r.access == Access::Console) {
+        match auth::authorize_console(app, db, req) {
+            Ok(p) => p,
+            Err(e) => return (Routed::Answer(Err(e)), None),
+        }
+    } else if shop {
         match auth::authorize_shop(app, db, req) {
             Ok(p) => p,
             Err(e) => return (Routed::Answer(Err(e)), None),
@@ -260,26 +282,37 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         Err(e) => return (Routed::Answer(Err(e)), who),
     };
     // The web interface's file downloads (`/download/`) go there too, like the shop's.
-    let download = matches!(access, Access::Shop | Access::Page)
+    let download = matches!(access, Access::Shop | Access::Page | Access::Console)
         && table.downloads.iter().any(|p| req.path.starts_with(p));
+    let upload = access == Access::Console
+        && !matches!(req.method.as_str(), "GET" | "HEAD")
+        && table.uploads.iter().any(|p| req.path.starts_with(p));
     let call = Call {
         handler,
         params,
         principal,
         download,
+        upload,
         error_page: (access == Access::Page).then_some(table.error_page),
     };
     (Routed::Run(call), who)
 }
 
-/// Run the handler `decide` chose.
-pub fn run(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, Error> {
+/// Run the handler `decide` chose; `stream` is the body of an upload route.
+pub fn run<'a>(
+    app: &'a App,
+    db: &'a Connection,
+    req: &'a Req,
+    call: Call,
+    stream: Option<&'a mut (dyn std::io::Read + 'a)>,
+) -> Result<Reply, Error> {
     let ctx = Ctx {
         app,
         db,
         req,
         params: call.params,
         principal: call.principal,
+        stream: std::cell::RefCell::new(stream),
     };
     let result = (call.handler)(&ctx);
     // The web interface's own routes answer errors in the reader's language too.

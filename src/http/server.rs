@@ -537,6 +537,11 @@ fn handle(app: &App, db: &Connection, table: &Table, mut rq: tiny_http::Request)
         }
         return;
     }
+    if call.upload {
+        let (result, ended) = super::upload::run(app, db, &mut rq, &req, call);
+        seen.body_read = ended;
+        return finish(app, db, rq, result, seen);
+    }
     let result = match read_body(app, &mut rq, &req, &call) {
         Ok(body) => {
             if let Some(body) = body {
@@ -580,7 +585,7 @@ fn panicked(p: &Box<dyn std::any::Any + Send>) -> Error {
 
 /// Run the chosen handler under `catch_unwind`: a panic is a 500.
 fn run_handler(app: &App, db: &Connection, req: &Req, call: Call) -> Result<Reply, Error> {
-    catch_unwind(AssertUnwindSafe(|| router::run(app, db, req, call)))
+    catch_unwind(AssertUnwindSafe(|| router::run(app, db, req, call, None)))
         .unwrap_or_else(|p| Err(panicked(&p)))
 }
 

@@ -367,6 +367,21 @@ const MIGRATIONS: &[&str] = &[
          events TEXT NOT NULL,            -- the events it gets, comma-separated
          added  INTEGER NOT NULL          -- 1: added in Settings; 0: given at start
      ) WITHOUT ROWID;",
+    // 23: consoles' save backups (`saves`): one row per kept version, its file at
+    // `DATA/saves/<console>/<title_id>/<save_id>.zip`; `trash` set while it is in the
+    // trash (the row comes back with a restore, and goes with a purge).
+    "CREATE TABLE saves (
+         id         INTEGER PRIMARY KEY AUTOINCREMENT, -- upload order: the latest is the largest
+         console    TEXT NOT NULL,          -- the console's name (kept when the console goes)
+         title_id   TEXT NOT NULL,          -- 16 upper-case hex digits
+         save_id    TEXT NOT NULL,
+         note       TEXT NOT NULL,
+         size       INTEGER NOT NULL,
+         created_ms INTEGER NOT NULL,       -- Unix milliseconds
+         trash      INTEGER,                -- trash.id while in the trash
+         UNIQUE (console, title_id, save_id)
+     );
+     CREATE INDEX saves_by_trash ON saves (trash) WHERE trash IS NOT NULL;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

@@ -27,6 +27,7 @@ pub mod organize_moves;
 pub mod organize_runs;
 pub mod platforms;
 pub mod push_list;
+pub mod saves;
 pub mod sessions;
 pub mod settings;
 pub mod shop_downloads;

@@ -168,12 +168,18 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
     };
     let keys = c.app.prod_keys.current();
     let keys = keys.as_ref().map(|loaded| &loaded.keys);
-    let row = trash::restore_as(c.db, &c.app.config.library, id(c)?, name.as_deref(), keys)?;
+    let row = trash::restore_as(
+        c.db,
+        &trash::Places::of(&c.app.config),
+        id(c)?,
+        name.as_deref(),
+        keys,
+    )?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 
 pub fn purge(c: &Ctx) -> Result<Reply, Error> {
-    let row = trash::purge(c.db, &c.app.config.library, id(c)?)?;
+    let row = trash::purge(c.db, &trash::Places::of(&c.app.config), id(c)?)?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 
@@ -183,7 +189,7 @@ struct Purged {
 }
 
 pub fn purge_expired(c: &Ctx) -> Result<Reply, Error> {
-    let purged = trash::purge_expired(c.db, &c.app.config.library, crate::time::now())?;
+    let purged = trash::purge_expired(c.db, &trash::Places::of(&c.app.config), crate::time::now())?;
     Reply::json(200, &Purged { purged })
 }
 
@@ -195,14 +201,14 @@ struct Freed {
 
 /// `POST /api/trash/empty`: every entry, for good.
 pub fn empty(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &c.app.config.library, |_| true)?;
+    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |_| true)?;
     Reply::json(200, &Freed { purged, bytes })
 }
 
 /// `POST /api/trash/purge-converted`: the originals a conversion replaced (their
 /// converted files stay in the library), for good.
 pub fn purge_converted(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &c.app.config.library, |r| {
+    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |r| {
         r.reason == TrashReason::Converted
     })?;
     Reply::json(200, &Freed { purged, bytes })

@@ -39,6 +39,7 @@ mod proxy;
 mod push;
 mod release;
 mod reliability;
+mod saves;
 mod scripts;
 mod shop;
 mod shop_paths;

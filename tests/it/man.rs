@@ -179,8 +179,16 @@ name and password (HTTP Basic), made with
 serves the shop without a password; a console that still sends one is never refused
 (the right one names it, any other is ignored). The Consoles page of the web interface shows the
 address, how each installer takes it, and what the consoles downloaded.
+.SH SAVES
+CyberFoil's save sync backs up a console's saves to the service, with the console's
+name and password; each upload is kept as a version in the data folder
+.RB ( \-\-save\-versions ,
+.BR \-\-save\-max\-bytes ),
+a deleted one goes to the trash: see
+.BR ludotheque-saves (7).
 .SH SEE ALSO
 .BR ludotheque-api (7),
+.BR ludotheque-saves (7),
 .BR ludotheque-apikey (1),
 .BR ludotheque-console (1),
 .BR ludotheque-user (1),

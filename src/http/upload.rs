@@ -1,0 +1,128 @@
+//! Bodies their handler reads as they arrive (`Table::uploads`: a console's save
+//! upload), to a file and within the save cap, instead of into memory within the
+//! short budget of `body`.
+//!
+//! Such a body may be a gigabyte from a console on Wi-Fi, so its budget is per read:
+//! each read must bring bytes within [`STALL`], with no limit on the whole. It holds
+//! its worker meanwhile, so only a quarter of the workers (at least one) may be
+//! reading uploads at once; one more is a 503 that asks to retry. A body announced
+//! or found larger than `--save-max-bytes` is a 413, and its connection is closed.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use super::router::{self, Call};
+use super::{body, warden, App, Reply, Req};
+use crate::error::{Error, Kind, Msg};
+
+/// Each read of an upload must bring bytes within this.
+pub const STALL: Duration = Duration::from_secs(30);
+/// What is read of a body after its handler is done with it, so the connection can
+/// serve the next request (a multipart body's closing line).
+const TAIL: u64 = 64 * 1024;
+
+/// The uploads being read.
+#[derive(Default)]
+pub struct Uploads(AtomicUsize);
+
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Uploads {
+    fn enter(&self, max: usize) -> Option<Slot<'_>> {
+        let was = self.0.fetch_add(1, Ordering::Relaxed);
+        let slot = Slot(&self.0);
+        (was < max).then_some(slot)
+    }
+}
+
+/// The body as the handler reads it: at most `cap` bytes, and why reading stopped.
+struct Capped<'a> {
+    inner: &'a mut dyn Read,
+    left: u64,
+    cap: u64,
+    failed: Option<Error>,
+}
+
+impl Read for Capped<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let want = out
+            .len()
+            .min(self.left.saturating_add(1).min(usize::MAX as u64) as usize);
+        let n = match self.inner.read(&mut out[..want]) {
+            Ok(n) => n,
+            Err(e) => {
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) {
+                    self.failed = Some(Error::new(Kind::RequestTimeout, Msg::BodyTooSlow));
+                }
+                return Err(e);
+            }
+        };
+        if n as u64 > self.left {
+            self.failed = Some(too_large(self.cap));
+            return Err(std::io::Error::other("past the upload cap"));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+fn too_large(cap: u64) -> Error {
+    let limit = usize::try_from(cap).unwrap_or(usize::MAX);
+    Error::new(Kind::PayloadTooLarge, Msg::PayloadTooLarge { limit })
+}
+
+/// Run an upload route's handler with its body; also whether the body was read to
+/// its end (else the connection closes after the answer).
+pub fn run(
+    app: &App,
+    db: &Connection,
+    rq: &mut tiny_http::Request,
+    req: &Req,
+    call: Call,
+) -> (Result<Reply, Error>, bool) {
+    let cap = app.config.serve.save_max_bytes;
+    if rq.body_length().is_some_and(|n| n as u64 > cap) {
+        return (Err(too_large(cap)), false);
+    }
+    let Some(_slot) = app.uploads.enter((app.config.workers / 4).max(1)) else {
+        return (Err(Error::overloaded()), false);
+    };
+    let fd = rq.remote_addr().and_then(|p| warden::find(app.port, p));
+    if let Some(fd) = &fd {
+        body::set_read_timeout(fd, Some(STALL));
+    }
+    let mut capped = Capped {
+        inner: rq.as_reader(),
+        left: cap,
+        cap,
+        failed: None,
+    };
+    let run = std::panic::AssertUnwindSafe(|| router::run(app, db, req, call, Some(&mut capped)));
+    let mut result = std::panic::catch_unwind(run)
+        .unwrap_or_else(|_| Err(Error::internal("an upload's handler panicked")));
+    let mut ended = false;
+    if result.is_ok() {
+        let tail = std::io::copy(&mut (&mut capped).take(TAIL + 1), &mut std::io::sink());
+        ended = tail.is_ok_and(|n| n <= TAIL);
+    }
+    if let (Err(_), Some(why)) = (&result, capped.failed.take()) {
+        // The handler saw an I/O error; the client is told what it was.
+        result = Err(why);
+    }
+    if let Some(fd) = &fd {
+        body::set_read_timeout(fd, None);
+    }
+    (result, ended)
+}
