@@ -4,6 +4,7 @@
 //! `web`. A new route is one line here (and, under `/api/v1/`, one entry in
 //! `api/v1/openapi.json`: a test keeps the two in step).
 
+use crate::api::dav;
 use crate::api::download;
 use crate::api::metrics;
 use crate::api::saves;
@@ -28,9 +29,11 @@ pub const TABLE: Table = Table {
         "/dlc/",
         "/download/",
         "/api/saves/download/",
+        "/dav/",
     ],
-    // A console's save upload is read as it arrives, to a file (`http::upload`).
-    uploads: &["/api/saves/upload/"],
+    // A console's save upload and WebDAV `PUT`: read as they arrive, to a file
+    // (`http::upload`).
+    uploads: &["/api/saves/upload/", "/dav/"],
     missing_page: web::missing::missing_page,
     error_page: web::missing::error_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
@@ -84,6 +87,9 @@ const ROUTES: &[Route] = &[
     route("DELETE", "/api/saves/delete/{title_id}/{save_id}", Console, saves::delete),
     route("POST", "/api/saves/delete/{title_id}", Console, saves::delete),
     route("POST", "/api/saves/delete/{title_id}/{save_id}", Console, saves::delete),
+    // WebDAV (class 1) over a console's own space: every method, one handler.
+    route("*", "/dav", Console, dav::handle),
+    route("*", "/dav/{path*}", Console, dav::handle),
     // The web interface's pages and assets.
     route("GET", "/", Page, web::dashboard::dashboard),
     route("GET", "/library", Page, web::titles::library_page),

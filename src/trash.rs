@@ -174,13 +174,14 @@ pub fn move_in(
     Ok(row)
 }
 
-/// Move a console's save backup into the data folder's trash: `save` is its row, its
-/// file is at `key` under `data`, and `name` says whose and which in the trash's list.
-/// The row stays, marked as in the trash, so a restore brings back its note and date.
+/// Move a file of a console's save space into the data folder's trash: its file is
+/// at `key` under `data`, and `name` says whose and which in the trash's list. A
+/// version CyberFoil uploaded has its `save` row, which stays, marked as in the trash,
+/// so a restore brings back its note and date.
 pub fn move_save_in(
     db: &Connection,
     data: &Path,
-    save: &saves::SaveRow,
+    save: Option<&saves::SaveRow>,
     key: &LibraryKey,
     name: String,
     retention_days: u32,
@@ -202,7 +203,9 @@ pub fn move_save_in(
     };
     let tx = db.unchecked_transaction()?;
     row.id = store::insert(&tx, None, &row)?;
-    saves::set_trash(&tx, save.id, Some(row.id))?;
+    if let Some(save) = save {
+        saves::set_trash(&tx, save.id, Some(row.id))?;
+    }
     let dst = entry_file(data, row.id, key);
     let moved = std::fs::create_dir_all(dir(data))
         .and_then(|_| library::safe::make_folders(&dir(data), &key.inside(&entry_key(row.id))))

@@ -2,6 +2,7 @@
 //! push's downloads; `shop` what console installers pull; `saves` what CyberFoil's
 //! save sync calls.
 
+pub mod dav;
 pub mod download;
 pub mod metrics;
 pub mod saves;

@@ -76,6 +76,10 @@ pub enum Kind {
     BadGateway,
     /// The database was written by a newer build.
     TooNew,
+    /// A condition the request set does not hold (WebDAV's `Overwrite: F`).
+    PreconditionFailed,
+    /// A body of a kind the route does not take (WebDAV's `MKCOL` with a body).
+    UnsupportedMediaType,
     /// A failure of the service itself; the cause is in the log.
     Internal,
 }

@@ -185,6 +185,8 @@ pub fn status_and_slug(kind: &Kind) -> (u16, &'static str) {
         Kind::HeadersTooLarge => (431, "headers_too_large"),
         Kind::Internal => (500, "internal_error"),
         Kind::TooNew => (500, "database_too_new"),
+        Kind::PreconditionFailed => (412, "precondition_failed"),
+        Kind::UnsupportedMediaType => (415, "unsupported_media_type"),
         Kind::Overloaded => (503, "overloaded"),
         Kind::Unavailable => (503, "library_unavailable"),
     }

@@ -162,7 +162,7 @@ pub fn find<'t>(
             continue;
         }
         if let Some(params) = match_pattern(r.pattern, segments) {
-            if r.method == method || (method == "HEAD" && r.method == "GET") {
+            if r.method == method || r.method == "*" || (method == "HEAD" && r.method == "GET") {
                 return Ok((r, params));
             }
             for m in [r.method]
@@ -283,9 +283,10 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
     };
     // The web interface's file downloads (`/download/`) go there too, like the shop's.
     let download = matches!(access, Access::Shop | Access::Page | Access::Console)
+        && matches!(req.method.as_str(), "GET" | "HEAD")
         && table.downloads.iter().any(|p| req.path.starts_with(p));
     let upload = access == Access::Console
-        && !matches!(req.method.as_str(), "GET" | "HEAD")
+        && matches!(req.method.as_str(), "POST" | "PUT")
         && table.uploads.iter().any(|p| req.path.starts_with(p));
     let call = Call {
         handler,

@@ -13,6 +13,7 @@
 //! A console's folder is its name, made safe for a file name ([`console_folder`]).
 
 pub mod archive;
+pub mod dav;
 
 use std::fs::File;
 use std::io::Write;
@@ -252,7 +253,7 @@ fn rotate(db: &Connection, data: &Path, up: &Upload) -> Result<(), Error> {
 
 fn to_trash(db: &Connection, data: &Path, row: &SaveRow, retention_days: u32) -> Result<(), Error> {
     let name = format!("{} · {} · {}", row.console, row.title_id, row.save_id);
-    trash::move_save_in(db, data, row, &key(row), name, retention_days)?;
+    trash::move_save_in(db, data, Some(row), &key(row), name, retention_days)?;
     Ok(())
 }
 

@@ -382,6 +382,16 @@ const MIGRATIONS: &[&str] = &[
          UNIQUE (console, title_id, save_id)
      );
      CREATE INDEX saves_by_trash ON saves (trash) WHERE trash IS NOT NULL;",
+    // 24: the dead properties WebDAV clients set on a console's files (`saves::dav`):
+    // the path is relative to the console's folder, the value an XML fragment.
+    "CREATE TABLE dav_props (
+         console TEXT NOT NULL,
+         path    TEXT NOT NULL,
+         ns      TEXT NOT NULL,
+         name    TEXT NOT NULL,
+         value   TEXT NOT NULL,
+         PRIMARY KEY (console, path, ns, name)
+     ) WITHOUT ROWID;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

@@ -14,6 +14,7 @@
 pub mod api_keys;
 pub mod consoles;
 pub mod contents;
+pub mod dav_props;
 pub mod db;
 pub mod device;
 pub mod games;

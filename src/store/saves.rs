@@ -131,3 +131,9 @@ pub fn forget_trashed(conn: &Connection, trash: i64) -> Result<(), Error> {
     conn.execute("DELETE FROM saves WHERE trash = ?1", [trash])?;
     Ok(())
 }
+
+/// Forget a version whose file became something else (moved over WebDAV).
+pub fn forget(conn: &Connection, id: i64) -> Result<(), Error> {
+    conn.execute("DELETE FROM saves WHERE id = ?1", [id])?;
+    Ok(())
+}

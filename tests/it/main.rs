@@ -17,6 +17,7 @@ mod compress;
 mod compress_web;
 mod console_keys;
 mod convert;
+mod dav;
 mod dedupe;
 mod first_hour;
 mod first_run;

@@ -1,0 +1,344 @@
+//! WebDAV class 1 (RFC 4918) at `/dav/`: each console's own space of the save vault
+//! (`saves::dav`), with its login only, for JKSV and any WebDAV client. No locks:
+//! `OPTIONS` says `DAV: 1`. What JKSV and litmus need of each method is in
+//! `docs/saves.md`.
+
+mod xml;
+
+use std::io::{Seek, SeekFrom};
+
+use crate::error::{Error, Kind, Msg};
+use crate::http::auth::Principal;
+use crate::http::router::Ctx;
+use crate::http::{range, Reply};
+use crate::saves::dav::{DavPath, Node, Space};
+use crate::saves::Incoming;
+use crate::store::dav_props;
+use xml::{Change, Want, DAV};
+
+const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH";
+/// A `Depth: infinity` listing stops past this many entries (403).
+const MAX_LISTED: usize = 10_000;
+
+fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
+    let Principal::Console(console) = &c.principal else {
+        return Err(Error::new(
+            Kind::Unauthorized,
+            Msg::ConsoleCredentialsRequired,
+        ));
+    };
+    let space = Space {
+        db: c.db,
+        data: &c.app.config.data,
+        console,
+        retention_days: c.app.config.serve.trash_retention_days,
+    };
+    space.open()?;
+    Ok(space)
+}
+
+fn status(code: u16) -> Reply {
+    range::empty(code)
+}
+
+/// Every method at `/dav/` and below.
+pub fn handle(c: &Ctx) -> Result<Reply, Error> {
+    let space = space(c)?;
+    let path = DavPath::parse(c.param(0))?;
+    match c.req.method.as_str() {
+        "OPTIONS" => {
+            let mut reply = status(200);
+            reply.headers.push(("DAV", "1".into()));
+            reply.headers.push(("Allow", ALLOW.into()));
+            reply.headers.push(("MS-Author-Via", "DAV".into()));
+            Ok(reply)
+        }
+        "GET" | "HEAD" => get(c, &space, &path),
+        "PUT" => put(c, &space, &path),
+        "DELETE" => space.remove(&path).map(|_| status(204)),
+        "MKCOL" if !c.req.body.is_empty() => {
+            Err(Error::new(Kind::UnsupportedMediaType, Msg::DavBody))
+        }
+        "MKCOL" => space.mkcol(&path).map(|_| status(201)),
+        "COPY" | "MOVE" => copy_or_move(c, &space, &path),
+        "PROPFIND" => propfind(c, &space, &path),
+        "PROPPATCH" => proppatch(c, &space, &path),
+        _ => Err(Error::new(
+            Kind::MethodNotAllowed {
+                allow: ALLOW.into(),
+            },
+            Msg::MethodNotAllowed,
+        )),
+    }
+}
+
+fn get(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
+    let node = space
+        .node(path)
+        .ok_or_else(|| Error::not_found(Msg::NoSave))?;
+    if node.dir {
+        // A folder read as a file: its names, one a line.
+        let mut reply = status(200);
+        reply.content_type = "text/plain; charset=utf-8";
+        for (child, n) in space.children(path) {
+            reply.body.extend_from_slice(child.name().as_bytes());
+            reply
+                .body
+                .extend_from_slice(if n.dir { b"/\n" } else { b"\n" });
+        }
+        return Ok(reply);
+    }
+    let (mut file, node) = space.read(path)?;
+    let plan = match range::plan(c.req.header("range"), node.len) {
+        Ok(plan) => plan,
+        Err(refused) => return Ok(refused),
+    };
+    let mut reply = status(plan.status);
+    reply.headers = plan.headers;
+    reply
+        .headers
+        .push(("Last-Modified", httpdate::fmt_http_date(node.modified)));
+    reply.headers.push(("ETag", etag(&node)));
+    if c.req.method == "HEAD" {
+        reply.status = 200;
+        reply.headers.retain(|(n, _)| *n != "Content-Range");
+        reply.stream = Some((Box::new(std::io::empty()), node.len));
+        return Ok(reply);
+    }
+    file.seek(SeekFrom::Start(plan.start))?;
+    reply.stream = Some((Box::new(std::io::Read::take(file, plan.len)), plan.len));
+    Ok(reply)
+}
+
+fn etag(node: &Node) -> String {
+    let t = node
+        .modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("\"{:x}-{t:x}\"", node.len)
+}
+
+/// `PUT`: the body, read as it arrives into the vault's incoming folder, then put in
+/// place whole.
+fn put(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
+    if path.is_root() {
+        return Err(Error::forbidden(Msg::DavRoot));
+    }
+    let mut incoming = Incoming::new(&c.app.config.data)?;
+    match c.take_body() {
+        Some(body) => {
+            std::io::copy(body, &mut incoming)?;
+        }
+        None => std::io::Write::write_all(&mut incoming, &c.req.body)?,
+    }
+    let created = space.put(path, incoming)?;
+    Ok(status(if created { 201 } else { 204 }))
+}
+
+/// The path a `Destination` header names in the space: an absolute URL or path,
+/// under `/dav`.
+fn destination(c: &Ctx) -> Result<DavPath, Error> {
+    let bad = || Error::invalid(Msg::DavBadDestination);
+    let raw = c.req.header("destination").ok_or_else(bad)?;
+    let path = match raw.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]),
+        None => raw,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let rest = path.strip_prefix("/dav").ok_or_else(bad)?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return Err(bad());
+    }
+    let decoded = percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .map_err(|_| bad())?;
+    DavPath::parse(&decoded)
+}
+
+fn copy_or_move(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
+    let to = destination(c)?;
+    let overwrite = !c
+        .req
+        .header("overwrite")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("F"));
+    let created = if c.req.method == "MOVE" {
+        space.rename(path, &to, overwrite)?
+    } else {
+        let deep = c.req.header("depth").map(str::trim) != Some("0");
+        space.copy(path, &to, deep, overwrite)?
+    };
+    Ok(status(if created { 201 } else { 204 }))
+}
+
+/// A `<D:href>`: `/dav/` and the names, each percent-encoded; a folder ends in `/`.
+fn href(path: &DavPath, dir: bool) -> String {
+    let mut out = String::from("/dav/");
+    for (i, name) in path.names().iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&crate::text::encode_segment(name));
+    }
+    if dir && !path.is_root() {
+        out.push('/');
+    }
+    out
+}
+
+/// The live properties of a resource (`DAV:`), with their values as XML.
+fn live(space: &Space, path: &DavPath, node: &Node) -> Vec<(&'static str, String)> {
+    let name = if path.is_root() {
+        space.console
+    } else {
+        path.name()
+    };
+    let mut props = vec![
+        ("displayname", quick_xml::escape::escape(name).into_owned()),
+        ("getlastmodified", httpdate::fmt_http_date(node.modified)),
+        (
+            "getetag",
+            quick_xml::escape::escape(etag(node)).into_owned(),
+        ),
+    ];
+    if node.dir {
+        props.push(("resourcetype", "<D:collection/>".into()));
+    } else {
+        props.push(("resourcetype", String::new()));
+        props.push(("getcontentlength", node.len.to_string()));
+        props.push(("getcontenttype", "application/octet-stream".into()));
+    }
+    props
+}
+
+/// One `<D:response>` of a `PROPFIND`.
+fn response(space: &Space, path: &DavPath, node: &Node, want: &Want) -> Result<String, Error> {
+    let live = live(space, path, node);
+    let dead = dav_props::of(space.db, space.console, &path.text())?;
+    let (mut found, mut missing) = (String::new(), String::new());
+    let mut n = 0;
+    let mut put = |out: &mut String, ns: &str, name: &str, value: Option<&str>| {
+        n += 1;
+        out.push_str(&xml::element(ns, name, value, n));
+    };
+    match want {
+        Want::All | Want::Names => {
+            let names = matches!(want, Want::Names);
+            for (name, value) in &live {
+                put(&mut found, DAV, name, (!names).then_some(value.as_str()));
+            }
+            for p in &dead {
+                put(
+                    &mut found,
+                    &p.ns,
+                    &p.name,
+                    (!names).then_some(p.value.as_str()),
+                );
+            }
+        }
+        Want::Some(asked) => {
+            for (ns, name) in asked {
+                let value = if ns == DAV {
+                    live.iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, v)| v.as_str())
+                } else {
+                    dead.iter()
+                        .find(|p| &p.ns == ns && &p.name == name)
+                        .map(|p| p.value.as_str())
+                };
+                match value {
+                    Some(v) => put(&mut found, ns, name, Some(v)),
+                    None => put(&mut missing, ns, name, None),
+                }
+            }
+        }
+    }
+    let mut out = format!("<D:response><D:href>{}</D:href>", href(path, node.dir));
+    if !found.is_empty() || missing.is_empty() {
+        out.push_str(&xml::propstat(&found, "200 OK"));
+    }
+    if !missing.is_empty() {
+        out.push_str(&xml::propstat(&missing, "404 Not Found"));
+    }
+    out.push_str("</D:response>");
+    Ok(out)
+}
+
+fn multistatus(body: String) -> Reply {
+    let mut reply = status(207);
+    reply.content_type = "application/xml; charset=utf-8";
+    reply.body = xml::multistatus(&body).into_bytes();
+    reply
+}
+
+/// `PROPFIND`: the resource first, then (with `Depth: 1` or infinity) what it holds.
+fn propfind(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
+    let node = space
+        .node(path)
+        .ok_or_else(|| Error::not_found(Msg::NoSave))?;
+    let want = xml::propfind(&c.req.body)?;
+    let depth = match c.req.header("depth").map(str::trim) {
+        Some("0") => 0,
+        Some("1") => 1,
+        _ => usize::MAX,
+    };
+    let mut body = response(space, path, &node, &want)?;
+    let mut todo = if node.dir && depth > 0 {
+        vec![(path.clone(), 1)]
+    } else {
+        Vec::new()
+    };
+    let mut listed = 0;
+    while let Some((folder, level)) = todo.pop() {
+        for (child, n) in space.children(&folder) {
+            listed += 1;
+            if listed > MAX_LISTED {
+                return Err(Error::forbidden(Msg::DavSame));
+            }
+            body.push_str(&response(space, &child, &n, &want)?);
+            if n.dir && level < depth {
+                todo.push((child, level + 1));
+            }
+        }
+    }
+    Ok(multistatus(body))
+}
+
+/// `PROPPATCH`: the changes in their order, all or none: a `DAV:` property is the
+/// service's own (403, and 424 for the others).
+fn proppatch(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
+    let node = space
+        .node(path)
+        .ok_or_else(|| Error::not_found(Msg::NoSave))?;
+    let changes = xml::proppatch(&c.req.body)?;
+    let name = |ch: &Change| match ch {
+        Change::Set(p) => (p.ns.clone(), p.name.clone()),
+        Change::Remove { ns, name } => (ns.clone(), name.clone()),
+    };
+    let refused = changes.iter().any(|ch| name(ch).0 == DAV);
+    let key = path.text();
+    if !refused {
+        let tx = space.db.unchecked_transaction()?;
+        for ch in &changes {
+            match ch {
+                Change::Set(p) => dav_props::set(&tx, space.console, &key, p)?,
+                Change::Remove { ns, name } => {
+                    dav_props::remove(&tx, space.console, &key, ns, name)?
+                }
+            }
+        }
+        tx.commit()?;
+    }
+    let mut out = format!("<D:response><D:href>{}</D:href>", href(path, node.dir));
+    for (i, ch) in changes.iter().enumerate() {
+        let (ns, local) = name(ch);
+        let code = match (refused, ns == DAV) {
+            (false, _) => "200 OK",
+            (true, true) => "403 Forbidden",
+            (true, false) => "424 Failed Dependency",
+        };
+        out.push_str(&xml::propstat(&xml::element(&ns, &local, None, i), code));
+    }
+    out.push_str("</D:response>");
+    Ok(multistatus(out))
+}
