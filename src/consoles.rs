@@ -104,8 +104,14 @@ pub fn reset_password(conn: &Connection, name: &str) -> Result<(Console, String)
 }
 
 /// The console a name and password open, or `None`. The hashes are compared in
-/// constant time; the use is noted at most once a minute.
-pub fn check(conn: &Connection, name: &str, password: &str) -> Result<Option<Console>, Error> {
+/// constant time; the use (from `address`, by the program `client`) is noted at
+/// most once a minute, and at once when either changed.
+pub fn check(
+    conn: &Connection,
+    name: &str,
+    password: &str,
+    (address, client): (&str, &str),
+) -> Result<Option<Console>, Error> {
     use subtle::ConstantTimeEq;
     let Some((console, stored)) = consoles::by_name(conn, name)? else {
         return Ok(None);
@@ -114,12 +120,15 @@ pub fn check(conn: &Connection, name: &str, password: &str) -> Result<Option<Con
         return Ok(None);
     }
     let now = time::now();
-    if console
-        .last_used_at
-        .is_none_or(|t| now - t >= TOUCH_EVERY_S)
+    let moved = console.last_address.as_deref() != Some(address)
+        || console.last_client.as_deref() != Some(client);
+    if moved
+        || console
+            .last_used_at
+            .is_none_or(|t| now - t >= TOUCH_EVERY_S)
     {
         // A busy database must not refuse a download: the note waits for next time.
-        if let Err(e) = consoles::touch(conn, console.id, now) {
+        if let Err(e) = consoles::touch(conn, console.id, now, address, client) {
             log::debug!("noting the use of console {}: {e}", console.name);
         }
     }

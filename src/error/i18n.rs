@@ -544,6 +544,18 @@ messages! {
     ReasonSuperseded => "remplacé par une version plus récente", "superseded by a newer version";
     ReasonDuplicate => "doublon d'une copie gardée", "duplicate of a copy kept";
     ReasonSave => "sauvegarde d'une console", "a console's save backup";
+    // A console's page.
+    ConsoleConnected => "connectée", "connected";
+    From => "depuis", "from";
+    ConsoleWaiting => "En attente de la première requête de la console…", "Waiting for the console's first request…";
+    Saves => "Sauvegardes", "Saves";
+    SavesIntro => "Ce que la synchronisation des sauvegardes de CyberFoil et JKSV (par WebDAV) ont envoyé ; chaque envoi est une version, rien n'est écrasé.", "What CyberFoil's save sync and JKSV (over WebDAV) sent; each upload is a version, nothing is overwritten.";
+    NoSaves => "Aucune sauvegarde pour l'instant.", "No saves yet.";
+    SavesInTrash => "Dans la corbeille", "In the trash";
+    MoreInTrash => "Les autres sont sur la page Corbeille.", "The others are on the Trash page.";
+    JksvHeading => "JKSV (WebDAV)", "JKSV (WebDAV)";
+    JksvIntro => "Copiez ce fichier dans SD:/config/JKSV/webdav.json sur la console, avec son mot de passe :", "Copy this file to SD:/config/JKSV/webdav.json on the console, with its password:";
+    ConsolePasswordHere => "LE MOT DE PASSE DE LA CONSOLE", "THE CONSOLE'S PASSWORD";
     NoAccountCreateOne => "Aucun compte n'existe encore : créez le premier administrateur.", "No account exists yet: create the first admin.";
     // Administering from the browser (accounts, trash purges, restore under another
     // name, the 404 page).

@@ -541,6 +541,10 @@ pub enum Msg {
     ConfirmRemoveConsole {
         name: String,
     },
+    ConfirmTrashSave {
+        name: String,
+    },
+    SavesAdminOnly,
     NameConflict {
         named: String,
         holds: String,
@@ -1279,6 +1283,8 @@ impl Msg {
             Freed { files, bytes: b } => format!("{} for good: {} freed.", EN.count(*files, "file deleted", "files deleted"), EN.size(*b)),
             ConfirmNewConsolePassword { name } => format!("Give {name} a new password? The old one stops working at once; the new one is shown once."),
             ConfirmRemoveConsole { name } => format!("Remove the console “{name}”? Its password will no longer open the shop."),
+            ConfirmTrashSave { name } => format!("Move “{name}” to the trash? It can be restored from there."),
+            SavesAdminOnly => "Only an admin downloads a console's saves.".into(),
             NameConflict { named, holds } => format!("Named {named}, holds {holds}: the contents win."),
             ConfirmRemovePlatform { name } => format!("Remove the platform “{name}”? Its files stay on disk but leave the library."),
             ConfirmMakeViewer { name } => format!("Make “{name}” a viewer? The account will no longer change anything."),

@@ -154,7 +154,12 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
         return Ok(anyone());
     }
     limited?;
-    if let Some(console) = consoles::check(db, &name, &password)? {
+    if let Some(console) = consoles::check(
+        db,
+        &name,
+        &password,
+        (&seen_from(app, req), &client_name(req)),
+    )? {
         return Ok(Principal::Console(console.name));
     }
     if public {
@@ -174,11 +179,55 @@ pub fn authorize_console(app: &App, db: &Connection, req: &Req) -> Result<Princi
         return Err(refused());
     };
     check_failures(app, req)?;
-    if let Some(console) = consoles::check(db, &name, &password)? {
+    if let Some(console) = consoles::check(
+        db,
+        &name,
+        &password,
+        (&seen_from(app, req), &client_name(req)),
+    )? {
         return Ok(Principal::Console(console.name));
     }
     count_failure(app, req)?;
     Err(refused())
+}
+
+/// The address a console's request came from, for its page.
+fn seen_from(app: &App, req: &Req) -> String {
+    client_ip(&app.config, req).map_or_else(|| "?".into(), |ip| ip.to_string())
+}
+
+/// Which program sent a request, from its headers, for a console's page: CyberFoil
+/// (its agent, with the version its Tinfoil-style headers carry), Tinfoil (those
+/// headers alone), DBI, Sphaira, JKSV, rclone, else the agent's first word.
+pub fn client_name(req: &Req) -> String {
+    let clean = |s: &str| -> String { s.chars().filter(|c| !c.is_control()).collect() };
+    let agent = clean(req.header("user-agent").unwrap_or("").trim());
+    let lower = agent.to_ascii_lowercase();
+    let version = req
+        .header("version")
+        .map(|v| format!(" {}", crate::text::cut(&clean(v.trim()), 16)))
+        .unwrap_or_default();
+    let known = [
+        ("cyberfoil", "CyberFoil"),
+        ("dbi", "DBI"),
+        ("sphaira", "Sphaira"),
+        ("jksv", "JKSV"),
+        ("rclone", "rclone"),
+        ("tinfoil", "Tinfoil"),
+    ];
+    if let Some((_, name)) = known.iter().find(|(k, _)| lower.contains(k)) {
+        let version = if matches!(*name, "CyberFoil" | "Tinfoil") {
+            version
+        } else {
+            String::new()
+        };
+        return format!("{name}{version}");
+    }
+    if req.header("theme").is_some() || req.header("uid").is_some() {
+        return format!("Tinfoil{version}");
+    }
+    let first = agent.split_whitespace().next().unwrap_or("");
+    crate::text::cut(first, 40).to_string()
 }
 
 /// The name and password of an `Authorization: Basic` header, if it holds a

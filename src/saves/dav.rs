@@ -139,6 +139,24 @@ impl Space<'_> {
         out
     }
 
+    /// Every file of the space below `p`, folders first walked in name order, at
+    /// most `limit` of them.
+    pub fn files(&self, p: &DavPath, limit: usize) -> Vec<(DavPath, Node)> {
+        let mut out = Vec::new();
+        let mut todo = vec![p.clone()];
+        while let Some(folder) = todo.pop() {
+            for (child, node) in self.children(&folder).into_iter().rev() {
+                if node.dir {
+                    todo.push(child);
+                } else if out.len() < limit {
+                    out.push((child, node));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.names().cmp(b.0.names()));
+        out
+    }
+
     /// Open a file to read it.
     pub fn read(&self, p: &DavPath) -> Result<(File, Node), Error> {
         let gone = || Error::not_found(Msg::NoSave);

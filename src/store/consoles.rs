@@ -11,9 +11,12 @@ pub struct Console {
     pub name: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// The address and the program of its last request (`http::auth::client_name`).
+    pub last_address: Option<String>,
+    pub last_client: Option<String>,
 }
 
-const COLUMNS: &str = "id, name, created_at, last_used_at";
+const COLUMNS: &str = "id, name, created_at, last_used_at, last_address, last_client";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Console> {
     Ok(Console {
@@ -21,6 +24,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Console> {
         name: r.get(1)?,
         created_at: r.get(2)?,
         last_used_at: r.get(3)?,
+        last_address: r.get(4)?,
+        last_client: r.get(5)?,
     })
 }
 
@@ -44,7 +49,7 @@ pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(Console, Vec<u8>
     Ok(conn
         .prepare_cached(&sql)?
         .query_row(params![name, crate::text::fold(name)], |r| {
-            Ok((from_row(r)?, r.get(4)?))
+            Ok((from_row(r)?, r.get(6)?))
         })
         .optional()?)
 }
@@ -69,8 +74,17 @@ pub fn set_hash(conn: &Connection, id: i64, hash: &[u8]) -> Result<bool, Error> 
     )? == 1)
 }
 
-pub fn touch(conn: &Connection, id: i64, now: i64) -> Result<(), Error> {
-    conn.prepare_cached("UPDATE consoles SET last_used_at = ?2 WHERE id = ?1")?
-        .execute(params![id, now])?;
+/// A request of the console: when, from where, by which program.
+pub fn touch(
+    conn: &Connection,
+    id: i64,
+    now: i64,
+    address: &str,
+    client: &str,
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "UPDATE consoles SET last_used_at = ?2, last_address = ?3, last_client = ?4 WHERE id = ?1",
+    )?
+    .execute(params![id, now, address, client])?;
     Ok(())
 }

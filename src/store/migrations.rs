@@ -392,6 +392,9 @@ const MIGRATIONS: &[&str] = &[
          value   TEXT NOT NULL,
          PRIMARY KEY (console, path, ns, name)
      ) WITHOUT ROWID;",
+    // 25: a console's last request: from where, and which program (its page).
+    "ALTER TABLE consoles ADD COLUMN last_address TEXT;
+     ALTER TABLE consoles ADD COLUMN last_client TEXT;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

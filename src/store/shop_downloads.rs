@@ -59,6 +59,24 @@ pub fn record(
 }
 
 /// The most recent downloads, newest first.
+/// One console's latest downloads, newest first.
+pub fn of_console(conn: &Connection, console: &str, limit: u32) -> Result<Vec<Download>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT console, key, bytes, last_at, duration_ms
+         FROM shop_downloads WHERE console = ?1 ORDER BY last_at DESC, id DESC LIMIT ?2 + 0",
+    )?;
+    let rows = stmt.query_map(rusqlite::params![console, limit], |r| {
+        Ok(Download {
+            console: r.get(0)?,
+            key: r.get(1)?,
+            bytes: r.get::<_, i64>(2)? as u64,
+            last_at: r.get(3)?,
+            duration_ms: r.get::<_, i64>(4)? as u64,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT console, key, bytes, last_at, duration_ms

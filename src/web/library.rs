@@ -290,7 +290,7 @@ pub fn download_file(c: &Ctx) -> Result<Reply, Error> {
 
 /// `attachment` with the file's own name: RFC 6266's plain form for the ASCII
 /// browsers fall back on, and its UTF-8 form (RFC 8187) for the real name.
-fn attachment(key: &str) -> String {
+pub(super) fn attachment(key: &str) -> String {
     let name = key.rsplit('/').next().unwrap_or(key);
     let plain: String = name
         .chars()

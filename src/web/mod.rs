@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod assets;
 pub mod compress;
 pub mod console_keys;
+pub mod consoles;
 pub mod dashboard;
 pub mod device;
 pub mod first_steps;

@@ -124,7 +124,7 @@ fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
                 tbody {
                     @for con in all {
                         tr {
-                            td { (con.name) }
+                            td { a href={ "/consoles/" (crate::text::encode_segment(&con.name)) } { (con.name) } }
                             td.wide { (date(v, Some(con.created_at))) }
                             td { (date(v, con.last_used_at)) }
                             td { @if v.admin { (console_actions(v, &con.name)) } }

@@ -356,7 +356,7 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
 }
 
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
-fn icon(c: &Ctx, title_id: TitleId) -> Markup {
+pub(super) fn icon(c: &Ctx, title_id: TitleId) -> Markup {
     let cached = icons::path(&c.app.config.data, title_id).is_file();
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }

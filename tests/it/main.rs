@@ -16,6 +16,7 @@ mod cli;
 mod compress;
 mod compress_web;
 mod console_keys;
+mod console_page;
 mod convert;
 mod dav;
 mod dedupe;

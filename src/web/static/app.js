@@ -223,13 +223,38 @@ function showConsole(form, data) {
   const row = table.tBodies[0].insertRow();
   [data.name, "—", table.dataset.never, ""].forEach((text, i) => {
     const cell = row.insertCell();
-    cell.textContent = text;
+    if (i === 0) {
+      // The new console's own page, as the rows the server wrote link it.
+      const link = document.createElement("a");
+      link.href = "/consoles/" + encodeURIComponent(data.name);
+      link.textContent = text;
+      cell.append(link);
+    } else cell.textContent = text;
     if (i === 1) cell.className = "wide";
   });
   table.hidden = false;
   document.getElementById("consoles-empty").hidden = true;
   form.reset();
 }
+
+// A console's page: until its first request arrives, the status line asks every 3 s
+// and says it when it comes ("connected — CyberFoil 1.4 from 192.168.1.20").
+(function followConsole() {
+  const status = document.querySelector("#console-status[data-waiting]");
+  if (!status) return;
+  async function poll() {
+    try {
+      const s = await call("GET", status.dataset.status);
+      status.textContent = s.line;
+      if (s.connected) {
+        delete status.dataset.waiting;
+        return;
+      }
+    } catch (e) { /* the next poll tries again */ }
+    setTimeout(poll, 3000);
+  }
+  setTimeout(poll, 3000);
+})();
 
 document.addEventListener("submit", async (ev) => {
   const form = ev.target;
