@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Msg, Reason};
 use crate::library::containers::{self, Budget, ContainerFile, FileSystem, FormatError};
+use crate::library::safe::{start_writeback, WRITEBACK_EVERY};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::words::{Container, TrashReason};
@@ -406,25 +407,6 @@ impl Write for ThreadedWriter {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
-    }
-}
-
-/// How often the writer asks the kernel to start writing back what it wrote.
-const WRITEBACK_EVERY: u64 = 16 << 20;
-
-/// Start writing a range back to disk without waiting for it, so the fsync at the
-/// end finds little left to do instead of the whole file.
-fn start_writeback(file: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: a plain syscall on a file descriptor this function borrows; its result
-    // is advisory only.
-    unsafe {
-        libc::sync_file_range(
-            file.as_raw_fd(),
-            offset as i64,
-            len as i64,
-            libc::SYNC_FILE_RANGE_WRITE,
-        );
     }
 }
 

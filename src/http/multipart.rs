@@ -29,6 +29,8 @@ pub struct Multipart<'a> {
     /// `\r\n--BOUNDARY`: what ends a part. The body's first delimiter has no line
     /// break before it: the buffer starts with one of its own.
     delimiter: Vec<u8>,
+    /// Its searcher, built once (building one costs more than a 64 KiB search).
+    finder: memmem::Finder<'static>,
     /// A fixed buffer: the bytes not yet handled are `buf[start..end]`.
     buf: Vec<u8>,
     start: usize,
@@ -62,6 +64,7 @@ impl<'a> Multipart<'a> {
         Multipart {
             body,
             delimiter: format!("\r\n--{boundary}").into_bytes(),
+            finder: memmem::Finder::new(format!("\r\n--{boundary}").as_bytes()).into_owned(),
             buf: {
                 let mut buf = vec![0; BUFFER];
                 buf[..2].copy_from_slice(b"\r\n");
@@ -104,7 +107,7 @@ impl<'a> Multipart<'a> {
         let mut copied = 0u64;
         loop {
             let window = self.window();
-            if let Some(at) = memmem::find(window, &self.delimiter) {
+            if let Some(at) = self.finder.find(window) {
                 out.write_all(&window[..at])?;
                 copied += at as u64;
                 self.start += at + self.delimiter.len();

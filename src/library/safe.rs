@@ -302,6 +302,25 @@ fn blocking(file: &File) -> Result<()> {
     Ok(())
 }
 
+/// How often the writer asks the kernel to start writing back what it wrote.
+pub const WRITEBACK_EVERY: u64 = 16 << 20;
+
+/// Start writing a range back to disk without waiting for it, so the fsync at the
+/// end finds little left to do instead of the whole file.
+pub fn start_writeback(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a plain syscall on a file descriptor this function borrows; its result
+    // is advisory only.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            offset as i64,
+            len as i64,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
+}
+
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
 /// symlink: a missing folder is created, an existing one must be a real folder.
 pub fn make_folders(root: &Path, key: &LibraryKey) -> Result<()> {

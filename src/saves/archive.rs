@@ -40,7 +40,9 @@ fn safe_name(name: &[u8]) -> bool {
 
 /// Check the archive at the start of `file` (see the module's doc).
 pub fn check(file: &File) -> Result<(), Error> {
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| not_zip().with_cause(e))?;
+    // Reads of 1 MiB: the zip crate reads an entry in the sizes it is asked for.
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut zip = zip::ZipArchive::new(reader).map_err(|e| not_zip().with_cause(e))?;
     if zip.len() > MAX_ENTRIES {
         return Err(not_zip().with_cause(format!("{} entries", zip.len())));
     }

@@ -122,6 +122,9 @@ pub struct Incoming {
     path: PathBuf,
     file: File,
     pub written: u64,
+    /// How far write-back was started (`safe::start_writeback`), so that the fsync
+    /// at the end finds little left and the disk is busy from the start.
+    flushed: u64,
 }
 
 impl Incoming {
@@ -139,6 +142,7 @@ impl Incoming {
             path,
             file,
             written: 0,
+            flushed: 0,
         })
     }
 }
@@ -147,6 +151,11 @@ impl Write for Incoming {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         let n = self.file.write(b)?;
         self.written += n as u64;
+        if self.written - self.flushed >= crate::library::safe::WRITEBACK_EVERY {
+            let len = self.written - self.flushed;
+            crate::library::safe::start_writeback(&self.file, self.flushed, len);
+            self.flushed = self.written;
+        }
         Ok(n)
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -198,11 +207,19 @@ pub fn keep(
     incoming: Incoming,
     up: &Upload,
 ) -> Result<SaveRow, Error> {
+    let started = std::time::Instant::now();
     incoming.file.sync_all()?;
     if incoming.written == 0 {
         return Err(Error::invalid(Msg::NoSaveArchive));
     }
+    let synced = started.elapsed();
     archive::check(&incoming.file)?;
+    log::debug!(
+        "saves: {} bytes flushed in {} ms, checked in {} ms",
+        incoming.written,
+        synced.as_millis(),
+        (started.elapsed() - synced).as_millis()
+    );
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);

@@ -275,6 +275,29 @@ pub fn ceiling(body: Option<Vec<u8>>, file: Option<std::path::PathBuf>) {
     }
 }
 
+/// The bound of an upload: a bare tiny_http that writes each request's body, read in
+/// 64 KiB pieces, to a file in `dir`, fsyncs it and answers 200 (no parsing, no
+/// check). A benchmark runs it as itself with `receive DIR`.
+pub fn receiver(dir: std::path::PathBuf) {
+    use std::io::Write;
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    println!("http://{}/", server.server_addr().to_ip().unwrap());
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Ok(mut rq) = server.recv() {
+        let path = dir.join("received");
+        let mut file = std::fs::File::create(&path).unwrap();
+        loop {
+            let n = rq.as_reader().read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            file.write_all(&buf[..n]).unwrap();
+        }
+        file.sync_all().unwrap();
+        let _ = rq.respond(tiny_http::Response::empty(200));
+    }
+}
+
 /// Run this benchmark again as the bound (`mode` is `ceiling` or `file`, see
 /// [`ceiling`]); returns it and its base URL, ending in `/`.
 pub fn spawn_ceiling(mode: &str, arg: &std::path::Path) -> (Server, String) {

@@ -32,7 +32,12 @@ fn upload(s: &TestServer, auth: &str, zip: &[u8], note: &str) -> String {
     body.extend_from_slice(zip);
     body.extend_from_slice(format!("\r\n--{b}--\r\n").as_bytes());
     let ct = format!("multipart/form-data; boundary={b}");
-    let headers = [("Authorization", auth), ("Content-Type", ct.as_str())];
+    let headers = [
+        ("Authorization", auth),
+        ("Content-Type", ct.as_str()),
+        ("User-Agent", "cyberfoil"),
+        ("Version", "1.4.4"),
+    ];
     let r = s.send(
         "POST",
         &format!("/api/saves/upload/{TID}"),
@@ -87,7 +92,7 @@ fn the_page_says_the_last_request_and_keeps_both_kinds_of_saves() {
     // A CyberFoil version with its note, and a file JKSV put over WebDAV.
     let zip = zip_of(b"slot data");
     let sid = upload(&s, &auth, &zip, "before the boss");
-    let headers = [("Authorization", auth.as_str())];
+    let headers = [("Authorization", auth.as_str()), ("User-Agent", "JKSV")];
     assert_eq!(s.send("MKCOL", "/dav/JKSV/", &headers, None).status, 201);
     let put = s.send(
         "PUT",
@@ -148,7 +153,7 @@ fn the_status_turns_connected_without_a_reload_in_both_languages() {
     add_user(&folders, "admin", "admin password", true);
     let s = TestServer::start_on(folders.clone(), &["--no-local-access"]);
     upload(&s, &auth, &zip_of(b"one"), "avant le boss");
-    let headers = [("Authorization", auth.as_str())];
+    let headers = [("Authorization", auth.as_str()), ("User-Agent", "JKSV")];
     assert_eq!(s.send("MKCOL", "/dav/JKSV/", &headers, None).status, 201);
     assert_eq!(
         s.send(

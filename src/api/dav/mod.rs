@@ -127,7 +127,10 @@ fn put(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
     let mut incoming = Incoming::new(&c.app.config.data)?;
     match c.take_body() {
         Some(body) => {
-            std::io::copy(body, &mut incoming)?;
+            // Large writes: `io::copy`'s own buffer is 8 KiB.
+            let mut out = std::io::BufWriter::with_capacity(256 * 1024, &mut incoming);
+            std::io::copy(body, &mut out)?;
+            std::io::Write::flush(&mut out)?;
         }
         None => std::io::Write::write_all(&mut incoming, &c.req.body)?,
     }
