@@ -156,18 +156,7 @@ pub fn move_in(
         .and_then(|_| games::refresh_playable(&tx))
         .and_then(|_| Ok(tx.commit()?));
     if let Err(e) = finish {
-        // Put the file back: the database does not know it moved. Its folder goes only
-        // once the file is out of it; else `recover` adopts it at the next start.
-        match library::safe::move_new(&dst, &src) {
-            Ok(()) => {
-                let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
-            }
-            Err(back) => log::error!(
-                "trash: {key} stays in the trash folder of entry {}: the database did not \
-                 take the move ({e}) and putting it back failed ({back})",
-                row.id
-            ),
-        }
+        put_back(root, row.id, (&dst, &src), &e);
         return Err(e);
     }
     info!("trash: {key} moved in as entry {} ({reason})", row.id);
@@ -215,20 +204,28 @@ pub fn move_save_in(
         return Err(Error::internal(format!("moving {key} into the trash: {e}")));
     }
     if let Err(e) = tx.commit() {
-        match library::safe::move_new(&dst, &src) {
-            Ok(()) => {
-                let _ = std::fs::remove_dir_all(entry_dir(data, row.id));
-            }
-            Err(back) => log::error!(
-                "trash: {key} stays in the trash folder of entry {}: the database did not \
-                 take the move ({e}) and putting it back failed ({back})",
-                row.id
-            ),
-        }
-        return Err(e.into());
+        let e = Error::from(e);
+        put_back(data, row.id, (&dst, &src), &e);
+        return Err(e);
     }
     info!("trash: {key} moved in as entry {} (save)", row.id);
     Ok(row)
+}
+
+/// Put a file moved into entry `id` of `root`'s trash back where it was: the database
+/// did not take the move (`why`). Its folder goes only once the file is out of it;
+/// else `recover` adopts it at the next start.
+fn put_back(root: &Path, id: i64, (dst, src): (&Path, &Path), why: &Error) {
+    match library::safe::move_new(dst, src) {
+        Ok(()) => {
+            let _ = std::fs::remove_dir_all(entry_dir(root, id));
+        }
+        Err(back) => log::error!(
+            "trash: {} stays in the trash folder of entry {id}: the database did not \
+             take the move ({why}) and putting it back failed ({back})",
+            src.display()
+        ),
+    }
 }
 
 /// Name and type from the file name alone (for files the library did not know).

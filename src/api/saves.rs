@@ -3,8 +3,6 @@
 //! own saves (`Access::Console`); another console's version is a 404, as one that
 //! does not exist.
 
-use std::io::{Seek, SeekFrom};
-
 use serde_json::{json, Value};
 
 use crate::error::{Error, Msg};
@@ -135,28 +133,15 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let save_id = save_id(c)?;
     let row = store::find(c.db, console, title_id, save_id.as_deref())?
         .ok_or_else(|| Error::not_found(Msg::NoSave))?;
-    let mut file = std::fs::File::open(saves::path(&c.app.config.data, &row))
+    let file = std::fs::File::open(saves::path(&c.app.config.data, &row))
         .map_err(|e| Error::not_found(Msg::NoSave).with_cause(e))?;
     let size = file.metadata()?.len();
-    let plan = match range::plan(c.req.header("range"), size) {
-        Ok(plan) => plan,
-        Err(refused) => return Ok(refused),
-    };
-    let mut reply = range::empty(plan.status);
+    let mut reply = range::file(c.req, file, size)?;
     reply.content_type = "application/zip";
-    reply.headers = plan.headers;
     reply.headers.push((
         "Content-Disposition",
         format!("attachment; filename={}_{}.zip", row.title_id, row.save_id),
     ));
-    if c.req.method == "HEAD" {
-        reply.status = 200;
-        reply.headers.retain(|(n, _)| *n != "Content-Range");
-        reply.stream = Some((Box::new(std::io::empty()), size));
-        return Ok(reply);
-    }
-    file.seek(SeekFrom::Start(plan.start))?;
-    reply.stream = Some((Box::new(std::io::Read::take(file, plan.len)), plan.len));
     Ok(reply)
 }
 

@@ -154,13 +154,8 @@ pub fn authorize_shop(app: &App, db: &Connection, req: &Req) -> Result<Principal
         return Ok(anyone());
     }
     limited?;
-    if let Some(console) = consoles::check(
-        db,
-        &name,
-        &password,
-        (&seen_from(app, req), &client_name(req)),
-    )? {
-        return Ok(Principal::Console(console.name));
+    if let Some(console) = console_of(app, db, req, (&name, &password))? {
+        return Ok(console);
     }
     if public {
         return Ok(anyone());
@@ -179,21 +174,24 @@ pub fn authorize_console(app: &App, db: &Connection, req: &Req) -> Result<Princi
         return Err(refused());
     };
     check_failures(app, req)?;
-    if let Some(console) = consoles::check(
-        db,
-        &name,
-        &password,
-        (&seen_from(app, req), &client_name(req)),
-    )? {
-        return Ok(Principal::Console(console.name));
+    if let Some(console) = console_of(app, db, req, (&name, &password))? {
+        return Ok(console);
     }
     count_failure(app, req)?;
     Err(refused())
 }
 
-/// The address a console's request came from, for its page.
-fn seen_from(app: &App, req: &Req) -> String {
-    client_ip(&app.config, req).map_or_else(|| "?".into(), |ip| ip.to_string())
+/// The console a name and password open, its request noted (from where, by which
+/// program) for its page.
+fn console_of(
+    app: &App,
+    db: &Connection,
+    req: &Req,
+    (name, password): (&str, &str),
+) -> Result<Option<Principal>, Error> {
+    let from = client_ip(&app.config, req).map_or_else(|| "?".into(), |ip| ip.to_string());
+    let console = consoles::check(db, name, password, (&from, &client_name(req)))?;
+    Ok(console.map(|c| Principal::Console(c.name)))
 }
 
 /// Which program sent a request, from its headers, for a console's page: CyberFoil

@@ -87,6 +87,31 @@ pub fn plan(header: Option<&str>, size: u64) -> Result<Plan, super::Reply> {
     })
 }
 
+/// A file's reply to `req`: 200, or 206 for its `Range` (416 past its end); the
+/// headers alone for a HEAD; else the file streamed from the range's start.
+pub fn file(
+    req: &super::Req,
+    mut file: std::fs::File,
+    size: u64,
+) -> Result<super::Reply, crate::error::Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let plan = match plan(req.header("range"), size) {
+        Ok(plan) => plan,
+        Err(refused) => return Ok(refused),
+    };
+    let mut reply = empty(plan.status);
+    reply.headers = plan.headers;
+    if req.method == "HEAD" {
+        reply.status = 200;
+        reply.headers.retain(|(n, _)| *n != "Content-Range");
+        reply.stream = Some((Box::new(std::io::empty()), size));
+        return Ok(reply);
+    }
+    file.seek(SeekFrom::Start(plan.start))?;
+    reply.stream = Some((Box::new(file.take(plan.len)), plan.len));
+    Ok(reply)
+}
+
 /// A reply without a body: the headers of a HEAD, a 416.
 pub fn empty(status: u16) -> super::Reply {
     super::Reply {

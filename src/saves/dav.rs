@@ -208,16 +208,7 @@ impl Space<'_> {
             }
             std::fs::remove_dir(self.path(p))?;
         } else {
-            let name = format!("{} · {}", self.console, p.text());
-            let row = self.version_at(p)?;
-            trash::move_save_in(
-                self.db,
-                self.data,
-                row.as_ref(),
-                &self.key(p),
-                name,
-                self.retention_days,
-            )?;
+            self.file_to_trash(p)?;
         }
         dav_props::forget_tree(self.db, self.console, &p.text())?;
         Ok(())
@@ -236,23 +227,24 @@ impl Space<'_> {
         }
         incoming.file.sync_all()?;
         if existed.is_some() {
-            self.replace_file(p)?;
+            self.file_to_trash(p)?;
         }
         safe::move_new(&incoming.path, &self.path(p))?;
         sync_folder(&self.path(p));
         Ok(existed.is_none())
     }
 
-    /// A file about to be replaced goes to the trash; its properties stay with its
-    /// path.
-    fn replace_file(&self, p: &DavPath) -> Result<(), Error> {
+    /// A file to the trash (deleted, or about to be replaced: its properties stay
+    /// with its path), with its version's row when CyberFoil uploaded it.
+    fn file_to_trash(&self, p: &DavPath) -> Result<(), Error> {
         let name = format!("{} · {}", self.console, p.text());
         let row = self.version_at(p)?;
+        let key = self.key(p);
         trash::move_save_in(
             self.db,
             self.data,
             row.as_ref(),
-            &self.key(p),
+            &key,
             name,
             self.retention_days,
         )?;

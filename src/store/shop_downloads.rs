@@ -58,39 +58,33 @@ pub fn record(
     Ok(())
 }
 
-/// The most recent downloads, newest first.
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Download> {
+    Ok(Download {
+        console: r.get(0)?,
+        key: r.get(1)?,
+        bytes: r.get::<_, i64>(2)? as u64,
+        last_at: r.get(3)?,
+        duration_ms: r.get::<_, i64>(4)? as u64,
+    })
+}
+
 /// One console's latest downloads, newest first.
 pub fn of_console(conn: &Connection, console: &str, limit: u32) -> Result<Vec<Download>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT console, key, bytes, last_at, duration_ms
          FROM shop_downloads WHERE console = ?1 ORDER BY last_at DESC, id DESC LIMIT ?2 + 0",
     )?;
-    let rows = stmt.query_map(rusqlite::params![console, limit], |r| {
-        Ok(Download {
-            console: r.get(0)?,
-            key: r.get(1)?,
-            bytes: r.get::<_, i64>(2)? as u64,
-            last_at: r.get(3)?,
-            duration_ms: r.get::<_, i64>(4)? as u64,
-        })
-    })?;
+    let rows = stmt.query_map(params![console, limit], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The most recent downloads, newest first.
 pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT console, key, bytes, last_at, duration_ms
          FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1 + 0",
     )?;
-    let rows = stmt.query_map([limit], |r| {
-        Ok(Download {
-            console: r.get(0)?,
-            key: r.get(1)?,
-            bytes: r.get::<_, i64>(2)? as u64,
-            last_at: r.get(3)?,
-            duration_ms: r.get::<_, i64>(4)? as u64,
-        })
-    })?;
+    let rows = stmt.query_map([limit], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

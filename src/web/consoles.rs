@@ -260,13 +260,9 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let con = console(c)?;
     let path = file_path(c)?;
     let (file, node) = space(c, &con).read(&path)?;
-    let mut reply = crate::http::range::empty(200);
-    reply.content_type = "application/octet-stream";
-    reply.headers.push((
-        "Content-Disposition",
-        super::library::attachment(path.name()),
-    ));
-    reply.stream = Some((Box::new(file), node.len));
+    let mut reply = crate::http::range::file(c.req, file, node.len)?;
+    let disposition = super::library::attachment(path.name());
+    reply.headers.push(("Content-Disposition", disposition));
     Ok(reply)
 }
 

@@ -95,7 +95,7 @@ fn mode_rows(mode: &str, nsz: &[u8], nca_len: usize, python: Option<&str>) {
     let [disk, service, reference, memory] = gen::alternate(
         gen::ROUNDS,
         [
-            &mut || disk_bound(tmp.path(), nca_len),
+            &mut || gen::disk_bound(tmp.path(), nca_len),
             &mut || {
                 let (speed, peak) = through_service(tmp.path(), nsz);
                 peak_above_idle = peak_above_idle.max(peak);
@@ -145,39 +145,6 @@ fn write_synced(path: &Path, bytes: &[u8]) {
     let mut f = std::fs::File::create(path).unwrap();
     f.write_all(bytes).unwrap();
     f.sync_all().unwrap();
-}
-
-/// The disk's speed for this many bytes: 4 MiB writes, write-back started every
-/// 16 MiB, then fsync. MB/s.
-fn disk_bound(dir: &Path, len: usize) -> f64 {
-    use std::os::fd::AsRawFd;
-    let path = dir.join("disk-bound");
-    let chunk = vec![0x5Au8; 4 << 20];
-    let t = Instant::now();
-    let mut f = std::fs::File::create(&path).unwrap();
-    let (mut written, mut flushed) = (0usize, 0usize);
-    while written < len {
-        let n = (len - written).min(chunk.len());
-        f.write_all(&chunk[..n]).unwrap();
-        written += n;
-        if written - flushed >= 16 << 20 {
-            // SAFETY: an advisory syscall on a descriptor this function owns.
-            unsafe {
-                libc::sync_file_range(
-                    f.as_raw_fd(),
-                    flushed as i64,
-                    (written - flushed) as i64,
-                    libc::SYNC_FILE_RANGE_WRITE,
-                );
-            }
-            flushed = written;
-        }
-    }
-    f.sync_all().unwrap();
-    let speed = len as f64 / 1e6 / t.elapsed().as_secs_f64();
-    drop(f);
-    std::fs::remove_file(&path).unwrap();
-    speed
 }
 
 /// The Python that has nsz, if any.

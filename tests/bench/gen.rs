@@ -494,3 +494,37 @@ pub fn alternate<const N: usize>(
     }
     runs.map(|r| Spread::of(&r))
 }
+
+/// The disk's speed for this many bytes: 4 MiB writes, write-back started every
+/// 16 MiB, then fsync. MB/s.
+pub fn disk_bound(dir: &std::path::Path, len: usize) -> f64 {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let path = dir.join("disk-bound");
+    let chunk = vec![0x5Au8; 4 << 20];
+    let t = std::time::Instant::now();
+    let mut f = std::fs::File::create(&path).unwrap();
+    let (mut written, mut flushed) = (0usize, 0usize);
+    while written < len {
+        let n = (len - written).min(chunk.len());
+        f.write_all(&chunk[..n]).unwrap();
+        written += n;
+        if written - flushed >= 16 << 20 {
+            // SAFETY: an advisory syscall on a descriptor this function owns.
+            unsafe {
+                libc::sync_file_range(
+                    f.as_raw_fd(),
+                    flushed as i64,
+                    (written - flushed) as i64,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
+            }
+            flushed = written;
+        }
+    }
+    f.sync_all().unwrap();
+    let speed = len as f64 / 1e6 / t.elapsed().as_secs_f64();
+    drop(f);
+    std::fs::remove_file(&path).unwrap();
+    speed
+}

@@ -131,6 +131,20 @@ fn incoming_is_empty(folders: &Folders) -> bool {
     !dir.exists() || std::fs::read_dir(dir).unwrap().next().is_none()
 }
 
+/// An upload of `zip` announced whole and cut half way: the socket, still open.
+fn half_an_upload(s: &TestServer, auth: &str, zip: &[u8]) -> TcpStream {
+    let (content_type, body) = form(zip, None);
+    let mut sock = TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    let head = format!(
+        "POST /api/saves/upload/{TID} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    sock.write_all(head.as_bytes()).unwrap();
+    sock.write_all(&body[..body.len() / 2]).unwrap();
+    sock
+}
+
 #[test]
 fn cyberfoil_uploads_lists_downloads_deletes_and_a_restore_brings_a_version_back() {
     let folders = Folders::new();
@@ -483,15 +497,7 @@ fn what_is_refused_is_said_and_leaves_nothing() {
     assert!(incoming_is_empty(&folders));
 
     // A connection cut half way through an upload: nothing listed, nothing left.
-    let (content_type, body) = form(&save(60_000, 5), None);
-    let mut sock = TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
-    let head = format!(
-        "POST /api/saves/upload/{TID} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\n\
-         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    sock.write_all(head.as_bytes()).unwrap();
-    sock.write_all(&body[..body.len() / 2]).unwrap();
+    let sock = half_an_upload(&s, &auth, &save(60_000, 5));
     std::thread::sleep(Duration::from_millis(300));
     drop(sock);
     crate::harness::wait_until(
@@ -517,15 +523,7 @@ fn a_kill_mid_upload_leaves_the_earlier_versions_and_nothing_half_kept() {
         .as_str()
         .unwrap()
         .to_string();
-    let (content_type, body) = form(&save(200_000, 2), None);
-    let mut sock = TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
-    let head = format!(
-        "POST /api/saves/upload/{TID} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\n\
-         Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    sock.write_all(head.as_bytes()).unwrap();
-    sock.write_all(&body[..body.len() / 2]).unwrap();
+    let sock = half_an_upload(&s, &auth, &save(200_000, 2));
     crate::harness::wait_until(
         "the upload is being received",
         Duration::from_secs(10),

@@ -5,8 +5,6 @@
 
 mod xml;
 
-use std::io::{Seek, SeekFrom};
-
 use crate::error::{Error, Kind, Msg};
 use crate::http::auth::Principal;
 use crate::http::router::Ctx;
@@ -88,25 +86,11 @@ fn get(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
         }
         return Ok(reply);
     }
-    let (mut file, node) = space.read(path)?;
-    let plan = match range::plan(c.req.header("range"), node.len) {
-        Ok(plan) => plan,
-        Err(refused) => return Ok(refused),
-    };
-    let mut reply = status(plan.status);
-    reply.headers = plan.headers;
-    reply
-        .headers
-        .push(("Last-Modified", httpdate::fmt_http_date(node.modified)));
+    let (file, node) = space.read(path)?;
+    let mut reply = range::file(c.req, file, node.len)?;
+    let modified = httpdate::fmt_http_date(node.modified);
+    reply.headers.push(("Last-Modified", modified));
     reply.headers.push(("ETag", etag(&node)));
-    if c.req.method == "HEAD" {
-        reply.status = 200;
-        reply.headers.retain(|(n, _)| *n != "Content-Range");
-        reply.stream = Some((Box::new(std::io::empty()), node.len));
-        return Ok(reply);
-    }
-    file.seek(SeekFrom::Start(plan.start))?;
-    reply.stream = Some((Box::new(std::io::Read::take(file, plan.len)), plan.len));
     Ok(reply)
 }
 
