@@ -102,7 +102,8 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
         match part.name.as_str() {
             "file" if file.is_none() => {
                 let mut incoming = Incoming::new(&c.app.config.data)?;
-                form.copy_to(&mut incoming)?;
+                let copied = form.copy_to(&mut incoming);
+                incoming.took(copied)?;
                 file = Some(incoming);
             }
             "note" | "save_note" | "saveNote" => note = form.text(4096)?,

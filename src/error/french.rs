@@ -73,6 +73,7 @@ impl Msg {
             SaveUnsafeEntry { entry } => format!("l'archive de sauvegarde contient une entrée qui pourrait écrire hors de son dossier (« {entry} ») ; rien n'a été gardé"),
             NotMultipart => "un envoi est un corps multipart/form-data".into(),
             SaveRestoreName => "une sauvegarde revient sous son propre nom".into(),
+            SaveDiskFull => "le disque du dossier de données est plein : rien n'a été gardé, et les versions précédentes sont intactes".into(),
             DavTaken => "quelque chose est déjà là, et la requête demande de ne pas l'écraser".into(),
             DavNoParent => "le dossier où il irait n'existe pas".into(),
             DavBody => "un nouveau dossier ne prend pas de corps".into(),

@@ -80,6 +80,8 @@ pub enum Kind {
     PreconditionFailed,
     /// A body of a kind the route does not take (WebDAV's `MKCOL` with a body).
     UnsupportedMediaType,
+    /// The disk is full: what was being written is not kept.
+    InsufficientStorage,
     /// A failure of the service itself; the cause is in the log.
     Internal,
 }

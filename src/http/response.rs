@@ -187,6 +187,7 @@ pub fn status_and_slug(kind: &Kind) -> (u16, &'static str) {
         Kind::TooNew => (500, "database_too_new"),
         Kind::PreconditionFailed => (412, "precondition_failed"),
         Kind::UnsupportedMediaType => (415, "unsupported_media_type"),
+        Kind::InsufficientStorage => (507, "insufficient_storage"),
         Kind::Overloaded => (503, "overloaded"),
         Kind::Unavailable => (503, "library_unavailable"),
     }

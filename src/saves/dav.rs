@@ -225,7 +225,7 @@ impl Space<'_> {
         if existed.is_some_and(|n| n.dir) {
             return Err(Error::method_not_allowed(&["GET", "PROPFIND", "DELETE"]));
         }
-        incoming.file.sync_all()?;
+        incoming.sync()?;
         if existed.is_some() {
             self.file_to_trash(p)?;
         }
@@ -303,8 +303,9 @@ impl Space<'_> {
         } else {
             let (mut src, _) = self.read(from)?;
             let mut incoming = Incoming::new(self.data)?;
-            std::io::copy(&mut src, &mut incoming)?;
-            incoming.file.sync_all()?;
+            let copied = std::io::copy(&mut src, &mut incoming).map_err(Error::from);
+            incoming.took(copied)?;
+            incoming.sync()?;
             safe::move_new(&incoming.path, &self.path(to))?;
             sync_folder(&self.path(to));
         }

@@ -122,6 +122,8 @@ pub struct Incoming {
     path: PathBuf,
     file: File,
     pub written: u64,
+    /// A write failed for want of room (the disk, or the process's file size limit).
+    full: bool,
     /// How far write-back was started (`safe::start_writeback`), so that the fsync
     /// at the end finds little left and the disk is busy from the start.
     flushed: u64,
@@ -142,6 +144,7 @@ impl Incoming {
             path,
             file,
             written: 0,
+            full: false,
             flushed: 0,
         })
     }
@@ -149,7 +152,10 @@ impl Incoming {
 
 impl Write for Incoming {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let n = self.file.write(b)?;
+        let n = self
+            .file
+            .write(b)
+            .inspect_err(|e| self.full |= no_room(e))?;
         self.written += n as u64;
         if self.written - self.flushed >= crate::library::safe::WRITEBACK_EVERY {
             let len = self.written - self.flushed;
@@ -161,6 +167,34 @@ impl Write for Incoming {
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+}
+
+/// Whether an error says there is no room left.
+fn no_room(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+    matches!(e.kind(), StorageFull | FileTooLarge | QuotaExceeded)
+}
+
+impl Incoming {
+    /// What a copy into it ended with: the disk full is said as such (507).
+    pub fn took<T>(&self, copied: Result<T, Error>) -> Result<T, Error> {
+        match copied {
+            Err(e) if self.full => Err(disk_full().with_cause(e)),
+            other => other,
+        }
+    }
+
+    /// Flush it to disk: a disk that turns out full then is said as such.
+    fn sync(&self) -> Result<(), Error> {
+        self.file.sync_all().map_err(|e| match no_room(&e) {
+            true => disk_full().with_cause(e),
+            false => e.into(),
+        })
+    }
+}
+
+fn disk_full() -> Error {
+    Error::new(crate::error::Kind::InsufficientStorage, Msg::SaveDiskFull)
 }
 
 impl Drop for Incoming {
@@ -208,7 +242,7 @@ pub fn keep(
     up: &Upload,
 ) -> Result<SaveRow, Error> {
     let started = std::time::Instant::now();
-    incoming.file.sync_all()?;
+    incoming.sync()?;
     if incoming.written == 0 {
         return Err(Error::invalid(Msg::NoSaveArchive));
     }

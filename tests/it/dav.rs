@@ -251,7 +251,15 @@ fn cyberfoils_versions_are_files_of_the_space_and_a_put_over_one_keeps_it_in_the
     // Past --save-max-bytes: 413, and nothing replaced.
     let big = vec![7u8; 60_000];
     assert_eq!(
-        dav(&s, &salon, "PUT", &version, &[], Some(&big)).status,
+        dav(
+            &s,
+            &salon,
+            "PUT",
+            &version,
+            &[("Connection", "close")],
+            Some(&big)
+        )
+        .status,
         413
     );
     assert_eq!(download(&s, &salon, &version), b"new bytes");

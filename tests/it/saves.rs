@@ -71,11 +71,15 @@ fn form(zip: &[u8], note: Option<&str>) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), b)
 }
 
+/// An upload on a connection of its own (`Connection: close`): one the service
+/// refuses unread (413, 507) is closed after the answer, and must not be the one the
+/// test's next request takes from the pool.
 fn upload(s: &TestServer, auth: &str, tid: &str, zip: &[u8], note: Option<&str>) -> Resp {
     let (content_type, body) = form(zip, note);
     let headers = [
         ("Authorization", auth),
         ("Content-Type", content_type.as_str()),
+        ("Connection", "close"),
     ];
     s.send(
         "POST",
@@ -511,6 +515,45 @@ fn what_is_refused_is_said_and_leaves_nothing() {
     assert!(list(&s, &auth).is_empty());
     assert!(incoming_is_empty(&folders));
     assert!(vault_files(&folders).is_empty());
+}
+
+#[test]
+fn a_full_disk_keeps_nothing_of_the_upload_and_the_earlier_version_whole() {
+    let folders = Folders::new();
+    let auth = basic("Salon", &folders.add_console("Salon"));
+    // The process may write files of 1 MiB at most: a larger save meets a full disk.
+    let s = TestServer::start_with_file_size_limit(folders.clone(), &[], 1 << 20);
+    let kept = save(300_000, 1);
+    let sid = upload(&s, &auth, TID, &kept, None).json()["save_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = upload(&s, &auth, TID, &save(2_000_000, 2), Some("too big"));
+    assert_eq!(
+        (r.status, r.slug()),
+        (507, "insufficient_storage".to_string()),
+        "{}",
+        r.body
+    );
+    let saves = list(&s, &auth);
+    assert_eq!(saves.len(), 1);
+    assert_eq!(saves[0]["save_id"], sid.as_str());
+    assert_eq!(
+        download(&s, &auth, &format!("/api/saves/download/{TID}"), None).1,
+        kept
+    );
+    assert!(incoming_is_empty(&folders));
+    // The same over WebDAV: nothing replaced.
+    let version = format!("/dav/{TID}/{sid}.zip");
+    let r = s.send(
+        "PUT",
+        &version,
+        &[("Authorization", &auth)],
+        Some(vec![9; 2_000_000]),
+    );
+    assert_eq!(r.status, 507, "{}", r.body);
+    assert_eq!(download(&s, &auth, &version, None).1, kept);
+    assert!(incoming_is_empty(&folders));
 }
 
 #[test]

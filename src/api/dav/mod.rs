@@ -113,10 +113,15 @@ fn put(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
         Some(body) => {
             // Large writes: `io::copy`'s own buffer is 8 KiB.
             let mut out = std::io::BufWriter::with_capacity(256 * 1024, &mut incoming);
-            std::io::copy(body, &mut out)?;
-            std::io::Write::flush(&mut out)?;
+            let copied =
+                std::io::copy(body, &mut out).and_then(|_| std::io::Write::flush(&mut out));
+            drop(out);
+            incoming.took(copied.map_err(Error::from))?;
         }
-        None => std::io::Write::write_all(&mut incoming, &c.req.body)?,
+        None => {
+            let written = std::io::Write::write_all(&mut incoming, &c.req.body);
+            incoming.took(written.map_err(Error::from))?;
+        }
     }
     let created = space.put(path, incoming)?;
     Ok(status(if created { 201 } else { 204 }))
