@@ -237,6 +237,10 @@ pub struct ServeArgs {
     #[arg(long, env = "LUDOTHEQUE_SAVE_VERSIONS", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub save_versions: u32,
+    /// The most bytes a console's saves may hold (CyberFoil's and WebDAV's together;
+    /// the trash apart); an upload past it is a 507.
+    #[arg(long, env = "LUDOTHEQUE_SAVE_QUOTA", default_value_t = 32 << 30)]
+    pub save_quota: u64,
     /// Turn off the loopback rule (keyless requests from this machine get full access).
     #[arg(
         long,

@@ -117,6 +117,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
         title_id,
         note,
         versions: c.app.config.serve.save_versions,
+        quota: c.app.config.serve.save_quota,
         retention_days: c.app.config.serve.trash_retention_days,
     };
     let row = saves::keep(c.db, &c.app.config.data, incoming, &up)?;

@@ -93,6 +93,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("serve", "max_body", "OCTETS", "Plus grand corps de requête accepté, en octets (plus grand : 413) ; les sauvegardes envoyées ont --save-max-bytes"),
     ("serve", "save_max_bytes", "OCTETS", "Plus grande sauvegarde qu'une console peut envoyer, en octets (plus grande : 413)"),
     ("serve", "save_versions", "N", "Sauvegardes gardées par console et par titre ; les plus anciennes vont à la corbeille"),
+    ("serve", "save_quota", "OCTETS", "Octets que les sauvegardes d'une console peuvent occuper au plus (celles de CyberFoil et de WebDAV ensemble ; la corbeille à part) ; un envoi au-delà reçoit 507"),
     ("serve", "no_local_access", "", "Désactive la règle de la boucle locale (les requêtes sans clé venues de cette machine ont un accès complet)"),
     ("serve", "local_access", "QUI", "Les programmes de cette machine que la règle de la boucle locale admet : users (ceux de root, de l'utilisateur du service ou d'un utilisateur de --local-access-users, d'après le propriétaire de leur socket), any (tous, un mandataire inverse aussi) ou off"),
     ("serve", "local_access_users", "UTILISATEURS", "D'autres utilisateurs dont les programmes ont l'accès local (noms ou uid séparés par des virgules)"),

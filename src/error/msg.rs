@@ -127,6 +127,19 @@ pub enum Msg {
     DavSame,
     DavBadDestination,
     DavRoot,
+    DavTooMany {
+        max: usize,
+    },
+    DavTooDeep {
+        max: usize,
+    },
+    DavPropsTooLarge,
+    SaveQuota {
+        quota: u64,
+    },
+    FormFieldTooLong {
+        max: usize,
+    },
     NothingOfTitle {
         id: String,
     },
@@ -1114,6 +1127,11 @@ impl Msg {
             DavSame => "The source and the destination are the same, or one holds the other.".into(),
             DavBadDestination => "The Destination header names no place in this console's space.".into(),
             DavRoot => "The console's own folder cannot be deleted, moved or replaced.".into(),
+            DavTooMany { max } => format!("That is more than {max} entries, or a larger answer than the service gives at once: ask for less (Depth: 1, fewer properties)."),
+            DavTooDeep { max } => format!("A path has at most {max} folders."),
+            DavPropsTooLarge => "A property's value has at most 64 KiB, and a file at most 256 properties.".into(),
+            SaveQuota { quota } => format!("This console's saves would pass its quota of {quota} bytes: nothing was kept."),
+            FormFieldTooLong { max } => format!("A form field other than the file has at most {max} bytes."),
             NothingOfTitle { .. } => "The library has nothing of that title.".into(),
             NotCompressed { key } => format!("Only .nsz and .xcz files decompress; \"{key}\" is not one."),
             BadSlug => "A slug has 1 to 32 characters among a-z, 0-9 and '-'.".into(),

@@ -172,7 +172,11 @@ impl<'a> Multipart<'a> {
     /// The current part's data as text, at most `max` bytes (more is an error).
     pub fn text(&mut self, max: usize) -> Result<String, Error> {
         let mut out = Capped(Vec::new(), max);
-        self.copy_data(&mut out)?;
+        let copied = self.copy_data(&mut out);
+        if out.0.len() == max + 1 {
+            return Err(Error::invalid(Msg::FormFieldTooLong { max }));
+        }
+        copied?;
         Ok(String::from_utf8_lossy(&out.0).into_owned())
     }
 }
@@ -183,6 +187,8 @@ struct Capped(Vec<u8>, usize);
 impl Write for Capped {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
         if self.0.len() + b.len() > self.1 {
+            // One byte past the cap marks why the copy stopped (`Multipart::text`).
+            self.0.resize(self.1 + 1, 0);
             return Err(std::io::Error::other("a form field is too long"));
         }
         self.0.extend_from_slice(b);

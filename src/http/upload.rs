@@ -3,14 +3,17 @@
 //! short budget of `body`.
 //!
 //! Such a body may be a gigabyte from a console on Wi-Fi, so its budget is per read:
-//! each read must bring bytes within [`STALL`], with no limit on the whole. It holds
-//! its worker meanwhile, so only a quarter of the workers (at least one) may be
-//! reading uploads at once; one more is a 503 that asks to retry. A body announced
-//! or found larger than `--save-max-bytes` is a 413, and its connection is closed.
+//! each read must bring bytes within [`STALL`], and after [`GRACE`] the body must
+//! have come at [`MIN_RATE`] on average (a console on Wi-Fi sends a thousand times
+//! that; a client that drips holds nothing for long). It holds its worker meanwhile,
+//! so each console reads one upload at a time, and half the workers (at least two)
+//! at the most; one more is a 503 that asks to retry. A body announced or found
+//! larger than `--save-max-bytes` is a 413, and its connection is closed.
 
+use std::collections::HashMap;
 use std::io::Read;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
@@ -24,23 +27,38 @@ pub const STALL: Duration = Duration::from_secs(30);
 /// serve the next request (a multipart body's closing line).
 const TAIL: u64 = 64 * 1024;
 
-/// The uploads being read.
-#[derive(Default)]
-pub struct Uploads(AtomicUsize);
+/// How long an upload may take before its average rate counts.
+pub const GRACE: Duration = Duration::from_secs(60);
+/// The slowest average an upload may keep past [`GRACE`], in bytes a second.
+pub const MIN_RATE: u64 = 4096;
 
-struct Slot<'a>(&'a AtomicUsize);
+/// The uploads being read, per caller.
+#[derive(Default)]
+pub struct Uploads(Mutex<HashMap<String, usize>>);
+
+struct Slot<'a>(&'a Uploads, String);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        let mut running = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = running.get_mut(&self.1) {
+            *n -= 1;
+            if *n == 0 {
+                running.remove(&self.1);
+            }
+        }
     }
 }
 
 impl Uploads {
-    fn enter(&self, max: usize) -> Option<Slot<'_>> {
-        let was = self.0.fetch_add(1, Ordering::Relaxed);
-        let slot = Slot(&self.0);
-        (was < max).then_some(slot)
+    /// A place for `who`'s upload: its first, and one of at most `max` in all.
+    fn enter(&self, who: &str, max: usize) -> Option<Slot<'_>> {
+        let mut running = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if running.values().sum::<usize>() >= max || running.contains_key(who) {
+            return None;
+        }
+        running.insert(who.to_string(), 1);
+        Some(Slot(self, who.to_string()))
     }
 }
 
@@ -50,6 +68,7 @@ struct Capped<'a> {
     left: u64,
     cap: u64,
     failed: Option<Error>,
+    started: Instant,
 }
 
 impl Read for Capped<'_> {
@@ -74,6 +93,11 @@ impl Read for Capped<'_> {
             return Err(std::io::Error::other("past the upload cap"));
         }
         self.left -= n as u64;
+        let took = self.started.elapsed();
+        if took > GRACE && self.cap - self.left < took.as_secs() * MIN_RATE {
+            self.failed = Some(Error::new(Kind::RequestTimeout, Msg::BodyTooSlow));
+            return Err(std::io::Error::other("slower than the least rate"));
+        }
         Ok(n)
     }
 }
@@ -96,7 +120,8 @@ pub fn run(
     if rq.body_length().is_some_and(|n| n as u64 > cap) {
         return (Err(too_large(cap)), false);
     }
-    let Some(_slot) = app.uploads.enter((app.config.workers / 4).max(1)) else {
+    let who = call.principal.log_name().unwrap_or_default();
+    let Some(_slot) = app.uploads.enter(&who, (app.config.workers / 2).max(2)) else {
         return (Err(Error::overloaded()), false);
     };
     let fd = rq.remote_addr().and_then(|p| warden::find(app.port, p));
@@ -108,6 +133,7 @@ pub fn run(
         left: cap,
         cap,
         failed: None,
+        started: Instant::now(),
     };
     let run = std::panic::AssertUnwindSafe(|| router::run(app, db, req, call, Some(&mut capped)));
     let mut result = std::panic::catch_unwind(run)

@@ -38,6 +38,48 @@ fn safe_name(name: &[u8]) -> bool {
         && name.split(['/', '\\']).all(|part| part != "..")
 }
 
+/// Every name an entry goes by, as the bytes on disk say them: the central
+/// directory's and the local header's (which must be the same), and the Info-ZIP
+/// Unicode Path fields (0x7075) of either. An unzip tool may take any of them, so
+/// each one is checked, not only the one the `zip` crate settles on.
+fn raw_names(file: &File, central_at: u64, local_at: u64) -> Result<Vec<Vec<u8>>, Error> {
+    let central = header_names(file, central_at, 46, 28)?;
+    let local = header_names(file, local_at, 30, 26)?;
+    if central[0] != local[0] {
+        return Err(not_zip().with_cause("the local header names another file"));
+    }
+    Ok(central.into_iter().chain(local).collect())
+}
+
+/// A header's name, then the names of its Unicode Path fields: the header at `at`,
+/// its fixed part `fixed` bytes long, the name's length at `lengths` (the extra
+/// field's just after).
+fn header_names(file: &File, at: u64, fixed: usize, lengths: usize) -> Result<Vec<Vec<u8>>, Error> {
+    use std::os::unix::fs::FileExt;
+    let read = |at: u64, len: usize| -> Result<Vec<u8>, Error> {
+        let mut buf = vec![0u8; len];
+        file.read_exact_at(&mut buf, at)
+            .map_err(|e| not_zip().with_cause(e))?;
+        Ok(buf)
+    };
+    let u16_at = |b: &[u8], i: usize| u16::from_le_bytes([b[i], b[i + 1]]) as usize;
+    let head = read(at, fixed)?;
+    let (name_len, extra_len) = (u16_at(&head, lengths), u16_at(&head, lengths + 2));
+    let mut names = vec![read(at + fixed as u64, name_len)?];
+    let extra = read(at + (fixed + name_len) as u64, extra_len)?;
+    let mut i = 0;
+    while i + 4 <= extra.len() {
+        let (id, size) = (u16_at(&extra, i), u16_at(&extra, i + 2));
+        let field = extra.get(i + 4..i + 4 + size).ok_or_else(not_zip)?;
+        // Unicode Path: a version byte, the CRC-32 of the name, the name.
+        if id == 0x7075 {
+            names.push(field.get(5..).ok_or_else(not_zip)?.to_vec());
+        }
+        i += 4 + size;
+    }
+    Ok(names)
+}
+
 /// Check the archive at the start of `file` (see the module's doc).
 pub fn check(file: &File) -> Result<(), Error> {
     // Reads of 1 MiB: the zip crate reads an entry in the sizes it is asked for.
@@ -49,9 +91,16 @@ pub fn check(file: &File) -> Result<(), Error> {
     let mut budget = MAX_UNPACKED;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| not_zip().with_cause(e))?;
-        let raw = entry.name_raw().to_vec();
-        if !safe_name(&raw) || entry.is_symlink() {
-            let shown: String = String::from_utf8_lossy(&raw).chars().take(120).collect();
+        let mut names = raw_names(file, entry.central_header_start(), entry.header_start())?;
+        names.push(entry.name_raw().to_vec());
+        let decoded = entry.name().map_err(|e| not_zip().with_cause(e))?;
+        names.push(decoded.as_bytes().to_vec());
+        if let Some(bad) = names
+            .iter()
+            .find(|n| !safe_name(n))
+            .or(entry.is_symlink().then_some(&names[0]))
+        {
+            let shown: String = String::from_utf8_lossy(bad).chars().take(120).collect();
             return Err(Error::invalid(Msg::SaveUnsafeEntry { entry: shown }));
         }
         // Reading to the end checks the entry's CRC-32.
@@ -105,6 +154,29 @@ mod tests {
         }
         let e = check(&zip_of(&[("ok", b"x")], Some("link"))).unwrap_err();
         assert!(matches!(e.msg, Msg::SaveUnsafeEntry { .. }));
+    }
+
+    #[test]
+    fn a_name_hidden_in_one_header_is_seen() {
+        let mut bytes = Vec::new();
+        zip_of(&[("ok.bin", b"data")], None)
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let at: Vec<usize> = bytes
+            .windows(6)
+            .enumerate()
+            .filter(|(_, w)| *w == b"ok.bin")
+            .map(|(i, _)| i)
+            .collect();
+        // The local header's name, then the central directory's, changed alone.
+        for i in [at[0], at[1]] {
+            let mut patched = bytes.clone();
+            patched[i..i + 6].copy_from_slice(b"../a.b");
+            let mut f = tempfile::tempfile().unwrap();
+            f.write_all(&patched).unwrap();
+            f.rewind().unwrap();
+            assert!(check(&f).is_err(), "the name at {i}");
+        }
     }
 
     #[test]

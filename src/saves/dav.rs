@@ -19,6 +19,12 @@ use crate::store::saves::{self as versions, SaveRow};
 use crate::trash;
 use crate::words::TitleId;
 
+/// The most names a path has: what it costs to check a path grows with its depth,
+/// and a save manager's tree is a few levels deep.
+pub const MAX_DEPTH: usize = 32;
+/// The most files a `COPY` or a `DELETE` of a folder, or a listing, reaches.
+pub const MAX_ENTRIES: usize = 10_000;
+
 /// A path in a console's space: its names, none empty, `.`, `..`, nor holding `\` or
 /// a control character. Empty segments (`a//b`, a trailing `/`) are dropped: JKSV's
 /// newer client doubles its slashes.
@@ -38,6 +44,9 @@ impl DavPath {
                 return Err(Error::invalid(Msg::DavBadPath));
             }
             names.push(s.to_string());
+        }
+        if names.len() > MAX_DEPTH {
+            return Err(Error::invalid(Msg::DavTooDeep { max: MAX_DEPTH }));
         }
         Ok(DavPath(names))
     }
@@ -89,6 +98,8 @@ pub struct Space<'a> {
     pub data: &'a Path,
     pub console: &'a str,
     pub retention_days: u32,
+    /// The most bytes its files may hold (`--save-quota`).
+    pub quota: u64,
 }
 
 impl Space<'_> {
@@ -139,22 +150,53 @@ impl Space<'_> {
         out
     }
 
-    /// Every file of the space below `p`, folders first walked in name order, at
-    /// most `limit` of them.
-    pub fn files(&self, p: &DavPath, limit: usize) -> Vec<(DavPath, Node)> {
-        let mut out = Vec::new();
+    /// Every file of the space below `p`, in name order; the walk stops once it has
+    /// met `limit` entries (files and folders), so a tree of any size costs at most
+    /// that. The second value says whether it stopped.
+    pub fn files(&self, p: &DavPath, limit: usize) -> (Vec<(DavPath, Node)>, bool) {
+        let (mut out, mut met) = (Vec::new(), 0);
         let mut todo = vec![p.clone()];
         while let Some(folder) = todo.pop() {
             for (child, node) in self.children(&folder).into_iter().rev() {
+                met += 1;
+                if met > limit {
+                    return (out, true);
+                }
                 if node.dir {
                     todo.push(child);
-                } else if out.len() < limit {
+                } else {
                     out.push((child, node));
                 }
             }
         }
         out.sort_by(|a, b| a.0.names().cmp(b.0.names()));
-        out
+        (out, false)
+    }
+
+    /// The bytes of the file `p`, or of the files below the folder `p`; a tree past
+    /// [`MAX_ENTRIES`] is refused.
+    fn weigh(&self, p: &DavPath) -> Result<u64, Error> {
+        if let Some(node) = self.node(p).filter(|n| !n.dir) {
+            return Ok(node.len);
+        }
+        let (files, cut) = self.files(p, MAX_ENTRIES);
+        if cut {
+            return Err(Error::forbidden(Msg::DavTooMany { max: MAX_ENTRIES }));
+        }
+        Ok(files.iter().map(|(_, n)| n.len).sum())
+    }
+
+    /// Whether `bytes` more fit in the console's quota (507 when they do not).
+    pub fn room_for(&self, bytes: u64) -> Result<(), Error> {
+        let used = self.weigh(&DavPath(Vec::new()))?;
+        if used.saturating_add(bytes) > self.quota {
+            let quota = self.quota;
+            return Err(Error::new(
+                Kind::InsufficientStorage,
+                Msg::SaveQuota { quota },
+            ));
+        }
+        Ok(())
     }
 
     /// Open a file to read it.
@@ -190,7 +232,9 @@ impl Space<'_> {
         let [title, file] = p.names() else {
             return Ok(None);
         };
-        let (Some(title), Some(save)) = (TitleId::parse(title), file.strip_suffix(".zip")) else {
+        // Only the folder CyberFoil's versions are in: its name in upper case.
+        let title = TitleId::parse(title).filter(|id| id.to_string() == *title);
+        let (Some(title), Some(save)) = (title, file.strip_suffix(".zip")) else {
             return Ok(None);
         };
         versions::find(self.db, self.console, title, Some(save))
@@ -203,6 +247,7 @@ impl Space<'_> {
         }
         let node = self.node(p).ok_or_else(|| Error::not_found(Msg::NoSave))?;
         if node.dir {
+            self.weigh(p)?;
             for (child, _) in self.children(p) {
                 self.remove(&child)?;
             }
@@ -225,6 +270,7 @@ impl Space<'_> {
         if existed.is_some_and(|n| n.dir) {
             return Err(Error::method_not_allowed(&["GET", "PROPFIND", "DELETE"]));
         }
+        self.room_for(incoming.written)?;
         incoming.sync()?;
         if existed.is_some() {
             self.file_to_trash(p)?;
@@ -284,6 +330,7 @@ impl Space<'_> {
         deep: bool,
         overwrite: bool,
     ) -> Result<bool, Error> {
+        self.room_for(self.weigh(from)?)?;
         let existed = self.clear_target(from, to, overwrite)?;
         self.copy_node(from, to, deep)?;
         Ok(!existed)

@@ -211,6 +211,8 @@ pub struct Upload<'a> {
     pub note: String,
     pub versions: u32,
     pub retention_days: u32,
+    /// The most bytes the console's saves may hold (`--save-quota`).
+    pub quota: u64,
 }
 
 /// A new save ID: the UTC time and six random hex digits (`20260218T212230Z_a1b2c3`,
@@ -241,6 +243,14 @@ pub fn keep(
     incoming: Incoming,
     up: &Upload,
 ) -> Result<SaveRow, Error> {
+    let space = dav::Space {
+        db,
+        data,
+        console: up.console,
+        retention_days: up.retention_days,
+        quota: up.quota,
+    };
+    space.room_for(incoming.written)?;
     let started = std::time::Instant::now();
     incoming.sync()?;
     if incoming.written == 0 {

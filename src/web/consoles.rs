@@ -39,6 +39,7 @@ fn space<'c>(c: &'c Ctx, console: &'c Console) -> Space<'c> {
         data: &c.app.config.data,
         console: &console.name,
         retention_days: c.app.config.serve.trash_retention_days,
+        quota: c.app.config.serve.save_quota,
     }
 }
 
@@ -86,7 +87,7 @@ pub fn console_page(c: &Ctx) -> Result<Reply, Error> {
 /// The saves, by the space's top folder: a title's versions under its name and icon,
 /// a client's own folders (JKSV's) under their names.
 fn saves(c: &Ctx, v: &Viewer, space: &Space, con: &Console) -> Result<Markup, Error> {
-    let files = space.files(&DavPath::parse("")?, MAX_FILES);
+    let (files, _) = space.files(&DavPath::parse("")?, MAX_FILES);
     let rows = versions::of_console(c.db, &con.name)?;
     let mut groups: Vec<(String, Vec<(DavPath, Node)>)> = Vec::new();
     for (path, node) in files {

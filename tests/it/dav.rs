@@ -285,6 +285,52 @@ fn cyberfoils_versions_are_files_of_the_space_and_a_put_over_one_keeps_it_in_the
 }
 
 #[test]
+fn deep_paths_long_listings_and_heavy_properties_are_refused() {
+    let folders = Folders::new();
+    let salon = basic("Salon", &folders.add_console("Salon"));
+    let s = TestServer::start_on(folders.clone(), &["--save-quota", "100000"]);
+    let deep = "/dav/".to_string() + &"d/".repeat(33);
+    assert_eq!(dav(&s, &salon, "MKCOL", &deep, &[], None).status, 400);
+    let asked: String = (0..65).map(|i| format!("<p{i}/>")).collect();
+    let body = format!("<D:propfind xmlns:D=\"DAV:\"><D:prop>{asked}</D:prop></D:propfind>");
+    let r = dav(
+        &s,
+        &salon,
+        "PROPFIND",
+        "/dav/",
+        &[("Depth", "1")],
+        Some(body.as_bytes()),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(
+        dav(&s, &salon, "PUT", "/dav/a", &[], Some(b"x")).status,
+        201
+    );
+    let big = format!(
+        "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><x xmlns=\"urn:x\">{}</x></D:prop></D:set></D:propertyupdate>",
+        "v".repeat(70_000)
+    );
+    assert_eq!(
+        dav(&s, &salon, "PROPPATCH", "/dav/a", &[], Some(big.as_bytes())).status,
+        413
+    );
+    // The quota counts what COPY would add.
+    assert_eq!(
+        dav(&s, &salon, "PUT", "/dav/b", &[], Some(&[1; 60_000])).status,
+        201
+    );
+    let r = dav(
+        &s,
+        &salon,
+        "COPY",
+        "/dav/b",
+        &[("Destination", "/dav/c")],
+        None,
+    );
+    assert_eq!(r.status, 507, "{}", r.body);
+}
+
+#[test]
 fn litmus_basic_copymove_and_props_pass() {
     if tool("litmus").is_none() {
         eprintln!("litmus not found: the WebDAV suite is not run");

@@ -557,6 +557,62 @@ fn a_full_disk_keeps_nothing_of_the_upload_and_the_earlier_version_whole() {
 }
 
 #[test]
+fn a_console_dripping_an_upload_holds_up_no_other_and_the_quota_holds() {
+    let folders = Folders::new();
+    let salon = basic("Salon", &folders.add_console("Salon"));
+    let chambre = basic("Chambre", &folders.add_console("Chambre"));
+    let s = TestServer::start_on(folders.clone(), &["--save-quota", "400000"]);
+    // Salon's upload stays half sent; its second one waits its turn (503)…
+    let dripping = half_an_upload(&s, &salon, &save(200_000, 1));
+    crate::harness::wait_until(
+        "the upload is being received",
+        Duration::from_secs(10),
+        || !incoming_is_empty(&folders),
+    );
+    assert_eq!(upload(&s, &salon, TID, &save(1000, 2), None).status, 503);
+    // …and Chambre's goes through meanwhile.
+    assert_eq!(upload(&s, &chambre, TID, &save(1000, 3), None).status, 200);
+    drop(dripping);
+    // Past the console's quota: 507, nothing kept.
+    assert_eq!(
+        upload(&s, &chambre, TID, &save(300_000, 4), None).status,
+        200
+    );
+    let r = upload(&s, &chambre, TID, &save(300_000, 5), None);
+    assert_eq!(
+        (r.status, r.slug()),
+        (507, "insufficient_storage".to_string()),
+        "{}",
+        r.body
+    );
+    assert_eq!(list(&s, &chambre).len(), 2);
+    // A note past its cap is the client's error, said as such.
+    let (content_type, mut body) = form(&save(10, 6), None);
+    let long = format!(
+        "--------------------------d74496d66958873e\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\n{}\r\n",
+        "n".repeat(5000)
+    );
+    body.splice(0..0, long.into_bytes());
+    let headers = [
+        ("Authorization", chambre.as_str()),
+        ("Content-Type", content_type.as_str()),
+        ("Connection", "close"),
+    ];
+    let r = s.send(
+        "POST",
+        &format!("/api/saves/upload/{TID}"),
+        &headers,
+        Some(body),
+    );
+    assert_eq!(
+        (r.status, r.slug()),
+        (400, "bad_request".to_string()),
+        "{}",
+        r.body
+    );
+}
+
+#[test]
 fn a_kill_mid_upload_leaves_the_earlier_versions_and_nothing_half_kept() {
     let folders = Folders::new();
     let auth = basic("Salon", &folders.add_console("Salon"));

@@ -15,8 +15,15 @@ use crate::store::dav_props;
 use xml::{Change, Want, DAV};
 
 const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH";
-/// A `Depth: infinity` listing stops past this many entries (403).
-const MAX_LISTED: usize = 10_000;
+/// A listing stops past this many entries (403).
+const MAX_LISTED: usize = crate::saves::dav::MAX_ENTRIES;
+/// A `PROPFIND` names at most this many properties (400)…
+const MAX_ASKED: usize = 64;
+/// …and its answer is at most this long (403): it is built in memory.
+const MAX_ANSWER: usize = 16 << 20;
+/// A dead property's value, and how many a resource has, at most (413).
+const MAX_VALUE: usize = 64 * 1024;
+const MAX_PROPS: usize = 256;
 
 fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
     let Principal::Console(console) = &c.principal else {
@@ -30,6 +37,7 @@ fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
         data: &c.app.config.data,
         console,
         retention_days: c.app.config.serve.trash_retention_days,
+        quota: c.app.config.serve.save_quota,
     };
     space.open()?;
     Ok(space)
@@ -269,6 +277,9 @@ fn propfind(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
         .node(path)
         .ok_or_else(|| Error::not_found(Msg::NoSave))?;
     let want = xml::propfind(&c.req.body)?;
+    if matches!(&want, Want::Some(asked) if asked.len() > MAX_ASKED) {
+        return Err(Error::invalid(Msg::DavTooMany { max: MAX_ASKED }));
+    }
     let depth = match c.req.header("depth").map(str::trim) {
         Some("0") => 0,
         Some("1") => 1,
@@ -284,8 +295,8 @@ fn propfind(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
     while let Some((folder, level)) = todo.pop() {
         for (child, n) in space.children(&folder) {
             listed += 1;
-            if listed > MAX_LISTED {
-                return Err(Error::forbidden(Msg::DavSame));
+            if listed > MAX_LISTED || body.len() > MAX_ANSWER {
+                return Err(Error::forbidden(Msg::DavTooMany { max: MAX_LISTED }));
             }
             body.push_str(&response(space, &child, &n, &want)?);
             if n.dir && level < depth {
@@ -308,6 +319,13 @@ fn proppatch(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
         Change::Remove { ns, name } => (ns.clone(), name.clone()),
     };
     let refused = changes.iter().any(|ch| name(ch).0 == DAV);
+    let too_large = || Error::new(Kind::PayloadTooLarge, Msg::DavPropsTooLarge);
+    if changes
+        .iter()
+        .any(|ch| matches!(ch, Change::Set(p) if p.value.len() > MAX_VALUE))
+    {
+        return Err(too_large());
+    }
     let key = path.text();
     if !refused {
         let tx = space.db.unchecked_transaction()?;
@@ -318,6 +336,10 @@ fn proppatch(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
                     dav_props::remove(&tx, space.console, &key, ns, name)?
                 }
             }
+        }
+        // Dropped without a commit: the transaction rolls back.
+        if dav_props::of(&tx, space.console, &key)?.len() > MAX_PROPS {
+            return Err(too_large());
         }
         tx.commit()?;
     }
