@@ -347,23 +347,33 @@ pub fn restore_as(
         moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
-    if row.reason == TrashReason::Save {
-        // The version is listed again, with its note and date.
-        if let Some(save) = saves::in_trash(db, id)? {
-            saves::set_trash(db, save.id, None)?;
-        }
-        store::delete(db, id)?;
-        info!("trash: entry {id} restored to {target}");
-        return Ok(row);
-    }
-    store::delete(db, id)?;
-    library::index_one(db, root, &target, keys)?;
-    crate::titles::model::refresh_after_change(db);
+    back_in_place(db, &row, (root, &target), keys)?;
     info!("trash: entry {id} restored to {target}");
     Ok(TrashRow {
         key: target.to_string(),
         ..row
     })
+}
+
+/// An entry's file is back, at `target` under `root`: its row goes, and what knows
+/// the file learns it. A save's version is listed again, with its note and date; a
+/// game is indexed (with the console `keys` when there are) and the titles see it.
+fn back_in_place(
+    db: &Connection,
+    row: &TrashRow,
+    (root, target): (&Path, &LibraryKey),
+    keys: Option<&crate::library::switchfs::ProdKeys>,
+) -> Result<(), Error> {
+    if row.reason == TrashReason::Save {
+        if let Some(save) = saves::in_trash(db, row.id)? {
+            saves::set_trash(db, save.id, None)?;
+        }
+        return store::delete(db, row.id);
+    }
+    store::delete(db, row.id)?;
+    library::index_one(db, root, target, keys)?;
+    crate::titles::model::refresh_after_change(db);
+    Ok(())
 }
 
 /// A game file moved from `from` to `to` (`organize`, or its undo): its other forms

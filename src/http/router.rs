@@ -252,28 +252,10 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         && req.header("x-api-key").is_none()
         && req.query("apikey").is_none();
     let shop = console_lost || matches!(&found, Ok((r, _)) if r.access == Access::Shop);
-    let principal = if matches!(&found, Ok((r, _)) if r.access == Access::Console) {
-        match auth::authorize_console(app, db, req) {
-            Ok(p) => p,
-            Err(e) => return (Routed::Answer(Err(e)), None),
-        }
-    } else if shop {
-        match auth::authorize_shop(app, db, req) {
-            Ok(p) => p,
-            Err(e) => return (Routed::Answer(Err(e)), None),
-        }
-    } else if matches!(&found, Ok((r, _)) if r.access == Access::Public) {
-        Principal::Anonymous
-    } else {
-        let own = matches!(&found, Ok((r, _)) if r.access == Access::Own);
-        match auth::authorize(app, db, req, own) {
-            Ok(p) => p,
-            // Not signed in (or out of failed attempts): a person goes to sign in.
-            Err(e) if matches!(e.kind, Kind::Unauthorized | Kind::RateLimited { .. }) && page => {
-                return (Routed::Answer(Ok((table.sign_in)(db, req))), None);
-            }
-            Err(e) => return (Routed::Answer(Err(e)), None),
-        }
+    let access = found.as_ref().ok().map(|(r, _)| r.access);
+    let principal = match caller(app, db, (table, req), (access, page, shop)) {
+        Ok(p) => p,
+        Err(answer) => return (answer, None),
     };
     let who = principal.log_name();
     let (handler, params, access) = match found {
@@ -297,6 +279,30 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
         error_page: (access == Access::Page).then_some(table.error_page),
     };
     (Routed::Run(call), who)
+}
+
+/// Who calls, by the route's access (`None`: no route knows the address); or what to
+/// answer at once: refused, or a person sent to sign in.
+fn caller(
+    app: &App,
+    db: &Connection,
+    (table, req): (&Table, &Req),
+    (access, page, shop): (Option<Access>, bool, bool),
+) -> Result<Principal, Routed> {
+    let refused = |e| Routed::Answer(Err(e));
+    match access {
+        Some(Access::Console) => auth::authorize_console(app, db, req).map_err(refused),
+        _ if shop => auth::authorize_shop(app, db, req).map_err(refused),
+        Some(Access::Public) => Ok(Principal::Anonymous),
+        _ => match auth::authorize(app, db, req, access == Some(Access::Own)) {
+            Ok(p) => Ok(p),
+            // Not signed in (or out of failed attempts): a person goes to sign in.
+            Err(e) if matches!(e.kind, Kind::Unauthorized | Kind::RateLimited { .. }) && page => {
+                Err(Routed::Answer(Ok((table.sign_in)(db, req))))
+            }
+            Err(e) => Err(refused(e)),
+        },
+    }
 }
 
 /// Run the handler `decide` chose; `stream` is the body of an upload route.

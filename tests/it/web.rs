@@ -365,6 +365,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             "/api/consoles".into(),
             Some(json!({"name": "by-role"})),
         ),
+        ("GET", "/api/consoles/by-role".into(), None),
+        ("DELETE", "/api/consoles/nobody/files/a.zip".into(), None),
         ("DELETE", "/api/consoles/nobody".into(), None),
         ("POST", "/api/consoles/nobody/password".into(), None),
         (
@@ -503,8 +505,10 @@ fn the_role_table_covers_every_internal_route_of_the_router() {
         if !r.pattern.starts_with("/api/")
             || r.pattern.starts_with("/api/v1/")
             || r.access == Access::Test
-            // The shop's routes are the consoles', tested as installers ask (`shop`).
+            // The shop's routes are the consoles', tested as installers ask (`shop`),
+            // and so are their saves (`saves`, `dav`).
             || r.access == Access::Shop
+            || r.access == Access::Console
         {
             continue;
         }
