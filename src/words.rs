@@ -134,6 +134,9 @@ words! {
         LibraryOffline = "library_offline",
         /// Free space under `--low-space` on the library's or the data folder's disk.
         LowSpace = "low_space",
+        /// A console's save backed up by CyberFoil (a new version; WebDAV's files,
+        /// put many at a time, are not told).
+        SaveBackedUp = "save_backed_up",
     }
 }
 

@@ -121,7 +121,9 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
         retention_days: c.app.config.serve.trash_retention_days,
     };
     let row = saves::keep(c.db, &c.app.config.data, incoming, &up)?;
-    let mut answer = entry(&row, &title_name(c, title_id));
+    let name = title_name(c, title_id);
+    c.app.jobs.notifier.save_backed_up(c.db, console, &name);
+    let mut answer = entry(&row, &name);
     answer["success"] = json!(true);
     answer["message"] = json!("Save uploaded successfully.");
     Reply::json(200, &answer)

@@ -161,6 +161,7 @@ impl Msg {
             NoteTaskEnded { task, failed, message } => format!("la tâche {} {} : {}", super::i18n::M::of_task(*task).get(crate::words::Lang::Fr).to_lowercase(), if *failed { "a échoué" } else { "s'est terminée avec des erreurs" }, message.french()),
             NoteDamaged { count } => plural(*count, "fichier endommagé trouvé", "fichiers endommagés trouvés"),
             NoteLibraryOffline => "le dossier de la bibliothèque est absent ou illisible : son disque est-il monté ?".into(),
+            NoteSaveBackedUp { console, title } => format!("{console} a sauvegardé sa partie de {title}"),
             NoteLowSpace { library, percent, free } => format!("il ne reste que {percent} % de place ({}) sur le disque {}", FR.size(*free), if *library { "de la bibliothèque" } else { "du dossier de données" }),
             NoteTest => "Les notifications de Ludothèque vous parviennent ici.".into(),
             BadOrganizeTemplate => "le modèle de rangement doit être un chemin relatif finissant par .{ext}, avec pour seuls champs {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} et {ext}".into(),

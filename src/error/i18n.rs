@@ -51,6 +51,7 @@ impl M {
             NoticeEvent::Damaged => M::NoticeDamaged,
             NoticeEvent::LibraryOffline => M::NoticeLibraryOffline,
             NoticeEvent::LowSpace => M::NoticeLowSpace,
+            NoticeEvent::SaveBackedUp => M::NoticeSaveBackedUp,
         }
     }
 
@@ -333,6 +334,7 @@ messages! {
     NoticeDamaged => "Fichiers endommagés", "Damaged files";
     NoticeLibraryOffline => "Bibliothèque hors ligne", "Library offline";
     NoticeLowSpace => "Peu de place sur le disque", "Low disk space";
+    NoticeSaveBackedUp => "Sauvegarde reçue", "Save backed up";
     NoticeTest => "Test des notifications", "Notification test";
     Notifications => "Notifications", "Notifications";
     NotificationsIntro => "Ludothèque prévient ces destinataires (ntfy, Gotify, Discord, Telegram, JSON) de ce qui arrive à la bibliothèque. Un destinataire donné au démarrage reçoit tout, jusqu'à ce que vous choisissiez ici.",
@@ -353,6 +355,7 @@ messages! {
     EventDamaged => "fichier endommagé", "damaged file";
     EventLibraryOffline => "bibliothèque hors ligne", "library offline";
     EventLowSpace => "peu de place sur le disque", "low disk space";
+    EventSaveBackedUp => "une sauvegarde reçue d'une console", "a console's save backed up";
     TitleSources => "Sources, dans l'ordre où elles sont essayées", "Sources, in the order they are tried";
     TitleSource => "Source", "Source";
     LastSuccess => "Dernier succès", "Last success";

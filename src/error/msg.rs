@@ -459,6 +459,10 @@ pub enum Msg {
         count: u64,
     },
     NoteLibraryOffline,
+    NoteSaveBackedUp {
+        console: String,
+        title: String,
+    },
     NoteLowSpace {
         library: bool,
         percent: u64,
@@ -1204,6 +1208,7 @@ impl Msg {
             NoteTaskEnded { task, failed, message } => format!("The {} task {}: {}", super::i18n::M::of_task(*task).get(crate::words::Lang::En).to_lowercase(), if *failed { "failed" } else { "ended with errors" }, message.english()),
             NoteDamaged { count } => format!("{} found damaged.", EN.count(*count, "file", "files")),
             NoteLibraryOffline => "The library's folder is missing or unreadable: is its disk mounted?".into(),
+            NoteSaveBackedUp { console, title } => format!("{console} backed up its save of {title}."),
             NoteLowSpace { library, percent, free } => format!("The {} disk has only {percent} % free ({}).", if *library { "library's" } else { "data folder's" }, EN.size(*free)),
             NoteTest => "Notifications from Ludothèque reach you here.".into(),
             BadOrganizeTemplate => "The organize template must be a relative path ending in .{ext}, with only the placeholders {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} and {ext}.".into(),

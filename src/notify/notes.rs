@@ -93,6 +93,7 @@ impl Notifier {
             Some(NoticeEvent::Damaged) => (4, &["x"]),
             Some(NoticeEvent::LibraryOffline) => (5, &["electric_plug"]),
             Some(NoticeEvent::LowSpace) => (4, &["floppy_disk"]),
+            Some(NoticeEvent::SaveBackedUp) => (2, &["floppy_disk"]),
             None => (3, &["white_check_mark"]),
         };
         let title = event.map_or(M::NoticeTest, M::of_notice).get(lang);
@@ -172,6 +173,16 @@ impl Notifier {
             &Msg::NoteLibraryOffline,
             "/settings",
         );
+    }
+
+    /// A console backed up a save (CyberFoil's upload).
+    pub fn save_backed_up(&self, db: &Connection, console: &str, title: &str) {
+        let msg = Msg::NoteSaveBackedUp {
+            console: console.into(),
+            title: title.into(),
+        };
+        let page = format!("/consoles/{}", crate::text::encode_segment(console));
+        self.tell(db, NoticeEvent::SaveBackedUp, &msg, &page);
     }
 
     /// A disk is short of room: the library's, or the data folder's.

@@ -23,6 +23,7 @@ fn event_word(event: NoticeEvent) -> M {
         NoticeEvent::Damaged => M::EventDamaged,
         NoticeEvent::LibraryOffline => M::EventLibraryOffline,
         NoticeEvent::LowSpace => M::EventLowSpace,
+        NoticeEvent::SaveBackedUp => M::EventSaveBackedUp,
     }
 }
 

@@ -529,6 +529,60 @@ fn low_space_and_an_offline_library_are_told_once() {
     drop(s);
 }
 
+/// A save CyberFoil backs up is told, with a link to the console's page.
+#[test]
+fn a_save_backed_up_is_told() {
+    let folders = Folders::new();
+    let auth = crate::harness::basic("Salon", &folders.add_console("Salon"));
+    let (at, rx, _) = receiver(0);
+    let s = TestServer::start_on(
+        folders.clone(),
+        &[
+            "--notify",
+            &format!("json://{at}/in"),
+            "--public-url",
+            "https://ludo.example.net",
+            "--low-space",
+            "0",
+        ],
+    );
+    let zip = {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut z = zip::ZipWriter::new(&mut out);
+        z.start_file("slot", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut z, b"data").unwrap();
+        z.finish().unwrap();
+        out.into_inner()
+    };
+    let mut body =
+        b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.zip\"\r\n\r\n"
+            .to_vec();
+    body.extend_from_slice(&zip);
+    body.extend_from_slice(b"\r\n--b--\r\n");
+    let headers = [
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "multipart/form-data; boundary=b"),
+    ];
+    let r = s.send(
+        "POST",
+        "/api/saves/upload/0100ABCD12340000",
+        &headers,
+        Some(body),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let note = rx.at("/in", "save_backed_up").json();
+    let text = note.to_string();
+    assert!(
+        text.contains("Salon") && text.contains("0100ABCD12340000"),
+        "{note}"
+    );
+    assert!(
+        text.contains("https://ludo.example.net/consoles/Salon"),
+        "{note}"
+    );
+}
+
 /// A `--public-url` that is no http(s) address in ASCII, or a `--titledb-every` past a
 /// year, stops the start with a clear error.
 #[test]
