@@ -10,7 +10,7 @@
 //! at the most; one more is a 503 that asks to retry. A body announced or found
 //! larger than `--save-max-bytes` is a 413, and its connection is closed.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::io::Read;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -32,32 +32,26 @@ pub const GRACE: Duration = Duration::from_secs(60);
 /// The slowest average an upload may keep past [`GRACE`], in bytes a second.
 pub const MIN_RATE: u64 = 4096;
 
-/// The uploads being read, per caller.
+/// The callers whose upload is being read (one each).
 #[derive(Default)]
-pub struct Uploads(Mutex<HashMap<String, usize>>);
+pub struct Uploads(Mutex<HashSet<String>>);
 
 struct Slot<'a>(&'a Uploads, String);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
         let mut running = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = running.get_mut(&self.1) {
-            *n -= 1;
-            if *n == 0 {
-                running.remove(&self.1);
-            }
-        }
+        running.remove(&self.1);
     }
 }
 
 impl Uploads {
-    /// A place for `who`'s upload: its first, and one of at most `max` in all.
+    /// A place for `who`'s upload: its only one, and one of at most `max` in all.
     fn enter(&self, who: &str, max: usize) -> Option<Slot<'_>> {
         let mut running = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if running.values().sum::<usize>() >= max || running.contains_key(who) {
+        if running.len() >= max || !running.insert(who.to_string()) {
             return None;
         }
-        running.insert(who.to_string(), 1);
         Some(Slot(self, who.to_string()))
     }
 }
