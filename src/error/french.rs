@@ -85,7 +85,7 @@ impl Msg {
             DavRoot => "le dossier propre à la console ne peut être ni supprimé, ni déplacé, ni remplacé".into(),
             DavTooMany { max } => format!("c'est plus de {max} entrées, ou une réponse plus grande que ce que le service donne d'un coup : demandez-en moins (Depth: 1, moins de propriétés)"),
             DavTooDeep { max } => format!("un chemin a au plus {max} dossiers"),
-            DavPropsTooLarge => "la valeur d'une propriété fait au plus 64 Kio, et un fichier a au plus 256 propriétés".into(),
+            DavPropsTooLarge => "la valeur d'une propriété fait au plus 64 Kio, et un fichier a au plus 256 propriétés et 256 Kio de propriétés en tout".into(),
             SaveQuota { quota } => format!("les sauvegardes de cette console dépasseraient leur quota de {quota} octets : rien n'a été gardé"),
             FormFieldTooLong { max } => format!("un champ du formulaire autre que le fichier fait au plus {max} octets"),
             NothingOfTitle { id } => format!("la bibliothèque n'a rien du titre « {id} »"),

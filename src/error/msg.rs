@@ -1133,7 +1133,7 @@ impl Msg {
             DavRoot => "The console's own folder cannot be deleted, moved or replaced.".into(),
             DavTooMany { max } => format!("That is more than {max} entries, or a larger answer than the service gives at once: ask for less (Depth: 1, fewer properties)."),
             DavTooDeep { max } => format!("A path has at most {max} folders."),
-            DavPropsTooLarge => "A property's value has at most 64 KiB, and a file at most 256 properties.".into(),
+            DavPropsTooLarge => "A property's value has at most 64 KiB, and a file at most 256 properties and 256 KiB of them in all.".into(),
             SaveQuota { quota } => format!("This console's saves would pass its quota of {quota} bytes: nothing was kept."),
             FormFieldTooLong { max } => format!("A form field other than the file has at most {max} bytes."),
             NothingOfTitle { .. } => "The library has nothing of that title.".into(),

@@ -24,6 +24,17 @@ use crate::words::TitleId;
 pub const MAX_DEPTH: usize = 32;
 /// The most files a `COPY` or a `DELETE` of a folder, or a listing, reaches.
 pub const MAX_ENTRIES: usize = 10_000;
+/// The most entries the quota's count walks (a space past it counts what it met).
+const QUOTA_WALK: usize = 100_000;
+
+/// Held from the quota's check to the write it allows (a `COPY`, a file put in
+/// place): two requests at once never both fit in the room left for one.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The lock of [`WRITING`] (a panic while it was held left nothing half counted).
+pub fn writing() -> std::sync::MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// A path in a console's space: its names, none empty, `.`, `..`, nor holding `\` or
 /// a control character. Empty segments (`a//b`, a trailing `/`) are dropped: JKSV's
@@ -186,9 +197,32 @@ impl Space<'_> {
         Ok(files.iter().map(|(_, n)| n.len).sum())
     }
 
-    /// Whether `bytes` more fit in the console's quota (507 when they do not).
+    /// How many levels of folders and files lie below `p` (0 for a file or an empty
+    /// folder); a tree past [`MAX_ENTRIES`] is refused.
+    fn depth_below(&self, p: &DavPath) -> Result<usize, Error> {
+        let (mut deepest, mut met) = (0, 0);
+        let mut todo = vec![(p.clone(), 0)];
+        while let Some((folder, level)) = todo.pop() {
+            for (child, node) in self.children(&folder) {
+                met += 1;
+                if met > MAX_ENTRIES {
+                    return Err(Error::forbidden(Msg::DavTooMany { max: MAX_ENTRIES }));
+                }
+                deepest = deepest.max(level + 1);
+                if node.dir {
+                    todo.push((child, level + 1));
+                }
+            }
+        }
+        Ok(deepest)
+    }
+
+    /// Whether `bytes` more fit in the console's quota (507 when they do not): its
+    /// files, and the dead properties its clients set.
     pub fn room_for(&self, bytes: u64) -> Result<(), Error> {
-        let used = self.weigh(&DavPath(Vec::new()))?;
+        let (files, _) = self.files(&DavPath(Vec::new()), QUOTA_WALK);
+        let used: u64 = files.iter().map(|(_, n)| n.len).sum::<u64>()
+            + dav_props::bytes_of(self.db, self.console)?;
         if used.saturating_add(bytes) > self.quota {
             let quota = self.quota;
             return Err(Error::new(
@@ -270,8 +304,9 @@ impl Space<'_> {
         if existed.is_some_and(|n| n.dir) {
             return Err(Error::method_not_allowed(&["GET", "PROPFIND", "DELETE"]));
         }
-        self.room_for(incoming.written)?;
         incoming.sync()?;
+        let _writing = writing();
+        self.room_for(incoming.written)?;
         if existed.is_some() {
             self.file_to_trash(p)?;
         }
@@ -311,6 +346,11 @@ impl Space<'_> {
             return Err(Error::forbidden(Msg::DavSame));
         }
         self.parent_is_a_folder(to)?;
+        // What moves keeps its depth below the destination: the whole tree must stay
+        // within MAX_DEPTH there too.
+        if to.names().len() + self.depth_below(from)? > MAX_DEPTH {
+            return Err(Error::invalid(Msg::DavTooDeep { max: MAX_DEPTH }));
+        }
         let existed = self.node(to).is_some();
         if existed && !overwrite {
             return Err(Error::new(Kind::PreconditionFailed, Msg::DavTaken));
@@ -330,6 +370,7 @@ impl Space<'_> {
         deep: bool,
         overwrite: bool,
     ) -> Result<bool, Error> {
+        let _writing = writing();
         self.room_for(self.weigh(from)?)?;
         let existed = self.clear_target(from, to, overwrite)?;
         self.copy_node(from, to, deep)?;

@@ -250,7 +250,6 @@ pub fn keep(
         retention_days: up.retention_days,
         quota: up.quota,
     };
-    space.room_for(incoming.written)?;
     let started = std::time::Instant::now();
     incoming.sync()?;
     if incoming.written == 0 {
@@ -264,6 +263,8 @@ pub fn keep(
         synced.as_millis(),
         (started.elapsed() - synced).as_millis()
     );
+    let _writing = dav::writing();
+    space.room_for(incoming.written)?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);

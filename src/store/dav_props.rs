@@ -30,6 +30,16 @@ pub fn of(conn: &Connection, console: &str, path: &str) -> Result<Vec<Prop>, Err
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The bytes of a console's dead properties' values (its quota counts them).
+pub fn bytes_of(conn: &Connection, console: &str) -> Result<u64, Error> {
+    let n: i64 = conn.query_row(
+        "SELECT coalesce(sum(length(value)), 0) FROM dav_props WHERE console = ?1",
+        [console],
+        |r| r.get(0),
+    )?;
+    Ok(n as u64)
+}
+
 pub fn set(conn: &Connection, console: &str, path: &str, p: &Prop) -> Result<(), Error> {
     conn.execute(
         "INSERT INTO dav_props (console, path, ns, name, value) VALUES (?1, ?2, ?3, ?4, ?5)

@@ -314,9 +314,39 @@ fn deep_paths_long_listings_and_heavy_properties_are_refused() {
         dav(&s, &salon, "PROPPATCH", "/dav/a", &[], Some(big.as_bytes())).status,
         413
     );
-    // The quota counts what COPY would add.
+    // A tree moved under a deep folder would pass the depth: refused.
+    let mut deep = String::from("/dav");
+    for _ in 0..31 {
+        deep.push_str("/d");
+        let r = dav(&s, &salon, "MKCOL", &format!("{deep}/"), &[], None);
+        assert_eq!(r.status, 201);
+    }
+    assert_eq!(dav(&s, &salon, "MKCOL", "/dav/w/", &[], None).status, 201);
+    assert_eq!(dav(&s, &salon, "MKCOL", "/dav/w/x/", &[], None).status, 201);
+    let to = format!("{deep}/w");
+    let r = dav(&s, &salon, "MOVE", "/dav/w", &[("Destination", &to)], None);
+    assert_eq!(r.status, 400, "{}", r.body);
+    // The quota (100,000 bytes) counts the dead properties…
+    let prop = |v: usize| {
+        format!(
+            "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><x xmlns=\"urn:x\">{}</x></D:prop></D:set></D:propertyupdate>",
+            "v".repeat(v)
+        )
+    };
+    let r = dav(
+        &s,
+        &salon,
+        "PROPPATCH",
+        "/dav/a",
+        &[],
+        Some(prop(60_000).as_bytes()),
+    );
+    assert_eq!(r.status, 207, "{}", r.body);
+    let r = dav(&s, &salon, "PUT", "/dav/b", &[], Some(&[1; 50_000]));
+    assert_eq!(r.status, 507, "{}", r.body);
+    // …and what COPY would add.
     assert_eq!(
-        dav(&s, &salon, "PUT", "/dav/b", &[], Some(&[1; 60_000])).status,
+        dav(&s, &salon, "PUT", "/dav/b", &[], Some(&[1; 30_000])).status,
         201
     );
     let r = dav(

@@ -19,11 +19,14 @@ const ALLOW: &str = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIN
 const MAX_LISTED: usize = crate::saves::dav::MAX_ENTRIES;
 /// A `PROPFIND` names at most this many properties (400)…
 const MAX_ASKED: usize = 64;
-/// …and its answer is at most this long (403): it is built in memory.
-const MAX_ANSWER: usize = 16 << 20;
-/// A dead property's value, and how many a resource has, at most (413).
+/// …and its answer is at most this long (403): it is built in memory, and held
+/// until the client takes it.
+const MAX_ANSWER: usize = 4 << 20;
+/// A dead property's value, how many a resource has, and their bytes in all, at most
+/// (413).
 const MAX_VALUE: usize = 64 * 1024;
 const MAX_PROPS: usize = 256;
+const MAX_PROPS_BYTES: usize = 256 * 1024;
 
 fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
     let Principal::Console(console) = &c.principal else {
@@ -328,6 +331,12 @@ fn proppatch(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
     }
     let key = path.text();
     if !refused {
+        let _writing = crate::saves::dav::writing();
+        let adding = changes.iter().map(|ch| match ch {
+            Change::Set(p) => p.value.len() as u64,
+            Change::Remove { .. } => 0,
+        });
+        space.room_for(adding.sum())?;
         let tx = space.db.unchecked_transaction()?;
         for ch in &changes {
             match ch {
@@ -338,7 +347,9 @@ fn proppatch(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
             }
         }
         // Dropped without a commit: the transaction rolls back.
-        if dav_props::of(&tx, space.console, &key)?.len() > MAX_PROPS {
+        let kept = dav_props::of(&tx, space.console, &key)?;
+        let bytes: usize = kept.iter().map(|p| p.value.len()).sum();
+        if kept.len() > MAX_PROPS || bytes > MAX_PROPS_BYTES {
             return Err(too_large());
         }
         tx.commit()?;
