@@ -133,9 +133,13 @@ pub fn run(
     let mut result = std::panic::catch_unwind(run)
         .unwrap_or_else(|_| Err(Error::internal("an upload's handler panicked")));
     let mut ended = false;
-    if result.is_ok() {
-        let tail = std::io::copy(&mut (&mut capped).take(TAIL + 1), &mut std::io::sink());
-        ended = tail.is_ok_and(|n| n <= TAIL);
+    // A full disk is no fault of the client's: the rest of its body is read (within
+    // the same rules) and passed over, so that it gets the 507, not a reset.
+    let full = matches!(&result, Err(e) if e.kind == Kind::InsufficientStorage);
+    if result.is_ok() || full {
+        let most = if full { u64::MAX } else { TAIL + 1 };
+        let tail = std::io::copy(&mut (&mut capped).take(most), &mut std::io::sink());
+        ended = tail.is_ok_and(|n| full || n <= TAIL);
     }
     if let (Err(_), Some(why)) = (&result, capped.failed.take()) {
         // The handler saw an I/O error; the client is told what it was.

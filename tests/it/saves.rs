@@ -460,12 +460,18 @@ fn what_is_refused_is_said_and_leaves_nothing() {
         400,
         "bad_request",
     );
-    // Past the cap: announced, then the connection is closed.
-    refused(
-        upload(&s, &auth, TID, &save(150_000, 9), None),
-        413,
-        "payload_too_large",
+    // Past the cap as announced: 413 before a byte of the body is read (a client
+    // sending it meanwhile may see its connection shut under it), then the close.
+    let mut sock = TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    let head = format!(
+        "POST /api/saves/upload/{TID} HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\n\
+         Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 150000\r\n\r\n"
     );
+    sock.write_all(head.as_bytes()).unwrap();
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut sock, &mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("payload_too_large"), "{answer}");
     refused(
         s.send(
             "GET",
