@@ -381,8 +381,8 @@ messages! {
         "The service listens on this machine only: no console can reach it. Start it again with --listen 0.0.0.0:";
     ShopPublic => "--shop-public : la boutique est ouverte sans mot de passe à quiconque atteint le service, qui peut lister et télécharger tous les jeux.",
         "--shop-public: the shop is open without a password to anyone who reaches the service, who can list and download every game.";
-    ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique ; une clé d'API ne l'ouvre pas.",
-        "Each console identifies itself by its name and password (HTTP Basic). A console password opens the shop only; an API key does not open it.";
+    ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique et les sauvegardes de cette console ; une clé d'API ne les ouvre pas.",
+        "Each console identifies itself by its name and password (HTTP Basic). A console password opens only the shop and that console's saves; an API key opens neither.";
     Consoles => "Identifiants des consoles", "Console logins";
     NoConsoles => "Aucun identifiant : ajoutez-en un par console pour qu'elle puisse ouvrir la boutique.", "No login yet: add one per console so it can open the shop.";
     AddConsole => "Ajouter l'identifiant", "Add the login";

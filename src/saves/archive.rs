@@ -179,6 +179,125 @@ mod tests {
         }
     }
 
+    fn file_of(bytes: &[u8]) -> File {
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(bytes).unwrap();
+        f.rewind().unwrap();
+        f
+    }
+
+    fn bytes_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        zip_of(entries, None).read_to_end(&mut bytes).unwrap();
+        bytes
+    }
+
+    /// A stored zip of one entry whose central record is repeated `n` times, each
+    /// pointing at the same data (a "zip bomb" by overlap), named `s0000`, `s0001`…
+    /// when `distinct`, with the end record's counts and size made to agree.
+    fn overlapping(data: &[u8], n: usize, distinct: bool) -> Vec<u8> {
+        use zip::write::SimpleFileOptions;
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut z = zip::ZipWriter::new(&mut out);
+        let stored =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        z.start_file("s0000", stored).unwrap();
+        z.write_all(data).unwrap();
+        z.finish().unwrap();
+        let bytes = out.into_inner();
+        let eocd = bytes.len() - 22;
+        let le32 = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        let (cd_size, cd_at) = (le32(eocd + 12), le32(eocd + 16));
+        let mut v = bytes[..cd_at].to_vec();
+        for i in 0..n {
+            let mut record = bytes[cd_at..cd_at + cd_size].to_vec();
+            if distinct {
+                record[46..51].copy_from_slice(format!("s{i:04}").as_bytes());
+            }
+            v.extend_from_slice(&record);
+        }
+        let mut end = bytes[eocd..].to_vec();
+        let count = (n as u16).to_le_bytes();
+        end[8..10].copy_from_slice(&count);
+        end[10..12].copy_from_slice(&count);
+        end[12..16].copy_from_slice(&((cd_size * n) as u32).to_le_bytes());
+        v.extend_from_slice(&end);
+        v
+    }
+
+    /// Mutated archives (bytes flipped, the end record's counts and offsets made
+    /// huge, pieces cut or repeated): the check never panics, ends fast, and both of
+    /// its answers occur.
+    #[test]
+    fn mutated_archives_are_judged_fast_and_never_panic() {
+        use rand::rngs::StdRng;
+        use rand::{Rng, SeedableRng};
+        let seed = bytes_of(&[
+            ("save/a.bin", &[3u8; 3000]),
+            ("save/b.txt", b"hello"),
+            ("c", b""),
+        ]);
+        let mut rng = StdRng::seed_from_u64(51);
+        let (mut kept, mut refused) = (0, 0);
+        for _ in 0..2_000 {
+            let mut v = seed.clone();
+            let eocd = v.len() - 22;
+            match rng.random_range(0..4) {
+                0 => {
+                    let at = rng.random_range(0..v.len());
+                    v[at] = rng.random();
+                }
+                // A huge declared count, directory size or offset.
+                1 => {
+                    let field = [8, 10, 12, 16][rng.random_range(0..4)];
+                    v[eocd + field] = 0xff;
+                    v[eocd + field + 1] = 0xff;
+                }
+                2 => {
+                    let at = rng.random_range(0..v.len());
+                    let end = (at + rng.random_range(1..64)).min(v.len());
+                    v.drain(at..end);
+                }
+                _ => {
+                    let at = rng.random_range(0..v.len());
+                    let end = (at + rng.random_range(1..64)).min(v.len());
+                    let piece = v[at..end].to_vec();
+                    v.splice(at..at, piece);
+                }
+            }
+            let started = std::time::Instant::now();
+            match check(&file_of(&v)) {
+                Ok(()) => kept += 1,
+                Err(_) => refused += 1,
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        }
+        assert!(kept > 20 && refused > 100, "kept {kept}, refused {refused}");
+    }
+
+    /// Cut at every length: a zip's directory ends it, so no strict prefix is one;
+    /// 0 to 8 bytes included.
+    #[test]
+    fn an_archive_cut_anywhere_is_refused() {
+        let whole = bytes_of(&[("save/a.bin", &[9u8; 700]), ("b", b"x")]);
+        assert!(check(&file_of(&whole)).is_ok());
+        for len in 0..whole.len() {
+            assert!(check(&file_of(&whole[..len])).is_err(), "cut at {len}");
+        }
+    }
+
+    /// Thousands of records over one entry's data: under other names they disagree
+    /// with the one local header and are refused; under one name they are one entry.
+    /// Either way the check ends at once, nothing unpacked thousands of times.
+    #[test]
+    fn records_pointing_at_one_region_are_refused_or_one() {
+        let data = vec![7u8; 64 * 1024];
+        let started = std::time::Instant::now();
+        assert!(check(&file_of(&overlapping(&data, 5_000, true))).is_err());
+        assert!(check(&file_of(&overlapping(&data, 5_000, false))).is_ok());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
     #[test]
     fn what_is_not_a_whole_zip_is_refused() {
         let mut sound = zip_of(&[("slot", &[7u8; 5000])], None);

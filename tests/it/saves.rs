@@ -618,6 +618,44 @@ fn a_console_dripping_an_upload_holds_up_no_other_and_the_quota_holds() {
     );
 }
 
+/// The server's private memory, KiB.
+fn anon_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// A small archive that unpacks to 256 MiB (deflated zeros): checked as it is read,
+/// in a bounded buffer; the service's private memory does not grow with it.
+#[test]
+fn an_archive_that_unpacks_large_is_checked_within_a_small_memory() {
+    let folders = Folders::new();
+    let auth = basic("Salon", &folders.add_console("Salon"));
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let bomb = {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut z = zip::ZipWriter::new(&mut out);
+        z.start_file("zeros", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        let chunk = vec![0u8; 1 << 20];
+        for _ in 0..256 {
+            z.write_all(&chunk).unwrap();
+        }
+        z.finish().unwrap();
+        out.into_inner()
+    };
+    assert!(bomb.len() < 2 << 20, "{} bytes", bomb.len());
+    upload(&s, &auth, TID, &save(1000, 1), None);
+    let before = anon_kib(s.pid());
+    let r = upload(&s, &auth, TID, &bomb, None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let grew = anon_kib(s.pid()).saturating_sub(before);
+    assert!(grew < 32 * 1024, "grew by {grew} KiB");
+}
+
 #[test]
 fn a_kill_mid_upload_leaves_the_earlier_versions_and_nothing_half_kept() {
     let folders = Folders::new();
