@@ -364,6 +364,8 @@ messages! {
     TitleFile => "Fichier", "File";
     FetchedFrom => "Venu de", "From";
     FetchedAt => "Téléchargé le", "Fetched";
+    CopyAge => "Âge de la copie", "Age of the copy";
+    DaysShort => "j", "d";
     RefreshEvery => "Mise à jour automatique", "Automatic update";
     EveryDuration => "toutes les", "every";
     CountMissingDlc => "Compter les DLC manquants", "Count missing DLC";

@@ -3,8 +3,8 @@
 //! them), then imported as `import` does.
 //!
 //! Each file comes from the first source, in the order given, that answers it with a
-//! file that looks like one (a status 200 or 304, within the size limit, the first
-//! bytes of its format); each source's last success and failure are kept
+//! file of its format (a status 200 or 304, within the size limit, read whole as the
+//! import reads it); each source's last success and failure are kept
 //! (`title_sources`) for Settings. The last good copy of each file is kept in
 //! `DATA/titledb/`, with the source it came from and the validators that source sent
 //! (ETag, Last-Modified), sent back to that source alone. A fetch asks conditionally;
@@ -20,7 +20,7 @@
 //! the source's origin, a cancel that ends them at once).
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
@@ -277,25 +277,28 @@ fn fetch_one(
     })
 }
 
-/// Does the file begin as its format does (versions.txt's header line, a JSON
-/// object)? An error page served with a 200 is then another source's turn, rather
-/// than an import that fails after every file was fetched.
+/// Is the file one of its format, whole? It begins as its format does (versions.txt's
+/// header line, a JSON object), so an error page served with a 200 is told as such,
+/// and it reads to its end as the import reads it (`titles::check`), so a cut or broken
+/// file is another source's turn rather than an import that fails after every file was
+/// fetched. The second read costs a region file's parse again (a second or two at
+/// 100 MB), once a day at most.
 fn looks_like(name: &str, path: &Path) -> Result<(), Why> {
+    let said = |e: std::io::Error| Why::from(Reason::Text(e.to_string()));
+    let mut file = File::open(path).map_err(said)?;
     let mut head = [0u8; 64];
-    let n = File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| Why::from(Reason::Text(e.to_string())))?;
+    let n = file.read(&mut head).map_err(said)?;
     let head = &head[..n];
     let ok = if name.ends_with(".txt") {
         head.starts_with(b"id|")
     } else {
         head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(Reason::NotTitleData.into())
+    if !ok {
+        return Err(Reason::NotTitleData.into());
     }
+    file.seek(SeekFrom::Start(0)).map_err(said)?;
+    super::check(name, file)
 }
 
 /// Stream the body to `path`, refusing one past [`MAX_FILE`]. What the system says

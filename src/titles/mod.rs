@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 use rusqlite::Connection;
 
-use crate::error::{Error, Msg, Why};
+use crate::error::{Error, Msg, Reason, Why};
 use crate::library::{self, identify::classify};
 use crate::store::{title_catalog, title_imports, title_versions, titles};
 use crate::time;
@@ -190,6 +190,21 @@ pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
     title_imports::insert(&tx, time::now(), &names.join(", "), &summary.english())?;
     tx.commit()?;
     Ok(summary)
+}
+
+/// Read a whole title data file as the import would, writing nothing: a source whose
+/// answer is cut or broken past its first bytes is then another source's turn, not an
+/// import that fails after every file was fetched.
+pub fn check(name: &str, input: impl Read) -> Result<(), Why> {
+    let input = BufReader::with_capacity(1 << 16, input);
+    match Source::of(name) {
+        Some(Source::Catalogue) => versions::read_txt(input, |_| {}),
+        Some(Source::History) => versions::read_json(input, |_| {})
+            .map(drop)
+            .map_err(|e| e.why()),
+        Some(Source::Region) => region::read(input, |_| {}).map(drop).map_err(|e| e.why()),
+        None => Err(Reason::NotTitleData.into()),
+    }
 }
 
 fn broken(file: &str, reason: Why) -> Error {

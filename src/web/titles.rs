@@ -739,11 +739,12 @@ fn sources_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         @if !files.is_empty() {
             h3 { (v.t(M::FilesInUse)) }
             table #title-files {
-                thead { tr { th { (v.t(M::TitleFile)) } th { (v.t(M::FetchedFrom)) } th { (v.t(M::FetchedAt)) } } }
+                thead { tr { th { (v.t(M::TitleFile)) } th { (v.t(M::FetchedFrom)) } th.wide { (v.t(M::FetchedAt)) } th { (v.t(M::CopyAge)) } } }
                 tbody {
                     @for (name, url, at) in &files {
                         tr data-file=(name) data-from=(shown(url)) {
-                            td { code { (name) } } td { (crate::outbound::host_of(url)) } td { (super::view::date(v, Some(*at))) }
+                            td { code { (name) } } td { (crate::outbound::host_of(url)) } td.wide { (super::view::date(v, Some(*at))) }
+                            td.age { (super::view::age(v, *at)) }
                         }
                     }
                 }

@@ -368,6 +368,16 @@ pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
     }
 }
 
+/// How long ago `unix_s` was, roughly, for people: "12 min", "5 h", "3 j" / "3 d".
+pub fn age(v: &Viewer, unix_s: i64) -> String {
+    let secs = (crate::time::now() - unix_s).max(0);
+    match secs {
+        0..=3599 => format!("{} min", secs / 60),
+        3600..=172_799 => format!("{} h", secs / 3600),
+        _ => format!("{} {}", secs / 86_400, v.t(M::DaysShort)),
+    }
+}
+
 /// A task's name for people.
 pub fn task_word(v: &Viewer, task: Task) -> &'static str {
     v.t(M::of_task(task))

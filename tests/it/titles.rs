@@ -435,6 +435,8 @@ fn each_file_comes_from_the_first_source_that_gives_one() {
             kept.contains(&format!("data-from=\"{}\"", second.url)),
             "{kept}"
         );
+        // The copy's age: fetched just now.
+        assert!(kept.contains(r#"<td class="age">0 min</td>"#), "{kept}");
     }
     // In English, in the reader's language.
     let page = s
@@ -455,6 +457,17 @@ fn each_file_comes_from_the_first_source_that_gives_one() {
         asked + 3,
         "three 304s"
     );
+    // A cut file whose first bytes look right is the next source's turn too: a file is
+    // read whole before it is taken. The first's other files are taken from it.
+    *first.mode.lock().unwrap() = "garbage";
+    assert_eq!(update(), "ok");
+    let page = s.get("/settings").body;
+    let from_first = |file| {
+        row(&page, "title-files", "data-file", file)
+            .contains(&format!("data-from=\"{}\"", first.url))
+    };
+    assert!(from_first("versions.txt") && from_first("IL.en.json"));
+    assert!(!from_first("versions.json"), "{page}");
     // Back to health, the first gives every file again (anew: no validators of its own).
     *first.mode.lock().unwrap() = "ok";
     assert_eq!(update(), "ok");
@@ -536,6 +549,17 @@ fn the_refresh_runs_on_its_schedule() {
         .contains(r#"id="title-refresh">jamais<"#));
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert_eq!(folders.run_results().len(), runs);
+    drop(s);
+    // Asked for, it runs: the older flag's hours too.
+    let s = TestServer::start_on(
+        folders.clone(),
+        &["--titledb-url", &src.url, "--titledb-refresh-hours", "6"],
+    );
+    let page = s.get("/settings").body;
+    assert!(
+        page.contains(r#"id="title-refresh">toutes les 6 h<"#),
+        "{page}"
+    );
 }
 
 #[test]
