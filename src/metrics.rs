@@ -24,16 +24,19 @@ pub enum RouteClass {
     Shop,
     /// A console pulling a push (`/dl/`).
     Push,
+    /// A console's saves: CyberFoil's save sync (`/api/saves/`) and WebDAV (`/dav/`).
+    Saves,
     /// This endpoint.
     Metrics,
 }
 
 impl RouteClass {
-    const ALL: [RouteClass; 5] = [
+    const ALL: [RouteClass; 6] = [
         RouteClass::Api,
         RouteClass::Web,
         RouteClass::Shop,
         RouteClass::Push,
+        RouteClass::Saves,
         RouteClass::Metrics,
     ];
 
@@ -43,6 +46,7 @@ impl RouteClass {
             RouteClass::Web => "web",
             RouteClass::Shop => "shop",
             RouteClass::Push => "push",
+            RouteClass::Saves => "saves",
             RouteClass::Metrics => "metrics",
         }
     }
@@ -58,6 +62,8 @@ impl RouteClass {
             RouteClass::Metrics
         } else if path.starts_with("/dl/") {
             RouteClass::Push
+        } else if path.starts_with("/api/saves/") || path == "/dav" || path.starts_with("/dav/") {
+            RouteClass::Saves
         } else if console || path.starts_with("/shop") || path.starts_with("/api/shop/") {
             RouteClass::Shop
         } else {
@@ -66,13 +72,20 @@ impl RouteClass {
     }
 }
 
-/// The statuses counted apart; any other counts as its class's first (`5xx` → 500).
-const STATUSES: [u16; 25] = [
-    200, 201, 204, 206, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 408, 409, 413, 414,
-    416, 429, 431, 500, 502, 503,
+/// The statuses counted apart (WebDAV's among them); any other counts as its class's
+/// first (`5xx` → 500).
+const STATUSES: [u16; 29] = [
+    200, 201, 204, 206, 207, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 408, 409, 412,
+    413, 414, 415, 416, 429, 431, 500, 502, 503, 507,
 ];
 /// Where a status of no class counted apart goes: 500's.
-const OTHER: usize = 22;
+const OTHER: usize = {
+    let mut i = 0;
+    while STATUSES[i] != 500 {
+        i += 1;
+    }
+    i
+};
 
 /// Upper bounds of a request's latency buckets, in seconds.
 const HTTP_BUCKETS: [f64; 12] = [
@@ -150,8 +163,13 @@ pub fn task(kind: Task, result: TaskResult, took: Duration) {
 }
 
 /// The counter of a console's shop bytes, which a download adds to as it is read.
+/// Taken once per download, not per request or per chunk: the lock is held for one
+/// lookup, and a console's name is copied only the first time it downloads.
 pub fn shop_bytes(console: &str) -> Arc<AtomicU64> {
     let mut all = SHOP_BYTES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(counter) = all.get(console) {
+        return Arc::clone(counter);
+    }
     Arc::clone(all.entry(console.to_string()).or_default())
 }
 
@@ -298,13 +316,18 @@ mod tests {
 
     #[test]
     fn a_request_lands_in_its_class_status_and_bucket() {
-        let count = |at: usize| REQUESTS[RouteClass::Push as usize][at].load(Relaxed);
-        let before = (count(13), count(10));
+        let at = |status: u16| STATUSES.iter().position(|&s| s == status).unwrap();
+        let count = |status| REQUESTS[RouteClass::Push as usize][at(status)].load(Relaxed);
+        let before = (count(404), count(400), count(507));
         request(RouteClass::Push, 404, Duration::from_millis(3));
         // A status not counted apart counts as its class's first.
         request(RouteClass::Push, 418, Duration::from_secs(60));
-        assert_eq!((STATUSES[13], STATUSES[10]), (404, 400));
-        assert_eq!((count(13), count(10)), (before.0 + 1, before.1 + 1));
+        // WebDAV's are counted apart.
+        request(RouteClass::Push, 507, Duration::from_millis(1));
+        assert_eq!(
+            (count(404), count(400), count(507)),
+            (before.0 + 1, before.1 + 1, before.2 + 1)
+        );
         let mut out = String::new();
         render(&mut out);
         let line = |prefix: &str| {
@@ -339,6 +362,12 @@ mod tests {
         assert_eq!(RouteClass::of("/shop/files/a.nsp", None), RouteClass::Shop);
         assert_eq!(RouteClass::of("/dl/tok/a", None), RouteClass::Push);
         assert_eq!(RouteClass::of("/metrics", None), RouteClass::Metrics);
+        for saves in ["/api/saves/list", "/dav/", "/dav/JKSV/x.zip"] {
+            assert_eq!(
+                RouteClass::of(saves, Some("console:switch")),
+                RouteClass::Saves
+            );
+        }
     }
 
     #[test]

@@ -521,6 +521,19 @@ fn what_is_refused_is_said_and_leaves_nothing() {
     assert!(list(&s, &auth).is_empty());
     assert!(incoming_is_empty(&folders));
     assert!(vault_files(&folders).is_empty());
+    // The metrics count these as the saves' requests, each status apart.
+    let metrics = s.get("/metrics").body;
+    let count = |status: &str| -> f64 {
+        let name =
+            format!("ludotheque_http_requests_total{{route_class=\"saves\",status=\"{status}\"}} ");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&name))
+            .unwrap_or_else(|| panic!("no {name} in\n{metrics}"))
+            .parse()
+            .unwrap()
+    };
+    assert!(count("400") >= 10.0 && count("413") >= 1.0 && count("404") >= 1.0);
 }
 
 #[test]
