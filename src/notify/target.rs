@@ -96,8 +96,12 @@ fn split(url: &str) -> Option<Parts> {
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return None;
     }
+    // Apprise's options (`?priority=high`, `?token=`) are not read here: a URL holding
+    // one is refused rather than sent without what it asked for.
+    if url.contains(['?', '#']) {
+        return None;
+    }
     let (scheme, rest) = url.split_once("://")?;
-    let rest = rest.split(['?', '#']).next().unwrap_or_default();
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let decode = |s: &str| {
         percent_decode_str(s)
@@ -502,6 +506,8 @@ mod tests {
             "gotify://host",
             "ntfy://ho st/x",
             "mailto:x@y",
+            "json://hooks.lan/ludo?token=x",
+            "ntfys://ntfy.sh/games?priority=high",
         ] {
             assert!(Target::parse(bad).is_err(), "{bad}");
         }

@@ -375,11 +375,15 @@ Telegram's sendMessage, in HTML.
 (\fBjsons://\fR): a plain JSON POST:
 .IR "{""version"", ""title"", ""message"", ""type"", ""event"", ""link""}" .
 .PP
+Apprise's options after a
+.B ?
+are not read: a URL holding one is refused.
 The events: new titles in the library (one message per task), updates and DLC newly
 available for titles of the library, a task that failed or ended partial, files found
 damaged, the library's folder missing or unreadable, and a disk with less than
 .B \-\-low\-space
-percent free (default 5; 0 turns it off). A target given at start gets every event
+percent free (default 5; 0 turns it off), and a save a console backed up with
+CyberFoil. A target given at start gets every event
 until Settings narrows it. Each target has its own thread and queue, so a slow one
 holds no task, no request and no other target: a message that fails is tried again
 after 5 s, then at longer intervals for an hour, then dropped with one log line. A URL

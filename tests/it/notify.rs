@@ -197,6 +197,7 @@ fn each_target_gets_each_event_in_its_own_shape() {
     );
     // The password given with --notify is warned of, never written out.
     s.wait_for_log("given with --notify holds a secret");
+    assert!(s.output().contains("give it in --notify-file"));
     for secret in ["pa55word", "G0tifyT0ken", "D1sc0rdT0ken", "T3legramT0ken"] {
         assert!(!s.output().contains(secret), "{secret} in the log");
     }
@@ -300,6 +301,13 @@ fn each_target_gets_each_event_in_its_own_shape() {
             .starts_with("https://ludo.example/tasks/"),
         "{ntfy:?}"
     );
+    // One that ends partial (the region file only from its kept copy): told too.
+    *src_mode(&src) = "small";
+    assert_eq!(s.post("/api/titles/update").status, 202);
+    s.wait_idle();
+    assert_eq!(folders.run_results().last().unwrap(), "partial");
+    let ntfy = rx.at("/jeux", "s'est terminée avec des erreurs");
+    assert_eq!(ntfy.header("x-tags"), "warning");
 }
 
 fn src_mode(src: &crate::titles::Source) -> std::sync::MutexGuard<'_, &'static str> {
@@ -534,6 +542,21 @@ fn low_space_and_an_offline_library_are_told_once() {
 fn a_save_backed_up_is_told() {
     let folders = Folders::new();
     let auth = crate::harness::basic("Salon", &folders.add_console("Salon"));
+    // The first admin reads English: the notes are in English.
+    let out = crate::harness::ludotheque()
+        .env("LC_ALL", "en_GB.UTF-8")
+        .args(["--data", folders.data.to_str().unwrap()])
+        .args(["user", "add", "ann", "--admin"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            let mut stdin = child.stdin.take().unwrap();
+            std::io::Write::write_all(&mut stdin, b"correct horse battery\n")?;
+            drop(stdin);
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
     let (at, rx, _) = receiver(0);
     let s = TestServer::start_on(
         folders.clone(),
@@ -577,6 +600,8 @@ fn a_save_backed_up_is_told() {
         text.contains("Salon") && text.contains("0100ABCD12340000"),
         "{note}"
     );
+    assert_eq!(note["title"], "Ludothèque · Save backed up", "{note}");
+    assert!(text.contains("backed up its save of"), "{note}");
     assert!(
         text.contains("https://ludo.example.net/consoles/Salon"),
         "{note}"

@@ -81,8 +81,11 @@ fn a_trusted_proxy_signs_people_in_by_its_header_and_nobody_else_does() {
     let s = TestServer::start_on(
         folders.clone(),
         &[
+            // The flag repeated, as well as with commas (above).
             "--trusted-proxy",
             "127.0.0.1",
+            "--trusted-proxy",
+            "10.9.0.0/16",
             "--auth-header",
             "X-Authentik-Username",
         ],
