@@ -156,6 +156,7 @@ impl Msg {
             NotifyTargetFixed => "ce destinataire a été donné au démarrage (--notify ou --notify-file) : retirez-le là".into(),
             NotifyFailed { reason } => format!("le message de test n'a pas pu être envoyé : {reason}"),
             NotifySent => "message de test envoyé".into(),
+            NotifyTestRunning => "un message de test est en cours d'envoi : attendez sa réponse, puis réessayez".into(),
             NoteNewGames { count, names } => format!("{} dans la bibliothèque : {names}", match count { 1 => "1 nouveau titre".to_string(), n => format!("{} nouveaux titres", FR.number(*n)) }),
             NoteUpdates { count, names } => format!("{} de la bibliothèque {} des mises à jour ou des DLC que vous n'avez pas : {names}", plural(*count, "titre", "titres"), agree(*count, "a", "ont")),
             NoteTaskEnded { task, failed, message } => format!("la tâche {} {} : {}", super::i18n::M::of_task(*task).get(crate::words::Lang::Fr).to_lowercase(), if *failed { "a échoué" } else { "s'est terminée avec des erreurs" }, message.french()),

@@ -442,6 +442,7 @@ pub enum Msg {
         reason: String,
     },
     NotifySent,
+    NotifyTestRunning,
     NoteNewGames {
         count: u64,
         names: String,
@@ -1203,6 +1204,7 @@ impl Msg {
             NotifyTargetFixed => "This target was given at start (--notify or --notify-file): remove it there.".into(),
             NotifyFailed { reason } => format!("The test message could not be sent: {reason}."),
             NotifySent => "Test message sent.".into(),
+            NotifyTestRunning => "A test message is being sent: wait for its answer, then try again.".into(),
             NoteNewGames { count, names } => format!("{} new in the library: {names}", EN.count(*count, "title", "titles")),
             NoteUpdates { count, names } => format!("{} of the library {} updates or DLC you do not have: {names}", EN.count(*count, "title", "titles"), EN.agree(*count, "has", "have")),
             NoteTaskEnded { task, failed, message } => format!("The {} task {}: {}", super::i18n::M::of_task(*task).get(crate::words::Lang::En).to_lowercase(), if *failed { "failed" } else { "ended with errors" }, message.english()),

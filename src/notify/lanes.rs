@@ -61,6 +61,9 @@ pub struct Lanes {
     /// Messages handed over and not yet sent or dropped (`Notifier::flush`).
     pub pending: Arc<AtomicUsize>,
     test_base: Option<String>,
+    /// A test message is being sent: one at a time, so that clicks on "send a test
+    /// message" hold at most one request worker (for up to the 15 s deadline).
+    testing: AtomicBool,
 }
 
 impl Lanes {
@@ -69,6 +72,7 @@ impl Lanes {
             lanes: Mutex::new(Vec::new()),
             pending: Arc::new(AtomicUsize::new(0)),
             test_base,
+            testing: AtomicBool::new(false),
         }
     }
 
@@ -162,10 +166,22 @@ impl Lanes {
             .map(|l| (l.target.clone(), l.fixed))
     }
 
-    /// Send `note` to `target` once, now (Settings' test): the reason when it failed.
-    pub fn try_once(&self, target: &Target, note: &Note) -> Result<(), String> {
+    /// Send `note` to `target` once, now (Settings' test): the reason when it failed;
+    /// `None` while another test is being sent.
+    pub fn try_once(&self, target: &Target, note: &Note) -> Option<Result<(), String>> {
+        /// Lets the next test go however this one ends.
+        struct Testing<'a>(&'a AtomicBool);
+        impl Drop for Testing<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::SeqCst);
+            }
+        }
+        if self.testing.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        let _testing = Testing(&self.testing);
         let net = Client::new(outbound::WEBHOOK, Cancel::default());
-        send_once(&net, target, note, self.test_base.as_deref())
+        Some(send_once(&net, target, note, self.test_base.as_deref()))
     }
 }
 

@@ -143,6 +143,7 @@ pub fn test(c: &Ctx) -> Result<Reply, Error> {
     notifier
         .lanes
         .try_once(&target, &note)
+        .ok_or_else(|| Error::conflict(Msg::NotifyTestRunning))?
         .map_err(|reason| Error::new(Kind::BadGateway, Msg::NotifyFailed { reason }))?;
     let said = Viewer::of(c).msg(&Msg::NotifySent);
     Reply::json(200, &serde_json::json!({"sent": true, "said": said}))

@@ -369,7 +369,15 @@ fn a_failing_target_is_tried_again_and_a_hanging_one_holds_nothing() {
         .unwrap()
         .to_string();
     let t = Instant::now();
-    let test = s.post(&format!("/api/notify/{stuck}/test"));
+    let path = format!("/api/notify/{stuck}/test");
+    let test = std::thread::scope(|scope| {
+        let first = scope.spawn(|| s.post(&path));
+        // Meanwhile a second test is refused at once: tests hold one worker at most.
+        std::thread::sleep(Duration::from_millis(500));
+        let second = s.post(&path);
+        assert_eq!((second.status, second.slug()), (409, "conflict".into()));
+        first.join().unwrap()
+    });
     assert_eq!(
         (test.status, test.slug()),
         (502, "bad_gateway".to_string()),
@@ -377,6 +385,16 @@ fn a_failing_target_is_tried_again_and_a_hanging_one_holds_nothing() {
         test.body
     );
     assert!(t.elapsed() < Duration::from_secs(20));
+    // The next test may go: to the target that answers, it is sent.
+    let working = page
+        .split("data-target=\"")
+        .nth(2)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    let sent = s.post(&format!("/api/notify/{working}/test"));
+    assert_eq!(sent.status, 200, "{}", sent.body);
 }
 
 #[test]
