@@ -438,7 +438,7 @@ pub struct TitledbArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run the service (the default when no command is named).
+    /// Run the service (the default command; its flags may also come before it).
     Serve(Box<ServeArgs>),
     /// Scan the library in the foreground, or through the server running on the data folder.
     Scan,

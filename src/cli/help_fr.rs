@@ -20,7 +20,7 @@ use crate::args::Args;
 /// has one.
 const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ("", "Ludothèque : gestionnaire auto-hébergé d'une bibliothèque de fichiers de jeux Nintendo Switch", None),
-    ("serve", "Lance le service (la commande par défaut quand aucune n'est nommée)", None),
+    ("serve", "Lance le service (la commande par défaut ; ses options peuvent aussi la précéder)", None),
     ("scan", "Analyse la bibliothèque au premier plan ou par le serveur qui tourne sur le dossier de données", None),
     ("convert", "Convertit au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsz en .nsp et chaque .xcz en .xci", None),
     ("verify", "Vérifie des fichiers avec les clés de console, au premier plan ou par le serveur qui tourne sur le dossier de données : le SHA-256 de chaque NCA contre l'enregistrement qu'en garde son CNMT (un .nsz ou un .xcz comme les NCA qu'il donne décompressé, écrits nulle part)", Some("Vérifie des fichiers avec les clés de console, au premier plan ou par le serveur qui tourne sur le dossier de données : le SHA-256 de chaque NCA contre l'enregistrement qu'en garde son CNMT (un .nsz ou un .xcz comme les NCA qu'il donne décompressé, écrits nulle part).\n\nUn fichier endommagé (un NCA qui ne correspond pas, qui manque ou qui est tronqué) est marqué : il n'est plus jouable, la boutique cesse de le proposer et l'envoi demande confirmation avant de l'envoyer, jusqu'à ce qu'une vérification suivante le trouve sain ou que le fichier change. Sort avec le code 1 quand un fichier est endommagé ou ne peut pas être vérifié (pas de CNMT, une clé qui manque), en nommant chacun avec la raison.")),

@@ -59,20 +59,38 @@ pub const VERSION: &str = concat!(
 /// The arguments, parsed with the help in the command line's language (`help_fr`). A usage error, `--help`
 /// and `--version` end the process here, as clap does.
 pub fn parse() -> Args {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match parse_from(&argv) {
+        Ok(args) => args,
+        // `serve`'s flags written before the word `serve` (`ludotheque --library DIR
+        // --listen ADDR serve`, as a quick start reads): the same line with `serve`
+        // first, when that line parses; else the error of the line as written.
+        Err(e) => match serve_first(&argv).map(|argv| parse_from(&argv)) {
+            Some(Ok(args)) => args,
+            _ => words::usage_error(e),
+        },
+    }
+}
+
+fn parse_from(argv: &[std::ffi::OsString]) -> Result<Args, clap::Error> {
     use clap::FromArgMatches;
     let mut cmd = help_fr::command().version(VERSION);
-    let parsed = cmd
-        .try_get_matches_from_mut(std::env::args_os())
-        .and_then(|m| serve_flags_alone(&mut cmd, &m).map(|()| m))
-        .and_then(|m| {
-            let mut args = Args::from_arg_matches(&m)?;
-            args.global.library_given = given(&m, "library");
-            Ok(args)
-        });
-    match parsed {
-        Ok(args) => args,
-        Err(e) => words::usage_error(e),
-    }
+    let m = cmd.try_get_matches_from_mut(argv)?;
+    serve_flags_alone(&mut cmd, &m)?;
+    let mut args = Args::from_arg_matches(&m)?;
+    args.global.library_given = given(&m, "library");
+    Ok(args)
+}
+
+/// The command line with its first `serve` moved to the front, when one follows other
+/// arguments. Should that `serve` be a flag's value (`--library serve serve`), the
+/// flag takes the next `serve` instead: the same line either way.
+fn serve_first(argv: &[std::ffi::OsString]) -> Option<Vec<std::ffi::OsString>> {
+    let at = argv.iter().skip(2).position(|a| a == "serve")? + 2;
+    let mut moved = vec![argv[0].clone(), argv[at].clone()];
+    moved.extend(argv[1..at].iter().cloned());
+    moved.extend(argv[at + 1..].iter().cloned());
+    Some(moved)
 }
 
 /// `serve`'s flags are the root's too, since no command means `serve`; before

@@ -54,35 +54,40 @@ fn health_status(addr: &str) -> String {
 }
 
 /// `ludotheque --listen …` serves, as `ludotheque serve --listen …` does: the page of
-/// consoles tells users to run exactly that. Before another command, a flag of
+/// consoles tells users to run exactly that; and so does the same line ending with the
+/// word `serve` (where a quick start puts flags). Before another command, a flag of
 /// `serve` is still refused.
 #[test]
 fn serve_flags_work_without_the_word_serve() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, library) = (tmp.path().join("D"), tmp.path().join("L"));
-    let mut child = crate::harness::ludotheque()
-        .args(["--listen", "127.0.0.1:0", "--watch", "off"])
-        .args(["--data", data.to_str().unwrap()])
-        .args(["--library", library.to_str().unwrap()])
-        .env("LUDOTHEQUE_TITLEDB_URL", "http://127.0.0.1:9")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let addr = first
-        .trim()
-        .strip_prefix("listening on http://")
-        .map(str::to_string);
-    let status = addr.as_ref().map(|a| health_status(a));
-    let _ = child.kill();
-    let out = child.wait_with_output().unwrap();
-    let addr = addr.unwrap_or_else(|| panic!("no address: {first:?} {}", text(&out.stderr)));
-    assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"), "{addr}");
-    assert!(data.join("ludotheque.db").exists() && library.is_dir());
+    for last in [&[][..], &["serve"][..]] {
+        let mut child = crate::harness::ludotheque()
+            .args(["--listen", "127.0.0.1:0", "--watch", "off"])
+            .args(["--data", data.to_str().unwrap()])
+            .args(["--library", library.to_str().unwrap()])
+            .args(last)
+            .env("LUDOTHEQUE_TITLEDB_URL", "http://127.0.0.1:9")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let addr = first
+            .trim()
+            .strip_prefix("listening on http://")
+            .map(str::to_string);
+        let status = addr.as_ref().map(|a| health_status(a));
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let addr =
+            addr.unwrap_or_else(|| panic!("{last:?}: no address: {first:?} {}", text(&out.stderr)));
+        assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"), "{addr}");
+        assert!(data.join("ludotheque.db").exists() && library.is_dir());
+    }
     let out = bare(
         tmp.path(),
         &["--data", "D", "--listen", "127.0.0.1:0", "scan"],
