@@ -169,6 +169,7 @@ impl Msg {
             NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
             BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
             BadMissingKind => "kind doit valoir update ou dlc".into(),
+            BadMissingFormat => "format doit valoir csv ou json (ou être omis pour des pages)".into(),
             TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {} ; les données précédentes sont conservées", reason.french()),
             FileExists { file } => format!("{file} existe déjà ; choisissez un autre fichier"),
             CannotCreate { file } => format!("{file} ne peut pas être créé"),

@@ -365,6 +365,7 @@ messages! {
     FetchedFrom => "Venu de", "From";
     FetchedAt => "Téléchargé le", "Fetched";
     CopyAge => "Âge de la copie", "Age of the copy";
+    WantedListDownload => "Toute la liste de ce qui manque, à télécharger :", "The whole wanted list, to download:";
     DaysShort => "j", "d";
     RefreshEvery => "Mise à jour automatique", "Automatic update";
     EveryDuration => "toutes les", "every";

@@ -473,6 +473,7 @@ pub enum Msg {
     BadOrganizeTemplate,
     NoOrganizeRun,
     BadMissingKind,
+    BadMissingFormat,
     TitleSourceDown {
         file: String,
         reason: Detail,
@@ -1217,6 +1218,7 @@ impl Msg {
             NoOrganizeRun => "No organize run has that number.".into(),
             BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
             BadMissingKind => "kind must be update or dlc.".into(),
+            BadMissingFormat => "format must be csv or json (or left out for pages).".into(),
             TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),
             FileExists { file } => format!("{file} already exists; choose another file"),
             CannotCreate { file } => format!("{file} cannot be created"),

@@ -119,10 +119,29 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
             div.list-head { (result_count(c, &v, total)?) (view_switch(&v, &links, grid.grid)) }
             (list)
         }
+        @if !rows.is_empty() { (wanted_links(&v, show)) }
     };
     let mut reply = page(&v, v.t(M::Library), "/library", body)?;
     reply.headers.extend(grid.set_cookie());
     Ok(reply)
+}
+
+/// Under a list of what lacks something: the whole wanted list to download (the public
+/// API's, which a signed-in reader may read), of the kind the list shows.
+fn wanted_links(v: &Viewer, show: &str) -> Markup {
+    let kind = match show {
+        "incomplete" => "",
+        "update_available" => "&kind=update",
+        "dlc_missing" => "&kind=dlc",
+        _ => return html! {},
+    };
+    html! {
+        p #wanted-list {
+            (v.t(M::WantedListDownload)) " "
+            a href={ "/api/v1/missing?format=csv" (kind) } download { "CSV" } " · "
+            a href={ "/api/v1/missing?format=json" (kind) } download { "JSON" }
+        }
+    }
 }
 
 /// Covers or a table: asked in the address (`view=grid` or `view=table`), then kept

@@ -219,6 +219,42 @@ fn the_api_lists_titles_one_title_and_what_is_missing() {
         .any(|m| m["id"] == "0100ABF008969002" && m["name"] == "The Crown Tundra"));
     let r = s.get("/api/v1/missing?kind=both");
     assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
+    // The whole wanted list, to download: every row, not one page.
+    let first: Value = s.get("/api/v1/missing?limit=1").json();
+    let total = first["total"].as_u64().unwrap();
+    assert!(total > 1, "{first}");
+    let json = s.get("/api/v1/missing?format=json");
+    assert!(json
+        .header("content-disposition")
+        .unwrap()
+        .contains("ludotheque-wanted.json"));
+    let whole: Value = json.json();
+    assert_eq!(whole["total"].as_u64(), Some(total));
+    assert_eq!(whole["items"].as_array().unwrap().len() as u64, total);
+    assert_eq!(whole["items"][0], first["items"][0]);
+    let csv = s.get("/api/v1/missing?format=csv");
+    assert!(csv.header("content-type").unwrap().starts_with("text/csv"));
+    assert!(csv
+        .header("content-disposition")
+        .unwrap()
+        .contains("ludotheque-wanted.csv"));
+    let lines: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(
+        lines[0],
+        "title_id,title_name,kind,id,name,installed_version,latest_version,latest_date"
+    );
+    assert_eq!(lines.len() as u64, total + 1, "{}", csv.body);
+    assert!(
+        lines.contains(&"0100ABF008968000,Pokémon Sword,dlc,0100ABF008969002,The Crown Tundra,,0,"),
+        "{}",
+        csv.body
+    );
+    // Of one kind; an unknown format is refused.
+    let dlc = s.get("/api/v1/missing?format=csv&kind=dlc").body;
+    assert!(dlc.lines().skip(1).all(|l| l.contains(",dlc,")), "{dlc}");
+    assert!(dlc.lines().count() > 1 && dlc.lines().count() < lines.len());
+    let r = s.get("/api/v1/missing?format=xml");
+    assert_eq!((r.status, r.slug()), (400, "bad_request".to_string()));
     let stats: Value = s.get("/api/v1/stats").json();
     assert_eq!(stats["titles"], page["total"]);
     assert!(stats["updates_available"].as_u64().unwrap() > 0);
@@ -233,6 +269,12 @@ fn an_import_while_the_server_runs_is_seen_at_once() {
     s.wait_idle();
     let before: Value = s.get("/api/v1/stats").json();
     assert_eq!(before["updates_available"], 0);
+    // Nothing wanted yet: the CSV is its header alone.
+    let empty = s.get("/api/v1/missing?format=csv").body;
+    assert_eq!(
+        empty,
+        "title_id,title_name,kind,id,name,installed_version,latest_version,latest_date\n"
+    );
     assert!(import(&folders, &["versions.txt", "versions.json"]).0);
     let after: Value = s.get("/api/v1/stats").json();
     assert!(after["updates_available"].as_u64().unwrap() > 0, "{after}");
@@ -682,6 +724,15 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     assert_eq!(complete.len() + incomplete.len(), all.len());
     assert!(complete.iter().all(|r| r.contains(" complet ")));
     assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
+    // Under what lacks something, the whole wanted list to download, of its kind,
+    // which the page's reader may open; not under the complete.
+    let dlc_page = page(&s, "/library?show=dlc_missing");
+    let link = "/api/v1/missing?format=csv&amp;kind=dlc";
+    assert!(dlc_page.contains(&format!("href=\"{link}\"")), "{dlc_page}");
+    let wanted = s.get(&link.replace("&amp;", "&"));
+    assert_eq!(wanted.status, 200);
+    assert_eq!(wanted.body.lines().count(), 1 + 3, "{}", wanted.body);
+    assert!(!page(&s, "/library?show=complete").contains("id=\"wanted-list\""));
     // Sorted by size, largest first; by name, Astral Link first; a search by words.
     let by_size = rows(&page(&s, "/library?sort=size"));
     assert!(

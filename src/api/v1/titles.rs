@@ -94,6 +94,12 @@ pub fn missing(c: &Ctx) -> Result<Reply, Error> {
         None => None,
         Some(k) => Some(MissingKind::parse(k).ok_or_else(|| Error::invalid(Msg::BadMissingKind))?),
     };
+    match c.req.query("format") {
+        None => {}
+        Some("csv") => return wanted_csv(c, kind),
+        Some("json") => return wanted_json(c, kind),
+        Some(_) => return Err(Error::invalid(Msg::BadMissingFormat)),
+    }
     let paging = Paging::from_req(c.req);
     let key = format!("missing {kind:?} {} {}", paging.page, paging.limit);
     c.app.pages.json(c.db, key, |_| {
@@ -103,4 +109,91 @@ pub fn missing(c: &Ctx) -> Result<Reply, Error> {
             &envelope(paging, total, rows.iter().map(MissingItem::from).collect()),
         )
     })
+}
+
+/// `?format=csv`: the whole wanted list, a header row and one row per item, to open in
+/// a spreadsheet. A name from the title data that a spreadsheet would run as a formula
+/// (`=`, `+`, `-`, `@` first) is written with a leading `'`.
+fn wanted_csv(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let failed = |e: csv::Error| Error::internal(format!("the wanted list as CSV: {e}"));
+    let mut rows = 0u64;
+    missing_store::each(c.db, kind, |m| {
+        rows += 1;
+        let mut item = MissingItem::from(m);
+        let (title_name, name) = (as_text(item.title_name), item.name.map(as_text));
+        item.title_name = &title_name;
+        item.name = name.as_deref();
+        out.serialize(item).map_err(failed)
+    })?;
+    // A list with no row still says its columns (serialize writes them with the first).
+    if rows == 0 {
+        out.write_record(MissingItem::COLUMNS).map_err(failed)?;
+    }
+    let body = out
+        .into_inner()
+        .map_err(|e| failed(e.into_error().into()))?;
+    let reply = Reply {
+        status: 200,
+        content_type: "text/csv; charset=utf-8",
+        headers: Vec::new(),
+        body,
+        stream: None,
+        after: None,
+    };
+    Ok(download(reply, "csv"))
+}
+
+/// A field a spreadsheet shows as text, never runs.
+fn as_text(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{s}").into(),
+        false => s.into(),
+    }
+}
+
+/// `?format=json`: the whole wanted list as one page of the usual envelope.
+fn wanted_json(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
+    let mut rows = Vec::new();
+    missing_store::each(c.db, kind, |m| {
+        rows.push(m.clone());
+        Ok(())
+    })?;
+    let total = rows.len() as u64;
+    let page = super::types::Page {
+        page: 1,
+        limit: total.max(1),
+        total,
+        pages: 1,
+        items: rows.iter().map(MissingItem::from).collect(),
+    };
+    Ok(download(Reply::json(200, &page)?, "json"))
+}
+
+/// Offered as a file named for what it is.
+fn download(mut reply: Reply, ext: &str) -> Reply {
+    reply.headers.push((
+        "Content-Disposition",
+        format!("attachment; filename=\"ludotheque-wanted.{ext}\""),
+    ));
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_text;
+
+    #[test]
+    fn what_a_spreadsheet_would_run_is_written_as_text() {
+        for (name, written) in [
+            ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
+            ("+1", "'+1"),
+            ("-Special-", "'-Special-"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("Pokémon Sword", "Pokémon Sword"),
+            ("1-2-Switch", "1-2-Switch"),
+        ] {
+            assert_eq!(as_text(name), written);
+        }
+    }
 }

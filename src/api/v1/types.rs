@@ -335,6 +335,20 @@ pub struct MissingItem<'a> {
     pub latest_date: Option<&'a str>,
 }
 
+impl MissingItem<'_> {
+    /// The fields' names, in order: the wanted list's CSV header.
+    pub const COLUMNS: [&'static str; 8] = [
+        "title_id",
+        "title_name",
+        "kind",
+        "id",
+        "name",
+        "installed_version",
+        "latest_version",
+        "latest_date",
+    ];
+}
+
 impl<'a> From<&'a Missing> for MissingItem<'a> {
     fn from(m: &'a Missing) -> Self {
         MissingItem {
