@@ -57,7 +57,9 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
             p #result-count { (view::count(&v, total, M::ResultOne, M::Results)) }
             @if items.is_empty() {
                 p.empty { (v.t(M::NoGames)) }
-                (super::titles::did_you_mean(c, &v, &links, &search_query(q)?.words)?)
+                (super::titles::did_you_mean(c, &v, &links, &search_query(q)?.words, |words| {
+                    Ok(files_of(c, &words.join(" "), &only, 1, 0)?.0 > 0)
+                })?)
             } @else {
                 @let pick = v.admin;
                 @if v.admin { (super::selection::bar(c, &v)) }

@@ -103,7 +103,11 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
             (empty)
         } @else if rows.is_empty() {
             p.empty #no-titles { (v.t(M::NoTitles)) }
-            (did_you_mean(c, &v, &links, &query.words)?)
+            (did_you_mean(c, &v, &links, &query.words, |words| {
+                let mut f = filter.clone();
+                f.named = c.app.views.names.titles_named(c.db, words)?;
+                Ok(c.app.views.titles.page(c.db, &f, sort, 1, 0)?.0 > 0)
+            })?)
         } @else if grid.grid {
             (title_grid(c, &v, &rows)?)
         } @else {
@@ -205,13 +209,17 @@ fn title_grid(c: &Ctx, v: &Viewer, rows: &[&TitleState]) -> Result<Markup, Error
     Ok(html! { div.covers #title-grid { @for tile in tiles { (tile) } } })
 }
 
-/// When a search by words found nothing: the nearest spelling that finds something,
-/// as a link (see `library::suggest`).
+/// When a search by words found nothing: the nearest spelling that finds something
+/// on this very page, as a link (see `library::suggest`). The spelling comes from the
+/// files' names; `finds` asks the page's own list (its filters, titles rather than
+/// files) whether the corrected words show anything, so a link never leads to an
+/// empty list ("zelda" → "delta", a word of a file no title of the list has).
 pub fn did_you_mean(
     c: &Ctx,
     v: &Viewer,
     links: &pager::Links,
     words: &[String],
+    finds: impl Fn(&[String]) -> Result<bool, Error>,
 ) -> Result<Markup, Error> {
     if words.is_empty() {
         return Ok(html! {});
@@ -220,6 +228,9 @@ pub fn did_you_mean(
     let Some(better) = crate::library::suggest::suggest(&*index, words) else {
         return Ok(html! {});
     };
+    if !finds(&search_query(&better)?.words)? {
+        return Ok(html! {});
+    }
     let (before, after) = v.t(M::DidYouMean).split_once("{q}").unwrap_or(("", ""));
     Ok(html! {
         p #did-you-mean { (before) a href=(links.url_with(1, Some(("q", &better)))) { (better) } (after) }

@@ -349,6 +349,12 @@ fn a_near_miss_offers_did_you_mean() {
     assert!(files.contains(">moonlit odyssey</a>?"), "{files}");
     let found = get_as(&s, &admin, "/library?q=zephyr").body;
     assert!(!found.contains("did-you-mean"), "{found}");
+    // A spelling that would find nothing on this list (Zephyr has its game) is not
+    // offered: the link would lead to an empty list.
+    let listed = get_as(&s, &admin, "/library?q=zephyr&show=base_missing").body;
+    assert!(listed.contains("id=\"no-titles\""), "{listed}");
+    let narrowed = get_as(&s, &admin, "/library?q=zepyhr&show=base_missing").body;
+    assert!(!narrowed.contains("did-you-mean"), "{narrowed}");
     let far = get_as(&s, &admin, "/library?q=qqqqqqqq").body;
     assert!(!far.contains("did-you-mean"), "{far}");
     // A title ID that is not there is no misspelling.
