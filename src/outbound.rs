@@ -228,10 +228,44 @@ impl Client {
             ureq::Error::Timeout(ureq::Timeout::Global) => self.timed_out(),
             // Its text would hold the URL.
             ureq::Error::BadUri(_) => Failure::Failed(Reason::UrlInvalid.into()),
-            // Not ours: said as ureq says it.
-            e => Failure::Failed(Reason::Text(e.to_string()).into()),
+            e => match network_reason(&e).inspect(|_| log::debug!("outbound: {e}")) {
+                Some(Reason::NoAnswerWithin(_)) => self.timed_out(),
+                Some(reason) => Failure::Failed(reason.into()),
+                // Not ours: said as ureq says it (in the log as well as to people).
+                None => Failure::Failed(Reason::Text(e.to_string()).into()),
+            },
         }
     }
+}
+
+/// What a person can act on, in their language, for the failures a home server meets
+/// (no Internet, a source down, a cut connection); `None` for the rest, said as ureq
+/// says it. The system's own text for a failed name lookup ("failed to lookup address
+/// information") is the only sign of it that reaches us through ureq's `Io`.
+fn network_reason(e: &ureq::Error) -> Option<Reason> {
+    use std::io::ErrorKind as K;
+    let io = match e {
+        ureq::Error::HostNotFound => return Some(Reason::NoInternet),
+        ureq::Error::Timeout(_) => return Some(Reason::NoAnswerWithin(String::new())),
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => {
+            return Some(Reason::TlsFailed)
+        }
+        ureq::Error::ConnectionFailed => return Some(Reason::ConnectFailed),
+        ureq::Error::Io(io) => io,
+        _ => return None,
+    };
+    Some(match io.kind() {
+        K::ConnectionRefused => Reason::ConnectionRefused,
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
+            Reason::ConnectionCut
+        }
+        K::TimedOut | K::WouldBlock => Reason::NoAnswerWithin(String::new()),
+        K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown | K::AddrNotAvailable => {
+            Reason::NoRoute
+        }
+        _ if io.to_string().contains("failed to lookup address") => Reason::NoInternet,
+        _ => return None,
+    })
 }
 
 impl Drop for Client {
@@ -655,5 +689,44 @@ mod tests {
         );
         listener.set_nonblocking(true).unwrap();
         assert!(listener.accept().is_err(), "nothing connected");
+    }
+
+    #[test]
+    fn network_failures_are_said_as_a_person_can_act_on_them() {
+        use std::io::{Error as Io, ErrorKind};
+        let io = |kind, text: &str| ureq::Error::Io(Io::new(kind, text.to_string()));
+        let lookup = "failed to lookup address information: Name or service not known";
+        for (e, said) in [
+            (ureq::Error::HostNotFound, Some(Reason::NoInternet)),
+            (io(ErrorKind::Other, lookup), Some(Reason::NoInternet)),
+            (
+                io(ErrorKind::ConnectionRefused, "refused"),
+                Some(Reason::ConnectionRefused),
+            ),
+            (
+                io(ErrorKind::ConnectionReset, "reset"),
+                Some(Reason::ConnectionCut),
+            ),
+            (
+                io(ErrorKind::NetworkUnreachable, "unreachable"),
+                Some(Reason::NoRoute),
+            ),
+            (ureq::Error::Tls("bad certificate"), Some(Reason::TlsFailed)),
+            (io(ErrorKind::Other, "something else"), None),
+        ] {
+            assert_eq!(network_reason(&e), said, "{e}");
+        }
+        // Live: a port nobody listens on refuses, said in both languages.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let client = Client::new(TITLE_DATA, Cancel::default());
+        let Err(Failure::Failed(why)) = client.get(&format!("http://{port}/versions.txt"), &[])
+        else {
+            panic!("a closed port answered");
+        };
+        assert_eq!(why.english(), "the source refused the connection");
+        assert_eq!(why.french(), "la source a refusé la connexion");
     }
 }

@@ -106,6 +106,15 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
         .unwrap()
         .contains("English"));
     both_widths(&tab, "admin-settings-en", "#accounts-title");
+    // The title data update runs from Settings and stays there: its result shows in
+    // the sources' table once it ends, in the reader's words (nothing listens on the
+    // tests' source).
+    click(&tab, "#update-titles");
+    wait_for(
+        &tab,
+        "document.querySelector('#title-sources span.failure')?.textContent.includes('the source refused the connection')",
+    );
+    assert_eq!(js(&tab, "location.pathname"), "/settings");
     set_lang(&tab, "fr");
 
     // A game to the trash; the page is drawn while its place is free, then a file

@@ -331,7 +331,10 @@ function startButtons(busy) {
   const live = document.getElementById("job-live");
   function announce(text) { if (live) live.textContent = text; }
   function render(job) {
-    if (follower && job.first_scan) follower.textContent = job.first_scan;
+    // data-follow-job="line": what runs and how far, beside the button that started it.
+    if (follower && follower.dataset.followJob === "line") {
+      follower.textContent = job.running ? [job.line, job.count].filter(Boolean).join(" · ") : "";
+    } else if (follower && job.first_scan) follower.textContent = job.first_scan;
     if (!panel) return;
     const bar = document.getElementById("job-progress");
     bar.max = Math.max(job.total, 1);
