@@ -2,6 +2,16 @@
 //! style of a language. The lowest layer, so that error messages (French and English)
 //! and the web pages write numbers the same way.
 
+/// A title's version as people read it: its update number when it is one ("v6": the
+/// console counts 65,536 a step, `1.3.0`'s 393216), else the raw number ("v393217").
+/// The raw number stays in the API, and on the web in a tooltip.
+pub fn version(raw: u32) -> String {
+    match raw % 65536 {
+        0 => format!("v{}", raw / 65536),
+        _ => format!("v{raw}"),
+    }
+}
+
 /// `value` with its digits grouped by three, `sep` between groups ("12 705").
 pub fn group(value: u64, sep: char) -> String {
     let digits = value.to_string();
@@ -40,6 +50,15 @@ pub const FR_GROUP: char = '\u{202f}';
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_read_as_update_numbers() {
+        let read: Vec<String> = [0, 65536, 393216, 393217]
+            .into_iter()
+            .map(version)
+            .collect();
+        assert_eq!(read, ["v0", "v1", "v6", "v393217"]);
+    }
 
     #[test]
     fn digits_group_by_three() {

@@ -174,7 +174,7 @@ pub fn missing(global: &GlobalArgs, kind: Option<MissingKind>) -> Result<(), Err
             MissingKind::Update => M::UpdateWord,
             MissingKind::Dlc => M::DlcWord,
         });
-        let version = |v: Option<u32>| v.map_or("?".to_string(), |v| format!("v{v}"));
+        let version = |v: Option<u32>| v.map_or("?".to_string(), crate::numbers::version);
         let name = m.name.map(|n| format!(" ({n})")).unwrap_or_default();
         let line = format!("{} {}  {what} {}{name}", m.title_id, m.title_name, m.id);
         // A DLC the library lacks has no installed version to compare.

@@ -26,7 +26,12 @@ pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
             TrashReason::Superseded => M::DropSuperseded,
             _ => M::DropDuplicate,
         });
-        say!("{why:<9} {} (v{}){colon}{}", d.title_id, d.version, d.key);
+        say!(
+            "{why:<9} {} ({}){colon}{}",
+            d.title_id,
+            crate::numbers::version(d.version),
+            d.key
+        );
         say!("          {}{colon}{}", word(M::DropKept), d.kept);
     }
     tell(&Line::DedupePreview {

@@ -310,7 +310,7 @@ messages! {
     StatusOneDlcMissing => "DLC manquant", "DLC missing";
     StatusBaseMissing => "jeu de base manquant", "base game missing";
     StatusComplete => "complet", "complete";
-    InstalledVersion => "Version présente", "Installed version";
+    InstalledVersion => "Version dans la bibliothèque", "Version in the library";
     LatestVersion => "Dernière version connue", "Latest known version";
     NewerThanData => "plus récente que la base de titres", "newer than the title data";
     TitleDataOlder => "La bibliothèque a plus récent : la base de titres est plus ancienne que ce fichier (la mettre à jour dans Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";

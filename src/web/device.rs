@@ -135,7 +135,7 @@ fn push_table(v: &Viewer, pending: &[push_list::PendingGame]) -> Markup {
                         tr {
                             td.title {
                                 a href={ "/game/" (key_path(&e.key)) } { (e.name.as_deref().unwrap_or(&e.key)) }
-                                @if let Some(n) = e.version { " " span.badge { "v" (n) } }
+                                @if let Some(n) = e.version { " " span.badge title={ "v" (n) } { (crate::numbers::version(n)) } }
                                 @if e.damaged { " " span.badge.damaged { (v.t(M::Damaged)) } }
                                 br; code.id { (e.key) }
                             }

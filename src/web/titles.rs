@@ -547,7 +547,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
             h2 { (v.t(M::VersionHistory)) }
-            ul #versions { @for (n, date) in &d.versions { li { "v" (n) " · " (date) } } }
+            ul #versions { @for (n, date) in &d.versions { li { (super::view::version(None, Some(*n))) " · " (date) } } }
         }
         @if v.admin { (title_actions(c, &v, &d, own.ignored)) }
     };
@@ -594,7 +594,7 @@ fn file_tables(v: &Viewer, d: &details::Details, own: &details::PageFacts) -> Ma
 }
 
 fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
-    let version = |n: Option<u32>| n.map(|n| format!("v{n}")).unwrap_or_else(|| "—".into());
+    let version = |n: Option<u32>| super::view::version(None, n);
     html! {
         @if d.missing.is_empty() { p.empty #nothing-missing { (v.t(M::NothingMissing)) } }
         @else {

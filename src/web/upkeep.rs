@@ -68,7 +68,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                         tbody {
                             @for d in drops.iter().take(SHOWN) {
                                 tr {
-                                    td { (d.name) " · v" (d.version) br; small { code { (d.key) } } }
+                                    td { (d.name) " · " (view::version(None, Some(d.version))) br; small { code { (d.key) } } }
                                     td.num { (size(v, d.size)) }
                                     td { (view::reason_word(v, d.reason)) }
                                     td.wide { small { code { (d.kept) } } }
@@ -224,9 +224,9 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
     let rows = drops.iter().map(|d| {
         let reason = view::reason_word(&v, d.reason);
         let what = format!(
-            "{} · v{} · {reason} · {}",
+            "{} · {} · {reason} · {}",
             d.name,
-            d.version,
+            crate::numbers::version(d.version),
             size(&v, d.size)
         );
         Row {

@@ -403,13 +403,14 @@ pub fn kind(v: &Viewer, kind: GameKind) -> &'static str {
     })
 }
 
-/// A version as people read it: the display version ("1.2.0") with the raw number
-/// on hover, or the raw number ("v65536") when no file says more; "—" for none.
+/// A version as people read it, one form everywhere: the update number, then the
+/// display version when a file says it ("v6 · 1.3.0"), the raw number on hover
+/// (`numbers::version`); "—" for none.
 pub fn version(shown: Option<&str>, raw: Option<u32>) -> Markup {
     html! {
         @match (shown, raw) {
-            (Some(shown), Some(n)) => span.version title={ "v" (n) } { (shown) },
-            (_, Some(n)) => { "v" (n) },
+            (Some(shown), Some(n)) => span.version title={ "v" (n) } { (crate::numbers::version(n)) " · " (shown) },
+            (_, Some(n)) => span.version title={ "v" (n) } { (crate::numbers::version(n)) },
             (_, None) => "—",
         }
     }

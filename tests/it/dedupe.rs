@@ -47,7 +47,7 @@ fn a_dry_run_lists_and_moves_nothing_then_the_task_trashes_and_a_restore_brings_
     let (status, out, _) = folders.cli(&["dedupe", "--dry-run"]);
     assert!(status.success(), "{out}");
     assert!(
-        out.contains(&format!("remplacé  0100535012974800 (v65536) : {STYX_OLD}")),
+        out.contains(&format!("remplacé  0100535012974800 (v1) : {STYX_OLD}")),
         "{out}"
     );
     assert!(out.contains(&format!("gardé : {STYX_NEW}")), "{out}");

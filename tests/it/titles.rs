@@ -74,8 +74,7 @@ fn an_import_of_the_real_files_counts_what_it_skipped_and_finds_what_is_missing(
     // Moonlit Odyssey v65536 in the demo; versions.txt knows 393216 (2025-06-25).
     assert!(
         out.lines()
-            .any(|l| l.starts_with("0100000000010000")
-                && l.contains("v65536 → v393216 du 2025-06-25")),
+            .any(|l| l.starts_with("0100000000010000") && l.contains("v1 → v6 du 2025-06-25")),
         "{out}"
     );
     let (_, dlc, _) = folders.cli(&["missing", "--kind", "dlc"]);
@@ -621,7 +620,9 @@ fn the_demo_library_brings_its_title_data_and_shows_what_it_lacks() {
     folders.scan();
     let (_, missing, _) = folders.cli(&["missing"]);
     assert!(
-        missing.contains("0100000000010000 Moonlit Odyssey  mise à jour 0100000000010800  v65536 → v393216 du 2025-06-25"),
+        missing.contains(
+            "0100000000010000 Moonlit Odyssey  mise à jour 0100000000010800  v1 → v6 du 2025-06-25"
+        ),
         "{missing}"
     );
     assert!(
@@ -707,7 +708,7 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
         .unwrap();
     assert_eq!(
         odyssey,
-        "Moonlit Odyssey 0100000000010000 Jeu de base Mise à jour ×1 DLC ×1 v65536 → v393216 mise à jour disponible 1 DLC manquant 281,6 Ko"
+        "Moonlit Odyssey 0100000000010000 Jeu de base Mise à jour ×1 DLC ×1 v1 → v6 mise à jour disponible 1 DLC manquant 281,6 Ko"
     );
     assert_eq!(statuses(&library, "0100AAAA00000000"), ["base_missing"]);
     // The demo's broken download is flagged on its row, beside what it lacks: its
@@ -768,10 +769,11 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     for text in [
         "Studio Lune",
         "2017-10-27",
-        "v393216 (2025-06-25)",
+        // Update numbers, the raw number on hover.
+        r#"<span class="version" title="v393216">v6</span> (2025-06-25)"#,
         "Moonlit Odyssey - Costumes",
         "0100000000011002</code> · Moonlit Odyssey - Hats",
-        "v327680 · 2025-06-10",
+        r#"<span class="version" title="v327680">v5</span> · 2025-06-10"#,
         "data-api=\"/api/titles/0100000000010000/ignore\"",
     ] {
         assert!(title.contains(text), "{text} in {title}");
