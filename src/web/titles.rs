@@ -457,7 +457,8 @@ fn versions_cell(v: &Viewer, t: &TitleState, shown: Option<&str>) -> Markup {
             (Some(a), Some(b)) if a > b => { (installed) br; span.note.older { (v.t(M::NewerThanData)) } },
             (Some(a), Some(b)) if a == b => (installed),
             (_, None) => (installed),
-            (_, latest) => { (installed) " → " (super::view::version(None, latest)) },
+            // The arrow stays with what it leaves: "v4 →" never ends a line alone.
+            (_, latest) => { (installed) "\u{a0}→ " (super::view::version(None, latest)) },
         }
     }
 }
