@@ -20,6 +20,7 @@ use crate::shop::Shop;
 use crate::store::games::{self, Counts};
 use crate::store::library_generation;
 use crate::titles::listing::TitleLists;
+use crate::words::Container;
 
 pub struct Views {
     /// The shop's answers.
@@ -34,6 +35,8 @@ pub struct Views {
     /// The decompressed size of the files to convert: it reads a header of each, too
     /// slow for every render of the tasks panel.
     convert_needed: Kept<(), u64>,
+    /// The files a compress of the whole library would take, and their bytes.
+    compressible: Kept<(), (u64, u64)>,
 }
 
 impl Default for Views {
@@ -45,6 +48,7 @@ impl Default for Views {
             counts: Kept::new(usize::MAX, |_| 0),
             by_platform: Kept::new(usize::MAX, |_| 0),
             convert_needed: Kept::new(usize::MAX, |_| 8),
+            compressible: Kept::new(usize::MAX, |_| 16),
         }
     }
 }
@@ -64,6 +68,23 @@ impl Views {
             .by_platform
             .get_or(generation, (), || games::stats_by_platform(db))?;
         Ok(counts.as_ref().clone())
+    }
+
+    /// The files compressing the whole library would take (`.nsp` and `.xci`), and
+    /// their bytes.
+    pub fn compressible(&self, db: &Connection) -> Result<(u64, u64), Error> {
+        let generation = library_generation::current(db)?;
+        let found = self.compressible.get_or(generation, (), || {
+            Ok(games::by_type_and_format(db)?
+                .iter()
+                .filter(|(_, format, _)| {
+                    Container::of_name(format).is_some_and(|c| !c.is_compressed())
+                })
+                .fold((0, 0), |(n, b), (_, _, [files, bytes, _])| {
+                    (n + files, b + bytes)
+                }))
+        })?;
+        Ok(*found)
     }
 
     /// The bytes converting every compressed file of the library would write

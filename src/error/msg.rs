@@ -581,6 +581,15 @@ pub enum Msg {
     ConfirmRevokeKey {
         name: String,
     },
+    /// The tasks panel's question before a convert of the whole library.
+    ConvertAllAsk {
+        files: u64,
+    },
+    /// The tasks panel's question before a compress of the whole library.
+    CompressAllAsk {
+        files: u64,
+        bytes: u64,
+    },
     CompressEstimate {
         low: u64,
         high: u64,
@@ -1319,6 +1328,8 @@ impl Msg {
             ConfirmMakeViewer { name } => format!("Make “{name}” a viewer? The account will no longer change anything."),
             ConfirmRemoveAccount { name } => format!("Remove the account “{name}”? Its sessions will end."),
             ConfirmRevokeKey { name } => format!("Revoke the API key “{name}”? Scripts that use it will be refused."),
+            ConvertAllAsk { files } => format!("Decompress {} of the library, .nsz/.xcz to .nsp/.xci?", files_en(*files)),
+            CompressAllAsk { files, bytes: b } => format!("Compress {} of the library ({}), .nsp/.xci to .nsz/.xcz? Each original goes to the trash once its copy is written.", files_en(*files), EN.size(*b)),
             CompressEstimate { low, high, bytes: b } => format!("Estimated saving: {} to {} of {} (35–50 %; an estimate, the real saving depends on the games).", EN.size(*low), EN.size(*high), EN.size(*b)),
             CompressSaved { saved, trash } => format!("Last compress: {} saved; the trash holds {} (the originals there free nothing until purged).", EN.size(*saved), EN.size(*trash)),
             OrganizeUndoAsk { run, files } => format!("Put the files of run #{run} ({}) back where they were?", files_en(*files)),

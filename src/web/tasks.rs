@@ -198,17 +198,51 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
     };
     // Verifying reads the CNMTs, which only the console keys open.
     let no_keys = c.app.prod_keys.current().is_none();
+    let (to_compress, compress_bytes) = c.app.views.compressible(c.db)?;
+    // The heavy ones rewrite the library: they ask first, saying what they take and
+    // the room they need, and are not offered when there is nothing for them to do.
+    let ask = |id: &str| match id {
+        "start-convert" => room.as_ref().map(|r| {
+            let room = v.msg(&Msg::ConvertRoom {
+                files: to_convert,
+                needed: r.needed,
+                free: r.free,
+            });
+            format!(
+                "{} {room}",
+                v.msg(&Msg::ConvertAllAsk { files: to_convert })
+            )
+        }),
+        "start-compress" => Some(format!(
+            "{} {}",
+            v.msg(&Msg::CompressAllAsk {
+                files: to_compress,
+                bytes: compress_bytes
+            }),
+            super::compress::estimate(v, compress_bytes)
+        )),
+        _ => None,
+    };
     Ok(html! {
         div.actions {
             @for (id, api, m) in starts {
+                @let nothing_to_do = match id {
+                    "start-convert" => to_convert == 0,
+                    "start-compress" => to_compress == 0,
+                    _ => false,
+                };
                 @let blocked = match id {
                     "start-convert" => full,
                     "start-push" => push_blocked.is_some(),
                     "start-verify" | "start-compress" => no_keys,
                     _ => false,
                 };
-                button type="button" id=(id) data-start data-blocked[blocked] data-api=(api) data-then="stay"
-                    disabled[l.running || blocked] { (v.t(m)) }
+                @if !nothing_to_do {
+                    // Scan is the one primary action.
+                    button class=[(id != "start-scan").then_some("secondary")] type="button" id=(id) data-start data-blocked[blocked]
+                        data-api=(api) data-then="stay" data-confirm=[ask(id)]
+                        disabled[l.running || blocked] { (v.t(m)) }
+                }
             }
             button.secondary type="button" #cancel data-api="/api/job/cancel" data-then="stay"
                 hidden[!l.running] { (v.t(M::Cancel)) }

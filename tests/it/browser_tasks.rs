@@ -160,7 +160,17 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
     open(&tab, &format!("{base}/tasks"));
     let room = js(&tab, "document.getElementById('convert-room').textContent");
     assert!(room.as_str().unwrap().contains("à décompresser"), "{room}");
+    // It asks first, saying what it takes and the room it needs.
+    let ask = js(
+        &tab,
+        "document.getElementById('start-convert').dataset.confirm",
+    );
+    assert!(
+        ask.as_str().unwrap().contains("libres sur le disque"),
+        "{ask}"
+    );
     click(&tab, "#start-convert");
+    crate::browser::confirm(&tab);
     wait_for(
         &tab,
         "document.getElementById('job').dataset.state === 'running'",

@@ -612,6 +612,13 @@ fn the_web_buttons_start_the_task() {
         tasks.contains("id=\"start-compress\"") && tasks.contains("data-api=\"/api/compress\""),
         "{tasks}"
     );
+    // It asks first, with what it takes and the estimate; nothing to convert here, so
+    // no convert button.
+    assert!(
+        tasks.contains("data-confirm=\"Compresser 2 fichiers de la bibliothèque ("),
+        "{tasks}"
+    );
+    assert!(!tasks.contains("id=\"start-convert\""), "{tasks}");
     let page = s.get("/game/one%20game.nsp").body;
     assert!(
         page.contains("data-api=\"/api/compress/one%20game.nsp\""),

@@ -321,6 +321,21 @@ fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
         button.contains("data-blocked") && button.contains("disabled"),
         "{button}"
     );
+    // A heavy task is no primary action, and asks first; scan is the primary one. A
+    // library of compressed files only has nothing to compress: no such button.
+    assert!(
+        tasks.contains(r#"<button class="secondary" type="button" id="start-convert""#),
+        "{tasks}"
+    );
+    assert!(
+        button.contains("data-confirm=\"Décompresser 2 fichiers de la bibliothèque"),
+        "{button}"
+    );
+    assert!(
+        tasks.contains(r#"<button type="button" id="start-scan""#),
+        "{tasks}"
+    );
+    assert!(!tasks.contains("id=\"start-compress\""), "{tasks}");
     // Through the API it still starts, and ends `failed` at once, converting nothing.
     let last = convert(&s);
     assert_eq!(last["result"], "failed", "{last}");
