@@ -726,7 +726,7 @@ mod tests {
         else {
             panic!("a closed port answered");
         };
-        assert_eq!(why.english(), "the source refused the connection");
-        assert_eq!(why.french(), "la source a refusé la connexion");
+        assert_eq!(why.english(), "the server refused the connection");
+        assert_eq!(why.french(), "le serveur a refusé la connexion");
     }
 }

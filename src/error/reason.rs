@@ -185,10 +185,10 @@ reasons! {
         // Any request to another host (`outbound`).
         RedirectInvalid = "redirect_invalid", "redirected to an address that is not valid", "redirigé vers une adresse qui n'est pas valable";
         UrlInvalid = "url_invalid", "the URL is not valid", "l'adresse n'est pas valable";
-        NoInternet = "no_internet", "no Internet access (the source's name could not be looked up)", "pas d'accès à Internet (le nom de la source est introuvable)";
-        NoRoute = "no_route", "no route to the source: is this machine connected to the network?", "aucune route vers la source : cette machine est-elle connectée au réseau ?";
-        ConnectionRefused = "connection_refused", "the source refused the connection", "la source a refusé la connexion";
-        ConnectFailed = "connect_failed", "could not connect to the source", "impossible de se connecter à la source";
+        NoInternet = "no_internet", "no Internet access (the server's name could not be looked up)", "pas d'accès à Internet (le nom du serveur est introuvable)";
+        NoRoute = "no_route", "no route to the server: is this machine connected to the network?", "aucune route vers le serveur : cette machine est-elle connectée au réseau ?";
+        ConnectionRefused = "connection_refused", "the server refused the connection", "le serveur a refusé la connexion";
+        ConnectFailed = "connect_failed", "could not connect to the server", "impossible de se connecter au serveur";
         ConnectionCut = "connection_cut", "the connection was cut", "la connexion a été coupée";
         TlsFailed = "tls_failed", "the secure connection (TLS) failed", "la connexion sécurisée (TLS) a échoué";
     }

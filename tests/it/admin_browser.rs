@@ -112,7 +112,7 @@ fn an_admin_administers_accounts_and_the_trash_in_a_browser() {
     click(&tab, "#update-titles");
     wait_for(
         &tab,
-        "document.querySelector('#title-sources span.failure')?.textContent.includes('the source refused the connection')",
+        "document.querySelector('#title-sources span.failure')?.textContent.includes('the server refused the connection')",
     );
     assert_eq!(js(&tab, "location.pathname"), "/settings");
     set_lang(&tab, "fr");
