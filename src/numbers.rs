@@ -2,13 +2,14 @@
 //! style of a language. The lowest layer, so that error messages (French and English)
 //! and the web pages write numbers the same way.
 
-/// A title's version as people read it: its update number when it is one ("v6": the
-/// console counts 65,536 a step, `1.3.0`'s 393216), else the raw number ("v393217").
-/// The raw number stays in the API, and on the web in a tooltip.
+/// A title's version as people read it: its update number ("v6": the console counts
+/// 65,536 a step), and the low part after a dot when there is one ("v6.1" for 393217),
+/// so no two versions read alike. The raw number stays in the API, and on the web in a
+/// tooltip.
 pub fn version(raw: u32) -> String {
     match raw % 65536 {
         0 => format!("v{}", raw / 65536),
-        _ => format!("v{raw}"),
+        low => format!("v{}.{low}", raw / 65536),
     }
 }
 
@@ -53,11 +54,11 @@ mod tests {
 
     #[test]
     fn versions_read_as_update_numbers() {
-        let read: Vec<String> = [0, 65536, 393216, 393217]
+        let read: Vec<String> = [0, 1, 65536, 393216, 393217]
             .into_iter()
             .map(version)
             .collect();
-        assert_eq!(read, ["v0", "v1", "v6", "v393217"]);
+        assert_eq!(read, ["v0", "v0.1", "v1", "v6", "v6.1"]);
     }
 
     #[test]

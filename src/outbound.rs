@@ -229,7 +229,6 @@ impl Client {
             // Its text would hold the URL.
             ureq::Error::BadUri(_) => Failure::Failed(Reason::UrlInvalid.into()),
             e => match network_reason(&e).inspect(|_| log::debug!("outbound: {e}")) {
-                Some(Reason::NoAnswerWithin(_)) => self.timed_out(),
                 Some(reason) => Failure::Failed(reason.into()),
                 // Not ours: said as ureq says it (in the log as well as to people).
                 None => Failure::Failed(Reason::Text(e.to_string()).into()),
@@ -246,7 +245,9 @@ fn network_reason(e: &ureq::Error) -> Option<Reason> {
     use std::io::ErrorKind as K;
     let io = match e {
         ureq::Error::HostNotFound => return Some(Reason::NoInternet),
-        ureq::Error::Timeout(_) => return Some(Reason::NoAnswerWithin(String::new())),
+        // The whole exchange's deadline is said with its length (`timed_out`); this is
+        // one step's (connecting, a read).
+        ureq::Error::Timeout(_) => return Some(Reason::NoAnswerInTime),
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => {
             return Some(Reason::TlsFailed)
         }
@@ -259,7 +260,7 @@ fn network_reason(e: &ureq::Error) -> Option<Reason> {
         K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::UnexpectedEof => {
             Reason::ConnectionCut
         }
-        K::TimedOut | K::WouldBlock => Reason::NoAnswerWithin(String::new()),
+        K::TimedOut | K::WouldBlock => Reason::NoAnswerInTime,
         K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown | K::AddrNotAvailable => {
             Reason::NoRoute
         }

@@ -20,7 +20,6 @@ use crate::shop::Shop;
 use crate::store::games::{self, Counts};
 use crate::store::library_generation;
 use crate::titles::listing::TitleLists;
-use crate::words::Container;
 
 pub struct Views {
     /// The shop's answers.
@@ -70,20 +69,13 @@ impl Views {
         Ok(counts.as_ref().clone())
     }
 
-    /// The files compressing the whole library would take (`.nsp` and `.xci`), and
-    /// their bytes.
+    /// The files compressing the whole library would take (the sound `.nsp` and
+    /// `.xci`, as the task takes them: `games::compressible`), and their bytes.
     pub fn compressible(&self, db: &Connection) -> Result<(u64, u64), Error> {
         let generation = library_generation::current(db)?;
-        let found = self.compressible.get_or(generation, (), || {
-            Ok(games::by_type_and_format(db)?
-                .iter()
-                .filter(|(_, format, _)| {
-                    Container::of_name(format).is_some_and(|c| !c.is_compressed())
-                })
-                .fold((0, 0), |(n, b), (_, _, [files, bytes, _])| {
-                    (n + files, b + bytes)
-                }))
-        })?;
+        let found = self
+            .compressible
+            .get_or(generation, (), || games::compressible_totals(db))?;
         Ok(*found)
     }
 

@@ -65,26 +65,39 @@ pub fn parse() -> Args {
         // `serve`'s flags written before the word `serve` (`ludotheque --library DIR
         // --listen ADDR serve`, as a quick start reads): the same line with `serve`
         // first, when that line parses; else the error of the line as written.
-        Err(e) => match serve_first(&argv).map(|argv| parse_from(&argv)) {
+        Err((e, Stray::BeforeServe)) => match serve_first(&argv).map(|argv| parse_from(&argv)) {
             Some(Ok(args)) => args,
             _ => words::usage_error(e),
         },
+        Err((e, _)) => words::usage_error(e),
     }
 }
 
-fn parse_from(argv: &[std::ffi::OsString]) -> Result<Args, clap::Error> {
+/// Why a line was refused: `serve`'s flags before the command `serve` itself (the
+/// one refusal a reordering mends), or anything else.
+enum Stray {
+    BeforeServe,
+    Other,
+}
+
+fn parse_from(argv: &[std::ffi::OsString]) -> Result<Args, (clap::Error, Stray)> {
     use clap::FromArgMatches;
+    let other = |e| (e, Stray::Other);
     let mut cmd = help_fr::command().version(VERSION);
-    let m = cmd.try_get_matches_from_mut(argv)?;
-    serve_flags_alone(&mut cmd, &m)?;
-    let mut args = Args::from_arg_matches(&m)?;
+    let m = cmd.try_get_matches_from_mut(argv).map_err(other)?;
+    serve_flags_alone(&mut cmd, &m).map_err(|e| match m.subcommand_name() {
+        Some("serve") => (e, Stray::BeforeServe),
+        _ => (e, Stray::Other),
+    })?;
+    let mut args = Args::from_arg_matches(&m).map_err(other)?;
     args.global.library_given = given(&m, "library");
     Ok(args)
 }
 
 /// The command line with its first `serve` moved to the front, when one follows other
-/// arguments. Should that `serve` be a flag's value (`--library serve serve`), the
-/// flag takes the next `serve` instead: the same line either way.
+/// arguments; asked only of a line whose command was `serve`. Should that first
+/// `serve` be a flag's value (`--library serve serve`), the flag takes the next word:
+/// the command `serve` itself (the same line), or a flag (refused: no value).
 fn serve_first(argv: &[std::ffi::OsString]) -> Option<Vec<std::ffi::OsString>> {
     let at = argv.iter().skip(2).position(|a| a == "serve")? + 2;
     let mut moved = vec![argv[0].clone(), argv[at].clone()];

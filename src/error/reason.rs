@@ -185,7 +185,8 @@ reasons! {
         // Any request to another host (`outbound`).
         RedirectInvalid = "redirect_invalid", "redirected to an address that is not valid", "redirigé vers une adresse qui n'est pas valable";
         UrlInvalid = "url_invalid", "the URL is not valid", "l'adresse n'est pas valable";
-        NoInternet = "no_internet", "no Internet access (the server's name could not be looked up)", "pas d'accès à Internet (le nom du serveur est introuvable)";
+        NoInternet = "no_internet", "the server's name could not be found: no Internet access, or a misspelt name?", "le nom du serveur est introuvable : pas d'accès à Internet, ou un nom mal écrit ?";
+        NoAnswerInTime = "no_answer_in_time", "the server did not answer in time", "le serveur n'a pas répondu à temps";
         NoRoute = "no_route", "no route to the server: is this machine connected to the network?", "aucune route vers le serveur : cette machine est-elle connectée au réseau ?";
         ConnectionRefused = "connection_refused", "the server refused the connection", "le serveur a refusé la connexion";
         ConnectFailed = "connect_failed", "could not connect to the server", "impossible de se connecter au serveur";

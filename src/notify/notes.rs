@@ -11,7 +11,8 @@ use super::{Notifier, Title, Titles};
 use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::store::job_runs::JobRun;
-use crate::store::{notify_targets, users};
+use crate::store::notify_targets::{self, TargetRow};
+use crate::store::users;
 use crate::words::{Lang, NoticeEvent, TaskResult};
 
 /// Names a note lists at most; its count says how many there are.
@@ -31,12 +32,39 @@ pub struct Setup {
     pub test_base: Option<String>,
 }
 
+/// Targets added in Settings before options after a `?` were refused kept them, and
+/// their options were never read: each is kept without them (its row renamed, its
+/// events kept), said once in the log, rather than dropped where Settings cannot
+/// show it.
+fn without_options(db: &Connection, rows: Vec<TargetRow>) -> Result<Vec<TargetRow>, Error> {
+    let mut renamed = false;
+    for row in rows
+        .iter()
+        .filter(|r| r.added && r.url.contains(['?', '#']))
+    {
+        let bare = row.url.split(['?', '#']).next().unwrap_or_default();
+        let Ok(target) = Target::parse(bare) else {
+            continue;
+        };
+        log::warn!(
+            "notify: {} is kept without its options after ?, which are not read",
+            target.shown()
+        );
+        notify_targets::rename(db, &row.id, &target.id(), target.url())?;
+        renamed = true;
+    }
+    match renamed {
+        true => notify_targets::all(db),
+        false => Ok(rows),
+    }
+}
+
 impl Notifier {
     /// Make the lanes those of the targets given at start (with the events Settings
     /// narrowed them to) and of those Settings added.
     pub fn reload(&self, db: &Connection) -> Result<(), Error> {
         let _one = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
-        let rows = notify_targets::all(db)?;
+        let rows = without_options(db, notify_targets::all(db)?)?;
         let mut wanted: Vec<Wanted> = Vec::new();
         for url in &self.setup.urls {
             let target = Target::parse(url)?;

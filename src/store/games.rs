@@ -519,6 +519,18 @@ pub fn compressible(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// How many files `compressible` lists, and their bytes, without listing them.
+pub fn compressible_totals(conn: &Connection) -> Result<(u64, u64), Error> {
+    let sql = format!(
+        "SELECT count(*), coalesce(sum(size), 0) FROM games
+         WHERE format IN ('nsp', 'xci') AND {SOUND}"
+    );
+    let (n, bytes): (i64, i64) = conn
+        .prepare_cached(&sql)?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok((n as u64, bytes as u64))
+}
+
 /// A title's base game(s), its latest update and all its DLC (DLC updates included).
 pub fn title_family(conn: &Connection, base_title_id: TitleId) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(

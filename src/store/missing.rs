@@ -107,7 +107,7 @@ pub fn page(
 }
 
 /// Every row of one kind or both, in the list's order, each handed to `each` as it is
-/// read (the whole list is never held: 44,000 rows at 100,000 games).
+/// read (the CSV never holds the whole list: 44,000 rows at 100,000 games).
 pub fn each(
     conn: &Connection,
     kind: Option<MissingKind>,

@@ -65,6 +65,19 @@ pub fn set_events(
     Ok(())
 }
 
+/// Give a kept target another URL (and so another id), keeping its events; a row of
+/// the new id already there wins and the old one goes.
+pub fn rename(conn: &Connection, id: &str, new_id: &str, new_url: &str) -> Result<(), Error> {
+    let moved = conn.execute(
+        "UPDATE OR IGNORE notify_targets SET id = ?2, url = ?3 WHERE id = ?1",
+        params![id, new_id, new_url],
+    )?;
+    if moved == 0 {
+        conn.execute("DELETE FROM notify_targets WHERE id = ?1", [id])?;
+    }
+    Ok(())
+}
+
 /// Remove a target added in Settings; `false` when there was none of that id.
 pub fn remove(conn: &Connection, id: &str) -> Result<bool, Error> {
     Ok(conn.execute(

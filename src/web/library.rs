@@ -397,7 +397,8 @@ fn held(
         .find(|c| g.item.title_id == Some(c.title_id))
         .or(contents.first());
     let conflict = g.name_conflict.as_deref().zip(first).map(|(named, c)| {
-        // Inside a sentence: "holds update 0100… v196608".
+        // Inside a sentence: "holds update 0100… v196608", raw as the file name's own tag
+        // it is set against (`[v131072]`).
         let word = kind(v, c.kind).to_lowercase();
         let holds = format!("{word} {} v{}", c.title_id, c.version);
         v.msg(&Msg::NameConflict {
@@ -412,7 +413,7 @@ fn held(
             div.scroll { table #contents {
                 thead { tr { th { (v.t(M::Type)) } th { (v.t(M::TitleId)) } th.num { (v.t(M::Version)) } } }
                 tbody { @for c in contents {
-                    tr { td { (kind(v, c.kind)) } td { code { (c.title_id) } } td.num { (c.version) } }
+                    tr { td { (kind(v, c.kind)) } td { code { (c.title_id) } } td.num { (view::version(None, Some(c.version))) } }
                 } }
             } }
         }

@@ -198,31 +198,9 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
     };
     // Verifying reads the CNMTs, which only the console keys open.
     let no_keys = c.app.prod_keys.current().is_none();
-    let (to_compress, compress_bytes) = c.app.views.compressible(c.db)?;
-    // The heavy ones rewrite the library: they ask first, saying what they take and
-    // the room they need, and are not offered when there is nothing for them to do.
-    let ask = |id: &str| match id {
-        "start-convert" => room.as_ref().map(|r| {
-            let room = v.msg(&Msg::ConvertRoom {
-                files: to_convert,
-                needed: r.needed,
-                free: r.free,
-            });
-            format!(
-                "{} {room}",
-                v.msg(&Msg::ConvertAllAsk { files: to_convert })
-            )
-        }),
-        "start-compress" => Some(format!(
-            "{} {}",
-            v.msg(&Msg::CompressAllAsk {
-                files: to_compress,
-                bytes: compress_bytes
-            }),
-            super::compress::estimate(v, compress_bytes)
-        )),
-        _ => None,
-    };
+    let compressible = c.app.views.compressible(c.db)?;
+    let to_compress = compressible.0;
+    let ask = |id: &str| heavy_ask(v, id, (to_convert, room.as_ref()), compressible);
     Ok(html! {
         div.actions {
             @for (id, api, m) in starts {
@@ -254,6 +232,39 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
         }
         @if no_keys { p.hint #verify-blocked { (v.t(M::VerifyNoKeys)) } }
     })
+}
+
+/// The heavy tasks rewrite the library: they ask first, saying what they take and the
+/// room they need or the saving expected (and are not offered when there is nothing
+/// for them to do). `None` for the others.
+fn heavy_ask(
+    v: &Viewer,
+    id: &str,
+    (to_convert, room): (u64, Option<&Room>),
+    (to_compress, bytes): (u64, u64),
+) -> Option<String> {
+    match id {
+        "start-convert" => room.map(|r| {
+            let room = v.msg(&Msg::ConvertRoom {
+                files: to_convert,
+                needed: r.needed,
+                free: r.free,
+            });
+            format!(
+                "{} {room}",
+                v.msg(&Msg::ConvertAllAsk { files: to_convert })
+            )
+        }),
+        "start-compress" => Some(format!(
+            "{} {}",
+            v.msg(&Msg::CompressAllAsk {
+                files: to_compress,
+                bytes
+            }),
+            super::compress::estimate(v, bytes)
+        )),
+        _ => None,
+    }
 }
 
 /// What a convert needs and what the disk has.

@@ -103,11 +103,7 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
             (empty)
         } @else if rows.is_empty() {
             p.empty #no-titles { (v.t(M::NoTitles)) }
-            (did_you_mean(c, &v, &links, &query.words, |words| {
-                let mut f = filter.clone();
-                f.named = c.app.views.names.titles_named(c.db, words)?;
-                Ok(c.app.views.titles.page(c.db, &f, sort, 1, 0)?.0 > 0)
-            })?)
+            (did_you_mean(c, &v, &links, &query.words, |words| finds(c, &filter, sort, words))?)
         } @else if grid.grid {
             (title_grid(c, &v, &rows)?)
         } @else {
@@ -128,6 +124,13 @@ pub fn library_page(c: &Ctx) -> Result<Reply, Error> {
     let mut reply = page(&v, v.t(M::Library), "/library", body)?;
     reply.headers.extend(grid.set_cookie());
     Ok(reply)
+}
+
+/// Whether the title list, as filtered, shows anything for these search words.
+fn finds(c: &Ctx, filter: &Filter, sort: Sort, words: &[String]) -> Result<bool, Error> {
+    let mut f = filter.clone();
+    f.named = c.app.views.names.titles_named(c.db, words)?;
+    Ok(c.app.views.titles.page(c.db, &f, sort, 1, 0)?.0 > 0)
 }
 
 /// Under a list of what lacks something: the whole wanted list to download (the public

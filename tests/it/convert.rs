@@ -308,6 +308,8 @@ fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
     std::fs::write(lib.join("huge [0100000000010000].nsz"), &huge).unwrap();
     let fine = lib.join("fine [0100000000020000].nsz");
     std::fs::write(&fine, good_nsz(1, 0x40000)).unwrap();
+    // A damaged .nsp, which compress would pass over: nothing to compress.
+    std::fs::write(lib.join("broken [0100000000030000].nsp"), b"not a PFS0").unwrap();
     let before = digest(&fine);
     let s = TestServer::start_on(folders.clone(), &[]);
     s.wait_idle();
@@ -322,7 +324,8 @@ fn a_convert_that_cannot_fit_is_refused_before_and_fails_at_once() {
         "{button}"
     );
     // A heavy task is no primary action, and asks first; scan is the primary one. A
-    // library of compressed files only has nothing to compress: no such button.
+    // library of compressed files and a damaged .nsp has nothing to compress: no such
+    // button.
     assert!(
         tasks.contains(r#"<button class="secondary" type="button" id="start-convert""#),
         "{tasks}"

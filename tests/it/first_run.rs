@@ -99,6 +99,15 @@ fn serve_flags_work_without_the_word_serve() {
         "{}",
         text(&out.stderr)
     );
+    // A `serve` that is a flag's value, before another command, is no command
+    // `serve`: still refused, and no data folder named after the next word is made.
+    let out = bare(
+        tmp.path(),
+        &["--listen", "127.0.0.1:0", "--data", "serve", "scan"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(!tmp.path().join("scan").exists() && !tmp.path().join("serve").exists());
 }
 
 /// Run where no data folder is, a command that needs one exits 2 with a sentence

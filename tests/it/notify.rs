@@ -500,9 +500,27 @@ fn settings_add_narrow_test_and_remove_targets() {
         409
     );
     drop(s);
+    // A target added before options after ? were refused (they were never read): kept
+    // without them, listed, its events kept.
+    let db = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    db.execute(
+        "INSERT INTO notify_targets (id, url, events, added) VALUES ('0123456789ab', ?1, 'damaged', 1)",
+        [format!("json://{at}/kept?priority=high")],
+    )
+    .unwrap();
+    drop(db);
     let s = TestServer::start_on(folders.clone(), &["--notify", &fixed, "--low-space", "0"]);
     let page = s.get("/settings/notifications").body;
     assert!(page.contains(&format!("data-target=\"{id}\"")), "{page}");
+    let kept = page
+        .split("<li class=\"target\"")
+        .find(|t| t.contains(&format!("json://{at}/k")))
+        .and_then(|t| t.split("</li>").next())
+        .unwrap_or_else(|| panic!("the kept target is not listed: {page}"));
+    assert!(!kept.contains("priority"), "{kept}");
+    assert!(kept.contains(r#"name="damaged" checked"#), "{kept}");
+    assert!(!kept.contains(r#"name="new_games" checked"#), "{kept}");
+    s.wait_for_log("is kept without its options after ?");
     let removed = s.send("DELETE", &format!("/api/notify/{id}"), &[], None);
     assert_eq!(removed.status, 200);
     assert!(!s

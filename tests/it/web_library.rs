@@ -419,9 +419,9 @@ const NEWER: &str = "Moonlit Odyssey [0100000000010800][v393217].nsp";
 fn versions_are_display_versions_and_a_newer_file_says_the_title_data_is_older() {
     let (s, admin, _) = server_with(newer_update);
     english(&s, &admin);
-    // Not an update number (393217 is no multiple of 65536): the raw number, then the
-    // display version.
-    let shown = "<span class=\"version\" title=\"v393217\">v393217 · 1.6.1</span>";
+    // Not an update number (393217 is no multiple of 65536): update 6 and its low part,
+    // then the display version.
+    let shown = "<span class=\"version\" title=\"v393217\">v6.1 · 1.6.1</span>";
     let files = get_as(&s, &admin, "/files?q=0100000000010800").body;
     assert!(files.contains("<th>Version</th>"), "{files}");
     assert!(files.contains(shown), "{files}");

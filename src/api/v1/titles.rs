@@ -152,22 +152,18 @@ fn as_text(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `?format=json`: the whole wanted list as one page of the usual envelope.
+/// `?format=json`: the whole wanted list, `{total, items}` (not a page: no limit).
 fn wanted_json(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
     let mut rows = Vec::new();
     missing_store::each(c.db, kind, |m| {
         rows.push(m.clone());
         Ok(())
     })?;
-    let total = rows.len() as u64;
-    let page = super::types::Page {
-        page: 1,
-        limit: total.max(1),
-        total,
-        pages: 1,
-        items: rows.iter().map(MissingItem::from).collect(),
-    };
-    Ok(download(Reply::json(200, &page)?, "json"))
+    let list = serde_json::json!({
+        "total": rows.len(),
+        "items": rows.iter().map(MissingItem::from).collect::<Vec<_>>(),
+    });
+    Ok(download(Reply::json(200, &list)?, "json"))
 }
 
 /// Offered as a file named for what it is.
