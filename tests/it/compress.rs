@@ -367,6 +367,10 @@ fn the_body_names_the_games_and_is_checked_before_anything_starts() {
         (r#"{"keys": "a.nsp"}"#, 400),
         (r#"{"files": ["a.nsp"]}"#, 400),
         ("not json", 400),
+        // Not an object: never read as "every file" (serde reads a struct from an
+        // array too).
+        ("[]", 400),
+        (r#"[["a.nsp"]]"#, 400),
     ] {
         let r = start(&s, Some(body));
         assert_eq!(r.status, status, "{body}: {}", r.body);

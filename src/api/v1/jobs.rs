@@ -45,12 +45,20 @@ pub fn compress(c: &Ctx) -> Result<Reply, Error> {
     let keys = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {
-        let parsed: CompressBody = serde_json::from_slice(body).map_err(|e| {
+        let bad = || {
             Error::invalid(Msg::BadJson {
                 expected: "\"keys\": an array of game keys".into(),
             })
-            .with_cause(e)
-        })?;
+        };
+        // An object only: serde reads a struct from an array too, and `[]` would
+        // then mean "every file" (found by the conformance run's fuzzing).
+        let value: serde_json::Value =
+            serde_json::from_slice(body).map_err(|e| bad().with_cause(e))?;
+        if !value.is_object() {
+            return Err(bad().with_cause("the body is not a JSON object"));
+        }
+        let parsed: CompressBody =
+            serde_json::from_value(value).map_err(|e| bad().with_cause(e))?;
         parsed.keys
     };
     let mut only = Vec::with_capacity(keys.len());
