@@ -142,6 +142,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let size = file.metadata()?.len();
     let mut reply = range::file(c.req, file, size)?;
     reply.content_type = "application/zip";
+    // As AeroFoil (Flask's send_file) words it, which CyberFoil was written against.
     reply.headers.push((
         "Content-Disposition",
         format!("attachment; filename={}_{}.zip", row.title_id, row.save_id),

@@ -117,6 +117,25 @@ impl Reply {
         }
     }
 
+    /// Offered as a file to save, named `name` (a key's last segment): RFC 6266's
+    /// plain form for the ASCII browsers fall back on, and its UTF-8 form (RFC 8187)
+    /// for the real name.
+    pub fn attachment(mut self, name: &str) -> Reply {
+        let name = name.rsplit('/').next().unwrap_or(name);
+        let plain: String = name
+            .chars()
+            .map(|ch| match ch {
+                ' '..='~' if ch != '"' && ch != '\\' => ch,
+                _ => '_',
+            })
+            .collect();
+        // RFC 8187's attr-char holds every character a path segment keeps unescaped.
+        let encoded = crate::text::encode_segment(name);
+        let value = format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}");
+        self.headers.push(("Content-Disposition", value));
+        self
+    }
+
     /// Whether the reply already carries a header of that name.
     pub fn has_header(&self, name: &str) -> bool {
         self.headers

@@ -111,7 +111,7 @@ pub fn page(
 pub fn each(
     conn: &Connection,
     kind: Option<MissingKind>,
-    mut each: impl FnMut(&Missing) -> Result<(), Error>,
+    mut each: impl FnMut(Missing) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.title_id, coalesce(t.name, m.title_id), m.kind, m.id, m.name,
@@ -121,7 +121,7 @@ pub fn each(
     )?;
     let mut rows = stmt.query([kind.map(|k| k.as_str())])?;
     while let Some(r) = rows.next()? {
-        each(&row(r)?)?;
+        each(row(r)?)?;
     }
     Ok(())
 }

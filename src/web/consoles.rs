@@ -261,10 +261,8 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
     let con = console(c)?;
     let path = file_path(c)?;
     let (file, node) = space(c, &con).read(&path)?;
-    let mut reply = crate::http::range::file(c.req, file, node.len)?;
-    let disposition = super::library::attachment(path.name());
-    reply.headers.push(("Content-Disposition", disposition));
-    Ok(reply)
+    let reply = crate::http::range::file(c.req, file, node.len)?;
+    Ok(reply.attachment(path.name()))
 }
 
 /// `DELETE /api/consoles/{name}/files/{path}`: a save's file to the trash.

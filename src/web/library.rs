@@ -284,26 +284,7 @@ pub fn download_file(c: &Ctx) -> Result<Reply, Error> {
     let who = c.principal.log_name().unwrap_or_else(|| "local".into());
     let mut reply = crate::api::shop::send(c, &g.item.key, who)?;
     reply.content_type = "application/octet-stream";
-    reply
-        .headers
-        .push(("Content-Disposition", attachment(&g.item.key)));
-    Ok(reply)
-}
-
-/// `attachment` with the file's own name: RFC 6266's plain form for the ASCII
-/// browsers fall back on, and its UTF-8 form (RFC 8187) for the real name.
-pub(super) fn attachment(key: &str) -> String {
-    let name = key.rsplit('/').next().unwrap_or(key);
-    let plain: String = name
-        .chars()
-        .map(|ch| match ch {
-            ' '..='~' if ch != '"' && ch != '\\' => ch,
-            _ => '_',
-        })
-        .collect();
-    // RFC 8187's attr-char holds every character a path segment keeps unescaped.
-    let encoded = crate::text::encode_segment(name);
-    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{encoded}")
+    Ok(reply.attachment(&g.item.key))
 }
 
 /// What an admin may do with a file: push it (or its whole title), verify it or

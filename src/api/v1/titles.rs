@@ -120,7 +120,7 @@ fn wanted_csv(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
     let mut rows = 0u64;
     missing_store::each(c.db, kind, |m| {
         rows += 1;
-        let mut item = MissingItem::from(m);
+        let mut item = MissingItem::from(&m);
         let (title_name, name) = (as_text(item.title_name), item.name.map(as_text));
         item.title_name = &title_name;
         item.name = name.as_deref();
@@ -141,7 +141,7 @@ fn wanted_csv(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
         stream: None,
         after: None,
     };
-    Ok(download(reply, "csv"))
+    Ok(reply.attachment("ludotheque-wanted.csv"))
 }
 
 /// A field a spreadsheet shows as text, never runs.
@@ -156,23 +156,14 @@ fn as_text(s: &str) -> std::borrow::Cow<'_, str> {
 fn wanted_json(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
     let mut rows = Vec::new();
     missing_store::each(c.db, kind, |m| {
-        rows.push(m.clone());
+        rows.push(m);
         Ok(())
     })?;
     let list = serde_json::json!({
         "total": rows.len(),
         "items": rows.iter().map(MissingItem::from).collect::<Vec<_>>(),
     });
-    Ok(download(Reply::json(200, &list)?, "json"))
-}
-
-/// Offered as a file named for what it is.
-fn download(mut reply: Reply, ext: &str) -> Reply {
-    reply.headers.push((
-        "Content-Disposition",
-        format!("attachment; filename=\"ludotheque-wanted.{ext}\""),
-    ));
-    reply
+    Ok(Reply::json(200, &list)?.attachment("ludotheque-wanted.json"))
 }
 
 #[cfg(test)]
