@@ -713,6 +713,15 @@ mod tests {
                 Some(Reason::NoRoute),
             ),
             (ureq::Error::Tls("bad certificate"), Some(Reason::TlsFailed)),
+            // One step's timeout is no whole-exchange deadline: said without a length.
+            (
+                ureq::Error::Timeout(ureq::Timeout::Connect),
+                Some(Reason::NoAnswerInTime),
+            ),
+            (
+                io(ErrorKind::TimedOut, "timed out"),
+                Some(Reason::NoAnswerInTime),
+            ),
             (io(ErrorKind::Other, "something else"), None),
         ] {
             assert_eq!(network_reason(&e), said, "{e}");

@@ -412,6 +412,25 @@ mod fuzz {
         }
     }
 
+    /// What a source's answer must pass before it is taken (`check`): a JSON file cut
+    /// anywhere never does, the whole file does, and nothing panics on the way.
+    #[test]
+    fn a_cut_json_file_is_never_taken_from_a_source() {
+        for name in ["IL.en.json", "versions.json"] {
+            let path = format!(
+                "{}/tests/fixtures/titledb/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let whole = std::fs::read(path).unwrap();
+            assert!(super::check(name, Cursor::new(&whole)).is_ok(), "{name}");
+            for len in (0..=2048).chain([whole.len() / 2, whole.len() - 1]) {
+                let cut = super::check(name, Cursor::new(&whole[..len]));
+                assert!(cut.is_err(), "{name} cut at {len}");
+            }
+        }
+        assert!(super::check("notes.txt", Cursor::new(b"id|")).is_err());
+    }
+
     #[test]
     fn random_bytes_never_panic() {
         let mut rng = StdRng::seed_from_u64(4);

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::harness::{Folders, TestServer};
 
 /// The server's private memory (RssAnon), in KiB.
-fn rss_anon(pid: i32) -> u64 {
+pub(crate) fn rss_anon(pid: i32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
