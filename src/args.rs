@@ -438,12 +438,20 @@ pub struct TitledbArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run the service (the default command).
+    ///
     /// Run the service (the default command; its flags may also come before it).
     Serve(Box<ServeArgs>),
+    /// Scan the library.
+    ///
     /// Scan the library in the foreground, or through the server running on the data folder.
     Scan,
+    /// Decompress every .nsz to .nsp and .xcz to .xci.
+    ///
     /// Convert every .nsz to .nsp and .xcz to .xci in the foreground, or through the server running on the data folder.
     Convert,
+    /// Check files against their own records, with the console keys.
+    ///
     /// Verify files with the console keys, in the foreground or through the server
     /// running on the data folder: the SHA-256 of every NCA against the record its
     /// CNMT keeps (a .nsz or .xcz as the NCAs it decompresses to, written nowhere).
@@ -459,6 +467,8 @@ pub enum Command {
         #[arg(value_name = "KEY")]
         files: Vec<String>,
     },
+    /// Compress every .nsp to .nsz and .xci to .xcz (needs the keys).
+    ///
     /// Compress every .nsp to .nsz and .xci to .xcz in the foreground or through the
     /// server running on the data folder, in nsz's format (what every installer and
     /// nsz read); needs the console keys.
@@ -490,6 +500,8 @@ pub enum Command {
         #[arg(long)]
         delete_originals: bool,
     },
+    /// Move identified files to their template's place (undoable).
+    ///
     /// Move each identified file to the place --organize-template gives it, inside
     /// the library, in the foreground or through the server running on the data
     /// folder; every run is journaled and can be undone.
@@ -505,6 +517,8 @@ pub enum Command {
         #[arg(long, value_name = "RUN")]
         undo: Option<i64>,
     },
+    /// Move superseded updates and duplicate copies to the trash.
+    ///
     /// Move superseded updates and duplicate copies to the trash (reasons superseded
     /// and duplicate), in the foreground or through the server running on the data
     /// folder; --dry-run only lists them.
@@ -513,6 +527,8 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Title data: the updates and DLC that exist.
+    ///
     /// Title data: which updates and DLC exist, and what the library lacks (import,
     /// update, status, ignore).
     Titles {
@@ -545,18 +561,24 @@ pub enum Command {
         #[command(subcommand)]
         command: DeviceCommand,
     },
+    /// The push list: games waiting to be offered to the handheld.
+    ///
     /// The push list: games waiting to be offered to the handheld (POST /api/v1/push
     /// offers them; the service must be running, the console downloads from it).
     Push {
         #[command(subcommand)]
         command: PushCommand,
     },
+    /// The console keys (prod.keys): import, check, status.
+    ///
     /// The console keys (prod.keys, from your own console): check and import a file,
     /// or show what the keys give and what the library lacks.
     Keys {
         #[command(subcommand)]
         command: ConsoleKeysCommand,
     },
+    /// Copy the database and the saves to FILE while the service runs.
+    ///
     /// Copy the database to FILE while the service runs (SQLite online backup), and
     /// the consoles' save backups to the folder FILE-saves beside it; the console
     /// keys file (prod.keys) is not in the copy.
@@ -564,6 +586,8 @@ pub enum Command {
         /// Where to write the copy (must not exist yet).
         file: PathBuf,
     },
+    /// Ask a running service whether it is healthy (exit 0 or 1).
+    ///
     /// Ask a running service whether it is healthy (GET /api/v1/health): exit 0 when
     /// it is, 1 otherwise; the container's probe.
     ///
@@ -572,6 +596,8 @@ pub enum Command {
     /// LUDOTHEQUE_LISTEN; an address of every interface, 0.0.0.0 or ::, is asked on
     /// loopback).
     Health(HealthArgs),
+    /// Print a shell completion script.
+    ///
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell to write the script for.
@@ -582,12 +608,16 @@ pub enum Command {
         #[command(subcommand)]
         command: ApikeyCommand,
     },
+    /// Manage the consoles allowed to pull from the shop.
+    ///
     /// Manage the consoles allowed to pull from the shop (a password each, sent by the
     /// console's installer with HTTP Basic; it opens the shop and nothing else).
     Console {
         #[command(subcommand)]
         command: ConsoleCommand,
     },
+    /// Manage the accounts of the web interface.
+    ///
     /// Manage the accounts of the web interface (passwords are read from the terminal,
     /// or from standard input when it is not one; never from the command line).
     User {
@@ -598,6 +628,8 @@ pub enum Command {
 
 #[derive(Subcommand, Debug)]
 pub enum ConsoleKeysCommand {
+    /// Check a keys file and copy it into place.
+    ///
     /// Check a keys file (prod.keys as Lockpick_RCM writes it) and copy it into place
     /// atomically, readable by the service's user only; a malformed file is refused
     /// with its line number and the previous file stays as it was.
@@ -605,6 +637,8 @@ pub enum ConsoleKeysCommand {
         /// The file to import.
         file: PathBuf,
     },
+    /// Which keys are there, and which the library needs.
+    ///
     /// Which keys are present, derived or missing per key revision (never a key's
     /// value), and which revisions the library's files need.
     Status,
@@ -612,6 +646,8 @@ pub enum ConsoleKeysCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum ConsoleCommand {
+    /// Add a console and print its password, once.
+    ///
     /// Add a console and print its password, once: only its hash is kept.
     Add {
         /// The console's name, which its installer sends as the user name (no `:`).
@@ -628,6 +664,8 @@ pub enum ConsoleCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum UserCommand {
+    /// Create an account (a viewer unless --admin).
+    ///
     /// Create an account (a viewer unless --admin), its pages in the command line's
     /// language (the locale's; Settings changes it).
     Add {
@@ -653,6 +691,8 @@ pub enum UserCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TitlesCommand {
+    /// Import title data files (versions.txt, versions.json, regions).
+    ///
     /// Import title data files (blawar/titledb): versions.txt, versions.json and region
     /// files such as US.en.json, any subset in any order, in one transaction.
     /// Imported names win over names taken from file names.
@@ -661,12 +701,18 @@ pub enum TitlesCommand {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Fetch the title data and import it.
+    ///
     /// Fetch the title data files from --titledb-url (conditionally: unchanged files
     /// are not downloaded again) and import them; the last good data is kept when the
     /// source is down or answers garbage.
     Update(TitledbArgs),
+    /// How old the title data is, and what the library lacks.
+    ///
     /// How old the title data is, what it holds, and what the library lacks.
     Status,
+    /// Stop counting a title's missing DLC or updates.
+    ///
     /// Stop counting a title's missing DLC (--dlc) or updates (--updates), or both;
     /// without a title ID, for every title.
     Ignore(IgnoreArgs),
@@ -688,6 +734,8 @@ pub struct IgnoreArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum DeviceCommand {
+    /// Set the console's address.
+    ///
     /// Set the console's address (and optionally its port, name, and the address the
     /// console should use to reach this service; detected when not given).
     Set {
@@ -712,6 +760,8 @@ pub enum DeviceCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum PushCommand {
+    /// Add a game, or a whole title, to the push list.
+    ///
     /// Add a game by its key, or with --title a title ID: its base game, latest update
     /// and all its DLC.
     Add {
@@ -732,9 +782,13 @@ pub enum PushCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum TrashCommand {
+    /// List the trash's entries.
+    ///
     /// List the entries: id, key, reason, size, deleted and expiry dates (in the
     /// host's zone, with its offset).
     List,
+    /// Put an entry back at its key, or under another name.
+    ///
     /// Put an entry back at its key (refused when the key is occupied), or with --as
     /// NAME under another file name in the same folder
     Restore {

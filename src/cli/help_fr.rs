@@ -20,50 +20,50 @@ use crate::args::Args;
 /// has one.
 const COMMANDS: &[(&str, &str, Option<&str>)] = &[
     ("", "Ludothèque : gestionnaire auto-hébergé d'une bibliothèque de fichiers de jeux Nintendo Switch", None),
-    ("serve", "Lance le service (la commande par défaut ; ses options peuvent aussi la précéder)", None),
-    ("scan", "Analyse la bibliothèque au premier plan ou par le serveur qui tourne sur le dossier de données", None),
-    ("convert", "Convertit au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsz en .nsp et chaque .xcz en .xci", None),
-    ("verify", "Vérifie des fichiers avec les clés de console, au premier plan ou par le serveur qui tourne sur le dossier de données : le SHA-256 de chaque NCA contre l'enregistrement qu'en garde son CNMT (un .nsz ou un .xcz comme les NCA qu'il donne décompressé, écrits nulle part)", Some("Vérifie des fichiers avec les clés de console, au premier plan ou par le serveur qui tourne sur le dossier de données : le SHA-256 de chaque NCA contre l'enregistrement qu'en garde son CNMT (un .nsz ou un .xcz comme les NCA qu'il donne décompressé, écrits nulle part).\n\nUn fichier endommagé (un NCA qui ne correspond pas, qui manque ou qui est tronqué) est marqué : il n'est plus jouable, la boutique cesse de le proposer et l'envoi demande confirmation avant de l'envoyer, jusqu'à ce qu'une vérification suivante le trouve sain ou que le fichier change. Sort avec le code 1 quand un fichier est endommagé ou ne peut pas être vérifié (pas de CNMT, une clé qui manque), en nommant chacun avec la raison.")),
-    ("organize", "Range chaque fichier identifié à la place que lui donne --organize-template, dans la bibliothèque, au premier plan ou par le serveur qui tourne sur le dossier de données ; chaque rangement est journalisé et peut être annulé", None),
-    ("compress", "Compresse au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsp en .nsz et chaque .xci en .xcz, au format de nsz (que lisent tous les installateurs et nsz) ; demande les clés de console", Some("Compresse au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsp en .nsz et chaque .xci en .xcz, au format de nsz (que lisent tous les installateurs et nsz) ; demande les clés de console.\n\nChaque fichier compressé est décompressé à nouveau et chaque NCA comparé à l'enregistrement de son CNMT avant de prendre la place de l'original ; l'original part à la corbeille (raison compressed). Sont laissés tels quels, chacun nommé avec la raison, la tâche restant réussie : un fichier déjà compressé, un fichier dont les clés n'ont pas la révision de clé, un fichier qui gagnerait moins que --min-gain. Sort avec le code 1 quand un fichier a échoué (il n'a pas passé la vérification, le disque est plein), en nommant chacun avec la raison ; son original reste.")),
-    ("dedupe", "Met à la corbeille les mises à jour remplacées et les copies en double (raisons superseded et duplicate), au premier plan ou par le serveur qui tourne sur le dossier de données ; --dry-run ne fait que les lister", None),
-    ("titles", "Données de titres : quelles mises à jour et quels DLC existent, et ce qui manque à la bibliothèque (import, update, status, ignore)", None),
-    ("titles import", "Importe des fichiers de données de titres (blawar/titledb) : versions.txt, versions.json et des fichiers de région comme US.en.json, autant qu'on veut dans l'ordre qu'on veut, en une transaction. Les noms importés l'emportent sur ceux tirés des noms de fichiers", None),
-    ("titles update", "Télécharge les fichiers de données de titres depuis --titledb-url (sous condition : un fichier inchangé n'est pas retéléchargé) et les importe ; les dernières bonnes données restent quand la source est en panne ou répond n'importe quoi", None),
-    ("titles status", "L'âge des données de titres, ce qu'elles contiennent et ce qui manque à la bibliothèque", None),
-    ("titles ignore", "Cesse de compter les DLC manquants (--dlc) ou les mises à jour (--updates) d'un titre, ou les deux ; sans identifiant de titre, pour tous les titres", None),
+    ("serve", "Lance le service (la commande par défaut)", Some("Lance le service (la commande par défaut).\n\nLance le service (la commande par défaut ; ses options peuvent aussi la précéder).")),
+    ("scan", "Analyse la bibliothèque", Some("Analyse la bibliothèque.\n\nAnalyse la bibliothèque au premier plan ou par le serveur qui tourne sur le dossier de données.")),
+    ("convert", "Décompresse chaque .nsz en .nsp et chaque .xcz en .xci", Some("Décompresse chaque .nsz en .nsp et chaque .xcz en .xci.\n\nConvertit au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsz en .nsp et chaque .xcz en .xci.")),
+    ("verify", "Vérifie les fichiers avec les clés de console", Some("Vérifie les fichiers avec les clés de console.\n\nVérifie des fichiers avec les clés de console, au premier plan ou par le serveur qui tourne sur le dossier de données : le SHA-256 de chaque NCA contre l'enregistrement qu'en garde son CNMT (un .nsz ou un .xcz comme les NCA qu'il donne décompressé, écrits nulle part).\n\nUn fichier endommagé (un NCA qui ne correspond pas, qui manque ou qui est tronqué) est marqué : il n'est plus jouable, la boutique cesse de le proposer et l'envoi demande confirmation avant de l'envoyer, jusqu'à ce qu'une vérification suivante le trouve sain ou que le fichier change. Sort avec le code 1 quand un fichier est endommagé ou ne peut pas être vérifié (pas de CNMT, une clé qui manque), en nommant chacun avec la raison.")),
+    ("organize", "Range les fichiers identifiés selon le modèle (annulable)", Some("Range les fichiers identifiés selon le modèle (annulable).\n\nRange chaque fichier identifié à la place que lui donne --organize-template, dans la bibliothèque, au premier plan ou par le serveur qui tourne sur le dossier de données ; chaque rangement est journalisé et peut être annulé.")),
+    ("compress", "Compresse chaque .nsp en .nsz et .xci en .xcz (avec les clés)", Some("Compresse chaque .nsp en .nsz et .xci en .xcz (avec les clés).\n\nCompresse au premier plan ou par le serveur qui tourne sur le dossier de données chaque .nsp en .nsz et chaque .xci en .xcz, au format de nsz (que lisent tous les installateurs et nsz) ; demande les clés de console.\n\nChaque fichier compressé est décompressé à nouveau et chaque NCA comparé à l'enregistrement de son CNMT avant de prendre la place de l'original ; l'original part à la corbeille (raison compressed). Sont laissés tels quels, chacun nommé avec la raison, la tâche restant réussie : un fichier déjà compressé, un fichier dont les clés n'ont pas la révision de clé, un fichier qui gagnerait moins que --min-gain. Sort avec le code 1 quand un fichier a échoué (il n'a pas passé la vérification, le disque est plein), en nommant chacun avec la raison ; son original reste.")),
+    ("dedupe", "Met à la corbeille les mises à jour remplacées et les doublons", Some("Met à la corbeille les mises à jour remplacées et les doublons.\n\nMet à la corbeille les mises à jour remplacées et les copies en double (raisons superseded et duplicate), au premier plan ou par le serveur qui tourne sur le dossier de données ; --dry-run ne fait que les lister.")),
+    ("titles", "Données de titres : les mises à jour et DLC qui existent", Some("Données de titres : les mises à jour et DLC qui existent.\n\nDonnées de titres : quelles mises à jour et quels DLC existent, et ce qui manque à la bibliothèque (import, update, status, ignore).")),
+    ("titles import", "Importe des fichiers de données de titres", Some("Importe des fichiers de données de titres.\n\nImporte des fichiers de données de titres (blawar/titledb) : versions.txt, versions.json et des fichiers de région comme US.en.json, autant qu'on veut dans l'ordre qu'on veut, en une transaction. Les noms importés l'emportent sur ceux tirés des noms de fichiers.")),
+    ("titles update", "Télécharge les données de titres et les importe", Some("Télécharge les données de titres et les importe.\n\nTélécharge les fichiers de données de titres depuis --titledb-url (sous condition : un fichier inchangé n'est pas retéléchargé) et les importe ; les dernières bonnes données restent quand la source est en panne ou répond n'importe quoi.")),
+    ("titles status", "L'âge des données de titres et ce qui manque à la bibliothèque", Some("L'âge des données de titres et ce qui manque à la bibliothèque.\n\nL'âge des données de titres, ce qu'elles contiennent et ce qui manque à la bibliothèque.")),
+    ("titles ignore", "Cesse de compter les DLC ou mises à jour manquants d'un titre", Some("Cesse de compter les DLC ou mises à jour manquants d'un titre.\n\nCesse de compter les DLC manquants (--dlc) ou les mises à jour (--updates) d'un titre, ou les deux ; sans identifiant de titre, pour tous les titres.")),
     ("titles unignore", "Compte de nouveau ce que « ignore » avait cessé de compter", None),
-    ("missing", "Liste, titre par titre, les mises à jour et les DLC qui manquent à la bibliothèque", None),
-    ("demo-library", "Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service", Some("Écrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service.\n\nSes identifiants de titres sont réels et ses noms inventés. Ses données de titres vont à côté, dans DOSSIER-titledb (versions.txt, versions.json, US.en.json), et sont importées dans le dossier de données quand celui-ci n'en a pas encore ; un dossier de données qui en a les garde.")),
-    ("trash", "Liste, restaure ou supprime définitivement ce qui est dans la corbeille", None),
-    ("trash list", "Liste les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration (dans le fuseau de la machine, avec son décalage)", None),
-    ("trash restore", "Remet une entrée à sa clé, ou sous un autre nom avec --as (jamais par-dessus un fichier)", None),
-    ("trash purge", "Supprime définitivement : une entrée, celles qui ont expiré, ou toutes", None),
-    ("device", "Règle la console (une Switch qui fait tourner un installateur réseau)", None),
-    ("device set", "Règle l'adresse de la console (et au besoin son port, son nom et l'adresse par laquelle elle joint ce service ; détectée quand elle n'est pas donnée)", None),
+    ("missing", "Liste les mises à jour et DLC qui manquent, titre par titre", Some("Liste les mises à jour et DLC qui manquent, titre par titre.\n\nListe, titre par titre, les mises à jour et les DLC qui manquent à la bibliothèque.")),
+    ("demo-library", "Écrit une petite bibliothèque de démonstration dans DOSSIER", Some("Écrit une petite bibliothèque de démonstration dans DOSSIER.\n\nÉcrit une petite bibliothèque synthétique dans DOSSIER, pour essayer le service.\n\nSes identifiants de titres sont réels et ses noms inventés. Ses données de titres vont à côté, dans DOSSIER-titledb (versions.txt, versions.json, US.en.json), et sont importées dans le dossier de données quand celui-ci n'en a pas encore ; un dossier de données qui en a les garde.")),
+    ("trash", "Liste, restaure ou supprime ce qui est dans la corbeille", Some("Liste, restaure ou supprime ce qui est dans la corbeille.\n\nListe, restaure ou supprime définitivement ce qui est dans la corbeille.")),
+    ("trash list", "Liste les entrées de la corbeille", Some("Liste les entrées de la corbeille.\n\nListe les entrées : identifiant, clé, raison, taille, dates de suppression et d'expiration (dans le fuseau de la machine, avec son décalage).")),
+    ("trash restore", "Remet une entrée à sa clé, ou sous un autre nom", Some("Remet une entrée à sa clé, ou sous un autre nom.\n\nRemet une entrée à sa clé, ou sous un autre nom avec --as (jamais par-dessus un fichier).")),
+    ("trash purge", "Supprime définitivement une entrée, les expirées ou toutes", Some("Supprime définitivement une entrée, les expirées ou toutes.\n\nSupprime définitivement : une entrée, celles qui ont expiré, ou toutes.")),
+    ("device", "Règle la console (une Switch avec un installateur réseau)", Some("Règle la console (une Switch avec un installateur réseau).\n\nRègle la console (une Switch qui fait tourner un installateur réseau).")),
+    ("device set", "Règle l'adresse de la console", Some("Règle l'adresse de la console.\n\nRègle l'adresse de la console (et au besoin son port, son nom et l'adresse par laquelle elle joint ce service ; détectée quand elle n'est pas donnée).")),
     ("device show", "Affiche la console et ce qui attend de lui être envoyé", None),
     ("device clear", "Oublie la console", None),
-    ("push", "La liste d'envoi : les jeux qui attendent d'être proposés à la console (POST /api/v1/push les propose ; le service doit tourner, la console télécharge depuis lui)", None),
-    ("push add", "Ajoute un jeu par sa clé, ou avec --title un identifiant de titre : son jeu de base, sa dernière mise à jour et tous ses DLC", None),
+    ("push", "La liste d'envoi : les jeux qui attendent d'aller à la console", Some("La liste d'envoi : les jeux qui attendent d'aller à la console.\n\nLa liste d'envoi : les jeux qui attendent d'être proposés à la console (POST /api/v1/push les propose ; le service doit tourner, la console télécharge depuis lui).")),
+    ("push add", "Ajoute un jeu, ou un titre entier, à la liste d'envoi", Some("Ajoute un jeu, ou un titre entier, à la liste d'envoi.\n\nAjoute un jeu par sa clé, ou avec --title un identifiant de titre : son jeu de base, sa dernière mise à jour et tous ses DLC.")),
     ("push list", "Liste les jeux en attente", None),
     ("push remove", "Retire un jeu de la liste", None),
-    ("keys", "Les clés de console (prod.keys, de votre propre console) : vérifie et importe un fichier, ou montre ce que les clés donnent et ce qui manque à la bibliothèque", None),
-    ("keys import", "Vérifie un fichier de clés (le prod.keys qu'écrit Lockpick_RCM) et le copie à sa place d'un seul coup, lisible par le seul utilisateur du service ; un fichier mal formé est refusé avec son numéro de ligne et le précédent reste tel quel", None),
-    ("keys status", "Les clés présentes, dérivées ou manquantes par révision de clés (jamais la valeur d'une clé), et les révisions dont les fichiers de la bibliothèque ont besoin", None),
-    ("backup", "Copie la base de données dans FICHIER pendant que le service tourne (sauvegarde en ligne de SQLite), et les sauvegardes des consoles dans le dossier FICHIER-saves à côté ; le fichier de clés de console (prod.keys) n'est pas dans la copie", None),
-    ("health", "Demande à un service en marche s'il est en bonne santé (GET /api/v1/health) : sort avec 0 s'il l'est, 1 sinon ; la sonde du conteneur", Some("Demande à un service en marche s'il est en bonne santé (GET /api/v1/health) : sort avec 0 s'il l'est, 1 sinon ; la sonde du conteneur.\n\nN'affiche rien sans --verbose, et n'ouvre aucun dossier de données : elle ne fait que parler HTTP au service, à --url ou là où « serve » écoute (--listen, LUDOTHEQUE_LISTEN ; une adresse de toutes les interfaces, 0.0.0.0 ou ::, est demandée sur la boucle locale).")),
-    ("completions", "Affiche un script de complétion pour un shell (bash, zsh, fish, elvish, powershell)", None),
+    ("keys", "Les clés de console (prod.keys) : import, vérification, état", Some("Les clés de console (prod.keys) : import, vérification, état.\n\nLes clés de console (prod.keys, de votre propre console) : vérifie et importe un fichier, ou montre ce que les clés donnent et ce qui manque à la bibliothèque.")),
+    ("keys import", "Vérifie un fichier de clés et le met à sa place", Some("Vérifie un fichier de clés et le met à sa place.\n\nVérifie un fichier de clés (le prod.keys qu'écrit Lockpick_RCM) et le copie à sa place d'un seul coup, lisible par le seul utilisateur du service ; un fichier mal formé est refusé avec son numéro de ligne et le précédent reste tel quel.")),
+    ("keys status", "Les clés présentes et celles dont la bibliothèque a besoin", Some("Les clés présentes et celles dont la bibliothèque a besoin.\n\nLes clés présentes, dérivées ou manquantes par révision de clés (jamais la valeur d'une clé), et les révisions dont les fichiers de la bibliothèque ont besoin.")),
+    ("backup", "Copie la base et les sauvegardes dans FICHIER, service en marche", Some("Copie la base et les sauvegardes dans FICHIER, service en marche.\n\nCopie la base de données dans FICHIER pendant que le service tourne (sauvegarde en ligne de SQLite), et les sauvegardes des consoles dans le dossier FICHIER-saves à côté ; le fichier de clés de console (prod.keys) n'est pas dans la copie.")),
+    ("health", "Demande à un service en marche s'il va bien (code 0 ou 1)", Some("Demande à un service en marche s'il va bien (code 0 ou 1).\n\nDemande à un service en marche s'il est en bonne santé (GET /api/v1/health) : sort avec 0 s'il l'est, 1 sinon ; la sonde du conteneur.\n\nN'affiche rien sans --verbose, et n'ouvre aucun dossier de données : elle ne fait que parler HTTP au service, à --url ou là où « serve » écoute (--listen, LUDOTHEQUE_LISTEN ; une adresse de toutes les interfaces, 0.0.0.0 ou ::, est demandée sur la boucle locale).")),
+    ("completions", "Affiche un script de complétion pour un shell", Some("Affiche un script de complétion pour un shell.\n\nAffiche un script de complétion pour un shell (bash, zsh, fish, elvish, powershell).")),
     ("apikey", "Gère les clés de l'API publique (/api/v1/)", None),
-    ("apikey create", "Crée une clé et l'affiche, une seule fois : seule son empreinte est gardée", None),
-    ("apikey list", "Liste les clés : identifiant, nom, préfixe, création, dernière utilisation, état", None),
-    ("apikey revoke", "Révoque une clé par son identifiant ; elle reste listée comme révoquée", None),
-    ("console", "Gère les consoles autorisées à se servir dans la boutique (un mot de passe chacune, que l'installateur de la console envoie en HTTP Basic ; il ouvre la boutique et rien d'autre)", None),
-    ("console add", "Ajoute une console et affiche son mot de passe, une seule fois : seule son empreinte est gardée", None),
+    ("apikey create", "Crée une clé et l'affiche, une seule fois", Some("Crée une clé et l'affiche, une seule fois.\n\nCrée une clé et l'affiche, une seule fois : seule son empreinte est gardée.")),
+    ("apikey list", "Liste les clés de l'API", Some("Liste les clés de l'API.\n\nListe les clés : identifiant, nom, préfixe, création, dernière utilisation, état.")),
+    ("apikey revoke", "Révoque une clé (elle reste listée comme révoquée)", Some("Révoque une clé (elle reste listée comme révoquée).\n\nRévoque une clé par son identifiant ; elle reste listée comme révoquée.")),
+    ("console", "Gère les consoles autorisées à se servir dans la boutique", Some("Gère les consoles autorisées à se servir dans la boutique.\n\nGère les consoles autorisées à se servir dans la boutique (un mot de passe chacune, que l'installateur de la console envoie en HTTP Basic ; il ouvre la boutique et rien d'autre).")),
+    ("console add", "Ajoute une console et affiche son mot de passe, une fois", Some("Ajoute une console et affiche son mot de passe, une fois.\n\nAjoute une console et affiche son mot de passe, une seule fois : seule son empreinte est gardée.")),
     ("console list", "Liste les consoles : nom, création, dernière utilisation", None),
-    ("console remove", "Retire une console : son mot de passe cesse aussitôt de fonctionner", None),
-    ("user", "Gère les comptes de l'interface web (les mots de passe sont lus au terminal, ou sur l'entrée standard quand ce n'en est pas un ; jamais sur la ligne de commande)", None),
-    ("user add", "Crée un compte (lecteur, sauf avec --admin), ses pages dans la langue de la ligne de commande (celle de la locale ; les Réglages la changent)", None),
-    ("user passwd", "Change le mot de passe d'un compte ; ses sessions ouvertes se ferment", None),
+    ("console remove", "Retire une console ; son mot de passe cesse de fonctionner", Some("Retire une console ; son mot de passe cesse de fonctionner.\n\nRetire une console : son mot de passe cesse aussitôt de fonctionner.")),
+    ("user", "Gère les comptes de l'interface web", Some("Gère les comptes de l'interface web.\n\nGère les comptes de l'interface web (les mots de passe sont lus au terminal, ou sur l'entrée standard quand ce n'en est pas un ; jamais sur la ligne de commande).")),
+    ("user add", "Crée un compte (lecteur, sauf avec --admin)", Some("Crée un compte (lecteur, sauf avec --admin).\n\nCrée un compte (lecteur, sauf avec --admin), ses pages dans la langue de la ligne de commande (celle de la locale ; les Réglages la changent).")),
+    ("user passwd", "Change le mot de passe d'un compte et ferme ses sessions", Some("Change le mot de passe d'un compte et ferme ses sessions.\n\nChange le mot de passe d'un compte ; ses sessions ouvertes se ferment.")),
     ("user list", "Liste les comptes : nom, rôle, langue, création", None),
     ("user delete", "Supprime un compte ; ses sessions se ferment aussitôt", None),
 ];
@@ -432,4 +432,36 @@ mod tests {
             }
         }
     }
+
+    /// `ludotheque --help` lists each command in one short line, in both languages:
+    /// the detail is in `COMMAND --help` (the long about) and the man page.
+    #[test]
+    fn every_about_fits_one_line() {
+        fn long(cmd: &Command, path: &str, out: &mut Vec<String>) {
+            let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+            if about.chars().count() > ABOUT_MAX {
+                out.push(format!("« {path} » ({}): {about}", about.chars().count()));
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                long(sub, &join(path, sub.get_name()), out);
+            }
+        }
+        fn commands(root: &Command, out: &mut Vec<String>) {
+            for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+                long(sub, sub.get_name(), out);
+            }
+        }
+        let mut out = Vec::new();
+        let mut english = crate::args::shown(Args::command());
+        english.build();
+        for root in [english, translate(Args::command()).0] {
+            for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
+                long(sub, sub.get_name(), &mut out);
+            }
+        }
+        assert!(out.is_empty(), "too long for one line:\n{}", out.join("\n"));
+    }
+
+    /// The widest about that fits an 80-column terminal beside clap's name column.
+    const ABOUT_MAX: usize = 64;
 }
