@@ -279,16 +279,22 @@ words! {
 }
 
 words! {
-    /// What applies to a title: each of the first three, or `complete`.
+    /// What applies to a title: each of the first four, or else `complete` or
+    /// `unknown`.
     TitleStatus {
         /// A newer update (or DLC version) than the newest file.
         UpdateAvailable = "update_available",
         /// DLC the title data knows and the library lacks.
         DlcMissing = "dlc_missing",
-        /// Updates or DLC without their base game.
+        /// Updates or DLC without any file of their base game.
         BaseMissing = "base_missing",
-        /// None of the above.
+        /// Every file of the base game is damaged.
+        BaseDamaged = "base_damaged",
+        /// None of the above, and the title data lists the title.
         Complete = "complete",
+        /// None of the above, but the title data does not list the title (or there
+        /// is none): what it lacks cannot be known.
+        Unknown = "unknown",
     }
 }
 

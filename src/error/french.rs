@@ -167,7 +167,7 @@ impl Msg {
             NoteTest => "Les notifications de Ludothèque vous parviennent ici.".into(),
             BadOrganizeTemplate => "le modèle de rangement doit être un chemin relatif finissant par .{ext}, avec pour seuls champs {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} et {ext}".into(),
             NoOrganizeRun => "aucun rangement n'a ce numéro (voir « ludotheque organize --list »)".into(),
-            BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing ou complete".into(),
+            BadTitleStatus => "status doit valoir update_available, dlc_missing, base_missing, base_damaged, complete ou unknown".into(),
             BadMissingKind => "kind doit valoir update ou dlc".into(),
             BadMissingFormat => "format doit valoir csv ou json (ou être omis pour des pages)".into(),
             TitleSourceDown { file, reason } => format!("{file} n'a pas pu être téléchargé : {} ; les données précédentes sont conservées", reason.french()),

@@ -310,6 +310,12 @@ messages! {
     StatusOneDlcMissing => "DLC manquant", "DLC missing";
     StatusBaseMissing => "jeu de base manquant", "base game missing";
     StatusComplete => "complet", "complete";
+    StatusBaseDamaged => "jeu de base endommagé", "base game damaged";
+    StatusUnknown => "inconnu des données de titres", "unknown to the title data";
+    BaseGameMissing => "Le jeu de base : aucun fichier dans la bibliothèque.", "The base game: no file of it in the library.";
+    BaseGameDamaged => "Le jeu de base : chacune de ses copies est endommagée.", "The base game: every copy of it is damaged.";
+    UnknownToData => "Les données de titres ne connaissent pas ce titre : on ne peut pas savoir quelles mises à jour et quels DLC lui manquent.", "The title data does not know this title: which updates and DLC it lacks cannot be known.";
+    VerifyAgain => "Vérifier à nouveau", "Verify again";
     InstalledVersion => "Version dans la bibliothèque", "Version in the library";
     LatestVersion => "Dernière version connue", "Latest known version";
     NewerThanData => "plus récente que la base de titres", "newer than the title data";

@@ -1225,7 +1225,7 @@ impl Msg {
             NoteTest => "Notifications from Ludothèque reach you here.".into(),
             BadOrganizeTemplate => "The organize template must be a relative path ending in .{ext}, with only the placeholders {name}, {dlc_name}, {title_id}, {base_title_id}, {version}, {type} and {ext}.".into(),
             NoOrganizeRun => "No organize run has that number.".into(),
-            BadTitleStatus => "status must be update_available, dlc_missing, base_missing or complete.".into(),
+            BadTitleStatus => "status must be update_available, dlc_missing, base_missing, base_damaged, complete or unknown.".into(),
             BadMissingKind => "kind must be update or dlc.".into(),
             BadMissingFormat => "format must be csv or json (or left out for pages).".into(),
             TitleSourceDown { file, reason } => format!("{file} could not be fetched: {reason}; the previous data is kept"),

@@ -395,6 +395,9 @@ const MIGRATIONS: &[&str] = &[
     // 25: a console's last request: from where, and which program (its page).
     "ALTER TABLE consoles ADD COLUMN last_address TEXT;
      ALTER TABLE consoles ADD COLUMN last_client TEXT;",
+    // 26: whether the title data's version files list a title (`unknown` when not):
+    // 0 until the titles are computed again, which the model's new version asks.
+    "ALTER TABLE title_state ADD COLUMN known INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

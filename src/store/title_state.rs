@@ -26,30 +26,55 @@ pub struct TitleState {
     pub missing_dlc: u64,
     pub update_available: bool,
     pub dlc_missing: bool,
+    /// No sound file of the base game: none at all, or only damaged ones (then
+    /// `base_files` counts them).
     pub base_missing: bool,
     /// Files whose header did not read or that a task found broken.
     pub damaged_files: u64,
+    /// The title data's version files list the title (its base, its update or one
+    /// of its DLC): without that, "nothing lacks" would be a guess.
+    pub known: bool,
 }
 
 impl TitleState {
-    /// What applies, or `[complete]`. An iterator: a list page asks it of every row.
-    pub fn status(&self) -> impl Iterator<Item = TitleStatus> {
-        let applies = [
-            (self.update_available, TitleStatus::UpdateAvailable),
-            (self.dlc_missing, TitleStatus::DlcMissing),
-            (self.base_missing, TitleStatus::BaseMissing),
-        ];
-        let complete = !(self.update_available || self.dlc_missing || self.base_missing);
-        applies
-            .into_iter()
-            .filter_map(|(applies, status)| applies.then_some(status))
-            .chain(complete.then_some(TitleStatus::Complete))
+    /// What applies, or else `complete` or `unknown`. An iterator: a list page asks
+    /// it of every row.
+    pub fn status(&self) -> impl Iterator<Item = TitleStatus> + '_ {
+        use TitleStatus::*;
+        [
+            UpdateAvailable,
+            DlcMissing,
+            BaseMissing,
+            BaseDamaged,
+            Complete,
+            Unknown,
+        ]
+        .into_iter()
+        .filter(|&s| self.has(s))
+    }
+
+    /// Whether `status` applies: the one rule the lists, the filters and the
+    /// badges follow.
+    pub fn has(&self, status: TitleStatus) -> bool {
+        match status {
+            TitleStatus::UpdateAvailable => self.update_available,
+            TitleStatus::DlcMissing => self.dlc_missing,
+            TitleStatus::BaseMissing => self.base_missing && self.base_files == 0,
+            TitleStatus::BaseDamaged => self.base_missing && self.base_files > 0,
+            TitleStatus::Complete => !self.incomplete() && self.known,
+            TitleStatus::Unknown => !self.incomplete() && !self.known,
+        }
+    }
+
+    /// Something is known to lack: an update, DLC, or a sound base game.
+    pub fn incomplete(&self) -> bool {
+        self.update_available || self.dlc_missing || self.base_missing
     }
 }
 
 const COLUMNS: &str = "base_id, name, folded, rank, files, base_files, update_files, dlc_files,
      size, added, installed_version, latest_version, latest_date, missing_dlc,
-     update_available, dlc_missing, base_missing, damaged_files";
+     update_available, dlc_missing, base_missing, damaged_files, known";
 
 /// How many columns [`COLUMNS`] names: a query's next column comes after them.
 const COLUMN_COUNT: usize = {
@@ -82,6 +107,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
         dlc_missing: r.get(15)?,
         base_missing: r.get(16)?,
         damaged_files: n(17)?,
+        known: r.get(18)?,
     })
 }
 
@@ -98,7 +124,7 @@ fn insert(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
     let mut stmt = conn.prepare_cached(&format!(
         "INSERT INTO title_state ({COLUMNS}, {columns})
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21, ?22, ?23, ?24, ?25)"
+                 ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"
     ))?;
     let positions = positions_of(states);
     // In the primary key's order, so that each row is appended to the table's tree.
@@ -125,6 +151,7 @@ fn insert(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
             t.dlc_missing,
             t.base_missing,
             t.damaged_files as i64,
+            t.known,
             p[0],
             p[1],
             p[2],
@@ -152,10 +179,6 @@ enum Order {
     NewestFirst,
 }
 
-fn incomplete(t: &TitleState) -> bool {
-    t.update_available || t.dlc_missing || t.base_missing
-}
-
 const LISTS: [List; 7] = [
     List {
         column: "size_rank",
@@ -169,7 +192,7 @@ const LISTS: [List; 7] = [
     },
     List {
         column: "incomplete_rank",
-        holds: incomplete,
+        holds: TitleState::incomplete,
         order: Order::Rank,
     },
     List {
@@ -184,12 +207,12 @@ const LISTS: [List; 7] = [
     },
     List {
         column: "base_rank",
-        holds: |t| t.base_missing,
+        holds: |t| t.has(TitleStatus::BaseMissing),
         order: Order::Rank,
     },
     List {
         column: "complete_rank",
-        holds: |t| !incomplete(t),
+        holds: |t| t.has(TitleStatus::Complete),
         order: Order::Rank,
     },
 ];
@@ -231,6 +254,8 @@ fn positions(filter: &Filter, sort: Sort) -> Option<(Option<&'static str>, &'sta
         (false, Some(TitleStatus::DlcMissing)) => Some("dlc_rank"),
         (false, Some(TitleStatus::BaseMissing)) => Some("base_rank"),
         (false, Some(TitleStatus::Complete)) => Some("complete_rank"),
+        // Rare lists, which no column numbers: a search finds them.
+        (_, Some(TitleStatus::BaseDamaged | TitleStatus::Unknown)) => return None,
         (true, Some(_)) => return None,
     };
     let order = match sort {
@@ -281,9 +306,13 @@ fn condition(status: Option<TitleStatus>) -> &'static str {
         None => "1",
         Some(TitleStatus::UpdateAvailable) => "update_available",
         Some(TitleStatus::DlcMissing) => "dlc_missing",
-        Some(TitleStatus::BaseMissing) => "base_missing",
+        Some(TitleStatus::BaseMissing) => "base_missing AND base_files = 0",
+        Some(TitleStatus::BaseDamaged) => "base_missing AND base_files > 0",
         Some(TitleStatus::Complete) => {
-            "NOT update_available AND NOT dlc_missing AND NOT base_missing"
+            "NOT update_available AND NOT dlc_missing AND NOT base_missing AND known"
+        }
+        Some(TitleStatus::Unknown) => {
+            "NOT update_available AND NOT dlc_missing AND NOT base_missing AND NOT known"
         }
     }
 }
@@ -464,6 +493,8 @@ mod tests {
                 update_available: rng.random_bool(0.3),
                 dlc_missing: rng.random_bool(0.3),
                 base_missing: rng.random_bool(0.1),
+                base_files: rng.random_range(0..2),
+                known: rng.random_bool(0.7),
                 ..TitleState::default()
             })
             .collect();
@@ -482,7 +513,7 @@ mod tests {
                     let mut want: Vec<&TitleState> = states
                         .iter()
                         .filter(|t| status.is_none_or(|s| t.status().any(|x| x == s)))
-                        .filter(|t| !incomplete || !t.status().any(|x| x == TitleStatus::Complete))
+                        .filter(|t| !incomplete || t.incomplete())
                         .collect();
                     want.sort_by_key(|t| match sort {
                         Sort::Name => (0, t.rank),

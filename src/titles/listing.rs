@@ -48,14 +48,10 @@ impl Holds {
     }
 
     fn holds(self, t: &TitleState) -> bool {
-        let incomplete = t.update_available || t.dlc_missing || t.base_missing;
         match self {
             Holds::All => true,
-            Holds::Incomplete => incomplete,
-            Holds::Status(TitleStatus::UpdateAvailable) => t.update_available,
-            Holds::Status(TitleStatus::DlcMissing) => t.dlc_missing,
-            Holds::Status(TitleStatus::BaseMissing) => t.base_missing,
-            Holds::Status(TitleStatus::Complete) => !incomplete,
+            Holds::Incomplete => t.incomplete(),
+            Holds::Status(s) => t.has(s),
         }
     }
 }
@@ -238,7 +234,7 @@ mod tests {
                 folded: String::new(),
                 rank: 0,
                 files: 1,
-                base_files: 1,
+                base_files: rng.random_range(0..2),
                 update_files: 0,
                 dlc_files: 0,
                 size: rng.random_range(0..5),
@@ -251,6 +247,7 @@ mod tests {
                 dlc_missing: rng.random_bool(0.3),
                 base_missing: rng.random_bool(0.2),
                 damaged_files: 0,
+                known: rng.random_bool(0.7),
             })
             .map(|mut t| {
                 t.folded = t.name.to_lowercase();
@@ -282,7 +279,9 @@ mod tests {
                 Some(TitleStatus::UpdateAvailable),
                 Some(TitleStatus::DlcMissing),
                 Some(TitleStatus::BaseMissing),
+                Some(TitleStatus::BaseDamaged),
                 Some(TitleStatus::Complete),
+                Some(TitleStatus::Unknown),
             ];
             // A search by words: some of the titles, an ID no title has, or none.
             let mut some: Vec<TitleId> = rows

@@ -67,6 +67,13 @@ impl Data {
         })
     }
 
+    /// The version files list the title: its base, its update or one of its DLC.
+    fn knows(&self, base: TitleId) -> bool {
+        self.catalog.contains_key(&base)
+            || self.catalog.contains_key(&base.update())
+            || self.dlc_of.contains_key(&base)
+    }
+
     fn version(&self, id: TitleId) -> Option<u32> {
         self.catalog.get(&id).and_then(|k| k.version)
     }
@@ -135,7 +142,7 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
 /// of the library. A write to the games that no refresh followed (a scan killed after
 /// its last batch, a cancelled convert, a refresh that failed) moves the generation,
 /// and so does every refresh; a version that computes differently changes the mark.
-const MODEL_VERSION: &str = "4";
+const MODEL_VERSION: &str = "5";
 
 fn computed_mark(db: &Connection) -> Result<String, Error> {
     Ok(format!(
@@ -195,6 +202,7 @@ fn title(
         dlc_missing: missing_dlc > 0,
         base_missing: !files.iter().any(|f| f.kind == GameKind::Base && !f.damaged),
         damaged_files: files.iter().filter(|f| f.damaged).count() as u64,
+        known: data.knows(base),
         base_id: base,
     };
     Ok((state, rows))
@@ -426,7 +434,8 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((t.damaged_files, t.missing_dlc), (1, 0));
-        assert!(t.status().eq([TitleStatus::Complete]), "{t:?}");
+        // Nothing lacks; with no title data, nothing vouches for it either.
+        assert!(t.status().eq([TitleStatus::Unknown]), "{t:?}");
     }
 
     /// A scan that changed no file skips the computation only while the states were

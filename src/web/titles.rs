@@ -266,7 +266,9 @@ fn filters(v: &Viewer, links: &pager::Links, q: &str, show: &str, sort: &str) ->
         ),
         (TitleStatus::DlcMissing.as_str(), M::StatusDlcMissing),
         (TitleStatus::BaseMissing.as_str(), M::StatusBaseMissing),
+        (TitleStatus::BaseDamaged.as_str(), M::StatusBaseDamaged),
         (TitleStatus::Complete.as_str(), M::StatusComplete),
+        (TitleStatus::Unknown.as_str(), M::StatusUnknown),
     ];
     let limit = links.params.iter().find(|(n, _)| *n == "limit");
     html! {
@@ -487,7 +489,9 @@ impl maud::Render for StatusBadges<'_> {
                 }
                 TitleStatus::DlcMissing => ("badge warn", M::StatusDlcMissing),
                 TitleStatus::BaseMissing => ("badge bad", M::StatusBaseMissing),
+                TitleStatus::BaseDamaged => ("badge bad", M::StatusBaseDamaged),
                 TitleStatus::Complete => ("badge good", M::StatusComplete),
+                TitleStatus::Unknown => ("badge", M::StatusUnknown),
             };
             status_badge(out, (class, Some(s.as_str())), |out| {
                 if s == TitleStatus::DlcMissing {
@@ -597,11 +601,34 @@ fn file_tables(v: &Viewer, d: &details::Details, own: &details::PageFacts) -> Ma
     }
 }
 
+/// What the title lacks: its base game (none, or only damaged copies, each with
+/// what an admin can do about it), then the updates and DLC the title data knows.
+/// "Nothing is missing" only when the title data lists the title.
 fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
     let version = |n: Option<u32>| super::view::version(None, n);
+    let t = &d.state;
+    let damaged_bases = d
+        .files
+        .iter()
+        .filter(|(g, _)| g.item.kind == GameKind::Base && g.damage.is_some());
     html! {
-        @if d.missing.is_empty() { p.empty #nothing-missing { (v.t(M::NothingMissing)) } }
-        @else {
+        @if t.has(TitleStatus::BaseMissing) { p #base-missing { (v.t(M::BaseGameMissing)) } }
+        @if t.has(TitleStatus::BaseDamaged) {
+            p #base-damaged { (v.t(M::BaseGameDamaged)) }
+            ul #damaged-base { @for (g, _) in damaged_bases {
+                li {
+                    a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
+                    @if v.admin {
+                        " " button type="button" data-api={ "/api/verify/" (key_path(&g.item.key)) } data-then="/tasks" { (v.t(M::VerifyAgain)) }
+                        " " button.danger type="button" data-method="DELETE" data-api={ "/api/library/" (key_path(&g.item.key)) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
+                    }
+                }
+            } }
+        }
+        @if t.has(TitleStatus::Unknown) {
+            p.empty #unknown-to-data { (v.t(M::UnknownToData)) " " a href="/settings#title-data" { (v.t(M::TitleData)) } }
+        } @else if d.missing.is_empty() && !t.base_missing { p.empty #nothing-missing { (v.t(M::NothingMissing)) } }
+        @if !d.missing.is_empty() {
             ul #missing { @for m in &d.missing {
                 li { @match m.kind {
                     MissingKind::Update => {
@@ -692,7 +719,7 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let count_dlc = !title_ignore::all(c.db)?.get(&None).is_some_and(|i| i.0);
     let with_icons = icons::enabled(c.db)?;
     Ok(html! {
-        h2 { (v.t(M::TitleData)) }
+        h2 #title-data { (v.t(M::TitleData)) }
         dl.facts {
             dt { (v.t(M::LastImport)) } dd #title-data-age { (super::view::date(v, last.as_ref().map(|i| i.imported_at))) }
             dt { (v.t(M::KnownTitles)) } dd { (super::view::number(v, title_catalog::count(c.db)?)) }

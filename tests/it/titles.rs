@@ -712,18 +712,23 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     );
     assert_eq!(statuses(&library, "0100AAAA00000000"), ["base_missing"]);
     // The demo's broken download is flagged on its row, beside what it lacks: its
-    // only copy of the game is damaged, so it lacks its game, it is not complete.
+    // only copy of the game is damaged, so it lacks a sound game, it is not complete.
     assert_eq!(
         statuses(&library, "0100BBBB00000000"),
-        ["damaged", "base_missing"]
+        ["damaged", "base_damaged"]
     );
     // Incomplete only: every row lacks something; complete: none does.
     let incomplete = rows(&page(&s, "/library?show=incomplete"));
     assert_eq!(incomplete.len(), 10, "{incomplete:#?}");
     assert!(incomplete.iter().all(|r| !r.contains(" complet ")));
     let complete = rows(&page(&s, "/library?show=complete"));
-    assert_eq!(complete.len() + incomplete.len(), all.len());
+    let unknown = rows(&page(&s, "/library?show=unknown"));
+    assert_eq!(complete.len() + unknown.len() + incomplete.len(), all.len());
     assert!(complete.iter().all(|r| r.contains(" complet ")));
+    assert!(unknown
+        .iter()
+        .all(|r| r.contains(" inconnu des données de titres ")));
+    assert_eq!(rows(&page(&s, "/library?show=base_damaged")).len(), 1);
     assert_eq!(rows(&page(&s, "/library?show=dlc_missing")).len(), 3);
     // Under what lacks something, the whole wanted list to download, of its kind,
     // which the page's reader may open; not under the complete.
@@ -1016,4 +1021,84 @@ fn title_data_with_huge_fields_stays_within_64_mib_of_memory() {
         assert!(above < 64, "case {case}: {above} MiB above idle\n{said}");
         assert!(said.contains(expected), "case {case}: {said}");
     }
+}
+
+/// The status of each demo title, by ID, as `/api/v1/titles` says it.
+fn api_statuses(s: &TestServer) -> std::collections::HashMap<String, Vec<String>> {
+    let page: Value = s.get("/api/v1/titles?limit=200").json();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let status = t["status"].as_array().unwrap();
+            let words = status.iter().map(|w| w.as_str().unwrap().to_string());
+            (t["title_id"].as_str().unwrap().to_string(), words.collect())
+        })
+        .collect()
+}
+
+/// Nothing is called complete that nobody can vouch for: without title data every
+/// title is `unknown` (API, filter, badge, page), and a title whose only base copy is
+/// damaged is `base_damaged`, its page offering to verify it again or trash it.
+#[test]
+fn without_title_data_titles_are_unknown_and_a_damaged_base_is_base_damaged() {
+    let folders = unscanned_demo();
+    let mut s = TestServer::start_on(folders.clone(), &[]);
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let before = api_statuses(&s);
+    assert!(before.values().all(|st| !st.contains(&"complete".into())));
+    assert_eq!(before["0100000000010000"], ["unknown"], "{before:?}");
+    assert_eq!(before["0100BBBB00000000"], ["base_damaged"]);
+    assert_eq!(before["0100AAAA00000000"], ["base_missing"]);
+    let count = |status: &str| {
+        let page: Value = s.get(&format!("/api/v1/titles?status={status}")).json();
+        page["total"].as_u64().unwrap()
+    };
+    assert_eq!(count("complete"), 0);
+    let unknown = before.values().filter(|st| *st == &["unknown"]).count();
+    assert_eq!(count("unknown") as usize, unknown);
+    assert_eq!(count("base_damaged"), 1);
+    // The page says what cannot be known, and links to where title data comes from.
+    let odyssey = page(&s, "/title/0100000000010000");
+    assert!(odyssey.contains("id=\"unknown-to-data\""), "{odyssey}");
+    assert!(odyssey.contains("href=\"/settings#title-data\""));
+    assert!(!odyssey.contains("id=\"nothing-missing\""));
+    assert!(page(&s, "/settings").contains("id=\"title-data\""));
+    // The lost base game is said as lost; the damaged one, with what to do about it.
+    let orphan = page(&s, "/title/0100AAAA00000000");
+    assert!(orphan.contains("id=\"base-missing\"") && !orphan.contains("id=\"nothing-missing\""));
+    let broken = page(&s, "/title/0100BBBB00000000");
+    assert!(broken.contains("id=\"base-damaged\""), "{broken}");
+    let list = broken.split("id=\"damaged-base\"").nth(1).unwrap();
+    let list = list.split("</ul>").next().unwrap();
+    let verify = list.split("data-api=\"/api/verify/").nth(1).unwrap();
+    let key = verify.split('"').next().unwrap();
+    assert!(
+        list.contains(&format!("data-api=\"/api/library/{key}\"")),
+        "{list}"
+    );
+    // With the title data, the titles it lists are complete or lack something.
+    s.kill();
+    let data = folders.library.with_file_name(format!(
+        "{}-titledb",
+        folders.library.file_name().unwrap().to_str().unwrap()
+    ));
+    let files: Vec<String> = ["versions.txt", "versions.json", "US.en.json"]
+        .iter()
+        .map(|f| data.join(f).to_str().unwrap().to_string())
+        .collect();
+    let mut args = vec!["titles", "import"];
+    args.extend(files.iter().map(String::as_str));
+    let (status, out, err) = folders.cli(&args);
+    assert!(status.success(), "{out}{err}");
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let after = api_statuses(&s);
+    assert_eq!(
+        after["0100000000010000"],
+        ["update_available", "dlc_missing"]
+    );
+    assert!(after.values().any(|st| st == &["complete"]), "{after:?}");
+    assert!(!page(&s, "/title/0100000000010000").contains("id=\"unknown-to-data\""));
 }
