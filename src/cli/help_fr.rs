@@ -446,11 +446,6 @@ mod tests {
                 long(sub, &join(path, sub.get_name()), out);
             }
         }
-        fn commands(root: &Command, out: &mut Vec<String>) {
-            for sub in root.get_subcommands().filter(|s| s.get_name() != "help") {
-                long(sub, sub.get_name(), out);
-            }
-        }
         let mut out = Vec::new();
         let mut english = crate::args::shown(Args::command());
         english.build();
