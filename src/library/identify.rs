@@ -108,6 +108,13 @@ pub fn parse_file_name(file_name: &str) -> NameTags {
     tags
 }
 
+/// The library's order of two folded names: natural, a run of digits read as its
+/// number ("Game 2" before "Game 10", "107" before "1015"), as a reader expects.
+/// The title list and the file list follow it (their ties go by ID, by key).
+pub fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
+    alphanumeric_sort::compare_str(a, b)
+}
+
 /// Lower case, accents removed: `Pokémon` → `pokemon`. Sorting and search use it.
 pub fn fold(s: &str) -> String {
     // Most names are ASCII, where decomposing changes nothing: the scan folds one name

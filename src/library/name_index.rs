@@ -4,7 +4,7 @@
 //!
 //! A search is asked far more often than the library changes, and SQLite's trigram
 //! index cost two full-text queries per request (the page and its count). Here the
-//! games are numbered in library order (folded name, then key), so a search is an
+//! games are numbered in library order (folded name, natural, then key), so a search is an
 //! intersection of sorted lists: its count is a length and its page a slice, with no
 //! sort. The answers are the ones `library::search` defines: every word occurs in the
 //! folded name (a substring: a word of one to three characters is its letter's bit
@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
+use super::identify;
 use super::search::{page_range, SearchQuery};
 use super::suggest::{Vocabulary, Words};
 use crate::error::Error;
@@ -125,7 +126,6 @@ impl NameIndex {
         games::for_each_indexed(db, |g| {
             let next = platform_of.len() as u16;
             let platform = *platform_of.entry(g.platform).or_insert(next);
-            let at = index.entries.len() as u32;
             let mut span = |s: &str| {
                 let start = index.text.len() as u32;
                 index.text.push_str(s);
@@ -147,14 +147,9 @@ impl NameIndex {
                 damaged: g.damaged,
                 platform,
             };
-            if entry.has_title_id {
-                index.by_id.push(at);
-            }
-            if let Some((_, list)) = index.by_kind.iter_mut().find(|(k, _)| *k == entry.kind) {
-                list.push(at);
-            }
             index.entries.push(entry);
         })?;
+        index.number_in_library_order();
         let mut platforms: Vec<(String, u16)> = platform_of.into_iter().collect();
         platforms.sort_by_key(|(_, i)| *i);
         index.platforms = platforms.into_iter().map(|(p, _)| p).collect();
@@ -166,6 +161,25 @@ impl NameIndex {
         index.letters = (0..index.len()).map(|i| letters(index.name(i))).collect();
         index.shrink();
         Ok(index)
+    }
+
+    /// Put the games in the library's order (SQLite's `ORDER BY folded` is not
+    /// natural: `identify::name_order`), then list each type's and the IDs' positions.
+    fn number_in_library_order(&mut self) {
+        let text = &self.text;
+        let span = |(start, len): (u32, u32)| &text[start as usize..(start + len) as usize];
+        self.entries.sort_by(|a, b| {
+            identify::name_order(span(a.folded), span(b.folded))
+                .then_with(|| span(a.key).cmp(span(b.key)))
+        });
+        for (at, entry) in self.entries.iter().enumerate() {
+            if entry.has_title_id {
+                self.by_id.push(at as u32);
+            }
+            if let Some((_, list)) = self.by_kind.iter_mut().find(|(k, _)| *k == entry.kind) {
+                list.push(at as u32);
+            }
+        }
     }
 
     /// The lists grew by doubling: up to half of each would be spare room, kept as
@@ -669,7 +683,11 @@ mod tests {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })
             .unwrap();
-        rows.map(Result::unwrap).collect()
+        let mut rows: Vec<Row> = rows.map(Result::unwrap).collect();
+        rows.sort_by(|a, b| {
+            crate::library::identify::name_order(&a.0, &b.0).then_with(|| a.1.cmp(&b.1))
+        });
+        rows
     }
 
     fn random_query(rng: &mut StdRng, rows: &[Row]) -> SearchQuery {

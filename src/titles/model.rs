@@ -120,10 +120,11 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
         lacking.push(rows);
     }
     let superseded = older_files(&files);
-    // The library's order: folded name, then ID; the missing list follows it.
+    // The library's order: folded name (natural), then ID; the missing list follows it.
     let mut order: Vec<usize> = (0..states.len()).collect();
     order.sort_by(|&a, &b| {
-        (&states[a].folded, &states[a].base_id).cmp(&(&states[b].folded, &states[b].base_id))
+        let (a, b) = (&states[a], &states[b]);
+        identify::name_order(&a.folded, &b.folded).then(a.base_id.cmp(&b.base_id))
     });
     let mut missing_rows = Vec::new();
     for (rank, &i) in order.iter().enumerate() {

@@ -452,3 +452,40 @@ fn versions_are_display_versions_and_a_newer_file_says_the_title_data_is_older()
     let behind = get_as(&s, &admin, "/title/01007EF00011E000").body;
     assert!(!behind.contains("older-title-data"), "{behind}");
 }
+
+/// Names sort as a reader expects: "Game 2", "Game 107", "Game 1015" (digits as
+/// numbers), in the title list (API and page, both directions) and the file list.
+#[test]
+fn names_sort_naturally_in_the_title_and_file_lists() {
+    use ludotheque::testkit::synth;
+    let folders = Folders::new();
+    let file = synth::pfs0(&[("a.tik".into(), vec![1; 64])]);
+    let games = [
+        ("Game 1015", "0100000000A10000"),
+        ("Game 107", "0100000000B20000"),
+        ("Game 2", "0100000000C30000"),
+    ];
+    for (name, id) in games {
+        let path = folders.library.join(format!("{name} [{id}][v0].nsp"));
+        std::fs::write(path, &file).unwrap();
+    }
+    let s = TestServer::start_on(folders, &[]);
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let names = |path: &str| -> Vec<String> {
+        let page = s.get(path).json();
+        let items = page["items"].as_array().unwrap();
+        items.iter().map(|i| i["name"].as_str().unwrap().to_string()).collect()
+    };
+    let natural = ["Game 2", "Game 107", "Game 1015"];
+    assert_eq!(names("/api/v1/library"), natural);
+    assert_eq!(names("/api/v1/titles"), natural);
+    let rows = |path: &str| -> Vec<String> {
+        let body = s.get(path).body;
+        let ids = body.split("<tr data-title=\"").skip(1);
+        ids.map(|r| r.split('"').next().unwrap().to_string()).collect()
+    };
+    let ids = |order: [usize; 3]| order.map(|i| games[i].1.to_string()).to_vec();
+    assert_eq!(rows("/library?sort=name"), ids([2, 1, 0]));
+    assert_eq!(rows("/library?sort=name-desc"), ids([0, 1, 2]));
+}
