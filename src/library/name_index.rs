@@ -310,7 +310,9 @@ impl NameIndex {
         let mut hits = match (by_name, by_id) {
             (Some(a), Some(b)) => union(&a, &b),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) if q.kind.is_none() && q.platform.is_none() && !q.damaged => {
+            (None, None)
+                if q.kind.is_none() && q.platform.is_none() && !q.damaged && q.format.is_none() =>
+            {
                 return Vec::new()
             }
             (None, None) => (0..self.len() as u32).collect(),
@@ -320,6 +322,9 @@ impl NameIndex {
         }
         if q.damaged {
             hits.retain(|&i| self.entries[i as usize].damaged);
+        }
+        if let Some(format) = q.format {
+            hits.retain(|&i| super::search::format_of(self.listed(i).key) == Some(format));
         }
         if let Some(p) = &q.platform {
             match self.platforms.iter().position(|x| x == p) {
@@ -648,8 +653,10 @@ mod tests {
                 GameKind::Dlc,
                 GameKind::Unknown,
             ][i % 4];
+            // Every format, in both cases, and a key of none.
+            let ext = ["nsp", "NSZ", "xci", "xcz", "zip"][i % 5];
             let row = GameRow {
-                key: format!("g{i}.nsp"),
+                key: format!("g{i}.{ext}"),
                 platform: if i % 3 == 0 { "other" } else { "switch" }.into(),
                 folded: crate::library::identify::fold(&name),
                 name: name.clone(),
@@ -720,6 +727,9 @@ mod tests {
         }
         if rng.random_bool(0.2) {
             q.platform = Some(["switch", "other", "none"][rng.random_range(0..3)].into());
+        }
+        if rng.random_bool(0.2) {
+            q.format = Some(crate::library::search::FORMATS[rng.random_range(0..4)]);
         }
         q
     }
@@ -803,7 +813,7 @@ mod tests {
     /// and when it has the type and platform asked.
     fn brute(rows: &[Row], q: &SearchQuery) -> Vec<String> {
         rows.iter()
-            .filter(|(folded, _, platform, id, kind)| {
+            .filter(|(folded, key, platform, id, kind)| {
                 let by_name =
                     !q.words.is_empty() && q.words.iter().all(|w| folded.contains(w.as_str()));
                 let by_id = q
@@ -811,9 +821,12 @@ mod tests {
                     .as_ref()
                     .is_some_and(|p| id.as_ref().is_some_and(|id| id.starts_with(p.as_str())));
                 let any = q.words.is_empty() && q.id_prefix.is_none();
-                (by_name || by_id || (any && (q.kind.is_some() || q.platform.is_some())))
+                let filtered = q.kind.is_some() || q.platform.is_some() || q.format.is_some();
+                let ext = key.rsplit('.').next().unwrap().to_lowercase();
+                (by_name || by_id || (any && filtered))
                     && q.kind.is_none_or(|k| k == *kind)
                     && q.platform.as_ref().is_none_or(|p| p == platform)
+                    && q.format.is_none_or(|f| f == ext)
             })
             .map(|(_, key, ..)| key.clone())
             .collect()

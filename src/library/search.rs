@@ -18,6 +18,18 @@ pub struct SearchQuery {
     pub platform: Option<String>,
     /// Only the files known to be damaged (the dashboard's card links there).
     pub damaged: bool,
+    /// Only the files of this format (`nsp`, `nsz`, `xci`, `xcz`: their key's
+    /// extension, in any case).
+    pub format: Option<&'static str>,
+}
+
+/// The formats the file list can be filtered by.
+pub const FORMATS: [&str; 4] = ["nsp", "nsz", "xci", "xcz"];
+
+/// The format of a file by its key's extension, when it is one of [`FORMATS`].
+pub fn format_of(key: &str) -> Option<&'static str> {
+    let (_, ext) = key.rsplit_once('.')?;
+    FORMATS.into_iter().find(|f| ext.eq_ignore_ascii_case(f))
 }
 
 /// Where a page lies in a list of `len` held in memory: past the end it is empty,

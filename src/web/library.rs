@@ -16,7 +16,7 @@ use crate::error::{Error, Msg};
 use crate::http::params::{self, Paging};
 use crate::http::{Ctx, Reply};
 use crate::library;
-use crate::library::search::{search_query, trim_blank};
+use crate::library::search::{format_of, search_query, trim_blank, FORMATS};
 use crate::store::platforms::{self, Platform};
 use crate::store::{games, title_state};
 use crate::words::{GameKind, TitleId};
@@ -30,12 +30,18 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     let kind_filter = params::game_type(c.req).ok().flatten();
     let platform = c.req.query("platform").filter(|p| !p.is_empty());
     let damaged = c.req.query("damaged").is_some_and(|d| !d.is_empty());
+    // Another value is no filter, like a platform no file has.
+    let format = c
+        .req
+        .query("format")
+        .and_then(|f| FORMATS.into_iter().find(|x| *x == f));
     let desc = c.req.query("sort") == Some("name-desc");
     let paging = Paging::from_req(c.req);
     let only = Only {
         kind: kind_filter,
         platform,
         damaged,
+        format,
     };
     let (shown, total, mut items) = pager::read(paging, desc, |limit, offset| {
         files_of(c, q, &only, limit, offset)
@@ -49,6 +55,7 @@ pub fn files_page(c: &Ctx) -> Result<Reply, Error> {
     links.keep("type", kind_filter.map_or("", GameKind::as_str));
     links.keep("platform", platform.unwrap_or(""));
     links.keep("damaged", if damaged { "1" } else { "" });
+    links.keep("format", format.unwrap_or(""));
     links.keep("sort", if desc { "name-desc" } else { "" });
     let body = html! {
         (super::tasks::first_scan_note(c, &v)?)
@@ -108,6 +115,7 @@ fn file_table(
                                     " "
                                 }
                                 a href={ "/game/" (key_path(&g.key)) } { (g.name) }
+                                @if let Some(f) = format_of(&g.key) { " " span.badge.format data-format=(f) { (f) } }
                                 @if let Some(why) = damage { " " span.badge.damaged title=(v.say(why)) { (v.t(M::Damaged)) } }
                             }
                             td.wide { (kind(v, g.kind)) }
@@ -139,6 +147,8 @@ struct Only<'a> {
     platform: Option<&'a str>,
     /// Only the damaged files.
     damaged: bool,
+    /// Only the files of one format (`nsp`…).
+    format: Option<&'static str>,
 }
 
 fn files_of(
@@ -149,13 +159,15 @@ fn files_of(
     offset: u64,
 ) -> Result<(u64, Vec<FileRow>), Error> {
     let index = c.app.views.names.get(c.db)?;
-    let (total, at) = if q.is_empty() && only.platform.is_none() && !only.damaged {
+    let plain = only.platform.is_none() && !only.damaged && only.format.is_none();
+    let (total, at) = if q.is_empty() && plain {
         index.page(only.kind, limit, offset)
     } else {
         let mut query = search_query(q)?;
         query.kind = only.kind;
         query.platform = only.platform.map(str::to_string);
         query.damaged = only.damaged;
+        query.format = only.format;
         index.search(&query, limit, offset)
     };
     let keyed = !crate::store::title_control::is_empty(c.db)?;
@@ -213,6 +225,12 @@ fn filters(v: &Viewer, links: &pager::Links, only: &Only, all_platforms: &[Platf
                     @for p in all_platforms {
                         option value=(p.slug) selected[platform == Some(p.slug.as_str())] { (p.name) }
                     }
+                }
+            }
+            label { (v.t(M::Format))
+                select name="format" {
+                    option value="" { (v.t(M::All)) }
+                    @for f in FORMATS { option value=(f) selected[only.format == Some(f)] { "." (f) } }
                 }
             }
             label.check { input type="checkbox" name="damaged" value="1" checked[only.damaged]; (v.t(M::DamagedOnly)) }

@@ -475,7 +475,10 @@ fn names_sort_naturally_in_the_title_and_file_lists() {
     let names = |path: &str| -> Vec<String> {
         let page = s.get(path).json();
         let items = page["items"].as_array().unwrap();
-        items.iter().map(|i| i["name"].as_str().unwrap().to_string()).collect()
+        items
+            .iter()
+            .map(|i| i["name"].as_str().unwrap().to_string())
+            .collect()
     };
     let natural = ["Game 2", "Game 107", "Game 1015"];
     assert_eq!(names("/api/v1/library"), natural);
@@ -483,9 +486,44 @@ fn names_sort_naturally_in_the_title_and_file_lists() {
     let rows = |path: &str| -> Vec<String> {
         let body = s.get(path).body;
         let ids = body.split("<tr data-title=\"").skip(1);
-        ids.map(|r| r.split('"').next().unwrap().to_string()).collect()
+        ids.map(|r| r.split('"').next().unwrap().to_string())
+            .collect()
     };
     let ids = |order: [usize; 3]| order.map(|i| games[i].1.to_string()).to_vec();
     assert_eq!(rows("/library?sort=name"), ids([2, 1, 0]));
     assert_eq!(rows("/library?sort=name-desc"), ids([0, 1, 2]));
+}
+
+/// The file list shows each file's format as a badge, and filters by it: alone, with
+/// a search and with a type; a format it does not offer filters nothing out.
+#[test]
+fn the_file_list_badges_and_filters_by_format() {
+    let (s, admin, _) = server();
+    let badges = |path: &str| -> Vec<String> {
+        let body = get_as(&s, &admin, path).body;
+        let tbody = body.split("<tbody>").nth(1).unwrap_or("");
+        let rows = tbody.split("<tr").skip(1);
+        rows.map(|r| {
+            let f = r
+                .split("data-format=\"")
+                .nth(1)
+                .expect("a badge on every row");
+            f.split('"').next().unwrap().to_string()
+        })
+        .collect()
+    };
+    let all = badges("/files?limit=200");
+    for (format, n) in [("nsp", 52), ("nsz", 4), ("xci", 3), ("xcz", 1)] {
+        assert_eq!(all.iter().filter(|f| *f == format).count(), n, "{all:?}");
+        let only = badges(&format!("/files?limit=200&format={format}"));
+        assert_eq!(only, vec![format.to_string(); n]);
+    }
+    // With a type, and kept by the pager's links and the form.
+    let page = get_as(&s, &admin, "/files?format=nsz&type=UPDATE&limit=1").body;
+    assert!(page.contains("<option value=\"nsz\" selected"), "{page}");
+    assert!(page.contains("format=nsz"), "{page}");
+    assert!(badges("/files?format=nsz&type=UPDATE")
+        .iter()
+        .all(|f| f == "nsz"));
+    assert_eq!(badges("/files?limit=200&format=zip").len(), all.len());
 }
