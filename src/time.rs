@@ -27,13 +27,6 @@ pub fn local(unix_s: i64) -> String {
     format!("{}{}", &wall[..19], offset_text(offset))
 }
 
-/// The host's local time for a page, to the minute, with its offset so that nobody
-/// takes it for their own zone's: `2026-11-22 06:54 +01:00`.
-pub fn shown(unix_s: i64) -> String {
-    let s = local(unix_s);
-    format!("{} {} {}", &s[..10], &s[11..16], &s[19..])
-}
-
 /// `+01:00`, `-09:30`, `+00:00`.
 fn offset_text(offset_s: i64) -> String {
     let sign = if offset_s < 0 { '-' } else { '+' };

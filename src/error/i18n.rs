@@ -93,6 +93,24 @@ impl Lang {
         }
     }
 
+    /// A day as this language writes it, the way the browser's `Intl.DateTimeFormat`
+    /// writes a medium date (the page's script rewrites moments in the reader's own
+    /// zone with it): "28 nov. 2026", "Nov 28, 2026". `month` is 1 to 12.
+    pub fn day(self, year: i64, month: usize, day: u32) -> String {
+        const FR: [&str; 12] = [
+            "janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.",
+            "nov.", "déc.",
+        ];
+        const EN: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let at = month.clamp(1, 12) - 1;
+        match self {
+            Lang::Fr => format!("{day} {} {year}", FR[at]),
+            Lang::En => format!("{} {day}, {year}", EN[at]),
+        }
+    }
+
     /// A label and its value's separator: "Dernier résultat : " or "Last result: ".
     pub fn colon(self) -> &'static str {
         match self {

@@ -7,7 +7,7 @@
 use maud::{html, Markup};
 use serde::Serialize;
 
-use super::view::{date, page, size, Viewer};
+use super::view::{date, moment, page, size, Viewer};
 use crate::error::i18n::M;
 use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
@@ -52,9 +52,9 @@ fn status_line(v: &Viewer, con: &Console) -> String {
             if client.is_empty() { "?" } else { client },
             v.t(M::From),
             address,
-            date(v, Some(at))
+            moment(v, at)
         ),
-        (_, _, Some(at)) => format!("{} ({})", v.t(M::ConsoleConnected), date(v, Some(at))),
+        (_, _, Some(at)) => format!("{} ({})", v.t(M::ConsoleConnected), moment(v, at)),
         _ => v.t(M::ConsoleWaiting).to_string(),
     }
 }

@@ -250,8 +250,6 @@ struct KeyView {
     prefix: String,
     read_only: bool,
     created_at: String,
-    /// `created_at` as the page shows it (host's zone), for the row the page adds.
-    created_shown: String,
     last_used_at: Option<String>,
     revoked_at: Option<String>,
 }
@@ -264,7 +262,6 @@ impl From<&ApiKey> for KeyView {
             prefix: k.prefix.clone(),
             read_only: k.read_only,
             created_at: time::rfc3339(k.created_at),
-            created_shown: time::shown(k.created_at),
             last_used_at: k.last_used_at.map(time::rfc3339),
             revoked_at: k.revoked_at.map(time::rfc3339),
         }

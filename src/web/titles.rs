@@ -530,11 +530,11 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         dl.facts #title-facts {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
-            dt { (v.t(M::Released)) } dd { (d.facts.release_date.clone().unwrap_or_else(dash)) }
+            dt { (v.t(M::Released)) } dd { @match &d.facts.release_date { Some(day) => (super::view::day(&v, day)), None => (dash()) } }
             dt { (v.t(M::InstalledVersion)) } dd #installed-version { (super::view::version(own.installed_shown.as_deref(), t.installed_version)) }
             dt { (v.t(M::LatestVersion)) } dd #latest-version {
                 (super::view::version(None, t.latest_version))
-                @if let Some(date) = &t.latest_date { " (" (date) ")" }
+                @if let Some(date) = &t.latest_date { " (" (super::view::day(&v, date)) ")" }
                 @if newer_than_data(t) { br; span.note #older-title-data { (v.t(M::TitleDataOlder)) } }
             }
             dt { (v.t(M::Status)) } dd #title-status { (StatusBadges(&v, t)) }
@@ -555,7 +555,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         (missing_list(&v, &d))
         @if !d.versions.is_empty() {
             h2 { (v.t(M::VersionHistory)) }
-            ul #versions { @for (n, date) in &d.versions { li { (super::view::version(None, Some(*n))) " · " (date) } } }
+            ul #versions { @for (n, date) in &d.versions { li { (super::view::version(None, Some(*n))) " · " (super::view::day(&v, date)) } } }
         }
         @if v.admin { (title_actions(c, &v, &d, own.ignored)) }
     };
@@ -633,7 +633,7 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
                 li { @match m.kind {
                     MissingKind::Update => {
                         (v.t(M::MissingUpdate)) " " code { (m.id) } (v.colon()) (version(m.installed_version)) " → " (version(m.latest_version))
-                        @if let Some(date) = &m.latest_date { " (" (date) ")" }
+                        @if let Some(date) = &m.latest_date { " (" (super::view::day(v, date)) ")" }
                     }
                     MissingKind::Dlc => {
                         (v.t(M::Dlc)) " " code { (m.id) }

@@ -358,14 +358,51 @@ pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
     v.lang.grammar().count(n, one.get(v.lang), many.get(v.lang))
 }
 
-/// A Unix time in the host's zone, with its offset: `YYYY-MM-DD HH:MM +01:00`.
-/// Server-side, the host's zone rather than the browser's: no script, the same text
-/// as the command line's, and the offset says which zone it is.
-pub fn date(v: &Viewer, unix_s: Option<i64>) -> String {
-    match unix_s {
-        Some(t) => crate::time::shown(t),
-        None => v.t(M::Never).to_string(),
+/// A moment in the reader's language, to the minute: "28 nov. 2026, 10:36". Written
+/// in the host's zone, in a `<time data-moment>` whose `datetime` the page's script
+/// (`app.js`) reads to write it again in the reader's own zone; without the script,
+/// the host's zone stands.
+pub fn date(v: &Viewer, unix_s: Option<i64>) -> Markup {
+    let Some(t) = unix_s else {
+        return html! { (v.t(M::Never)) };
+    };
+    html! { time datetime=(crate::time::rfc3339(t)) data-moment { (moment(v, t)) } }
+}
+
+/// A moment as plain text, in the host's zone (a line a script puts in place whole).
+pub fn moment(v: &Viewer, unix_s: i64) -> String {
+    // The host's wall clock: "2026-11-28T10:36:05+01:00".
+    let local = crate::time::local(unix_s);
+    match ymd(&local[..10]) {
+        Some((y, m, d)) => format!("{}, {}", v.lang.day(y, m, d), &local[11..16]),
+        None => local,
     }
+}
+
+/// A day the title data gives ("2025-06-25"), in the reader's language: "25 juin
+/// 2025", "Jun 25, 2025"; a text of another shape as it is.
+pub fn day(v: &Viewer, iso: &str) -> Markup {
+    match ymd(iso) {
+        Some((y, m, d)) => html! { time datetime=(iso) { (v.lang.day(y, m, d)) } },
+        None => html! { (iso) },
+    }
+}
+
+/// `YYYY-MM-DD` read as its year, month (1–12) and day.
+fn ymd(iso: &str) -> Option<(i64, usize, u32)> {
+    let mut parts = iso.splitn(3, '-');
+    let year = parts.next()?.parse().ok()?;
+    let month = parts
+        .next()?
+        .parse()
+        .ok()
+        .filter(|m| (1..=12).contains(m))?;
+    let day = parts
+        .next()?
+        .parse()
+        .ok()
+        .filter(|d| (1..=31).contains(d))?;
+    Some((year, month, day))
 }
 
 /// How long ago `unix_s` was, roughly, for people: "12 min", "5 h", "3 j" / "3 d".

@@ -1102,3 +1102,59 @@ fn without_title_data_titles_are_unknown_and_a_damaged_base_is_base_damaged() {
     assert!(after.values().any(|st| st == &["complete"]), "{after:?}");
     assert!(!page(&s, "/title/0100000000010000").contains("id=\"unknown-to-data\""));
 }
+
+/// Dates read as the reader's language writes them: a moment "29 nov. 2026, 10:36"
+/// or "Nov 29, 2026, 10:36" in a `<time data-moment>` whose `datetime` the page's
+/// script reads again in the reader's zone; a day of the title data "25 juin 2025"
+/// or "Jun 25, 2025". No offset, no ISO text.
+#[test]
+fn dates_read_in_the_readers_language() {
+    let s = TestServer::start_on(scanned_demo_with_data(), &[]);
+    let get = |path: &str, lang: &str| s.send("GET", path, &[("Accept-Language", lang)], None).body;
+    let months_fr = [
+        "janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.",
+        "déc.",
+    ];
+    let months_en = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    for (lang, months) in [("fr", months_fr), ("en", months_en)] {
+        let tasks = get("/tasks", lang);
+        let time = tasks
+            .split("<time ")
+            .nth(1)
+            .expect("a moment on the tasks page");
+        let (attrs, rest) = time.split_once('>').unwrap();
+        assert!(
+            attrs.contains("data-moment") && attrs.contains("datetime=\""),
+            "{attrs}"
+        );
+        let text = rest.split("</time>").next().unwrap();
+        let (day, clock) = text.rsplit_once(", ").unwrap();
+        let year = &attrs.split("datetime=\"").nth(1).unwrap()[..4];
+        assert!(
+            day.ends_with(year) && months.iter().any(|m| day.contains(m)),
+            "{text}"
+        );
+        assert!(clock.len() == 5 && clock.as_bytes()[2] == b':', "{text}");
+        assert!(!tasks.contains("+00:00"), "{lang}");
+        let title = get("/title/0100000000010000", lang);
+        let day = if lang == "fr" {
+            "25 juin 2025"
+        } else {
+            "Jun 25, 2025"
+        };
+        assert!(
+            title.contains(&format!("<time datetime=\"2025-06-25\">{day}</time>")),
+            "{title}"
+        );
+    }
+}
+
+/// The demo with its title data, scanned.
+fn scanned_demo_with_data() -> Arc<Folders> {
+    let folders = Folders::new();
+    crate::library::demo(&folders);
+    folders.scan();
+    folders
+}

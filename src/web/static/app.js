@@ -174,6 +174,20 @@ function after(el, data) {
   else location.assign(then);
 }
 
+// A moment in the reader's own zone and the page's language, as the server writes
+// it (`view::date`): "28 nov. 2026, 10:36", "Nov 28, 2026, 10:36".
+function momentText(iso) {
+  const options = { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" };
+  return new Intl.DateTimeFormat(document.documentElement.lang || "fr", options)
+    .format(new Date(iso));
+}
+
+// The page's moments, written by the server in its host's zone: again in the reader's.
+document.querySelectorAll("time[data-moment]").forEach((t) => {
+  const text = momentText(t.dateTime);
+  if (text) t.textContent = text;
+});
+
 // A key just created: shown once in its box, and added to the list below.
 function showKey(form, data) {
   document.getElementById("new-key-value").value = data.key;
@@ -182,7 +196,7 @@ function showKey(form, data) {
   const row = table.tBodies[0].insertRow();
   row.dataset.keyId = data.id;
   const cells = [data.name, data.prefix + "…", data.read_only ? table.dataset.readOnly : "—",
-    data.created_shown, table.dataset.never];
+    momentText(data.created_at), table.dataset.never];
   cells.forEach((text, i) => {
     const cell = row.insertCell();
     cell.textContent = text;
