@@ -306,7 +306,7 @@ messages! {
     No => "non", "no";
     DeleteToTrash => "Mettre à la corbeille", "Move to the trash";
     AddToPush => "Ajouter à la liste d'envoi", "Add to the push list";
-    AddTitleToPush => "Ajouter le titre complet (dernière mise à jour et DLC)", "Add the whole title (latest update and DLC)";
+    AddTitleToPush => "Ajouter à la liste d'envoi (jeu + mise à jour + DLC)", "Add to the push list (game + update + DLC)";
     AllFiles => "Tous les fichiers", "All files";
     UnknownFiles => "fichiers non identifiés", "unidentified files";
     // Titles.

@@ -622,8 +622,13 @@ pub enum Msg {
         files: u64,
     },
     ConfirmClearPush {
-        games: u64,
+        files: u64,
         bytes: u64,
+    },
+    /// Files just added to the push list, and how many it holds now.
+    AddedToPush {
+        files: u64,
+        total: u64,
     },
     ConfirmForgetDevice {
         name: String,
@@ -1338,7 +1343,8 @@ impl Msg {
             DedupeAsk { files, bytes: b } => format!("Move {} ({}) to the trash?", files_en(*files), EN.size(*b)),
             DedupeAskText { days, bytes: b } => format!("Each can be restored from the trash for {days} days; the space ({}) is freed when the trash purges them.", EN.size(*b)),
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
-            ConfirmClearPush { games, bytes: b } => format!("Remove {} ({}) from the push list? The files stay in the library.", EN.count(*games, "game", "games"), EN.size(*b)),
+            ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
+            AddedToPush { files, total } => format!("{} added to the push list, which now holds {total}.", EN.count(*files, "file", "files")),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),
             ShopDefaultMessage { files } => format!("Ludothèque · {}", files_en(*files)),
         }

@@ -99,9 +99,9 @@ fn push_section(
     start: Markup,
 ) -> Markup {
     let total = size(v, pending.iter().map(|e| e.size).sum());
-    let games = count(v, pending.len() as u64, M::GameOne, M::GamesMany);
+    let files = count(v, pending.len() as u64, M::FileWord, M::FilesWord);
     html! {
-        h3 #push-list { (v.t(M::PushList)) " (" (games) " · " (total) ")" }
+        h3 #push-list { (v.t(M::PushList)) " (" (files) " · " (total) ")" }
         @if let Some(why) = &blocked { p.warn #push-blocked role="note" { (why) } }
         @if pending.is_empty() {
             p.empty #push-empty { (v.t(M::PushEmpty)) }
@@ -114,7 +114,7 @@ fn push_section(
                     } @else {
                         (start)
                     }
-                    @let confirm = v.msg(&Msg::ConfirmClearPush { games: pending.len() as u64, bytes: pending.iter().map(|e| e.size).sum() });
+                    @let confirm = v.msg(&Msg::ConfirmClearPush { files: pending.len() as u64, bytes: pending.iter().map(|e| e.size).sum() });
                     button.secondary type="button" data-method="DELETE" data-api="/api/push" data-confirm=(confirm) { (v.t(M::ClearList)) }
                 }
             }
@@ -238,24 +238,36 @@ struct PushItem {
 #[derive(Serialize)]
 struct PushList {
     items: Vec<PushItem>,
+    /// After an addition: how many files it added, said for the page's message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    said: Option<String>,
 }
 
 pub fn push_list(c: &Ctx) -> Result<Reply, Error> {
-    let items = crate::store::push_list::list(c.db)?
+    push_list_saying(c, None)
+}
+
+/// The push list, and after `added` files were added, a sentence saying so.
+fn push_list_saying(c: &Ctx, added: Option<u64>) -> Result<Reply, Error> {
+    let items: Vec<PushItem> = crate::store::push_list::list(c.db)?
         .into_iter()
         .map(|(key, size)| PushItem { key, size })
         .collect();
-    Reply::json(200, &PushList { items })
+    let said = added.map(|files| {
+        let total = items.len() as u64;
+        Viewer::of(c).msg(&Msg::AddedToPush { files, total })
+    });
+    Reply::json(200, &PushList { items, said })
 }
 
 pub fn push_add(c: &Ctx) -> Result<Reply, Error> {
     crate::device::add_game(c.db, c.param(0))?;
-    push_list(c)
+    push_list_saying(c, Some(1))
 }
 
 pub fn push_add_title(c: &Ctx) -> Result<Reply, Error> {
-    crate::device::add_title(c.db, crate::device::title_id(c.param(0))?)?;
-    push_list(c)
+    let keys = crate::device::add_title(c.db, crate::device::title_id(c.param(0))?)?;
+    push_list_saying(c, Some(keys.len() as u64))
 }
 
 pub fn push_remove(c: &Ctx) -> Result<Reply, Error> {

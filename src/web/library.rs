@@ -317,7 +317,7 @@ fn game_actions(c: &Ctx, v: &Viewer, g: &games::GameDetail, family: Option<&Fami
     let no_compress_keys = compressible && c.app.prod_keys.current().is_none();
     html! {
         div.actions {
-            button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="/device" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
+            button type="button" #add-push data-api={ "/api/push/" (api_key) } data-then="said" data-confirm=[push_warning] { (v.t(M::AddToPush)) }
             @if verifiable {
                 button type="button" #verify data-api={ "/api/verify/" (api_key) } data-then="/tasks"
                     disabled[no_keys] title=[no_keys.then(|| v.t(M::VerifyNoKeys))] { (v.t(M::VerifyFile)) }

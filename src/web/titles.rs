@@ -676,7 +676,7 @@ fn compressible_files(d: &details::Details) -> Vec<(String, u64)> {
 pub fn push_title_button(v: &Viewer, id: TitleId, damaged: u64) -> Markup {
     let warning = (damaged > 0).then(|| v.t(M::PushDamagedTitle));
     html! {
-        button type="button" #add-title-push data-api={ "/api/push-title/" (id) } data-then="/device"
+        button type="button" #add-title-push data-api={ "/api/push-title/" (id) } data-then="said"
             data-confirm=[warning] { (v.t(M::AddTitleToPush)) }
     }
 }

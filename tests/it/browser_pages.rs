@@ -156,6 +156,34 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
         );
         assert_eq!(there, true, "title: no compress button");
         shot(&tab, &format!("pages/title-compress-{width}-{lang}"));
+        // The whole title to the push list: said in a toast counting files, in view,
+        // the page staying where it is.
+        js(
+            &tab,
+            "document.getElementById('add-title-push').scrollIntoView({block: 'center'})",
+        );
+        crate::browser::click(&tab, "#add-title-push");
+        wait_for(
+            &tab,
+            "document.getElementById('msg').textContent.length > 0",
+        );
+        let toast = js(&tab, "(() => { const m = document.getElementById('msg'); const r = m.getBoundingClientRect(); return [m.textContent, location.pathname, r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth, m.className].join('|'); })()");
+        let toast = toast.as_str().unwrap().to_string();
+        let files = if lang == "fr" {
+            "3 fichiers ajoutés"
+        } else {
+            "3 files added"
+        };
+        assert!(toast.starts_with(files), "{toast}");
+        assert!(
+            toast.ends_with("|/title/0100000000010000|true|ok"),
+            "{toast}"
+        );
+        shot(&tab, &format!("pages/title-pushed-{width}-{lang}"));
+        js(
+            &tab,
+            "fetch('/api/push', {method: 'DELETE'}).then(r => r.status)",
+        );
         open(&tab, &format!("{base}/files"));
         let said = js(
             &tab,

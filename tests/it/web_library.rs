@@ -527,3 +527,47 @@ fn the_file_list_badges_and_filters_by_format() {
         .all(|f| f == "nsz"));
     assert_eq!(badges("/files?limit=200&format=zip").len(), all.len());
 }
+
+/// "Add to the push list (game + update + DLC)" says what it added, counted in
+/// files, and the page stays; the push list counts files, not games.
+#[test]
+fn adding_a_title_to_the_push_list_says_how_many_files() {
+    let (s, admin, _) = server();
+    let title = get_as(&s, &admin, "/title/0100000000010000").body;
+    let button = crate::harness::tag(&title, "add-title-push");
+    assert!(button.contains("data-then=\"said\""), "{button}");
+    let post = |path: &str| {
+        let headers = [("Cookie", admin.as_str()), ("Origin", s.base.as_str())];
+        s.send("POST", path, &headers, None)
+    };
+    let r = post("/api/push-title/0100000000010000");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let said = r.json()["said"].as_str().unwrap().to_string();
+    assert_eq!(
+        said,
+        "3 fichiers ajoutés à la liste d'envoi, qui en compte 3."
+    );
+    let device = get_as(&s, &admin, "/device").body;
+    let heading = device.split("id=\"push-list\"").nth(1).unwrap();
+    assert!(
+        heading
+            .split("</h3>")
+            .next()
+            .unwrap()
+            .contains("3 fichiers"),
+        "{heading}"
+    );
+    // One file more: said in the singular, the list's count beside it.
+    let r = post(&format!(
+        "/api/push/{}",
+        GAME.replace(' ', "%20")
+            .replace('[', "%5B")
+            .replace(']', "%5D")
+    ));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let said = r.json()["said"].as_str().unwrap().to_string();
+    assert!(
+        said.starts_with("1 fichier ajouté à la liste d'envoi"),
+        "{said}"
+    );
+}

@@ -154,11 +154,15 @@ function rememberUndo(el, data) {
   setTimeout(() => bar.remove(), UNDO_MS - (Date.now() - undo.at));
 })();
 
+// A failure is said where the page's message sits, scrolled to; a success is a toast
+// at the bottom of the window (the reader stays where they were), gone after 8 s.
 function say(text, ok) {
   const box = document.getElementById("msg");
   box.textContent = text;
   box.classList.toggle("ok", !!ok);
-  if (text) box.scrollIntoView({ block: "nearest" });
+  clearTimeout(say.timer);
+  if (text && ok) say.timer = setTimeout(() => { if (box.textContent === text) box.textContent = ""; }, 8000);
+  else if (text) box.scrollIntoView({ block: "nearest" });
 }
 
 function after(el, data) {
