@@ -190,8 +190,8 @@ messages! {
     CreateAdmin => "Créer le compte administrateur", "Create the admin account";
     FirstRunIntro => "Aucun compte n'existe encore. Créez le premier administrateur ; cette page n'est servie que tant qu'aucun compte n'existe.",
         "No account exists yet. Create the first administrator; this page is served only while no account exists.";
-    SetupCodeIntro => "Depuis une autre machine (ou quand l'accès local est coupé), il faut le code de premier lancement que le service a écrit dans son journal (sortie d'erreur) à son démarrage. Sinon, créez le compte sur la machine du service avec « ludotheque user add NOM --admin ».",
-        "From another machine (or when local access is off), you need the setup code the service wrote to its log (standard error) when it started. Otherwise, create the account on the service's machine with “ludotheque user add NAME --admin”.";
+    SetupCodeIntro => "Depuis une autre machine (ou quand l'accès local est coupé), il faut le code de premier lancement que le service a écrit dans son journal à son démarrage, sur la ligne « …with the setup code CODE… » : le terminal qui le lance, « journalctl -u ludotheque » ou « docker logs CONTENEUR ». Sinon, créez le compte sur la machine du service avec « ludotheque user add NOM --admin ».",
+        "From another machine (or when local access is off), you need the setup code the service wrote to its log when it started, on the line “…with the setup code CODE…”: the terminal that runs it, “journalctl -u ludotheque” or “docker logs CONTAINER”. Otherwise, create the account on the service's machine with “ludotheque user add NAME --admin”.";
     SetupCode => "Code de premier lancement", "Setup code";
     NoAccountYet => "Aucun compte n'existe encore : créez-en un avec « ludotheque user add NOM --admin », ou sur la page :",
         "No account exists yet: create one with “ludotheque user add NAME --admin”, or on the page:";
@@ -256,8 +256,9 @@ messages! {
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
     // The script's template of `Msg::CompressEstimate` (a test checks they agree).
     CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
-    CompressNoKeys => "Compresser demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Compressing needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
-    VerifyNoKeys => "Vérifier demande les clés de console (prod.keys) : « ludotheque keys import FICHIER » les installe.", "Verifying needs the console keys (prod.keys): `ludotheque keys import FILE` installs them.";
+    CompressNoKeys => "Compresser demande les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys), imported in Settings.";
+    VerifyNoKeys => "Vérifier demande les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys), imported in Settings.";
+    ImportKeys => "Importer les clés", "Import the keys";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";
     Task => "Tâche", "Task";
@@ -500,7 +501,7 @@ messages! {
     ConsoleKeysWouldAdd => "Avec vos clés, le service lit ce que chaque fichier contient au lieu de se fier à son nom : identification par le contenu, noms et icônes tirés des fichiers eux-mêmes (sans réseau), et vérification de l'intégrité.",
         "With your keys, the service reads what each file holds instead of trusting its name: identification from the contents, names and icons from the files themselves (offline) and integrity checks (verify).";
     ConsoleKeysWhere => "Extrayez prod.keys de votre propre console avec Lockpick_RCM, puis importez-le ici ou avec « ludotheque keys import FICHIER ». Le service ne fournit, ne télécharge, n'affiche ni n'envoie jamais une clé.",
-        "Dump prod.keys from your own console with Lockpick_RCM, then import it here or with `ludotheque keys import FILE`. The service never ships, fetches, shows or sends a key.";
+        "Dump prod.keys from your own console with Lockpick_RCM, then import it here or with “ludotheque keys import FILE”. The service never ships, fetches, shows or sends a key.";
     ConsoleKeysUnused => "Le fichier de clés de console n'est pas utilisé :", "The console keys file is not used:";
     ConsoleKeysKept => "Les clés lues auparavant restent en usage.", "The keys read before stay in use.";
     ConsoleKeysFile => "Fichier prod.keys", "prod.keys file";

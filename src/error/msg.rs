@@ -95,6 +95,7 @@ pub enum Msg {
         name: String,
     },
     SetupCodeNeeded,
+    SetupCodeWrong,
     NotSignedIn,
     BadLang,
     AdminOnly,
@@ -1095,7 +1096,7 @@ impl Msg {
             CrossOrigin => "Cross-origin state-changing requests are refused.".into(),
             KeyOutOfScope => "An API key only reaches /api/v1/ routes.".into(),
             KeyReadOnly => "This API key is read-only.".into(),
-            ShopCredentialsRequired => "The shop needs a console's name and password (HTTP Basic); an administrator creates them with `ludotheque console add NAME`.".into(),
+            ShopCredentialsRequired => "The shop needs a console's name and password (HTTP Basic); an administrator creates them with “ludotheque console add NAME”.".into(),
             KeyNotForShop => "An API key does not open the shop: use a console's name and password (HTTP Basic).".into(),
             ViewerReadOnly => "A viewer account can look but not change anything.".into(),
             PayloadTooLarge { limit } => format!("The request body is larger than the limit of {limit} bytes."),
@@ -1122,7 +1123,8 @@ impl Msg {
             AccountExists => "An account with that name already exists.".into(),
             AlreadySetUp => "An account already exists: sign in instead.".into(),
             NoAccount { .. } => "No account has that name.".into(),
-            SetupCodeNeeded => "The first account needs the setup code from the service's log (or `ludotheque user add` on its machine).".into(),
+            SetupCodeNeeded => "The first account needs the setup code the service wrote to its log when it started (the terminal that runs it, “journalctl -u ludotheque” or “docker logs CONTAINER”), or “ludotheque user add NAME --admin” on its machine.".into(),
+            SetupCodeWrong => "That is not the setup code. It is on the line “…with the setup code CODE…” the service wrote to its log when it started (the terminal that runs it, “journalctl -u ludotheque” or “docker logs CONTAINER”).".into(),
             NotSignedIn => "Only a signed-in account has a language and a password.".into(),
             BadLang => "The language is 'fr' or 'en'.".into(),
             AdminOnly => "Only an admin sees the accounts.".into(),
@@ -1268,7 +1270,7 @@ impl Msg {
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (run {run}: its Undo button on the Upkeep page, or `ludotheque organize --undo {run}`, puts them back)"),
+                    _ => format!(" (run {run}: its Undo button on the Upkeep page, or “ludotheque organize --undo {run}”, puts them back)"),
                 };
                 format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
             }
@@ -1311,7 +1313,7 @@ impl Msg {
             ConsoleKeysTooLarge { limit } => format!("The console keys file is larger than {limit} bytes: it is not a prod.keys file."),
             ConsoleKeysNotWritten => "The console keys file could not be written; the previous one is unchanged.".into(),
             ConsoleKeysUnreadable => "The console keys file cannot be read (its permissions?); the details are in the log.".into(),
-            ConsoleKeysLink => "Refused: the console keys file in the data folder is a symbolic link, and it was not read. Import the file itself (`ludotheque keys import FILE`), or name it with --keys.".into(),
+            ConsoleKeysLink => "Refused: the console keys file in the data folder is a symbolic link, and it was not read. Import the file itself (“ludotheque keys import FILE”), or name it with --keys.".into(),
             StartedByUser { name } => format!("started by {name}"),
             StartedByKey { name } => format!("started by the API key “{name}”"),
             FirstScan { done, total } => format!("First scan under way ({} / {})", EN.number(*done), EN.number(*total)),

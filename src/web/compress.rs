@@ -43,7 +43,7 @@ pub fn title_button(c: &Ctx, v: &Viewer, files: &[(String, u64)]) -> Markup {
             disabled[no_keys] aria-describedby="compress-estimate" { (v.t(M::CompressTitle)) }
         p.hint #compress-estimate {
             (estimate(v, total))
-            @if no_keys { " " (v.t(M::CompressNoKeys)) }
+            @if no_keys { " " (super::view::keys_hint(v, M::CompressNoKeys)) }
         }
     }
 }

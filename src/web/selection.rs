@@ -63,7 +63,7 @@ pub fn bar(c: &Ctx, v: &Viewer) -> Markup {
                     data-blocked[no_keys] disabled aria-describedby="compress-selected-estimate" { (v.t(M::CompressSelected)) }
             }
             p.hint #compress-selected-estimate {
-                @if no_keys { (v.t(M::CompressNoKeys)) } @else { (v.t(M::CompressSelectHint)) }
+                @if no_keys { (super::view::keys_hint(v, M::CompressNoKeys)) } @else { (v.t(M::CompressSelectHint)) }
             }
         }
     }

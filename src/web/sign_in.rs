@@ -238,7 +238,7 @@ fn check_setup_code(c: &Ctx, given: &str) -> Result<(), Error> {
         return Ok(());
     }
     auth::count_failure(c.app, c.req)?;
-    Err(Error::forbidden(Msg::SetupCodeNeeded))
+    Err(Error::forbidden(Msg::SetupCodeWrong))
 }
 
 #[derive(Serialize)]

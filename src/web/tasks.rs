@@ -230,7 +230,7 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
         @if let Some(why) = &push_blocked {
             p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
         }
-        @if no_keys { p.hint #verify-blocked { (v.t(M::VerifyNoKeys)) } }
+        @if no_keys { p.hint #verify-blocked { (super::view::keys_hint(v, M::VerifyNoKeys)) } }
     })
 }
 

@@ -358,6 +358,12 @@ pub fn count(v: &Viewer, n: u64, one: M, many: M) -> String {
     v.lang.grammar().count(n, one.get(v.lang), many.get(v.lang))
 }
 
+/// A hint that a task needs the console keys, with the link to where an admin
+/// uploads them (Settings), rather than a command to type.
+pub fn keys_hint(v: &Viewer, hint: M) -> Markup {
+    html! { (v.t(hint)) " " a.keys-link href="/settings#console-keys" { (v.t(M::ImportKeys)) } }
+}
+
 /// A moment in the reader's language, to the minute: "28 nov. 2026, 10:36". Written
 /// in the host's zone, in a `<time data-moment>` whose `datetime` the page's script
 /// (`app.js`) reads to write it again in the reader's own zone; without the script,

@@ -71,6 +71,10 @@ fn under_no_local_access_the_first_admin_needs_the_code_from_the_log() {
     let wrong = format!("{}{last}", &code[..23]);
     let r = setup(json!({"name": "eve", "password": "long enough", "setup_code": wrong}));
     assert_eq!(r.status, 403, "{r:?}");
+    // A wrong code is said as wrong, with where the right one is: the line it quotes
+    // is the log's own.
+    assert_eq!(r.json()["message"], Msg::SetupCodeWrong.english(), "{r:?}");
+    assert!(s.output().contains(&format!("with the setup code {code}")));
     let r = setup(json!({"name": "root", "password": "long enough", "setup_code": code}));
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(r.json()["role"], "admin");

@@ -571,3 +571,51 @@ fn adding_a_title_to_the_push_list_says_how_many_files() {
         "{said}"
     );
 }
+
+/// A hint that needs the console keys links to where they are uploaded, in both
+/// languages, and no page writes a command between backticks (prose, not Markdown).
+#[test]
+fn keys_hints_link_to_settings_and_no_page_shows_backticks() {
+    let (s, admin, _) = server();
+    let pages = [
+        "/",
+        "/library",
+        "/files",
+        "/tasks",
+        "/title/0100000000010000",
+        "/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp",
+        "/device",
+        "/trash",
+        "/upkeep",
+        "/settings",
+        "/settings/notifications",
+    ];
+    for lang in ["fr", "en"] {
+        if lang == "en" {
+            english(&s, &admin);
+        }
+        let tasks = get_as(&s, &admin, "/tasks").body;
+        let hint = tasks
+            .split("id=\"verify-blocked\"")
+            .nth(1)
+            .expect("no keys: a hint");
+        let hint = hint.split("</p>").next().unwrap();
+        assert!(hint.contains("href=\"/settings#console-keys\""), "{hint}");
+        let title = get_as(&s, &admin, "/title/0100000000010000").body;
+        let estimate = title.split("id=\"compress-estimate\"").nth(1).unwrap();
+        assert!(estimate
+            .split("</p>")
+            .next()
+            .unwrap()
+            .contains("/settings#console-keys"));
+        assert!(get_as(&s, &admin, "/settings")
+            .body
+            .contains("id=\"console-keys\""));
+        for page in pages {
+            let body = get_as(&s, &admin, page).body;
+            // The page's words, outside its script and style.
+            let words = body.split("<script").next().unwrap();
+            assert!(!words.contains('`'), "{lang} {page}: a backtick in {words}");
+        }
+    }
+}
