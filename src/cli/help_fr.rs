@@ -123,7 +123,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("serve", "test_notify_base", "URL", "Aide aux tests : les messages pour Discord et Telegram vont à cette origine"),
     ("serve", "webhook_secret", "SECRET", "Signe chaque évènement : « X-Ludotheque-Signature: sha256=<HMAC-SHA256 du corps, en hexadécimal> ». Préférez la variable d'environnement : une option se voit dans la liste des processus"),
     ("serve", "watch", "MODE", "Comment les changements dans la bibliothèque sont vus sans analyse"),
-    ("organize", "dry_run", "", "Liste chaque déplacement (et chaque fichier dont la place est prise) ; ne déplace rien"),
+    ("organize", "dry_run", "", "Liste chaque déplacement (et chaque fichier dont la place est occupée) ; ne déplace rien"),
     ("organize", "list", "", "Liste les rangements : numéro, date, modèle, fichiers déplacés et remis en place"),
     ("organize", "undo", "RANGEMENT", "Remet en place chaque fichier que le rangement RANGEMENT a déplacé (le plus récent d'abord, quand plusieurs ont déplacé le même fichier)"),
     ("dedupe", "dry_run", "", "Liste ce qui partirait, et la copie qui reste ; ne déplace rien"),

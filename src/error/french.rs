@@ -223,7 +223,7 @@ CompressDone { compressed, skipped, failed, saved } => format!("{} ({} {}), {}, 
                 "{}, {}, {}",
                 plural(*sound, "fichier sain", "fichiers sains"),
                 plural(*damaged, "endommagé", "endommagés"),
-                plural(*unverifiable, "invérifiable", "invérifiables")
+                plural(*unverifiable, "impossible à vérifier", "impossibles à vérifier")
             ),
             CompressNeedsKeys => "la compression demande les clés de console (prod.keys), et aucune n'est chargée ; rien n'a été compressé".into(),
             VerifyNeedsKeys => "la vérification demande les clés de console (prod.keys), et aucune n'est chargée ; rien n'a été vérifié".into(),
@@ -362,7 +362,7 @@ impl Line {
             ConsoleRemoved { name } => format!("Console retirée : {name} (son mot de passe ne fonctionne plus)."),
             DedupePreview { files: 0, .. } => "Aucun fichier remplacé ni doublon : rien ne partirait à la corbeille.".into(),
             DedupePreview { files, bytes: b } => format!("{} {} à la corbeille ({}) ; « ludotheque dedupe » {} met.", files_fr(*files), agree(*files, "partirait", "partiraient"), plural(*b, "octet", "octets"), agree(*files, "l'y", "les y")),
-            OrganizePreview { moves, taken, in_place, left } => format!("{}, {} dont la place est prise, {} déjà en place, {} {} (non identifiés ou liens).", plural(*moves, "fichier à déplacer", "fichiers à déplacer"), n(*taken), n(*in_place), n(*left), agree(*left, "laissé tel quel", "laissés tels quels")),
+            OrganizePreview { moves, taken, in_place, left } => format!("{}, {} dont la place est occupée, {} déjà en place, {} {} (non identifiés ou liens).", plural(*moves, "fichier à déplacer", "fichiers à déplacer"), plural(*taken, "fichier", "fichiers"), n(*in_place), n(*left), agree(*left, "laissé tel quel", "laissés tels quels")),
             NoOrganizeRun => "Aucun rangement n'a encore déplacé de fichier.".into(),
             OrganizeRunState { undone_at: Some(at), put_back, .. } => format!("annulé le {at}, {} remis en place", n(*put_back)),
             OrganizeRunState { undone_at: None, moved, put_back } => format!("{}, {} remis en place", plural(*moved, "déplacé", "déplacés"), n(*put_back)),

@@ -216,7 +216,7 @@ messages! {
     ToConvert => "Compressés (.nsz/.xcz)", "Compressed (.nsz/.xcz)";
     Titles => "Titres", "Titles";
     TitlesToUpdate => "Titres à mettre à jour", "Titles to update";
-    TitlesMissingDlc => "Titres sans tous leurs DLC", "Titles missing DLC";
+    TitlesMissingDlc => "Titres auxquels il manque des DLC", "Titles missing DLC";
     Files => "Fichiers", "Files";
     DamagedFiles => "Fichiers endommagés", "Damaged files";
     RecentlyAdded => "Ajoutés récemment", "Recently added";
@@ -352,7 +352,7 @@ messages! {
     NoSuchTitle => "La bibliothèque n'a pas ce titre.", "The library has no such title.";
     TitleData => "Données de titres", "Title data";
     LastImport => "Dernier import", "Last import";
-    KnownTitles => "Identifiants connus", "Known title IDs";
+    KnownTitles => "Titres connus", "Known title IDs";
     NoticeNewGames => "Nouveaux jeux", "New games";
     NoticeUpdates => "Mises à jour et DLC disponibles", "Updates and DLC available";
     NoticeTaskFailed => "Tâche en échec", "Task failed";
@@ -411,7 +411,7 @@ messages! {
         "--shop-public: the shop is open without a password to anyone who reaches the service, who can list and download every game.";
     ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique et les sauvegardes de cette console ; une clé d'API ne les ouvre pas.",
         "Each console identifies itself by its name and password (HTTP Basic). A console password opens only the shop and that console's saves; an API key opens neither.";
-    Consoles => "Identifiants des consoles", "Console logins";
+    Consoles => "Accès des consoles", "Console logins";
     NoConsoles => "Aucun identifiant : ajoutez-en un par console pour qu'elle puisse ouvrir la boutique.", "No login yet: add one per console so it can open the shop.";
     AddConsole => "Ajouter l'identifiant", "Add the login";
     ConsolePasswordOnce => "Son mot de passe, affiché une seule fois (seule son empreinte est conservée) :", "Its password, shown once (only its hash is kept):";
@@ -522,7 +522,7 @@ messages! {
     OrganizeTitle => "Noms des fichiers", "File names";
     OrganizeTemplate => "Chaque fichier identifié va à la place que lui donne le modèle, dans le dossier de sa plateforme :", "Each identified file goes where the template puts it, inside its platform's folder:";
     OrganizeToMove => "à déplacer", "to move";
-    OrganizeTaken => "dont la place est prise", "whose place is taken";
+    OrganizeTaken => "dont la place est occupée", "whose place is taken";
     OrganizeTakenOne => "place prise : ne bouge pas", "place taken: stays";
     OrganizeInPlace => "déjà en place", "already in place";
     OrganizeFrom => "Aujourd'hui", "Now";
@@ -550,8 +550,10 @@ messages! {
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     TaskVerify => "Vérification", "Verify";
     TaskCompress => "Compression", "Compress";
-    ResultOk => "réussie", "succeeded";
-    ResultPartial => "terminée avec des erreurs", "finished with errors";
+    // Nouns in French: they follow a task's name of either gender ("Rangement ·
+    // succès", "Analyse · échec").
+    ResultOk => "succès", "succeeded";
+    ResultPartial => "succès partiel", "finished with errors";
     // Honest progress and failures.
     BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
     NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before decompressing.";
@@ -564,9 +566,9 @@ messages! {
     PushDamaged => "Ce fichier est endommagé : la console refusera sans doute de l'installer, ou l'installation échouera en route. L'ajouter quand même à la liste d'envoi ?", "This file is damaged: the console will likely refuse to install it, or the install will fail midway. Add it to the push list anyway?";
     Undo => "Annuler", "Undo";
     InTrash => "« {name} » est dans la corbeille.", "“{name}” is in the trash.";
-    ResultFailed => "échouée", "failed";
-    ResultCancelled => "annulée", "cancelled";
-    ResultInterrupted => "interrompue", "interrupted";
+    ResultFailed => "échec", "failed";
+    ResultCancelled => "annulation", "cancelled";
+    ResultInterrupted => "interruption", "interrupted";
     ResultRunning => "en cours", "running";
     ReasonDeleted => "supprimé", "deleted";
     ReasonConverted => "remplacé par sa version décompressée", "replaced by its decompressed file";
@@ -642,7 +644,7 @@ messages! {
         "DBI and Goldleaf take no push: with DBI, use the shop above.";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
         "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
-    PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Push impossible: no console is set up.";
+    PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Cannot push: no console is set up.";
     PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";
     TestConnection => "Tester la connexion", "Test the connection";

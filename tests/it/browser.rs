@@ -336,7 +336,7 @@ fn a_person_in_a_browser_runs_the_library() {
                 && !!bar && !!result
                 && document.getElementById('job').dataset.state === 'idle'
                 && document.getElementById('job-bar').hidden
-                && result.textContent.startsWith('Analyse · réussie');
+                && result.textContent.startsWith('Analyse · succès');
         })()",
     );
     shot(&tab, "dashboard");

@@ -147,7 +147,7 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
         shot(&tab, "dashboard-first-scan");
     }
     // The page draws itself again when the scan ends: partial, the broken file named.
-    wait_for(&tab, "!document.getElementById('first-scan') && document.getElementById('job').dataset.state === 'idle' && document.getElementById('job-result').textContent.includes('terminée avec des erreurs')");
+    wait_for(&tab, "!document.getElementById('first-scan') && document.getElementById('job').dataset.state === 'idle' && document.getElementById('job-result').textContent.includes('succès partiel')");
     let failed = js(&tab, "document.getElementById('failures').textContent");
     assert!(failed.as_str().unwrap().contains(BROKEN), "{failed}");
     assert_eq!(
@@ -198,7 +198,7 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
         "document.getElementById('job-live').textContent.length > 0",
     );
     shot(&tab, "tasks-running");
-    wait_for(&tab, "document.getElementById('job').dataset.state === 'idle' && document.getElementById('job-result').textContent.startsWith('Décompression · terminée avec des erreurs')");
+    wait_for(&tab, "document.getElementById('job').dataset.state === 'idle' && document.getElementById('job-result').textContent.startsWith('Décompression · succès partiel')");
     assert_eq!(
         js(&tab, "document.getElementById('start-scan').disabled"),
         false

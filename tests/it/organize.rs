@@ -57,7 +57,7 @@ fn a_dry_run_a_run_a_second_run_and_an_undo() {
         out.contains(&format!("{STYX}\n  → {STYX_THERE}\n")),
         "{out}"
     );
-    assert!(out.contains("0 dont la place est prise"), "{out}");
+    assert!(out.contains("0 fichier dont la place est occupée"), "{out}");
     assert_eq!(snapshot(&lib), before, "a dry run moves nothing");
 
     let s = TestServer::start_on(Arc::clone(&folders), &[]);
