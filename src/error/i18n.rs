@@ -259,6 +259,11 @@ messages! {
     CompressNoKeys => "Compresser demande les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys), imported in Settings.";
     VerifyNoKeys => "Vérifier demande les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys), imported in Settings.";
     ImportKeys => "Importer les clés", "Import the keys";
+    EmptyLibrary => "La bibliothèque est vide", "The library is empty";
+    EmptyWatched => "Le service surveille ce dossier : les jeux apparaissent d'eux-mêmes en quelques secondes (ou lancez une analyse ci-dessous).", "The service watches that folder: games appear by themselves within seconds (or start a scan below).";
+    EmptyNotWatched => "Puis lancez une analyse ci-dessous : la surveillance du dossier est coupée (--watch off).", "Then start a scan below: watching the folder is off (--watch off).";
+    EmptyKeys => "Avec les clés de votre console, les fichiers sont reconnus à leur contenu, quel que soit leur nom.", "With your console's keys, files are recognised by their contents, whatever their names.";
+    EmptyDemo => "Pour essayer sans vos jeux : « ludotheque demo-library DOSSIER » écrit une petite bibliothèque de démonstration.", "To try it without your games: “ludotheque demo-library DIR” writes a small demo library.";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";
     Task => "Tâche", "Task";

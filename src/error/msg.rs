@@ -626,6 +626,10 @@ pub enum Msg {
         files: u64,
         bytes: u64,
     },
+    /// Where an empty library's files go: the library folder, by its own name.
+    WhereGamesGo {
+        folder: String,
+    },
     /// Files just added to the push list, and how many it holds now.
     AddedToPush {
         files: u64,
@@ -1346,6 +1350,7 @@ impl Msg {
             DedupeAskText { days, bytes: b } => format!("Each can be restored from the trash for {days} days; the space ({}) is freed when the trash purges them.", EN.size(*b)),
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
             ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
+            WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any sub-folders you like."),
             AddedToPush { files, total } => format!("{} added to the push list, which now holds {total}.", EN.count(*files, "file", "files")),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),
             ShopDefaultMessage { files } => format!("Ludothèque · {}", files_en(*files)),

@@ -274,15 +274,9 @@ mod tests {
             title_state::replace_all(&conn, &rows).unwrap();
             crate::store::library_generation::bump(&conn).unwrap();
             let lists = TitleLists::default();
-            let statuses = [
-                None,
-                Some(TitleStatus::UpdateAvailable),
-                Some(TitleStatus::DlcMissing),
-                Some(TitleStatus::BaseMissing),
-                Some(TitleStatus::BaseDamaged),
-                Some(TitleStatus::Complete),
-                Some(TitleStatus::Unknown),
-            ];
+            // No status, then each.
+            let statuses: [Option<TitleStatus>; 7] =
+                std::array::from_fn(|i| i.checked_sub(1).map(|i| TitleStatus::ALL[i]));
             // A search by words: some of the titles, an ID no title has, or none.
             let mut some: Vec<TitleId> = rows
                 .iter()

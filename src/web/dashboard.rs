@@ -20,18 +20,44 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let s = c.app.views.stats(c.db)?;
     let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
+    // Scanned and empty: where games go, rather than a wall of zeros.
+    let empty = s.total == 0 && crate::library::is_ready(c.db, &c.app.config.library)?;
     let body = html! {
         @if no_account {
             p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
         }
         (first_scan_note(c, &v)?)
-        (missing_cards(c, &v, &s)?)
-        (recently_added(c, &v)?)
-        (file_cards(&v, &s))
+        @if empty { (empty_library(c, &v)) } @else {
+            (missing_cards(c, &v, &s)?)
+            (recently_added(c, &v)?)
+            (file_cards(&v, &s))
+        }
         (task_panel(c, &v, s.to_convert)?)
         (failures_of_last(c, &v))
     };
     page(&v, v.t(M::Dashboard), "/", body)
+}
+
+/// An empty library: where the files go (the library folder by its own name, never
+/// its path), whether they appear by themselves, and what else helps.
+fn empty_library(c: &Ctx, v: &Viewer) -> Markup {
+    let config = &c.app.config;
+    let folder = config
+        .library
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let watched = config.serve.watch != crate::words::WatchMode::Off;
+    html! {
+        section #empty-library {
+            h2 { (v.t(M::EmptyLibrary)) }
+            p { (v.msg(&crate::error::Msg::WhereGamesGo { folder: folder.unwrap_or_default() })) }
+            p { (v.t(if watched { M::EmptyWatched } else { M::EmptyNotWatched })) }
+            ul {
+                li { a href="/settings#console-keys" { (v.t(M::EmptyKeys)) } }
+                li { (v.t(M::EmptyDemo)) }
+            }
+        }
+    }
 }
 
 /// A card: its label, its value, and the list it stands for; `data-card` names it

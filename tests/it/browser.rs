@@ -410,9 +410,9 @@ fn a_person_in_a_browser_runs_the_library() {
     let listed = js(&tab, "document.querySelector('#keys tbody').textContent");
     assert!(listed.as_str().unwrap().contains(&secret[..8]), "{listed}");
     assert!(!listed.as_str().unwrap().contains(&secret), "{listed}");
-    // Its date as the page writes the others: the host's zone, with its offset.
+    // Its date as the page writes the others: "29 nov. 2026, 10:36".
     let shown = listed.as_str().unwrap();
-    assert!(crate::first_run::says_a_time_with_offset(shown), "{listed}");
+    assert!(crate::first_run::says_a_moment(shown), "{listed}");
     let stats = s.send("GET", "/api/v1/stats", &[("X-Api-Key", &secret)], None);
     assert_eq!(stats.status, 200);
     assert!(stats.json()["total"].as_u64().unwrap() >= 60);

@@ -338,7 +338,8 @@ fn log_lines_go_above_the_progress_bar_on_a_terminal() {
 
 /// `trash list` says when in the host's zone, with its offset (it said UTC): with
 /// `TZ=Europe/Paris`, `+01:00` (`+02:00` in summer), the same instant as the clock's.
-/// The trash page shows the host's zone with its offset too; the API keeps UTC.
+/// The trash page writes a moment in the reader's language instead (no offset: its
+/// script writes it again in the reader's zone); the API keeps UTC.
 #[test]
 fn trash_list_says_local_time_with_its_offset() {
     let folders = crate::titles::unscanned_demo();
@@ -348,7 +349,11 @@ fn trash_list_says_local_time_with_its_offset() {
     let deleted = s.send("DELETE", &format!("/api/library/{key}"), &[], None);
     assert!(deleted.status < 300, "{}", deleted.body);
     let page = s.get("/trash").body;
-    assert!(says_a_time_with_offset(&page), "{page}");
+    assert!(
+        says_a_moment(&page) && page.contains("data-moment"),
+        "{page}"
+    );
+    assert!(!says_a_time_with_offset(&page), "{page}");
     drop(s);
     let out = crate::harness::ludotheque()
         .args(["--data", folders.data.to_str().unwrap()])
@@ -377,7 +382,17 @@ fn trash_list_says_local_time_with_its_offset() {
 
 /// `text` holds a time with an offset, `HH:MM ±HH:MM` (`14:03 +01:00`).
 pub(crate) fn says_a_time_with_offset(text: &str) -> bool {
-    let shape = b"dd:dd sdd:dd";
+    has_shape(text, b"dd:dd sdd:dd")
+}
+
+/// A moment as a page writes it, in either language: "29 nov. 2026, 10:36",
+/// "Nov 29, 2026, 10:36" (the year, then the time to the minute).
+pub(crate) fn says_a_moment(text: &str) -> bool {
+    has_shape(text, b"dddd, dd:dd")
+}
+
+/// `d` a digit, `s` a sign, anything else itself.
+fn has_shape(text: &str, shape: &[u8]) -> bool {
     text.as_bytes().windows(shape.len()).any(|w| {
         w.iter().zip(shape).all(|(&c, &s)| match s {
             b'd' => c.is_ascii_digit(),

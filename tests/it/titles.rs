@@ -773,12 +773,12 @@ fn the_web_library_is_a_row_per_title_with_filters_sorts_and_a_page_per_title() 
     let title = page(&s, "/title/0100000000010000");
     for text in [
         "Studio Lune",
-        "2017-10-27",
+        "<time datetime=\"2017-10-27\">27 oct. 2017</time>",
         // Update numbers, the raw number on hover.
-        r#"<span class="version" title="v393216">v6</span> (2025-06-25)"#,
+        r#"<span class="version" title="v393216">v6</span> (<time datetime="2025-06-25">25 juin 2025</time>)"#,
         "Moonlit Odyssey - Costumes",
         "0100000000011002</code> · Moonlit Odyssey - Hats",
-        r#"<span class="version" title="v327680">v5</span> · 2025-06-10"#,
+        r#"<span class="version" title="v327680">v5</span> · <time datetime="2025-06-10">10 juin 2025</time>"#,
         "data-api=\"/api/titles/0100000000010000/ignore\"",
     ] {
         assert!(title.contains(text), "{text} in {title}");

@@ -288,7 +288,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     // The clear button's confirmation names what it removes.
     let en = page(&s, "/device", "en");
     assert!(
-        en.contains("data-confirm=\"Remove 1 game ("),
+        en.contains("data-confirm=\"Remove 1 file ("),
         "{}",
         part(
             &en,

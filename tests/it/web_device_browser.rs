@@ -209,7 +209,7 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
         confirm
             .as_str()
             .unwrap()
-            .starts_with("Retirer de la liste d'envoi 1 jeu ("),
+            .starts_with("Retirer de la liste d'envoi 1 fichier ("),
         "{confirm}"
     );
 

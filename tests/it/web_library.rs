@@ -619,3 +619,39 @@ fn keys_hints_link_to_settings_and_no_page_shows_backticks() {
         }
     }
 }
+
+/// An empty library's dashboard says where games go (the folder by its own name,
+/// never its path) and whether they appear by themselves, instead of a wall of
+/// zeros; the first file brings the counts back.
+#[test]
+fn an_empty_dashboard_says_where_games_go() {
+    let folders = Folders::new();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let dashboard = s.get("/").body;
+    assert!(dashboard.contains("id=\"empty-library\""), "{dashboard}");
+    assert!(
+        !dashboard.contains("id=\"missing-cards\"") && !dashboard.contains("id=\"file-cards\"")
+    );
+    let name = folders.library.file_name().unwrap().to_str().unwrap();
+    assert!(dashboard.contains(&format!("« {name} »")), "{dashboard}");
+    crate::harness::assert_no_server_path(&s, &dashboard);
+    assert!(dashboard.contains("href=\"/settings#console-keys\""));
+    // With the watch off, it says to scan.
+    let off = TestServer::start_on(Folders::new(), &["--watch", "off"]);
+    off.post("/api/v1/scan");
+    off.wait_idle();
+    assert!(off.get("/").body.contains("--watch off"));
+    // One file: the counts are back.
+    let file = ludotheque::testkit::synth::pfs0(&[("a.tik".into(), vec![1; 64])]);
+    std::fs::write(
+        folders.library.join("Game [0100000000A10000][v0].nsp"),
+        file,
+    )
+    .unwrap();
+    s.post("/api/v1/scan");
+    s.wait_idle();
+    let dashboard = s.get("/").body;
+    assert!(dashboard.contains("id=\"file-cards\"") && !dashboard.contains("id=\"empty-library\""));
+}
