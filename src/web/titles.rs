@@ -552,7 +552,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
         }
         (file_tables(&v, &d, &own))
         h2 { (v.t(M::WhatIsMissing)) }
-        (missing_list(&v, &d))
+        (missing_list(&v, &d, c.app.prod_keys.current().is_some()))
         @if !d.versions.is_empty() {
             h2 { (v.t(M::VersionHistory)) }
             ul #versions { @for (n, date) in &d.versions { li { (super::view::version(None, Some(*n))) " · " (super::view::day(&v, date)) } } }
@@ -604,7 +604,7 @@ fn file_tables(v: &Viewer, d: &details::Details, own: &details::PageFacts) -> Ma
 /// What the title lacks: its base game (none, or only damaged copies, each with
 /// what an admin can do about it), then the updates and DLC the title data knows.
 /// "Nothing is missing" only when the title data lists the title.
-fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
+fn missing_list(v: &Viewer, d: &details::Details, keys: bool) -> Markup {
     let version = |n: Option<u32>| super::view::version(None, n);
     let t = &d.state;
     let damaged_bases = d
@@ -619,7 +619,8 @@ fn missing_list(v: &Viewer, d: &details::Details) -> Markup {
                 li {
                     a href={ "/game/" (key_path(&g.item.key)) } { (g.item.name) }
                     @if v.admin {
-                        " " button type="button" data-api={ "/api/verify/" (key_path(&g.item.key)) } data-then="/tasks" { (v.t(M::VerifyAgain)) }
+                        " " button type="button" data-api={ "/api/verify/" (key_path(&g.item.key)) } data-then="/tasks"
+                            disabled[!keys] title=[(!keys).then(|| v.t(M::VerifyNoKeys))] { (v.t(M::VerifyAgain)) }
                         " " button.danger type="button" data-method="DELETE" data-api={ "/api/library/" (key_path(&g.item.key)) } data-then="/trash" data-undo { (v.t(M::DeleteToTrash)) }
                     }
                 }
