@@ -1079,6 +1079,11 @@ fn without_title_data_titles_are_unknown_and_a_damaged_base_is_base_damaged() {
         list.contains(&format!("data-api=\"/api/library/{key}\"")),
         "{list}"
     );
+    // Without console keys, verifying cannot run: the button is off and says why.
+    assert!(
+        verify.split('>').next().unwrap().contains("disabled"),
+        "{verify}"
+    );
     // With the title data, the titles it lists are complete or lack something.
     s.kill();
     let data = folders.library.with_file_name(format!(
