@@ -254,6 +254,12 @@ pub enum Msg {
         unchanged: u64,
         removed: u64,
     },
+    /// A scan whose reading identified files with the console keys.
+    ScanIdentified {
+        files: u64,
+        read: u64,
+        identified: u64,
+    },
     ScanIncomplete {
         files: u64,
         read: u64,
@@ -629,6 +635,10 @@ pub enum Msg {
     /// Where an empty library's files go: the library folder, by its own name.
     WhereGamesGo {
         folder: String,
+    },
+    /// What the console keys identified in the last scan.
+    FilesIdentified {
+        files: u64,
     },
     /// Files just added to the push list, and how many it holds now.
     AddedToPush {
@@ -1247,6 +1257,7 @@ impl Msg {
             PasswordsDiffer => "the two passwords differ".into(),
             NoRoomToConvert { needed, free } => format!("Converting needs {needed} bytes but the library's disk has {free} bytes free (the originals stay in the trash until purged); nothing was converted."),
             ScanDone { files, read, unchanged, removed } => format!("{}: {read} read, {unchanged} unchanged, {removed} removed", files_en(*files)),
+            ScanIdentified { files, read, identified } => format!("{}: {read} read, {} identified with the console keys", files_en(*files), EN.count(*identified, "file", "files")),
             ScanIncomplete { files, read, unchanged, kept } => format!("{}: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept", files_en(*files)),
             TaskPartial { task, failed } => format!("the {task} task finished, but {} failed", EN.count(*failed, "item", "items")),
             ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
@@ -1351,6 +1362,7 @@ impl Msg {
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
             ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
             WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any sub-folders you like."),
+            FilesIdentified { files } => format!("{} identified with the console keys.", EN.count(*files, "file", "files")),
             AddedToPush { files, total } => format!("{} added to the push list, which now holds {total}.", EN.count(*files, "file", "files")),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),
             ShopDefaultMessage { files } => format!("Ludothèque · {}", files_en(*files)),

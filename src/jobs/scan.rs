@@ -58,6 +58,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             .with_cause("the library folder is empty"));
     }
     let walked = started.elapsed();
+    let keyed_before = games::count_keyed(ctx.db)?;
     let read = read_changed(ctx, std::mem::take(&mut walk.files), &mut known)?;
     let read_time = started.elapsed() - walked;
     // What is left of the known files was not found: forget it, unless part of the
@@ -79,12 +80,21 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     }
     let (n, unchanged) = (read.read, read.unchanged);
     let files = files as u64;
+    // New keys (uploaded, imported) read again what the old ones could not open:
+    // the run says how many files that identified.
+    let identified = games::count_keyed(ctx.db)?.saturating_sub(keyed_before);
     Ok(if walk.incomplete {
         Msg::ScanIncomplete {
             files,
             read: n,
             unchanged,
             kept: known.len() as u64,
+        }
+    } else if identified > 0 {
+        Msg::ScanIdentified {
+            files,
+            read: n,
+            identified,
         }
     } else {
         Msg::ScanDone {

@@ -35,6 +35,12 @@ pub struct GameRow {
     pub name_conflict: Option<String>,
 }
 
+/// How many files were identified by what the console keys opened.
+pub fn count_keyed(conn: &Connection) -> Result<u64, Error> {
+    let sql = "SELECT count(*) FROM games WHERE identified_by = 'keys'";
+    Ok(conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
+}
+
 /// Size and modification time of every known file: what a rescan compares against.
 pub fn fingerprints(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, Error> {
     let mut stmt = conn.prepare("SELECT key, size, mtime FROM games")?;

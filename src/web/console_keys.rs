@@ -208,8 +208,17 @@ fn keys_table(v: &Viewer, status: &Status) -> Markup {
 pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let seen = c.app.prod_keys.seen();
     let needs = needs(c)?;
+    // What the last scan identified with the keys (the one new keys start by
+    // themselves, a few seconds after an upload: this page follows it, and reloads).
+    let identified = match crate::store::job_runs::last(c.db)?.and_then(|r| r.msg) {
+        Some(Msg::ScanIdentified { identified, .. }) => Some(identified),
+        _ => None,
+    };
     Ok(html! {
         h2 #console-keys { (v.t(M::ConsoleKeys)) }
+        @if let Some(files) = identified {
+            p.ok #keys-identified { (v.msg(&Msg::FilesIdentified { files })) }
+        }
         div #console-keys-status data-file=(seen.present) data-in-use=(seen.loaded.is_some()) {
             @if let Some(problem) = &seen.problem {
                 p.warn #console-keys-problem {
@@ -235,6 +244,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 }
                 p.note { (v.t(M::ConsoleKeysUploadNote)) }
                 button type="submit" { (v.t(M::ConsoleKeysImport)) }
+                span.hint #console-keys-progress data-follow-job="line" data-task="scan" aria-live="polite" {}
             }
         }
     })

@@ -81,6 +81,8 @@ pub fn start_button_asking(
 #[derive(Serialize)]
 struct Live {
     running: bool,
+    /// The running task's one spelling (`scan`…), for a follower of one task.
+    task: Option<&'static str>,
     /// The id of the last finished run: when it changes the page's counts and history
     /// are stale, and the page draws itself again.
     last_id: i64,
@@ -127,6 +129,7 @@ fn live(v: &Viewer, job: &Snapshot) -> Live {
     };
     Live {
         running: job.running,
+        task: job.task.filter(|_| job.running).map(Task::as_str),
         last_id: job.last.as_ref().map_or(0, |r| r.id),
         done: job.done,
         total: job.total,

@@ -732,7 +732,7 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 // The update runs here, followed on this page, which shows its result
                 // once it ends (the sources' table): the reader stays where they were.
                 (super::tasks::start_button(c, v, ("update-titles", "/api/titles/update", "stay"), v.t(M::UpdateTitleData)))
-                span.hint #update-titles-progress data-follow-job="line" aria-live="polite" {}
+                span.hint #update-titles-progress data-follow-job="line" data-task="titles" aria-live="polite" {}
             }
             form.stack #title-settings data-api="/api/titles/settings" {
                 label.check { input type="checkbox" name="count_dlc" checked[count_dlc]; (v.t(M::CountMissingDlc)) }

@@ -471,3 +471,53 @@ fn a_file_read_in_part_is_read_again_when_the_keys_change() {
         Some("read")
     );
 }
+
+/// Keys uploaded in Settings: the service reads the library again by itself, and
+/// the run, then Settings, say how many files the keys identified; the page follows
+/// the scan beside the upload.
+#[test]
+fn uploaded_keys_say_how_many_files_they_identified() {
+    let folders = Folders::new();
+    let keys = TestKeys::new(40);
+    put(
+        &folders.library,
+        "quest.nsp",
+        &keyed::nsp(&keys, &[Title::application(QUEST)]),
+    );
+    put(
+        &folders.library,
+        "cart.xci",
+        &keyed::xci(&keys, &[Title::application(CART)]),
+    );
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let settings = s.get("/settings").body;
+    let follower = crate::harness::tag(&settings, "console-keys-progress");
+    assert!(follower.contains("data-task=\"scan\""), "{follower}");
+    assert!(!settings.contains("id=\"keys-identified\""));
+    let text = keys.prod_keys_file(KeysFile::Full);
+    let body = serde_json::json!({ "file": text }).to_string().into_bytes();
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Origin", s.base.as_str()),
+    ];
+    let r = s.send("POST", "/api/console-keys", &headers, Some(body));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let identified = Msg::ScanIdentified {
+        files: 2,
+        read: 2,
+        identified: 2,
+    };
+    crate::harness::wait_until("the keys' scan", std::time::Duration::from_secs(30), || {
+        folders.last_run_msg() == Some(identified.clone())
+    });
+    let settings = s.get("/settings").body;
+    let said = settings
+        .split("id=\"keys-identified\">")
+        .nth(1)
+        .expect("said in Settings");
+    assert!(
+        said.starts_with("2 fichiers identifiés avec les clés de console."),
+        "{said}"
+    );
+}

@@ -341,18 +341,22 @@ function startButtons(busy) {
 // again. Screen readers hear the start, each quarter and the end.
 (function () {
   const panel = document.getElementById("job");
-  const follower = document.querySelector("[data-follow-job]");
-  if (!panel && !follower) return;
+  const followers = [...document.querySelectorAll("[data-follow-job]")];
+  if (!panel && followers.length === 0) return;
   let lastId = panel ? Number(panel.dataset.last) : null;
   let timer = null;
   let quarter = -1;
   const live = document.getElementById("job-live");
   function announce(text) { if (live) live.textContent = text; }
   function render(job) {
-    // data-follow-job="line": what runs and how far, beside the button that started it.
-    if (follower && follower.dataset.followJob === "line") {
-      follower.textContent = job.running ? [job.line, job.count].filter(Boolean).join(" · ") : "";
-    } else if (follower && job.first_scan) follower.textContent = job.first_scan;
+    // data-follow-job="line": what runs and how far, beside the button that started it
+    // (with data-task, only while that task runs).
+    for (const follower of followers) {
+      if (follower.dataset.followJob === "line") {
+        const shown = job.running && (!follower.dataset.task || follower.dataset.task === job.task);
+        follower.textContent = shown ? [job.line, job.count].filter(Boolean).join(" · ") : "";
+      } else if (job.first_scan) follower.textContent = job.first_scan;
+    }
     if (!panel) return;
     const bar = document.getElementById("job-progress");
     bar.max = Math.max(job.total, 1);
