@@ -105,6 +105,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/consoles/{name}/files/{path*}", Page, web::consoles::download),
     route("GET", "/trash", Page, web::trash::trash_page),
     route("GET", "/upkeep", Page, web::upkeep::upkeep_page),
+    route("GET", "/health", Page, web::health::health_page),
     route("GET", "/platforms", Page, web::library::platforms_page),
     route("GET", "/settings", Page, web::settings::settings_page),
     route("GET", "/settings/keys", Page, web::settings::keys_page),

@@ -63,7 +63,12 @@ pub struct TitleCounts {
     pub titles: u64,
     pub update_available: u64,
     pub dlc_missing: u64,
+    /// Titles with updates or DLC and no file of their base game.
     pub base_missing: u64,
+    /// Titles whose every base copy is damaged.
+    pub base_damaged: u64,
+    /// Titles the title data does not list (all of them, without title data).
+    pub unknown: u64,
 }
 
 impl TitleCounts {
@@ -73,7 +78,9 @@ impl TitleCounts {
             titles: rows.len() as u64,
             update_available: n(|t| t.update_available),
             dlc_missing: n(|t| t.dlc_missing),
-            base_missing: n(|t| t.base_missing),
+            base_missing: n(|t| t.has(TitleStatus::BaseMissing)),
+            base_damaged: n(|t| t.has(TitleStatus::BaseDamaged)),
+            unknown: n(|t| t.has(TitleStatus::Unknown)),
         }
     }
 }

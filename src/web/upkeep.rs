@@ -37,7 +37,7 @@ pub fn upkeep_page(c: &Ctx) -> Result<Reply, Error> {
         (dedupe_section(c, &v)?)
         (organize_section(c, &v)?)
     };
-    // Reached from the Tasks page, which the menu shows as the current one.
+    // Reached from Library health and the Tasks page; the menu marks Library health.
     page(&v, v.t(M::Upkeep), "/upkeep", body)
 }
 

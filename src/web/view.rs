@@ -82,13 +82,14 @@ impl Viewer {
 }
 
 /// The menu: path, message. Platforms and API keys are Settings' pages (linked from
-/// it), as Jellyfin and Sonarr keep theirs under their settings.
+/// it), as Jellyfin and Sonarr keep theirs under their settings; Upkeep (dedupe and
+/// organize) is Library health's, which links it.
 const MENU: [(&str, M); 7] = [
     ("/", M::Dashboard),
     ("/library", M::Library),
     ("/tasks", M::Tasks),
     ("/device", M::Device),
-    ("/upkeep", M::Upkeep),
+    ("/health", M::HealthMenu),
     ("/trash", M::Trash),
     ("/settings", M::Settings),
 ];
@@ -97,6 +98,7 @@ const MENU: [(&str, M); 7] = [
 fn menu_entry(active: &str) -> &str {
     match active {
         "/platforms" | "/settings/keys" => "/settings",
+        "/upkeep" => "/health",
         other => other,
     }
 }

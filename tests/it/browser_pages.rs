@@ -12,7 +12,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 19] = [
+const PAGES: [(&str, &str); 20] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -32,6 +32,7 @@ const PAGES: [(&str, &str); 19] = [
     ("device", "/device"),
     ("trash", "/trash"),
     ("upkeep", "/upkeep"),
+    ("health", "/health"),
     ("platforms", "/platforms"),
     ("settings", "/settings"),
     ("keys", "/settings/keys"),

@@ -655,3 +655,77 @@ fn an_empty_dashboard_says_where_games_go() {
     let dashboard = s.get("/").body;
     assert!(dashboard.contains("id=\"file-cards\"") && !dashboard.contains("id=\"empty-library\""));
 }
+
+/// Library health: each thing that may need a hand, counted as its own list counts
+/// it, with its list and its fix; the menu leads there, and marks it on Upkeep too.
+#[test]
+fn library_health_counts_what_needs_a_hand_with_its_list_and_fix() {
+    let (s, admin, viewer) = server();
+    let get = |path: &str| get_as(&s, &admin, path);
+    let health = get("/health").body;
+    let item = |name: &str| -> (u64, String) {
+        let at = health
+            .find(&format!("data-item=\"{name}\""))
+            .unwrap_or_else(|| panic!("no {name}"));
+        let li = &health[at..];
+        let li = &li[..li.find("</li>").unwrap()];
+        let n = li
+            .split("data-count=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        (n.parse().unwrap(), li.to_string())
+    };
+    let total = |path: &str| get(path).json()["total"].as_u64().unwrap();
+    let (updates, li) = item("updates");
+    assert_eq!(updates, total("/api/v1/missing?kind=update"), "{li}");
+    assert!(
+        li.contains("/api/v1/missing?format=csv&amp;kind=update"),
+        "{li}"
+    );
+    assert_eq!(item("dlc").0, total("/api/v1/missing?kind=dlc"));
+    for status in ["base_missing", "base_damaged"] {
+        let n = total(&format!("/api/v1/titles?status={status}"));
+        assert_eq!((item(status).0, n > 0), (n, true), "{status}");
+    }
+    assert_eq!(
+        item("unknown_titles").0,
+        total("/api/v1/titles?status=unknown")
+    );
+    let (damaged, li) = item("damaged");
+    let listed = get("/files?damaged=1&limit=200")
+        .body
+        .matches("badge damaged")
+        .count();
+    assert_eq!((damaged as usize, damaged > 0), (listed, true), "{li}");
+    assert!(li.contains("href=\"/files?damaged=1\""), "{li}");
+    let (duplicates, li) = item("duplicates");
+    let plan = get("/api/dedupe/preview").json();
+    assert_eq!(
+        duplicates as usize,
+        plan["rows"].as_array().unwrap().len(),
+        "{plan}"
+    );
+    if duplicates > 0 {
+        assert!(li.contains("data-preview=\"/api/dedupe/preview\""), "{li}");
+    }
+    let (unidentified, li) = item("unidentified");
+    assert_eq!(
+        unidentified > 0,
+        li.contains("/settings#console-keys"),
+        "{li}"
+    );
+    // The menu leads there; Upkeep, linked from it, marks it.
+    assert!(
+        health.contains("<a href=\"/health\" aria-current=\"page\">"),
+        "{health}"
+    );
+    let upkeep = get("/upkeep").body;
+    assert!(upkeep.contains("<a href=\"/health\" aria-current=\"page\">"));
+    assert!(health.contains("href=\"/upkeep\""));
+    // A viewer sees the counts, not the buttons.
+    let seen = get_as(&s, &viewer, "/health").body;
+    assert!(seen.contains("data-item=\"duplicates\"") && !seen.contains("start-dedupe"));
+}
