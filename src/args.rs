@@ -274,9 +274,10 @@ pub struct ServeArgs {
         default_value_t = 10
     )]
     pub auth_failures_per_minute: u32,
-    /// Days a trashed file is kept before it is purged (at start, then daily).
-    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", default_value_t = 30)]
-    pub trash_retention_days: u32,
+    /// Days a trashed file is kept before it is purged (at start, then daily): given,
+    /// it wins over Settings; else what an admin set there, else 30.
+    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub trash_retention_days: Option<u32>,
     /// A push ends after this many seconds without a request from the console.
     #[arg(long, env = "LUDOTHEQUE_PUSH_TIMEOUT_SECS", default_value_t = 600)]
     pub push_timeout_secs: u64,

@@ -47,6 +47,9 @@ pub struct Config {
     pub task_delay: Duration,
 }
 
+/// Days a trashed file is kept when neither the flag nor Settings says.
+pub const DEFAULT_RETENTION_DAYS: u32 = 30;
+
 impl Config {
     /// Validate the flags and create the data and library folders when missing.
     pub fn new(global: &GlobalArgs, serve: &ServeArgs) -> Result<Config, Error> {
@@ -82,6 +85,16 @@ impl Config {
             task_delay: Duration::from_millis(serve.task_delay_ms),
             serve: serve.clone(),
         })
+    }
+
+    /// Days a file put in the trash now is kept: `--trash-retention-days` when given,
+    /// else what an admin set in Settings, else [`DEFAULT_RETENTION_DAYS`]. Read at
+    /// each use, so that a change in Settings applies at once.
+    pub fn retention_days(&self, db: &rusqlite::Connection) -> u32 {
+        self.serve
+            .trash_retention_days
+            .or_else(|| crate::store::settings::trash_retention(db).ok().flatten())
+            .unwrap_or(DEFAULT_RETENTION_DAYS)
     }
 
     /// A connection with no byte either way this long is closed (`http::warden`).

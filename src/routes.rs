@@ -157,6 +157,7 @@ const ROUTES: &[Route] = &[
     route("DELETE", "/api/library/{key*}", Private, web::trash::delete_game),
     route("GET", "/api/trash", Private, v1::trash::trash),
     route("POST", "/api/trash/purge", Private, web::trash::purge_expired),
+    route("POST", "/api/trash/settings", Private, web::trash::set_retention),
     route("POST", "/api/trash/{id}/restore", Private, web::trash::restore),
     route("DELETE", "/api/trash/{id}", Private, web::trash::purge),
     route("POST", "/api/job/cancel", Private, web::tasks::cancel_job),

@@ -60,7 +60,7 @@ impl Service {
         let (adopted, dropped) = trash::recover(
             &conn,
             &trash::Places::of(config),
-            config.serve.trash_retention_days,
+            config.retention_days(&conn),
         )?;
         if adopted + dropped > 0 {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");

@@ -118,7 +118,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
         note,
         versions: c.app.config.serve.save_versions,
         quota: c.app.config.serve.save_quota,
-        retention_days: c.app.config.serve.trash_retention_days,
+        retention_days: c.app.config.retention_days(c.db),
     };
     let row = saves::keep(c.db, &c.app.config.data, incoming, &up)?;
     let name = title_name(c, title_id);
@@ -162,7 +162,7 @@ pub fn delete(c: &Ctx) -> Result<Reply, Error> {
         console,
         title_id,
         save_id.as_deref(),
-        c.app.config.serve.trash_retention_days,
+        c.app.config.retention_days(c.db),
     )?;
     let (tid, sid) = (row.title_id.to_string(), row.save_id);
     Reply::json(

@@ -100,7 +100,7 @@ const ARGS: &[(&str, &str, &str, &str)] = &[
     ("serve", "key_rate", "NOMBRE", "Requêtes par seconde permises par clé d'API"),
     ("serve", "key_burst", "NOMBRE", "Rafale de requêtes permise par clé d'API au-delà du débit"),
     ("serve", "auth_failures_per_minute", "NOMBRE", "Échecs d'authentification permis par adresse cliente et par minute"),
-    ("serve", "trash_retention_days", "JOURS", "Jours pendant lesquels un fichier mis à la corbeille est gardé avant d'être supprimé définitivement (au démarrage, puis chaque jour)"),
+    ("serve", "trash_retention_days", "JOURS", "Jours pendant lesquels un fichier mis à la corbeille est gardé avant d'être supprimé définitivement (au démarrage, puis chaque jour) : donné, il l'emporte sur les Réglages ; sinon ce qu'un administrateur y a réglé, sinon 30"),
     ("serve", "push_timeout_secs", "SECONDES", "Un envoi prend fin après ce nombre de secondes sans requête de la console"),
     ("serve", "convert_accept_unverified", "", "Garde un fichier converti même quand ses NCA ne correspondent pas à leurs identifiants de contenu"),
     ("serve", "trusted_proxy", "CIDR", "Adresse ou réseau (CIDR, comme 172.18.0.0/16) d'un mandataire inverse : ses en-têtes de transfert sont crus et son --auth-header connecte les gens (option répétable, ou valeurs séparées par des virgules). Aucun par défaut"),

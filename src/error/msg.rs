@@ -636,6 +636,9 @@ pub enum Msg {
     WhereGamesGo {
         folder: String,
     },
+    /// The trash's retention is set by `--trash-retention-days`.
+    RetentionByFlag,
+    BadRetention,
     /// What the console keys identified in the last scan.
     FilesIdentified {
         files: u64,
@@ -1362,6 +1365,8 @@ impl Msg {
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
             ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
             WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any sub-folders you like."),
+            RetentionByFlag => "The trash's retention is set at start with --trash-retention-days, which wins over Settings.".into(),
+            BadRetention => "days must be a whole number from 1 to 3650.".into(),
             FilesIdentified { files } => format!("{} identified with the console keys.", EN.count(*files, "file", "files")),
             AddedToPush { files, total } => format!("{} added to the push list, which now holds {total}.", EN.count(*files, "file", "files")),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),

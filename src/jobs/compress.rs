@@ -98,7 +98,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             ..Settings::default()
         },
         min_gain: ctx.config.compress_min_gain,
-        retention_days: ctx.config.serve.trash_retention_days,
+        retention_days: ctx.config.retention_days(ctx.db),
         // The flag for one run, or the setting (Settings, off by default) for all.
         delete_originals: ctx.config.compress_delete_originals || delete_originals(ctx.db)?,
         keys: &loaded.keys,

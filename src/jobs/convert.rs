@@ -39,7 +39,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     check_room(root, needed)?;
     ctx.progress.set_total(needed);
     let opts = Options {
-        retention_days: ctx.config.serve.trash_retention_days,
+        retention_days: ctx.config.retention_days(ctx.db),
         accept_unverified: ctx.config.serve.convert_accept_unverified,
         keys: ctx.prod_keys.current(),
     };

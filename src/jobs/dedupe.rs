@@ -188,7 +188,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
                         &ctx.config.library,
                         &key,
                         d.reason,
-                        ctx.config.serve.trash_retention_days,
+                        ctx.config.retention_days(ctx.db),
                     )
                 });
             match moved {

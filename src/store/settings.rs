@@ -30,6 +30,9 @@ const CONVERT_PART: &str = "convert_part";
 /// The shop's message to the installers, empty for the default. The shop's stamp
 /// reads it in the same query as the library's generation (`library_generation`).
 pub(super) const SHOP_MESSAGE: &str = "shop_message";
+/// Days a trashed file is kept, as an admin set it in Settings (`--trash-retention-days`
+/// wins: `Config::retention_days`).
+const TRASH_RETENTION: &str = "trash_retention_days";
 /// The validators (ETag, Last-Modified) of each title data file last fetched, sent
 /// back so that an unchanged file costs a 304 (`titles::fetch`).
 const TITLEDB_ETAG: &str = "titledb_etag";
@@ -105,6 +108,14 @@ pub fn titles_icons(conn: &Connection) -> Result<bool, Error> {
 
 pub fn set_titles_icons(conn: &Connection, on: bool) -> Result<(), Error> {
     set_on(conn, TITLES_ICONS, on)
+}
+
+pub fn trash_retention(conn: &Connection) -> Result<Option<u32>, Error> {
+    Ok(get(conn, TRASH_RETENTION)?.and_then(|v| v.parse().ok()))
+}
+
+pub fn set_trash_retention(conn: &Connection, days: u32) -> Result<(), Error> {
+    set(conn, TRASH_RETENTION, &days.to_string())
 }
 
 pub fn compress_delete_originals(conn: &Connection) -> Result<bool, Error> {

@@ -38,7 +38,7 @@ fn space<'c>(c: &'c Ctx, console: &'c Console) -> Space<'c> {
         db: c.db,
         data: &c.app.config.data,
         console: &console.name,
-        retention_days: c.app.config.serve.trash_retention_days,
+        retention_days: c.app.config.retention_days(c.db),
         quota: c.app.config.serve.save_quota,
     }
 }

@@ -130,7 +130,7 @@ pub fn trash(c: &Ctx) -> Result<Reply, Error> {
             &cfg.library,
             key,
             TrashReason::Deleted,
-            cfg.serve.trash_retention_days,
+            cfg.retention_days(c.db),
         );
         if let Err(e) = moved {
             // What moved before stays in the trash: the titles follow it.

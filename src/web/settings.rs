@@ -91,7 +91,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
             dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
             dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
-            dt { (v.t(M::Retention)) } dd { (cfg.serve.trash_retention_days) " " (v.t(M::Days)) " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
+            dt { (v.t(M::Retention)) } dd #retention { (super::trash::retention_setting(c, &v)) }
         }
         (super::titles::settings_section(c, &v)?)
         (super::console_keys::section(c, &v)?)

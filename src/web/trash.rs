@@ -148,7 +148,7 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
         &cfg.library,
         &key,
         TrashReason::Deleted,
-        cfg.serve.trash_retention_days,
+        cfg.retention_days(c.db),
     )?;
     crate::titles::model::refresh_after_change(c.db);
     Reply::json(200, &TrashEntry::from(&row))
@@ -212,4 +212,43 @@ pub fn purge_converted(c: &Ctx) -> Result<Reply, Error> {
         r.reason == TrashReason::Converted
     })?;
     Reply::json(200, &Freed { purged, bytes })
+}
+
+#[derive(Deserialize)]
+struct RetentionForm {
+    days: u32,
+}
+
+/// `POST /api/trash/settings` `{days}`: how long a file put in the trash from now on
+/// is kept (1 to 3650 days; those already there keep their date). Refused while
+/// `--trash-retention-days` sets it: the flag wins, and the page says so.
+pub fn set_retention(c: &Ctx) -> Result<Reply, Error> {
+    if c.app.config.serve.trash_retention_days.is_some() {
+        return Err(Error::conflict(Msg::RetentionByFlag));
+    }
+    let form: RetentionForm = body(c, "days, 1 to 3650")?;
+    if !(1..=3650).contains(&form.days) {
+        return Err(Error::invalid(Msg::BadRetention));
+    }
+    crate::store::settings::set_trash_retention(c.db, form.days)?;
+    Reply::json(200, &serde_json::json!({"days": form.days}))
+}
+
+/// Settings' row for the trash's retention: a form for an admin, the flag when one
+/// sets it.
+pub fn retention_setting(c: &Ctx, v: &Viewer) -> Markup {
+    let days = c.app.config.retention_days(c.db);
+    let by_flag = c.app.config.serve.trash_retention_days.is_some();
+    html! {
+        @if v.admin && !by_flag {
+            form.inline #retention-form data-api="/api/trash/settings" {
+                input type="number" name="days" min="1" max="3650" value=(days) required aria-label=(v.t(M::Retention));
+                " " (v.t(M::Days)) " "
+                button type="submit" { (v.t(M::Save)) }
+            }
+        } @else {
+            (days) " " (v.t(M::Days))
+            @if by_flag { " · " (v.t(M::SetByFlag)) " " code.flag { "--trash-retention-days" } }
+        }
+    }
 }

@@ -220,7 +220,7 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
     let bytes: u64 = drops.iter().map(|d| d.size).sum();
-    let (files, days) = (drops.len() as u64, c.app.config.serve.trash_retention_days);
+    let (files, days) = (drops.len() as u64, c.app.config.retention_days(c.db));
     let rows = drops.iter().map(|d| {
         let reason = view::reason_word(&v, d.reason);
         let what = format!(

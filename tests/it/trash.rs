@@ -404,3 +404,66 @@ fn a_trash_entry_folder_that_is_a_link_is_never_adopted_or_restored() {
     assert!(out.join("secret.txt").exists());
     assert!(!folders.library.join("secret.txt").exists());
 }
+
+/// The trash's retention is set in Settings and applies at once to what is trashed
+/// next; out of 1 to 3650 days it is refused; `--trash-retention-days` wins, and the
+/// page shows it fixed.
+#[test]
+fn the_trash_retention_is_set_in_settings_unless_the_flag_sets_it() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    s.wait_idle();
+    let form = crate::harness::tag(&s.get("/settings").body, "retention-form").to_string();
+    assert!(form.contains("data-api=\"/api/trash/settings\""), "{form}");
+    let settings = s.get("/settings").body;
+    assert!(
+        settings.contains("name=\"days\" min=\"1\" max=\"3650\" value=\"30\""),
+        "{settings}"
+    );
+    let set = |s: &TestServer, days: serde_json::Value| {
+        let body = serde_json::json!({ "days": days }).to_string().into_bytes();
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Origin", s.base.as_str()),
+        ];
+        s.send("POST", "/api/trash/settings", &headers, Some(body))
+    };
+    for bad in [0.into(), 3651.into(), "x".into()] {
+        assert_eq!(set(&s, bad).status, 400);
+    }
+    assert_eq!(set(&s, 7.into()).status, 200);
+    assert!(s.get("/settings").body.contains("value=\"7\""));
+    let key = "Indies%2FStyx%20%5B0100535012974000%5D%5Bv0%5D.nsp";
+    assert!(
+        s.send("DELETE", &format!("/api/library/{key}"), &[], None)
+            .status
+            < 300
+    );
+    let trash: serde_json::Value = s.get("/api/v1/trash").json();
+    let entry = &trash["items"][0];
+    let at = |f: &str| humantime::parse_rfc3339(entry[f].as_str().unwrap()).unwrap();
+    let kept = at("expires_at").duration_since(at("deleted_at")).unwrap();
+    assert_eq!(kept.as_secs(), 7 * 86_400, "{entry}");
+    drop(s);
+    // The flag wins: shown fixed, and the route says why it refuses.
+    let s = TestServer::start_on(folders, &["--trash-retention-days", "5"]);
+    let settings = s.get("/settings").body;
+    let row = settings
+        .split("id=\"retention\"")
+        .nth(1)
+        .unwrap()
+        .split("</dd>")
+        .next()
+        .unwrap();
+    assert!(
+        row.contains("5 jours") && row.contains("--trash-retention-days"),
+        "{row}"
+    );
+    assert!(!settings.contains("id=\"retention-form\""));
+    let r = set(&s, 9.into());
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (409, Msg::RetentionByFlag.english().into())
+    );
+}

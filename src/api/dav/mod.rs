@@ -39,7 +39,7 @@ fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
         db: c.db,
         data: &c.app.config.data,
         console,
-        retention_days: c.app.config.serve.trash_retention_days,
+        retention_days: c.app.config.retention_days(c.db),
         quota: c.app.config.serve.save_quota,
     };
     space.open()?;
