@@ -179,14 +179,11 @@ pub struct GlobalArgs {
     /// Where `organize` puts each file, relative to its platform's folder. Fields:
     /// {name} (the base game's, for its updates and DLC too), {dlc_name} (the file's
     /// own), {own_name} (a DLC's own name, the game's for the others), {title_id},
-    /// {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}.
-    #[arg(
-        long,
-        global = true,
-        env = "LUDOTHEQUE_ORGANIZE_TEMPLATE",
-        default_value = crate::naming::DEFAULT
-    )]
-    pub organize_template: String,
+    /// {base_title_id}, {version}, {type} (Base, Update, DLC), {ext}. Given, it wins
+    /// over Settings; else what an admin set there, else
+    /// "{name}/{own_name} [{title_id}][v{version}].{ext}".
+    #[arg(long, global = true, env = "LUDOTHEQUE_ORGANIZE_TEMPLATE")]
+    pub organize_template: Option<String>,
     /// The console keys file: prod.keys, dumped from your own console with
     /// Lockpick_RCM (see ludotheque-keys(1)) [default: DATA/prod.keys, which must be
     /// the file itself: a symbolic link there is refused unread].
@@ -276,7 +273,7 @@ pub struct ServeArgs {
     pub auth_failures_per_minute: u32,
     /// Days a trashed file is kept before it is purged (at start, then daily): given,
     /// it wins over Settings; else what an admin set there, else 30.
-    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", value_parser = clap::value_parser!(u32).range(1..=3650))]
+    #[arg(long, env = "LUDOTHEQUE_TRASH_RETENTION_DAYS", value_parser = clap::value_parser!(u32).range(0..=3650))]
     pub trash_retention_days: Option<u32>,
     /// A push ends after this many seconds without a request from the console.
     #[arg(long, env = "LUDOTHEQUE_PUSH_TIMEOUT_SECS", default_value_t = 600)]

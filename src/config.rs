@@ -29,8 +29,9 @@ pub struct Config {
     /// The notification targets given at start (`--notify`, its variable, then
     /// `--notify-file`'s lines), as written: `notify` parses them.
     pub notify: Vec<String>,
-    /// Where `organize` puts each file.
-    pub organize_template: crate::naming::Template,
+    /// Where `organize` puts each file, when `--organize-template` says
+    /// (`organize_template()` is the one to use).
+    pub organize_flag: Option<crate::naming::Template>,
     /// Which copy `dedupe` keeps between two of the same version.
     pub dedupe_keep: crate::words::DedupeKeep,
     /// The console keys file (`--keys`, else `DATA/prod.keys`).
@@ -74,8 +75,13 @@ impl Config {
             webhook_url,
             webhook_secret,
             notify,
-            organize_template: crate::naming::Template::parse(&global.organize_template)
-                .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
+            organize_flag: match &global.organize_template {
+                Some(text) => Some(
+                    crate::naming::Template::parse(text)
+                        .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
+                ),
+                None => None,
+            },
             dedupe_keep: global.dedupe_keep,
             prod_keys: prod_keys_path(global),
             compress_level: 18,
@@ -95,6 +101,17 @@ impl Config {
             .trash_retention_days
             .or_else(|| crate::store::settings::trash_retention(db).ok().flatten())
             .unwrap_or(DEFAULT_RETENTION_DAYS)
+    }
+
+    /// Where `organize` puts each file: `--organize-template` when given, else what an
+    /// admin set in Settings, else `naming::DEFAULT`. Read at each use, as the
+    /// retention is.
+    pub fn organize_template(&self, db: &rusqlite::Connection) -> crate::naming::Template {
+        let saved = || crate::store::settings::organize_template(db).ok().flatten();
+        self.organize_flag
+            .clone()
+            .or_else(|| saved().and_then(|t| crate::naming::Template::parse(&t)))
+            .unwrap_or_else(crate::naming::Template::default)
     }
 
     /// A connection with no byte either way this long is closed (`http::warden`).

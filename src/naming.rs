@@ -51,6 +51,13 @@ pub struct Fields<'a> {
     pub ext: &'a str,
 }
 
+impl Default for Template {
+    /// [`DEFAULT`], which is a template.
+    fn default() -> Template {
+        Template(DEFAULT.to_string())
+    }
+}
+
 impl Template {
     /// The template, when it is one: known placeholders only, relative, no empty,
     /// `.` or `..` folder, ending in `.{ext}` (a file that lost its extension would
@@ -263,5 +270,11 @@ mod tests {
             assert_eq!(Template::parse(bad), None, "{bad:?}");
         }
         assert!(Template::parse("{type}/{title_id}.{ext}").is_some());
+    }
+
+    /// The default is built without `parse`: it must be what `parse` accepts.
+    #[test]
+    fn the_default_is_a_template() {
+        assert_eq!(Template::parse(DEFAULT), Some(Template::default()));
     }
 }

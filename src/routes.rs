@@ -137,6 +137,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/organize", Private, web::upkeep::start_organize),
     route("GET", "/api/dedupe/preview", Private, web::upkeep::dedupe_preview),
     route("GET", "/api/organize/preview", Private, web::upkeep::organize_preview),
+    route("POST", "/api/organize/settings", Private, web::upkeep::set_template),
     route("POST", "/api/organize/runs/{id}/undo", Private, web::upkeep::undo_organize),
     route("POST", "/api/verify", Private, web::tasks::start_verify),
     route("POST", "/api/verify/{key*}", Private, web::tasks::start_verify_file),

@@ -59,7 +59,7 @@ pub fn organize(
     }
     let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;
-    let plan = organize::plan(&db, &config.library, &config.organize_template)?;
+    let plan = organize::plan(&db, &config.library, &config.organize_template(&db))?;
     for m in &plan.moves {
         say!("{}", m.from);
         say!("  → {}", m.to);

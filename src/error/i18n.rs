@@ -549,6 +549,8 @@ messages! {
     Upkeep => "Rangement", "Upkeep";
     UpkeepLink => "Doublons et rangement des fichiers", "Duplicates and file names";
     OrganizeTitle => "Noms des fichiers", "File names";
+    OrganizeTemplateLabel => "Noms des fichiers (rangement)", "File names (organize)";
+    Change => "Changer", "Change";
     OrganizeTemplate => "Chaque fichier identifié va à la place que lui donne le modèle, dans le dossier de sa plateforme :", "Each identified file goes where the template puts it, inside its platform's folder:";
     OrganizeToMove => "à déplacer", "to move";
     OrganizeTaken => "dont la place est occupée", "whose place is taken";

@@ -636,6 +636,8 @@ pub enum Msg {
     WhereGamesGo {
         folder: String,
     },
+    /// Organize's template is set by `--organize-template`.
+    TemplateByFlag,
     /// The trash's retention is set by `--trash-retention-days`.
     RetentionByFlag,
     BadRetention,
@@ -1365,6 +1367,7 @@ impl Msg {
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
             ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
             WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any sub-folders you like."),
+            TemplateByFlag => "Organize's template is set at start with --organize-template, which wins over Settings.".into(),
             RetentionByFlag => "The trash's retention is set at start with --trash-retention-days, which wins over Settings.".into(),
             BadRetention => "days must be a whole number from 1 to 3650.".into(),
             FilesIdentified { files } => format!("{} identified with the console keys.", EN.count(*files, "file", "files")),

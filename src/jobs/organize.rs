@@ -248,8 +248,8 @@ fn move_one(db: &Connection, root: &Path, run: i64, m: &Move) -> Result<(), Erro
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let (db, root) = (ctx.db, ctx.config.library.as_path());
     recover(db, root)?;
-    let template = &ctx.config.organize_template;
-    let mut plan = plan(db, root, template)?;
+    let template = ctx.config.organize_template(db);
+    let mut plan = plan(db, root, &template)?;
     // Started on the files a confirm dialog showed: only those of them still to move.
     let only: HashSet<String> = ctx.progress.only().into_iter().collect();
     plan.moves

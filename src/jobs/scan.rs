@@ -78,33 +78,36 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     if read.cancelled {
         return Err(Error::cancelled());
     }
-    let (n, unchanged) = (read.read, read.unchanged);
-    let files = files as u64;
     // New keys (uploaded, imported) read again what the old ones could not open:
     // the run says how many files that identified.
     let identified = games::count_keyed(ctx.db)?.saturating_sub(keyed_before);
-    Ok(if walk.incomplete {
-        Msg::ScanIncomplete {
+    let kept = walk.incomplete.then_some(known.len() as u64);
+    Ok(said(files as u64, &read, kept, removed as u64, identified).into())
+}
+
+/// How a scan ended: part of the library unreadable (`kept`: the files not found but
+/// kept), files identified with the console keys, or done.
+fn said(files: u64, read: &Read, kept: Option<u64>, removed: u64, identified: u64) -> Msg {
+    let (n, unchanged) = (read.read, read.unchanged);
+    match kept {
+        Some(kept) => Msg::ScanIncomplete {
             files,
             read: n,
             unchanged,
-            kept: known.len() as u64,
-        }
-    } else if identified > 0 {
-        Msg::ScanIdentified {
+            kept,
+        },
+        None if identified > 0 => Msg::ScanIdentified {
             files,
             read: n,
             identified,
-        }
-    } else {
-        Msg::ScanDone {
+        },
+        None => Msg::ScanDone {
             files,
             read: n,
             unchanged,
-            removed: removed as u64,
-        }
+            removed,
+        },
     }
-    .into())
 }
 
 /// What reading the new and changed files did.

@@ -33,6 +33,9 @@ pub(super) const SHOP_MESSAGE: &str = "shop_message";
 /// Days a trashed file is kept, as an admin set it in Settings (`--trash-retention-days`
 /// wins: `Config::retention_days`).
 const TRASH_RETENTION: &str = "trash_retention_days";
+/// Where organize puts each file, as an admin set it in Settings
+/// (`--organize-template` wins: `Config::organize_template`).
+const ORGANIZE_TEMPLATE: &str = "organize_template";
 /// The validators (ETag, Last-Modified) of each title data file last fetched, sent
 /// back so that an unchanged file costs a 304 (`titles::fetch`).
 const TITLEDB_ETAG: &str = "titledb_etag";
@@ -116,6 +119,14 @@ pub fn trash_retention(conn: &Connection) -> Result<Option<u32>, Error> {
 
 pub fn set_trash_retention(conn: &Connection, days: u32) -> Result<(), Error> {
     set(conn, TRASH_RETENTION, &days.to_string())
+}
+
+pub fn organize_template(conn: &Connection) -> Result<Option<String>, Error> {
+    non_empty(conn, ORGANIZE_TEMPLATE)
+}
+
+pub fn set_organize_template(conn: &Connection, template: &str) -> Result<(), Error> {
+    set(conn, ORGANIZE_TEMPLATE, template)
 }
 
 pub fn compress_delete_originals(conn: &Connection) -> Result<bool, Error> {

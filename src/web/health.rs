@@ -54,13 +54,19 @@ pub fn health_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 fn items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
-    let files = c.app.views.stats(c.db)?;
+    let mut items = title_items(c, v)?;
+    items.append(&mut file_items(c, v)?);
+    Ok(items)
+}
+
+fn show(status: TitleStatus) -> String {
+    format!("/library?show={}", status.as_str())
+}
+
+/// What the titles lack, and the titles nothing can be known of.
+fn title_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
     let titles = c.app.views.titles.counts(c.db)?;
     let lacking = |kind| Ok::<_, Error>(missing::page(c.db, Some(kind), None, 0, 0)?.0);
-    let config = &c.app.config;
-    let drops = dedupe::plan(c.db, &config.library, config.dedupe_keep)?;
-    let dropped: u64 = drops.iter().map(|d| d.size).sum();
-    let show = |status: TitleStatus| format!("/library?show={}", status.as_str());
     let wanted = |kind: &str| wanted(v, kind);
     Ok(vec![
         Item {
@@ -92,6 +98,23 @@ fn items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
             fix: html! { (v.t(M::HealthFixBaseDamaged)) },
         },
         Item {
+            name: "unknown_titles",
+            n: titles.unknown,
+            words: (M::HealthUnknownTitleOne, M::HealthUnknownTitles),
+            list: show(TitleStatus::Unknown),
+            fix: html! { (v.t(M::HealthFixUnknownTitles)) " " a href="/settings#title-data" { (v.t(M::TitleData)) } },
+        },
+    ])
+}
+
+/// The files that need a hand: damaged, duplicate, unidentified.
+fn file_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
+    let files = c.app.views.stats(c.db)?;
+    let config = &c.app.config;
+    let drops = dedupe::plan(c.db, &config.library, config.dedupe_keep)?;
+    let dropped: u64 = drops.iter().map(|d| d.size).sum();
+    Ok(vec![
+        Item {
             name: "damaged",
             n: files.damaged,
             words: (M::DamagedFileWord, M::DamagedFilesWord),
@@ -111,13 +134,6 @@ fn items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
             words: (M::UnknownFileOne, M::HealthUnknown),
             list: format!("/files?type={}", GameKind::Unknown.as_str()),
             fix: html! { (v.t(M::HealthFixUnknown)) " " a href="/settings#console-keys" { (v.t(M::ImportKeys)) } },
-        },
-        Item {
-            name: "unknown_titles",
-            n: titles.unknown,
-            words: (M::HealthUnknownTitleOne, M::HealthUnknownTitles),
-            list: show(TitleStatus::Unknown),
-            fix: html! { (v.t(M::HealthFixUnknownTitles)) " " a href="/settings#title-data" { (v.t(M::TitleData)) } },
         },
     ])
 }

@@ -92,6 +92,7 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
             dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
             dt { (v.t(M::Retention)) } dd #retention { (super::trash::retention_setting(c, &v)) }
+            dt { (v.t(M::OrganizeTemplateLabel)) } dd #organize-template { (super::upkeep::template_setting(c, &v)) }
         }
         (super::titles::settings_section(c, &v)?)
         (super::console_keys::section(c, &v)?)

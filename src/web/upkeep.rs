@@ -85,12 +85,13 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 
 fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let cfg = &c.app.config;
-    let plan = organize::plan(c.db, &cfg.library, &cfg.organize_template)?;
+    let template = cfg.organize_template(c.db);
+    let plan = organize::plan(c.db, &cfg.library, &template)?;
     let runs = organize_runs::list(c.db, 10)?;
     Ok(html! {
         section.panel #organize {
             h2 { (v.t(M::OrganizeTitle)) }
-            p { (v.t(M::OrganizeTemplate)) " " code { (cfg.organize_template.as_str()) } }
+            p { (v.t(M::OrganizeTemplate)) " " code { (template.as_str()) } " " a href="/settings#template-form" { (v.t(M::Change)) } }
             p #organize-count {
                 (num(v, plan.moves.len() as u64)) " " (v.t(M::OrganizeToMove)) " · " (num(v, plan.taken.len() as u64)) " " (v.t(M::OrganizeTaken))
                 " · " (num(v, plan.in_place as u64)) " " (v.t(M::OrganizeInPlace)) " · " (left_alone(v, plan.left))
@@ -282,12 +283,19 @@ struct MoveJson {
     to: String,
 }
 
-/// `GET /api/organize/preview`: where `organize` would move each file now, the files
-/// whose place is taken (they stay), those already in place and those left alone.
+/// `GET /api/organize/preview[?template=T]`: where `organize` would move each file
+/// now (with the template given, for Settings' live preview; else the one in use),
+/// the files whose place is taken (they stay), those already in place and those left
+/// alone.
 pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let cfg = &c.app.config;
-    let plan = organize::plan(c.db, &cfg.library, &cfg.organize_template)?;
+    let template = match c.req.query("template") {
+        Some(text) => crate::naming::Template::parse(text)
+            .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
+        None => cfg.organize_template(c.db),
+    };
+    let plan = organize::plan(c.db, &cfg.library, &template)?;
     let json = |m: &organize::Move| MoveJson {
         from: m.from.clone(),
         to: m.to.clone(),
@@ -387,4 +395,44 @@ pub fn undo_organize(c: &Ctx) -> Result<Reply, Error> {
     let by = crate::api::v1::jobs::starter(c);
     let snapshot = organize::start_undo(&c.app.jobs, c.db, run, by)?;
     Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+}
+
+#[derive(Deserialize)]
+struct TemplateForm {
+    template: String,
+}
+
+/// `POST /api/organize/settings` `{template}`: where organize puts each file from now
+/// on (checked as the flag is; nothing moves until organize runs). Refused while
+/// `--organize-template` sets it: the flag wins, and the page says so.
+pub fn set_template(c: &Ctx) -> Result<Reply, Error> {
+    if c.app.config.organize_flag.is_some() {
+        return Err(Error::conflict(Msg::TemplateByFlag));
+    }
+    let form: TemplateForm = super::body(c, "template")?;
+    let template = crate::naming::Template::parse(form.template.trim())
+        .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?;
+    crate::store::settings::set_organize_template(c.db, template.as_str())?;
+    Reply::json(200, &serde_json::json!({"template": template.as_str()}))
+}
+
+/// Settings' row for organize's template: for an admin, a field whose preview
+/// follows as it is typed (`/api/organize/preview?template=`, the dialog's plan);
+/// the flag when one sets it.
+pub fn template_setting(c: &Ctx, v: &Viewer) -> Markup {
+    let template = c.app.config.organize_template(c.db);
+    let by_flag = c.app.config.organize_flag.is_some();
+    html! {
+        @if v.admin && !by_flag {
+            form.stack #template-form data-api="/api/organize/settings" {
+                input name="template" value=(template.as_str()) required spellcheck="false"
+                    data-template-preview="template-preview" aria-label=(v.t(M::OrganizeTemplateLabel));
+                p.hint #template-preview aria-live="polite" {}
+                button type="submit" { (v.t(M::Save)) }
+            }
+        } @else {
+            code { (template.as_str()) }
+            @if by_flag { " · " (v.t(M::SetByFlag)) " " code.flag { "--organize-template" } }
+        }
+    }
 }

@@ -318,7 +318,8 @@ fn the_consoles_page_tells_shop_logins_from_the_console_games_are_sent_to() {
     }
 }
 
-/// Each page of the menu marks its own entry, Upkeep included since it has one.
+/// Each page of the menu marks its own entry; Upkeep, linked from Library health,
+/// marks Library health.
 #[test]
 fn the_menu_marks_the_page_you_are_on() {
     let s = two_accounts();
@@ -328,12 +329,14 @@ fn the_menu_marks_the_page_you_are_on() {
         "/library",
         "/tasks",
         "/device",
+        "/health",
         "/upkeep",
         "/trash",
         "/settings",
     ] {
         let body = page(&s, path, &admin).body;
-        let marked = format!("href=\"{path}\" aria-current=\"page\"");
+        let entry = if path == "/upkeep" { "/health" } else { path };
+        let marked = format!("href=\"{entry}\" aria-current=\"page\"");
         assert!(body.contains(&marked), "{path}: {body}");
         assert_eq!(body.matches("aria-current=\"page\"").count(), 1, "{path}");
     }

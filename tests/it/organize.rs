@@ -345,3 +345,79 @@ fn dlc_keep_their_names_and_a_past_run_is_undone_from_the_web() {
     let (_, list, _) = folders.cli(&["organize", "--list"]);
     assert!(list.contains("annulé le"), "{list}");
 }
+
+/// Organize's template is set in Settings, its preview following as it is typed
+/// (the dialog's plan for the template given); a template that is none is refused
+/// with why; it applies at once, to the page and to the command line;
+/// `--organize-template` wins, and Settings shows it fixed.
+#[test]
+fn the_template_is_set_in_settings_with_its_live_preview() {
+    let folders = scanned_demo();
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let field = crate::harness::tag(&s.get("/settings").body, "template-form").to_string();
+    assert!(
+        field.contains("data-api=\"/api/organize/settings\""),
+        "{field}"
+    );
+    let by_type = "{type}/{name} [{title_id}].{ext}";
+    let preview = |t: &str| {
+        let q = utf8_percent_encode(t, NON_ALPHANUMERIC);
+        s.get(&format!("/api/organize/preview?template={q}"))
+    };
+    let plan = preview(by_type).json();
+    let moves = plan["moves"].as_array().unwrap_or_else(|| panic!("{plan}"));
+    let styx = moves.iter().find(|m| m["from"] == STYX).cloned();
+    assert_eq!(
+        styx.unwrap_or_else(|| panic!("{plan}"))["to"],
+        "Base/Styx [0100535012974000].nsp"
+    );
+    let r = preview("{name}/no extension");
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (400, Msg::BadOrganizeTemplate.english().into())
+    );
+    let set = |s: &TestServer, t: &str| {
+        let body = json!({ "template": t }).to_string().into_bytes();
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Origin", s.base.as_str()),
+        ];
+        s.send("POST", "/api/organize/settings", &headers, Some(body))
+    };
+    assert_eq!(set(&s, "../{name}.{ext}").status, 400);
+    assert_eq!(set(&s, by_type).status, 200);
+    assert!(s
+        .get("/upkeep")
+        .body
+        .contains("Base/Styx [0100535012974000].nsp"));
+    drop(s);
+    let (status, out, _) = folders.cli(&["organize", "--dry-run"]);
+    assert!(
+        status.success() && out.contains("  → Base/Styx [0100535012974000].nsp\n"),
+        "{out}"
+    );
+    // The flag wins.
+    let s = TestServer::start_on(
+        Arc::clone(&folders),
+        &["--organize-template", "{name}.{ext}"],
+    );
+    let settings = s.get("/settings").body;
+    assert!(!settings.contains("id=\"template-form\""));
+    let row = settings
+        .split("id=\"organize-template\"")
+        .nth(1)
+        .unwrap()
+        .split("</dd>")
+        .next()
+        .unwrap();
+    assert!(
+        row.contains("{name}.{ext}") && row.contains("--organize-template"),
+        "{row}"
+    );
+    let r = set(&s, by_type);
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (409, Msg::TemplateByFlag.english().into())
+    );
+}

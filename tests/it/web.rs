@@ -408,6 +408,17 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
         ("POST", "/api/trash/purge-converted".into(), None),
         ("GET", "/api/trash".into(), None),
         ("POST", "/api/trash/purge".into(), None),
+        // The values in use: a change that changes nothing.
+        (
+            "POST",
+            "/api/trash/settings".into(),
+            Some(json!({"days": 30})),
+        ),
+        (
+            "POST",
+            "/api/organize/settings".into(),
+            Some(json!({"template": "{name}/{own_name} [{title_id}][v{version}].{ext}"})),
+        ),
         ("POST", "/api/trash/999/restore".into(), None),
         ("DELETE", "/api/trash/999".into(), None),
         ("DELETE", "/api/library/no/such.nsp".into(), None),

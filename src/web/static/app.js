@@ -192,6 +192,29 @@ document.querySelectorAll("time[data-moment]").forEach((t) => {
   if (text) t.textContent = text;
 });
 
+// Settings' organize template: as it is typed, what organize would do with it (the
+// dialog's plan, `/api/organize/preview?template=`): its counts and the first moves;
+// a template that is none says why.
+(function () {
+  const field = document.querySelector("input[data-template-preview]");
+  if (!field) return;
+  const out = document.getElementById(field.dataset.templatePreview);
+  let timer = null;
+  async function preview() {
+    try {
+      const plan = await call("GET", "/api/organize/preview?template=" + encodeURIComponent(field.value));
+      const rows = plan.rows.slice(0, 3).map((r) => r.text + " " + r.note);
+      out.textContent = [plan.sentence, ...rows].join("\n");
+      out.classList.remove("warn");
+    } catch (e) {
+      out.textContent = e.message;
+      out.classList.add("warn");
+    }
+  }
+  field.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(preview, 300); });
+  preview();
+})();
+
 // A key just created: shown once in its box, and added to the list below.
 function showKey(form, data) {
   document.getElementById("new-key-value").value = data.key;
