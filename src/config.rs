@@ -111,7 +111,7 @@ impl Config {
         self.organize_flag
             .clone()
             .or_else(|| saved().and_then(|t| crate::naming::Template::parse(&t)))
-            .unwrap_or_else(crate::naming::Template::default)
+            .unwrap_or_default()
     }
 
     /// A connection with no byte either way this long is closed (`http::warden`).
