@@ -314,7 +314,7 @@ messages! {
     Of => "sur", "of";
     Results => "résultats", "results";
     Version => "Version", "Version";
-    Key => "Clé", "Key";
+    Key => "Chemin dans la bibliothèque", "Path in the library";
     Format => "Format", "Format";
     Modified => "Modifié", "Modified";
     Evidence => "Identification", "Identification";

@@ -1266,7 +1266,7 @@ impl Msg {
             ScanIncomplete { files, read, unchanged, kept } => format!("{}: {read} read, {unchanged} unchanged; part of the library could not be read, so {kept} not found were kept", files_en(*files)),
             TaskPartial { task, failed } => format!("the {task} task finished, but {} failed", EN.count(*failed, "item", "items")),
             ConvertDone { converted, failed } => format!("{converted} converted, {failed} failed"),
-            CompressDone { compressed, skipped, failed, saved } => format!("{compressed} compressed ({saved} bytes saved), {skipped} skipped, {failed} failed"),
+            CompressDone { compressed, skipped, failed, saved } => format!("{compressed} compressed ({} saved), {skipped} skipped, {failed} failed", EN.size(*saved)),
             CompressFailed { key, reason } => format!("{key}: {reason}"),
             CompressTargetExists { key, target } => format!("{key}: {target} already exists; skipped"),
             CompressUnverified { key, why } => format!("{key}: the compressed file did not verify ({}); the original was kept", why.english()),

@@ -372,7 +372,7 @@ fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup 
         dl.facts {
             dt { (v.t(M::TitleId)) } dd { code { @if let Some(id) = g.item.title_id { (id) } @else { "—" } } }
             dt { (v.t(M::Version)) } dd #version { (view::version(shown.as_deref(), g.item.version)) }
-            dt { (v.t(M::IdentifiedBy)) } dd data-source=(g.identified_by.as_str()) { (view::evidence(v, g.identified_by)) " (" code { (g.identified_by.as_str()) } ")" }
+            dt { (v.t(M::IdentifiedBy)) } dd data-source=(g.identified_by.as_str()) { (view::evidence(v, g.identified_by)) }
             @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
             @if let Some(base) = g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(&base.to_string())) } { code { (base) } } }

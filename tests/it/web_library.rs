@@ -611,6 +611,16 @@ fn keys_hints_link_to_settings_and_no_page_shows_backticks() {
         assert!(get_as(&s, &admin, "/settings")
             .body
             .contains("id=\"console-keys\""));
+        // How a file was identified, in words: its slug only as data.
+        let game = get_as(&s, &admin, pages[5]).body;
+        let source = game
+            .split("data-source=\"filename\">")
+            .nth(1)
+            .expect("by its name");
+        assert!(
+            !source.split("</dd>").next().unwrap().contains("filename"),
+            "{source}"
+        );
         for page in pages {
             let body = get_as(&s, &admin, page).body;
             // The page's words, outside its script and style.
