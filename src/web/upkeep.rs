@@ -275,6 +275,9 @@ struct OrganizePlan {
     taken: Vec<MoveJson>,
     in_place: u64,
     left: u64,
+    /// The counts in words, for Settings' live preview (the dialog's sentence adds
+    /// how to undo, which is the Upkeep page's to say).
+    counts: String,
 }
 
 #[derive(Serialize)]
@@ -330,6 +333,7 @@ pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
             taken: plan.taken.iter().map(json).collect(),
             in_place: plan.in_place as u64,
             left: plan.left as u64,
+            counts: organize_counts(&v, &plan),
         },
     };
     Reply::json(200, &preview)

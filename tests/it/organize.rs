@@ -366,6 +366,12 @@ fn the_template_is_set_in_settings_with_its_live_preview() {
         s.get(&format!("/api/organize/preview?template={q}"))
     };
     let plan = preview(by_type).json();
+    // The counts in words, which the live preview shows.
+    let counted = plan["counts"].as_str().unwrap();
+    assert!(
+        counted.starts_with(&format!("{} ", plan["moves"].as_array().unwrap().len())),
+        "{plan}"
+    );
     let moves = plan["moves"].as_array().unwrap_or_else(|| panic!("{plan}"));
     let styx = moves.iter().find(|m| m["from"] == STYX).cloned();
     assert_eq!(

@@ -204,7 +204,7 @@ document.querySelectorAll("time[data-moment]").forEach((t) => {
     try {
       const plan = await call("GET", "/api/organize/preview?template=" + encodeURIComponent(field.value));
       const rows = plan.rows.slice(0, 3).map((r) => r.text + " " + r.note);
-      out.textContent = [plan.sentence, ...rows].join("\n");
+      out.textContent = [plan.counts, ...rows].join("\n");
       out.classList.remove("warn");
     } catch (e) {
       out.textContent = e.message;
