@@ -607,6 +607,15 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 }
 
 /// The opening tag of the element with this id.
+/// What a row of facts says: the `<dd id="…">` of that id, to its end.
+pub fn fact<'a>(body: &'a str, id: &str) -> &'a str {
+    let at = body
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in {body}"));
+    let rest = &body[at..];
+    &rest[..rest.find("</dd>").unwrap_or(rest.len())]
+}
+
 pub fn tag<'a>(body: &'a str, id: &str) -> &'a str {
     let at = body
         .find(&format!("id=\"{id}\""))

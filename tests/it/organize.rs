@@ -410,13 +410,7 @@ fn the_template_is_set_in_settings_with_its_live_preview() {
     );
     let settings = s.get("/settings").body;
     assert!(!settings.contains("id=\"template-form\""));
-    let row = settings
-        .split("id=\"organize-template\"")
-        .nth(1)
-        .unwrap()
-        .split("</dd>")
-        .next()
-        .unwrap();
+    let row = crate::harness::fact(&settings, "organize-template");
     assert!(
         row.contains("{name}.{ext}") && row.contains("--organize-template"),
         "{row}"

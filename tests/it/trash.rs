@@ -449,13 +449,7 @@ fn the_trash_retention_is_set_in_settings_unless_the_flag_sets_it() {
     // The flag wins: shown fixed, and the route says why it refuses.
     let s = TestServer::start_on(folders, &["--trash-retention-days", "5"]);
     let settings = s.get("/settings").body;
-    let row = settings
-        .split("id=\"retention\"")
-        .nth(1)
-        .unwrap()
-        .split("</dd>")
-        .next()
-        .unwrap();
+    let row = crate::harness::fact(&settings, "retention");
     assert!(
         row.contains("5 jours") && row.contains("--trash-retention-days"),
         "{row}"
