@@ -330,6 +330,7 @@ messages! {
     ByKeys => "son contenu, lu avec vos clés de console", "its contents, read with your console keys";
     ByNothing => "rien : aucun identifiant trouvé", "nothing: no ID was found";
     Subtype => "Sous-type", "Subtype";
+    SubtypeDlcUpdate => "mise à jour d'un DLC", "a DLC's update";
     BaseTitle => "Jeu de base", "Base game";
     Playable => "Jouable", "Playable";
     Yes => "oui", "yes";

@@ -373,7 +373,9 @@ fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup 
             dt { (v.t(M::TitleId)) } dd { code { @if let Some(id) = g.item.title_id { (id) } @else { "—" } } }
             dt { (v.t(M::Version)) } dd #version { (view::version(shown.as_deref(), g.item.version)) }
             dt { (v.t(M::IdentifiedBy)) } dd data-source=(g.identified_by.as_str()) { (view::evidence(v, g.identified_by)) }
-            @if let Some(sub) = &g.subtype { dt { (v.t(M::Subtype)) } dd { (sub) } }
+            @if let Some(sub) = &g.subtype {
+                dt { (v.t(M::Subtype)) } dd data-subtype=(sub) { @if sub == "dlc_update" { (v.t(M::SubtypeDlcUpdate)) } @else { (sub) } }
+            }
             @if let Some(base) = g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(&base.to_string())) } { code { (base) } } }
             }

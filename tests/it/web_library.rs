@@ -611,6 +611,17 @@ fn keys_hints_link_to_settings_and_no_page_shows_backticks() {
         assert!(get_as(&s, &admin, "/settings")
             .body
             .contains("id=\"console-keys\""));
+        // A DLC's update says so in words, its slug only as data.
+        let patch = "/game/Studio/Zephyr/Zephyr%20Expansion%20Pass%20Update%20%5B01007EF00011F801%5D%5Bv65536%5D.nsp";
+        let patch = get_as(&s, &admin, patch).body;
+        let sub = patch
+            .split("data-subtype=\"dlc_update\">")
+            .nth(1)
+            .expect("a subtype");
+        assert!(
+            !sub.split("</dd>").next().unwrap().contains("dlc_update"),
+            "{sub}"
+        );
         // How a file was identified, in words: its slug only as data.
         let game = get_as(&s, &admin, pages[5]).body;
         let source = game
