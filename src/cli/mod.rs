@@ -363,6 +363,7 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
             })
             .collect();
         crate::titles::import(&db, inputs)?;
+        demo_icons(&global.data)?;
         out::tell(&Line::DemoTitleDataImported { data: data.clone() });
     } else {
         let dir = demo::title_data_dir(dir).display().to_string();
@@ -372,6 +373,17 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
         data,
         library: dir_shown,
     });
+    Ok(())
+}
+
+/// A little icon of its own for each base game the demo's title data names, in the
+/// data folder's icon cache (which pages serve as covers), unless one is there.
+fn demo_icons(data: &Path) -> Result<(), Error> {
+    for id in demo::named_bases() {
+        let png = demo::icon_png(id.0).map_err(|e| Error::internal("a demo icon").with_cause(e))?;
+        crate::titles::icons::save_own(data, id, &png)
+            .map_err(|e| Error::internal("a demo icon").with_cause(e))?;
+    }
     Ok(())
 }
 

@@ -425,9 +425,9 @@ messages! {
     RefreshEvery => "Mise à jour automatique", "Automatic update";
     EveryDuration => "toutes les", "every";
     CountMissingDlc => "Compter les DLC manquants", "Count missing DLC";
-    ShowIcons => "Afficher les icônes des jeux", "Show game icons";
-    IconsNote => "Les icônes viennent d'un hôte tiers (celui des données de titres) : la tâche des données de titres les télécharge une fois, puis les pages les servent depuis le dossier de données.",
-        "Icons come from a third-party host (the title data's): the title data task downloads them once, then pages serve them from the data folder.";
+    ShowIcons => "Télécharger les icônes des jeux", "Fetch game icons";
+    IconsNote => "Les icônes déjà là (lues dans vos fichiers avec les clés de console, ou celles de la démo) s'affichent toujours. Celles-ci viennent d'un hôte tiers (celui des données de titres) : la tâche des données de titres les télécharge une fois, puis les pages les servent depuis le dossier de données.",
+        "Icons already there (read from your files with the console keys, or the demo's) are always shown. These come from a third-party host (the title data's): the title data task downloads them once, then pages serve them from the data folder.";
     UpdateTitleData => "Mettre à jour les données de titres", "Update the title data";
     NotFound => "Introuvable", "Not found";
     NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";

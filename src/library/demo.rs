@@ -222,6 +222,50 @@ pub fn title_data_dir(dir: &Path) -> PathBuf {
     dir.with_file_name(format!("{name}-titledb"))
 }
 
+/// The base games the demo's title data names: each gets an icon of its own
+/// (`icon_png`), so that the demo shows covers without the network.
+pub fn named_bases() -> Vec<crate::words::TitleId> {
+    let region: serde_json::Value = serde_json::from_str(TITLE_DATA[2].1).unwrap_or_default();
+    let titles = region.as_object().into_iter().flat_map(|t| t.values());
+    titles
+        .filter_map(|t| crate::words::TitleId::parse(t["id"].as_str()?))
+        .filter(|id| id.0 & 0x1FFF == 0)
+        .collect()
+}
+
+/// A 128-pixel square PNG for a title: a diagonal blend of two hues its ID picks,
+/// and a pale disc in the middle. Abstract, so that no one takes it for the game's.
+pub fn icon_png(id: u64) -> Result<Vec<u8>, png::EncodingError> {
+    const SIDE: u32 = 128;
+    let hue = |shift: u32| {
+        let h = (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as u8;
+        [h / 2 + 64, 255 - h / 2, h.wrapping_mul(3) / 2 + 40]
+    };
+    let (a, b) = (hue(8), hue(40));
+    let mut pixels = Vec::with_capacity((SIDE * SIDE * 3) as usize);
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let t = (x + y) as f32 / (2 * SIDE - 2) as f32;
+            let (dx, dy) = (x as f32 - 63.5, y as f32 - 63.5);
+            let disc = dx * dx + dy * dy < 28.0 * 28.0;
+            for c in 0..3 {
+                let v = a[c] as f32 * (1.0 - t) + b[c] as f32 * t;
+                // The disc: the blend, halfway to white.
+                pixels.push(if disc {
+                    ((v + 255.0) / 2.0) as u8
+                } else {
+                    v as u8
+                });
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, SIDE, SIDE);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.write_header()?.write_image_data(&pixels)?;
+    Ok(out)
+}
+
 /// Write the demo library into `dir`, and its title data beside it. Returns how
 /// many game files it wrote.
 pub fn write(dir: &Path) -> Result<usize, Error> {

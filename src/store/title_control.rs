@@ -94,16 +94,3 @@ pub fn get(conn: &Connection, title_id: TitleId) -> Result<Option<ControlRow>, E
         })
         .optional()?)
 }
-
-/// Whether the icon cached for the title `base_id` was read from the user's own files
-/// (served whatever the icon-fetch setting says). Icons are cached under the base
-/// ID; a Control NCA may be an update's, whose ID differs from its base's only in
-/// the last three hex digits.
-pub fn has_own_icon(conn: &Connection, base_id: TitleId) -> Result<bool, Error> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT 1 FROM title_control
-         WHERE icon AND title_id >= substr(?1, 1, 13) || '000'
-                    AND title_id <= substr(?1, 1, 13) || 'FFF'",
-    )?;
-    Ok(stmt.exists([base_id])?)
-}

@@ -43,8 +43,6 @@ pub struct PageFacts {
     /// The installed version's display version: its update's (or, at version 0, its
     /// base game's) Control NCA, read from a file of that version.
     pub installed_shown: Option<String>,
-    /// Whether a file of the title carries its own icon.
-    pub own_icon: bool,
     /// Whether its missing DLC, and its missing updates, are not counted.
     pub ignored: (bool, bool),
 }
@@ -96,7 +94,6 @@ pub fn page(db: &Connection, d: &Details) -> Result<PageFacts, Error> {
     Ok(PageFacts {
         shown,
         installed_shown: installed_shown(db, &d.state)?,
-        own_icon: title_control::has_own_icon(db, id)?,
         ignored: title_ignore::all(db)?
             .get(&Some(id))
             .copied()

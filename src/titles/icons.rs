@@ -1,8 +1,11 @@
-//! Title icons, opt-in: the title data names an icon URL on a third-party host, so
-//! nothing is fetched unless the user turned icons on (`store::settings::titles_icons`).
-//! The titles task then fetches the icons of the library's titles that are not cached
-//! yet into `DATA/icons/`; pages only ever serve that cache, so a page view never
-//! waits on another host and a host that is down costs one task, not every page.
+//! Title icons. Pages show whatever `DATA/icons/` holds, with no setting: the icons
+//! read from the user's files with the console keys (`save_own`), the demo's own, and
+//! those fetched. Fetching is opt-in: the title data names an icon URL on a
+//! third-party host, so nothing is fetched unless the user turned it on
+//! (`store::settings::titles_icons`); the titles task then fetches the icons of the
+//! library's titles that are not cached yet. Pages only ever serve that cache, so a
+//! page view never waits on another host and a host that is down costs one task, not
+//! every page.
 //!
 //! The URLs are the title data's, a third party's: they go through `outbound` with
 //! its `ICON` rules (15 s each, never a local address, a redirect only within the

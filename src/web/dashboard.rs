@@ -126,11 +126,7 @@ fn recently_added(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     if rows.is_empty() {
         return Ok(html! {});
     }
-    let icons_on = crate::titles::icons::enabled(c.db)?;
-    let mut covers = Vec::new();
-    for t in rows.iter() {
-        covers.push(super::titles::cover(c, t, icons_on)?);
-    }
+    let covers: Vec<_> = rows.iter().map(|t| super::titles::cover(c, t)).collect();
     Ok(html! {
         h2 { (v.t(M::RecentlyAdded)) " " a.more href="/library?sort=added" { (v.t(M::SeeAll)) } }
         div.covers.row #recently-added { @for cover in covers { (cover) } }

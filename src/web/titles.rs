@@ -204,10 +204,9 @@ fn view_switch(v: &Viewer, links: &pager::Links, grid: bool) -> Markup {
 
 /// The titles as covers, each with what it lacks below.
 fn title_grid(c: &Ctx, v: &Viewer, rows: &[&TitleState]) -> Result<Markup, Error> {
-    let icons_on = icons::enabled(c.db)?;
     let mut tiles = Vec::with_capacity(rows.len());
     for t in rows {
-        tiles.push(html! { div.tile { (cover(c, t, icons_on)?) (StatusBadges(v, t)) } });
+        tiles.push(html! { div.tile { (cover(c, t)) (StatusBadges(v, t)) } });
     }
     Ok(html! { div.covers #title-grid { @for tile in tiles { (tile) } } })
 }
@@ -325,7 +324,6 @@ fn title_table(
     sort: &str,
     rows: &[&TitleState],
 ) -> Result<Markup, Error> {
-    let with_icons = icons::enabled(c.db)?;
     let keyed = !crate::store::title_control::is_empty(c.db)?;
     Ok(html! {
         div.scroll {
@@ -340,7 +338,7 @@ fn title_table(
                     @for t in rows {
                         tr data-title=(t.base_id) {
                             td.title {
-                                @if with_icons { (icon(c, t.base_id)) }
+                                (icon(c, t.base_id))
                                 a href={ "/title/" (t.base_id) } { (t.name) }
                                 br.wide; code.id.wide { (t.base_id) }
                             }
@@ -361,9 +359,10 @@ fn title_table(
 /// own, read from its files with the console keys, or the opt-in icon cache), else
 /// a placeholder drawn in CSS with the name's first letter; the name below. Images
 /// load lazily: a grid of a hundred titles asks only for those in sight.
-pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
-    let cached = icons::path(&c.app.config.data, t.base_id).is_file();
-    let shown = cached && (icons_on || crate::store::title_control::has_own_icon(c.db, t.base_id)?);
+pub fn cover(c: &Ctx, t: &TitleState) -> Markup {
+    // Whatever cached it (a file read with the keys, the demo, the titles task when
+    // an admin let it fetch), an icon in the cache is shown: no setting hides it.
+    let shown = icons::path(&c.app.config.data, t.base_id).is_file();
     let initial: String = t
         .name
         .chars()
@@ -378,7 +377,7 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
         .iter()
         .fold(0u32, |h, &b| h.wrapping_mul(31).wrapping_add(b as u32))
         % 12;
-    Ok(html! {
+    html! {
         a.cover href={ "/title/" (t.base_id) } {
             @if shown {
                 img src={ "/icon/" (t.base_id) } alt="" width="256" height="256" loading="lazy" decoding="async";
@@ -387,7 +386,7 @@ pub fn cover(c: &Ctx, t: &TitleState, icons_on: bool) -> Result<Markup, Error> {
             }
             span.name { (t.name) }
         }
-    })
+    }
 }
 
 /// The cached icon of a title, or nothing: a page never waits on the icon host.
@@ -523,10 +522,9 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
     };
     let t = &d.state;
     let own = details::page(c.db, &d)?;
-    let with_icons = own.own_icon || icons::enabled(c.db)?;
     let dash = || "—".to_string();
     let body = html! {
-        @if with_icons { (icon(c, t.base_id)) }
+        (icon(c, t.base_id))
         dl.facts #title-facts {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }
@@ -854,10 +852,6 @@ pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
 pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
     let not_found = || Error::not_found(Msg::NoSuchFile);
     let id = TitleId::parse(c.param(0)).ok_or_else(not_found)?;
-    let own = crate::store::title_control::has_own_icon(c.db, id)?;
-    if !own && !icons::enabled(c.db)? {
-        return Err(not_found());
-    }
     let (bytes, content_type) = icons::read_cached(&c.app.config.data, id).ok_or_else(not_found)?;
     Ok(Reply {
         status: 200,

@@ -750,3 +750,42 @@ fn library_health_counts_what_needs_a_hand_with_its_list_and_fix() {
     let seen = get_as(&s, &viewer, "/health").body;
     assert!(seen.contains("data-item=\"duplicates\"") && !seen.contains("start-dedupe"));
 }
+
+/// Covers offline: the demo caches a little icon of its own for each base game its
+/// title data names, and every page shows cached icons with no setting (fetching
+/// stays off); a title without one keeps its lettered placeholder.
+#[test]
+fn the_demo_shows_covers_without_the_network_or_a_setting() {
+    let (s, admin, _) = server();
+    let settings = get_as(&s, &admin, "/settings").body;
+    assert!(
+        !settings.contains("name=\"icons\" checked"),
+        "fetching stays off"
+    );
+    let r = get_as(&s, &admin, "/icon/0100000000010000");
+    assert_eq!(
+        (r.status, r.header("content-type")),
+        (200, Some("image/png"))
+    );
+    assert!(r.body.len() > 100);
+    let grid = get_as(&s, &admin, "/library?view=grid&limit=200").body;
+    assert!(
+        grid.contains("<img src=\"/icon/0100000000010000\""),
+        "{grid}"
+    );
+    // "Orphan DLC without its game" is no base game the title data names: lettered.
+    let orphan = grid
+        .split("href=\"/title/0100AAAA00000000\"")
+        .nth(1)
+        .unwrap();
+    assert!(
+        orphan
+            .split("</a>")
+            .next()
+            .unwrap()
+            .contains("class=\"placeholder"),
+        "{orphan}"
+    );
+    let title = get_as(&s, &admin, "/title/0100000000010000").body;
+    assert!(title.contains("<img class=\"icon\" src=\"/icon/0100000000010000\""));
+}
