@@ -266,6 +266,7 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         .find(|p| p.slug == g.platform)
         .map_or_else(|| g.platform.clone(), |p| p.name);
     let body = html! {
+        @if let Some(base) = g.item.base_title_id { (super::titles::header_icon(c, base)) }
         @if let Some(why) = &g.damage {
             p.warn #damaged { strong { (v.t(M::Damaged)) } (v.colon()) (v.say(why)) }
         }

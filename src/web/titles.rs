@@ -395,6 +395,13 @@ pub(super) fn icon(c: &Ctx, title_id: TitleId) -> Markup {
     html! { @if cached { img.icon src={ "/icon/" (title_id) } alt="" width="48" height="48" loading="lazy"; } }
 }
 
+/// The cached icon of a title as a page's header (a title's page, a game's), or
+/// nothing.
+pub(super) fn header_icon(c: &Ctx, title_id: TitleId) -> Markup {
+    let cached = icons::path(&c.app.config.data, title_id).is_file();
+    html! { @if cached { img.icon.header-icon src={ "/icon/" (title_id) } alt="" width="160" height="160"; } }
+}
+
 /// What files the title has: its base, how many updates, how many DLC, written
 /// straight into the page rather than rendered aside.
 struct Contents<'a>(&'a Viewer, &'a TitleState);
@@ -524,7 +531,7 @@ pub fn title_page(c: &Ctx) -> Result<Reply, Error> {
     let own = details::page(c.db, &d)?;
     let dash = || "—".to_string();
     let body = html! {
-        (icon(c, t.base_id))
+        (header_icon(c, t.base_id))
         dl.facts #title-facts {
             dt { (v.t(M::TitleId)) } dd { code { (t.base_id) } }
             dt { (v.t(M::Publisher)) } dd { (d.facts.publisher.clone().unwrap_or_else(dash)) }

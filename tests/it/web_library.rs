@@ -786,6 +786,11 @@ fn the_demo_shows_covers_without_the_network_or_a_setting() {
             .contains("class=\"placeholder"),
         "{orphan}"
     );
-    let title = get_as(&s, &admin, "/title/0100000000010000").body;
-    assert!(title.contains("<img class=\"icon\" src=\"/icon/0100000000010000\""));
+    // At the head of the title's page, and of each of its files' pages.
+    let header = "<img class=\"icon header-icon\" src=\"/icon/0100000000010000\"";
+    assert!(get_as(&s, &admin, "/title/0100000000010000")
+        .body
+        .contains(header));
+    let update = "/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv65536%5D.nsp";
+    assert!(get_as(&s, &admin, update).body.contains(header));
 }
