@@ -363,6 +363,8 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
             })
             .collect();
         crate::titles::import(&db, inputs)?;
+        // Only with the demo's own title data: its IDs are real, and a made-up icon
+        // must never stand in the cache for a real game's.
         demo_icons(&global.data)?;
         out::tell(&Line::DemoTitleDataImported { data: data.clone() });
     } else {

@@ -324,7 +324,8 @@ impl NameIndex {
             hits.retain(|&i| self.entries[i as usize].damaged);
         }
         if let Some(format) = q.format {
-            hits.retain(|&i| super::search::format_of(self.listed(i).key) == Some(format));
+            let key = |i: u32| self.span(self.entries[i as usize].key);
+            hits.retain(|&i| super::search::format_of(key(i)) == Some(format));
         }
         if let Some(p) = &q.platform {
             match self.platforms.iter().position(|x| x == p) {

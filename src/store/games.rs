@@ -264,7 +264,8 @@ pub struct Indexed {
     pub damaged: bool,
 }
 
-/// Every game, in library order (folded name, then key), handed to `each` one by one
+/// Every game, by folded name then key (SQLite's order, which the search index puts
+/// in the library's natural one: `name_index`), handed to `each` one by one
 /// so that the whole table is never held as rows. In one read transaction with the
 /// generation it returns, so the two agree.
 pub fn for_each_indexed(conn: &Connection, mut each: impl FnMut(Indexed)) -> Result<i64, Error> {

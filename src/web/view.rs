@@ -499,6 +499,39 @@ pub fn evidence(v: &Viewer, by: IdSource) -> &'static str {
 mod tests {
     use super::*;
 
+    /// A day of the title data (a third party's text) reads as a day only when it is
+    /// one; anything else is shown as it is, never a panic.
+    #[test]
+    fn only_a_real_day_is_read_as_one() {
+        assert_eq!(ymd("2025-06-25"), Some((2025, 6, 25)));
+        for text in [
+            "",
+            "2025",
+            "2025-13-01",
+            "2025-00-10",
+            "2025-06-32",
+            "2025-06-0",
+            "x-y-z",
+            "2025-06-25-01",
+            "９９-01-01",
+            "-1-01-01",
+            "2025--06",
+        ] {
+            assert_eq!(ymd(text), None, "{text}");
+        }
+        assert_eq!(ymd("99999999999-01-01"), Some((99_999_999_999, 1, 1)));
+        let v = Viewer {
+            lang: Lang::Fr,
+            name: None,
+            admin: false,
+        };
+        assert_eq!(
+            day(&v, "2025-06-25").into_string(),
+            "<time datetime=\"2025-06-25\">25 juin 2025</time>"
+        );
+        assert_eq!(day(&v, "<b>").into_string(), "&lt;b&gt;");
+    }
+
     #[test]
     fn numbers_are_grouped_and_words_agree_with_them() {
         let [fr, en] = [Lang::Fr, Lang::En].map(|lang| Viewer {

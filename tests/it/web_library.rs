@@ -614,24 +614,10 @@ fn keys_hints_link_to_settings_and_no_page_shows_backticks() {
         // A DLC's update says so in words, its slug only as data.
         let patch = "/game/Studio/Zephyr/Zephyr%20Expansion%20Pass%20Update%20%5B01007EF00011F801%5D%5Bv65536%5D.nsp";
         let patch = get_as(&s, &admin, patch).body;
-        let sub = patch
-            .split("data-subtype=\"dlc_update\">")
-            .nth(1)
-            .expect("a subtype");
-        assert!(
-            !sub.split("</dd>").next().unwrap().contains("dlc_update"),
-            "{sub}"
-        );
+        assert!(!said(&patch, "data-subtype", "dlc_update").contains("dlc_update"));
         // How a file was identified, in words: its slug only as data.
         let game = get_as(&s, &admin, pages[5]).body;
-        let source = game
-            .split("data-source=\"filename\">")
-            .nth(1)
-            .expect("by its name");
-        assert!(
-            !source.split("</dd>").next().unwrap().contains("filename"),
-            "{source}"
-        );
+        assert!(!said(&game, "data-source", "filename").contains("filename"));
         for page in pages {
             let body = get_as(&s, &admin, page).body;
             // The page's words, outside its script and style.
@@ -681,7 +667,13 @@ fn an_empty_dashboard_says_where_games_go() {
 /// it, with its list and its fix; the menu leads there, and marks it on Upkeep too.
 #[test]
 fn library_health_counts_what_needs_a_hand_with_its_list_and_fix() {
-    let (s, admin, viewer) = server();
+    // A second copy of a game: a duplicate for dedupe to offer.
+    let (s, admin, viewer) = server_with(|f| {
+        let copy = f
+            .library
+            .join("Moonlit Odyssey copy [0100000000010000][v0].nsp");
+        std::fs::copy(f.library.join(GAME), copy).unwrap();
+    });
     let get = |path: &str| get_as(&s, &admin, path);
     let health = get("/health").body;
     let item = |name: &str| -> (u64, String) {
@@ -729,9 +721,8 @@ fn library_health_counts_what_needs_a_hand_with_its_list_and_fix() {
         plan["rows"].as_array().unwrap().len(),
         "{plan}"
     );
-    if duplicates > 0 {
-        assert!(li.contains("data-preview=\"/api/dedupe/preview\""), "{li}");
-    }
+    assert!(duplicates > 0, "{plan}");
+    assert!(li.contains("data-preview=\"/api/dedupe/preview\""), "{li}");
     let (unidentified, li) = item("unidentified");
     assert_eq!(
         unidentified > 0,
@@ -793,4 +784,15 @@ fn the_demo_shows_covers_without_the_network_or_a_setting() {
         .contains(header));
     let update = "/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010800%5D%5Bv65536%5D.nsp";
     assert!(get_as(&s, &admin, update).body.contains(header));
+}
+
+/// What a page's `<dd ATTR="SLUG">` says, up to its end: the words shown for a
+/// value kept as data.
+fn said<'a>(body: &'a str, attr: &str, slug: &str) -> &'a str {
+    let at = format!("{attr}=\"{slug}\">");
+    let rest = body
+        .split(&at)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {at} in {body}"));
+    rest.split("</dd>").next().unwrap()
 }
