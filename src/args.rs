@@ -197,9 +197,10 @@ pub struct GlobalArgs {
 
 #[derive(ClapArgs, Debug, Clone)]
 pub struct ServeArgs {
-    /// Address and port to listen on (port 0 picks a free port).
-    #[arg(long, env = "LUDOTHEQUE_LISTEN", default_value = "127.0.0.1:8080")]
-    pub listen: String,
+    /// Address and port to listen on (port 0 picks a free port) [default: the one set
+    /// in the web, else 127.0.0.1:8080].
+    #[arg(long, env = "LUDOTHEQUE_LISTEN")]
+    pub listen: Option<String>,
     /// Request worker threads [default: twice the cores, at least 4].
     #[arg(long, env = "LUDOTHEQUE_WORKERS")]
     pub workers: Option<usize>,

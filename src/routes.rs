@@ -173,6 +173,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/notify/{id}/test", Private, web::notifications::test),
     route("DELETE", "/api/notify/{id}", Private, web::notifications::remove),
     route("POST", "/api/device", Private, web::device::set_device),
+    route("POST", "/api/listen", Private, web::listen::set_listen),
     route("DELETE", "/api/device", Private, web::device::clear_device),
     route("GET", "/api/push", Private, web::device::push_list),
     route("DELETE", "/api/push", Private, web::device::push_clear),

@@ -114,12 +114,12 @@ impl Service {
     pub fn serve(mut self) -> Result<(), Error> {
         memory::limit_malloc_arenas();
         accounts::limit_hashing(self.config.workers);
-        let server = http::server::listen(&self.config)?;
+        let conn = db::open(&self.config.data)?;
+        let server = self.listen(&conn)?;
         let addr = server
             .server_addr()
             .to_ip()
             .ok_or_else(|| Error::internal("the listener has no IP address"))?;
-        let conn = db::open(&self.config.data)?;
         self.serving.store(true, Ordering::SeqCst);
         // Claimed before the address is printed, so that whoever waits for that line
         // sees the first scan already running.
@@ -148,12 +148,29 @@ impl Service {
             Arc::clone(&self.push),
             Arc::clone(&self.prod_keys),
             Arc::clone(&self.views),
-            addr.port(),
+            addr,
             accounts::setup_code(&conn)?,
         ));
-        http::server::run(&app, &server, &self.stop, &routes::TABLE)?;
+        http::server::run(&app, server, &self.stop, &routes::TABLE)?;
         self.close();
         Ok(())
+    }
+
+    /// Listen where `--listen` says, else where an admin set in the web (the Consoles
+    /// page), else on this machine only. An address set in the web that cannot be
+    /// bound any more (a network address the machine lost) falls back to the default
+    /// with a warning, so that the service still starts; one given by flag is an error.
+    fn listen(&self, conn: &rusqlite::Connection) -> Result<tiny_http::Server, Error> {
+        if let Some(flag) = &self.config.serve.listen {
+            return http::server::listen(&self.config, flag);
+        }
+        if let Some(saved) = crate::store::settings::listen(conn)? {
+            match http::server::listen(&self.config, &saved) {
+                Ok(server) => return Ok(server),
+                Err(e) => log::warn!("cannot listen on {saved}, set in the web: {e:?}; listening on {DEFAULT_LISTEN}"),
+            }
+        }
+        http::server::listen(&self.config, DEFAULT_LISTEN)
     }
 
     /// Stop the running task at its next safe point and wait for the threads.
@@ -174,6 +191,10 @@ impl Service {
         info!("stopped");
     }
 }
+
+/// Where the service listens when neither `--listen` nor the web says: this machine
+/// only, until an admin opens it to the network.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// A write past the file-size limit (RLIMIT_FSIZE) raises SIGXFSZ, which kills the
 /// process by default. Catch it so the write fails with an error instead, and the

@@ -435,8 +435,15 @@ messages! {
     Shop => "Boutique", "Shop";
     ShopIntro => "Les installateurs de la console (Tinfoil, CyberFoil, DBI, Sphaira) parcourent toute la bibliothèque et installent depuis cette adresse :",
         "Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and install from this address:";
-    ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre. Relancez-le avec --listen 0.0.0.0:",
-        "The service listens on this machine only: no console can reach it. Start it again with --listen 0.0.0.0:";
+    ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre. Pour les consoles du réseau, écoutez sur 0.0.0.0 ci-dessous.",
+        "The service listens on this machine only: no console can reach it. For the consoles on your network, listen on 0.0.0.0 below.";
+    ListenHeading => "Adresse d'écoute", "Listening address";
+    ListenAddress => "Adresse et port (IP:PORT)", "Address and port (IP:PORT)";
+    ListenNote => "0.0.0.0 : toutes les interfaces, pour les consoles du réseau ; 127.0.0.1 : cette machine seulement. Le changement prend effet tout de suite et est gardé pour les prochains lancements.",
+        "0.0.0.0: every interface, for the consoles on your network; 127.0.0.1: this machine only. The change applies at once and is kept for the next starts.";
+    ListenNetwork => "Toutes les interfaces", "Every interface";
+    ListenLocal => "Cette machine seulement", "This machine only";
+    Listen => "Écouter ici", "Listen here";
     ShopPublic => "--shop-public : la boutique est ouverte sans mot de passe à quiconque atteint le service, qui peut lister et télécharger tous les jeux.",
         "--shop-public: the shop is open without a password to anyone who reaches the service, who can list and download every game.";
     ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique et les sauvegardes de cette console ; une clé d'API ne les ouvre pas.",
@@ -674,8 +681,8 @@ messages! {
         "Click “Push to the console”, then pick on the console the games to install and where (SD card or internal memory).";
     PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique ci-dessus.",
         "DBI and Goldleaf take no push: with DBI, use the shop above.";
-    PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Relancez-le avec --listen 0.0.0.0:",
-        "No push while the service listens on this machine only: the console could not download the games. Start it again with --listen 0.0.0.0:";
+    PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Changez l'adresse d'écoute sur la page Consoles (0.0.0.0).",
+        "No push while the service listens on this machine only: the console could not download the games. Change the listening address on the Consoles page (0.0.0.0).";
     PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Cannot push: no console is set up.";
     PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";

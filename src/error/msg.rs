@@ -641,6 +641,20 @@ pub enum Msg {
     /// The trash's retention is set by `--trash-retention-days`.
     RetentionByFlag,
     BadRetention,
+    /// The address typed in the listen field is not `IP:PORT`.
+    BadListenAddress {
+        address: String,
+    },
+    /// Another program listens on that port.
+    ListenInUse {
+        address: String,
+    },
+    /// Where the service listens is set by `--listen` or `LUDOTHEQUE_LISTEN`.
+    ListenByFlag,
+    /// The service moved: where it listens now.
+    ListeningOn {
+        address: String,
+    },
     /// What the console keys identified in the last scan.
     FilesIdentified {
         files: u64,
@@ -1370,6 +1384,10 @@ impl Msg {
             TemplateByFlag => "Organize's template is set at start with --organize-template, which wins over Settings.".into(),
             RetentionByFlag => "The trash's retention is set at start with --trash-retention-days, which wins over Settings.".into(),
             BadRetention => "days must be a whole number from 1 to 3650.".into(),
+            BadListenAddress { address } => format!("“{address}” is not an address to listen on: write an IP address and a port, such as 0.0.0.0:8080 (every network) or 127.0.0.1:8080 (this machine only)."),
+            ListenInUse { address } => format!("cannot listen on {address}: another program uses that port."),
+            ListenByFlag => "The address is set at start with --listen or LUDOTHEQUE_LISTEN, which wins over this page.".into(),
+            ListeningOn { address } => format!("Now listening on {address}."),
             FilesIdentified { files } => format!("{} identified with the console keys.", EN.count(*files, "file", "files")),
             AddedToPush { files, total } => format!("{} added to the push list, which now holds {total}.", EN.count(*files, "file", "files")),
             ConfirmForgetDevice { name, host } => format!("Forget the console “{name}” ({host})? The push list is kept."),

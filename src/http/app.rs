@@ -24,8 +24,9 @@ pub struct App {
     pub limits: Limits,
     /// Rendered library and search pages.
     pub pages: PageCache,
-    /// The port the service listens on (the warden finds connections by it).
-    pub port: u16,
+    /// Where the service listens (the warden finds connections by its ports), and
+    /// the moves asked of the acceptor.
+    pub listening: Arc<super::listening::Listening>,
     /// Connections refused for ambiguous framing (see `framing`): the acceptor drops
     /// what follows on them; the worker that shuts one stamps it again.
     pub poisoned: Mutex<Poisoned>,
@@ -53,7 +54,7 @@ impl App {
         push: Arc<Sessions>,
         prod_keys: Arc<KeysFile>,
         views: Arc<crate::views::Views>,
-        port: u16,
+        listen: std::net::SocketAddr,
         setup_code: Option<String>,
     ) -> App {
         App {
@@ -75,7 +76,7 @@ impl App {
             prod_keys,
             started: Instant::now(),
             pages: PageCache::default(),
-            port,
+            listening: Arc::new(super::listening::Listening::new(listen)),
             poisoned: Mutex::default(),
             held: Arc::default(),
             setup_code: Mutex::new(setup_code),

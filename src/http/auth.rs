@@ -441,10 +441,7 @@ pub fn local_access(app: &App, req: &Req) -> bool {
 /// Is the program at the other end of this loopback connection run by root, by the
 /// service's own user, or by one of `uids`? Not when its owner cannot be read.
 fn peer_admitted(app: &App, req: &Req, uids: &[u32]) -> bool {
-    // A host name to listen on (`localhost:8080`) leaves our address to guess.
-    let ip = app.config.serve.listen.parse::<std::net::SocketAddr>().ok();
-    let ip = ip.map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
-    let listen = std::net::SocketAddr::new(ip, app.port);
+    let listen = app.listening.addr();
     let owner = req
         .peer
         .and_then(|peer| owner::connection_peer_uid(req.connection, peer, listen));

@@ -31,6 +31,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::auth::client_net;
+use super::listening::Ports;
 use super::warden;
 use crate::error::{Error, Kind, Msg};
 
@@ -116,9 +117,9 @@ pub struct Unread {
 
 impl Unread {
     /// Find the connection of a request that will be answered unread.
-    pub fn of(port: u16, rq: &tiny_http::Request) -> Unread {
+    pub fn of(ports: Ports, rq: &tiny_http::Request) -> Unread {
         Unread {
-            fd: rq.remote_addr().and_then(|peer| warden::find(port, peer)),
+            fd: rq.remote_addr().and_then(|peer| warden::find(ports, peer)),
         }
     }
 
@@ -166,7 +167,7 @@ impl Unread {
 /// sent chunked or after `100 Continue` is read, a slow one costs a worker a moment.
 pub fn read(
     bodies: &Bodies,
-    port: u16,
+    ports: Ports,
     rq: &mut tiny_http::Request,
     max_body: usize,
     stranger: bool,
@@ -193,7 +194,7 @@ pub fn read(
             .map_err(|e| Error::invalid(Msg::BodyUnreadable).with_cause(e))?;
     } else {
         let peer: Option<SocketAddr> = rq.remote_addr().copied();
-        let fd = peer.and_then(|p| warden::find(port, &p));
+        let fd = peer.and_then(|p| warden::find(ports, &p));
         let Some((peer, fd)) = peer.zip(fd) else {
             return Err(Error::invalid(Msg::BodyUnreadable).with_cause("its connection is gone"));
         };

@@ -10,6 +10,7 @@ pub mod body;
 pub mod cache;
 pub mod downloads;
 pub mod framing;
+pub mod listening;
 pub mod multipart;
 pub mod params;
 pub mod range;

@@ -12,6 +12,7 @@
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,7 @@ use rusqlite::Connection;
 
 use super::auth::Principal;
 use super::router::{self, Call, Routed, Table};
+use super::listening::RETIRE_AFTER;
 use super::warden::Place;
 use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
@@ -33,19 +35,15 @@ use crate::store::db;
 /// flight are answered.
 pub fn run(
     app: &Arc<App>,
-    server: &tiny_http::Server,
+    server: tiny_http::Server,
     stop: &Arc<AtomicBool>,
     table: &'static Table,
 ) -> Result<(), Error> {
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| Error::internal("the listener has no IP address"))?;
     let (workers, queue) = (app.config.workers, app.config.serve.queue);
     let workers = start_pool(app, table, "worker", workers, queue)?;
     let downloads = start_downloads(app, app.config.serve.shop_downloads_total)?;
     let writers = start_writers(app, app.config.workers)?;
-    let bounds = warden_bounds(&app.config, addr, &app.held);
+    let bounds = warden_bounds(&app.config, &app.listening, &app.held);
     let warden = warden::start(bounds, Arc::clone(stop))?;
     accept(app, server, stop, &workers.0);
     let _ = warden.join();
@@ -83,15 +81,25 @@ pub fn run(
 /// no byte of within `--write-timeout-secs` fails and ends the connection, an accept
 /// error is retried with a growing pause, and a connection that would take one of the
 /// last [`RESERVED_FDS`] descriptors is closed at once.
-pub fn listen(config: &Config) -> Result<tiny_http::Server, Error> {
-    let address = &config.serve.listen;
+pub fn listen(config: &Config, address: &str) -> Result<tiny_http::Server, Error> {
     let cannot = |e: &dyn std::fmt::Display| {
         Error::invalid(Msg::CannotListen {
             address: address.to_string(),
         })
         .with_cause(e)
     };
-    let listener = std::net::TcpListener::bind(address).map_err(|e| cannot(&e))?;
+    let listener = std::net::TcpListener::bind(address).map_err(|e| {
+        let in_use = e.kind() == std::io::ErrorKind::AddrInUse;
+        let msg = match in_use {
+            true => Msg::ListenInUse {
+                address: address.to_string(),
+            },
+            false => Msg::CannotListen {
+                address: address.to_string(),
+            },
+        };
+        Error::invalid(msg).with_cause(e)
+    })?;
     socket2::SockRef::from(&listener)
         .set_tcp_nodelay(true)
         .map_err(|e| cannot(&e))?;
@@ -117,7 +125,7 @@ pub const RESERVED_FDS: u64 = 64;
 /// cap lowered if even that is too small (keeping 64 for files and the database).
 fn warden_bounds(
     config: &Config,
-    addr: std::net::SocketAddr,
+    listening: &Arc<super::listening::Listening>,
     held: &Arc<warden::Held>,
 ) -> warden::Bounds {
     let mut max_connections = config.serve.max_connections;
@@ -130,17 +138,8 @@ fn warden_bounds(
             max_connections = room;
         }
     }
-    // The warden reaches our own port on loopback when we listen on every address.
-    let mut listen = addr;
-    if listen.ip().is_unspecified() {
-        listen.set_ip(match addr {
-            std::net::SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
-            std::net::SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
-        });
-    }
     warden::Bounds {
-        port: addr.port(),
-        listen,
+        listening: Arc::clone(listening),
         max_connections,
         idle_timeout: config.idle_timeout(),
         request_timeout: config.request_timeout(),
@@ -311,34 +310,34 @@ fn start_pool(
 /// ([`Parked`]); one that takes no byte of it for `--write-timeout-secs` is closed.
 fn accept(
     app: &App,
-    server: &tiny_http::Server,
+    mut server: tiny_http::Server,
     stop: &AtomicBool,
     workers: &crossbeam_channel::Sender<Work>,
 ) {
-    let poisoned = || app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
     let mut parked = Parked::default();
+    // The listener left by a move, whose open connections are still served.
+    let mut retiring: Option<(tiny_http::Server, Instant)> = None;
     while !stop.load(Ordering::SeqCst) {
         for rq in parked.ready(app) {
             dispatch(app, rq, workers);
         }
-        let wait = if parked.0.is_empty() { 200 } else { 5 };
-        match server.recv_timeout(Duration::from_millis(wait)) {
-            Ok(Some(rq)) if poisoned().contains(rq.remote_addr()) => {
-                debug!("dropping a request framed after an ambiguous one");
-                drop(rq.into_writer());
+        if let Some(ask) = app.listening.asked() {
+            let _ = ask
+                .answer
+                .send(move_listener(app, &mut server, &mut retiring, ask.to));
+        }
+        if retiring.as_ref().is_some_and(|(_, at)| at.elapsed() > RETIRE_AFTER) {
+            retiring = None;
+            app.listening.retired();
+        }
+        if let Some((old, _)) = &retiring {
+            while let Ok(Some(rq)) = old.try_recv() {
+                take(app, rq, &mut parked, workers);
             }
-            Ok(Some(rq)) => {
-                // Received whole: from here the request is the service's to answer.
-                app.held.at(rq.remote_addr(), Place::Waiting);
-                match unsent(&rq) {
-                    0 => dispatch(app, rq, workers),
-                    _ if parked.0.len() >= app.config.serve.queue => {
-                        warn!("too many clients do not read their answers: closing one");
-                        close_unanswered(app, rq);
-                    }
-                    n => parked.0.push((rq, n, Instant::now())),
-                }
-            }
+        }
+        let busy = !parked.0.is_empty() || retiring.is_some();
+        match server.recv_timeout(Duration::from_millis(if busy { 5 } else { 200 })) {
+            Ok(Some(rq)) => take(app, rq, &mut parked, workers),
             Ok(None) => {}
             // Said once per run of failures (out of descriptors, say); tiny_http goes
             // on accepting, after a pause that grows from 5 ms to 1 s.
@@ -348,6 +347,81 @@ fn accept(
     // Stopping: what still waits is closed, never answered from here.
     for (rq, ..) in parked.0.drain(..) {
         close_unanswered(app, rq);
+    }
+}
+
+/// A request received whole: from here it is the service's to answer.
+fn take(
+    app: &App,
+    rq: tiny_http::Request,
+    parked: &mut Parked,
+    workers: &crossbeam_channel::Sender<Work>,
+) {
+    let poisoned = app.poisoned.lock().unwrap_or_else(|p| p.into_inner());
+    if poisoned.contains(rq.remote_addr()) {
+        debug!("dropping a request framed after an ambiguous one");
+        drop(rq.into_writer());
+        return;
+    }
+    drop(poisoned);
+    app.held.at(rq.remote_addr(), Place::Waiting);
+    match unsent(&rq) {
+        0 => dispatch(app, rq, workers),
+        _ if parked.0.len() >= app.config.serve.queue => {
+            warn!("too many clients do not read their answers: closing one");
+            close_unanswered(app, rq);
+        }
+        n => parked.0.push((rq, n, Instant::now())),
+    }
+}
+
+/// Listen on `to` instead (see `listening`): the old listener stops accepting and its
+/// open connections are served from `retiring`. On failure the service listens where
+/// it did.
+fn move_listener(
+    app: &App,
+    server: &mut tiny_http::Server,
+    retiring: &mut Option<(tiny_http::Server, Instant)>,
+    to: SocketAddr,
+) -> Result<SocketAddr, Error> {
+    let old = app.listening.addr();
+    if to == old {
+        return Ok(old);
+    }
+    let mut failed = None;
+    let new = match listen(&app.config, &to.to_string()) {
+        Ok(new) => new,
+        // The same port elsewhere: Linux wants the old listener closed first.
+        Err(_) if to.port() == old.port() => {
+            server.stop_accepting();
+            match listen(&app.config, &to.to_string()) {
+                Ok(new) => new,
+                Err(e) => {
+                    warn!("cannot listen on {to}: {e:?}; back on {old}");
+                    failed = Some(e);
+                    listen(&app.config, &old.to_string()).inspect_err(|again| {
+                        error!("cannot listen on {old} again: {again:?}; no new connection is accepted")
+                    })?
+                }
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let bound = new
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| Error::internal("the listener has no IP address"))?;
+    let left = std::mem::replace(server, new);
+    left.stop_accepting();
+    *retiring = Some((left, Instant::now()));
+    app.listening.moved(bound, old.port());
+    app.push.set_listen(bound);
+    match failed {
+        Some(e) => Err(e),
+        None => {
+            info!("listening on http://{bound}, no longer on {old}");
+            Ok(bound)
+        }
     }
 }
 
@@ -453,7 +527,7 @@ fn close_unanswered(app: &App, rq: tiny_http::Request) {
             drop(rq.into_writer());
         }
         None => {
-            let unread = body::Unread::of(app.port, &rq);
+            let unread = body::Unread::of(app.listening.ports(), &rq);
             unread.close_reading();
             drop(rq.into_writer());
             unread.close();
@@ -476,7 +550,7 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     let (version, headers) = (rq.http_version().clone(), rq.headers().to_vec());
     let e = Error::invalid(Msg::AmbiguousLength { why: why.into() });
     // Its body is never read: shut the read side, or dropping the request drains it.
-    body::Unread::of(app.port, &rq).close_reading();
+    body::Unread::of(app.listening.ports(), &rq).close_reading();
     let mut writer = rq.into_writer();
     let response = Reply::from_error(&e)
         .into_tiny()
@@ -484,7 +558,7 @@ fn refuse_ambiguous(app: &App, rq: tiny_http::Request, why: &str) {
     let _ = response.raw_print(&mut writer, version, &headers, false, None);
     let _ = writer.flush();
     if let Some(peer) = peer {
-        warden::shut(app.port, &peer, "ambiguous request framing");
+        warden::shut(app.listening.ports(), &peer, "ambiguous request framing");
         // What tiny_http frames after this request reaches the acceptor only now that
         // the request is done with: the connection stays poisoned from here on.
         app.poisoned
@@ -571,7 +645,7 @@ fn read_body(
     let stranger = matches!(call.principal, Principal::Anonymous);
     body::read(
         &app.bodies,
-        app.port,
+        app.listening.ports(),
         rq,
         app.config.serve.max_body,
         stranger,
@@ -652,7 +726,7 @@ pub struct Answer {
 /// (tiny_http writes no `Connection` header of ours: the client sees the close.)
 fn respond(app: &App, mut rq: tiny_http::Request, reply: Reply, body_read: bool) {
     let unread = (!body_read && body::pending(&rq))
-        .then(|| body::Unread::of(app.port, &rq))
+        .then(|| body::Unread::of(app.listening.ports(), &rq))
         .filter(|unread| !unread.pass_over(&mut rq));
     if let Some(unread) = &unread {
         unread.close_reading();

@@ -48,6 +48,8 @@ use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
 
+use super::listening::{Listening, Ports};
+
 /// The connections (by peer address) whose request the service holds, and where:
 /// waiting for a worker, in a worker, or in a download thread. tiny_http hands out
 /// one request of a connection at a time (`ServerOptions::sequential_requests`), so
@@ -101,14 +103,13 @@ impl Held {
 /// What the warden enforces.
 #[derive(Debug, Clone)]
 pub struct Bounds {
-    pub port: u16,
+    /// Where the service listens: the connections watched are those on its ports.
+    pub listening: Arc<Listening>,
     pub max_connections: usize,
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
     /// Bytes a client may send without getting an answer.
     pub max_unanswered: u64,
-    /// Where to connect to wake tiny_http's thread pool (see [`nudge`]).
-    pub listen: SocketAddr,
     /// The connections whose request the service holds.
     pub held: Arc<Held>,
 }
@@ -201,13 +202,13 @@ fn wake_stalled(bounds: &Bounds, open: &[(Instant, Conn)]) {
             .filter(|(_, c)| c.unread > 0 && byte_counts(&c.fd).is_some_and(|(.., n)| n > 0));
         // One wake-up frees one of them: a burst of new connections can leave dozens.
         for (_, c) in stalled {
-            nudge(bounds.listen, &c.peer);
+            nudge(bounds.listening.reachable(), &c.peer);
         }
     }
 }
 
 fn watch(bounds: &Bounds, seen: &mut HashMap<u64, Track>, now: Instant) {
-    let conns = connections(bounds.port);
+    let conns = connections(bounds.listening.ports());
     seen.retain(|inode, _| conns.iter().any(|c| c.inode == *inode));
     let mut open = Vec::with_capacity(conns.len());
     for c in conns {
@@ -293,8 +294,8 @@ fn close(c: &Conn, why: &str, reset: bool, seen: &mut HashMap<u64, Track>) {
 /// Shut the connection from `peer` on `port` (both ways, without a reset, so that
 /// what was written to it still goes out). For the acceptor, which must end a
 /// connection tiny_http would go on reading.
-pub fn shut(port: u16, peer: &SocketAddr, why: &str) {
-    if let Some(fd) = find(port, peer) {
+pub fn shut(ports: Ports, peer: &SocketAddr, why: &str) {
+    if let Some(fd) = find(ports, peer) {
         let _ = socket2::SockRef::from(&fd).shutdown(std::net::Shutdown::Both);
         info!("connection from {peer} closed: {why}");
     }
@@ -306,7 +307,7 @@ pub fn shut(port: u16, peer: &SocketAddr, why: &str) {
 /// to the connection itself. Costs one listing of `/proc/self/fd` and one
 /// `getpeername` per descriptor (a few ms with a thousand connections open), not the
 /// warden's full look at each.
-pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
+pub fn find(ports: Ports, peer: &SocketAddr) -> Option<OwnedFd> {
     let dir = std::fs::read_dir("/proc/self/fd").ok()?;
     let is_it = |fd: BorrowedFd| {
         let sock = socket2::SockRef::from(&fd);
@@ -315,7 +316,7 @@ pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
                 .local_addr()
                 .ok()
                 .and_then(|a| a.as_socket())
-                .is_some_and(|a| a.port() == port)
+                .is_some_and(|a| ports.contains(&a.port()))
     };
     for entry in dir.flatten() {
         let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
@@ -340,7 +341,7 @@ pub fn find(port: u16, peer: &SocketAddr) -> Option<OwnedFd> {
 }
 
 /// The connections accepted on `port`, once each, with a duplicate of a descriptor.
-fn connections(port: u16) -> Vec<Conn> {
+fn connections(ports: Ports) -> Vec<Conn> {
     let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
         warn!("the connection warden cannot list /proc/self/fd");
         return Vec::new();
@@ -355,7 +356,7 @@ fn connections(port: u16) -> Vec<Conn> {
         let Some(inode) = socket_inode(&entry.path()).filter(|i| !inodes.contains(i)) else {
             continue;
         };
-        if let Some(conn) = inspect(fd, inode, port) {
+        if let Some(conn) = inspect(fd, inode, ports) {
             inodes.insert(inode);
             found.push(conn);
         }
@@ -374,7 +375,7 @@ fn socket_inode(link: &std::path::Path) -> Option<u64> {
         .ok()
 }
 
-fn inspect(fd: i32, inode: u64, port: u16) -> Option<Conn> {
+fn inspect(fd: i32, inode: u64, ports: Ports) -> Option<Conn> {
     // SAFETY: the descriptor is only borrowed for the duplication; if it was closed
     // in between, `try_clone_to_owned` fails, and if it was reused, the inode check
     // below rejects the duplicate.
@@ -387,7 +388,7 @@ fn inspect(fd: i32, inode: u64, port: u16) -> Option<Conn> {
     }
     let fd = OwnedFd::from(file);
     let sock = socket2::SockRef::from(&fd);
-    if sock.local_addr().ok()?.as_socket()?.port() != port {
+    if !ports.contains(&sock.local_addr().ok()?.as_socket()?.port()) {
         return None;
     }
     // The listener itself has no peer.

@@ -36,6 +36,9 @@ const TRASH_RETENTION: &str = "trash_retention_days";
 /// Where organize puts each file, as an admin set it in Settings
 /// (`--organize-template` wins: `Config::organize_template`).
 const ORGANIZE_TEMPLATE: &str = "organize_template";
+/// Where the service listens, as an admin set it on the Consoles or welcome page
+/// (`--listen` wins: `Service::serve`).
+const LISTEN: &str = "listen";
 /// The validators (ETag, Last-Modified) of each title data file last fetched, sent
 /// back so that an unchanged file costs a 304 (`titles::fetch`).
 const TITLEDB_ETAG: &str = "titledb_etag";
@@ -127,6 +130,14 @@ pub fn organize_template(conn: &Connection) -> Result<Option<String>, Error> {
 
 pub fn set_organize_template(conn: &Connection, template: &str) -> Result<(), Error> {
     set(conn, ORGANIZE_TEMPLATE, template)
+}
+
+pub fn listen(conn: &Connection) -> Result<Option<String>, Error> {
+    non_empty(conn, LISTEN)
+}
+
+pub fn set_listen(conn: &Connection, address: &str) -> Result<(), Error> {
+    set(conn, LISTEN, address)
 }
 
 pub fn compress_delete_originals(conn: &Connection) -> Result<bool, Error> {

@@ -16,6 +16,7 @@ pub mod device;
 pub mod first_steps;
 pub mod health;
 pub mod library;
+pub mod listen;
 pub mod missing;
 pub mod notifications;
 pub mod pager;

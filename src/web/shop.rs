@@ -29,9 +29,10 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         h2 #shop { (v.t(M::ShopHeading)) }
         p { (v.t(M::ShopIntro)) }
         p { code #shop-url { "http://" (address) "/" } }
-        @if let Some(port) = loopback {
-            p.warn role="note" { (v.t(M::ShopLoopback)) (port) }
+        @if loopback.is_some() {
+            p.warn #shop-loopback role="note" { (v.t(M::ShopLoopback)) }
         }
+        @if v.admin { (super::listen::form(c, v)) }
         p.note { (v.t(if c.app.config.serve.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
         h3 { (v.t(M::Consoles)) }
         (console_table(v, &all))
@@ -194,7 +195,7 @@ pub(super) fn push_blocked(
     let (_, loopback) = address(c);
     loopback
         .filter(|_| !console_local)
-        .map(|port| format!("{}{port}", v.t(M::PushLoopback)))
+        .map(|_| v.t(M::PushLoopback).to_string())
 }
 
 /// The `host:port` a console should use, and the port when the service listens on
@@ -206,8 +207,7 @@ pub(super) fn address(c: &Ctx) -> (String, Option<u16>) {
         .app
         .push
         .listen()
-        .or_else(|| c.app.config.serve.listen.parse().ok())
-        .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080)));
+        .unwrap_or_else(|| c.app.listening.addr());
     let port = listen.port();
     if listen.ip().is_loopback() {
         return (listen.to_string(), Some(port));

@@ -233,6 +233,9 @@ impl Resp {
     }
 }
 
+/// Not an argument of the binary: the harness's mark for `start_unflagged`.
+const NO_LISTEN_FLAG: &str = "\0no --listen";
+
 impl TestServer {
     pub fn start(args: &[&str]) -> TestServer {
         Self::start_on(Folders::new(), args)
@@ -266,12 +269,23 @@ impl TestServer {
         Self::spawn_limited(folders, args, fsize, None)
     }
 
+    /// `start_on` without `--listen` (nor `LUDOTHEQUE_LISTEN`): the service listens
+    /// where its data folder says, or on 127.0.0.1:8080. The test seeds the address.
+    pub fn start_unflagged(folders: Arc<Folders>, args: &[&str]) -> TestServer {
+        let mut args = args.to_vec();
+        args.push(NO_LISTEN_FLAG);
+        Self::spawn_limited(folders, &args, None, None)
+    }
+
     fn spawn_limited(
         folders: Arc<Folders>,
         args: &[&str],
         fsize: Option<u64>,
         files: Option<u64>,
     ) -> TestServer {
+        let unflagged = args.contains(&NO_LISTEN_FLAG);
+        let args: Vec<&str> = args.iter().copied().filter(|a| *a != NO_LISTEN_FLAG).collect();
+        let args = &args[..];
         use std::os::unix::process::CommandExt;
         let mut command = ludotheque();
         let limits = [(libc::RLIMIT_NOFILE, files), (libc::RLIMIT_FSIZE, fsize)];
@@ -295,7 +309,7 @@ impl TestServer {
             .args(["--data", folders.data.to_str().unwrap()])
             .args(["--library", folders.library.to_str().unwrap()])
             .arg("serve")
-            .args(if args.contains(&"--listen") {
+            .args(if unflagged || args.contains(&"--listen") {
                 &[][..]
             } else {
                 &["--listen", "127.0.0.1:0"][..]
@@ -309,6 +323,7 @@ impl TestServer {
             })
             .args(args)
             .env("LUDOTHEQUE_LOG_LEVEL", "debug")
+            .env_remove("LUDOTHEQUE_LISTEN")
             // Never the internet: a title data update goes to a closed local port
             // unless the test names its own source.
             .env("LUDOTHEQUE_TITLEDB_URL", "http://127.0.0.1:9")
@@ -606,7 +621,6 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// The opening tag of the element with this id.
 /// What a row of facts says: the `<dd id="…">` of that id, to its end.
 pub fn fact<'a>(body: &'a str, id: &str) -> &'a str {
     let at = body
@@ -616,6 +630,7 @@ pub fn fact<'a>(body: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</dd>").unwrap_or(rest.len())]
 }
 
+/// The opening tag of the element with this id.
 pub fn tag<'a>(body: &'a str, id: &str) -> &'a str {
     let at = body
         .find(&format!("id=\"{id}\""))

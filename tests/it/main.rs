@@ -30,6 +30,7 @@ mod health;
 mod keyed;
 mod keys_conformance;
 mod library;
+mod listen;
 mod man;
 mod metrics;
 mod names;

@@ -358,6 +358,12 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"host": "192.0.2.7"})),
         ),
         ("DELETE", "/api/device".into(), None),
+        // Refused while --listen sets the address, as the harness does.
+        (
+            "POST",
+            "/api/listen".into(),
+            Some(json!({"address": "127.0.0.1:1"})),
+        ),
         // After the console is forgotten: the test then answers at once (no console).
         ("POST", "/api/device/test".into(), None),
         (

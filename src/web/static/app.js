@@ -1,6 +1,6 @@
 // Ludothèque: the pages' only script. Forms and buttons that carry data-api call an
 // internal /api/ route with JSON (a file field sends its file's text); data-then says what happens on success ("reload"
-// by default, "stay", "said" (shows the answer's `said`), "key", "console", "console-password", or a page: the sign-in page's, checked on the
+// by default, "stay", "said" (shows the answer's `said`), "key", "console", "console-password", "listen" (goes where the service now listens), or a page: the sign-in page's, checked on the
 // server to be a path of this site). A button with data-confirm="sentence" asks first
 // in a dialog that names what it destroys; one with data-preview="route" asks that
 // route for its plan ({question, sentence, rows, action, body}), shows it in the
@@ -175,8 +175,22 @@ function after(el, data) {
   else if (then === "console-password") showPassword(data);
   else if (then === "signed-out") location.assign(data.then || "/login");
   else if (then === "said") say(data.said, true);
+  else if (then === "listen") listened(data);
   else location.assign(then);
 }
+
+// The service listens elsewhere: the same page, where the browser reaches it now.
+function listened(data) {
+  if (data.origin === location.origin) { say(data.said, true); location.reload(); }
+  else location.assign(data.origin + location.pathname);
+}
+
+// A button with data-fill="ID" data-value="TEXT" puts TEXT in the field ID.
+document.querySelectorAll("button[data-fill]").forEach((b) => b.addEventListener("click", () => {
+  const field = document.getElementById(b.dataset.fill);
+  field.value = b.dataset.value;
+  field.focus();
+}));
 
 // A moment in the reader's own zone and the page's language, as the server writes
 // it (`view::date`): "28 nov. 2026, 10:36", "Nov 28, 2026, 10:36".

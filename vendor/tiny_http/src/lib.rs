@@ -140,6 +140,9 @@ pub struct Server {
 
     // result of TcpListener::local_addr()
     listening_addr: ListenAddr,
+
+    // the accept thread, which owns the listening socket, until `stop_accepting`
+    accepting: std::sync::Mutex<Option<thread::JoinHandle<()>>>,
 }
 
 enum Message {
@@ -324,7 +327,7 @@ impl Server {
 
         let inside_close_trigger = close_trigger.clone();
         let inside_messages = messages.clone();
-        thread::spawn(move || {
+        let accepting = thread::spawn(move || {
             // a tasks pool is used to dispatch the connections into threads
             let tasks_pool = util::TaskPool::new();
 
@@ -420,6 +423,7 @@ impl Server {
             messages,
             close: close_trigger,
             listening_addr: local_addr,
+            accepting: std::sync::Mutex::new(Some(accepting)),
         })
     }
 
@@ -549,8 +553,20 @@ impl AcceptErrors {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
+impl Server {
+    /// Close the listening socket and wait until it is closed, so that its address can
+    /// be bound again; no new connection is accepted. The connections already open go on
+    /// handing their requests to `recv()`, `recv_timeout()` and `try_recv()`, until their
+    /// clients close them (or the `Server` is dropped).
+    pub fn stop_accepting(&self) {
+        self.wake_accept_thread();
+        let thread = self.accepting.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+    }
+
+    fn wake_accept_thread(&self) {
         self.close.store(true, Relaxed);
         // Connect briefly to ourselves to unblock the accept thread
         let maybe_stream = match &self.listening_addr {
@@ -565,6 +581,12 @@ impl Drop for Server {
         if let Ok(stream) = maybe_stream {
             let _ = stream.shutdown(Shutdown::Both);
         }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.wake_accept_thread();
 
         #[cfg(unix)]
         if let ListenAddr::Unix(addr) = &self.listening_addr {
