@@ -33,7 +33,7 @@ pub const TABLE: Table = Table {
     ],
     // A console's save upload and WebDAV `PUT`: read as they arrive, to a file
     // (`http::upload`).
-    uploads: &["/api/saves/upload/", "/dav/"],
+    uploads: &["/api/saves/upload/", "/dav/", "/api/titles/import"],
     missing_page: web::missing::missing_page,
     error_page: web::missing::error_page,
     not_pages: &["/api/", "/shop", "/static/", "/dl/"],
@@ -154,6 +154,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/device", Private, v1::device::device),
     route("POST", "/api/titles/update", Private, web::titles::start_update),
     route("POST", "/api/titles/settings", Private, web::titles::set_settings),
+    route("POST", "/api/titles/import", Private, web::title_files::import),
     route("POST", "/api/titles/{title_id}/ignore", Private, web::titles::set_ignore),
     route("DELETE", "/api/library/{key*}", Private, web::trash::delete_game),
     route("GET", "/api/trash", Private, v1::trash::trash),

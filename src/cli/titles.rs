@@ -16,7 +16,7 @@ use crate::store::{
     missing as missing_store, title_catalog, title_ignore, title_imports, title_state,
 };
 use crate::time;
-use crate::titles::{self, fetch, model, Input, Took};
+use crate::titles::{self, fetch, model, Input};
 use crate::words::{MissingKind, TitleId};
 
 pub fn titles_command(global: &GlobalArgs, command: &TitlesCommand) -> Result<(), Error> {
@@ -47,50 +47,9 @@ fn import(global: &GlobalArgs, files: &[std::path::PathBuf]) -> Result<(), Error
 
 /// An import's summary, a line per file.
 fn say_summary(summary: &titles::Summary) {
-    for (name, took) in &summary.files {
-        let name = name.clone();
-        tell(&match *took {
-            Took::Catalogue {
-                ids,
-                empty_version,
-                other_console,
-                no_kind,
-            } => Line::ImportedCatalogue {
-                name,
-                ids: ids as u64,
-                empty_version: empty_version as u64,
-                other_console: other_console as u64,
-                no_kind: no_kind as u64,
-            },
-            Took::History {
-                ids,
-                versions,
-                skipped,
-                oversized,
-            } => Line::ImportedHistory {
-                name,
-                ids: ids as u64,
-                versions: versions as u64,
-                skipped: skipped as u64,
-                oversized: oversized as u64,
-                max_kib: (titles::versions::HISTORY_MAX / 1024) as u64,
-            },
-            Took::Region {
-                entries,
-                skipped,
-                oversized,
-            } => Line::ImportedRegion {
-                name,
-                entries: entries as u64,
-                skipped: skipped as u64,
-                oversized: oversized as u64,
-                max_kib: (titles::region::FIELD_MAX / 1024) as u64,
-            },
-        });
+    for line in summary.lines() {
+        tell(&line);
     }
-    tell(&Line::Renamed {
-        games: summary.renamed as u64,
-    });
 }
 
 fn file_name(path: &Path) -> String {

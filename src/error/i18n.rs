@@ -437,6 +437,10 @@ messages! {
         "Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and install from this address:";
     ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre. Pour les consoles du réseau, écoutez sur 0.0.0.0 ci-dessous.",
         "The service listens on this machine only: no console can reach it. For the consoles on your network, listen on 0.0.0.0 below.";
+    TitleFiles => "Fichiers de données de titres", "Title data files";
+    TitleFilesNote => "versions.txt, versions.json et un fichier de région (US.en.json, FR.fr.json…), un ou plusieurs à la fois, dans n'importe quel ordre : pour un service sans accès à Internet, ou votre propre copie de titledb.",
+        "versions.txt, versions.json and a region file (US.en.json, FR.fr.json…), one or several at once, in any order: for a service without Internet access, or your own copy of titledb.";
+    ImportTitleFiles => "Importer ces fichiers", "Import these files";
     ListenHeading => "Adresse d'écoute", "Listening address";
     ListenAddress => "Adresse et port (IP:PORT)", "Address and port (IP:PORT)";
     ListenNote => "0.0.0.0 : toutes les interfaces, pour les consoles du réseau ; 127.0.0.1 : cette machine seulement. Le changement prend effet tout de suite et est gardé pour les prochains lancements.",

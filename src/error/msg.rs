@@ -641,6 +641,15 @@ pub enum Msg {
     /// The trash's retention is set by `--trash-retention-days`.
     RetentionByFlag,
     BadRetention,
+    /// An upload of title data files: too many, none, no room, and what is known after.
+    TooManyTitleFiles {
+        max: usize,
+    },
+    NoTitleFiles,
+    TitleDiskFull,
+    TitlesKnownNow {
+        titles: u64,
+    },
     /// The address typed in the listen field is not `IP:PORT`.
     BadListenAddress {
         address: String,
@@ -1235,7 +1244,7 @@ impl Msg {
             HandoffLost => "The connection to the running service was lost before the task ended; the task goes on in the service (see its Tasks page).".into(),
             CannotOpen { file } => format!("{file} cannot be opened"),
             BadTitleFile { file, reason } => format!("{file} is not readable title data: {reason}; the previous data is kept"),
-            NotTitleFile { file } => format!("{file} is none of the title data files (versions.txt, versions.json, or a region file such as US.en.json)"),
+            NotTitleFile { file } => format!("the file {file} is none of the title data files (versions.txt, versions.json, or a region file such as US.en.json)"),
             NoTitle { id } => format!("No title of the library has the ID {id}."),
             BadRegion => "A region is two letters, a dot and two letters, such as US.en.".into(),
             BadTitleUrl => "The title data URL must be http(s), without a query.".into(),
@@ -1386,6 +1395,10 @@ impl Msg {
             BadRetention => "days must be a whole number from 1 to 3650.".into(),
             BadListenAddress { address } => format!("“{address}” is not an address to listen on: write an IP address and a port, such as 0.0.0.0:8080 (every network) or 127.0.0.1:8080 (this machine only)."),
             ListenInUse { address } => format!("cannot listen on {address}: another program uses that port."),
+            TooManyTitleFiles { max } => format!("At most {max} title data files at once: versions.txt, versions.json and a region file are enough."),
+            NoTitleFiles => "The upload holds no file: choose versions.txt, versions.json or a region file such as US.en.json.".into(),
+            TitleDiskFull => "The disk of the data folder is full: nothing was imported.".into(),
+            TitlesKnownNow { titles } => format!("{} known now.", EN.count(*titles, "title", "titles")),
             ListenByFlag => "The address is set at start with --listen or LUDOTHEQUE_LISTEN, which wins over this page.".into(),
             ListeningOn { address } => format!("Now listening on {address}."),
             FilesIdentified { files } => format!("{} identified with the console keys.", EN.count(*files, "file", "files")),

@@ -126,7 +126,14 @@ mod tests {
     fn the_field_takes_an_ip_and_a_port() {
         assert_eq!(parse(" 0.0.0.0:8080 ").unwrap().port(), 8080);
         assert!(parse("[::]:8080").unwrap().ip().is_unspecified());
-        for bad in ["localhost:8080", "0.0.0.0", "0.0.0.0:0", "1.2.3.4:99999", "224.0.0.1:80", ""] {
+        for bad in [
+            "localhost:8080",
+            "0.0.0.0",
+            "0.0.0.0:0",
+            "1.2.3.4:99999",
+            "224.0.0.1:80",
+            "",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

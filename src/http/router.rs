@@ -267,7 +267,7 @@ pub fn decide(app: &App, db: &Connection, table: &Table, req: &Req) -> (Routed, 
     let download = matches!(access, Access::Shop | Access::Page | Access::Console)
         && matches!(req.method.as_str(), "GET" | "HEAD")
         && table.downloads.iter().any(|p| req.path.starts_with(p));
-    let upload = access == Access::Console
+    let upload = matches!(access, Access::Console | Access::Private)
         && matches!(req.method.as_str(), "POST" | "PUT")
         && table.uploads.iter().any(|p| req.path.starts_with(p));
     let call = Call {

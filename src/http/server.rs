@@ -10,9 +10,9 @@
 //! workers finish what was handed to them before `run` returns.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,8 @@ use log::{debug, error, info, warn};
 use rusqlite::Connection;
 
 use super::auth::Principal;
-use super::router::{self, Call, Routed, Table};
 use super::listening::RETIRE_AFTER;
+use super::router::{self, Call, Routed, Table};
 use super::warden::Place;
 use super::{body, framing, warden, App, Reply, Req};
 use crate::config::Config;
@@ -326,7 +326,10 @@ fn accept(
                 .answer
                 .send(move_listener(app, &mut server, &mut retiring, ask.to));
         }
-        if retiring.as_ref().is_some_and(|(_, at)| at.elapsed() > RETIRE_AFTER) {
+        if retiring
+            .as_ref()
+            .is_some_and(|(_, at)| at.elapsed() > RETIRE_AFTER)
+        {
             retiring = None;
             app.listening.retired();
         }

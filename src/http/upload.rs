@@ -118,7 +118,9 @@ pub fn run(
     let Some(_slot) = app.uploads.enter(&who, (app.config.workers / 2).max(2)) else {
         return (Err(Error::overloaded()), false);
     };
-    let fd = rq.remote_addr().and_then(|p| warden::find(app.listening.ports(), p));
+    let fd = rq
+        .remote_addr()
+        .and_then(|p| warden::find(app.listening.ports(), p));
     if let Some(fd) = &fd {
         body::set_read_timeout(fd, Some(STALL));
     }

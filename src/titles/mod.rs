@@ -24,7 +24,8 @@ use std::io::{BufRead, BufReader, Read};
 
 use rusqlite::Connection;
 
-use crate::error::{Error, Msg, Reason, Why};
+use crate::error::i18n::Lang;
+use crate::error::{Error, Line, Msg, Reason, Why};
 use crate::library::{self, identify::classify};
 use crate::store::{title_catalog, title_imports, title_versions, titles};
 use crate::time;
@@ -110,54 +111,66 @@ impl Summary {
     /// One line per file, and the renamed games, in English (the log, the task's
     /// message, `titles status`).
     pub fn english(&self) -> String {
-        let mut lines: Vec<String> = self
+        let lines: Vec<String> = self.lines().iter().map(|l| Lang::En.line(l)).collect();
+        lines.join("; ")
+    }
+
+    /// What each file gave, and the games renamed: the command line's lines, and the
+    /// web upload's answer.
+    pub fn lines(&self) -> Vec<Line> {
+        let mut lines: Vec<Line> = self
             .files
             .iter()
-            .map(|(name, took)| match took {
-                Took::Catalogue {
-                    ids,
-                    empty_version,
-                    other_console,
-                    no_kind,
-                } => format!(
-                    "{name}: {ids} title IDs; skipped {empty_version} with an empty version, \
-                     {other_console} of another console, {no_kind} of no kind"
-                ),
-                Took::History {
-                    ids,
-                    versions,
-                    skipped,
-                    oversized,
-                } => {
-                    format!(
-                        "{name}: {versions} dated versions of {ids} title IDs; skipped {skipped}{}",
-                        too_long(*oversized, versions::HISTORY_MAX)
-                    )
-                }
-                Took::Region {
-                    entries,
-                    skipped,
-                    oversized,
-                } => {
-                    format!(
-                        "{name}: {entries} entries; skipped {skipped} without a title ID or a \
-                         name{}",
-                        too_long(*oversized, region::FIELD_MAX)
-                    )
-                }
-            })
+            .map(|(name, took)| took.line(name))
             .collect();
-        lines.push(format!("{} games renamed", self.renamed));
-        lines.join("; ")
+        lines.push(Line::Renamed {
+            games: self.renamed as u64,
+        });
+        lines
     }
 }
 
-/// What a file's summary adds for the fields passed over for being longer than
-/// `max` bytes: nothing when there were none.
-fn too_long(oversized: usize, max: usize) -> String {
-    match oversized {
-        0 => String::new(),
-        n => format!(", and {n} fields longer than {} KiB", max / 1024),
+impl Took {
+    fn line(&self, name: &str) -> Line {
+        let name = name.to_string();
+        match *self {
+            Took::Catalogue {
+                ids,
+                empty_version,
+                other_console,
+                no_kind,
+            } => Line::ImportedCatalogue {
+                name,
+                ids: ids as u64,
+                empty_version: empty_version as u64,
+                other_console: other_console as u64,
+                no_kind: no_kind as u64,
+            },
+            Took::History {
+                ids,
+                versions,
+                skipped,
+                oversized,
+            } => Line::ImportedHistory {
+                name,
+                ids: ids as u64,
+                versions: versions as u64,
+                skipped: skipped as u64,
+                oversized: oversized as u64,
+                max_kib: (versions::HISTORY_MAX / 1024) as u64,
+            },
+            Took::Region {
+                entries,
+                skipped,
+                oversized,
+            } => Line::ImportedRegion {
+                name,
+                entries: entries as u64,
+                skipped: skipped as u64,
+                oversized: oversized as u64,
+                max_kib: (region::FIELD_MAX / 1024) as u64,
+            },
+        }
     }
 }
 

@@ -26,6 +26,7 @@ pub mod settings;
 pub mod shop;
 pub mod sign_in;
 pub mod tasks;
+pub mod title_files;
 pub mod titles;
 pub mod trash;
 pub mod upkeep;

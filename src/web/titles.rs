@@ -739,6 +739,7 @@ pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                 (super::tasks::start_button(c, v, ("update-titles", "/api/titles/update", "stay"), v.t(M::UpdateTitleData)))
                 span.hint #update-titles-progress data-follow-job="line" data-task="titles" aria-live="polite" {}
             }
+            (super::title_files::form(v))
             form.stack #title-settings data-api="/api/titles/settings" {
                 label.check { input type="checkbox" name="count_dlc" checked[count_dlc]; (v.t(M::CountMissingDlc)) }
                 label.check { input type="checkbox" name="icons" checked[with_icons]; (v.t(M::ShowIcons)) }

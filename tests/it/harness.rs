@@ -284,7 +284,11 @@ impl TestServer {
         files: Option<u64>,
     ) -> TestServer {
         let unflagged = args.contains(&NO_LISTEN_FLAG);
-        let args: Vec<&str> = args.iter().copied().filter(|a| *a != NO_LISTEN_FLAG).collect();
+        let args: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| *a != NO_LISTEN_FLAG)
+            .collect();
         let args = &args[..];
         use std::os::unix::process::CommandExt;
         let mut command = ludotheque();

@@ -19,7 +19,12 @@ fn network_ip() -> Option<std::net::IpAddr> {
 }
 
 fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
-    s.send("GET", path, &[("Cookie", cookie), ("Accept-Language", "en")], None)
+    s.send(
+        "GET",
+        path,
+        &[("Cookie", cookie), ("Accept-Language", "en")],
+        None,
+    )
 }
 
 /// The listen form, whole.
@@ -45,7 +50,13 @@ fn seed_listen(folders: &Folders, address: &str) {
 fn move_to(s: &TestServer, cookie: &str, address: &str) -> Resp {
     let origin = s.base.clone();
     let headers = [("Cookie", cookie), ("Origin", origin.as_str())];
-    send_json(s, "POST", "/api/listen", &headers, json!({ "address": address }))
+    send_json(
+        s,
+        "POST",
+        "/api/listen",
+        &headers,
+        json!({ "address": address }),
+    )
 }
 
 #[test]
@@ -64,9 +75,15 @@ fn the_listening_address_moves_at_once_and_is_kept() {
     let page = get_as(&s, &admin, "/device").body;
     let form = form_of(&page);
     assert!(form.contains(&format!("value=\"{first}\"")), "{form}");
-    assert!(form.contains(&format!("data-value=\"0.0.0.0:{port}\"")), "{form}");
+    assert!(
+        form.contains(&format!("data-value=\"0.0.0.0:{port}\"")),
+        "{form}"
+    );
     assert!(!form.contains("disabled"), "{form}");
-    assert!(page.contains("id=\"shop-loopback\""), "the page says no console reaches it");
+    assert!(
+        page.contains("id=\"shop-loopback\""),
+        "the page says no console reaches it"
+    );
     let viewer = sign_in(&s, "viewer", "viewer password");
     let viewed = get_as(&s, &viewer, "/device").body;
     assert!(!viewed.contains("listen-form"), "a viewer gets no field");
@@ -84,7 +101,13 @@ fn the_listening_address_moves_at_once_and_is_kept() {
     let taken = other.local_addr().unwrap();
     let r = move_to(&s, &admin, &taken.to_string());
     assert_eq!(r.status, 400, "{r:?}");
-    assert!(r.json()["message"].as_str().unwrap().contains(&taken.to_string()), "{r:?}");
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains(&taken.to_string()),
+        "{r:?}"
+    );
     assert!(get_as(&s, &admin, "/api/v1/stats").status == 200);
     drop(other);
 
@@ -115,16 +138,25 @@ fn the_listening_address_moves_at_once_and_is_kept() {
 
     // Another port: the answer says where the page goes on, the old port takes no new
     // connection, the new one serves.
-    let free = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let free = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let r = move_to(&s, &admin, &free.to_string());
     assert_eq!(r.status, 200, "{r:?}");
     assert_eq!(r.json()["origin"], format!("http://{free}"));
-    assert!(r.json()["said"].as_str().unwrap().contains(&free.to_string()));
+    assert!(r.json()["said"]
+        .as_str()
+        .unwrap()
+        .contains(&free.to_string()));
     assert!(!reachable(SocketAddr::from(([127, 0, 0, 1], port))));
     s.base = format!("http://{free}");
     assert_eq!(get_as(&s, &admin, "/api/v1/stats").status, 200);
     let log = s.output();
-    assert!(log.contains(&format!("listening on http://{free}")), "{log}");
+    assert!(
+        log.contains(&format!("listening on http://{free}")),
+        "{log}"
+    );
 }
 
 #[test]
@@ -139,8 +171,14 @@ fn the_listen_flag_wins_and_fixes_the_field() {
     assert!(form.contains("disabled"), "{form}");
     assert!(form.contains("--listen"), "the note says why: {form}");
     let welcome = get_as(&s, &admin, "/welcome").body;
-    assert!(welcome.contains("id=\"listen-form\""), "the welcome page has it too");
+    assert!(
+        welcome.contains("id=\"listen-form\""),
+        "the welcome page has it too"
+    );
     let r = move_to(&s, &admin, "0.0.0.0:8080");
     assert_eq!(r.status, 409, "{r:?}");
-    assert!(r.json()["message"].as_str().unwrap().contains("--listen"), "{r:?}");
+    assert!(
+        r.json()["message"].as_str().unwrap().contains("--listen"),
+        "{r:?}"
+    );
 }

@@ -48,6 +48,7 @@ mod shop;
 mod shop_paths;
 mod sockets;
 mod stall;
+mod title_upload;
 mod titles;
 mod trash;
 mod upkeep;

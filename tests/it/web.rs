@@ -358,6 +358,8 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"host": "192.0.2.7"})),
         ),
         ("DELETE", "/api/device".into(), None),
+        // Not multipart: refused for what it is, never for who sends it.
+        ("POST", "/api/titles/import".into(), Some(json!({}))),
         // Refused while --listen sets the address, as the harness does.
         (
             "POST",

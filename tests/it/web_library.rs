@@ -29,7 +29,7 @@ fn server_with(prepare: impl FnOnce(&Folders)) -> (TestServer, String, String) {
     (s, admin, viewer)
 }
 
-fn wait_idle(s: &TestServer, cookie: &str) {
+pub(crate) fn wait_idle(s: &TestServer, cookie: &str) {
     let idle = || {
         let r = s.send("GET", "/api/job", &[("Cookie", cookie)], None);
         r.status == 200 && r.json()["running"] == false

@@ -185,6 +185,46 @@ function listened(data) {
   else location.assign(data.origin + location.pathname);
 }
 
+// Settings' title data files: sent as they are (multipart, read by the server as they
+// arrive), with the upload's progress, then what each file gave, or why it was
+// refused, below the form in the reader's language.
+(function () {
+  const form = document.getElementById("title-upload");
+  if (!form) return;
+  const bar = document.getElementById("title-upload-progress");
+  const out = document.getElementById("title-upload-result");
+  const button = form.querySelector("button[type=submit]");
+  function done(lines, ok) {
+    button.disabled = false;
+    bar.hidden = true;
+    out.replaceChildren(...lines.map((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      return li;
+    }));
+    out.classList.toggle("warn", !ok);
+  }
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", form.action);
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.onprogress = (p) => { if (p.lengthComputable) bar.value = (100 * p.loaded) / p.total; };
+    xhr.onload = () => {
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch (err) { data = null; }
+      if (xhr.status === 200 && data) done(data.lines, true);
+      else done([data ? data.text || data.message : T.network], false);
+    };
+    xhr.onerror = () => done([T.network], false);
+    button.disabled = true;
+    bar.hidden = false;
+    bar.value = 0;
+    out.replaceChildren();
+    xhr.send(new FormData(form));
+  });
+})();
+
 // A button with data-fill="ID" data-value="TEXT" puts TEXT in the field ID.
 document.querySelectorAll("button[data-fill]").forEach((b) => b.addEventListener("click", () => {
   const field = document.getElementById(b.dataset.fill);
