@@ -101,6 +101,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/tasks", Page, web::tasks::tasks_page),
     route("GET", "/tasks/{id}", Page, web::tasks::run_page),
     route("GET", "/device", Page, web::device::device_page),
+    route("GET", "/push", Page, web::device::push_page),
     route("GET", "/consoles/{name}", Page, web::consoles::console_page),
     route("GET", "/consoles/{name}/files/{path*}", Page, web::consoles::download),
     route("GET", "/trash", Page, web::trash::trash_page),

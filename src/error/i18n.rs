@@ -459,14 +459,13 @@ messages! {
     ConsoleFullUrl => "L'adresse avec le nom et le mot de passe, pour les installateurs qui la prennent ainsi (DBI, Sphaira) :", "The address with the name and password, for installers that take it that way (DBI, Sphaira):";
     Added => "Ajoutée", "Added";
     HowToInstall => "Installateur par installateur", "Installer by installer";
-    HowCyberfoil => "CyberFoil : Shop, réglages de la boutique : l'adresse ci-dessus, le nom et le mot de passe de la console.",
-        "CyberFoil: Shop, shop settings: the address above, the console's name and password.";
-    HowDbi => "DBI : dans dbi.config, section [Network sources], une ligne Ludotheque=ApacheHTTP|ADRESSE (l'adresse avec nom et mot de passe) ; dans [General], VersionsURL=ADRESSE/shop/versions.txt à la place de la ligne existante signale les mises à jour.",
-        "DBI: in dbi.config, section [Network sources], a line Ludotheque=ApacheHTTP|ADDRESS (the address with name and password); in [General], VersionsURL=ADDRESS/shop/versions.txt in place of the existing line flags updates.";
-    HowSphaira => "Sphaira : fichier /config/sphaira/mount/HTTP.ini, une première ligne [Ludotheque] (sans elle, Sphaira ignore le montage), puis url= l'adresse ci-dessus, user= et pass= ceux de la console.",
-        "Sphaira: the file /config/sphaira/mount/HTTP.ini, a first line [Ludotheque] (without it, Sphaira skips the mount), then url= the address above, user= and pass= the console's.";
-    HowPush => "Awoo et les installateurs qui attendent qu'on leur envoie des jeux : voir « Envoyer à une console » plus bas.",
-        "Awoo and the installers that wait to be sent games: see “Send to a console” below.";
+    HowCyberfoil => "Dans CyberFoil : Shop, réglages de la boutique, puis ces champs :", "In CyberFoil: Shop, the shop's settings, then these fields:";
+    HowDbi => "DBI lit /switch/DBI/dbi.config : mettez-y ces lignes, chacune sous la section du même nom (le fichier téléchargé ne contient qu'elles : il remplace le vôtre). VersionsURL fait signaler les mises à jour par DBI.",
+        "DBI reads /switch/DBI/dbi.config: put these lines in it, each under the section of the same name (the downloaded file holds only them: it replaces yours). VersionsURL makes DBI point out updates.";
+    HowSphaira => "Sphaira lit /config/sphaira/mount/HTTP.ini : ce fichier, ligne [Ludotheque] comprise (sans elle, Sphaira ignore le montage).",
+        "Sphaira reads /config/sphaira/mount/HTTP.ini: this file, its [Ludotheque] line included (without it, Sphaira skips the mount).";
+    PushElsewhere => "Awoo, TinWoo et les installateurs qui attendent qu'on leur envoie des jeux :", "Awoo, TinWoo and the installers that wait for games to be sent:";
+    PushPage => "Envoyer à une console", "Push to a console";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
     Download => "Télécharger", "Download";
@@ -683,8 +682,8 @@ messages! {
         "The console and this machine must be on the same local network (same router, same Wi-Fi, no VPN between them).";
     PushStepChoose => "Cliquez sur « Envoyer à la console », puis choisissez sur la console les jeux à installer et la destination (carte SD ou mémoire interne).",
         "Click “Push to the console”, then pick on the console the games to install and where (SD card or internal memory).";
-    PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique ci-dessus.",
-        "DBI and Goldleaf take no push: with DBI, use the shop above.";
+    PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique (page Consoles).",
+        "DBI and Goldleaf take no push: with DBI, use the shop (the Consoles page).";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Changez l'adresse d'écoute sur la page Consoles (0.0.0.0).",
         "No push while the service listens on this machine only: the console could not download the games. Change the listening address on the Consoles page (0.0.0.0).";
     PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Cannot push: no console is set up.";

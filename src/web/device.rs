@@ -1,6 +1,7 @@
-//! The Consoles page: the shop (`web::shop`), then the console pushed to: what to do
-//! on it before a push, its settings and a connection test, the push list by game
-//! name, and what the last push did.
+//! The Consoles page: the shop (`web::shop`), where installers on the consoles pull
+//! from; and the push page, for the console games are sent to: what to do on it
+//! before a push, its settings and a connection test, the push list by game name, and
+//! what the last push did.
 //!
 //! Its pages only read; every change goes through its internal `/api/` routes
 //! (not part of the public contract), called by the page script.
@@ -21,19 +22,33 @@ use crate::store::{device, push_list};
 /// How long the connection test waits for the console.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// `GET /device`: the shop, then the console: what to do on it before a push, its
-/// settings and the connection test, and the push list.
+/// `GET /device`: the shop, and a way to the push page.
 pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
+    let v = Viewer::of(c);
+    let shop = super::shop::section(c, &v)?;
+    let files = push_list::entries(c.db)?.len() as u64;
+    let body = html! {
+        (shop)
+        h2 #push-to-console { (v.t(M::PushPage)) }
+        p #push-link {
+            (v.t(M::PushElsewhere)) " " a href="/push" { (v.t(M::PushPage)) }
+            " (" (v.t(M::PushList)) (v.colon()) (count(&v, files, M::FileWord, M::FilesWord)) ")"
+        }
+    };
+    page(&v, v.t(M::Device), "/device", body)
+}
+
+/// `GET /push`: the console games are sent to: what to do on it before a push, its
+/// settings and the connection test, and the push list.
+pub fn push_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let d = device::get(c.db)?;
     let pending = push_list::entries(c.db)?;
-    let shop = super::shop::section(c, &v)?;
     let blocked = super::shop::push_blocked(c, &v, d.as_ref());
     let start =
         super::tasks::start_button(c, &v, ("start-push", "/api/push", "/"), v.t(M::StartPush));
     let body = html! {
-        (shop)
-        h2 #push-to-console { (v.t(M::Push)) }
+        p { a href="/device" { "← " (v.t(M::Device)) } }
         (guidance(&v))
         @match &d {
             Some(d) => dl.facts {
@@ -53,7 +68,7 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
             (device_form(&v, d.as_ref()))
         }
     };
-    page(&v, v.t(M::Device), "/device", body)
+    page(&v, v.t(M::PushPage), "/push", body)
 }
 
 /// How the last push ended, in the reader's words (the store keeps the API's).

@@ -23,6 +23,7 @@ pub mod pager;
 pub mod phrases;
 pub mod selection;
 pub mod settings;
+pub mod setup;
 pub mod shop;
 pub mod sign_in;
 pub mod tasks;

@@ -56,7 +56,7 @@ pub fn bar(c: &Ctx, v: &Viewer) -> Markup {
             p.hint #selection-summary aria-live="polite" { (v.t(M::SelectionHint)) }
             div.actions {
                 (action("trash-selected", "all", "/api/files/trash", "reload", M::DeleteToTrash, M::ConfirmTrashSelection))
-                (action("push-selected", "all", "/api/files/push", "/device", M::AddToPush, M::ConfirmPushSelection))
+                (action("push-selected", "all", "/api/files/push", "/push", M::AddToPush, M::ConfirmPushSelection))
                 (action("convert-selected", "convert", "/api/files/convert", "/tasks", M::ConvertSelected, M::ConfirmConvertSelection))
                 button type="button" #compress-selected data-selection="compress" data-api="/api/compress-files"
                     data-then="/tasks" data-confirm="" data-ask=(v.t(M::ConfirmCompressSelection))

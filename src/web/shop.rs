@@ -37,13 +37,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         h3 { (v.t(M::Consoles)) }
         (console_table(v, &all))
         @if v.admin { (add_console_form(v, &address)) }
-        h3 { (v.t(M::HowToInstall)) }
-        (tinfoil_fields(v, &address, &all))
-        ul.how {
-            @for m in [M::HowCyberfoil, M::HowDbi, M::HowSphaira, M::HowPush] {
-                li { (v.t(m)) }
-            }
-        }
+        (super::setup::tabs(v, &address, &all))
         @if v.admin {
             form.stack data-api="/api/shop/message" {
                 label { (v.t(M::ShopMessage)) input name="message" maxlength=(MAX_MESSAGE) value=(message); }
@@ -77,48 +71,14 @@ fn add_console_form(v: &Viewer, address: &str) -> Markup {
     }
 }
 
-/// What Tinfoil's "new location" asks for, field by field as it names them, filled
-/// with this server's values: the host as the browser reached it, the one login there
-/// is (else "the login's name"); the password only just after it is made (the script
-/// fills it in then).
-fn tinfoil_fields(v: &Viewer, address: &str, all: &[consoles::Console]) -> Markup {
-    let (host, port) = split_host_port(address);
-    let user = match all {
-        [only] => Some(only.name.as_str()),
-        _ => None,
-    };
-    html! {
-        div.panel #tinfoil-box {
-            p { (v.t(M::TinfoilFields)) }
-            dl.facts #tinfoil {
-                dt { "Protocol" } dd { "http" }
-                dt { "Host" } dd { (host) }
-                dt { "Port" } dd { (port) }
-                dt { "Path" } dd { "/" }
-                dt { "Username" } dd #tinfoil-user {
-                    @match user { Some(name) => (name), None => span.empty { (v.t(M::LoginName)) } }
-                }
-                dt { "Password" } dd #tinfoil-password { span.empty { (v.t(M::ShownOnAdd)) } }
-                dt { "Title" } dd { "Ludothèque" }
-            }
-        }
-    }
-}
-
-/// `host:port` as two fields (an IPv6 host loses its brackets: Tinfoil asks for the
-/// address alone).
-fn split_host_port(address: &str) -> (&str, &str) {
-    match address.rsplit_once(':') {
-        Some((host, port)) => (host.trim_start_matches('[').trim_end_matches(']'), port),
-        None => (address, "80"),
-    }
-}
-
 fn console_table(v: &Viewer, all: &[consoles::Console]) -> Markup {
     html! {
         p.empty #consoles-empty hidden[!all.is_empty()] { (v.t(M::NoConsoles)) }
         div.scroll {
-            table #consoles hidden[all.is_empty()] data-never=(v.t(M::Never)) {
+            table #consoles hidden[all.is_empty()] data-never=(v.t(M::Never))
+                data-new-password=(v.t(M::NewConsolePassword)) data-remove=(v.t(M::Remove))
+                data-confirm-new-password=(v.msg(&Msg::ConfirmNewConsolePassword { name: "{name}".into() }))
+                data-confirm-remove=(v.msg(&Msg::ConfirmRemoveConsole { name: "{name}".into() })) {
                 thead { tr {
                     th { (v.t(M::Name)) } th.wide { (v.t(M::Added)) } th { (v.t(M::LastUsed)) } th {}
                 } }

@@ -231,7 +231,7 @@ fn start_buttons(c: &Ctx, v: &Viewer, l: &Live, to_convert: u64) -> Result<Marku
         p.hint #job-busy hidden[!l.running] { (l.busy) }
         @if let Some(r) = &room { (room_note(v, to_convert, r)) }
         @if let Some(why) = &push_blocked {
-            p.hint #push-blocked { (why) " " a href="/device" { (v.t(M::Device)) } }
+            p.hint #push-blocked { (why) " " a href="/push" { (v.t(M::PushPage)) } }
         }
         @if no_keys { p.hint #verify-blocked { (super::view::keys_hint(v, M::VerifyNoKeys)) } }
     })

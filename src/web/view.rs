@@ -99,6 +99,7 @@ fn menu_entry(active: &str) -> &str {
     match active {
         "/platforms" | "/settings/keys" => "/settings",
         "/upkeep" => "/health",
+        "/push" => "/device",
         other => other,
     }
 }

@@ -274,7 +274,7 @@ fn french_pages_give_the_reasons_and_flag_the_files(s: &TestServer, damaged: usi
     );
     let r = s.post("/api/push/bad%20zstd%20%5B0100000000010000%5D.nsz");
     assert_eq!(r.status, 200, "{r:?}");
-    let device = s.send("GET", "/device", &fr, None).body;
+    let device = s.send("GET", "/push", &fr, None).body;
     assert_eq!(device.matches("badge damaged").count(), 1, "{device}");
     assert_eq!(s.send("DELETE", "/api/push", &[], None).status, 200);
 }

@@ -937,6 +937,23 @@ fn ini_blocks(file: &str, s: &TestServer, name: &str, password: &str) -> Vec<Str
         .collect()
 }
 
+/// The file the Consoles page offers to download (`a[data-file=ID]`'s `data:` link),
+/// with its password placeholder replaced as the page's script does once it is known.
+fn page_file(s: &TestServer, id: &str, password: &str) -> String {
+    let page = s.get("/device").body;
+    let at = page.find(&format!("data-file=\"{id}\"")).expect(id);
+    let start = page[..at].rfind("<a ").unwrap();
+    let link = &page[start..at];
+    let href = &link[link.find("href=\"").unwrap() + 6..];
+    let href = &href[..href.find('"').unwrap()];
+    let text = href.strip_prefix("data:text/plain;charset=utf-8,").unwrap();
+    let text = percent_encoding::percent_decode_str(text).decode_utf8().unwrap();
+    let placeholder = &page[page.find("<span class=\"fill-password\">").unwrap() + 28..];
+    let placeholder = &placeholder[..placeholder.find("</span>").unwrap()];
+    assert!(text.contains(placeholder), "{text}");
+    text.replace(placeholder, password)
+}
+
 /// A URL's path, and its user and password as HTTP Basic.
 fn split_url(url: &str) -> (String, Option<String>) {
     let rest = url.strip_prefix("http://").unwrap();
@@ -972,6 +989,7 @@ fn the_http_ini_the_readme_gives_mounts_in_sphaira_and_lists_the_shop() {
         files.iter().any(|(f, _)| *f == "README.md"),
         "README gives HTTP.ini"
     );
+    files.push(("the Consoles page", page_file(&s, "sphaira-ini", &password)));
     for (file, ini) in files {
         let mounts = sphaira_mounts(&ini);
         assert_eq!(mounts.len(), 1, "{file}: {ini}\n{mounts:?}");
@@ -1008,6 +1026,16 @@ fn the_dbi_config_the_readme_gives_reads_the_listing_and_every_known_version() {
         .into_iter()
         .find(|b| b.contains("ApacheHTTP"))
         .expect("README gives dbi.config's lines");
+    // The file the Consoles page offers holds the same lines.
+    let offered = page_file(&s, "dbi-config", &password);
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(lines(&offered), lines(&block), "{offered}");
     let (mut section, mut versions, mut source) = (String::new(), None, None);
     for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
@@ -1329,7 +1357,7 @@ fn a_download_counts_once_per_file_and_console_and_the_consoles_page_shows_it() 
     assert!(rows[1].contains("300 o"), "{}", rows[1]);
     // The page gives the address and, listening on loopback, says no console reaches it.
     assert!(page.body.contains("id=\"shop-url\""));
-    assert!(page.body.contains("--listen 0.0.0.0:"));
+    assert!(page.body.contains("id=\"shop-loopback\""));
 }
 
 #[test]

@@ -238,7 +238,7 @@ fn with_console(s: &TestServer, host: &str, port: u16) -> (String, String) {
 fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     let s = TestServer::start_on(scanned_demo(), &[]);
     let (key, name) = with_console(&s, "192.0.2.7", 2000);
-    let fr = page(&s, "/device", "fr");
+    let fr = page(&s, "/push", "fr");
     let how = text(part(&fr, "<ol class=\"how\" id=\"push-how\">", "</ol>"));
     for words in [
         "Awoo Installer",
@@ -251,7 +251,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     assert!(fr.contains(r#"<p class="note" id="push-not-dbi">"#), "{fr}");
     // Listening on loopback, the console elsewhere: said before any push, button off.
     let blocked = text(part(&fr, "<p class=\"warn\" id=\"push-blocked\"", "</p>"));
-    assert!(blocked.contains("--listen 0.0.0.0:"), "{blocked}");
+    assert!(blocked.contains("0.0.0.0") && blocked.contains("Consoles"), "{blocked}");
     let button = part(
         &fr,
         "<button class=\"blocked\" id=\"start-push\"",
@@ -269,7 +269,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
         "<p class=\"hint\" id=\"push-blocked\"",
         "</p>",
     ));
-    assert!(why.contains("--listen 0.0.0.0:"), "{why}");
+    assert!(why.contains("0.0.0.0"), "{why}");
     let start = part(&dashboard, "id=\"start-push\"", ">");
     assert!(
         start.contains("data-blocked") && start.contains("disabled"),
@@ -286,7 +286,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
         "{list}"
     );
     // The clear button's confirmation names what it removes.
-    let en = page(&s, "/device", "en");
+    let en = page(&s, "/push", "en");
     assert!(
         en.contains("data-confirm=\"Remove 1 file ("),
         "{}",
@@ -306,7 +306,7 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
 
     // A console on this machine is reachable through loopback: the push is on.
     with_console(&s, "127.0.0.1", 2000);
-    let ok = page(&s, "/device", "fr");
+    let ok = page(&s, "/push", "fr");
     assert!(!ok.contains("id=\"push-blocked\""));
     let start = part(&ok, "id=\"start-push\"", ">");
     assert!(
@@ -351,7 +351,7 @@ fn listening_on_every_address_the_push_button_is_on() {
             .status,
         200
     );
-    let fr = s.send("GET", "/device", &auth, None).body;
+    let fr = s.send("GET", "/push", &auth, None).body;
     assert!(fr.contains("<table id=\"push\""), "{}", text(&fr));
     assert!(!fr.contains("id=\"push-blocked\""), "{}", text(&fr));
     assert!(fr.contains("data-api=\"/api/push\""));

@@ -175,11 +175,11 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
     // The console page: a console on this machine, an installer waiting, one game listed.
     let installer = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = installer.local_addr().unwrap().port();
-    open(&tab, &format!("{base}/device"));
+    open(&tab, &format!("{base}/push"));
     js(&tab, &format!("fetch('/api/device', {{method:'POST', headers:{{'Content-Type':'application/json'}}, body: JSON.stringify({{host:'127.0.0.1', port:{port}, name:'Salon'}})}}).then(r => r.status)"));
     let pushed = js(&tab, "fetch('/api/v1/library?type=BASE&limit=1').then(r => r.json()).then(j => fetch('/api/push/' + j.items[0].key.split('/').map(encodeURIComponent).join('/'), {method:'POST'})).then(r => r.status)");
     assert_eq!(pushed, 200);
-    open(&tab, &format!("{base}/device"));
+    open(&tab, &format!("{base}/push"));
     click(&tab, "#device-test");
     wait_for(
         &tab,
@@ -216,7 +216,7 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
     // Screenshots: a console elsewhere (the push is off while the service listens on
     // loopback, and the page says why) with a game on the list.
     js(&tab, "fetch('/api/device', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({host:'192.168.1.50', port:2000, name:'Salon'})}).then(r => r.status)");
-    open(&tab, &format!("{base}/device"));
+    open(&tab, &format!("{base}/push"));
     assert_eq!(
         js(&tab, "document.getElementById('start-push').disabled"),
         true
@@ -235,13 +235,13 @@ fn browser_library_pager_filters_keyboard_and_console_test() {
     );
     shots(
         &tab,
-        &format!("{base}/device"),
+        &format!("{base}/push"),
         "device-device",
         Some("#push-how"),
     );
     shots(
         &tab,
-        &format!("{base}/device"),
+        &format!("{base}/push"),
         "device-pushlist",
         Some("#push-list"),
     );

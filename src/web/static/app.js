@@ -298,7 +298,8 @@ function showKey(form, data) {
 }
 
 // A console's login just added, or given a new password: its password and the
-// address with it, shown once, and Tinfoil's fields filled with them.
+// address with it, shown once, and every installer's fields and files filled with
+// them (`web::setup`), their downloads rewritten to match.
 function showPassword(data) {
   const form = document.getElementById("console-form");
   document.getElementById("new-console-password").value = data.password;
@@ -306,17 +307,50 @@ function showPassword(data) {
     ":" + data.password + "@" + form.dataset.address + "/";
   const box = document.getElementById("new-console");
   box.hidden = false;
-  document.getElementById("tinfoil-user").textContent = data.name;
-  document.getElementById("tinfoil-password").textContent = data.password;
+  const fills = [[".fill-user", data.name], [".fill-user-url", encodeURIComponent(data.name)],
+    [".fill-password", data.password]];
+  for (const [selector, text] of fills) {
+    document.querySelectorAll(selector).forEach((el) => { el.textContent = text; });
+  }
+  document.querySelectorAll("a[data-file]").forEach((a) => {
+    const text = document.getElementById(a.dataset.file).textContent;
+    a.href = "data:text/plain;charset=utf-8," + encodeURIComponent(text);
+  });
   say("");
   box.scrollIntoView({ block: "nearest" });
 }
+
+// The installers' tabs: one panel shown, the others hidden (all are shown without
+// the script); arrow keys move between tabs, as WAI-ARIA's tabs pattern has it.
+(function () {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  if (!tabs.length) return;
+  function pick(tab) {
+    for (const t of tabs) {
+      const on = t === tab;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+      document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+    }
+  }
+  tabs.forEach((t, i) => {
+    t.addEventListener("click", () => pick(t));
+    t.addEventListener("keydown", (e) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+      if (!step) return;
+      const next = tabs[(i + step + tabs.length) % tabs.length];
+      pick(next);
+      next.focus();
+    });
+  });
+  pick(tabs[0]);
+})();
 
 function showConsole(form, data) {
   showPassword(data);
   const table = document.getElementById("consoles");
   const row = table.tBodies[0].insertRow();
-  [data.name, "—", table.dataset.never, ""].forEach((text, i) => {
+  [data.name, momentText(new Date().toISOString()), table.dataset.never, ""].forEach((text, i) => {
     const cell = row.insertCell();
     if (i === 0) {
       // The new console's own page, as the rows the server wrote link it.
@@ -327,6 +361,24 @@ function showConsole(form, data) {
     } else cell.textContent = text;
     if (i === 1) cell.className = "wide";
   });
+  // Its buttons, as the server writes them for the others (`shop::console_actions`).
+  const api = "/api/consoles/" + encodeURIComponent(data.name);
+  const actions = document.createElement("div");
+  actions.className = "actions";
+  const buttons = [["secondary", "POST", api + "/password", table.dataset.newPassword, table.dataset.confirmNewPassword],
+    ["danger", "DELETE", api, table.dataset.remove, table.dataset.confirmRemove]];
+  for (const [kind, method, url, label, confirm] of buttons) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = kind;
+    if (method === "DELETE") b.dataset.method = method;
+    else b.dataset.then = "console-password";
+    b.dataset.api = url;
+    b.setAttribute("data-confirm", confirm.replace("{name}", data.name));
+    b.textContent = label;
+    actions.append(b);
+  }
+  row.cells[3].append(actions);
   table.hidden = false;
   document.getElementById("consoles-empty").hidden = true;
   form.reset();
@@ -379,6 +431,12 @@ document.addEventListener("submit", async (ev) => {
 });
 
 document.addEventListener("click", async (ev) => {
+  const copyText = ev.target.closest("button[data-copy-text]");
+  if (copyText) {
+    const text = document.getElementById(copyText.dataset.copyText).textContent;
+    try { await navigator.clipboard.writeText(text); copyText.textContent = T.copied; } catch (e) { say(T.network); }
+    return;
+  }
   const copy = ev.target.closest("button[data-copy]");
   if (copy) {
     const input = document.getElementById(copy.dataset.copy);
