@@ -441,6 +441,13 @@ messages! {
     TitleFilesNote => "versions.txt, versions.json et un fichier de région (US.en.json, FR.fr.json…), un ou plusieurs à la fois, dans n'importe quel ordre : pour un service sans accès à Internet, ou votre propre copie de titledb.",
         "versions.txt, versions.json and a region file (US.en.json, FR.fr.json…), one or several at once, in any order: for a service without Internet access, or your own copy of titledb.";
     ImportTitleFiles => "Importer ces fichiers", "Import these files";
+    CoversHeading => "Jaquettes", "Covers";
+    CoversChoice => "Les icônes lues dans vos fichiers avec les clés de console s'affichent sans rien de plus. Pour les autres jeux, Ludothèque peut télécharger leurs icônes une fois depuis l'hôte des données de titres, un serveur tiers sur Internet, qui voit alors quels jeux vous avez. Sans elles, une vignette sobre les remplace. Ce choix se change dans les Réglages.",
+        "Icons read from your files with the console keys show with nothing more. For the other games, Ludothèque can download their icons once from the title data's host, a third-party server on the Internet, which then sees which games you have. Without them, a plain tile stands in. This choice can be changed in Settings.";
+    CoversFetched => "Les icônes sont téléchargées avec les données de titres.", "Icons are downloaded with the title data.";
+    CoversNotFetched => "Les icônes ne sont pas téléchargées.", "Icons are not downloaded.";
+    FetchCovers => "Télécharger les icônes", "Download the icons";
+    NoFetchCovers => "Ne pas les télécharger", "Do not download them";
     ListenHeading => "Adresse d'écoute", "Listening address";
     ListenAddress => "Adresse et port (IP:PORT)", "Address and port (IP:PORT)";
     ListenNote => "0.0.0.0 : toutes les interfaces, pour les consoles du réseau ; 127.0.0.1 : cette machine seulement. Le changement prend effet tout de suite et est gardé pour les prochains lancements.",

@@ -24,7 +24,7 @@ pub fn welcome_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         @if v.admin { p { (v.t(M::WelcomeIntro)) } }
         (where_games_go(c, &v))
-        @if v.admin { (super::listen::form(c, &v)) }
+        @if v.admin { (super::listen::form(c, &v)) (icons_choice(c, &v)?) }
         (next_steps(&v))
         p { a href="/" { (v.t(M::ToDashboard)) } }
     };
@@ -43,6 +43,28 @@ pub fn where_games_go(c: &Ctx, v: &Viewer) -> Markup {
         }
         p.note { (v.t(M::GamesSeen)) }
     }
+}
+
+/// Covers: those read from the user's files always show; fetching the others from
+/// the title data's host (a third party, which then learns what the library holds)
+/// is the admin's choice, explained here once and kept in Settings.
+fn icons_choice(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
+    let on = crate::titles::icons::enabled(c.db)?;
+    let choice = |icons: bool, label: M, primary: bool| {
+        html! {
+            button.secondary[!primary] type="button" data-api="/api/titles/settings"
+                data-body=(serde_json::json!({ "icons": icons })) aria-pressed=(icons == on) { (v.t(label)) }
+        }
+    };
+    Ok(html! {
+        h2 #icons-choice { (v.t(M::CoversHeading)) }
+        p { (v.t(M::CoversChoice)) }
+        p #icons-state data-on=(on) { (v.t(if on { M::CoversFetched } else { M::CoversNotFetched })) }
+        div.actions {
+            (choice(true, M::FetchCovers, !on))
+            (choice(false, M::NoFetchCovers, false))
+        }
+    })
 }
 
 /// The four things to do once games are there, each a link to the page that does it.

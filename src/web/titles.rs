@@ -826,21 +826,28 @@ fn sources_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 
 #[derive(Deserialize)]
 struct TitleSettings {
-    count_dlc: bool,
-    icons: bool,
+    count_dlc: Option<bool>,
+    icons: Option<bool>,
 }
 
-/// `POST /api/titles/settings` `{count_dlc, icons}`.
+/// `POST /api/titles/settings` `{count_dlc?, icons?}`: each one given is set (the
+/// welcome page's icons choice gives only `icons`). Answers both as they are now.
 pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
     let form: TitleSettings = body(c, "count_dlc and icons, true or false")?;
     let tx = db::write_transaction(c.db)?;
-    title_ignore::set(&tx, None, true, false, !form.count_dlc)?;
-    icons::set_enabled(&tx, form.icons)?;
-    model::refresh(&tx)?;
+    if let Some(count_dlc) = form.count_dlc {
+        title_ignore::set(&tx, None, true, false, !count_dlc)?;
+        model::refresh(&tx)?;
+    }
+    if let Some(on) = form.icons {
+        icons::set_enabled(&tx, on)?;
+    }
+    let count_dlc = !title_ignore::all(&tx)?.get(&None).is_some_and(|i| i.0);
+    let on = icons::enabled(&tx)?;
     tx.commit()?;
     Reply::json(
         200,
-        &serde_json::json!({"count_dlc": form.count_dlc, "icons": form.icons}),
+        &serde_json::json!({"count_dlc": count_dlc, "icons": on}),
     )
 }
 

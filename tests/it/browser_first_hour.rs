@@ -185,12 +185,19 @@ fn console_login(tab: &headless_chrome::Tab, base: &str, lang: &str, width: u32)
     assert_eq!(js(tab, buttons), 2);
     // DBI's tab: its file holds the password, and so does its download.
     js(tab, "document.getElementById('tab-dbi').click()");
-    assert_eq!(js(tab, "document.getElementById('setup-dbi').hidden"), false);
-    assert_eq!(js(tab, "document.getElementById('setup-tinfoil').hidden"), true);
+    assert_eq!(
+        js(tab, "document.getElementById('setup-dbi').hidden"),
+        false
+    );
+    assert_eq!(
+        js(tab, "document.getElementById('setup-tinfoil').hidden"),
+        true
+    );
     let dbi = js(tab, "document.getElementById('dbi-config').textContent");
     let dbi = dbi.as_str().unwrap().to_string();
     assert!(dbi.contains(password.as_str().unwrap()), "{dbi}");
-    let href = "decodeURIComponent(document.querySelector('a[data-file=dbi-config]').href.split(',')[1])";
+    let href =
+        "decodeURIComponent(document.querySelector('a[data-file=dbi-config]').href.split(',')[1])";
     assert_eq!(js(tab, href).as_str().unwrap(), dbi);
     js(
         tab,

@@ -185,6 +185,63 @@ fn an_empty_library_says_where_the_games_go() {
     assert!(none.body.contains("id=\"no-titles\""), "{}", none.body);
 }
 
+/// The welcome page explains where covers come from and asks once whether to fetch
+/// the others from the title data's host; the choice is the one Settings keeps, and
+/// changes nothing else there.
+#[test]
+fn the_welcome_page_asks_whether_to_fetch_icons() {
+    let s = two_accounts();
+    let (admin, viewer) = (
+        sign_in(&s, "admin", "admin password"),
+        sign_in(&s, "viewer", "viewer password"),
+    );
+    let welcome = page(&s, "/welcome", &admin).body;
+    assert!(welcome.contains("id=\"icons-choice\""), "{welcome}");
+    let off = crate::harness::tag(&welcome, "icons-state").to_string();
+    assert!(
+        welcome.contains(r#"data-body="{&quot;icons&quot;:true}" aria-pressed="false""#),
+        "{welcome}"
+    );
+    assert!(!page(&s, "/welcome", &viewer)
+        .body
+        .contains("id=\"icons-choice\""));
+    let dlc_before = send_json(
+        &s,
+        "POST",
+        "/api/titles/settings",
+        &[("Cookie", &admin)],
+        json!({}),
+    );
+    assert_eq!(dlc_before.status, 200, "{dlc_before:?}");
+    assert_eq!(dlc_before.json()["icons"], false);
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/titles/settings",
+        &[("Cookie", &admin)],
+        json!({"icons": true}),
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.json()["icons"], true);
+    assert_eq!(r.json()["count_dlc"], dlc_before.json()["count_dlc"]);
+    let welcome = page(&s, "/welcome", &admin).body;
+    assert!(
+        welcome.contains(r#"data-body="{&quot;icons&quot;:true}" aria-pressed="true""#),
+        "{welcome}"
+    );
+    assert_ne!(crate::harness::tag(&welcome, "icons-state"), off);
+    let settings = page(&s, "/settings", &admin).body;
+    assert!(settings.contains(r#"name="icons" checked"#), "{settings}");
+    let r = send_json(
+        &s,
+        "POST",
+        "/api/titles/settings",
+        &[("Cookie", &viewer)],
+        json!({"icons": false}),
+    );
+    assert_eq!(r.status, 403);
+}
+
 #[test]
 fn the_only_platform_offers_no_delete() {
     let s = two_accounts();

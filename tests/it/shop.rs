@@ -947,7 +947,9 @@ fn page_file(s: &TestServer, id: &str, password: &str) -> String {
     let href = &link[link.find("href=\"").unwrap() + 6..];
     let href = &href[..href.find('"').unwrap()];
     let text = href.strip_prefix("data:text/plain;charset=utf-8,").unwrap();
-    let text = percent_encoding::percent_decode_str(text).decode_utf8().unwrap();
+    let text = percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .unwrap();
     let placeholder = &page[page.find("<span class=\"fill-password\">").unwrap() + 28..];
     let placeholder = &placeholder[..placeholder.find("</span>").unwrap()];
     assert!(text.contains(placeholder), "{text}");

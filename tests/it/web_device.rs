@@ -251,7 +251,10 @@ fn the_console_page_guides_warns_on_loopback_and_lists_games_by_name() {
     assert!(fr.contains(r#"<p class="note" id="push-not-dbi">"#), "{fr}");
     // Listening on loopback, the console elsewhere: said before any push, button off.
     let blocked = text(part(&fr, "<p class=\"warn\" id=\"push-blocked\"", "</p>"));
-    assert!(blocked.contains("0.0.0.0") && blocked.contains("Consoles"), "{blocked}");
+    assert!(
+        blocked.contains("0.0.0.0") && blocked.contains("Consoles"),
+        "{blocked}"
+    );
     let button = part(
         &fr,
         "<button class=\"blocked\" id=\"start-push\"",
