@@ -381,7 +381,7 @@ fn demo_library(global: &GlobalArgs, dir: &Path) -> Result<(), Error> {
 /// A little icon of its own for each base game the demo's title data names, in the
 /// data folder's icon cache (which pages serve as covers), unless one is there.
 fn demo_icons(data: &Path) -> Result<(), Error> {
-    for id in demo::named_bases() {
+    for id in demo::bases_with_icons() {
         let png = demo::icon_png(id.0).map_err(|e| Error::internal("a demo icon").with_cause(e))?;
         crate::titles::icons::save_own(data, id, &png)
             .map_err(|e| Error::internal("a demo icon").with_cause(e))?;

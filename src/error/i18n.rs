@@ -435,8 +435,10 @@ messages! {
     Shop => "Boutique", "Shop";
     ShopIntro => "Les installateurs de la console (Tinfoil, CyberFoil, DBI, Sphaira) parcourent toute la bibliothèque et installent depuis cette adresse :",
         "Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and install from this address:";
-    ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre. Pour les consoles du réseau, écoutez sur 0.0.0.0 ci-dessous.",
-        "The service listens on this machine only: no console can reach it. For the consoles on your network, listen on 0.0.0.0 below.";
+    ShopLoopback => "Le service n'écoute que sur cette machine : aucune console ne peut l'atteindre.",
+        "The service listens on this machine only: no console can reach it.";
+    ListenBelow => "Pour les consoles du réseau, écoutez sur 0.0.0.0 ci-dessous.", "For the consoles on your network, listen on 0.0.0.0 below.";
+    RestartListening => "Relancez-le avec", "Start it again with";
     TitleFiles => "Fichiers de données de titres", "Title data files";
     TitleFilesNote => "versions.txt, versions.json et un fichier de région (US.en.json, FR.fr.json…), un ou plusieurs à la fois, dans n'importe quel ordre : pour un service sans accès à Internet, ou votre propre copie de titledb.",
         "versions.txt, versions.json and a region file (US.en.json, FR.fr.json…), one or several at once, in any order: for a service without Internet access, or your own copy of titledb.";
@@ -473,6 +475,7 @@ messages! {
         "Sphaira reads /config/sphaira/mount/HTTP.ini: this file, its [Ludotheque] line included (without it, Sphaira skips the mount).";
     PushElsewhere => "Awoo, TinWoo et les installateurs qui attendent qu'on leur envoie des jeux :", "Awoo, TinWoo and the installers that wait for games to be sent:";
     PushPage => "Envoyer à une console", "Push to a console";
+    OpenPushPage => "la page d'envoi", "the push page";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
     Download => "Télécharger", "Download";

@@ -222,15 +222,25 @@ pub fn title_data_dir(dir: &Path) -> PathBuf {
     dir.with_file_name(format!("{name}-titledb"))
 }
 
-/// The base games the demo's title data names: each gets an icon of its own
-/// (`icon_png`), so that the demo shows covers without the network.
-pub fn named_bases() -> Vec<crate::words::TitleId> {
+/// The base games the demo draws an icon for (`icon_png`), so that it shows covers
+/// without the network: those its title data names, and its fillers (which the title
+/// data does not know: they stay `unknown`, with a cover all the same).
+pub fn bases_with_icons() -> Vec<crate::words::TitleId> {
     let region: serde_json::Value = serde_json::from_str(TITLE_DATA[2].1).unwrap_or_default();
     let titles = region.as_object().into_iter().flat_map(|t| t.values());
-    titles
+    let named = titles
         .filter_map(|t| crate::words::TitleId::parse(t["id"].as_str()?))
-        .filter(|id| id.0 & 0x1FFF == 0)
+        .filter(|id| id.0 & 0x1FFF == 0);
+    named
+        .chain(FILLERS.map(|i| crate::words::TitleId(filler_id(i))))
         .collect()
+}
+
+/// The fillers' numbers, and each one's title ID.
+const FILLERS: std::ops::RangeInclusive<u64> = 1..=16;
+
+fn filler_id(i: u64) -> u64 {
+    0x0100F00000000000 + (i << 13)
 }
 
 /// A 128-pixel square PNG for a title: a diagonal blend of two hues its ID picks,
@@ -296,8 +306,8 @@ fn named_games(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
 /// Filler bases so that pages have something to page through, some with updates.
 fn fillers(dir: &Path, rng: &mut StdRng) -> Result<usize, Error> {
     let mut written = 0;
-    for i in 1..=16u64 {
-        let id = 0x0100F00000000000 + (i << 13);
+    for i in FILLERS {
+        let id = filler_id(i);
         put(
             dir,
             "Indies/Petits jeux",

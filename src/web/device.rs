@@ -31,7 +31,7 @@ pub fn device_page(c: &Ctx) -> Result<Reply, Error> {
         (shop)
         h2 #push-to-console { (v.t(M::PushPage)) }
         p #push-link {
-            (v.t(M::PushElsewhere)) " " a href="/push" { (v.t(M::PushPage)) }
+            (v.t(M::PushElsewhere)) " " a href="/push" { (v.t(M::OpenPushPage)) }
             " (" (v.t(M::PushList)) (v.colon()) (count(&v, files, M::FileWord, M::FilesWord)) ")"
         }
     };

@@ -30,7 +30,9 @@ pub fn form(c: &Ctx, v: &Viewer) -> Markup {
                     spellcheck="false" autocomplete="off" aria-describedby="listen-note";
             }
             p.note #listen-note {
-                @if fixed { (v.msg(&Msg::ListenByFlag)) } @else { (v.t(M::ListenNote)) }
+                @if fixed {
+                    (v.t(M::SetByFlag)) " " code.flag { "--listen" } " (LUDOTHEQUE_LISTEN)"
+                } @else { (v.t(M::ListenNote)) }
             }
             @if !fixed {
                 div.actions {

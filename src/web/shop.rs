@@ -29,8 +29,12 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         h2 #shop { (v.t(M::ShopHeading)) }
         p { (v.t(M::ShopIntro)) }
         p { code #shop-url { "http://" (address) "/" } }
-        @if loopback.is_some() {
-            p.warn #shop-loopback role="note" { (v.t(M::ShopLoopback)) }
+        @if let Some(port) = loopback {
+            p.warn #shop-loopback role="note" {
+                (v.t(M::ShopLoopback))
+                @if c.app.config.serve.listen.is_some() { " " (v.t(M::RestartListening)) " --listen 0.0.0.0:" (port) }
+                @else { " " (v.t(M::ListenBelow)) }
+            }
         }
         @if v.admin { (super::listen::form(c, v)) }
         p.note { (v.t(if c.app.config.serve.shop_public { M::ShopPublic } else { M::ShopPrivate })) }

@@ -12,7 +12,7 @@ use crate::library::demo;
 use crate::web::add_user;
 
 /// The pages, by the name their screenshots take.
-const PAGES: [(&str, &str); 20] = [
+const PAGES: [(&str, &str); 21] = [
     ("dashboard", "/"),
     ("library", "/library"),
     ("library-incomplete", "/library?show=incomplete&sort=size"),
@@ -30,6 +30,7 @@ const PAGES: [(&str, &str); 20] = [
     ("tasks", "/tasks"),
     ("task-run", "/tasks/1"),
     ("device", "/device"),
+    ("push", "/push"),
     ("trash", "/trash"),
     ("upkeep", "/upkeep"),
     ("health", "/health"),
@@ -196,6 +197,31 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
             "{said}"
         );
         shot(&tab, &format!("pages/files-selection-{width}-{lang}"));
+        // Title data files uploaded from Settings: the page's own script sends them,
+        // then lists what each gave in the reader's language.
+        open(&tab, &format!("{base}/settings"));
+        js(
+            &tab,
+            "(() => { const f = document.querySelector('#title-upload input[type=file]'); const d = new DataTransfer(); d.items.add(new File(['id|rightsId|version\\n0100000000010000|00000000000000000000000000000000|131072\\n'], 'versions.txt')); f.files = d.files; document.getElementById('title-upload').scrollIntoView({block: 'start'}); document.querySelector('#title-upload button[type=submit]').click(); return true; })()",
+        );
+        wait_for(
+            &tab,
+            "document.querySelectorAll('#title-upload-result li').length === 3",
+        );
+        let lines = js(
+            &tab,
+            "document.getElementById('title-upload-result').textContent",
+        );
+        let lines = lines.as_str().unwrap().to_string();
+        let (file, known) = match lang {
+            "fr" => ("versions.txt : 1 identifiant de titre", "connus désormais"),
+            _ => ("versions.txt: 1 title ID", "known now"),
+        };
+        assert!(lines.contains(file) && lines.contains(known), "{lines}");
+        if narrow {
+            fits_the_screen(&tab, "settings-title-upload");
+        }
+        shot(&tab, &format!("pages/settings-title-upload-{width}-{lang}"));
     }
 }
 
