@@ -182,7 +182,7 @@ messages! {
     // Accounts.
     Name => "Nom", "Name";
     Password => "Mot de passe", "Password";
-    PasswordAgain => "Mot de passe (encore)", "Password (again)";
+    PasswordAgain => "Confirmer le mot de passe", "Password (again)";
     CurrentPassword => "Mot de passe actuel", "Current password";
     NewPassword => "Nouveau mot de passe", "New password";
     ChangePassword => "Changer le mot de passe", "Change password";
@@ -201,7 +201,7 @@ messages! {
     Accounts => "Comptes", "Accounts";
     Language => "Langue", "Language";
     Save => "Enregistrer", "Save";
-    ViewerNote => "Compte lecteur : vous pouvez tout regarder, mais rien changer.",
+    ViewerNote => "Compte lecteur : vous pouvez tout consulter, mais ne rien modifier.",
         "Viewer account: you can look at everything but change nothing.";
     // Dashboard and tasks.
     Games => "Jeux", "Games";
@@ -256,8 +256,8 @@ messages! {
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
     // The script's template of `Msg::CompressEstimate` (a test checks they agree).
     CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
-    CompressNoKeys => "Compresser demande les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys), imported in Settings.";
-    VerifyNoKeys => "Vérifier demande les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys), imported in Settings.";
+    CompressNoKeys => "La compression nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys), imported in Settings.";
+    VerifyNoKeys => "La vérification nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys), imported in Settings.";
     ImportKeys => "Importer les clés", "Import the keys";
     Health => "Santé de la bibliothèque", "Library health";
     // The menu's: the whole French name would take the desktop menu to a second row.
@@ -344,7 +344,7 @@ messages! {
     TitleWord => "Titre", "Title";
     TitlesCount => "titres", "titles";
     NoTitles => "Aucun titre ne correspond.", "No title matches.";
-    NoTitleData => "Aucune donnée de titres n'est importée : sans elles, la bibliothèque ne sait pas quelles mises à jour et quels DLC existent. Importez-les avec « ludotheque titles import » ou récupérez-les depuis les réglages.",
+    NoTitleData => "Aucune donnée de titres n'a été importée : sans ces données, la bibliothèque ne sait pas quelles mises à jour et quels DLC existent. Importez-les avec « ludotheque titles import » ou récupérez-les depuis les Réglages.",
         "No title data is imported: without it the library cannot know which updates and DLC exist. Import it with “ludotheque titles import” or fetch it from the settings.";
     Show => "Afficher", "Show";
     IncompleteOnly => "Incomplets seulement", "Incomplete only";
@@ -367,8 +367,8 @@ messages! {
     VerifyAgain => "Vérifier à nouveau", "Verify again";
     InstalledVersion => "Version dans la bibliothèque", "Version in the library";
     LatestVersion => "Dernière version connue", "Latest known version";
-    NewerThanData => "plus récente que la base de titres", "newer than the title data";
-    TitleDataOlder => "La bibliothèque a plus récent : la base de titres est plus ancienne que ce fichier (la mettre à jour dans Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";
+    NewerThanData => "plus récente que les données de titres", "newer than the title data";
+    TitleDataOlder => "La bibliothèque a une version plus récente : les données de titres sont plus anciennes que ce fichier (mettez-les à jour dans les Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";
     Publisher => "Éditeur", "Publisher";
     Released => "Sortie", "Released";
     WhatIsMissing => "Ce qui manque", "What is missing";
@@ -417,7 +417,7 @@ messages! {
     LastFailure => "Dernier échec", "Last failure";
     FilesInUse => "Fichiers utilisés", "Files in use";
     TitleFile => "Fichier", "File";
-    FetchedFrom => "Venu de", "From";
+    FetchedFrom => "Provenance", "From";
     FetchedAt => "Téléchargé le", "Fetched";
     CopyAge => "Âge de la copie", "Age of the copy";
     WantedListDownload => "Toute la liste de ce qui manque, à télécharger :", "The whole wanted list, to download:";
@@ -430,7 +430,7 @@ messages! {
         "Icons already there (read from your files with the console keys, or the demo's) are always shown. These come from a third-party host (the title data's): the title data task downloads them once, then pages serve them from the data folder.";
     UpdateTitleData => "Mettre à jour les données de titres", "Update the title data";
     NotFound => "Introuvable", "Not found";
-    NoSuchGame => "Aucun jeu n'a cette clé.", "No game has that key.";
+    NoSuchGame => "Aucun jeu ne se trouve à ce chemin.", "No game has that key.";
     // The shop.
     Shop => "Boutique", "Shop";
     ShopIntro => "Les installateurs de la console (Tinfoil, CyberFoil, DBI, Sphaira) parcourent toute la bibliothèque et installent depuis cette adresse :",
@@ -462,8 +462,8 @@ messages! {
     ShopPrivate => "Chaque console s'identifie par son nom et son mot de passe (HTTP Basic). Un mot de passe de console n'ouvre que la boutique et les sauvegardes de cette console ; une clé d'API ne les ouvre pas.",
         "Each console identifies itself by its name and password (HTTP Basic). A console password opens only the shop and that console's saves; an API key opens neither.";
     Consoles => "Accès des consoles", "Console logins";
-    NoConsoles => "Aucun identifiant : ajoutez-en un par console pour qu'elle puisse ouvrir la boutique.", "No login yet: add one per console so it can open the shop.";
-    AddConsole => "Ajouter l'identifiant", "Add the login";
+    NoConsoles => "Aucun accès : ajoutez-en un par console pour qu'elle puisse ouvrir la boutique.", "No login yet: add one per console so it can open the shop.";
+    AddConsole => "Ajouter l'accès", "Add the login";
     ConsolePasswordOnce => "Son mot de passe, affiché une seule fois (seule son empreinte est conservée) :", "Its password, shown once (only its hash is kept):";
     ConsoleFullUrl => "L'adresse avec le nom et le mot de passe, pour les installateurs qui la prennent ainsi (DBI, Sphaira) :", "The address with the name and password, for installers that take it that way (DBI, Sphaira):";
     Added => "Ajoutée", "Added";
@@ -489,7 +489,7 @@ messages! {
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
     OfferAddress => "Adresse du service vue par la console (facultatif)", "Service address as the console sees it (optional)";
-    DeviceNone => "Aucune console de destination n'est encore réglée.", "No console to send to is set yet.";
+    DeviceNone => "Aucune console de destination n'est encore configurée.", "No console to send to is set yet.";
     LastContact => "Dernier contact", "Last contact";
     Client => "Client", "Client";
     LastPush => "Dernier envoi", "Last push";
@@ -535,7 +535,7 @@ messages! {
     ReadOnly => "Lecture seule", "Read-only";
     KeyShownOnce => "Copiez cette clé maintenant : elle ne sera plus jamais affichée.", "Copy this key now: it will never be shown again.";
     Copy => "Copier", "Copy";
-    Copied => "Copiée", "Copied";
+    Copied => "Copié", "Copied";
     Prefix => "Préfixe", "Prefix";
     Created => "Créée", "Created";
     LastUsed => "Dernier usage", "Last used";
@@ -577,7 +577,7 @@ messages! {
     OrganizeTaken => "dont la place est occupée", "whose place is taken";
     OrganizeTakenOne => "place prise : ne bouge pas", "place taken: stays";
     OrganizeInPlace => "déjà en place", "already in place";
-    OrganizeFrom => "Aujourd'hui", "Now";
+    OrganizeFrom => "Emplacement actuel", "Now";
     OrganizeTo => "Après le rangement", "After";
     OrganizeStart => "Ranger les fichiers", "Organize the files";
     OrganizeRuns => "Rangements passés (chacun peut être annulé)", "Past runs (each can be undone)";
@@ -591,7 +591,7 @@ messages! {
     DedupeStart => "Mettre à la corbeille", "Move to the trash";
     OrganizeAskText => "Ce rangement pourra être annulé depuis cette page, sous « Rangements passés ».", "This run can be undone from this page, under “Past runs”.";
     OrganizeNothing => "Rien à déplacer : chaque fichier est à sa place, ou la sienne est prise.", "Nothing to move: every file is in its place, or its place is taken.";
-    OrganizeUndoButton => "Défaire ce rangement", "Undo this run";
+    OrganizeUndoButton => "Annuler ce rangement", "Undo this run";
     // Task labels, results, trash reasons (the service's words, translated for people).
     TaskScan => "Analyse", "Scan";
     TaskConvert => "Décompression", "Decompress";
@@ -608,7 +608,7 @@ messages! {
     ResultPartial => "succès partiel", "finished with errors";
     // Honest progress and failures.
     BusyBecause => "Les tâches ne peuvent pas démarrer pendant :", "Tasks cannot start during:";
-    NoRoom => "La place manque : libérez de l'espace (vider la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before decompressing.";
+    NoRoom => "Espace insuffisant : libérez de la place (en vidant la corbeille) avant de décompresser.", "Not enough room: free some space (empty the trash) before decompressing.";
     FailedFiles => "Fichiers en échec", "Files that failed";
     NotListed => "de plus, non listés (voir le journal)", "more, not listed (see the log)";
     NoFailure => "Aucun fichier n'a échoué.", "No file failed.";
@@ -634,7 +634,7 @@ messages! {
     From => "depuis", "from";
     ConsoleWaiting => "En attente de la première requête de la console…", "Waiting for the console's first request…";
     Saves => "Sauvegardes", "Saves";
-    SavesIntro => "Ce que la synchronisation des sauvegardes de CyberFoil et JKSV (par WebDAV) ont envoyé ; chaque envoi est une version, rien n'est écrasé.", "What CyberFoil's save sync and JKSV (over WebDAV) sent; each upload is a version, nothing is overwritten.";
+    SavesIntro => "Ce qu'ont déposé la synchronisation des sauvegardes de CyberFoil et JKSV (par WebDAV) ; chaque dépôt est une version, rien n'est écrasé.", "What CyberFoil's save sync and JKSV (over WebDAV) sent; each upload is a version, nothing is overwritten.";
     NoSaves => "Aucune sauvegarde pour l'instant.", "No saves yet.";
     SavesInTrash => "Dans la corbeille", "In the trash";
     MoreInTrash => "Les autres sont sur la page Corbeille.", "The others are on the Trash page.";
@@ -676,10 +676,10 @@ messages! {
     Go => "Aller", "Go";
     OrderAtoZ => "A → Z", "A → Z";
     OrderZtoA => "Z → A", "Z → A";
-    OrderNewest => "récents d'abord", "newest first";
-    OrderOldest => "anciens d'abord", "oldest first";
-    OrderLargest => "gros d'abord", "largest first";
-    OrderSmallest => "petits d'abord", "smallest first";
+    OrderNewest => "plus récents d'abord", "newest first";
+    OrderOldest => "plus anciens d'abord", "oldest first";
+    OrderLargest => "plus gros d'abord", "largest first";
+    OrderSmallest => "plus petits d'abord", "smallest first";
     SortedHint => "Trier selon cette colonne", "Sort by this column";
     GameOne => "jeu", "game";
     GamesMany => "jeux", "games";
@@ -696,7 +696,7 @@ messages! {
         "DBI and Goldleaf take no push: with DBI, use the shop (the Consoles page).";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Changez l'adresse d'écoute sur la page Consoles (0.0.0.0).",
         "No push while the service listens on this machine only: the console could not download the games. Change the listening address on the Consoles page (0.0.0.0).";
-    PushNoDevice => "Envoi impossible : aucune console n'est réglée.", "Cannot push: no console is set up.";
+    PushNoDevice => "Envoi impossible : aucune console n'est configurée.", "Cannot push: no console is set up.";
     PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";
     TestConnection => "Tester la connexion", "Test the connection";
@@ -747,18 +747,18 @@ messages! {
     GamesSeen => "Le service remarque seul les fichiers ajoutés et les analyse ; une analyse les lit aussi à la demande.",
         "The service notices new files by itself and scans them; a scan also reads them on demand.";
     DataFolder => "Dossier des données", "Data folder";
-    DataFolderNote => "la base, les clés et les données des titres : c'est lui qu'il faut sauvegarder",
+    DataFolderNote => "la base, les clés et les données de titres : c'est lui qu'il faut sauvegarder",
         "the database, the keys and the title data: the folder to back up";
     NextSteps => "Ensuite", "Next";
     StepScan => "Analyser la bibliothèque", "Scan the library";
     StepScanText => " (Tâches) : lit les fichiers copiés et les regroupe par titre.", " (Tasks): reads the files you copied and groups them by title.";
-    StepTitles => "Télécharger les données des titres", "Download the title data";
+    StepTitles => "Télécharger les données de titres", "Download the title data";
     StepTitlesText => " (Réglages) : les noms des jeux, et les mises à jour et DLC qui manquent.", " (Settings): the games' names, and the updates and DLC you lack.";
     StepKeys => "Ajouter les clés de la console", "Add the console keys";
     StepKeysText => " (Réglages, facultatif) : le fichier prod.keys de votre console, pour lire ce que contient un fichier mal nommé.",
         " (Settings, optional): your console's prod.keys file, to read what a badly named file holds.";
-    StepConsole => "Brancher une console", "Connect a console";
-    StepConsoleText => " (Consoles) : un identifiant pour Tinfoil, CyberFoil, DBI ou Sphaira, ou l'envoi vers une console.",
+    StepConsole => "Connecter une console", "Connect a console";
+    StepConsoleText => " (Consoles) : un accès pour Tinfoil, CyberFoil, DBI ou Sphaira, ou l'envoi vers une console.",
         " (Consoles): a login for Tinfoil, CyberFoil, DBI or Sphaira, or sending to a console.";
     ToDashboard => "Aller au tableau de bord", "Go to the dashboard";
     LibraryEmpty => "La bibliothèque ne contient encore aucun fichier.", "The library holds no file yet.";
@@ -766,12 +766,12 @@ messages! {
     // The Consoles page: the shop's logins apart from the console games are sent to.
     ShopHeading => "Installateurs sur vos consoles", "Installers on your consoles";
     TinfoilFields => "Dans Tinfoil : File Browser, touche −, puis ces champs :", "In Tinfoil: File Browser, press −, then these fields:";
-    LoginName => "le nom de l'identifiant", "the login's name";
-    ShownOnAdd => "affiché une fois, à l'ajout de l'identifiant", "shown once, when the login is added";
+    LoginName => "le nom de l'accès", "the login's name";
+    ShownOnAdd => "affiché une fois, à l'ajout de l'accès", "shown once, when the login is added";
     NewConsolePassword => "Nouveau mot de passe", "New password";
     // The command line's words (`cli`).
     Console => "Console", "Console";
-    OfferedAddress => "Adresse offerte", "Offered address";
+    OfferedAddress => "Adresse annoncée", "Offered address";
     DetectedEachPush => "détectée à chaque envoi", "detected at each push";
     NoneYet => "aucun", "none";
     ByteWord => "octet", "byte";
@@ -790,7 +790,7 @@ messages! {
     KeyReadOnly => "lecture seule", "read-only";
     KeyFull => "complet", "full";
     KeyActive => "active", "active";
-    Again => "Encore une fois", "Again";
+    Again => "Confirmation", "Again";
     KeysImportHint => "« ludotheque keys import FICHIER » importe le prod.keys extrait de votre console avec Lockpick_RCM.",
         "“ludotheque keys import FILE” imports the prod.keys dumped from your console with Lockpick_RCM.";
     ColCreatedKey => "CRÉÉE", "CREATED";

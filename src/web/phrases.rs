@@ -45,7 +45,7 @@ pub fn progress(v: &Viewer, bytes: bool, done: u64, total: u64, elapsed: u64) ->
     out
 }
 
-/// "Premier scan en cours (12 705 / 40 000)".
+/// "Première analyse en cours (12 705 / 40 000)".
 pub fn first_scan(v: &Viewer, done: u64, total: u64) -> String {
     v.msg(&Msg::FirstScan { done, total })
 }
@@ -76,7 +76,7 @@ mod tests {
         );
         assert_eq!(
             first_scan(&fr, 12_705, 40_000),
-            "Premier scan en cours (12\u{202f}705 / 40\u{202f}000)"
+            "Première analyse en cours (12\u{202f}705 / 40\u{202f}000)"
         );
         assert_eq!(
             started_by(&en, &StartedBy::Key("ci".into())),

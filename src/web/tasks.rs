@@ -96,7 +96,7 @@ struct Live {
     last: String,
     /// Why the start buttons are disabled.
     busy: String,
-    /// "Premier scan en cours (n / N)" while a scan runs, for the pages that say it.
+    /// "Première analyse en cours (n / N)" while a scan runs, for the pages that say it.
     first_scan: String,
 }
 

@@ -141,7 +141,10 @@ fn a_task_that_fails_on_some_files_names_them_and_flags_the_damaged() {
     );
     if api(&s, "/api/v1/job")["running"] == true {
         assert!(
-            first.as_str().unwrap().starts_with("Premier scan en cours"),
+            first
+                .as_str()
+                .unwrap()
+                .starts_with("Première analyse en cours"),
             "{first}"
         );
         shot(&tab, "dashboard-first-scan");

@@ -145,7 +145,7 @@ fn import_installs_the_file_0600_and_status_lists_what_is_present_and_derived() 
     // Made-up master keys fail nsz's public checksums: a warning, not a refusal.
     let warning = out
         .lines()
-        .find(|l| l.starts_with("Ne correspondent pas à leur somme de contrôle"))
+        .find(|l| l.starts_with("Ces clés ne correspondent pas à leur somme de contrôle"))
         .unwrap_or_else(|| panic!("no checksum warning:\n{out}"));
     assert!(
         warning.contains("master_key_00, master_key_03"),

@@ -170,6 +170,14 @@ or one status and sorts by name, date added or size.
 shows one title with its files by kind and what it lacks;
 .B /files
 lists every file, with the type and platform filters.
+.PP
+The routine settings are set from the web: Settings holds the trash's retention,
+organize's template and the title data (fetched, or uploaded as files); the Consoles
+page and the welcome page hold the listening address. Saved there, the address is
+applied at once and kept for the next starts;
+.B \-\-listen
+(or LUDOTHEQUE_LISTEN) wins when given, and the field then shows it fixed. A saved
+address this machine can no longer bind falls back to 127.0.0.1:8080 with a warning.
 .SH SHOP
 Console installers (Tinfoil, CyberFoil, DBI, Sphaira) browse the whole library and
 install from the service's address, given as their shop; each console sends its own
@@ -178,7 +186,10 @@ name and password (HTTP Basic), made with
 .BR \-\-shop\-public
 serves the shop without a password; a console that still sends one is never refused
 (the right one names it, any other is ignored). The Consoles page of the web interface shows the
-address, how each installer takes it, and what the consoles downloaded.
+address, each installer's settings with the address and login filled in (DBI's
+dbi.config lines and Sphaira's HTTP.ini to download), and what the consoles
+downloaded; the push to a console has its own page,
+.BR /push .
 .SH SAVES
 CyberFoil's save sync backs up a console's saves to the service, with the console's
 name and password; each upload is kept as a version in the data folder

@@ -547,7 +547,7 @@ fn adding_a_title_to_the_push_list_says_how_many_files() {
         said,
         "3 fichiers ajoutés à la liste d'envoi, qui en compte 3."
     );
-    let device = get_as(&s, &admin, "/device").body;
+    let device = get_as(&s, &admin, "/push").body;
     let heading = device.split("id=\"push-list\"").nth(1).unwrap();
     assert!(
         heading
