@@ -182,11 +182,11 @@ messages! {
     // Accounts.
     Name => "Nom", "Name";
     Password => "Mot de passe", "Password";
-    PasswordAgain => "Confirmer le mot de passe", "Password (again)";
+    PasswordAgain => "Confirmer le mot de passe", "Confirm password";
     CurrentPassword => "Mot de passe actuel", "Current password";
     NewPassword => "Nouveau mot de passe", "New password";
     ChangePassword => "Changer le mot de passe", "Change password";
-    PasswordsDiffer => "Les deux mots de passe diffèrent.", "The two passwords differ.";
+    PasswordsDiffer => "Les deux mots de passe diffèrent.", "The passwords do not match.";
     CreateAdmin => "Créer le compte administrateur", "Create the admin account";
     FirstRunIntro => "Aucun compte n'existe encore. Créez le premier administrateur ; cette page n'est servie que tant qu'aucun compte n'existe.",
         "No account exists yet. Create the first administrator; this page is served only while no account exists.";
@@ -245,24 +245,24 @@ messages! {
     ConfirmCompressSelection => "Compresser {files} ({size}) en .nsz/.xcz ?", "Compress {files} ({size}) to .nsz/.xcz?";
     CompressSelectHint => "Cochez des .nsp/.xci pour les compresser.", "Tick .nsp/.xci files to compress them.";
     SelectFile => "Choisir", "Select";
-    SelectAllShown => "Choisir tous les fichiers de cette page", "Select every file of this page";
+    SelectAllShown => "Choisir tous les fichiers de cette page", "Select all files on this page";
     DidYouMean => "Vouliez-vous dire {q} ?", "Did you mean {q}?";
     ViewAs => "Affichage", "View";
     ViewTable => "Tableau", "Table";
     ViewGrid => "Jaquettes", "Covers";
     DamagedOnly => "Endommagés seulement", "Damaged only";
-    CompressSettings => "Compression", "Compress";
+    CompressSettings => "Compression", "Compression";
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
     // The script's template of `Msg::CompressEstimate` (a test checks they agree).
     CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
-    CompressNoKeys => "La compression nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys), imported in Settings.";
-    VerifyNoKeys => "La vérification nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys), imported in Settings.";
+    CompressNoKeys => "La compression nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys): import them in Settings.";
+    VerifyNoKeys => "La vérification nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys): import them in Settings.";
     ImportKeys => "Importer les clés", "Import the keys";
     Health => "Santé de la bibliothèque", "Library health";
     // The menu's: the whole French name would take the desktop menu to a second row.
     HealthMenu => "Santé", "Library health";
-    HealthIntro => "Ce qui demande un coup de main, chaque chose avec sa liste et ce qui la règle. Rien ne bouge sans que vous l'ayez vu : chaque action montre d'abord ce qu'elle fait, et la corbeille rend ce qu'elle a pris.", "What needs a hand, each with its list and its fix. Nothing moves before you have seen it: each action shows first what it does, and the trash gives back what it took.";
+    HealthIntro => "Ce qui demande votre attention, chaque point avec sa liste et sa solution. Rien ne bouge sans que vous l'ayez vu : chaque action montre d'abord ce qu'elle fera, et la corbeille rend ce qu'elle a reçu.", "What needs attention, each with its list and its fix. Nothing changes until you have reviewed it: each action first shows what it will do, and anything moved to the trash can be restored.";
     HealthAllGood => "Tout est en ordre : rien à faire.", "All is in order: nothing to do.";
     HealthUpdateOne => "mise à jour manquante", "missing update";
     HealthUpdates => "mises à jour manquantes", "missing updates";
@@ -279,14 +279,14 @@ messages! {
     HealthDuplicates => "copies en double ou remplacées", "duplicate or superseded copies";
     HealthFixDuplicates => "Elles peuvent aller à la corbeille : la liste est montrée avant, et chacune se restaure.", "They can go to the trash: the list is shown first, and each can be restored.";
     HealthUnknown => "fichiers non identifiés", "unidentified files";
-    HealthFixUnknown => "Les clés de console les reconnaissent à leur contenu ; sinon, un identifiant de titre entre crochets dans le nom.", "The console keys recognise them by their contents; otherwise, a title ID in square brackets in the name.";
+    HealthFixUnknown => "Les clés de console les reconnaissent à leur contenu ; sinon, un identifiant de titre entre crochets dans le nom.", "The console keys recognize them by their contents; otherwise, a title ID in square brackets in the name.";
     HealthUnknownTitleOne => "titre inconnu des données de titres", "title unknown to the title data";
     HealthUnknownTitles => "titres inconnus des données de titres", "titles unknown to the title data";
     HealthFixUnknownTitles => "Sans elles, ce qui leur manque ne peut pas être connu : mettez à jour les données de titres.", "Without it, what they lack cannot be known: update the title data.";
     EmptyLibrary => "La bibliothèque est vide", "The library is empty";
     EmptyWatched => "Le service surveille ce dossier : les jeux apparaissent d'eux-mêmes en quelques secondes (ou lancez une analyse ci-dessous).", "The service watches that folder: games appear by themselves within seconds (or start a scan below).";
     EmptyNotWatched => "Puis lancez une analyse ci-dessous : la surveillance du dossier est coupée (--watch off).", "Then start a scan below: watching the folder is off (--watch off).";
-    EmptyKeys => "Avec les clés de votre console, les fichiers sont reconnus à leur contenu, quel que soit leur nom.", "With your console's keys, files are recognised by their contents, whatever their names.";
+    EmptyKeys => "Avec les clés de votre console, les fichiers sont reconnus à leur contenu, quel que soit leur nom.", "With your console's keys, files are recognized by their contents, whatever their names.";
     EmptyDemo => "Pour essayer sans vos jeux : « ludotheque demo-library DOSSIER » écrit une petite bibliothèque de démonstration.", "To try it without your games: “ludotheque demo-library DIR” writes a small demo library.";
     Cancel => "Annuler la tâche", "Cancel the task";
     History => "Historique", "History";
@@ -345,7 +345,7 @@ messages! {
     TitlesCount => "titres", "titles";
     NoTitles => "Aucun titre ne correspond.", "No title matches.";
     NoTitleData => "Aucune donnée de titres n'a été importée : sans ces données, la bibliothèque ne sait pas quelles mises à jour et quels DLC existent. Importez-les avec « ludotheque titles import » ou récupérez-les depuis les Réglages.",
-        "No title data is imported: without it the library cannot know which updates and DLC exist. Import it with “ludotheque titles import” or fetch it from the settings.";
+        "No title data is imported: without it the library cannot know which updates and DLC exist. Import it with “ludotheque titles import” or fetch it from Settings.";
     Show => "Afficher", "Show";
     IncompleteOnly => "Incomplets seulement", "Incomplete only";
     SortBy => "Trier par", "Sort by";
@@ -368,7 +368,7 @@ messages! {
     InstalledVersion => "Version dans la bibliothèque", "Version in the library";
     LatestVersion => "Dernière version connue", "Latest known version";
     NewerThanData => "plus récente que les données de titres", "newer than the title data";
-    TitleDataOlder => "La bibliothèque a une version plus récente : les données de titres sont plus anciennes que ce fichier (mettez-les à jour dans les Réglages).", "The library has newer: the title data is older than this file (update it in Settings).";
+    TitleDataOlder => "La bibliothèque a une version plus récente : les données de titres sont plus anciennes que ce fichier (mettez-les à jour dans les Réglages).", "Your library has a newer version than the title data lists: update the title data in Settings.";
     Publisher => "Éditeur", "Publisher";
     Released => "Sortie", "Released";
     WhatIsMissing => "Ce qui manque", "What is missing";
@@ -430,7 +430,7 @@ messages! {
         "Icons already there (read from your files with the console keys, or the demo's) are always shown. These come from a third-party host (the title data's): the title data task downloads them once, then pages serve them from the data folder.";
     UpdateTitleData => "Mettre à jour les données de titres", "Update the title data";
     NotFound => "Introuvable", "Not found";
-    NoSuchGame => "Aucun jeu ne se trouve à ce chemin.", "No game has that key.";
+    NoSuchGame => "Aucun jeu ne se trouve à ce chemin.", "No game is at that path.";
     // The shop.
     Shop => "Boutique", "Shop";
     ShopIntro => "Les installateurs de la console (Tinfoil, CyberFoil, DBI, Sphaira) parcourent toute la bibliothèque et installent depuis cette adresse :",
@@ -484,12 +484,12 @@ messages! {
     Sent => "Envoyé", "Sent";
     Duration => "Durée", "Duration";
     When => "Quand", "When";
-    Push => "Envoyer à une console", "Send to a console";
+    Push => "Envoyer à une console", "Push to a console";
     // Device and push.
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
     OfferAddress => "Adresse du service vue par la console (facultatif)", "Service address as the console sees it (optional)";
-    DeviceNone => "Aucune console de destination n'est encore configurée.", "No console to send to is set yet.";
+    DeviceNone => "Aucune console de destination n'est encore configurée.", "No console to push to is set up yet.";
     LastContact => "Dernier contact", "Last contact";
     Client => "Client", "Client";
     LastPush => "Dernier envoi", "Last push";
@@ -577,8 +577,8 @@ messages! {
     OrganizeTaken => "dont la place est occupée", "whose place is taken";
     OrganizeTakenOne => "place prise : ne bouge pas", "place taken: stays";
     OrganizeInPlace => "déjà en place", "already in place";
-    OrganizeFrom => "Emplacement actuel", "Now";
-    OrganizeTo => "Après le rangement", "After";
+    OrganizeFrom => "Emplacement actuel", "Current location";
+    OrganizeTo => "Après le rangement", "After organizing";
     OrganizeStart => "Ranger les fichiers", "Organize the files";
     OrganizeRuns => "Rangements passés (chacun peut être annulé)", "Past runs (each can be undone)";
     OrganizeMoved => "déplacés", "moved";
@@ -693,11 +693,11 @@ messages! {
     PushStepChoose => "Cliquez sur « Envoyer à la console », puis choisissez sur la console les jeux à installer et la destination (carte SD ou mémoire interne).",
         "Click “Push to the console”, then pick on the console the games to install and where (SD card or internal memory).";
     PushNotDbi => "DBI et Goldleaf ne reçoivent pas d'envoi : avec DBI, passez par la boutique (page Consoles).",
-        "DBI and Goldleaf take no push: with DBI, use the shop (the Consoles page).";
+        "DBI and Goldleaf cannot receive pushes: with DBI, use the shop (the Consoles page).";
     PushLoopback => "Envoi impossible tant que le service n'écoute que sur cette machine : la console ne pourrait pas télécharger les jeux. Changez l'adresse d'écoute sur la page Consoles (0.0.0.0).",
-        "No push while the service listens on this machine only: the console could not download the games. Change the listening address on the Consoles page (0.0.0.0).";
+        "Cannot push while the service listens on this machine only: the console could not download the games. Change the listening address on the Consoles page (0.0.0.0).";
     PushNoDevice => "Envoi impossible : aucune console n'est configurée.", "Cannot push: no console is set up.";
-    PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "No push yet: set up the console below first.";
+    PushNeedsDevice => "Envoi impossible : configurez d'abord la console ci-dessous.", "Cannot push: set up the console below first.";
     ConsoleSettings => "Réglages de la console", "Console settings";
     TestConnection => "Tester la connexion", "Test the connection";
     TestingConnection => "Connexion à la console…", "Connecting to the console…";
@@ -732,8 +732,8 @@ messages! {
     ErrConflict => "Conflit", "Conflict";
     ErrBusy => "Une tâche est déjà en cours", "A task is already running";
     ErrRateLimited => "Trop d'essais ; réessayez plus tard", "Too many attempts; try again later";
-    ErrInternal => "Erreur interne du service", "Internal error of the service";
-    ErrNetwork => "Le service ne répond pas", "The service does not answer";
+    ErrInternal => "Erreur interne du service", "Internal service error";
+    ErrNetwork => "Le service ne répond pas", "The service is not responding";
     // A new user's first hour (issue 40): the menu button, where the games go, what next.
     Menu => "Menu", "Menu";
     Welcome => "Ludothèque est prête", "Ludothèque is ready";
@@ -790,7 +790,7 @@ messages! {
     KeyReadOnly => "lecture seule", "read-only";
     KeyFull => "complet", "full";
     KeyActive => "active", "active";
-    Again => "Confirmation", "Again";
+    Again => "Confirmation", "Confirm";
     KeysImportHint => "« ludotheque keys import FICHIER » importe le prod.keys extrait de votre console avec Lockpick_RCM.",
         "“ludotheque keys import FILE” imports the prod.keys dumped from your console with Lockpick_RCM.";
     ColCreatedKey => "CRÉÉE", "CREATED";

@@ -1105,7 +1105,7 @@ pub enum VerifyGap {
 }
 
 /// The sentence every 500 carries; the cause goes to the log.
-pub const INTERNAL_MESSAGE: &str = "The service met an internal error; the details are in its log.";
+pub const INTERNAL_MESSAGE: &str = "The service encountered an internal error; the details are in its log.";
 
 impl Msg {
     /// The stable name of the message (not of the error's kind).
@@ -1211,7 +1211,7 @@ impl Msg {
             TrashEntryLink => "This trash entry passes through a link or is a folder; nothing was moved.".into(),
             KeyOccupied => "A file already exists at that key; nothing was moved.".into(),
             LinkOnTheWay => "A folder on the way to that key is a link or not a folder; nothing was moved.".into(),
-            NoDevice => "No handheld is configured: set one in the settings or with 'ludotheque device set'.".into(),
+            NoDevice => "No console is set up: set one up on the push page or with “ludotheque device set”.".into(),
             ShopMessage { max } => format!("The shop's message has at most {max} characters and no control characters."),
             ConsoleNameColon => "A console's name cannot contain ':' (HTTP Basic ends the name there).".into(),
             ConsoleNameDots => "A console's name cannot be '.' or '..' (in an address they name a folder).".into(),
@@ -1308,14 +1308,14 @@ impl Msg {
                 };
                 format!("{delivered} delivered, {partial} partial, {untouched} untouched ({how})")
             }
-            TitlesDone { files, entries, renamed, icons } => format!("{files} title data files imported: {entries} entries; {renamed} games renamed.{}", icons_english(icons)),
+            TitlesDone { files, entries, renamed, icons } => format!("{} imported: {}; {} renamed.{}", EN.count(*files, "title data file", "title data files"), EN.count(*entries, "entry", "entries"), EN.count(*renamed, "game", "games"), icons_english(icons)),
             TitlesUnchanged { icons } => format!("The title data is unchanged at the source.{}", icons_english(icons)),
             OrganizeDone { moved, run, taken, in_place, left } => {
                 let undo = match moved {
                     0 => String::new(),
-                    _ => format!(" (run {run}: its Undo button on the Upkeep page, or “ludotheque organize --undo {run}”, puts them back)"),
+                    _ => format!(" (run {run}: its “Undo this run” button on the Upkeep page, or “ludotheque organize --undo {run}”, puts them back)"),
                 };
-                format!("{moved} files moved{undo}; {taken} skipped because their place is taken, {in_place} already in place, {left} unidentified or links left alone")
+                format!("{} moved{undo}; {taken} skipped because their destination is in use, {in_place} already in place, {left} unidentified or links left alone", files_en(*moved))
             }
             OrganizeUndone { run, moved_back, skipped } => format!("Organize run {run} undone: {} put back, {skipped} not", files_en(*moved_back)),
             OrganizeNotBack { why } => match why {
@@ -1364,7 +1364,7 @@ impl Msg {
             ConvertRoom { files, needed, free } => format!("{} to decompress: {} once decompressed (the originals stay in the trash); {} free on the library's disk.", files_en(*files), EN.size(*needed), EN.size(*free)),
             KeysNeedRevision { files, revision } => format!("{} {} key revision 0x{revision}: add master_key_{revision} or key_area_key_application_{revision}.", files_en(*files), EN.agree(*files, "needs", "need")),
             KeysWrongHeader { files } => format!("{} {} not decrypt with these keys: is header_key the right one?", files_en(*files), EN.agree(*files, "does", "do")),
-            KeysSuspect { names } => format!("Not matching their public checksum (CRC32), perhaps mistyped: {names}. The file is used as it is."),
+            KeysSuspect { names } => format!("These keys do not match their public checksum (CRC32) and may be mistyped: {names}. The file is used as is."),
             ConfirmPurgeOne { name, bytes: b } => format!("Delete “{name}” ({}) for good?", EN.size(*b)),
             ConfirmPurgeConverted { files, bytes: b } => format!("Delete the decompressed .nsz/.xcz for good: {}, {}? Their decompressed files stay in the library.", files_en(*files), EN.size(*b)),
             ConfirmEmptyTrash { files, bytes: b } => format!("Empty the trash: delete {}, {} for good?", files_en(*files), EN.size(*b)),
@@ -1389,11 +1389,11 @@ impl Msg {
             DedupeAskText { days, bytes: b } => format!("Each can be restored from the trash for {days} days; the space ({}) is freed when the trash purges them.", EN.size(*b)),
             OrganizeAsk { files } => format!("Move {}?", files_en(*files)),
             ConfirmClearPush { files, bytes: b } => format!("Remove {} ({}) from the push list? They stay in the library.", EN.count(*files, "file", "files"), EN.size(*b)),
-            WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any sub-folders you like."),
+            WhereGamesGo { folder } => format!("Put your game files (.nsp, .nsz, .xci, .xcz) in the library folder, “{folder}” (the one --library names), in any subfolders you like."),
             TemplateByFlag => "Organize's template is set at start with --organize-template, which wins over Settings.".into(),
             RetentionByFlag => "The trash's retention is set at start with --trash-retention-days, which wins over Settings.".into(),
             BadRetention => "days must be a whole number from 1 to 3650.".into(),
-            BadListenAddress { address } => format!("“{address}” is not an address to listen on: write an IP address and a port, such as 0.0.0.0:8080 (every network) or 127.0.0.1:8080 (this machine only)."),
+            BadListenAddress { address } => format!("“{address}” is not an address to listen on: write an IP address and a port, such as 0.0.0.0:8080 (every interface) or 127.0.0.1:8080 (this machine only)."),
             ListenInUse { address } => format!("cannot listen on {address}: another program uses that port."),
             TooManyTitleFiles { max } => format!("At most {max} title data files at once: versions.txt, versions.json and a region file are enough."),
             NoTitleFiles => "The upload holds no file: choose versions.txt, versions.json or a region file such as US.en.json.".into(),
