@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
-use crate::http::multipart::{self, Multipart};
 use crate::http::router::Ctx;
 use crate::http::{range, Reply};
 use crate::saves::{self, Incoming, Upload};
@@ -88,15 +87,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 pub fn upload(c: &Ctx) -> Result<Reply, Error> {
     let console = console(c)?;
     let title_id = title(c)?;
-    let boundary = c
-        .req
-        .header("content-type")
-        .and_then(multipart::boundary)
-        .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
-    let body = c
-        .take_body()
-        .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
-    let mut form = Multipart::new(&boundary, body);
+    let mut form = c.multipart()?;
     let (mut file, mut note) = (None, String::new());
     while let Some(part) = form.next_part()? {
         match part.name.as_str() {

@@ -1105,7 +1105,8 @@ pub enum VerifyGap {
 }
 
 /// The sentence every 500 carries; the cause goes to the log.
-pub const INTERNAL_MESSAGE: &str = "The service encountered an internal error; the details are in its log.";
+pub const INTERNAL_MESSAGE: &str =
+    "The service encountered an internal error; the details are in its log.";
 
 impl Msg {
     /// The stable name of the message (not of the error's kind).

@@ -33,6 +33,19 @@ impl<'a> Ctx<'a> {
     pub fn take_body(&self) -> Option<&'a mut (dyn std::io::Read + 'a)> {
         self.stream.borrow_mut().take()
     }
+
+    /// The body of an upload route as a `multipart/form-data` form, read as it arrives.
+    pub fn multipart(&self) -> Result<super::multipart::Multipart<'a>, Error> {
+        let boundary = self
+            .req
+            .header("content-type")
+            .and_then(super::multipart::boundary)
+            .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
+        let body = self
+            .take_body()
+            .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
+        Ok(super::multipart::Multipart::new(&boundary, body))
+    }
 }
 
 pub type Handler = fn(&Ctx) -> Result<Reply, Error>;

@@ -243,15 +243,13 @@ fn filler_id(i: u64) -> u64 {
     0x0100F00000000000 + (i << 13)
 }
 
-/// A 128-pixel square PNG for a title: a diagonal blend of two hues its ID picks,
-/// and a pale disc in the middle. Abstract, so that no one takes it for the game's.
+/// A 128-pixel square PNG for a title: a diagonal blend of two neighbouring hues its
+/// ID picks around the whole colour wheel, and a pale disc in the middle. Abstract, so
+/// that no one takes it for the game's.
 pub fn icon_png(id: u64) -> Result<Vec<u8>, png::EncodingError> {
     const SIDE: u32 = 128;
-    let hue = |shift: u32| {
-        let h = (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as u8;
-        [h / 2 + 64, 255 - h / 2, h.wrapping_mul(3) / 2 + 40]
-    };
-    let (a, b) = (hue(8), hue(40));
+    let turn = (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as f32 / (1u64 << 24) as f32;
+    let (a, b) = (rgb_of_hue(turn), rgb_of_hue(turn + 0.12));
     let mut pixels = Vec::with_capacity((SIDE * SIDE * 3) as usize);
     for y in 0..SIDE {
         for x in 0..SIDE {
@@ -274,6 +272,24 @@ pub fn icon_png(id: u64) -> Result<Vec<u8>, png::EncodingError> {
     encoder.set_color(png::ColorType::Rgb);
     encoder.write_header()?.write_image_data(&pixels)?;
     Ok(out)
+}
+
+/// A saturated, fairly light colour at `turn` of the way round the colour wheel (HSV
+/// with saturation 0.6 and value 0.85).
+fn rgb_of_hue(turn: f32) -> [u8; 3] {
+    let (s, v) = (0.6_f32, 0.85_f32);
+    let h = turn.fract() * 6.0;
+    let f = h.fract();
+    let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
+    let (r, g, b) = match h as u32 {
+        0 => (v, t, p),
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        _ => (v, p, q),
+    };
+    [r, g, b].map(|c| (c * 255.0) as u8)
 }
 
 /// Write the demo library into `dir`, and its title data beside it. Returns how

@@ -19,7 +19,6 @@ use rand::Rng;
 use super::view::Viewer;
 use crate::error::i18n::M;
 use crate::error::{Error, Kind, Msg};
-use crate::http::multipart::{self, Multipart};
 use crate::http::{Ctx, Reply};
 use crate::titles::{self, Input, Source};
 
@@ -46,15 +45,7 @@ pub fn form(v: &Viewer) -> Markup {
 /// `POST /api/titles/import`: a multipart form whose file fields are title data files,
 /// named as titledb names them. Answers a line per file, in the reader's language.
 pub fn import(c: &Ctx) -> Result<Reply, Error> {
-    let boundary = c
-        .req
-        .header("content-type")
-        .and_then(multipart::boundary)
-        .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
-    let body = c
-        .take_body()
-        .ok_or_else(|| Error::invalid(Msg::NotMultipart))?;
-    let mut form = Multipart::new(&boundary, body);
+    let mut form = c.multipart()?;
     let mut parts = Parts(Vec::new());
     while let Some(head) = form.next_part()? {
         let Some(name) = head

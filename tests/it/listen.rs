@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::harness::{Folders, Resp, TestServer};
 use crate::web::{add_user, send_json, sign_in};
+use crate::web_library::get_as;
 
 /// The address of this machine on its network (the route's), if it has one.
 fn network_ip() -> Option<std::net::IpAddr> {
@@ -16,15 +17,6 @@ fn network_ip() -> Option<std::net::IpAddr> {
     socket.connect("192.0.2.1:9").ok()?;
     let ip = socket.local_addr().ok()?.ip();
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
-}
-
-fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
-    s.send(
-        "GET",
-        path,
-        &[("Cookie", cookie), ("Accept-Language", "en")],
-        None,
-    )
 }
 
 /// The listen form, whole.

@@ -38,7 +38,7 @@ pub(crate) fn wait_idle(s: &TestServer, cookie: &str) {
     crate::harness::wait_until("the task's end", limit, idle);
 }
 
-fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
+pub(crate) fn get_as(s: &TestServer, cookie: &str, path: &str) -> Resp {
     s.send(
         "GET",
         path,
