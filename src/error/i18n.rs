@@ -255,7 +255,7 @@ messages! {
     DeleteOriginals => "Supprimer les originaux une fois vérifiés", "Delete the originals once verified";
     DeleteOriginalsNote => "Sinon chaque .nsp/.xci compressé attend dans la corbeille, où il ne libère rien avant d'être purgé. Vaut pour chaque compression, du web, de l'API ou de la ligne de commande (où ce drapeau l'active pour une fois) :", "Otherwise each compressed .nsp/.xci waits in the trash, where it frees nothing until purged. Applies to every compress run, from the web, the API or the command line (where this flag turns it on for one run):";
     // The script's template of `Msg::CompressEstimate` (a test checks they agree).
-    CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50 %; an estimate, the real saving depends on the games).";
+    CompressEstimate => "Gain estimé : {low} à {high} sur {size} (35 à 50 % ; une estimation, le gain réel dépend des jeux).", "Estimated saving: {low} to {high} of {size} (35–50%; an estimate, the real saving depends on the games).";
     CompressNoKeys => "La compression nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Compressing needs the console keys (prod.keys): import them in Settings.";
     VerifyNoKeys => "La vérification nécessite les clés de console (prod.keys), à importer dans les Réglages.", "Verifying needs the console keys (prod.keys): import them in Settings.";
     ImportKeys => "Importer les clés", "Import the keys";
@@ -360,7 +360,7 @@ messages! {
     StatusBaseMissing => "jeu de base manquant", "base game missing";
     StatusComplete => "complet", "complete";
     StatusBaseDamaged => "jeu de base endommagé", "base game damaged";
-    StatusUnknown => "inconnu des données de titres", "unknown to the title data";
+    StatusUnknown => "titre inconnu", "unknown title";
     BaseGameMissing => "Le jeu de base : aucun fichier dans la bibliothèque.", "The base game: no file of it in the library.";
     BaseGameDamaged => "Le jeu de base : chacune de ses copies est endommagée.", "The base game: every copy of it is damaged.";
     UnknownToData => "Les données de titres ne connaissent pas ce titre : on ne peut pas savoir quelles mises à jour et quels DLC lui manquent.", "The title data does not know this title: which updates and DLC it lacks cannot be known.";
@@ -443,13 +443,13 @@ messages! {
     TitleFilesNote => "versions.txt, versions.json et un fichier de région (US.en.json, FR.fr.json…), un ou plusieurs à la fois, dans n'importe quel ordre : pour un service sans accès à Internet, ou votre propre copie de titledb.",
         "versions.txt, versions.json and a region file (US.en.json, FR.fr.json…), one or several at once, in any order: for a service without Internet access, or your own copy of titledb.";
     ImportTitleFiles => "Importer ces fichiers", "Import these files";
-    CoversHeading => "Jaquettes", "Covers";
+    CoversHeading => "Icônes des jeux", "Game icons";
     CoversChoice => "Les icônes lues dans vos fichiers avec les clés de console s'affichent sans rien de plus. Pour les autres jeux, Ludothèque peut télécharger leurs icônes une fois depuis l'hôte des données de titres, un serveur tiers sur Internet, qui voit alors quels jeux vous avez. Sans elles, une vignette sobre les remplace. Ce choix se change dans les Réglages.",
-        "Icons read from your files with the console keys show with nothing more. For the other games, Ludothèque can download their icons once from the title data's host, a third-party server on the Internet, which then sees which games you have. Without them, a plain tile stands in. This choice can be changed in Settings.";
-    CoversFetched => "Les icônes sont téléchargées avec les données de titres.", "Icons are downloaded with the title data.";
-    CoversNotFetched => "Les icônes ne sont pas téléchargées.", "Icons are not downloaded.";
-    FetchCovers => "Télécharger les icônes", "Download the icons";
-    NoFetchCovers => "Ne pas les télécharger", "Do not download them";
+        "Icons read from your files with the console keys show with nothing more. For the other games, Ludothèque can fetch their icons once from the title data's host, a third-party server on the Internet, which then sees which games you have. Without them, a plain tile stands in. This choice can be changed in Settings.";
+    CoversFetched => "Choix actuel : les icônes sont téléchargées avec les données de titres.", "Current choice: icons are fetched with the title data.";
+    CoversNotFetched => "Choix actuel : les icônes ne sont pas téléchargées.", "Current choice: icons are not fetched.";
+    FetchCovers => "Télécharger les icônes", "Fetch the icons";
+    NoFetchCovers => "Ne pas les télécharger", "Do not fetch them";
     ListenHeading => "Adresse d'écoute", "Listening address";
     ListenAddress => "Adresse et port (IP:PORT)", "Address and port (IP:PORT)";
     ListenNote => "0.0.0.0 : toutes les interfaces, pour les consoles du réseau ; 127.0.0.1 : cette machine seulement. Le changement prend effet tout de suite et est gardé pour les prochains lancements.",
@@ -469,13 +469,14 @@ messages! {
     Added => "Ajoutée", "Added";
     HowToInstall => "Installateur par installateur", "Installer by installer";
     HowCyberfoil => "Dans CyberFoil : Shop, réglages de la boutique, puis ces champs :", "In CyberFoil: Shop, the shop's settings, then these fields:";
-    HowDbi => "DBI lit /switch/DBI/dbi.config : mettez-y ces lignes, chacune sous la section du même nom (le fichier téléchargé ne contient qu'elles : il remplace le vôtre). VersionsURL fait signaler les mises à jour par DBI.",
-        "DBI reads /switch/DBI/dbi.config: put these lines in it, each under the section of the same name (the downloaded file holds only them: it replaces yours). VersionsURL makes DBI point out updates.";
+    HowDbi => "DBI lit /switch/DBI/dbi.config : mettez-y ces lignes, chacune sous la section du même nom. Le fichier téléchargé ne contient que ces lignes et remplace votre dbi.config. VersionsURL fait signaler les mises à jour par DBI.",
+        "DBI reads /switch/DBI/dbi.config: put these lines in it, each under the section of the same name. The downloaded file contains only these lines and replaces your dbi.config. VersionsURL makes DBI point out updates.";
     HowSphaira => "Sphaira lit /config/sphaira/mount/HTTP.ini : ce fichier, ligne [Ludotheque] comprise (sans elle, Sphaira ignore le montage).",
         "Sphaira reads /config/sphaira/mount/HTTP.ini: this file, its [Ludotheque] line included (without it, Sphaira skips the mount).";
     PushElsewhere => "Awoo, TinWoo et les installateurs qui attendent qu'on leur envoie des jeux :", "Awoo, TinWoo and the installers that wait for games to be sent:";
     PushPage => "Envoyer à une console", "Push to a console";
     OpenPushPage => "la page d'envoi", "the push page";
+    ShopMessageHeading => "Message des installateurs", "The installers' message";
     ShopMessage => "Message affiché par Tinfoil et CyberFoil (vide : le nom du service et le nombre de fichiers)",
         "Message Tinfoil and CyberFoil show (empty: the service's name and the file count)";
     Download => "Télécharger", "Download";
@@ -508,7 +509,7 @@ messages! {
     PurgeExpired => "Purger les entrées expirées", "Purge expired entries";
     ConfirmAgain => "Confirmer ?", "Confirm?";
     // Platforms.
-    Slug => "Identifiant", "Slug";
+    Slug => "Identifiant", "ID";
     Folder => "Dossier", "Folder";
     WholeLibrary => "toute la bibliothèque", "the whole library";
     Extensions => "Extensions", "Extensions";
@@ -533,6 +534,7 @@ messages! {
     // API keys.
     CreateKey => "Créer une clé", "Create a key";
     ReadOnly => "Lecture seule", "Read-only";
+    FullAccess => "Lecture et écriture", "Full access";
     KeyShownOnce => "Copiez cette clé maintenant : elle ne sera plus jamais affichée.", "Copy this key now: it will never be shown again.";
     Copy => "Copier", "Copy";
     Copied => "Copié", "Copied";
@@ -584,8 +586,8 @@ messages! {
     OrganizeMoved => "déplacés", "moved";
     OrganizeUndone => "annulé le", "undone on";
     DedupeTitle => "Versions remplacées et doublons", "Superseded versions and duplicates";
-    DedupeRuleUncompressed => "Pour chaque titre, la version saine la plus récente reste (un fichier endommagé ne reste jamais à la place d'un fichier sain, et n'est jamais mis à la corbeille pour être plus récent) ; entre deux copies de la même version, le fichier non compressé (.nsp, .xci). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest sound version stays (a damaged file never stays in place of a sound one, nor goes to the trash for being newer); between two copies of the same version, the uncompressed file (.nsp, .xci). The others go to the trash, where they can be restored from.";
-    DedupeRuleCompressed => "Pour chaque titre, la version saine la plus récente reste (un fichier endommagé ne reste jamais à la place d'un fichier sain, et n'est jamais mis à la corbeille pour être plus récent) ; entre deux copies de la même version, le fichier compressé (.nsz, .xcz). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest sound version stays (a damaged file never stays in place of a sound one, nor goes to the trash for being newer); between two copies of the same version, the compressed file (.nsz, .xcz). The others go to the trash, where they can be restored from.";
+    DedupeRuleUncompressed => "Pour chaque titre, la version saine la plus récente reste (un fichier endommagé ne reste jamais à la place d'un fichier sain, et n'est jamais mis à la corbeille pour être plus récent) ; entre deux copies de la même version, le fichier non compressé (.nsp, .xci). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest undamaged version stays (a damaged file never stays in place of a sound one, nor goes to the trash for being newer); between two copies of the same version, the uncompressed file (.nsp, .xci). The others go to the trash, where they can be restored from.";
+    DedupeRuleCompressed => "Pour chaque titre, la version saine la plus récente reste (un fichier endommagé ne reste jamais à la place d'un fichier sain, et n'est jamais mis à la corbeille pour être plus récent) ; entre deux copies de la même version, le fichier compressé (.nsz, .xcz). Les autres vont à la corbeille, d'où on peut les restaurer.", "For each title the newest undamaged version stays (a damaged file never stays in place of a sound one, nor goes to the trash for being newer); between two copies of the same version, the compressed file (.nsz, .xcz). The others go to the trash, where they can be restored from.";
     DedupeNothing => "Aucune version remplacée ni doublon.", "No superseded version and no duplicate.";
     KeptCopy => "Copie gardée", "Copy kept";
     DedupeStart => "Mettre à la corbeille", "Move to the trash";

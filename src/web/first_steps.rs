@@ -24,7 +24,7 @@ pub fn welcome_page(c: &Ctx) -> Result<Reply, Error> {
     let body = html! {
         @if v.admin { p { (v.t(M::WelcomeIntro)) } }
         (where_games_go(c, &v))
-        @if v.admin { (super::listen::form(c, &v)) (icons_choice(c, &v)?) }
+        @if v.admin { (super::listen::form(c, &v, true)) (icons_choice(c, &v)?) }
         (next_steps(&v))
         p { a href="/" { (v.t(M::ToDashboard)) } }
     };

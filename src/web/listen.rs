@@ -18,12 +18,19 @@ use crate::http::{listening, Ctx, Reply};
 
 /// The field, for an admin: the address in use, two choices that fill it, and why
 /// it is fixed when a flag sets it.
-pub fn form(c: &Ctx, v: &Viewer) -> Markup {
+pub fn form(c: &Ctx, v: &Viewer, warn: bool) -> Markup {
     let addr = c.app.listening.addr();
     let fixed = c.app.config.serve.listen.is_some();
     let port = addr.port();
     html! {
         h3 #listen { (v.t(M::ListenHeading)) }
+        @if warn && addr.ip().is_loopback() {
+            p.warn #listen-loopback role="note" {
+                (v.t(M::ShopLoopback))
+                @if fixed { " " (v.t(M::RestartListening)) " " code { "--listen 0.0.0.0:" (port) } }
+                @else { " " (v.t(M::ListenBelow)) }
+            }
+        }
         form.stack #listen-form data-api="/api/listen" data-then="listen" {
             label { (v.t(M::ListenAddress))
                 input #listen-address name="address" value=(addr) required disabled[fixed]

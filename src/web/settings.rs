@@ -145,7 +145,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
         {
             // Always there, even empty: the script adds a key just created to it.
             div.scroll {
-                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-never=(v.t(M::Never)) data-confirm-revoke=(v.msg(&Msg::ConfirmRevokeKey { name: "{name}".into() })) {
+                table #keys hidden[keys.is_empty()] data-revoke=(v.t(M::Revoke)) data-read-only=(v.t(M::ReadOnly)) data-full-access=(v.t(M::FullAccess)) data-never=(v.t(M::Never)) data-confirm-revoke=(v.msg(&Msg::ConfirmRevokeKey { name: "{name}".into() })) {
                     thead { tr {
                         th { (v.t(M::Name)) } th { (v.t(M::Prefix)) } th.wide { (v.t(M::Access)) }
                         th.wide { (v.t(M::Created)) } th { (v.t(M::LastUsed)) } th {}
@@ -155,7 +155,7 @@ pub fn keys_page(c: &Ctx) -> Result<Reply, Error> {
                             tr data-key-id=(k.id) {
                                 td { (k.name) }
                                 td { code { (k.prefix) "…" } }
-                                td.wide { @if k.read_only { (v.t(M::ReadOnly)) } @else { "—" } }
+                                td.wide { @if k.read_only { (v.t(M::ReadOnly)) } @else { (v.t(M::FullAccess)) } }
                                 td.wide { (date(&v, Some(k.created_at))) }
                                 td { (date(&v, k.last_used_at)) }
                                 td {

@@ -32,17 +32,18 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
         @if let Some(port) = loopback {
             p.warn #shop-loopback role="note" {
                 (v.t(M::ShopLoopback))
-                @if c.app.config.serve.listen.is_some() { " " (v.t(M::RestartListening)) " --listen 0.0.0.0:" (port) }
+                @if c.app.config.serve.listen.is_some() { " " (v.t(M::RestartListening)) " " code { "--listen 0.0.0.0:" (port) } }
                 @else { " " (v.t(M::ListenBelow)) }
             }
         }
-        @if v.admin { (super::listen::form(c, v)) }
+        @if v.admin { (super::listen::form(c, v, false)) }
         p.note { (v.t(if c.app.config.serve.shop_public { M::ShopPublic } else { M::ShopPrivate })) }
         h3 { (v.t(M::Consoles)) }
         (console_table(v, &all))
         @if v.admin { (add_console_form(v, &address)) }
         (super::setup::tabs(v, &address, &all))
         @if v.admin {
+            h3 #shop-message { (v.t(M::ShopMessageHeading)) }
             form.stack data-api="/api/shop/message" {
                 label { (v.t(M::ShopMessage)) input name="message" maxlength=(MAX_MESSAGE) value=(message); }
                 button type="submit" { (v.t(M::Save)) }
@@ -64,12 +65,12 @@ fn add_console_form(v: &Viewer, address: &str) -> Markup {
             p.note { (v.t(M::ConsolePasswordOnce)) }
             div.copy {
                 input #new-console-password readonly aria-label=(v.t(M::Password));
-                button type="button" data-copy="new-console-password" { (v.t(M::Copy)) }
+                button.secondary type="button" data-copy="new-console-password" { (v.t(M::Copy)) }
             }
             p.note { (v.t(M::ConsoleFullUrl)) }
             div.copy {
                 input #new-console-url readonly aria-label=(v.t(M::Shop));
-                button type="button" data-copy="new-console-url" { (v.t(M::Copy)) }
+                button.secondary type="button" data-copy="new-console-url" { (v.t(M::Copy)) }
             }
         }
     }

@@ -163,6 +163,13 @@ fn the_listen_flag_wins_and_fixes_the_field() {
     assert!(form.contains("disabled"), "{form}");
     assert!(form.contains("--listen"), "the note says why: {form}");
     let welcome = get_as(&s, &admin, "/welcome").body;
+    let warned = welcome
+        .find("id=\"listen-loopback\"")
+        .map(|at| &welcome[at..at + 400]);
+    assert!(
+        warned.is_some_and(|w| w.contains("--listen 0.0.0.0:")),
+        "{welcome}"
+    );
     assert!(
         welcome.contains("id=\"listen-form\""),
         "the welcome page has it too"

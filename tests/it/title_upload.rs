@@ -115,12 +115,9 @@ fn title_data_files_are_uploaded_in_settings_and_said_in_the_readers_language() 
         "{r:?}"
     );
     assert_eq!(known(&s, &admin), unknown_before);
-    let r = upload(
-        &s,
-        &viewer,
-        "en",
-        &[("versions.txt", fixture("versions.txt"))],
-    );
+    // Refused from the request's head (a large body would meet a closed connection).
+    let small = b"id|rightsId|version\n".to_vec();
+    let r = upload(&s, &viewer, "en", &[("versions.txt", small)]);
     assert_eq!(r.status, 403, "{r:?}");
 
     // The three files at once, the region file first: a line for each, in French.

@@ -213,7 +213,7 @@ function listened(data) {
     xhr.onload = () => {
       let data = null;
       try { data = JSON.parse(xhr.responseText); } catch (err) { data = null; }
-      if (xhr.status === 200 && data) done(data.lines, true);
+      if (xhr.status === 200 && data) { done(data.lines, true); form.reset(); }
       else done([data ? data.text || data.message : T.network], false);
     };
     xhr.onerror = () => done([T.network], false);
@@ -276,7 +276,7 @@ function showKey(form, data) {
   const table = document.getElementById("keys");
   const row = table.tBodies[0].insertRow();
   row.dataset.keyId = data.id;
-  const cells = [data.name, data.prefix + "…", data.read_only ? table.dataset.readOnly : "—",
+  const cells = [data.name, data.prefix + "…", data.read_only ? table.dataset.readOnly : table.dataset.fullAccess,
     momentText(data.created_at), table.dataset.never];
   cells.forEach((text, i) => {
     const cell = row.insertCell();
