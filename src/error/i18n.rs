@@ -420,6 +420,7 @@ messages! {
     FetchedFrom => "Provenance", "From";
     FetchedAt => "Téléchargé le", "Fetched";
     CopyAge => "Âge de la copie", "Age of the copy";
+    WantedKindDownload => "Cette liste, à télécharger :", "This list, to download:";
     WantedListDownload => "Toute la liste de ce qui manque, à télécharger :", "The whole wanted list, to download:";
     DaysShort => "j", "d";
     RefreshEvery => "Mise à jour automatique", "Automatic update";
@@ -490,7 +491,6 @@ messages! {
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
     OfferAddress => "Adresse du service vue par la console (facultatif)", "Service address as the console sees it (optional)";
-    DeviceNone => "Aucune console de destination n'est encore configurée.", "No console to push to is set up yet.";
     LastContact => "Dernier contact", "Last contact";
     Client => "Client", "Client";
     LastPush => "Dernier envoi", "Last push";
@@ -520,7 +520,7 @@ messages! {
     LibrarySettings => "Bibliothèque", "Library";
     LibraryFolder => "Dossier de la bibliothèque", "Library folder";
     LibraryFolderNote => "choisi au lancement avec --library", "chosen at start with --library";
-    Ready => "Prête", "Ready";
+    Ready => "Première analyse faite", "First scan done";
     Retention => "Conservation de la corbeille", "Trash retention";
     Days => "jours", "days";
     Limits => "Limites", "Limits";

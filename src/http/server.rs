@@ -416,6 +416,8 @@ fn move_listener(
         .ok_or_else(|| Error::internal("the listener has no IP address"))?;
     let left = std::mem::replace(server, new);
     left.stop_accepting();
+    // A listener still retiring from a move less than RETIRE_AFTER ago is dropped
+    // here: its connections get no more answers, and their clients connect anew.
     *retiring = Some((left, Instant::now()));
     app.listening.moved(bound, old.port());
     app.push.set_listen(bound);

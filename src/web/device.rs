@@ -59,7 +59,8 @@ pub fn push_page(c: &Ctx) -> Result<Reply, Error> {
                 dt { (v.t(M::Client)) } dd { (d.client.as_deref().unwrap_or("—")) }
                 dt { (v.t(M::LastPush)) } dd { (date(&v, d.last_push)) }
             },
-            None => p.empty { (v.t(M::DeviceNone)) },
+            // The push's reason below says there is none.
+            None => {},
         }
         @if v.admin && d.is_some() { (test_button(&v)) }
         (push_section(&v, &pending, blocked, start))

@@ -141,7 +141,7 @@ fn file_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
 /// The wanted list of one kind, to download.
 fn wanted(v: &Viewer, kind: &str) -> Markup {
     html! {
-        (v.t(M::WantedListDownload)) " "
+        (v.t(M::WantedKindDownload)) " "
         a href={ "/api/v1/missing?format=csv&kind=" (kind) } download { "CSV" } " · "
         a href={ "/api/v1/missing?format=json&kind=" (kind) } download { "JSON" }
     }

@@ -380,9 +380,20 @@ fn evidence(v: &Viewer, g: &games::GameDetail, shown: Option<String>) -> Markup 
             @if let Some(base) = g.item.base_title_id {
                 dt { (v.t(M::BaseTitle)) } dd { a href={ "/library?q=" (query_value(&base.to_string())) } { code { (base) } } }
             }
-            @if let Some(note) = &g.note { dt { (v.t(M::Note)) } dd { (v.lang.detail(note)) } }
+            @if let Some(note) = g.note.as_ref().filter(|n| !said_above(v, g, n)) {
+                dt { (v.t(M::Note)) } dd { (v.lang.detail(note)) }
+            }
         }
     }
+}
+
+/// The parser's note says what the damage banner above says already (a file whose
+/// header could not be read): once is enough.
+fn said_above(v: &Viewer, g: &games::GameDetail, note: &crate::error::Detail) -> bool {
+    let note = v.lang.detail(note).to_lowercase();
+    g.damage
+        .as_ref()
+        .is_some_and(|why| v.say(why).to_lowercase().contains(&note))
 }
 
 /// What the file holds when it was read with the console keys: every content, the

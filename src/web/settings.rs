@@ -89,8 +89,6 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
             dt { (v.t(M::LibraryFolder)) } dd #library-folder { (folder(c, &v, Folder::Library, M::LibraryFolderNote)) }
             dt { (v.t(M::DataFolder)) } dd #data-folder { (folder(c, &v, Folder::Data, M::DataFolderNote)) }
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
-            dt { (v.t(M::Platforms)) } dd { a href="/platforms" { (v.t(M::Platforms)) } }
-            dt { (v.t(M::Device)) } dd { a href="/device" { (v.t(M::Device)) } }
             dt { (v.t(M::Retention)) } dd #retention { (super::trash::retention_setting(c, &v)) }
             dt { (v.t(M::OrganizeTemplateLabel)) } dd #organize-template { (super::upkeep::template_setting(c, &v)) }
         }

@@ -136,15 +136,15 @@ fn finds(c: &Ctx, filter: &Filter, sort: Sort, words: &[String]) -> Result<bool,
 /// Under a list of what lacks something: the whole wanted list to download (the public
 /// API's, which a signed-in reader may read), of the kind the list shows.
 fn wanted_links(v: &Viewer, show: &str) -> Markup {
-    let kind = match show {
-        "incomplete" => "",
-        "update_available" => "&kind=update",
-        "dlc_missing" => "&kind=dlc",
+    let (kind, words) = match show {
+        "incomplete" => ("", M::WantedListDownload),
+        "update_available" => ("&kind=update", M::WantedKindDownload),
+        "dlc_missing" => ("&kind=dlc", M::WantedKindDownload),
         _ => return html! {},
     };
     html! {
         p #wanted-list {
-            (v.t(M::WantedListDownload)) " "
+            (v.t(words)) " "
             a href={ "/api/v1/missing?format=csv" (kind) } download { "CSV" } " · "
             a href={ "/api/v1/missing?format=json" (kind) } download { "JSON" }
         }

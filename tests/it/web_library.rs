@@ -796,3 +796,37 @@ fn said<'a>(body: &'a str, attr: &str, slug: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {at} in {body}"));
     rest.split("</dd>").next().unwrap()
 }
+
+/// A file whose header cannot be read says why once, in its damage banner, not again
+/// as the parser's note (a review of the screenshots found it twice).
+#[test]
+fn a_damaged_files_page_says_why_once() {
+    let (s, admin, _) = server();
+    let page = get_as(
+        &s,
+        &admin,
+        "/game/Broken%20Download%20%5B0100BBBB00000000%5D%5Bv0%5D.nsp",
+    );
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(page.body.contains("id=\"damaged\""), "{}", page.body);
+    assert_eq!(page.body.matches("PFS0").count(), 1, "{}", page.body);
+    // A note that says something else stays.
+    let files = get_as(&s, &admin, "/api/v1/library?limit=200").json();
+    let dump = files["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["key"].as_str().unwrap().contains("Untitled dump"))
+        .map(|i| i["key"].as_str().unwrap().to_string())
+        .unwrap();
+    let path: Vec<String> = dump
+        .split('/')
+        .map(|p| {
+            p.replace(' ', "%20")
+                .replace('[', "%5B")
+                .replace(']', "%5D")
+        })
+        .collect();
+    let page = get_as(&s, &admin, &format!("/game/{}", path.join("/")));
+    assert!(page.body.contains("<dt>Remarque</dt>"), "{}", page.body);
+}
