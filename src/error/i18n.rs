@@ -767,7 +767,7 @@ messages! {
     SettingsPages => "Autres pages des réglages", "More settings pages";
     // The Consoles page: the shop's logins apart from the console games are sent to.
     ShopHeading => "Installateurs sur vos consoles", "Installers on your consoles";
-    TinfoilFields => "Dans Tinfoil : File Browser, touche −, puis ces champs :", "In Tinfoil: File Browser, press −, then these fields:";
+    TinfoilFields => "Dans Tinfoil : File Browser, touche −, puis ces champs (nommés en anglais, comme Tinfoil les affiche) :", "In Tinfoil: File Browser, press −, then these fields:";
     LoginName => "le nom de l'accès", "the login's name";
     ShownOnAdd => "affiché une fois, à l'ajout de l'accès", "shown once, when the login is added";
     NewConsolePassword => "Nouveau mot de passe", "New password";

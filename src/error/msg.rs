@@ -641,6 +641,10 @@ pub enum Msg {
     /// The trash's retention is set by `--trash-retention-days`.
     RetentionByFlag,
     BadRetention,
+    /// How many files a task could not handle.
+    FilesFailed {
+        files: u64,
+    },
     /// An upload of title data files: too many, none, no room, and what is known after.
     TooManyTitleFiles {
         max: usize,
@@ -1396,6 +1400,7 @@ impl Msg {
             BadRetention => "days must be a whole number from 1 to 3650.".into(),
             BadListenAddress { address } => format!("“{address}” is not an address to listen on: write an IP address and a port, such as 0.0.0.0:8080 (every interface) or 127.0.0.1:8080 (this machine only)."),
             ListenInUse { address } => format!("cannot listen on {address}: another program uses that port."),
+            FilesFailed { files } => EN.count(*files, "file failed", "files failed"),
             TooManyTitleFiles { max } => format!("At most {max} title data files at once: versions.txt, versions.json and a region file are enough."),
             NoTitleFiles => "The upload holds no file: choose versions.txt, versions.json or a region file such as US.en.json.".into(),
             TitleDiskFull => "The disk of the data folder is full: nothing was imported.".into(),

@@ -102,7 +102,12 @@ struct Live {
 
 fn live(v: &Viewer, job: &Snapshot) -> Live {
     let last = job.last.as_ref().map(|r| {
-        let said = r.msg.as_ref().map_or(r.message.clone(), |m| v.say(m));
+        let mut said = r.msg.as_ref().map_or(r.message.clone(), |m| v.say(m));
+        // A scan's message counts what it read: its failures are said beside it, so
+        // that "partial" has its reason (convert's and compress's count their own).
+        if r.task == Task::Scan && r.errors > 0 {
+            said = format!("{said} · {}", v.msg(&Msg::FilesFailed { files: r.errors }));
+        }
         format!(
             "{} · {} · {said}",
             view::task_word(v, r.task),

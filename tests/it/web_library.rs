@@ -830,3 +830,13 @@ fn a_damaged_files_page_says_why_once() {
     let page = get_as(&s, &admin, &format!("/game/{}", path.join("/")));
     assert!(page.body.contains("<dt>Remarque</dt>"), "{}", page.body);
 }
+
+/// A partial scan says beside its counts how many files failed: "partial" has its
+/// reason where the last result shows (tasks page, dashboard).
+#[test]
+fn a_partial_scans_last_result_counts_its_failures() {
+    let (s, admin, _) = server();
+    let job = get_as(&s, &admin, "/api/job").json();
+    let last = job["last"].as_str().unwrap();
+    assert!(last.ends_with("· 1 fichier en échec"), "{last}");
+}
