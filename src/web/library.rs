@@ -284,9 +284,9 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         (held(&v, &g, &contents, control.as_ref()))
         @if let Some(f) = &family {
             h2 { (v.t(M::Updates)) }
-            (key_list(&f.updates))
+            (file_list(c, &f.updates)?)
             h2 { (v.t(M::Dlc)) }
-            (key_list(&f.dlc))
+            (file_list(c, &f.dlc)?)
         }
         @if v.admin { (game_actions(c, &v, &g, family.as_ref())) }
     };
@@ -443,13 +443,27 @@ fn held(
     }
 }
 
-fn key_list(keys: &[String]) -> Markup {
-    html! {
-        @if keys.is_empty() { p.empty { "—" } }
-        @else {
-            ul.keys { @for k in keys { li { a href={ "/game/" (key_path(k)) } { (k) } } } }
-        }
+/// A title's other files, each by its name and version ("v3 · 1.3.0", the raw
+/// number in its tooltip), its path small under it.
+fn file_list(c: &Ctx, keys: &[String]) -> Result<Markup, Error> {
+    let mut rows = Vec::with_capacity(keys.len());
+    for key in keys {
+        let Some(g) = library::find(c.db, key)? else {
+            continue;
+        };
+        let shown = view::display_version(c, g.item.title_id, g.item.version)?;
+        rows.push((g.item, shown));
     }
+    Ok(html! {
+        @if rows.is_empty() { p.empty { "—" } }
+        @else {
+            ul.keys { @for (item, shown) in &rows { li {
+                a href={ "/game/" (key_path(&item.key)) } { (item.name) }
+                " " (view::version(shown.as_deref(), item.version))
+                br; code.id { (item.key) }
+            } } }
+        }
+    })
 }
 
 /// `GET /platforms`.

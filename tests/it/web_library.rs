@@ -840,3 +840,24 @@ fn a_partial_scans_last_result_counts_its_failures() {
     let last = job["last"].as_str().unwrap();
     assert!(last.ends_with("· 1 fichier en échec"), "{last}");
 }
+
+/// A base game's page lists its updates and DLC by name, each with its version as
+/// people read it ("v1"; the raw number in the tooltip), the path small under it.
+#[test]
+fn a_base_games_page_lists_its_other_files_by_name_and_version() {
+    let (s, admin, _) = server();
+    let page = get_as(
+        &s,
+        &admin,
+        "/game/Studio/Moon/Moonlit%20Odyssey%20%5B0100000000010000%5D%5Bv0%5D.nsp",
+    );
+    assert_eq!(page.status, 200, "{page:?}");
+    let update = "Studio/Moon/Moonlit Odyssey [0100000000010800][v65536].nsp";
+    let at = page
+        .body
+        .find(&format!("<code class=\"id\">{update}</code>"));
+    let row = &page.body[..at.expect(&page.body)];
+    let row = &row[row.rfind("<li>").unwrap()..];
+    assert!(row.contains(">Moonlit Odyssey</a>"), "{row}");
+    assert!(row.contains("title=\"v65536\">v1</span>"), "{row}");
+}
