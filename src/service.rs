@@ -67,6 +67,7 @@ impl Service {
         }
         convert::clean_leftover(&conn, &config.library)?;
         crate::saves::clean_incoming(&config.data);
+        crate::titles::clean_incoming(&config.data);
         jobs::organize::recover(&conn, &config.library)?;
         crate::store::games::ensure_indexes(&conn)?;
         // A new build may compute the titles' states differently (a migration added a

@@ -174,6 +174,25 @@ impl Took {
     }
 }
 
+/// Where title data files uploaded from the web wait while they arrive, in the data
+/// folder (`web::title_files`).
+pub fn incoming_dir(data: &std::path::Path) -> std::path::PathBuf {
+    data.join("titles-incoming")
+}
+
+/// At start: uploads a stop cut short are removed.
+pub fn clean_incoming(data: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(incoming_dir(data)) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().ends_with(".part") {
+            log::warn!("title data: an upload cut short is removed");
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Import `inputs` in one transaction, then recompute the titles.
 pub fn import(db: &Connection, inputs: Vec<Input>) -> Result<Summary, Error> {
     // Immediate: an import reads before it writes, and may run beside a server.

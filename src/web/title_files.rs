@@ -5,8 +5,8 @@
 //!
 //! A region file is a few hundred MB: the form's body is read as it arrives
 //! (`Table::uploads`), each file copied to a part file in the data folder and read from
-//! there, never held in memory; the part files go when the request ends, imported or
-//! not. The page sends the form with a progress bar and shows what each file gave, or
+//! there (`titles::incoming_dir`), never held in memory; the part files go when the
+//! request ends, imported or not, and those of a stop in the middle at the next start. The page sends the form with a progress bar and shows what each file gave, or
 //! why it was refused, in the reader's language.
 
 use std::fs::File;
@@ -62,7 +62,7 @@ pub fn import(c: &Ctx) -> Result<Reply, Error> {
         if parts.0.len() == MAX_FILES {
             return Err(Error::invalid(Msg::TooManyTitleFiles { max: MAX_FILES }));
         }
-        let path = part_path(&c.app.config.data);
+        let path = part_path(&c.app.config.data)?;
         parts.0.push((name, path.clone()));
         let mut out = Part::create(&path)?;
         let copied = form.copy_to(&mut out);
@@ -89,11 +89,11 @@ fn base_name(sent: &str) -> String {
     crate::text::cut(name, 128).to_string()
 }
 
-fn part_path(data: &Path) -> PathBuf {
-    data.join(format!(
-        ".title-upload-{:016x}.part",
-        rand::rng().random::<u64>()
-    ))
+/// A new part file's path; its folder is made if need be.
+fn part_path(data: &Path) -> Result<PathBuf, Error> {
+    let dir = titles::incoming_dir(data);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir.join(format!("{:016x}.part", rand::rng().random::<u64>())))
 }
 
 /// The uploaded files on disk, by name; removed when the request ends.

@@ -84,8 +84,15 @@ The last good copy of each title data file
 fetched.
 .TP
 .I DATA/icons/
-Title icons, one file per title ID, only when icons are turned on in the web
-settings (they come from a third-party host).
+Title icons, one file per title ID: read from the library's files with the console
+keys, drawn by
+.BR demo-library ,
+and, only when fetching them is turned on in the web settings, from the title data's
+host (a third party).
+.TP
+.I DATA/titles-incoming/
+Title data files uploaded from Settings while they arrive; removed once imported or
+refused, and at the next start after a stop in the middle.
 .TP
 .I LIBRARY/.ludotheque-trash/
 The trash: each entry's file under its id, at its original key.
