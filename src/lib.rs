@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! numbers words error time memory metrics kept text naming args store config outbound
-//! library titles accounts keys consoles shop device trash saves convert notify jobs
+//! library incoming titles accounts keys consoles shop device trash saves convert notify jobs
 //! watch views http api web routes service cli
 //! ```
 //!
@@ -31,6 +31,7 @@ mod convert;
 mod device;
 mod error;
 mod http;
+mod incoming;
 mod jobs;
 mod kept;
 mod keys;

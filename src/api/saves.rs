@@ -9,7 +9,7 @@ use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::router::Ctx;
 use crate::http::{range, Reply};
-use crate::saves::{self, Incoming, Upload};
+use crate::saves::{self, Upload};
 use crate::store::saves::{self as store, SaveRow};
 use crate::words::TitleId;
 
@@ -92,7 +92,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
     while let Some(part) = form.next_part()? {
         match part.name.as_str() {
             "file" if file.is_none() => {
-                let mut incoming = Incoming::new(&c.app.config.data)?;
+                let mut incoming = saves::incoming(&c.app.config.data)?;
                 let copied = form.copy_to(&mut incoming);
                 incoming.took(copied)?;
                 file = Some(incoming);

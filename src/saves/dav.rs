@@ -390,7 +390,7 @@ impl Space<'_> {
             }
         } else {
             let (mut src, _) = self.read(from)?;
-            let mut incoming = Incoming::new(self.data)?;
+            let mut incoming = super::incoming(self.data)?;
             let copied = std::io::copy(&mut src, &mut incoming).map_err(Error::from);
             incoming.took(copied)?;
             incoming.sync()?;

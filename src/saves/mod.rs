@@ -16,7 +16,6 @@ pub mod archive;
 pub mod dav;
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use log::{info, warn};
@@ -116,92 +115,11 @@ pub fn path(data: &Path, row: &SaveRow) -> PathBuf {
     key(row).under(data)
 }
 
-/// An upload being received: a file in `DATA/saves-incoming/`, removed when dropped
-/// unless it was kept.
-pub struct Incoming {
-    path: PathBuf,
-    file: File,
-    pub written: u64,
-    /// A write failed for want of room (the disk, or the process's file size limit).
-    full: bool,
-    /// How far write-back was started (`safe::start_writeback`), so that the fsync
-    /// at the end finds little left and the disk is busy from the start.
-    flushed: u64,
-}
+pub use crate::incoming::Incoming;
 
-impl Incoming {
-    pub fn new(data: &Path) -> Result<Incoming, Error> {
-        let dir = data.join(INCOMING);
-        std::fs::create_dir_all(&dir)?;
-        let name = format!("{:016x}.part", rand::rng().random::<u64>());
-        let path = dir.join(name);
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        Ok(Incoming {
-            path,
-            file,
-            written: 0,
-            full: false,
-            flushed: 0,
-        })
-    }
-}
-
-impl Write for Incoming {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        let n = self
-            .file
-            .write(b)
-            .inspect_err(|e| self.full |= no_room(e))?;
-        self.written += n as u64;
-        if self.written - self.flushed >= crate::library::safe::WRITEBACK_EVERY {
-            let len = self.written - self.flushed;
-            crate::library::safe::start_writeback(&self.file, self.flushed, len);
-            self.flushed = self.written;
-        }
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
-/// Whether an error says there is no room left.
-fn no_room(e: &std::io::Error) -> bool {
-    use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
-    matches!(e.kind(), StorageFull | FileTooLarge | QuotaExceeded)
-}
-
-impl Incoming {
-    /// What a copy into it ended with: the disk full is said as such (507).
-    pub fn took<T>(&self, copied: Result<T, Error>) -> Result<T, Error> {
-        match copied {
-            Err(e) if self.full => Err(disk_full().with_cause(e)),
-            other => other,
-        }
-    }
-
-    /// Flush it to disk: a disk that turns out full then is said as such.
-    fn sync(&self) -> Result<(), Error> {
-        self.file.sync_all().map_err(|e| match no_room(&e) {
-            true => disk_full().with_cause(e),
-            false => e.into(),
-        })
-    }
-}
-
-fn disk_full() -> Error {
-    Error::new(crate::error::Kind::InsufficientStorage, Msg::SaveDiskFull)
-}
-
-impl Drop for Incoming {
-    fn drop(&mut self) {
-        // Gone already when it was kept (renamed into place).
-        let _ = std::fs::remove_file(&self.path);
-    }
+/// A save's upload being received, in `DATA/saves-incoming/` (`incoming`).
+pub fn incoming(data: &Path) -> Result<Incoming, Error> {
+    Incoming::new(&data.join(INCOMING), Msg::SaveDiskFull)
 }
 
 /// What the vault is told to keep, and its rules.
@@ -336,15 +254,7 @@ pub fn delete(
 
 /// At start: uploads a stop cut short are removed.
 pub fn clean_incoming(data: &Path) {
-    let Ok(entries) = std::fs::read_dir(data.join(INCOMING)) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().ends_with(".part") {
-            warn!("saves: an upload cut short is removed");
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    crate::incoming::sweep(&data.join(INCOMING), "saves");
 }
 
 #[cfg(test)]

@@ -182,15 +182,7 @@ pub fn incoming_dir(data: &std::path::Path) -> std::path::PathBuf {
 
 /// At start: uploads a stop cut short are removed.
 pub fn clean_incoming(data: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(incoming_dir(data)) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().ends_with(".part") {
-            log::warn!("title data: an upload cut short is removed");
-            let _ = std::fs::remove_file(e.path());
-        }
-    }
+    crate::incoming::sweep(&incoming_dir(data), "title data");
 }
 
 /// Import `inputs` in one transaction, then recompute the titles.

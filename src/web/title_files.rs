@@ -10,16 +10,14 @@
 //! why it was refused, in the reader's language.
 
 use std::fs::File;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use maud::{html, Markup};
-use rand::Rng;
 
 use super::view::Viewer;
 use crate::error::i18n::M;
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
+use crate::incoming::Incoming;
 use crate::titles::{self, Input, Source};
 
 /// More files than this in one upload is a mistake (three kinds of file).
@@ -46,7 +44,8 @@ pub fn form(v: &Viewer) -> Markup {
 /// named as titledb names them. Answers a line per file, in the reader's language.
 pub fn import(c: &Ctx) -> Result<Reply, Error> {
     let mut form = c.multipart()?;
-    let mut parts = Parts(Vec::new());
+    // Each file as it arrived, by its name; their part files go with them.
+    let mut parts: Vec<(String, Incoming)> = Vec::new();
     while let Some(head) = form.next_part()? {
         let Some(name) = head
             .filename
@@ -59,23 +58,25 @@ pub fn import(c: &Ctx) -> Result<Reply, Error> {
         if Source::of(&name).is_none() {
             return Err(Error::invalid(Msg::NotTitleFile { file: name }));
         }
-        if parts.0.len() == MAX_FILES {
+        if parts.len() == MAX_FILES {
             return Err(Error::invalid(Msg::TooManyTitleFiles { max: MAX_FILES }));
         }
-        let path = part_path(&c.app.config.data)?;
-        parts.0.push((name, path.clone()));
-        let mut out = Part::create(&path)?;
-        let copied = form.copy_to(&mut out);
-        if out.full {
-            let why = out.error.unwrap_or_default();
-            return Err(Error::new(Kind::InsufficientStorage, Msg::TitleDiskFull).with_cause(why));
-        }
-        copied?;
+        let dir = titles::incoming_dir(&c.app.config.data);
+        let mut part = Incoming::new(&dir, Msg::TitleDiskFull)?;
+        let copied = form.copy_to(&mut part);
+        part.took(copied)?;
+        parts.push((name, part));
     }
-    if parts.0.is_empty() {
+    if parts.is_empty() {
         return Err(Error::invalid(Msg::NoTitleFiles));
     }
-    let summary = titles::import(c.db, parts.inputs()?)?;
+    let mut inputs = Vec::with_capacity(parts.len());
+    for (name, part) in &parts {
+        let reader = Box::new(File::open(&part.path)?);
+        let name = name.clone();
+        inputs.push(Input { name, reader });
+    }
+    let summary = titles::import(c.db, inputs)?;
     let v = Viewer::of(c);
     let mut lines: Vec<String> = summary.lines().iter().map(|l| v.lang.line(l)).collect();
     let known = crate::store::title_catalog::count(c.db)?;
@@ -87,74 +88,4 @@ pub fn import(c: &Ctx) -> Result<Reply, Error> {
 fn base_name(sent: &str) -> String {
     let name = sent.rsplit(['/', '\\']).next().unwrap_or(sent);
     crate::text::cut(name, 128).to_string()
-}
-
-/// A new part file's path; its folder is made if need be.
-fn part_path(data: &Path) -> Result<PathBuf, Error> {
-    let dir = titles::incoming_dir(data);
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir.join(format!("{:016x}.part", rand::rng().random::<u64>())))
-}
-
-/// The uploaded files on disk, by name; removed when the request ends.
-struct Parts(Vec<(String, PathBuf)>);
-
-impl Parts {
-    fn inputs(&self) -> Result<Vec<Input>, Error> {
-        let mut inputs = Vec::new();
-        for (name, path) in &self.0 {
-            inputs.push(Input {
-                name: name.clone(),
-                reader: Box::new(File::open(path)?),
-            });
-        }
-        Ok(inputs)
-    }
-}
-
-impl Drop for Parts {
-    fn drop(&mut self) {
-        for (_, path) in &self.0 {
-            if let Err(e) = std::fs::remove_file(path) {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    log::warn!("cannot remove an uploaded title data part: {e}");
-                }
-            }
-        }
-    }
-}
-
-/// A part file that notes when the disk is full (or the process's file size limit is
-/// reached), which the upload then says as such.
-struct Part {
-    file: File,
-    full: bool,
-    error: Option<String>,
-}
-
-impl Part {
-    fn create(path: &Path) -> Result<Part, Error> {
-        let file = File::options().write(true).create_new(true).open(path)?;
-        Ok(Part {
-            file,
-            full: false,
-            error: None,
-        })
-    }
-}
-
-impl Write for Part {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.file.write(buf).inspect_err(|e| {
-            self.full = matches!(
-                e.raw_os_error(),
-                Some(libc::ENOSPC | libc::EFBIG | libc::EDQUOT)
-            );
-            self.error = Some(e.to_string());
-        })
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
 }

@@ -10,15 +10,15 @@ use std::path::{Path, PathBuf};
 /// holds them to it).
 const LAYERS: &[&str] = &[
     "numbers", "words", "error", "time", "memory", "metrics", "kept", "text", "naming", "args",
-    "store", "config", "outbound", "library", "titles", "accounts", "keys", "consoles", "shop",
-    "device", "trash", "saves", "convert", "notify", "jobs", "watch", "views", "http", "api",
-    "web", "routes", "service", "cli",
+    "store", "config", "outbound", "library", "incoming", "titles", "accounts", "keys", "consoles",
+    "shop", "device", "trash", "saves", "convert", "notify", "jobs", "watch", "views", "http",
+    "api", "web", "routes", "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.
 const DOMAIN: &[&str] = &[
-    "library", "titles", "accounts", "keys", "consoles", "shop", "device", "trash", "saves",
-    "convert", "notify", "jobs", "store", "outbound",
+    "library", "incoming", "titles", "accounts", "keys", "consoles", "shop", "device", "trash",
+    "saves", "convert", "notify", "jobs", "store", "outbound",
 ];
 
 /// Functions that are tables read one line at a time (a message per line).

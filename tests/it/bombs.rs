@@ -28,7 +28,7 @@ pub(crate) fn rss_anon(pid: i32) -> u64 {
 /// Samples the server's RssAnon every 5 ms and `/api/v1/health` every 100 ms until
 /// dropped: the peak, and the slowest health answer (a probe unanswered in 2 s is a
 /// failure).
-struct Watch {
+pub(crate) struct Watch {
     stop: Arc<AtomicBool>,
     peak: Arc<AtomicU64>,
     slowest: Arc<AtomicU64>,
@@ -36,7 +36,7 @@ struct Watch {
 }
 
 impl Watch {
-    fn start(s: &TestServer) -> Watch {
+    pub(crate) fn start(s: &TestServer) -> Watch {
         let (stop, peak, slowest) = Default::default();
         let mut w = Watch {
             stop,
@@ -75,7 +75,7 @@ impl Watch {
     }
 
     /// (peak RssAnon in KiB, slowest health answer in ms).
-    fn end(mut self) -> (u64, u64) {
+    pub(crate) fn end(mut self) -> (u64, u64) {
         self.stop.store(true, Ordering::SeqCst);
         for t in self.threads.drain(..) {
             t.join().unwrap();

@@ -181,3 +181,26 @@ fn the_listen_flag_wins_and_fixes_the_field() {
         "{r:?}"
     );
 }
+
+/// An address set in the web that this machine can no longer bind (a network address
+/// it lost) does not stop the service from starting: it listens on 127.0.0.1:8080,
+/// and the log says why. Needs that port free on this machine; says so when not.
+#[test]
+fn a_saved_address_the_machine_lost_falls_back_to_this_machine_only() {
+    if TcpListener::bind("127.0.0.1:8080").is_err() {
+        eprintln!("skipped: 127.0.0.1:8080 is taken on this machine");
+        return;
+    }
+    let folders = Folders::new();
+    crate::library::demo(&folders);
+    add_user(&folders, "admin", "admin password", true);
+    // A documentation address (RFC 5737): no machine has it.
+    seed_listen(&folders, "192.0.2.1:18080");
+    let s = TestServer::start_unflagged(folders, &["--no-local-access"]);
+    assert_eq!(s.addr, "127.0.0.1:8080");
+    let log = s.output();
+    assert!(
+        log.contains("cannot listen on 192.0.2.1:18080, set in the web"),
+        "{log}"
+    );
+}

@@ -153,3 +153,88 @@ fn title_data_files_are_uploaded_in_settings_and_said_in_the_readers_language() 
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// An admin's server on the demo without title data, and its session.
+fn admin_server(limit: Option<u64>) -> (TestServer, String) {
+    let folders = crate::titles::unscanned_demo();
+    add_user(&folders, "admin", "admin password", true);
+    let args = ["--no-local-access"];
+    let s = match limit {
+        Some(bytes) => TestServer::start_with_file_size_limit(folders, &args, bytes),
+        None => TestServer::start_on(folders, &args),
+    };
+    let admin = sign_in(&s, "admin", "admin password");
+    crate::web_library::wait_idle(&s, &admin);
+    (s, admin)
+}
+
+fn part_files(s: &TestServer) -> Vec<PathBuf> {
+    let incoming = s.folders.data.join("titles-incoming");
+    let files = files_under(&s.folders.data).into_iter();
+    files.filter(|p| p.starts_with(&incoming)).collect()
+}
+
+/// A disk that fills up during an upload (here the process's file size limit, as
+/// the service sees it): 507, said as such, nothing imported, no part file left.
+/// More files than a form needs: refused before any is imported.
+#[test]
+fn an_upload_that_fills_the_disk_or_holds_too_many_files_imports_nothing() {
+    let (s, admin) = admin_server(Some(2 << 20));
+    let before = known(&s, &admin);
+    let r = upload(
+        &s,
+        &admin,
+        "en",
+        &[("versions.txt", fixture("versions.txt"))],
+    );
+    assert_eq!(
+        (r.status, r.slug()),
+        (507, "insufficient_storage".into()),
+        "{r:?}"
+    );
+    assert!(
+        r.json()["message"].as_str().unwrap().contains("full"),
+        "{r:?}"
+    );
+    assert_eq!(known(&s, &admin), before);
+    assert!(part_files(&s).is_empty(), "{:?}", part_files(&s));
+    let small = b"id|rightsId|version\n".to_vec();
+    let nine: Vec<(&str, Vec<u8>)> = (0..9).map(|_| ("versions.txt", small.clone())).collect();
+    let r = upload(&s, &admin, "en", &nine);
+    assert_eq!(r.status, 400, "{r:?}");
+    assert!(
+        r.json()["message"].as_str().unwrap().contains("At most 8"),
+        "{r:?}"
+    );
+    assert!(part_files(&s).is_empty(), "{:?}", part_files(&s));
+}
+
+/// Hostile title data sent through the web costs what the command line's import
+/// costs (`titles::title_data_with_huge_fields_…`): a name that is an array of 8 Mi
+/// zeros, then one that is a 16 MiB string, each within 64 MiB of the server's
+/// private memory, health answering throughout, the fields passed over and said.
+#[test]
+fn hostile_title_data_uploaded_from_the_web_stays_within_its_memory_budget() {
+    let (s, admin) = admin_server(None);
+    let idle = crate::bombs::rss_anon(s.pid());
+    const MIB: usize = 1 << 20;
+    let kept = r#"{"1": {"id": "0100000000010000", "name": "#;
+    let fine = r#"}, "2": {"id": "0100000000020000", "name": "Fine"}}"#;
+    let zeros = format!("{kept}[0{}]{fine}", ",0".repeat(8 * MIB));
+    let string = format!("{kept}\"{}\"{fine}", "x".repeat(16 * MIB));
+    for (case, body) in [zeros, string].into_iter().enumerate() {
+        let watch = crate::bombs::Watch::start(&s);
+        let r = upload(&s, &admin, "en", &[("US.en.json", body.into_bytes())]);
+        let (peak, slowest) = watch.end();
+        assert_eq!(r.status, 200, "case {case}: {r:?}");
+        let lines = r.json()["lines"].to_string();
+        assert!(
+            lines.contains("1 title imported") && lines.contains("1 field"),
+            "case {case}: {lines}"
+        );
+        let above = peak.saturating_sub(idle) / 1024;
+        assert!(above < 64, "case {case}: {above} MiB above idle");
+        assert!(slowest < 2000, "case {case}: health took {slowest} ms");
+    }
+    assert!(part_files(&s).is_empty(), "{:?}", part_files(&s));
+}

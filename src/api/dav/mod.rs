@@ -10,7 +10,6 @@ use crate::http::auth::Principal;
 use crate::http::router::Ctx;
 use crate::http::{range, Reply};
 use crate::saves::dav::{DavPath, Node, Space};
-use crate::saves::Incoming;
 use crate::store::dav_props;
 use xml::{Change, Want, DAV};
 
@@ -119,7 +118,7 @@ fn put(c: &Ctx, space: &Space, path: &DavPath) -> Result<Reply, Error> {
     if path.is_root() {
         return Err(Error::forbidden(Msg::DavRoot));
     }
-    let mut incoming = Incoming::new(&c.app.config.data)?;
+    let mut incoming = crate::saves::incoming(&c.app.config.data)?;
     match c.take_body() {
         Some(body) => {
             // Large writes: `io::copy`'s own buffer is 8 KiB.
