@@ -282,6 +282,14 @@ impl Progress<'_> {
         self.jobs.slot().total = total;
     }
 
+    /// `total` more units found, of which `done` need no work (a scan's walk, as it
+    /// goes).
+    pub fn found(&self, total: u64, done: u64) {
+        let mut slot = self.jobs.slot();
+        slot.total += total;
+        slot.done += done;
+    }
+
     /// `n` more units done; `detail` names the item (a library key, never a path).
     pub fn advance(&self, n: u64, detail: &str) {
         let mut slot = self.jobs.slot();

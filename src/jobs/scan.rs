@@ -8,34 +8,39 @@
 //! found.
 //!
 //! Incremental: a file whose size and modification time match the database is not
-//! opened again, and a scan that changed nothing recomputes nothing. Files are probed
-//! (their headers read) on a few threads while this one writes rows, in transactions
-//! of [`BATCH`] files so that a cold scan of a large library is not bound by commits.
-//! A cancel finishes what was written and stops.
+//! opened again, and a scan that changed nothing recomputes nothing. The walk hands
+//! the files it finds to a few threads that probe them (read their headers) while
+//! this one writes rows, in transactions of [`BATCH`] files so that a cold scan of a
+//! large library is not bound by commits: on two cores the walk no longer leaves one
+//! idle before the reading starts. A cancel finishes what was written and stops.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use log::{info, warn};
 
+use super::runner::Progress;
 use super::{Outcome, TaskCtx};
 use crate::error::{Error, Kind, Msg};
 use crate::library::probe::{self, Probe};
 use crate::library::switchfs::prodkeys::Loaded;
 use crate::library::switchfs::ProdKeys;
 use crate::library::{self, walk};
+use crate::store::platforms::Platform;
 use crate::store::{games, platforms, settings};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
-/// Above this many new or changed files, indexes are built once at the end rather
+/// Past this many new or changed files, indexes are built once at the end rather
 /// than kept up row by row.
-const BULK: usize = 2000;
+const BULK: u64 = 2000;
 /// Files a probing thread takes at a time.
 const CHUNK: usize = 64;
+/// Files the walk finds between two words to the progress when it hands none over
+/// (a rescan of unchanged files).
+const TELL: u64 = 1024;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
@@ -45,35 +50,28 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .map_err(|e| Error::new(Kind::Unavailable, Msg::LibraryUnavailable).with_cause(e))?
         .count();
     let started = Instant::now();
-    let mut walk = walk::walk(root, &platforms::list(ctx.db)?);
-    for problem in std::mem::take(&mut walk.problems) {
-        warn!("scan: {}", problem.msg.english());
-        ctx.progress.fail(problem.key.as_deref(), problem.msg);
-    }
-    let files = walk.files.len();
-    ctx.progress.set_total(files as u64);
-    let mut known = games::fingerprints(ctx.db)?;
+    let known = games::fingerprints(ctx.db)?;
     if root_entries == 0 && !known.is_empty() {
         return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
             .with_cause("the library folder is empty"));
     }
-    let walked = started.elapsed();
     let keyed_before = games::count_keyed(ctx.db)?;
-    let read = read_changed(ctx, std::mem::take(&mut walk.files), &mut known)?;
-    let read_time = started.elapsed() - walked;
+    let (walked, read) = read_changed(ctx, known)?;
+    let read_time = started.elapsed();
     // What is left of the known files was not found: forget it, unless part of the
-    // library could not be read (they may be there).
-    let removed = if walk.incomplete { 0 } else { known.len() };
-    finish(ctx, &read, (!walk.incomplete).then_some(&known)).inspect_err(|_| {
+    // library could not be read (they may be there) or the walk was cut short.
+    let whole = !walked.walk.incomplete && !walked.walk.stopped;
+    let removed = if whole { walked.known.len() } else { 0 };
+    finish(ctx, &read, whole.then_some(&walked.known)).inspect_err(|_| {
         if read.bulk {
             let _ = games::ensure_indexes(ctx.db);
         }
     })?;
     info!(
-        "scan: walk {} ms, read {} ms, the rest {} ms",
-        walked.as_millis(),
+        "scan: walk {} ms (beside the reading), walk and read {} ms, the rest {} ms",
+        walked.took.as_millis(),
         read_time.as_millis(),
-        (started.elapsed() - walked - read_time).as_millis()
+        (started.elapsed() - read_time).as_millis()
     );
     if read.cancelled {
         return Err(Error::cancelled());
@@ -81,8 +79,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     // New keys (uploaded, imported) read again what the old ones could not open:
     // the run says how many files that identified.
     let identified = games::count_keyed(ctx.db)?.saturating_sub(keyed_before);
-    let kept = walk.incomplete.then_some(known.len() as u64);
-    Ok(said(files as u64, &read, kept, removed as u64, identified).into())
+    let kept = walked.walk.incomplete.then_some(walked.known.len() as u64);
+    Ok(said(walked.files, &read, kept, removed as u64, identified).into())
 }
 
 /// How a scan ended: part of the library unreadable (`kept`: the files not found but
@@ -186,102 +184,213 @@ impl Lap {
     }
 }
 
-/// Read every file that is new or changed since the last scan: a few threads probe
-/// them while this one writes their rows. What `known` still holds afterwards was not
-/// found.
+/// What the walk found: every game file (`files`), those unchanged, and the known
+/// files it did not find (`known`).
+struct Walked {
+    walk: walk::Walk,
+    files: u64,
+    unchanged: u64,
+    known: HashMap<String, (u64, i64)>,
+    took: std::time::Duration,
+}
+
+/// Walk the library and read every file that is new or changed since the last scan,
+/// all at once: the walk hands files over as it finds them, a few threads probe them,
+/// and this one writes their rows.
 fn read_changed(
     ctx: &TaskCtx,
-    files: Vec<walk::Found>,
-    known: &mut HashMap<String, (u64, i64)>,
-) -> Result<Read, Error> {
-    let mut todo = files;
-    let all = todo.len();
+    known: HashMap<String, (u64, i64)>,
+) -> Result<(Walked, Read), Error> {
     let keys = current_keys(ctx);
     let again = to_read_again(ctx, keys.as_ref().map(|(_, id)| id.as_str()))?;
-    todo.retain(|f| {
-        known.remove(f.key.as_str()) != Some((f.size, f.mtime)) || again.contains(f.key.as_str())
-    });
-    let unchanged = (all - todo.len()) as u64;
-    ctx.progress.advance(unchanged, "");
+    let platforms = platforms::list(ctx.db)?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let next = AtomicUsize::new(0);
+    let (to_probe, todo) = crossbeam_channel::bounded(threads * 4);
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
-    let todo = &todo;
     let keyring = keys.as_ref().map(|(loaded, _)| &loaded.keys);
-    let config = ctx.config;
+    let (config, progress) = (ctx.config, ctx.progress);
+    // A first scan writes every row in bulk; another, once it has written many.
+    let first = known.is_empty();
     std::thread::scope(|s| {
+        let sorter = Sorter::new(known, &again, progress, to_probe);
+        let walker = spawn(s, "walk", move || sorter.walk(&config.library, &platforms))?;
         for _ in 0..threads {
-            let (sender, next) = (sender.clone(), &next);
-            let prober = move || probe_all(config, todo, next, keyring, sender);
-            std::thread::Builder::new()
-                .name("probe".into())
-                .spawn_scoped(s, prober)
-                .map_err(|e| Error::internal(format!("cannot start a probing thread: {e}")))?;
+            let (todo, sender) = (todo.clone(), sender.clone());
+            spawn(s, "probe", move || probe_all(config, todo, keyring, sender))?;
         }
-        drop(sender);
-        let bulk = todo.len() > BULK;
-        let (read, cancelled) = write_rows(ctx, probed, bulk).inspect_err(|_| {
-            if bulk {
-                // Not left without them until the next start.
-                let _ = games::ensure_indexes(ctx.db);
-            }
-        })?;
-        Ok(Read {
+        drop((sender, todo));
+        // After an error or a cancel the writer drops its end of the channel: the
+        // probing threads, then the walk, stop at their next hand-over.
+        let written = write_rows(ctx, probed, first);
+        let walked = walker
+            .join()
+            .map_err(|_| Error::internal("the walk stopped"))?;
+        let (read, bulk, cancelled) = written?;
+        let read = Read {
             read,
-            unchanged,
+            unchanged: walked.unchanged,
             bulk,
             cancelled,
             keys_id: keys.as_ref().map(|(_, id)| id.clone()),
-        })
+        };
+        Ok((walked, read))
     })
 }
 
-/// A probing thread: take [`CHUNK`] files of `todo` at a time until none is left (or
+/// A named thread of the scan.
+fn spawn<'s, T: Send + 's>(
+    s: &'s std::thread::Scope<'s, '_>,
+    name: &str,
+    body: impl FnOnce() -> T + Send + 's,
+) -> Result<std::thread::ScopedJoinHandle<'s, T>, Error> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(s, body)
+        .map_err(|e| Error::internal(format!("cannot start a {name} thread: {e}")))
+}
+
+/// The walk's side of a scan: it hands the files that are new or changed (or to read
+/// again with the keys) to the probing threads, [`CHUNK`] at a time, counts the others
+/// as done, and tells the progress what it found as it goes.
+struct Sorter<'a> {
+    known: HashMap<String, (u64, i64)>,
+    again: &'a HashSet<String>,
+    progress: &'a Progress<'a>,
+    to_probe: Sender<Vec<walk::Found>>,
+    chunk: Vec<walk::Found>,
+    files: u64,
+    unchanged: u64,
+    told: (u64, u64),
+}
+
+impl<'a> Sorter<'a> {
+    fn new(
+        known: HashMap<String, (u64, i64)>,
+        again: &'a HashSet<String>,
+        progress: &'a Progress<'a>,
+        to_probe: Sender<Vec<walk::Found>>,
+    ) -> Sorter<'a> {
+        let chunk = Vec::with_capacity(CHUNK);
+        let (files, unchanged, told) = (0, 0, (0, 0));
+        Sorter {
+            known,
+            again,
+            progress,
+            to_probe,
+            chunk,
+            files,
+            unchanged,
+            told,
+        }
+    }
+
+    fn walk(mut self, root: &std::path::Path, platforms: &[Platform]) -> Walked {
+        let started = Instant::now();
+        let walk = walk::walk_each(root, platforms, &mut |found| self.take(found));
+        // The files found last, before the problems: the total is whole.
+        let handed = self.hand_over();
+        for problem in &walk.problems {
+            warn!("scan: {}", problem.msg.english());
+            self.progress
+                .fail(problem.key.as_deref(), problem.msg.clone());
+        }
+        let mut walk = walk;
+        walk.stopped |= !handed;
+        Walked {
+            walk,
+            files: self.files,
+            unchanged: self.unchanged,
+            known: self.known,
+            took: started.elapsed(),
+        }
+    }
+
+    /// One file the walk found; false once no one reads files any more (an error or
+    /// a cancel).
+    fn take(&mut self, found: walk::Found) -> bool {
+        self.files += 1;
+        let key = found.key.as_str();
+        let same = self.known.remove(key) == Some((found.size, found.mtime));
+        if same && !self.again.contains(key) {
+            self.unchanged += 1;
+        } else {
+            self.chunk.push(found);
+        }
+        if self.chunk.len() < CHUNK && !self.files.is_multiple_of(TELL) {
+            return true;
+        }
+        self.hand_over()
+    }
+
+    /// Tell the progress what was found since last time, and hand the files to read
+    /// to the probing threads.
+    fn hand_over(&mut self) -> bool {
+        let (files, unchanged) = (self.files - self.told.0, self.unchanged - self.told.1);
+        self.progress.found(files, unchanged);
+        self.told = (self.files, self.unchanged);
+        if self.progress.is_cancelled() {
+            return false;
+        }
+        self.chunk.is_empty() || self.to_probe.send(std::mem::take(&mut self.chunk)).is_ok()
+    }
+}
+
+/// A probing thread: take the walk's chunks as they come until there are none (or
 /// the writer stopped: an error or a cancel), and send them probed.
-fn probe_all<'a>(
+fn probe_all(
     config: &crate::config::Config,
-    todo: &'a [walk::Found],
-    next: &AtomicUsize,
+    todo: Receiver<Vec<walk::Found>>,
     keys: Option<&ProdKeys>,
-    sender: crossbeam_channel::Sender<Vec<(&'a walk::Found, Probe)>>,
+    sender: Sender<Vec<(walk::Found, Probe)>>,
 ) {
     // Each folder opened once a thread, not once a file (files come in the walk's
     // order, a folder's together).
     let mut files = library::safe::Opener::new(&config.library);
-    loop {
-        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-        let Some(chunk) = todo.get(start..(start + CHUNK).min(todo.len())) else {
-            break;
-        };
+    for chunk in todo {
         let chunk: Vec<_> = chunk
-            .iter()
+            .into_iter()
             .map(|f| {
                 let mut probe = probe::probe(&mut files, &f.key, &f.format, keys);
-                cache_icons(&config.data, f, &mut probe);
+                cache_icons(&config.data, &f, &mut probe);
                 (f, probe)
             })
             .collect();
-        if chunk.is_empty() || sender.send(chunk).is_err() {
+        if sender.send(chunk).is_err() {
             break;
         }
     }
 }
 
-/// Write the rows of probed files as they come, [`BATCH`] per transaction. Returns how
-/// many were written, and whether the task was cancelled before the end.
+/// Write the rows of probed files as they come, [`BATCH`] per transaction; in `bulk`
+/// from the start or past [`BULK`] rows, with the indexes set aside
+/// (`games::suspend_indexes`). Returns how many were written, whether in bulk, and
+/// whether the task was cancelled before the end.
 fn write_rows(
     ctx: &TaskCtx,
-    probed: Receiver<Vec<(&walk::Found, Probe)>>,
-    bulk: bool,
+    probed: Receiver<Vec<(walk::Found, Probe)>>,
+    mut bulk: bool,
+) -> Result<(u64, bool, bool), Error> {
+    let written = write_each(ctx, probed, &mut bulk);
+    if written.is_err() && bulk {
+        // Not left without them until the next start.
+        let _ = games::ensure_indexes(ctx.db);
+    }
+    written.map(|(read, cancelled)| (read, bulk, cancelled))
+}
+
+fn write_each(
+    ctx: &TaskCtx,
+    probed: Receiver<Vec<(walk::Found, Probe)>>,
+    bulk: &mut bool,
 ) -> Result<(u64, bool), Error> {
     let mut tx = crate::store::db::write_transaction(ctx.db)?;
-    if bulk {
+    if *bulk {
         games::suspend_indexes(&tx)?;
     }
     let mut read = 0u64;
     for chunk in probed {
         if ctx.progress.is_cancelled() {
-            commit(tx, bulk)?;
+            commit(tx, *bulk)?;
             return Ok((read, true));
         }
         for (found, probe) in chunk {
@@ -291,16 +400,20 @@ fn write_rows(
                 ctx.progress
                     .fail(Some(&found.key), Msg::FileDamaged { detail });
             }
-            library::write(&tx, found, probe)?;
+            library::write(&tx, &found, probe)?;
             read += 1;
             ctx.progress.advance(1, &found.key);
             if read.is_multiple_of(BATCH as u64) {
-                commit(tx, bulk)?;
+                commit(tx, *bulk)?;
                 tx = crate::store::db::write_transaction(ctx.db)?;
+                if !*bulk && read >= BULK {
+                    games::suspend_indexes(&tx)?;
+                    *bulk = true;
+                }
             }
         }
     }
-    commit(tx, bulk)?;
+    commit(tx, *bulk)?;
     Ok((read, false))
 }
 

@@ -37,11 +37,30 @@ pub struct Walk {
     pub problems: Vec<Failure>,
     /// A folder could not be read or a file examined: games not found may be there.
     pub incomplete: bool,
+    /// The walk was stopped before its end (see [`walk_each`]).
+    pub stopped: bool,
 }
 
 /// Walk every platform's folder. A file belongs to the most specific platform whose
 /// folder holds it and whose extensions match.
 pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
+    let mut files = Vec::new();
+    let mut out = walk_each(root, platforms, &mut |found| {
+        files.push(found);
+        true
+    });
+    out.files = files;
+    out
+}
+
+/// The walk, handing each game file to `on_file` as it is found (its `files` stay
+/// empty), so that a scan reads files while the walk goes on. `on_file` returning
+/// false stops the walk: `stopped` says so.
+pub fn walk_each(
+    root: &Path,
+    platforms: &[Platform],
+    on_file: &mut dyn FnMut(Found) -> bool,
+) -> Walk {
     let mut ordered: Vec<&Platform> = platforms.iter().collect();
     ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
     let mut out = Walk::default();
@@ -67,8 +86,8 @@ pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
             });
             continue;
         };
-        if start.is_dir() {
-            walk_dir(root, &start, platform, &mut seen, &mut out);
+        if start.is_dir() && !out.stopped {
+            walk_dir(root, &start, platform, &mut seen, &mut out, on_file);
         }
     }
     out
@@ -80,6 +99,7 @@ fn walk_dir(
     platform: &Platform,
     seen: &mut HashSet<LibraryKey>,
     out: &mut Walk,
+    on_file: &mut dyn FnMut(Found) -> bool,
 ) {
     let mut stack = vec![start.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -118,7 +138,10 @@ fn walk_dir(
             }
             let found = game_file(root, &entry, name, file_type.is_symlink(), platform, out);
             if let Some(found) = found.filter(|f| seen.insert(f.key.clone())) {
-                out.files.push(found);
+                if !on_file(found) {
+                    out.stopped = true;
+                    return;
+                }
             }
         }
     }
