@@ -14,7 +14,7 @@
 //! in `reason`, the grammar of `counts` (ARCHITECTURE.md, *The words*).
 
 pub mod counts;
-mod french;
+
 pub mod i18n;
 mod msg;
 mod reason;

@@ -572,7 +572,7 @@ fn test_modules_end_their_file() {
 /// is bad (`error::reason`); the help's French is clap's tree in `cli::help_fr`,
 /// counting is `error::counts`.
 const CATALOGUE: &[&str] = &[
-    "src/error/french.rs",
+    "src/error/msg.rs",
     "src/error/i18n.rs",
     "src/error/counts.rs",
     "src/cli/help_fr.rs",
