@@ -107,7 +107,12 @@ impl Config {
     /// admin set in Settings, else `naming::DEFAULT`. Read at each use, as the
     /// retention is.
     pub fn organize_template(&self, db: &rusqlite::Connection) -> crate::naming::Template {
-        let saved = || crate::store::settings::organize_template(db).ok().flatten();
+        let saved = || {
+            crate::store::settings::ORGANIZE_TEMPLATE
+                .get(db)
+                .ok()
+                .flatten()
+        };
         self.organize_flag
             .clone()
             .or_else(|| saved().and_then(|t| crate::naming::Template::parse(&t)))

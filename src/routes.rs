@@ -144,7 +144,7 @@ const ROUTES: &[Route] = &[
     route("POST", "/api/verify/{key*}", Private, web::tasks::start_verify_file),
     route("POST", "/api/compress", Private, v1::jobs::compress),
     route("POST", "/api/compress/{key*}", Private, web::tasks::start_compress_file),
-    route("POST", "/api/compress-files", Private, web::compress::start_files),
+    route("POST", "/api/compress-files", Private, web::selection::compress),
     route("POST", "/api/compress-settings", Private, web::compress::set_settings),
     route("POST", "/api/files/trash", Private, web::selection::trash),
     route("POST", "/api/files/push", Private, web::selection::push),

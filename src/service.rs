@@ -165,7 +165,7 @@ impl Service {
         if let Some(flag) = &self.config.serve.listen {
             return http::server::listen(&self.config, flag);
         }
-        if let Some(saved) = crate::store::settings::listen(conn)? {
+        if let Some(saved) = crate::store::settings::LISTEN.get(conn)? {
             match http::server::listen(&self.config, &saved) {
                 Ok(server) => return Ok(server),
                 Err(e) => log::warn!("cannot listen on {saved}, set in the web: {e:?}; listening on {DEFAULT_LISTEN}"),
@@ -296,7 +296,10 @@ impl KeysWatch {
         let Some(loaded) = keys.current() else {
             return;
         };
-        let read_with = crate::store::settings::keys_read_with(conn).ok().flatten();
+        let read_with = crate::store::settings::KEYS_READ_WITH
+            .get(conn)
+            .ok()
+            .flatten();
         let ready = library::is_ready(conn, library).unwrap_or(false);
         let new = read_with.as_deref() != Some(&loaded.fingerprint)
             && self.started_for.as_deref() != Some(&loaded.fingerprint);

@@ -330,7 +330,7 @@ fn uses_library(command: &Option<Command>) -> bool {
 /// said on standard error so that nobody wonders which one a scan read.
 fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
-    let Some(path) = crate::store::settings::library_path(&db)? else {
+    let Some(path) = crate::store::settings::LIBRARY_PATH.get(&db)? else {
         return Ok(());
     };
     global.library = path.into();
@@ -415,5 +415,5 @@ fn remember_library(config: &Config) -> Result<(), Error> {
         return Ok(());
     };
     let db = db::open(&config.data)?;
-    crate::store::settings::set_library_path(&db, path)
+    crate::store::settings::LIBRARY_PATH.set(&db, path)
 }

@@ -25,7 +25,7 @@ use crate::library::switchfs::nca::{self, HeaderError};
 use crate::library::switchfs::{section_key, Problem, ProdKeys, Tickets};
 
 use super::bktr;
-use super::ncz::{self, Region};
+use super::ncz::{self, named, Region};
 use super::replace::{read_error, PartFail};
 use super::{NspLayout, Part, Partition, ThreadedWriter, XciLayout};
 use crate::words::Container;
@@ -573,18 +573,6 @@ fn read_pieces<R: Read + Seek>(
     }
 }
 
-fn spawn<'s, 'e>(
-    scope: &'s std::thread::Scope<'s, 'e>,
-    name: &str,
-    work: impl FnOnce() + Send + 's,
-) -> Result<(), PartFail> {
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn_scoped(scope, work)
-        .map(drop)
-        .map_err(PartFail::Write)
-}
-
 /// Solid mode: one zstd stream (zstd's own threads compress), fed by a reader thread.
 fn solid<R: Read + Seek + Send, W: Write>(
     input: &mut R,
@@ -599,7 +587,7 @@ fn solid<R: Read + Seek + Send, W: Write>(
         let _ = credit.send(());
     }
     std::thread::scope(|s| {
-        spawn(s, "compress-read", move || {
+        named("compress-read", s, move || {
             read_pieces(input, clear, CHUNK, &credits, &piece)
         })?;
         feed(out, level, clear.end - HEAD, cores, pieces, credit)
@@ -670,12 +658,12 @@ fn blocks<R: Read + Seek + Send, W: Write>(
     let (finished, done) = crossbeam_channel::bounded(ahead);
     let level = settings.level;
     let sizes = std::thread::scope(|s| {
-        spawn(s, "compress-read", move || {
+        named("compress-read", s, move || {
             read_pieces(input, clear, block, &credits, &piece)
         })?;
         for _ in 0..cores {
             let (todo, finished) = (todo.clone(), finished.clone());
-            spawn(s, "compress-zstd", move || {
+            named("compress-zstd", s, move || {
                 compress_blocks(level, todo, finished)
             })?;
         }

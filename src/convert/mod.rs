@@ -250,7 +250,7 @@ impl Partition {
 
 /// Remove the part file a killed conversion left, if any.
 pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
-    if let Some(raw) = settings::convert_part(db)? {
+    if let Some(raw) = settings::CONVERT_PART.get(db)? {
         // Only a plain file reached through real folders: never through a link.
         let plain = LibraryKey::parse(&raw).filter(|k| {
             library::safe::check_folders(root, k).is_ok()
@@ -263,7 +263,7 @@ pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
                 Err(e) => return Err(e.into()),
             }
         }
-        settings::clear_convert_part(db)?;
+        settings::CONVERT_PART.set(db, "")?;
     }
     Ok(())
 }

@@ -111,12 +111,12 @@ pub fn replace_via_part<T>(
         swap.failed(why.unwrap_or(Reason::OpenFailed))
     })?;
     let part_key = swap.out_key.with_suffix(".part");
-    settings::set_convert_part(db, &part_key)?;
+    settings::CONVERT_PART.set(db, &part_key)?;
     let part = part_key.under(root);
     let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
     // A reader's panic skipped `write_via_part`'s own cleanup.
     let _ = std::fs::remove_file(&part);
-    settings::clear_convert_part(db)?;
+    settings::CONVERT_PART.set(db, "")?;
     let made = match written.unwrap_or_else(|e| Err(e.into())) {
         Ok(made) => made,
         Err(PartFail::Skip(why)) => return Ok(Err(why)),

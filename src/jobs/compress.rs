@@ -26,17 +26,17 @@ use crate::config::Config;
 use crate::convert::compress::Settings;
 use crate::convert::compress_one::{self, Compressed, Options};
 use crate::error::{Error, Msg};
-use crate::library::{safe, LibraryKey};
+use crate::library::LibraryKey;
 use crate::store::games;
 
 /// The setting "delete the originals once verified", off until an admin turns it on
 /// in Settings.
 pub fn delete_originals(db: &rusqlite::Connection) -> Result<bool, Error> {
-    crate::store::settings::compress_delete_originals(db)
+    crate::store::settings::COMPRESS_DELETE_ORIGINALS.get(db)
 }
 
 pub fn set_delete_originals(db: &rusqlite::Connection, on: bool) -> Result<(), Error> {
-    crate::store::settings::set_compress_delete_originals(db, on)
+    crate::store::settings::COMPRESS_DELETE_ORIGINALS.set(db, on)
 }
 
 /// The command line's flags for one run (`ludotheque compress --level …`): they set
@@ -82,13 +82,15 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let root = &ctx.config.library;
     let targets = targets(ctx)?;
     let sizes: Vec<u64> = targets.iter().map(|(_, size)| *size).collect();
-    check_room(
+    super::check_room(
+        "compress",
         root,
         needed(
             &sizes,
             ctx.config.compress_min_gain,
             ctx.config.compress_delete_originals,
         ),
+        |needed, free| Msg::NoRoomToCompress { needed, free },
     )?;
     ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
     let opts = Options {
@@ -181,20 +183,6 @@ fn needed(sizes: &[u64], min_gain: u32, delete_originals: bool) -> u64 {
         kept = kept.saturating_add(size.saturating_mul(keep) / 100);
     }
     peak
-}
-
-/// Refuse to start when `needed` bytes do not fit on the library's disk.
-fn check_room(root: &std::path::Path, needed: u64) -> Result<(), Error> {
-    match safe::free_space(root) {
-        Ok(free) if free < needed => Err(Error::invalid(Msg::NoRoomToCompress { needed, free })
-            .with_cause(format!("{needed} bytes needed, {free} free"))),
-        Ok(_) => Ok(()),
-        // A filesystem that cannot say: try, and let a full disk fail one file.
-        Err(e) => {
-            warn!("compress: free space unknown: {e}");
-            Ok(())
-        }
-    }
 }
 
 /// Compress one file and count what came of it. `Err` only when the task must stop.

@@ -13,7 +13,7 @@ use log::{info, warn};
 use super::{Outcome, TaskCtx};
 use crate::convert::{self, Options};
 use crate::error::{Error, Msg};
-use crate::library::{safe, LibraryKey};
+use crate::library::LibraryKey;
 use crate::store::games;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
@@ -36,7 +36,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .iter()
         .map(|k| convert::planned_or_flagged(ctx.db, root, k))
         .fold(0, u64::saturating_add);
-    check_room(root, needed)?;
+    super::check_room("convert", root, needed, |needed, free| {
+        Msg::NoRoomToConvert { needed, free }
+    })?;
     ctx.progress.set_total(needed);
     let opts = Options {
         retention_days: ctx.config.retention_days(ctx.db),
@@ -73,20 +75,6 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<String>, Error> {
         all.retain(|k| asked.contains(k));
     }
     Ok(all)
-}
-
-/// Refuse to start when `needed` bytes do not fit on the library's disk.
-fn check_room(root: &std::path::Path, needed: u64) -> Result<(), Error> {
-    match safe::free_space(root) {
-        Ok(free) if free < needed => Err(Error::invalid(Msg::NoRoomToConvert { needed, free })
-            .with_cause(format!("{needed} bytes needed, {free} free"))),
-        Ok(_) => Ok(()),
-        // A filesystem that cannot say: try, and let a full disk fail one file.
-        Err(e) => {
-            warn!("convert: free space unknown: {e}");
-            Ok(())
-        }
-    }
 }
 
 fn convert_one(

@@ -60,3 +60,22 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::Compress => compress::run(ctx),
     }
 }
+
+/// Refuse to start `task` when `needed` bytes do not fit on the library's disk.
+fn check_room(
+    task: &str,
+    root: &std::path::Path,
+    needed: u64,
+    msg: fn(u64, u64) -> crate::error::Msg,
+) -> Result<(), Error> {
+    match crate::library::safe::free_space(root) {
+        Ok(free) if free < needed => Err(Error::invalid(msg(needed, free))
+            .with_cause(format!("{needed} bytes needed, {free} free"))),
+        Ok(_) => Ok(()),
+        // A filesystem that cannot say: try, and let a full disk fail one file.
+        Err(e) => {
+            log::warn!("{task}: free space unknown: {e}");
+            Ok(())
+        }
+    }
+}

@@ -151,7 +151,7 @@ fn finish(
     }
     library::mark_ready(&tx, ctx.config.library.as_path())?;
     if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
-        settings::set_keys_read_with(&tx, id)?;
+        settings::KEYS_READ_WITH.set(&tx, id)?;
     }
     if changed || !crate::titles::model::is_current(&tx)? {
         crate::titles::model::refresh(&tx)?;
@@ -434,7 +434,7 @@ fn to_read_again(ctx: &TaskCtx, keys: Option<&str>) -> Result<HashSet<String>, E
     let Some(id) = keys else {
         return Ok(HashSet::new());
     };
-    let other = settings::keys_read_with(ctx.db)?.as_deref() != Some(id);
+    let other = settings::KEYS_READ_WITH.get(ctx.db)?.as_deref() != Some(id);
     Ok(games::to_read_with_keys(ctx.db, other)?
         .into_iter()
         .collect())

@@ -36,11 +36,11 @@ pub use key::LibraryKey;
 /// True once a scan of *this* library root has completed (a service pointed at
 /// another folder starts not ready again).
 pub fn is_ready(db: &Connection, root: &Path) -> Result<bool, Error> {
-    Ok(settings::library_scanned(db)?.as_deref() == Some(&*root.to_string_lossy()))
+    Ok(settings::LIBRARY_SCANNED.get(db)?.as_deref() == Some(&*root.to_string_lossy()))
 }
 
 pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
-    settings::set_library_scanned(db, &root.to_string_lossy())
+    settings::LIBRARY_SCANNED.set(db, &root.to_string_lossy())
 }
 
 /// The display name: an imported title name when the title database knows the ID,

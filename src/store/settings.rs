@@ -10,23 +10,23 @@ use crate::error::Error;
 /// The library root the service last ran with (absolute; `cli::remembered_library`):
 /// a command given no `--library` uses it, so that one run in another folder never
 /// meets an empty `./library`.
-const LIBRARY_PATH: &str = "library_path";
+pub const LIBRARY_PATH: Text = Text("library_path");
 /// The library root whose scan last completed (`library::is_ready`).
-const LIBRARY_SCANNED: &str = "library_scanned";
+pub const LIBRARY_SCANNED: Text = Text("library_scanned");
 /// The fingerprint of the console keys the last complete scan read with: when the
 /// keys change, the files they could not open are read again once (`jobs::scan`).
-const KEYS_READ_WITH: &str = "keys_read_with";
+pub const KEYS_READ_WITH: Text = Text("keys_read_with");
 /// What the titles' states were computed from (`titles::model::is_current`).
-const TITLES_MODEL: &str = "titles_model";
+pub const TITLES_MODEL: Text = Text("titles_model");
 /// Icons are fetched from the title data's host only once an admin turned them on
 /// (`titles::icons`): `on` or `off`.
-const TITLES_ICONS: &str = "titles_icons";
+pub const TITLES_ICONS: Flag = Flag("titles_icons");
 /// Compress deletes the originals once verified (`jobs::compress`): `on` or `off`,
 /// off until an admin turns it on in Settings.
-const COMPRESS_DELETE_ORIGINALS: &str = "compress_delete_originals";
+pub const COMPRESS_DELETE_ORIGINALS: Flag = Flag("compress_delete_originals");
 /// The `.part` file a conversion or a compression is writing, empty when none: a
 /// killed one leaves it, and the next start removes it (`convert::clean_leftover`).
-const CONVERT_PART: &str = "convert_part";
+pub const CONVERT_PART: NonEmpty = NonEmpty("convert_part");
 /// The shop's message to the installers, empty for the default. The shop's stamp
 /// reads it in the same query as the library's generation (`library_generation`).
 pub(super) const SHOP_MESSAGE: &str = "shop_message";
@@ -35,10 +35,10 @@ pub(super) const SHOP_MESSAGE: &str = "shop_message";
 const TRASH_RETENTION: &str = "trash_retention_days";
 /// Where organize puts each file, as an admin set it in Settings
 /// (`--organize-template` wins: `Config::organize_template`).
-const ORGANIZE_TEMPLATE: &str = "organize_template";
+pub const ORGANIZE_TEMPLATE: NonEmpty = NonEmpty("organize_template");
 /// Where the service listens, as an admin set it on the Consoles or welcome page
 /// (`--listen` wins: `Service::serve`).
-const LISTEN: &str = "listen";
+pub const LISTEN: NonEmpty = NonEmpty("listen");
 /// The validators (ETag, Last-Modified) of each title data file last fetched, sent
 /// back so that an unchanged file costs a 304 (`titles::fetch`).
 const TITLEDB_ETAG: &str = "titledb_etag";
@@ -46,6 +46,43 @@ const TITLEDB_MODIFIED: &str = "titledb_modified";
 /// The source (`--titledb-url`) each kept title data file came from, and when: its
 /// validators are sent to that source alone.
 const TITLEDB_FROM: &str = "titledb_from";
+
+/// A setting kept as text, `None` until set.
+pub struct Text(&'static str);
+/// A setting that is `on` or `off`, off until set.
+pub struct Flag(&'static str);
+/// A setting that empty means "none" (cleared by writing "").
+pub struct NonEmpty(&'static str);
+
+impl Text {
+    pub fn get(&self, conn: &Connection) -> Result<Option<String>, Error> {
+        get(conn, self.0)
+    }
+
+    pub fn set(&self, conn: &Connection, value: &str) -> Result<(), Error> {
+        set(conn, self.0, value)
+    }
+}
+
+impl Flag {
+    pub fn get(&self, conn: &Connection) -> Result<bool, Error> {
+        Ok(get(conn, self.0)?.as_deref() == Some("on"))
+    }
+
+    pub fn set(&self, conn: &Connection, on: bool) -> Result<(), Error> {
+        set(conn, self.0, if on { "on" } else { "off" })
+    }
+}
+
+impl NonEmpty {
+    pub fn get(&self, conn: &Connection) -> Result<Option<String>, Error> {
+        non_empty(conn, self.0)
+    }
+
+    pub fn set(&self, conn: &Connection, value: &str) -> Result<(), Error> {
+        set(conn, self.0, value)
+    }
+}
 
 fn get(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
     Ok(conn
@@ -63,57 +100,9 @@ fn set(conn: &Connection, name: &str, value: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn is_on(conn: &Connection, name: &str) -> Result<bool, Error> {
-    Ok(get(conn, name)?.as_deref() == Some("on"))
-}
-
-fn set_on(conn: &Connection, name: &str, on: bool) -> Result<(), Error> {
-    set(conn, name, if on { "on" } else { "off" })
-}
-
 /// A value that empty means "none" (a setting cleared by writing "").
 fn non_empty(conn: &Connection, name: &str) -> Result<Option<String>, Error> {
     Ok(get(conn, name)?.filter(|v| !v.is_empty()))
-}
-
-pub fn library_path(conn: &Connection) -> Result<Option<String>, Error> {
-    get(conn, LIBRARY_PATH)
-}
-
-pub fn set_library_path(conn: &Connection, path: &str) -> Result<(), Error> {
-    set(conn, LIBRARY_PATH, path)
-}
-
-pub fn library_scanned(conn: &Connection) -> Result<Option<String>, Error> {
-    get(conn, LIBRARY_SCANNED)
-}
-
-pub fn set_library_scanned(conn: &Connection, root: &str) -> Result<(), Error> {
-    set(conn, LIBRARY_SCANNED, root)
-}
-
-pub fn keys_read_with(conn: &Connection) -> Result<Option<String>, Error> {
-    get(conn, KEYS_READ_WITH)
-}
-
-pub fn set_keys_read_with(conn: &Connection, fingerprint: &str) -> Result<(), Error> {
-    set(conn, KEYS_READ_WITH, fingerprint)
-}
-
-pub fn titles_model(conn: &Connection) -> Result<Option<String>, Error> {
-    get(conn, TITLES_MODEL)
-}
-
-pub fn set_titles_model(conn: &Connection, mark: &str) -> Result<(), Error> {
-    set(conn, TITLES_MODEL, mark)
-}
-
-pub fn titles_icons(conn: &Connection) -> Result<bool, Error> {
-    is_on(conn, TITLES_ICONS)
-}
-
-pub fn set_titles_icons(conn: &Connection, on: bool) -> Result<(), Error> {
-    set_on(conn, TITLES_ICONS, on)
 }
 
 pub fn trash_retention(conn: &Connection) -> Result<Option<u32>, Error> {
@@ -122,43 +111,6 @@ pub fn trash_retention(conn: &Connection) -> Result<Option<u32>, Error> {
 
 pub fn set_trash_retention(conn: &Connection, days: u32) -> Result<(), Error> {
     set(conn, TRASH_RETENTION, &days.to_string())
-}
-
-pub fn organize_template(conn: &Connection) -> Result<Option<String>, Error> {
-    non_empty(conn, ORGANIZE_TEMPLATE)
-}
-
-pub fn set_organize_template(conn: &Connection, template: &str) -> Result<(), Error> {
-    set(conn, ORGANIZE_TEMPLATE, template)
-}
-
-pub fn listen(conn: &Connection) -> Result<Option<String>, Error> {
-    non_empty(conn, LISTEN)
-}
-
-pub fn set_listen(conn: &Connection, address: &str) -> Result<(), Error> {
-    set(conn, LISTEN, address)
-}
-
-pub fn compress_delete_originals(conn: &Connection) -> Result<bool, Error> {
-    is_on(conn, COMPRESS_DELETE_ORIGINALS)
-}
-
-pub fn set_compress_delete_originals(conn: &Connection, on: bool) -> Result<(), Error> {
-    set_on(conn, COMPRESS_DELETE_ORIGINALS, on)
-}
-
-/// The key of the part file being written, if any.
-pub fn convert_part(conn: &Connection) -> Result<Option<String>, Error> {
-    non_empty(conn, CONVERT_PART)
-}
-
-pub fn set_convert_part(conn: &Connection, key: &str) -> Result<(), Error> {
-    set(conn, CONVERT_PART, key)
-}
-
-pub fn clear_convert_part(conn: &Connection) -> Result<(), Error> {
-    set(conn, CONVERT_PART, "")
 }
 
 /// The shop's message, empty when none was set.

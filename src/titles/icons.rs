@@ -27,11 +27,11 @@ const MAX_ICON: u64 = 1024 * 1024;
 const GIVE_UP_AFTER: u32 = 5;
 
 pub fn enabled(db: &Connection) -> Result<bool, Error> {
-    settings::titles_icons(db)
+    settings::TITLES_ICONS.get(db)
 }
 
 pub fn set_enabled(db: &Connection, on: bool) -> Result<(), Error> {
-    settings::set_titles_icons(db, on)
+    settings::TITLES_ICONS.set(db, on)
 }
 
 /// Where the icon of `title_id` is cached: named by its 16 hex digits only, so a

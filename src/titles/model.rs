@@ -136,7 +136,7 @@ fn compute_and_write(db: &Connection) -> Result<(), Error> {
     games::set_superseded(db, &superseded)?;
     // Pages kept from before the change are stale even when no game row moved.
     library_generation::bump(db)?;
-    crate::store::settings::set_titles_model(db, &computed_mark(db)?)
+    crate::store::settings::TITLES_MODEL.set(db, &computed_mark(db)?)
 }
 
 /// What the states were computed from: this version of the model, at this generation
@@ -155,7 +155,7 @@ fn computed_mark(db: &Connection) -> Result<String, Error> {
 /// The states were computed by this model from the games as they are: a scan that
 /// changed no file need not compute them again.
 pub fn is_current(db: &Connection) -> Result<bool, Error> {
-    Ok(crate::store::settings::titles_model(db)? == Some(computed_mark(db)?))
+    Ok(crate::store::settings::TITLES_MODEL.get(db)? == Some(computed_mark(db)?))
 }
 
 /// One title's state and the rows of what it lacks.

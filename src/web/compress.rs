@@ -68,34 +68,6 @@ pub fn saved_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     Ok(html! { p.hint #compress-saved { (text) " " a href="/trash" { (v.t(M::Trash)) } } })
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Files {
-    keys: Vec<String>,
-}
-
-/// `POST /api/compress-files` `{keys: [...]}`: compress these games (a title's, a
-/// selection's). Never the whole library: an empty list is a 400, a key that names
-/// no game a 404, both before anything starts; 409 while a task runs.
-pub fn start_files(c: &Ctx) -> Result<Reply, Error> {
-    let form: Files = body(c, "\"keys\": a non-empty array of game keys")?;
-    if form.keys.is_empty() {
-        return Err(Error::invalid(Msg::BadJson {
-            expected: "\"keys\": a non-empty array of game keys".into(),
-        }));
-    }
-    let mut only = Vec::with_capacity(form.keys.len());
-    for key in form.keys {
-        match crate::library::find(c.db, &key)? {
-            Some(g) => only.push(g.item.key),
-            None => return Err(Error::not_found(Msg::NoGame { key })),
-        }
-    }
-    let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(Task::Compress, by, only)?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
-}
-
 /// The settings page's part: delete the originals once verified, off by default.
 pub fn settings_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let on = crate::jobs::compress::delete_originals(c.db)?;

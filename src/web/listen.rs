@@ -67,7 +67,7 @@ pub fn set_listen(c: &Ctx) -> Result<Reply, Error> {
     let form: ListenForm = body(c, "address, such as 0.0.0.0:8080")?;
     let to = listening::parse(&form.address)?;
     let bound = c.app.listening.move_to(to)?;
-    crate::store::settings::set_listen(c.db, &bound.to_string())?;
+    crate::store::settings::LISTEN.set(c.db, &bound.to_string())?;
     let address = bound.to_string();
     Reply::json(
         200,

@@ -3,7 +3,6 @@
 //! names how many files and how many bytes it acts on (as RomM and Immich do for a
 //! selection). The page script writes that sentence from the rows' sizes and the
 //! templates given here; the routes check every key before they change anything.
-//! Compress keeps its route (`compress::start_files`), the others are here.
 
 use maud::{html, Markup};
 use serde::Deserialize;
@@ -165,7 +164,13 @@ pub fn convert(c: &Ctx) -> Result<Reply, Error> {
         }));
     }
     let only = games.into_iter().map(|g| g.item.key).collect();
-    let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(Task::Convert, by, only)?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start_on(c, Task::Convert, only)
+}
+
+/// `POST /api/compress-files` `{keys: [...]}`: compress these games (a title's, a
+/// selection's). Never the whole library: an empty list is a 400, a key that names
+/// no game a 404, both before anything starts; 409 while a task runs.
+pub fn compress(c: &Ctx) -> Result<Reply, Error> {
+    let only = games_of(c)?.into_iter().map(|g| g.item.key).collect();
+    crate::api::v1::jobs::start_on(c, Task::Compress, only)
 }

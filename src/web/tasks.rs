@@ -436,9 +436,7 @@ fn start_on_one(c: &Ctx, task: Task) -> Result<Reply, Error> {
     let Some(g) = crate::library::find(c.db, key)? else {
         return Err(Error::not_found(Msg::NoGame { key: key.into() }));
     };
-    let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(task, by, vec![g.item.key])?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start_on(c, task, vec![g.item.key])
 }
 
 #[derive(Serialize)]

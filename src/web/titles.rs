@@ -853,11 +853,7 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
 
 /// `POST /api/titles/update`: start the title data task (409 while a task runs).
 pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
-    let snapshot = c
-        .app
-        .jobs
-        .try_start(Task::Titles, crate::api::v1::jobs::starter(c))?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start(c, Task::Titles)
 }
 
 /// `GET /icon/{title_id}`: a cached icon, when icons are on or the icon came from

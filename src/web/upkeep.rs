@@ -372,9 +372,7 @@ fn confirmed(c: &Ctx) -> Result<Vec<String>, Error> {
 
 fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
     let only = confirmed(c)?;
-    let by = crate::api::v1::jobs::starter(c);
-    let snapshot = c.app.jobs.try_start_on(task, by, only)?;
-    Reply::json(202, &crate::api::v1::types::JobStatus::from(&snapshot))
+    crate::api::v1::jobs::start_on(c, task, only)
 }
 
 /// `POST /api/organize` (optional body `{keys}`, the files the dialog showed): start
@@ -416,7 +414,7 @@ pub fn set_template(c: &Ctx) -> Result<Reply, Error> {
     let form: TemplateForm = super::body(c, "template")?;
     let template = crate::naming::Template::parse(form.template.trim())
         .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?;
-    crate::store::settings::set_organize_template(c.db, template.as_str())?;
+    crate::store::settings::ORGANIZE_TEMPLATE.set(c.db, template.as_str())?;
     Reply::json(200, &serde_json::json!({"template": template.as_str()}))
 }
 

@@ -13,7 +13,12 @@ pub fn job(c: &Ctx) -> Result<Reply, Error> {
 /// 202 with the status of the task just started; 409 `busy` when one runs. The web
 /// interface's own task buttons answer the same way.
 pub fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start(task, starter(c))?;
+    start_on(c, task, Vec::new())
+}
+
+/// [`start`] on the files at `only` (library keys; empty: the whole library).
+pub fn start_on(c: &Ctx, task: Task, only: Vec<String>) -> Result<Reply, Error> {
+    let snapshot = c.app.jobs.try_start_on(task, starter(c), only)?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
 
@@ -68,8 +73,7 @@ pub fn compress(c: &Ctx) -> Result<Reply, Error> {
             None => return Err(Error::not_found(Msg::NoGame { key })),
         }
     }
-    let snapshot = c.app.jobs.try_start_on(Task::Compress, starter(c), only)?;
-    Reply::json(202, &JobStatus::from(&snapshot))
+    start_on(c, Task::Compress, only)
 }
 
 /// Who starts a task, as the job status's `started_by` says it: `user:NAME`,
