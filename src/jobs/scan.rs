@@ -230,7 +230,8 @@ fn read_changed(
             read,
             unchanged: walked.unchanged,
             bulk,
-            cancelled,
+            // A cancel the walk saw first leaves the writer nothing to see it by.
+            cancelled: cancelled || walked.walk.stopped,
             keys_id: keys.as_ref().map(|(_, id)| id.clone()),
         };
         Ok((walked, read))

@@ -412,3 +412,44 @@ fn scan_progress_counts_files_and_names_the_key() {
     };
     assert_eq!(last["message"], done.english());
 }
+
+/// A scan cancelled at once, while its walk hands files over, forgets no game: the
+/// known files it had not walked yet are not taken for removed ones. Then a whole
+/// scan reads what the cancelled one left.
+#[test]
+fn a_cancelled_scan_forgets_no_game_it_had_not_walked() {
+    let folders = Folders::new();
+    let pfs0 = ludotheque::testkit::synth::pfs0(&[]);
+    let n = 12_000;
+    for i in 0..n {
+        let dir = folders.library.join(format!("shelf {:03}", i / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = format!(
+            "Game {i:05} [{:016X}][v0].nsp",
+            0x0100_0000_0001_0000u64 + ((i as u64) << 13)
+        );
+        std::fs::write(dir.join(name), &pfs0).unwrap();
+    }
+    let s = TestServer::start_on(folders.clone(), &[]);
+    assert_eq!(s.wait_idle()["last"]["result"], "ok");
+    // Every file changed: the rescan has all of them to read again.
+    let earlier = std::time::SystemTime::now() - Duration::from_secs(5);
+    for key in keys(&folders) {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(folders.library.join(&key))
+            .unwrap();
+        f.set_modified(earlier).unwrap();
+    }
+    assert_eq!(s.post("/api/v1/scan").status, 202);
+    assert_eq!(s.post("/api/job/cancel").json()["cancelled"], true);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "cancelled", "{last}");
+    assert!(
+        last["done"].as_u64().unwrap() < n as u64,
+        "cancelled before its end: {last}"
+    );
+    assert_eq!(s.get("/api/v1/library").json()["total"], n);
+    assert_eq!(scan(&s)["result"], "ok");
+    assert_eq!(count(&folders, "SELECT count(*) FROM games"), n as i64);
+}
