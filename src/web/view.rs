@@ -9,6 +9,10 @@ use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply, Req};
 use crate::words::{GameKind, IdSource, Task, TaskResult, TrashReason};
 
+/// A game key as a URL path (its segments escaped, the slashes kept), and a value
+/// for a query string, as the pages write them.
+pub use crate::text::{encode_segment as query_value, key_path};
+
 /// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
 /// of pages that show private data.
 const PAGE_HEADERS: [(&str, &str); 5] = [
@@ -284,11 +288,6 @@ pub fn role(v: &Viewer) -> &'static str {
     v.t(if v.admin { M::RoleAdmin } else { M::RoleViewer })
 }
 
-/// A game key as a URL path (each of its segments escaped, the slashes kept).
-pub fn key_path(key: &str) -> String {
-    crate::text::key_path(key)
-}
-
 /// Where to go after signing in: a path of this site, or `/`. Only a path that starts
 /// with `/` and holds no `//`, no backslash and no control character is kept: browsers
 /// read `//host` and `/\host` as another host, and drop tabs and newlines before
@@ -303,11 +302,6 @@ pub fn same_origin_path(next: &str) -> &str {
     } else {
         "/"
     }
-}
-
-/// A value for a query string.
-pub fn query_value(s: &str) -> String {
-    crate::text::encode_segment(s)
 }
 
 /// A size for people: French units (o, Ko, Mo…) with a decimal comma, or English.
