@@ -7,10 +7,10 @@
 //! `internal_error` while the log gets the detail.
 //!
 //! The domain only chooses a kind and a message. Only `http::response` turns a kind
-//! into a status and a slug, and only `french` turns a message into French.
+//! into a status and a slug, and only `msg`'s table says a message in French.
 //!
 //! The module is also the catalogue of every sentence a person reads, in both
-//! languages: `msg` (English) and `french`, the words of `i18n`, why a file is bad
+//! languages: `msg` (each message's English and French), the words of `i18n`, why a file is bad
 //! in `reason`, the grammar of `counts` (ARCHITECTURE.md, *The words*).
 
 pub mod counts;

@@ -312,7 +312,7 @@ catalogue_Msg! {
         format!("la tâche {task} s'est terminée, mais {} {}", plural(*failed, "élément", "éléments"), agree(*failed, "a échoué", "ont échoué"));
     ConvertDone { converted: u64, failed: u64 } => format!("{converted} converted, {failed} failed"),
         format!("{}, {} en échec", plural(*converted, "fichier décompressé", "fichiers décompressés"), n(*failed));
-    /// Bytes the compressed files save on their originals.
+    /// `saved`: the bytes the compressed files save on their originals.
     CompressDone { compressed: u64, skipped: u64, failed: u64, saved: u64 } => format!("{compressed} compressed ({} saved), {skipped} skipped, {failed} failed", EN.size(*saved)),
         format!("{} ({} {}), {}, {} en échec", plural(*compressed, "fichier compressé", "fichiers compressés"), octets(*saved), agree(*saved, "gagné", "gagnés"), plural(*skipped, "ignoré", "ignorés"), n(*failed));
     PushEmpty => "The push list is empty; nothing was offered.",

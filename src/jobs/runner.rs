@@ -50,6 +50,8 @@ struct Slot {
     started_at: Option<i64>,
     /// The files that failed in the running task (at most [`FAILURES_KEPT`]).
     failures: Vec<Failure>,
+    /// How many of them came by [`Progress::fail_first`], at their head.
+    first_failures: usize,
     /// The library keys the running task is limited to; empty: the whole library.
     only: Vec<String>,
     /// The command line's compress flags for this run (none: the settings).
@@ -311,6 +313,25 @@ impl Progress<'_> {
                 msg,
             });
         }
+    }
+
+    /// A failure that explains others (a folder a scan's walk could not read): listed
+    /// before the items' own failures whenever it comes, so that the cap on the list
+    /// never drops it for theirs.
+    pub fn fail_first(&self, key: Option<&str>, msg: Msg) {
+        self.jobs.errors.fetch_add(1, Ordering::SeqCst);
+        let mut slot = self.jobs.slot();
+        if slot.first_failures == FAILURES_KEPT {
+            return;
+        }
+        let failure = Failure {
+            key: key.map(str::to_string),
+            msg,
+        };
+        let at = slot.first_failures;
+        slot.failures.insert(at, failure);
+        slot.failures.truncate(FAILURES_KEPT);
+        slot.first_failures += 1;
     }
 
     /// One item left as it is, for the reason `msg`: named with the failures, but

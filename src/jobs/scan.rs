@@ -205,7 +205,10 @@ fn read_changed(
     let again = to_read_again(ctx, keys.as_ref().map(|(_, id)| id.as_str()))?;
     let platforms = platforms::list(ctx.db)?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-    let (to_probe, todo) = crossbeam_channel::bounded(threads * 4);
+    // The walk runs ahead of the reading: what it found waits in the channel (as the
+    // whole walk's list did before it ran beside the reading), and the progress knows
+    // the whole count a fraction of a second into the scan.
+    let (to_probe, todo) = crossbeam_channel::unbounded();
     let (sender, probed) = crossbeam_channel::bounded(threads * 2);
     let keyring = keys.as_ref().map(|(loaded, _)| &loaded.keys);
     let (config, progress) = (ctx.config, ctx.progress);
@@ -222,9 +225,12 @@ fn read_changed(
         // After an error or a cancel the writer drops its end of the channel: the
         // probing threads, then the walk, stop at their next hand-over.
         let written = write_rows(ctx, probed, first);
-        let walked = walker
-            .join()
-            .map_err(|_| Error::internal("the walk stopped"))?;
+        let Ok(walked) = walker.join() else {
+            if written.is_ok_and(|(_, bulk, _)| bulk) {
+                let _ = games::ensure_indexes(ctx.db);
+            }
+            return Err(Error::internal("the walk stopped"));
+        };
         let (read, bulk, cancelled) = written?;
         let read = Read {
             read,
@@ -287,16 +293,9 @@ impl<'a> Sorter<'a> {
 
     fn walk(mut self, root: &std::path::Path, platforms: &[Platform]) -> Walked {
         let started = Instant::now();
-        let walk = walk::walk_each(root, platforms, &mut |found| self.take(found));
-        // The files found last, before the problems: the total is whole.
-        let handed = self.hand_over();
-        for problem in &walk.problems {
-            warn!("scan: {}", problem.msg.english());
-            self.progress
-                .fail(problem.key.as_deref(), problem.msg.clone());
-        }
-        let mut walk = walk;
-        walk.stopped |= !handed;
+        let mut walk = walk::walk_each(root, platforms, &mut self);
+        // The files found last: the total is whole.
+        walk.stopped |= !self.hand_over();
         Walked {
             walk,
             files: self.files,
@@ -304,23 +303,6 @@ impl<'a> Sorter<'a> {
             known: self.known,
             took: started.elapsed(),
         }
-    }
-
-    /// One file the walk found; false once no one reads files any more (an error or
-    /// a cancel).
-    fn take(&mut self, found: walk::Found) -> bool {
-        self.files += 1;
-        let key = found.key.as_str();
-        let same = self.known.remove(key) == Some((found.size, found.mtime));
-        if same && !self.again.contains(key) {
-            self.unchanged += 1;
-        } else {
-            self.chunk.push(found);
-        }
-        if self.chunk.len() < CHUNK && !self.files.is_multiple_of(TELL) {
-            return true;
-        }
-        self.hand_over()
     }
 
     /// Tell the progress what was found since last time, and hand the files to read
@@ -336,6 +318,32 @@ impl<'a> Sorter<'a> {
     }
 }
 
+impl walk::Sink for Sorter<'_> {
+    /// One file the walk found; false once no one reads files any more (an error or
+    /// a cancel).
+    fn file(&mut self, found: walk::Found) -> bool {
+        self.files += 1;
+        let key = found.key.as_str();
+        let same = self.known.remove(key) == Some((found.size, found.mtime));
+        if same && !self.again.contains(key) {
+            self.unchanged += 1;
+        } else {
+            self.chunk.push(found);
+        }
+        if self.chunk.len() < CHUNK && !self.files.is_multiple_of(TELL) {
+            return true;
+        }
+        self.hand_over()
+    }
+
+    /// Listed before the files' own failures, which a run keeps only the first of.
+    fn problem(&mut self, failure: crate::error::Failure) {
+        warn!("scan: {}", failure.msg.english());
+        self.progress
+            .fail_first(failure.key.as_deref(), failure.msg);
+    }
+}
+
 /// A probing thread: take the walk's chunks as they come until there are none (or
 /// the writer stopped: an error or a cancel), and send them probed.
 fn probe_all(
@@ -344,6 +352,11 @@ fn probe_all(
     keys: Option<&ProdKeys>,
     sender: Sender<Vec<(walk::Found, Probe)>>,
 ) {
+    // The walk first: on a machine with fewer cores than threads here, a probing
+    // thread yields to it, so that the progress counts the whole library early (its
+    // total grows while the walk goes on). On Linux the nice value is the thread's.
+    // SAFETY: setpriority changes this thread's scheduling weight; nothing is shared.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 5) };
     // Each folder opened once a thread, not once a file (files come in the walk's
     // order, a folder's together).
     let mut files = library::safe::Opener::new(&config.library);

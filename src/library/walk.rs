@@ -37,30 +37,45 @@ pub struct Walk {
     pub problems: Vec<Failure>,
     /// A folder could not be read or a file examined: games not found may be there.
     pub incomplete: bool,
-    /// The walk was stopped before its end (see [`walk_each`]).
+    /// The walk was stopped before its end (see [`Sink::file`]).
     pub stopped: bool,
 }
 
 /// Walk every platform's folder. A file belongs to the most specific platform whose
 /// folder holds it and whose extensions match.
 pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
-    let mut files = Vec::new();
-    let mut out = walk_each(root, platforms, &mut |found| {
-        files.push(found);
-        true
-    });
-    out.files = files;
-    out
+    let mut all = Walk::default();
+    let out = walk_each(root, platforms, &mut all);
+    Walk {
+        incomplete: out.incomplete,
+        ..all
+    }
 }
 
-/// The walk, handing each game file to `on_file` as it is found (its `files` stay
-/// empty), so that a scan reads files while the walk goes on. `on_file` returning
-/// false stops the walk: `stopped` says so.
-pub fn walk_each(
-    root: &Path,
-    platforms: &[Platform],
-    on_file: &mut dyn FnMut(Found) -> bool,
-) -> Walk {
+/// Where a walk hands what it finds, as it finds it (a scan reads files while the walk
+/// goes on, and says what could not be walked at once).
+pub trait Sink {
+    /// A game file; false stops the walk.
+    fn file(&mut self, found: Found) -> bool;
+    /// What could not be walked.
+    fn problem(&mut self, failure: Failure);
+}
+
+/// The walk that keeps everything: [`walk`].
+impl Sink for Walk {
+    fn file(&mut self, found: Found) -> bool {
+        self.files.push(found);
+        true
+    }
+
+    fn problem(&mut self, failure: Failure) {
+        self.problems.push(failure);
+    }
+}
+
+/// The walk, handing what it finds to `sink` (the `Walk` returned says only whether it
+/// is incomplete or was stopped).
+pub fn walk_each(root: &Path, platforms: &[Platform], sink: &mut dyn Sink) -> Walk {
     let mut ordered: Vec<&Platform> = platforms.iter().collect();
     ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
     let mut out = Walk::default();
@@ -80,14 +95,14 @@ pub fn walk_each(
                 "platform folder {:?} is a link, hidden or no key",
                 platform.folder
             );
-            out.problems.push(Failure {
+            sink.problem(Failure {
                 key: None,
                 msg: Msg::PlatformFolderRefused,
             });
             continue;
         };
         if start.is_dir() && !out.stopped {
-            walk_dir(root, &start, platform, &mut seen, &mut out, on_file);
+            walk_dir(root, &start, platform, &mut seen, &mut out, sink);
         }
     }
     out
@@ -99,7 +114,7 @@ fn walk_dir(
     platform: &Platform,
     seen: &mut HashSet<LibraryKey>,
     out: &mut Walk,
-    on_file: &mut dyn FnMut(Found) -> bool,
+    sink: &mut dyn Sink,
 ) {
     let mut stack = vec![start.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -108,7 +123,7 @@ fn walk_dir(
             Err(e) => {
                 debug!("cannot read folder {}: {e}", dir.display());
                 let folder = relative(root, &dir);
-                out.problems.push(Failure {
+                sink.problem(Failure {
                     key: Some(folder.clone()),
                     msg: Msg::FolderUnreadable { folder },
                 });
@@ -120,7 +135,7 @@ fn walk_dir(
             let name = entry.file_name();
             let Some(name) = name.to_str() else {
                 debug!("skipping a name that is not UTF-8 in {}", dir.display());
-                out.problems.push(Failure {
+                sink.problem(Failure {
                     key: Some(relative(root, &dir)),
                     msg: Msg::NameNotUtf8,
                 });
@@ -136,9 +151,10 @@ fn walk_dir(
                 stack.push(entry.path());
                 continue;
             }
-            let found = game_file(root, &entry, name, file_type.is_symlink(), platform, out);
+            let link = file_type.is_symlink();
+            let found = game_file(root, &entry, name, link, platform, (out, sink));
             if let Some(found) = found.filter(|f| seen.insert(f.key.clone())) {
-                if !on_file(found) {
+                if !sink.file(found) {
                     out.stopped = true;
                     return;
                 }
@@ -155,7 +171,7 @@ fn game_file(
     name: &str,
     is_link: bool,
     platform: &Platform,
-    out: &mut Walk,
+    (out, sink): (&mut Walk, &mut dyn Sink),
 ) -> Option<Found> {
     let format = extension(name).filter(|e| platform.extensions.contains(e))?;
     let path = entry.path();
@@ -170,7 +186,7 @@ fn game_file(
         false => entry.metadata(),
     };
     let Ok(meta) = meta else {
-        out.problems.push(Failure {
+        sink.problem(Failure {
             key: Some(relative(root, &path)),
             msg: Msg::FileUnexaminable,
         });
@@ -182,7 +198,7 @@ fn game_file(
         // its row, if it had one, goes (the file is not found), and nothing opens it.
         let key = relative(root, &path);
         debug!("{} is {what}", path.display());
-        out.problems.push(Failure {
+        sink.problem(Failure {
             msg: what.msg(&key),
             key: Some(key),
         });

@@ -413,23 +413,78 @@ fn scan_progress_counts_files_and_names_the_key() {
     assert_eq!(last["message"], done.english());
 }
 
+/// Twelve thousand small NSPs in 120 folders, their names tagged with distinct IDs.
+fn many_games(folders: &Folders, n: usize) {
+    let pfs0 = ludotheque::testkit::synth::pfs0(&[]);
+    for i in 0..n {
+        let dir = folders.library.join(format!("shelf {:03}", i / 100));
+        std::fs::create_dir_all(&dir).unwrap();
+        let id = 0x0100_0000_0001_0000u64 + ((i as u64) << 13);
+        std::fs::write(dir.join(format!("Game {i:05} [{id:016X}][v0].nsp")), &pfs0).unwrap();
+    }
+}
+
+/// The walk runs ahead of the reading: well before the end of a cold scan, the
+/// progress counts every file of the library, not a few more than are done.
+#[test]
+fn a_cold_scan_knows_its_whole_count_early() {
+    let folders = Folders::new();
+    let n = 12_000;
+    many_games(&folders, n);
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let mut seen = None;
+    for _ in 0..20_000 {
+        let job = s.get("/api/v1/job").json();
+        let done = job["done"].as_u64().unwrap_or(0);
+        if job["running"] == true && done >= n as u64 * 4 / 5 {
+            seen = Some(job);
+            break;
+        }
+        if job["last"]["result"] == "ok" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let job = seen.expect("the scan was seen four fifths done");
+    assert_eq!(job["total"], n, "{job}");
+}
+
+/// What the walk could not look at (here a name that is not UTF-8, in a folder the
+/// walk comes to after the root's files) heads the run's failures, before the damaged
+/// files found first, and is never the one the list's cap drops.
+#[test]
+fn a_walk_problem_is_listed_before_the_damaged_files() {
+    use std::os::unix::ffi::OsStrExt;
+    let folders = Folders::new();
+    for i in 0..250 {
+        let name = format!("Broken {i:03}.nsp");
+        std::fs::write(folders.library.join(name), b"not a container").unwrap();
+    }
+    let last = folders.library.join("z");
+    std::fs::create_dir_all(&last).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"bad \xff name.nsp");
+    std::fs::write(last.join(name), b"x").unwrap();
+    let s = TestServer::start_on(folders.clone(), &[]);
+    let run = s.wait_idle()["last"].clone();
+    assert_eq!(run["result"], "partial", "{run}");
+    let failures = run["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 200);
+    assert_eq!(
+        failures[0]["error"],
+        Msg::NameNotUtf8.slug(),
+        "{:?}",
+        failures[0]
+    );
+}
+
 /// A scan cancelled at once, while its walk hands files over, forgets no game: the
 /// known files it had not walked yet are not taken for removed ones. Then a whole
 /// scan reads what the cancelled one left.
 #[test]
 fn a_cancelled_scan_forgets_no_game_it_had_not_walked() {
     let folders = Folders::new();
-    let pfs0 = ludotheque::testkit::synth::pfs0(&[]);
     let n = 12_000;
-    for i in 0..n {
-        let dir = folders.library.join(format!("shelf {:03}", i / 100));
-        std::fs::create_dir_all(&dir).unwrap();
-        let name = format!(
-            "Game {i:05} [{:016X}][v0].nsp",
-            0x0100_0000_0001_0000u64 + ((i as u64) << 13)
-        );
-        std::fs::write(dir.join(name), &pfs0).unwrap();
-    }
+    many_games(&folders, n);
     let s = TestServer::start_on(folders.clone(), &[]);
     assert_eq!(s.wait_idle()["last"]["result"], "ok");
     // Every file changed: the rescan has all of them to read again.
