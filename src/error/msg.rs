@@ -16,31 +16,38 @@ use crate::words::{KeysState, PushEnd, StartedBy, Task, Unit};
 /// The web's sentences in English group thousands and agree with their counts.
 const EN: Grammar = Grammar::English;
 
-macro_rules! catalogue_Msg {
-    ($($(#[$m:meta])* $v:ident $({ $($f:ident: $t:ty),* })? => $en:expr, $fr:expr;)*) => {
-        /// A message: the variant is its slug, the fields its parameters. Serialised, it is
-        /// `{"slug": "...", <parameters>}`.
-        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-        #[serde(tag = "slug", rename_all = "snake_case")]
-        pub enum Msg { $($(#[$m])* $v $({ $($f: $t),* })?,)* }
+/// A table of sentences, each written once: its variant and fields, its English, then
+/// its French. It makes the enum (with the attributes given before its name) and its
+/// `english` and `french`, so that a sentence without either does not compile.
+macro_rules! catalogue {
+    ($(#[$em:meta])* $name:ident {
+        $($(#[$m:meta])* $v:ident $({ $($f:ident: $t:ty),* })? => $en:expr, $fr:expr;)*
+    }) => {
+        $(#[$em])*
+        pub enum $name { $($(#[$m])* $v $({ $($f: $t),* })?,)* }
 
         #[allow(unused_variables, clippy::useless_format)]
-        impl Msg {
+        impl $name {
             /// The line in English.
             pub fn english(&self) -> String {
-                use Msg::*;
+                use $name::*;
                 match self { $($v { $($($f,)*)? } => String::from($en),)* }
             }
             /// The line in French.
             pub fn french(&self) -> String {
-                use Msg::*;
+                use $name::*;
                 match self { $($v { $($($f,)*)? } => String::from($fr),)* }
             }
         }
     };
 }
 
-catalogue_Msg! {
+catalogue! {
+    /// A message: the variant is its slug, the fields its parameters. Serialised, it is
+    /// `{"slug": "...", <parameters>}`.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(tag = "slug", rename_all = "snake_case")]
+    Msg {
     // The service itself.
     Internal => INTERNAL_MESSAGE,
         "erreur interne du service ; le détail est dans son journal";
@@ -682,32 +689,14 @@ catalogue_Msg! {
         format!("Oublier la console « {name} » ({host}) ? La liste d'envoi est gardée.");
     ShopDefaultMessage { files: u64 } => format!("Ludothèque · {}", files_en(*files)),
         format!("Ludothèque · {}", files_fr(*files));
+    }
 }
 
-macro_rules! catalogue_Line {
-    ($($(#[$m:meta])* $v:ident $({ $($f:ident: $t:ty),* })? => $en:expr, $fr:expr;)*) => {
-        /// What the command line prints (`cli`), in its language (`cli::out::lang`): a
-        /// sentence said once and never kept or sent, so, unlike a [`Msg`], no data.
-        #[derive(Debug)]
-        pub enum Line { $($(#[$m])* $v $({ $($f: $t),* })?,)* }
-
-        #[allow(unused_variables, clippy::useless_format)]
-        impl Line {
-            /// The line in English.
-            pub fn english(&self) -> String {
-                use Line::*;
-                match self { $($v { $($($f,)*)? } => String::from($en),)* }
-            }
-            /// The line in French.
-            pub fn french(&self) -> String {
-                use Line::*;
-                match self { $($v { $($($f,)*)? } => String::from($fr),)* }
-            }
-        }
-    };
-}
-
-catalogue_Line! {
+catalogue! {
+    /// What the command line prints (`cli`), in its language (`cli::out::lang`): a
+    /// sentence said once and never kept or sent, so, unlike a [`Msg`], no data.
+    #[derive(Debug)]
+    Line {
     InternalError => "internal error of ludotheque",
         "erreur interne de ludotheque";
     Error { message: String } => format!("error: {message}"),
@@ -892,6 +881,7 @@ catalogue_Line! {
         format!("{} : {} {}.", title.as_deref().unwrap_or("tous les titres"), match (dlc, updates) { (true, true) => "les DLC manquants et les mises à jour", (true, false) => "les DLC manquants", _ => "les mises à jour" }, match (dlc, counted) { (true, true) => "sont de nouveau comptés", (true, false) => "ne sont plus comptés", (false, true) => "sont de nouveau comptées", (false, false) => "ne sont plus comptées" });
     Dated { date: String } => format!(" from {date}"),
         format!(" du {date}");
+    }
 }
 
 /// Why a line of a console keys file was refused. It names a key at most, never
