@@ -33,8 +33,8 @@ use crate::store::{games, platforms, settings};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
-/// Past this many new or changed files, indexes are built once at the end rather
-/// than kept up row by row.
+/// Past this many rows written (a first scan: from its first), indexes are built once
+/// at the end rather than kept up row by row.
 const BULK: u64 = 2000;
 /// Files a probing thread takes at a time.
 const CHUNK: usize = 64;
