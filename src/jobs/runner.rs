@@ -610,6 +610,35 @@ mod tests {
         assert_eq!(last.result, TaskResult::Ok);
     }
 
+    /// A failure said by `fail_first` heads the list whenever it comes, and the cap
+    /// drops the items' own failures for it, never it.
+    #[test]
+    fn a_first_failure_heads_the_list_and_the_cap_never_drops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        config.task_delay = Duration::ZERO;
+        db::open_and_migrate(&config.data).unwrap();
+        let task: TaskFn = Box::new(|_, ctx| {
+            for i in 0..250 {
+                ctx.progress.fail(Some(&format!("f{i}")), Msg::NoSuchFile);
+            }
+            ctx.progress.fail_first(None, Msg::NameNotUtf8);
+            ctx.progress.fail(Some("late"), Msg::NoSuchFile);
+            ctx.progress
+                .fail_first(Some("d"), Msg::PlatformFolderRefused);
+            Ok(Msg::PushEmpty.into())
+        });
+        let (jobs, _h) = Jobs::start(&config, keys(&config), task).unwrap();
+        jobs.try_start(Task::Scan, StartedBy::Cli).unwrap();
+        let snap = wait_idle(&jobs);
+        let failures = snap.last_failures;
+        assert_eq!(failures.len(), FAILURES_KEPT);
+        assert_eq!(failures[0].msg, Msg::NameNotUtf8);
+        assert_eq!(failures[1].msg, Msg::PlatformFolderRefused);
+        assert_eq!(failures[2].key.as_deref(), Some("f0"));
+        assert_eq!(snap.last.unwrap().result, TaskResult::Partial);
+    }
+
     #[test]
     fn a_panicking_task_releases_the_slot_and_is_recorded_failed() {
         let dir = tempfile::tempdir().unwrap();

@@ -451,7 +451,9 @@ fn a_cold_scan_knows_its_whole_count_early() {
 
 /// What the walk could not look at (here a name that is not UTF-8, in a folder the
 /// walk comes to after the root's files) heads the run's failures, before the damaged
-/// files found first, and is never the one the list's cap drops.
+/// files found first, and is never the one the list's cap drops. The walk usually
+/// meets it before those files are read at all: the order whatever the timing is
+/// `jobs::runner`'s unit test of `fail_first`.
 #[test]
 fn a_walk_problem_is_listed_before_the_damaged_files() {
     use std::os::unix::ffi::OsStrExt;
