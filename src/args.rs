@@ -148,15 +148,18 @@ pub struct GlobalArgs {
     /// Data folder: the database and the lock file.
     #[arg(long, global = true, env = "LUDOTHEQUE_DATA", default_value = "./data")]
     pub data: PathBuf,
-    /// Library root: the game files (created when missing). Not given, a command
-    /// uses the library the service last ran with, and says which.
+    /// Library folder: the game files (created when missing). Given again, each further
+    /// folder joins the library as its top-level folder NAME (NAME=DIR; by default the
+    /// folder's own name), its files' keys NAME/…; see ludotheque-library(7). Not
+    /// given, a command uses the folders the service last ran with, and says which.
     #[arg(
         long,
         global = true,
         env = "LUDOTHEQUE_LIBRARY",
-        default_value = "./library"
+        default_value = "./library",
+        value_name = "[NAME=]DIR"
     )]
-    pub library: PathBuf,
+    pub library: Vec<PathBuf>,
     /// Log level on standard error: error, warn, info, debug, trace or off.
     #[arg(
         long,

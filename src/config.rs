@@ -14,8 +14,8 @@ use crate::error::{Error, Msg};
 pub struct Config {
     /// The data folder (database, lock file). Absolute.
     pub data: PathBuf,
-    /// The library root. Absolute and canonical.
-    pub library: PathBuf,
+    /// The library's folders (`folders()`), the first its root.
+    library: crate::tree::folders::Shared,
     /// The server's flags (`ludotheque serve --help`), their bounds checked.
     pub serve: ServeArgs,
     /// Request worker threads (`serve.workers`, else one per core and a few).
@@ -57,7 +57,9 @@ impl Config {
         let data = make_dir(&global.data, "data")?;
         crate::store::db::make_private(&data)
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
-        let library = make_dir(&global.library, "library")?;
+        let first = make_dir(&global.library[0], "library")?;
+        let folders = crate::tree::folders::given(first, &global.library[1..], &data)?;
+        let library = crate::tree::folders::Shared::new(folders);
         let workers = serve.workers.unwrap_or_else(default_workers);
         check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
@@ -91,6 +93,12 @@ impl Config {
             task_delay: Duration::from_millis(serve.task_delay_ms),
             serve: serve.clone(),
         })
+    }
+
+    /// The library's folders as they are now: a task or a request takes them once and
+    /// works on that list, whatever is added or removed meanwhile.
+    pub fn folders(&self) -> std::sync::Arc<crate::tree::folders::Folders> {
+        self.library.now()
     }
 
     /// Days a file put in the trash now is kept: `--trash-retention-days` when given,

@@ -6,6 +6,7 @@
 //! `.part` files, repair the search index, catch the signals, start the job thread
 //! and the maintenance thread. `http` only serves; the command line only shows.
 
+use crate::tree::folders::State;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,10 +66,10 @@ impl Service {
         if adopted + dropped > 0 {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
-        convert::clean_leftover(&conn, &config.library)?;
+        convert::clean_leftover(&conn, &config.folders())?;
         crate::saves::clean_incoming(&config.data);
         crate::titles::clean_incoming(&config.data);
-        jobs::organize::recover(&conn, &config.library)?;
+        jobs::organize::recover(&conn, &config.folders())?;
         crate::store::games::ensure_indexes(&conn)?;
         // A new build may compute the titles' states differently (a migration added a
         // column), or a task was killed between its writes and its refresh.
@@ -124,7 +125,7 @@ impl Service {
         self.serving.store(true, Ordering::SeqCst);
         // Claimed before the address is printed, so that whoever waits for that line
         // sees the first scan already running.
-        if !library::is_ready(&conn, &self.config.library)? {
+        if !library::is_ready(&conn, &self.config)? {
             info!("this library was never scanned: starting a scan");
             let _ = self.jobs.try_start(Task::Scan, StartedBy::Startup);
         }
@@ -139,9 +140,14 @@ impl Service {
         );
         println!("listening on http://{addr}");
         std::io::stdout().flush()?;
+        let folders = self.config.folders();
+        let dirs: Vec<_> = folders.all().iter().map(|f| f.dir.display()).collect();
         info!(
             "listening on http://{addr}, library {}",
-            self.config.library.display()
+            dirs.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let app = Arc::new(App::new(
             self.config.clone(),
@@ -219,7 +225,7 @@ fn start_maintenance(
 ) -> Result<JoinHandle<()>, Error> {
     let conn = db::open(&config.data)?;
     let mut keys_watch = KeysWatch::default();
-    let (library, stop) = (config.library.clone(), Arc::clone(stop));
+    let stop = Arc::clone(stop);
     let config = config.clone();
     let mut refresh = config.titledb_refresh(&conn);
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
@@ -262,7 +268,7 @@ fn start_maintenance(
                     }
                 }
                 if serving.load(Ordering::SeqCst) {
-                    keys_watch.check(&conn, &library, &prod_keys, &jobs);
+                    keys_watch.check(&conn, &config, &prod_keys, &jobs);
                     disks.check(&conn, &config, &jobs.notifier);
                 }
                 std::thread::sleep(Duration::from_millis(200));
@@ -285,7 +291,7 @@ impl KeysWatch {
     fn check(
         &mut self,
         conn: &rusqlite::Connection,
-        library: &std::path::Path,
+        config: &Config,
         keys: &KeysFile,
         jobs: &Jobs,
     ) {
@@ -300,7 +306,7 @@ impl KeysWatch {
             .get(conn)
             .ok()
             .flatten();
-        let ready = library::is_ready(conn, library).unwrap_or(false);
+        let ready = library::is_ready(conn, config).unwrap_or(false);
         let new = read_with.as_deref() != Some(&loaded.fingerprint)
             && self.started_for.as_deref() != Some(&loaded.fingerprint);
         if ready && new && jobs.try_start(Task::Scan, StartedBy::Keys).is_ok() {
@@ -337,16 +343,17 @@ impl DiskWatch {
         }
         self.next = Some(Instant::now() + Duration::from_secs(5));
         // As the scan sees it: a folder gone or unreadable, or empty while the library
-        // has games (the bare mount point of a disk that is not there).
-        let readable = match std::fs::read_dir(&config.library) {
-            Ok(mut entries) => {
-                entries.next().is_some()
-                    || crate::store::games::stats(conn).is_ok_and(|c| c.total == 0)
-            }
-            Err(_) => false,
-        };
+        // has games (the bare mount point of a disk that is not there); any of the
+        // library's folders.
+        let folders = config.folders();
+        let empty_library = || crate::store::games::stats(conn).is_ok_and(|c| c.total == 0);
+        let readable = folders.all().iter().all(|f| match State::of(&f.dir) {
+            State::Online => true,
+            State::Offline => f.dir.is_dir() && empty_library(),
+            State::Unreadable => false,
+        });
         if !readable && !self.offline {
-            warn!("the library's folder is missing or unreadable");
+            warn!("a library folder is missing or unreadable");
             notifier.library_offline(conn);
         }
         self.offline = !readable;
@@ -356,9 +363,9 @@ impl DiskWatch {
         }
         // The data folder on the library's disk is told of once, as the library.
         let device = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
-        self.library_dev = device(&config.library).or(self.library_dev);
+        self.library_dev = device(folders.root()).or(self.library_dev);
         let same_disk = self.library_dev.is_some() && self.library_dev == device(&config.data);
-        for (i, folder) in [&config.library, &config.data].into_iter().enumerate() {
+        for (i, folder) in [folders.root(), &config.data].into_iter().enumerate() {
             if i == 1 && same_disk {
                 continue;
             }

@@ -1,8 +1,9 @@
 //! The trash: nothing deleted is lost until its time is up.
 //!
 //! Deleting a game, and converting a file, move it into `.ludotheque-trash/<id>/<key>`
-//! at the library root: a rename on the same filesystem, instant. The folder keeps the
-//! original key in its path, so the files alone say where each goes back.
+//! at the root of its own library folder: a rename on the same filesystem, instant,
+//! never a copy across disks. The folder keeps the original key (inside that library
+//! folder) in its path, so the files alone say where each goes back.
 //!
 //! Order of work: the row is inserted in a transaction, the file is renamed, then the
 //! transaction commits. A process killed in between leaves a file in the trash without
@@ -25,34 +26,44 @@ use crate::store::games;
 use crate::store::saves;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
+use crate::tree::folders::State;
+use crate::tree::Folders;
 use crate::words::{Container, GameKind, TrashReason};
 
 /// The trash folder's name, at the library root (and the data folder's, for saves).
 pub const FOLDER: &str = ".ludotheque-trash";
 
-/// The folders whose files the trash holds: the library's games, and the consoles'
-/// save backups in the data folder.
-#[derive(Clone, Copy)]
-pub struct Places<'a> {
-    pub library: &'a Path,
-    pub data: &'a Path,
+/// The folders whose files the trash holds: the library's games, each in its own
+/// folder's trash, and the consoles' save backups in the data folder.
+#[derive(Clone)]
+pub struct Places {
+    pub folders: std::sync::Arc<Folders>,
+    pub data: PathBuf,
 }
 
-impl<'a> Places<'a> {
-    pub fn of(config: &'a crate::config::Config) -> Places<'a> {
+impl Places {
+    /// The service's, as they are now.
+    pub fn of(config: &crate::config::Config) -> Places {
         Places {
-            library: &config.library,
-            data: &config.data,
+            folders: config.folders(),
+            data: config.data.clone(),
         }
     }
 
-    /// The folder an entry's key is relative to, and whose trash folder holds it.
-    fn root_of(&self, row: &TrashRow) -> &'a Path {
-        match row.reason {
-            TrashReason::Save => self.data,
-            _ => self.library,
+    /// The folder whose trash folder holds an entry of `reason` and `key`, and the
+    /// key relative to it.
+    fn spot(&self, reason: TrashReason, key: &LibraryKey) -> (&Path, LibraryKey) {
+        match reason {
+            TrashReason::Save => (&self.data, key.clone()),
+            _ => spot(&self.folders, key),
         }
     }
+}
+
+/// The library folder of `key`, whose trash holds it, and the key inside it.
+fn spot<'a>(folders: &'a Folders, key: &LibraryKey) -> (&'a Path, LibraryKey) {
+    let place = folders.locate(key);
+    (&place.folder.dir, place.key)
 }
 const DAY_S: i64 = 24 * 60 * 60;
 
@@ -93,19 +104,35 @@ fn check_dir(root: &Path) -> Result<(), Error> {
     }
 }
 
+/// A library folder that is away (missing or empty) keeps its trash entries: their
+/// files are there when it is back. The error names the folder.
+fn offline(folders: &Folders, reason: TrashReason, key: &LibraryKey) -> Result<(), Error> {
+    let folder = folders.locate(key).folder;
+    if reason == TrashReason::Save || State::of(&folder.dir) == State::Online {
+        return Ok(());
+    }
+    Err(Error::new(
+        crate::error::Kind::Unavailable,
+        Msg::FolderAway {
+            name: folder.name.clone(),
+        },
+    ))
+}
+
 /// Move the file at `key` into the trash, for `reason`.
 /// Whether `key` can go to the trash: a game the library lists, a file reached
 /// through real folders. What a selection checks for every file before it moves any.
 pub fn movable(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
 ) -> Result<(games::GameDetail, std::fs::Metadata), Error> {
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
     let game = games::get(db, key)?.ok_or_else(|| no_such_game(key))?;
-    library::safe::check_folders(root, key).map_err(|e| no_such_game(key).with_cause(e))?;
-    let src = key.under(root);
+    let (root, inner) = spot(folders, key);
+    library::safe::check_folders(root, &inner).map_err(|e| no_such_game(key).with_cause(e))?;
+    let src = inner.under(root);
     let meta = std::fs::symlink_metadata(&src).map_err(|e| no_such_game(key).with_cause(e))?;
     if meta.is_dir() {
         return Err(no_such_game(key));
@@ -120,14 +147,15 @@ pub fn movable(
 
 pub fn move_in(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
     reason: TrashReason,
     retention_days: u32,
 ) -> Result<TrashRow, Error> {
-    let (game, meta) = movable(db, root, key)?;
+    let (game, meta) = movable(db, folders, key)?;
+    let (root, inner) = spot(folders, key);
     check_dir(root)?;
-    let src = key.under(root);
+    let src = inner.under(root);
     let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
     let mut row = TrashRow {
@@ -142,11 +170,11 @@ pub fn move_in(
     };
     let tx = db.unchecked_transaction()?;
     row.id = store::insert(&tx, None, &row)?;
-    let dst = entry_file(root, row.id, key);
+    let dst = entry_file(root, row.id, &inner);
     // The entry's folder and those below it are made without following a link: one
     // planted there beforehand (pointing out of the library) fails the move.
     let moved = std::fs::create_dir_all(dir(root))
-        .and_then(|_| library::safe::make_folders(&dir(root), &key.inside(&entry_key(row.id))))
+        .and_then(|_| library::safe::make_folders(&dir(root), &inner.inside(&entry_key(row.id))))
         .and_then(|_| std::fs::rename(&src, &dst));
     if let Err(e) = moved {
         let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
@@ -270,12 +298,12 @@ pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Erro
 /// Another name the entry could go back under beside its original place, taken by
 /// no file now: `Name (2).ext`, `Name (3).ext`… Never the original's: the page offers
 /// it when a file has just taken that place.
-pub fn free_name(root: &Path, original: &LibraryKey) -> String {
+pub fn free_name(folders: &Folders, original: &LibraryKey) -> String {
     let name = original.file_name();
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     let taken = |candidate: &str| {
         renamed_key(original, candidate).map_or(true, |key| {
-            std::fs::symlink_metadata(key.under(root)).is_ok()
+            std::fs::symlink_metadata(folders.locate(&key).path()).is_ok()
         })
     };
     for n in 2..1000 {
@@ -310,34 +338,19 @@ pub fn restore_as(
     if row.reason == TrashReason::Save && name.is_some() {
         return Err(Error::invalid(Msg::SaveRestoreName));
     }
-    let root = places.root_of(&row);
-    check_dir(root)?;
-    let present = LibraryKey::parse(&row.key)
-        .map(|key| (entry_file(root, id, &key), key))
-        .filter(|(src, _)| std::fs::symlink_metadata(src).is_ok());
-    let Some((src, key)) = present else {
-        warn!("trash: the file of entry {id} has vanished; dropping the entry");
-        store::delete(db, id)?;
-        return Err(Error::not_found(Msg::TrashEntryVanished));
-    };
-    // The entry's folder and those below it are real folders; what comes back is a
-    // file, or a link the library had (a link out of the library is back as a link,
-    // which the scan does not follow and no operation opens).
-    let movable = library::safe::check_folders(&dir(root), &key.inside(&entry_key(id))).is_ok()
-        && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
-    if !movable {
-        return Err(Error::conflict(Msg::TrashEntryLink));
-    }
+    let (key, root, src) = entry_source(db, places, &row)?;
     let target = match name {
         Some(name) => renamed_key(&key, name)?,
         None => key.clone(),
     };
-    let dst = target.under(root);
+    // Renamed, it stays in its folder, so in the same library folder.
+    let (_, target_inner) = places.spot(row.reason, &target);
+    let dst = target_inner.under(root);
     let occupied = || Error::conflict(Msg::KeyOccupied);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
-    library::safe::make_folders(root, &target).map_err(|e| match e.kind() {
+    library::safe::make_folders(root, &target_inner).map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
@@ -347,7 +360,7 @@ pub fn restore_as(
         moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
-    back_in_place(db, &row, (root, &target), keys)?;
+    back_in_place(db, &row, (&places.folders, &target), keys)?;
     info!("trash: entry {id} restored to {target}");
     Ok(TrashRow {
         key: target.to_string(),
@@ -355,13 +368,46 @@ pub fn restore_as(
     })
 }
 
-/// An entry's file is back, at `target` under `root`: its row goes, and what knows
+/// The entry's key, the folder whose trash holds it, and its file, when it can go
+/// back: a row whose file has vanished is dropped.
+fn entry_source<'p>(
+    db: &Connection,
+    places: &'p Places,
+    row: &TrashRow,
+) -> Result<(LibraryKey, &'p Path, PathBuf), Error> {
+    let id = row.id;
+    let Some(key) = LibraryKey::parse(&row.key) else {
+        store::delete(db, id)?;
+        return Err(Error::not_found(Msg::TrashEntryVanished));
+    };
+    let (root, inner) = places.spot(row.reason, &key);
+    check_dir(root)?;
+    let src = entry_file(root, id, &inner);
+    if std::fs::symlink_metadata(&src).is_err() {
+        // A library folder that is away keeps its entries until it is back.
+        offline(&places.folders, row.reason, &key)?;
+        warn!("trash: the file of entry {id} has vanished; dropping the entry");
+        store::delete(db, id)?;
+        return Err(Error::not_found(Msg::TrashEntryVanished));
+    }
+    // The entry's folder and those below it are real folders; what comes back is a
+    // file, or a link the library had (a link out of the library is back as a link,
+    // which the scan does not follow and no operation opens).
+    let movable = library::safe::check_folders(&dir(root), &inner.inside(&entry_key(id))).is_ok()
+        && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
+    if !movable {
+        return Err(Error::conflict(Msg::TrashEntryLink));
+    }
+    Ok((key, root, src))
+}
+
+/// An entry's file is back, at `target`: its row goes, and what knows
 /// the file learns it. A save's version is listed again, with its note and date; a
 /// game is indexed (with the console `keys` when there are) and the titles see it.
 fn back_in_place(
     db: &Connection,
     row: &TrashRow,
-    (root, target): (&Path, &LibraryKey),
+    (folders, target): (&Folders, &LibraryKey),
     keys: Option<&crate::library::switchfs::ProdKeys>,
 ) -> Result<(), Error> {
     if row.reason == TrashReason::Save {
@@ -371,7 +417,7 @@ fn back_in_place(
         return store::delete(db, row.id);
     }
     store::delete(db, row.id)?;
-    library::index_one(db, root, target, keys)?;
+    library::index_one(db, folders, target, keys)?;
     crate::titles::model::refresh_after_change(db);
     Ok(())
 }
@@ -382,7 +428,7 @@ fn back_in_place(
 /// An entry that cannot follow keeps its old key, and still restores there.
 pub fn follow(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     from: &LibraryKey,
     to: &LibraryKey,
 ) -> Result<usize, Error> {
@@ -397,7 +443,6 @@ pub fn follow(
     let (Some(old), Some(new)) = (stem(from), stem(to)) else {
         return Ok(0);
     };
-    check_dir(root)?;
     let mut followed = 0;
     for ext in Container::ALL {
         for row in store::with_key(db, &format!("{old}.{ext}"))? {
@@ -407,12 +452,15 @@ pub fn follow(
             ) else {
                 continue;
             };
+            // A move never crosses library folders (`organize`): both lie in one.
+            let ((root, was), (_, now_inner)) = (spot(folders, &was), spot(folders, &now));
+            check_dir(root)?;
             let entry = entry_key(row.id);
-            let moved =
-                library::safe::make_folders(&dir(root), &now.inside(&entry)).and_then(|_| {
+            let moved = library::safe::make_folders(&dir(root), &now_inner.inside(&entry))
+                .and_then(|_| {
                     library::safe::move_new(
                         &entry_file(root, row.id, &was),
-                        &entry_file(root, row.id, &now),
+                        &entry_file(root, row.id, &now_inner),
                     )
                 });
             match moved {
@@ -435,7 +483,10 @@ pub fn follow(
 /// Delete an entry's file for good.
 pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
-    let root = places.root_of(&row);
+    let root = match LibraryKey::parse(&row.key) {
+        Some(key) => places.spot(row.reason, &key).0,
+        None => places.folders.root(),
+    };
     check_dir(root)?;
     match std::fs::remove_dir_all(entry_dir(root, id)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
@@ -447,16 +498,10 @@ pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Erro
     Ok(row)
 }
 
-/// [`purge`] an entry a task just made for a game of the library at `root`.
-pub fn purge_game(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
-    purge(
-        db,
-        &Places {
-            library: root,
-            data: root,
-        },
-        id,
-    )
+/// [`purge`] an entry a task just made for a game of the library.
+pub fn purge_game(db: &Connection, folders: &Folders, id: i64) -> Result<TrashRow, Error> {
+    let (folders, data) = (std::sync::Arc::new(folders.clone()), folders.root().into());
+    purge(db, &Places { folders, data }, id)
 }
 
 /// Purge every entry `pick` chooses; returns how many, and the bytes they held.
@@ -476,7 +521,11 @@ pub fn purge_where(
 
 /// Purge every entry past its retention; returns how many.
 pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize, Error> {
-    let expired = store::expired(db, now)?;
+    let mut expired = store::expired(db, now)?;
+    // An offline folder's entries wait for it: their files cannot be deleted now.
+    expired.retain(|row| {
+        LibraryKey::parse(&row.key).is_none_or(|k| offline(&places.folders, row.reason, &k).is_ok())
+    });
     for row in &expired {
         purge(db, places, row.id)?;
     }
@@ -487,10 +536,16 @@ pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize
 fn drop_vanished(db: &Connection, places: &Places) -> Result<usize, Error> {
     let mut dropped = 0;
     for row in store::list(db)? {
-        let root = places.root_of(&row);
         // A key that does not parse names no file of ours: the row is dropped.
-        let file = LibraryKey::parse(&row.key).map(|key| entry_file(root, row.id, &key));
-        if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err()) {
+        let key = LibraryKey::parse(&row.key);
+        let file = key.as_ref().map(|key| {
+            let (root, inner) = places.spot(row.reason, key);
+            entry_file(root, row.id, &inner)
+        });
+        let away = |key: &LibraryKey| offline(&places.folders, row.reason, key).is_err();
+        if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err())
+            && !key.is_some_and(|k| away(&k))
+        {
             warn!(
                 "trash: entry {} ({}) has no file any more; dropping it",
                 row.id, row.key
@@ -540,24 +595,30 @@ pub fn recover(
     places: &Places,
     retention_days: u32,
 ) -> Result<(usize, usize), Error> {
-    for root in [places.library, places.data] {
+    let library = places.folders.all().iter().map(|f| f.dir.as_path());
+    for root in library.clone().chain([places.data.as_path()]) {
         if let Err(e) = check_dir(root) {
             warn!("trash: {e}; the trash is left alone");
             return Ok((0, 0));
         }
     }
     let dropped = drop_vanished(db, places)?;
-    let mut adopted = adopt_in(db, places.library, TrashReason::Recovered, retention_days)?;
-    if places.data != places.library {
-        adopted += adopt_in(db, places.data, TrashReason::Save, retention_days)?;
+    let mut adopted = 0;
+    for (i, root) in library.enumerate() {
+        let prefix = places.folders.prefix(i);
+        adopted += adopt_in(db, (root, &prefix), TrashReason::Recovered, retention_days)?;
+    }
+    if !places.folders.all().iter().any(|f| f.dir == places.data) {
+        adopted += adopt_in(db, (&places.data, ""), TrashReason::Save, retention_days)?;
     }
     Ok((adopted, dropped))
 }
 
-/// Adopt the files of `root`'s trash folder that have no row; how many.
+/// Adopt the files of `root`'s trash folder that have no row, their keys behind
+/// `prefix` (a further library folder's `NAME/`); how many.
 fn adopt_in(
     db: &Connection,
-    root: &Path,
+    (root, prefix): (&Path, &str),
     reason: TrashReason,
     retention_days: u32,
 ) -> Result<usize, Error> {
@@ -583,6 +644,7 @@ fn adopt_in(
         }
         match first_file(&entry.path()) {
             Some((key, size)) if LibraryKey::parse(&key).is_some() => {
+                let key = format!("{prefix}{key}");
                 adopt(db, id, (key, size), reason, retention_days)?;
                 adopted += 1;
             }
@@ -633,7 +695,8 @@ mod tests {
         )
         .unwrap();
         let key = LibraryKey::parse("a/x.nsp").unwrap();
-        assert!(move_in(&db, &root, &key, TrashReason::Deleted, 30).is_err());
+        let folders = Folders::one(root.clone());
+        assert!(move_in(&db, &folders, &key, TrashReason::Deleted, 30).is_err());
         assert_eq!(std::fs::read(root.join("a/x.nsp")).unwrap(), b"x");
         let left: Vec<_> = std::fs::read_dir(dir(&root))
             .map(|d| d.map(|e| e.unwrap().file_name()).collect())

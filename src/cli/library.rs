@@ -73,17 +73,11 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
 pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {
     let conn = open_store(global)?;
     // The list is the database's: only restore and purge need the library itself.
-    let root = || {
-        global.library.canonicalize().map_err(|e| {
-            Error::invalid(Msg::FolderUnusable {
-                what: "library".into(),
-            })
-            .with_cause(e)
+    let places = || {
+        Ok::<_, Error>(trash::Places {
+            folders: std::sync::Arc::new(super::folders(global)?),
+            data: global.data.clone(),
         })
-    };
-    let places = |root| trash::Places {
-        library: root,
-        data: &global.data,
     };
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
@@ -94,23 +88,21 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .ok()
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
-            let root = root()?;
-            let places = places(&root);
-            let row = trash::restore_as(&conn, &places, *id, as_name.as_deref(), keys)?;
+            let row = trash::restore_as(&conn, &places()?, *id, as_name.as_deref(), keys)?;
             tell(&Line::Restored { key: row.key });
         }
         TrashCommand::Purge { id: Some(id), .. } => {
-            let row = trash::purge(&conn, &places(&root()?), *id)?;
+            let row = trash::purge(&conn, &places()?, *id)?;
             tell(&Line::PurgedOne { key: row.key });
         }
         TrashCommand::Purge { expired: true, .. } => {
-            let n = trash::purge_expired(&conn, &places(&root()?), time::now())?;
+            let n = trash::purge_expired(&conn, &places()?, time::now())?;
             tell(&Line::PurgedExpired { entries: n as u64 });
         }
         TrashCommand::Purge { .. } => {
-            let (rows, root) = (store::trash::list(&conn)?, root()?);
+            let (rows, places) = (store::trash::list(&conn)?, places()?);
             for r in &rows {
-                trash::purge(&conn, &places(&root), r.id)?;
+                trash::purge(&conn, &places, r.id)?;
             }
             tell(&Line::PurgedAll {
                 entries: rows.len() as u64,

@@ -7,6 +7,7 @@
 //! through `replace::replace_via_part` as a conversion does (reason `compressed` in
 //! the trash; purged at once when asked).
 
+use crate::tree::Folders;
 use std::fs::File;
 use std::path::Path;
 
@@ -62,7 +63,7 @@ fn target_of(key: &LibraryKey) -> Result<(&'static str, LibraryKey), Msg> {
 /// the work (cancel) by returning an error.
 pub fn compress_one(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     key: &LibraryKey,
     opts: &Options,
     on_work: &mut dyn FnMut(u64) -> std::io::Result<()>,
@@ -79,7 +80,7 @@ pub fn compress_one(
         purge: opts.delete_originals,
         keys: Some(opts.keys),
     };
-    let made = replace_via_part(db, root, &swap, |input, part| {
+    let made = replace_via_part(db, lib, &swap, |input, part| {
         write_and_verify(input, format, part, opts, on_work)
     })?;
     Ok(match made {

@@ -10,6 +10,7 @@
 //! one (the push list, the shop's downloads), as organize moves a key. On any failure,
 //! a cancel or a full disk, the part file is removed and the original stays whole.
 
+use crate::tree::Folders;
 use std::fs::File;
 use std::path::Path;
 
@@ -97,22 +98,22 @@ impl Swap<'_> {
 /// never the task's end.
 pub fn replace_via_part<T>(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     swap: &Swap<'_>,
     write: impl FnOnce(&mut File, &Path) -> Result<T, PartFail>,
 ) -> Result<Result<T, Msg>, Error> {
-    let target = swap.out_key.under(root);
+    let target = lib.locate(&swap.out_key).path();
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(swap.exists());
     }
     // Never through a link out of the library, even one put there since the scan.
-    let mut input = library::safe::open(root, swap.key).map_err(|e| {
+    let mut input = library::safe::open_key(lib, swap.key).map_err(|e| {
         let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
         swap.failed(why.unwrap_or(Reason::OpenFailed))
     })?;
     let part_key = swap.out_key.with_suffix(".part");
     settings::CONVERT_PART.set(db, &part_key)?;
-    let part = part_key.under(root);
+    let part = lib.locate(&part_key).path();
     let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
     // A reader's panic skipped `write_via_part`'s own cleanup.
     let _ = std::fs::remove_file(&part);
@@ -122,7 +123,7 @@ pub fn replace_via_part<T>(
         Err(PartFail::Skip(why)) => return Ok(Err(why)),
         Err(fail) => return Err(failure(db, swap, fail)),
     };
-    put_in_place(db, root, swap)?;
+    put_in_place(db, lib, swap)?;
     Ok(Ok(made))
 }
 
@@ -203,13 +204,13 @@ fn publish(part: &Path, target: &Path) -> Result<(), PartFail> {
 
 /// The new file is down and sound: the original goes to the trash, the new file is
 /// indexed, and what was kept of the old key follows the new one.
-fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Error> {
+fn put_in_place(db: &Connection, lib: &Folders, swap: &Swap<'_>) -> Result<(), Error> {
     let (key, out_key) = (swap.key, swap.out_key);
-    let row = match trash::move_in(db, root, key, swap.reason, swap.retention_days) {
+    let row = match trash::move_in(db, lib, key, swap.reason, swap.retention_days) {
         Ok(row) => row,
         Err(e) => {
             // Both files would stay: take the new one back, the original is whole.
-            if let Err(back) = std::fs::remove_file(out_key.under(root)) {
+            if let Err(back) = std::fs::remove_file(lib.locate(&out_key).path()) {
                 log::error!("{}: {out_key} stays beside {key}: {back}", swap.reason);
             }
             return Err(e);
@@ -218,9 +219,9 @@ fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Err
     if swap.purge {
         // Through the trash, so that a crash in between leaves an entry, never a
         // file nobody knows of.
-        trash::purge_game(db, root, row.id)?;
+        trash::purge_game(db, lib, row.id)?;
     }
-    library::index_one(db, root, out_key, swap.keys)?;
+    library::index_one(db, lib, out_key, swap.keys)?;
     let tx = db.unchecked_transaction()?;
     push_list::rekey(&tx, key, out_key)?;
     shop_downloads::rekey(&tx, key, out_key)?;

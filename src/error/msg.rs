@@ -55,6 +55,10 @@ catalogue! {
         "la base de données a été écrite par une version plus récente de ludotheque ; installez cette version ou une plus récente.";
     DataLocked => "Another ludotheque process is using this data folder.",
         "un serveur ludotheque utilise déjà ce dossier de données ; arrêtez-le d'abord, ou passez par l'API.";
+    FolderOffline { name: String, kept: u64 } => format!("The library folder “{name}” is offline (missing, unreadable or empty): {} kept as they were, not playable until it is back.", EN.count(*kept, "file", "files")),
+        format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : {} tels quels, injouables jusqu'à son retour.", FR.count(*kept, "fichier gardé", "fichiers gardés"));
+    FolderAway { name: String } => format!("The library folder “{name}” is offline (missing, unreadable or empty): check that its disk or share is mounted."),
+        format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : vérifiez que son disque ou son partage est monté.");
     LibraryUnavailable => "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.",
         "le dossier de la bibliothèque est absent, illisible ou vide ; rien n'a été changé. Vérifiez que son disque est monté.";
     Busy => "A task is already running; retry when it has finished.",
@@ -447,6 +451,14 @@ catalogue! {
         "le dossier de données ne peut pas être rendu privé";
     FolderUnusable { what: String } => format!("the {what} folder cannot be created or opened"),
         format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" });
+    FolderNameBad { name: String } => format!("“{name}” cannot name a library folder: a name is not empty, '.' or '..', does not start with '.' and holds no '/' and no control character (name a folder whose path holds '=' with --library NAME=DIR)."),
+        format!("« {name} » ne peut pas nommer un dossier de la bibliothèque : un nom n'est ni vide, ni « . », ni « .. », ne commence pas par « . » et ne contient ni « / » ni caractère de contrôle (nommez un dossier dont le chemin contient « = » avec --library NOM=DOSSIER).");
+    FolderNameTaken { name: String } => format!("“{name}” is already the name of another library folder, or of a file or folder at the top of the first one: give this folder another name (--library OTHER=DIR)."),
+        format!("« {name} » est déjà le nom d'un autre dossier de la bibliothèque, ou d'un fichier ou dossier à la racine du premier : donnez un autre nom à ce dossier (--library AUTRE=DOSSIER).");
+    FoldersOverlap { name: String, other: String } => format!("The library folder “{name}” overlaps “{other}”: one lies inside the other, or they are the same folder."),
+        format!("le dossier de la bibliothèque « {name} » chevauche « {other} » : l'un est dans l'autre, ou c'est le même dossier.");
+    DataInsideFolder { name: String } => format!("The data folder lies inside the library folder “{name}”: only the first library folder may hold it."),
+        format!("le dossier de données est dans le dossier de la bibliothèque « {name} » : seul le premier dossier de la bibliothèque peut le contenir.");
     AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads and --shop-downloads-total must be at least 1",
         "--workers, --queue, --max-connections, --shop-downloads et --shop-downloads-total valent au moins 1";
     TimeoutsAtLeastOne => "--idle-timeout-secs, --request-timeout-secs and --write-timeout-secs must be at least 1",

@@ -79,19 +79,25 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .prod_keys
         .current()
         .ok_or_else(|| Error::invalid(Msg::CompressNeedsKeys))?;
-    let root = &ctx.config.library;
+    let lib = ctx.config.folders();
     let targets = targets(ctx)?;
     let sizes: Vec<u64> = targets.iter().map(|(_, size)| *size).collect();
-    super::check_room(
-        "compress",
-        root,
-        needed(
-            &sizes,
-            ctx.config.compress_min_gain,
-            ctx.config.compress_delete_originals,
-        ),
-        |needed, free| Msg::NoRoomToCompress { needed, free },
-    )?;
+    // Each folder's files are compressed beside them, on its own disk.
+    let needed: Vec<u64> = (0..lib.all().len())
+        .map(|i| {
+            let here = targets.iter().filter(|(key, _)| lib.index_of(key) == i);
+            let sizes: Vec<u64> = here.map(|(_, size)| *size).collect();
+            let config = ctx.config;
+            needed(
+                &sizes,
+                config.compress_min_gain,
+                config.compress_delete_originals,
+            )
+        })
+        .collect();
+    super::check_room("compress", &lib, &needed, |needed, free| {
+        Msg::NoRoomToCompress { needed, free }
+    })?;
     ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
     let opts = Options {
         settings: Settings {
@@ -209,8 +215,7 @@ fn compress(
             false => Ok(()),
         }
     };
-    let root = &ctx.config.library;
-    let result = compress_one::compress_one(ctx.db, root, key, opts, &mut on_work);
+    let result = compress_one::compress_one(ctx.db, &ctx.config.folders(), key, opts, &mut on_work);
     ctx.progress.advance(share - done, key);
     match result {
         Ok(Compressed::Done {

@@ -136,7 +136,7 @@ fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
             continue;
         };
         // Checked again at each download: the file may be swapped for a link meanwhile.
-        let meta = library::safe::open(&ctx.config.library, &key).and_then(|f| f.metadata());
+        let meta = library::safe::open_key(&ctx.config.folders(), &key).and_then(|f| f.metadata());
         match meta {
             Ok(meta) => files.push(PushFile {
                 name: key.file_name().to_string(),

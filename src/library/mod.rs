@@ -6,7 +6,6 @@ pub mod containers;
 pub mod copies;
 pub mod demo;
 pub mod identify;
-pub mod key;
 pub mod name_index;
 pub mod probe;
 pub mod safe;
@@ -17,30 +16,31 @@ pub mod synth;
 pub mod walk;
 pub mod window;
 
-use std::path::Path;
-
 use rusqlite::Connection;
 
+use crate::config::Config;
 use crate::error::Error;
 use crate::store::contents::ContentRow;
 use crate::store::games::GameRow;
 use crate::store::title_control::{self, ControlRow};
 use crate::store::{games, settings, titles};
+use crate::tree::Folders;
 use crate::words::{GameKind, TitleId};
 use probe::Probe;
 use switchfs::{Content, MetaType};
 use walk::Found;
 
-pub use key::LibraryKey;
+pub use crate::tree::LibraryKey;
 
-/// True once a scan of *this* library root has completed (a service pointed at
-/// another folder starts not ready again).
-pub fn is_ready(db: &Connection, root: &Path) -> Result<bool, Error> {
-    Ok(settings::LIBRARY_SCANNED.get(db)?.as_deref() == Some(&*root.to_string_lossy()))
+/// True once a scan of *this* library root (its first folder) has completed (a
+/// service pointed at another folder starts not ready again).
+pub fn is_ready(db: &Connection, config: &Config) -> Result<bool, Error> {
+    let root = config.folders().root().to_string_lossy().into_owned();
+    Ok(settings::LIBRARY_SCANNED.get(db)?.as_deref() == Some(&*root))
 }
 
-pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
-    settings::LIBRARY_SCANNED.set(db, &root.to_string_lossy())
+pub fn mark_ready(db: &Connection, config: &Config) -> Result<(), Error> {
+    settings::LIBRARY_SCANNED.set(db, &config.folders().root().to_string_lossy())
 }
 
 /// The display name: an imported title name when the title database knows the ID,
@@ -223,14 +223,16 @@ pub fn find(db: &Connection, raw: &str) -> Result<Option<crate::store::games::Ga
 /// that first read the file did).
 pub fn index_one(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
     keys: Option<&switchfs::ProdKeys>,
 ) -> Result<(), Error> {
-    let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
+    let Some(found) = walk::found(folders, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let probe = probe::probe(&mut safe::Opener::new(root), key, &found.format, keys);
+    let place = folders.locate(key);
+    let mut files = safe::Opener::new(place.dir());
+    let probe = probe::probe(&mut files, &place.key, &found.format, keys);
     write(db, &found, probe)?;
     games::refresh_playable(db)
 }

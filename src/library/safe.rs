@@ -147,6 +147,12 @@ pub fn not_a_file(e: &Error) -> Option<NotAFile> {
 /// regular file, opened in blocking mode; anything else is refused with a
 /// [`NotAFile`] before a byte is read, and without waiting (a FIFO, a socket, a
 /// device).
+/// The file of the library's `key`, in whichever of its folders holds it ([`open`]).
+pub fn open_key(folders: &crate::tree::Folders, key: &LibraryKey) -> Result<File> {
+    let place = folders.locate(key);
+    open(place.dir(), &place.key)
+}
+
 pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
     Opener::new(root).open(key)
 }
@@ -402,6 +408,26 @@ pub fn remove_empty_folders(root: &Path, key: &LibraryKey, keep: &Path) {
 
 /// A folder the scan may walk: every component below `root` a real folder (or not
 /// there yet), none hidden. Platform folders are held to it when added and scanned.
+/// The free space of every disk the library's folders lie on, each disk once
+/// (`u64::MAX` when none can say).
+pub fn free_on_disks(lib: &crate::tree::Folders) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen = Vec::new();
+    let mut free = None::<u64>;
+    for folder in lib.all() {
+        let Ok(dev) = std::fs::metadata(&folder.dir).map(|m| m.dev()) else {
+            continue;
+        };
+        if !seen.contains(&dev) {
+            seen.push(dev);
+            if let Ok(n) = free_space(&folder.dir) {
+                free = Some(free.unwrap_or(0).saturating_add(n));
+            }
+        }
+    }
+    free.unwrap_or(u64::MAX)
+}
+
 pub fn walkable_folder(root: &Path, folder: &str) -> bool {
     if folder.is_empty() {
         return true;

@@ -105,16 +105,16 @@ pub fn delete(conn: &Connection, key: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Recompute `playable`: the header parsed, no task found the file damaged, the type
-/// is known, and an update or DLC has its base game in the library. Only rows whose
-/// value changes are written.
+/// Recompute `playable`: the file's folder is online, the header parsed, no task found
+/// the file damaged, the type is known, and an update or DLC has its base game in the
+/// library. Only rows whose value changes are written.
 /// The index is named: without statistics the planner may pick the type index,
 /// which makes this quadratic.
 pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
         "UPDATE games SET playable = NOT playable
          WHERE playable <> (CASE WHEN header_ok = 0 OR damage IS NOT NULL
-                                      OR type = 'INCONNU' THEN 0
+                                      OR type = 'INCONNU' OR offline = 1 THEN 0
                                  WHEN type = 'BASE' THEN 1
                                  WHEN EXISTS (SELECT 1 FROM games b INDEXED BY games_by_title
                                               WHERE b.title_id = games.base_title_id
@@ -122,6 +122,46 @@ pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
                                  ELSE 0 END)",
     )?;
     Ok(())
+}
+
+/// Say which games lie in an offline folder: `further` is each further folder's key
+/// prefix (`NAME/`) and whether it is offline; the first folder's games are the rest.
+/// Returns how many rows changed (then `refresh_playable` is due).
+pub fn mark_offline(
+    conn: &Connection,
+    further: &[(String, bool)],
+    first_offline: bool,
+) -> Result<usize, Error> {
+    let mut changed = 0;
+    let range = "key >= ?1 AND key < ?2";
+    for (prefix, offline) in further {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        changed += conn
+            .prepare_cached(&format!(
+                "UPDATE games SET offline = ?3 WHERE {range} AND offline <> ?3"
+            ))?
+            .execute(rusqlite::params![prefix, end, offline])?;
+    }
+    // The first folder's games: in none of the others' ranges.
+    let mut sql = "UPDATE games SET offline = ?1 WHERE offline <> ?1".to_string();
+    let mut bounds: Vec<String> = Vec::new();
+    for (prefix, _) in further {
+        let n = bounds.len();
+        sql += &format!(" AND NOT (key >= ?{} AND key < ?{})", n + 2, n + 3);
+        bounds.push(prefix.clone());
+        bounds.push(format!("{}0", prefix.trim_end_matches('/')));
+    }
+    let mut values: Vec<&dyn rusqlite::ToSql> = vec![&first_offline];
+    values.extend(bounds.iter().map(|b| b as &dyn rusqlite::ToSql));
+    changed += conn.execute(&sql, values.as_slice())?;
+    Ok(changed)
+}
+
+/// The keys of the games marked offline (`mark_offline`).
+pub fn marked_offline(conn: &Connection) -> Result<std::collections::HashSet<String>, Error> {
+    let mut stmt = conn.prepare("SELECT key FROM games WHERE offline = 1")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// A game's key, title ID, name from its file name, and current display name.

@@ -539,11 +539,14 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
     let name = crate::text::name("A platform's name", form.name.trim())?;
     // Relative to the library: a leading '/' would mean a server path, so it is refused.
     let folder = form.folder.trim().trim_end_matches('/');
-    if library::LibraryKey::parse(folder).is_none() {
+    let Some(key) = library::LibraryKey::parse(folder) else {
         return Err(Error::invalid(Msg::BadFolder));
-    }
-    // The scan walks neither links nor hidden folders (the trash is one).
-    if !library::safe::walkable_folder(&c.app.config.library, folder) {
+    };
+    // The scan walks neither links nor hidden folders (the trash is one), in
+    // whichever library folder the folder lies.
+    let lib = c.app.config.folders();
+    let place = lib.locate(&key);
+    if !lib.is_mounted(folder) && !library::safe::walkable_folder(place.dir(), &place.key) {
         return Err(Error::invalid(Msg::FolderRefused));
     }
     let words: Vec<String> = match &form.extensions {

@@ -22,7 +22,7 @@ use crate::words::TrashReason;
 pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let rows = trash_store::list(c.db)?;
-    let root = &c.app.config.library;
+    let folders = c.app.config.folders();
     let body = html! {
         (freed(c, &v))
         @if rows.is_empty() {
@@ -44,7 +44,7 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                                     (r.name) br; small { code { (r.key) } }
                                     // Under the name, not in a column of their own: a
                                     // phone has no room for one.
-                                    @if v.admin { (entry_actions(&v, root, r)) }
+                                    @if v.admin { (entry_actions(&v, &folders, r)) }
                                 }
                                 td.num { (size(&v, r.size)) }
                                 td.wide { (view::reason_word(&v, r.reason)) }
@@ -63,13 +63,13 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
 /// An entry's buttons, and its "restore under another name" form: shown at once
 /// when a file already holds the entry's place, hidden otherwise (the script shows
 /// it when a restore meets a file that appeared since). Its name is one free now.
-fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
+fn entry_actions(v: &Viewer, folders: &crate::tree::Folders, r: &TrashRow) -> Markup {
     let restore = format!("/api/trash/{}/restore", r.id);
     let key = LibraryKey::parse(&r.key);
     let occupied = key
         .as_ref()
-        .is_some_and(|k| std::fs::symlink_metadata(k.under(root)).is_ok());
-    let free = key.as_ref().map(|k| trash::free_name(root, k));
+        .is_some_and(|k| std::fs::symlink_metadata(folders.locate(k).path()).is_ok());
+    let free = key.as_ref().map(|k| trash::free_name(folders, k));
     html! {
         div.actions {
             button type="button" data-api=(restore) hidden[occupied] { (v.t(M::Restore)) }
@@ -145,7 +145,7 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
         LibraryKey::parse(raw).ok_or_else(|| Error::not_found(Msg::NoGame { key: raw.into() }))?;
     let row = trash::move_in(
         c.db,
-        &cfg.library,
+        &cfg.folders(),
         &key,
         TrashReason::Deleted,
         cfg.retention_days(c.db),

@@ -1,0 +1,347 @@
+//! One library over several folders: each further folder is mounted as a top-level
+//! folder of the first, so that the library reads as one tree and a key of today never
+//! changes.
+//!
+//! The first folder (`--library DIR`) is the library's root: its files' keys are their
+//! paths inside it. A further folder (`--library NAME=DIR`, its name by default the
+//! folder's own) holds the keys `NAME/…`. [`Folders::locate`] turns a key into the
+//! folder that holds its file and the file's path inside that folder: every reader and
+//! writer of a file goes through it, so that a move, a trash or a part file stays on
+//! the file's own disk.
+//!
+//! The rules, checked at start ([`Folders::new`]) and whenever a folder is added: a
+//! name is one key segment that is not hidden; it names no top-level entry of the
+//! first folder and no other folder; no folder lies inside another; the data folder
+//! lies inside no further folder (inside the first it may, as before). The first
+//! folder's top-level entry that comes to bear a further folder's name later is
+//! hidden by that folder, never walked (see `walk`).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use super::key::LibraryKey;
+use crate::error::{Error, Msg};
+
+/// One folder of the library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folder {
+    /// Its name: the top-level folder of the library it appears as; for the first
+    /// folder, its own folder's name (shown, never part of a key).
+    pub name: String,
+    /// Absolute; canonical when the folder was there at start.
+    pub dir: PathBuf,
+    /// Given by `--library` at start (not removable from the web or the command line).
+    pub fixed: bool,
+}
+
+/// What a folder is, as a scan or the Settings page sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Online,
+    /// Missing, or with no entry at all (the bare mount point of a disk not there).
+    Offline,
+    /// There, but it cannot be read.
+    Unreadable,
+}
+
+impl State {
+    /// Looked at now: a folder that is missing or holds nothing is offline.
+    pub fn of(dir: &Path) -> State {
+        match std::fs::read_dir(dir).map(|mut entries| entries.next().is_some()) {
+            Ok(true) => State::Online,
+            Ok(false) => State::Offline,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => State::Offline,
+            Err(_) => State::Unreadable,
+        }
+    }
+}
+
+/// The library's folders, the first being its root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folders {
+    list: Vec<Folder>,
+}
+
+/// Where a file of the library lies: its folder, and its key inside that folder.
+#[derive(Debug, Clone)]
+pub struct Place<'a> {
+    pub folder: &'a Folder,
+    /// The key relative to `folder.dir` (the library's key without `NAME/`).
+    pub key: LibraryKey,
+    /// The folder is the first, whose keys have no prefix.
+    pub first: bool,
+}
+
+impl Place<'_> {
+    pub fn dir(&self) -> &Path {
+        &self.folder.dir
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.key.under(&self.folder.dir)
+    }
+
+    /// The library's key of `inner`, a key inside this place's folder.
+    pub fn library_key(&self, inner: &LibraryKey) -> LibraryKey {
+        match self.first {
+            true => inner.clone(),
+            false => inner.inside(&LibraryKey::parse(&self.folder.name).expect("a folder's name")),
+        }
+    }
+}
+
+impl Folders {
+    /// The library of `first` alone.
+    pub fn one(first: PathBuf) -> Folders {
+        Folders {
+            list: vec![Folder {
+                name: own_name(&first),
+                dir: first,
+                fixed: true,
+            }],
+        }
+    }
+
+    /// The library of `first` (a canonical folder that exists) and the `further`
+    /// folders (name, absolute folder, fixed), held to the rules of this module's doc;
+    /// `data` is the data folder.
+    pub fn new(first: PathBuf, further: Vec<Folder>, data: &Path) -> Result<Folders, Error> {
+        let mut folders = Folders::one(first);
+        for folder in further {
+            folders.check(&folder, data)?;
+            folders.list.push(folder);
+        }
+        Ok(folders)
+    }
+
+    /// Whether `folder` may join the library as it is: its name, and where it lies.
+    pub fn check(&self, folder: &Folder, data: &Path) -> Result<(), Error> {
+        let name = &folder.name;
+        let refused = |msg: Msg| Err(Error::invalid(msg));
+        if !valid_name(name) {
+            return refused(Msg::FolderNameBad { name: name.clone() });
+        }
+        let taken = self.list[1..].iter().any(|f| &f.name == name);
+        if taken || std::fs::symlink_metadata(self.root().join(name)).is_ok() {
+            return refused(Msg::FolderNameTaken { name: name.clone() });
+        }
+        for other in &self.list {
+            if overlap(&other.dir, &folder.dir) {
+                let other = other.name.clone();
+                return refused(Msg::FoldersOverlap {
+                    name: name.clone(),
+                    other,
+                });
+            }
+        }
+        if comparable(data).starts_with(comparable(&folder.dir)) {
+            return refused(Msg::DataInsideFolder { name: name.clone() });
+        }
+        Ok(())
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.list[0].dir
+    }
+
+    /// Every folder, the first (the root) first.
+    pub fn all(&self) -> &[Folder] {
+        &self.list
+    }
+
+    /// The folders after the first, each the top-level folder of its name.
+    pub fn further(&self) -> &[Folder] {
+        &self.list[1..]
+    }
+
+    /// Whether `name`, a top-level entry of the first folder, is hidden by a further
+    /// folder of that name.
+    pub fn is_mounted(&self, name: &str) -> bool {
+        self.further().iter().any(|f| f.name == name)
+    }
+
+    /// The folder that holds the file of `key`, and the key inside it. A key that is
+    /// a further folder's bare name lies in the first folder, where no walk looks.
+    pub fn locate(&self, key: &LibraryKey) -> Place<'_> {
+        let (i, inner) = self.split(key);
+        Place {
+            folder: &self.list[i],
+            key: inner
+                .and_then(LibraryKey::parse)
+                .unwrap_or_else(|| key.clone()),
+            first: i == 0,
+        }
+    }
+
+    /// The index in [`all`](Self::all) of the folder that holds `key`.
+    pub fn index_of(&self, key: &str) -> usize {
+        self.split(key).0
+    }
+
+    /// The folder of `key` and, in a further folder, the rest of the key.
+    fn split<'k>(&self, key: &'k str) -> (usize, Option<&'k str>) {
+        for (i, folder) in self.list.iter().enumerate().skip(1) {
+            let rest = key.strip_prefix(folder.name.as_str());
+            if let Some(inner) = rest.and_then(|rest| rest.strip_prefix('/')) {
+                return (i, Some(inner));
+            }
+        }
+        (0, None)
+    }
+
+    /// The prefix of the keys of folder `i`: empty for the first, else `NAME/`.
+    pub fn prefix(&self, i: usize) -> String {
+        match i {
+            0 => String::new(),
+            _ => format!("{}/", self.list[i].name),
+        }
+    }
+}
+
+/// The library's folders as the service holds them: replaced whole when a folder is
+/// added or removed, while each task and request works on the list it took.
+#[derive(Debug, Clone)]
+pub struct Shared(Arc<RwLock<Arc<Folders>>>);
+
+impl Shared {
+    pub fn new(folders: Folders) -> Shared {
+        Shared(Arc::new(RwLock::new(Arc::new(folders))))
+    }
+
+    /// The folders as they are now.
+    pub fn now(&self) -> Arc<Folders> {
+        Arc::clone(&self.0.read().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// The folders `--library` gives: the first (`first`, canonical), then each further
+/// one as `[NAME=]DIR`, fixed.
+pub fn given(first: PathBuf, further: &[PathBuf], data: &Path) -> Result<Folders, Error> {
+    let further = further
+        .iter()
+        .map(|given| {
+            let (name, dir) = parse_named(&given.to_string_lossy());
+            let dir = std::path::absolute(&dir).unwrap_or(dir);
+            Folder {
+                name,
+                dir: dir.canonicalize().unwrap_or(dir),
+                fixed: true,
+            }
+        })
+        .collect();
+    Folders::new(first, further, data)
+}
+
+/// `[NAME=]DIR` as given to `--library` after the first: split at the first `=`, the
+/// name by default the folder's own.
+pub fn parse_named(given: &str) -> (String, PathBuf) {
+    match given.split_once('=') {
+        Some((name, dir)) => (name.to_string(), PathBuf::from(dir)),
+        None => (own_name(Path::new(given)), PathBuf::from(given)),
+    }
+}
+
+/// A folder's own name (its last component), or `library` for `/`.
+fn own_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "library".into())
+}
+
+/// One key segment, not hidden (the walk skips names starting with `.`), with no
+/// control character and no longer than a file name may be.
+fn valid_name(name: &str) -> bool {
+    LibraryKey::parse(name).is_some()
+        && !name.contains('/')
+        && !name.starts_with('.')
+        && !name.chars().any(char::is_control)
+        && name.len() <= 255
+}
+
+/// The path to compare: canonical when it exists (links resolved), else as given.
+fn comparable(dir: &Path) -> PathBuf {
+    dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// One of `a` and `b` lies inside the other, or they are the same folder.
+fn overlap(a: &Path, b: &Path) -> bool {
+    let (a, b) = (comparable(a), comparable(b));
+    a.starts_with(&b) || b.starts_with(&a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(name: &str, dir: &Path) -> Folder {
+        Folder {
+            name: name.into(),
+            dir: dir.to_path_buf(),
+            fixed: true,
+        }
+    }
+
+    fn key(raw: &str) -> LibraryKey {
+        LibraryKey::parse(raw).unwrap()
+    }
+
+    #[test]
+    fn a_key_lies_in_the_folder_its_first_segment_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        let data = tmp.path().join("data");
+        let folders = Folders::new(a.clone(), vec![folder("more", &b)], &data).unwrap();
+        let place = folders.locate(&key("more/x/game.nsp"));
+        assert_eq!(place.path(), b.join("x/game.nsp"));
+        assert_eq!(place.library_key(&key("y.nsp")).as_str(), "more/y.nsp");
+        let place = folders.locate(&key("moreover/game.nsp"));
+        assert_eq!(place.path(), a.join("moreover/game.nsp"));
+        assert!(place.first);
+        assert_eq!(folders.locate(&key("more")).path(), a.join("more"));
+    }
+
+    #[test]
+    fn names_and_places_that_would_confuse_the_tree_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let first = tmp.path().join("first");
+        std::fs::create_dir_all(first.join("taken")).unwrap();
+        let data = tmp.path().join("data");
+        let other = tmp.path().join("other");
+        let refused = |f: Folder| Folders::new(first.clone(), vec![f], &data).is_err();
+        for bad in ["", ".", "..", ".hidden", "a/b", "tab\there", "taken"] {
+            assert!(refused(folder(bad, &other)), "{bad:?}");
+        }
+        assert!(refused(folder("inside", &first.join("sub"))));
+        assert!(refused(folder("outside", tmp.path())));
+        let shared = tmp.path().join("shared");
+        std::fs::create_dir_all(shared.join("data")).unwrap();
+        let data_in = |f: Folder| Folders::new(first.clone(), vec![f], &shared.join("data"));
+        assert!(data_in(folder("holds_data", &shared)).is_err());
+        assert!(data_in(folder("fine", &other)).is_ok());
+        let twice = vec![folder("one", &other), folder("two", &other)];
+        assert!(Folders::new(first.clone(), twice, &data).is_err());
+        let same_name = vec![folder("one", &other), folder("one", &tmp.path().join("x"))];
+        assert!(Folders::new(first.clone(), same_name, &data).is_err());
+        assert!(!refused(folder("fine", &other)));
+        // The data folder may lie inside the first folder, as it always could.
+        assert!(Folders::new(first.clone(), vec![], &first.join("data")).is_ok());
+    }
+
+    #[test]
+    fn a_name_is_split_at_the_first_equals_sign() {
+        assert_eq!(parse_named("a=b=c"), ("a".into(), PathBuf::from("b=c")));
+        assert_eq!(
+            parse_named("/mnt/nas"),
+            ("nas".into(), PathBuf::from("/mnt/nas"))
+        );
+    }
+
+    #[test]
+    fn a_folder_with_nothing_in_it_is_offline() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(State::of(tmp.path()), State::Offline);
+        assert_eq!(State::of(&tmp.path().join("gone")), State::Offline);
+        std::fs::write(tmp.path().join("x"), b"").unwrap();
+        assert_eq!(State::of(tmp.path()), State::Online);
+    }
+}
