@@ -102,7 +102,7 @@ pub fn replace_via_part<T>(
     swap: &Swap<'_>,
     write: impl FnOnce(&mut File, &Path) -> Result<T, PartFail>,
 ) -> Result<Result<T, Msg>, Error> {
-    let target = lib.locate(&swap.out_key).path();
+    let target = lib.locate(swap.out_key).path();
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(swap.exists());
     }
@@ -210,7 +210,7 @@ fn put_in_place(db: &Connection, lib: &Folders, swap: &Swap<'_>) -> Result<(), E
         Ok(row) => row,
         Err(e) => {
             // Both files would stay: take the new one back, the original is whole.
-            if let Err(back) = std::fs::remove_file(lib.locate(&out_key).path()) {
+            if let Err(back) = std::fs::remove_file(lib.locate(out_key).path()) {
                 log::error!("{}: {out_key} stays beside {key}: {back}", swap.reason);
             }
             return Err(e);

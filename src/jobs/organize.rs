@@ -236,7 +236,7 @@ fn journaled(
     rename(lib, from, to).map_err(|e| Error::internal(format!("moving {from} to {to}: {e}")))?;
     if let Err(e) = rekey(db, id, from.as_str(), to.as_str(), after) {
         // The database does not know the file moved: put it back.
-        if let Err(back) = safe::move_new(&lib.locate(&to).path(), &lib.locate(&from).path()) {
+        if let Err(back) = safe::move_new(&lib.locate(to).path(), &lib.locate(from).path()) {
             log::error!(
                 "organize: {from} stays at {to}: the database did not take the move ({e}) \
                  and putting it back failed ({back}); the journal settles it at the next start"

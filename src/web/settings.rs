@@ -59,7 +59,7 @@ pub fn sub_nav(v: &Viewer) -> Markup {
 pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let cfg = &c.app.config;
-    let ready = library::is_ready(c.db, &cfg)?;
+    let ready = library::is_ready(c.db, cfg)?;
     let limits = [
         (M::KeyRate, cfg.serve.key_rate.to_string(), "--key-rate"),
         (M::KeyBurst, cfg.serve.key_burst.to_string(), "--key-burst"),

@@ -1,0 +1,334 @@
+//! Several library folders: each further `--library [NAME=]DIR` appears as the
+//! library's top-level folder `NAME/`, its files staying on their own disk through
+//! every task; a folder that goes away keeps its games.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::harness::{assert_no_server_path, files_under, ludotheque, Folders, TestServer};
+use crate::library::demo;
+use ludotheque::testkit::Msg;
+
+const STYX: &str = "Indies/Styx [0100535012974800][v131072].nsp";
+
+/// The demo library spread over three folders: `Indies` on a share named `nas`, and
+/// `Studio` in a folder `usb` (named by its own name). Returns the folders and the
+/// two further folders' paths.
+fn spread() -> (Arc<Folders>, PathBuf, PathBuf) {
+    let folders = Folders::new();
+    demo(&folders);
+    let (share, usb) = (
+        folders.tmp.path().join("share"),
+        folders.tmp.path().join("usb"),
+    );
+    std::fs::create_dir_all(&share).unwrap();
+    std::fs::create_dir_all(&usb).unwrap();
+    std::fs::rename(folders.library.join("Indies"), share.join("Indies")).unwrap();
+    std::fs::rename(folders.library.join("Studio"), usb.join("Studio")).unwrap();
+    (folders, share, usb)
+}
+
+/// Every `--library` at one place (after `serve`: given there, a flag of every
+/// command replaces the same flag given before the command).
+fn args(first: &Path, share: &Path, usb: &Path) -> Vec<String> {
+    vec![
+        "--library".into(),
+        first.display().to_string(),
+        "--library".into(),
+        format!("nas={}", share.display()),
+        "--library".into(),
+        usb.display().to_string(),
+    ]
+}
+
+fn start(folders: &Arc<Folders>, share: &Path, usb: &Path) -> TestServer {
+    let args = args(&folders.library, share, usb);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let s = TestServer::start_on(Arc::clone(folders), &args);
+    s.wait_idle();
+    s
+}
+
+/// Every game, page after page.
+fn games(s: &TestServer) -> Vec<Value> {
+    let mut all = Vec::new();
+    for page in 1.. {
+        let items = s
+            .get(&format!("/api/v1/library?per_page=50&page={page}"))
+            .json()["items"]
+            .as_array()
+            .unwrap()
+            .clone();
+        if items.is_empty() {
+            return all;
+        }
+        all.extend(items);
+    }
+    all
+}
+
+fn enc(key: &str) -> String {
+    percent_encoding::utf8_percent_encode(key, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+fn game(s: &TestServer, key: &str) -> Value {
+    let r = s.get(&format!("/api/v1/library/{}", enc(key)));
+    assert_eq!(r.status, 200, "{key}: {}", r.body);
+    r.json()
+}
+
+fn scan(s: &TestServer) -> Value {
+    assert_eq!(s.post("/api/v1/scan").status, 202);
+    s.wait_idle()["last"].clone()
+}
+
+#[test]
+fn three_folders_read_as_one_tree_and_each_file_stays_on_its_own() {
+    let (folders, share, usb) = spread();
+    let s = start(&folders, &share, &usb);
+    let all = games(&s);
+    let keys: Vec<&str> = all.iter().map(|g| g["key"].as_str().unwrap()).collect();
+    assert_eq!(all.len(), 60, "{keys:?}");
+    assert_eq!(
+        keys.iter().filter(|k| k.starts_with("nas/Indies/")).count(),
+        31
+    );
+    assert_eq!(
+        keys.iter().filter(|k| k.starts_with("usb/Studio/")).count(),
+        15
+    );
+    assert!(!keys
+        .iter()
+        .any(|k| k.starts_with("Indies/") || k.starts_with("Studio/")));
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_no_server_path(&s, &s.get("/api/v1/library?per_page=500").body);
+    let styx = format!("nas/{STYX}");
+    assert_eq!(game(&s, &styx)["playable"], true);
+
+    // Downloaded from its own folder.
+    let url = format!("{}/download/{}", s.base, key_path(&styx));
+    let mut body = Vec::new();
+    let resp = s.agent.get(&url).call().unwrap();
+    std::io::Read::read_to_end(&mut resp.into_body().into_reader(), &mut body).unwrap();
+    assert_eq!(body, std::fs::read(share.join(STYX)).unwrap());
+
+    // Into the trash of its own folder, and back from it.
+    let r = s.send("DELETE", &format!("/api/library/{}", enc(&styx)), &[], None);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(!share.join(STYX).exists());
+    let trashed: Vec<PathBuf> = files_under(&share.join(".ludotheque-trash"));
+    assert_eq!(trashed.len(), 1, "{trashed:?}");
+    assert!(trashed[0].ends_with(STYX), "{trashed:?}");
+    assert!(!folders.library.join(".ludotheque-trash").exists());
+    let item = &s.get("/api/v1/trash").json()["items"][0];
+    assert_eq!(item["key"], styx.as_str());
+    let id = item["id"].as_i64().unwrap();
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+    assert!(share.join(STYX).is_file());
+    assert_eq!(game(&s, &styx)["playable"], true);
+
+    // Decompressed beside themselves, their originals in their own folder's trash.
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+    let compressed = |dir: &Path| {
+        files_under(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "nsz" || e == "xcz"))
+            .map(|p| p.to_string_lossy().contains(".ludotheque-trash"))
+            .collect::<Vec<bool>>()
+    };
+    assert_eq!(compressed(&usb), [true; 4]);
+    assert_eq!(compressed(&share), [true]);
+    assert!(files_under(&usb)
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".part")));
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+}
+
+fn key_path(key: &str) -> String {
+    key.split('/').map(enc).collect::<Vec<_>>().join("/")
+}
+
+#[test]
+fn a_folder_that_goes_away_keeps_its_games_and_comes_back_unread() {
+    let (folders, share, usb) = spread();
+    let s = start(&folders, &share, &usb);
+    let styx = format!("nas/{STYX}");
+    let away = folders.tmp.path().join("share.away");
+    std::fs::rename(&share, &away).unwrap();
+    // Partial: the run lists the folder it kept as it was.
+    let last = scan(&s);
+    assert_eq!(last["result"], "partial", "{last}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_eq!(game(&s, &styx)["playable"], false);
+    assert_eq!(
+        game(&s, "usb/Studio/Pôtions Épée [0100ABF008968000][v0].nsz")["playable"],
+        true
+    );
+    let offline = Msg::FolderOffline {
+        name: "nas".into(),
+        kept: 31,
+    };
+    assert_eq!(folders.last_run_failures()[0], (None, offline));
+
+    // A bare mount point: there, and empty.
+    std::fs::create_dir(&share).unwrap();
+    let last = scan(&s);
+    assert_eq!(last["result"], "partial", "{last}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+
+    std::fs::remove_dir(&share).unwrap();
+    std::fs::rename(&away, &share).unwrap();
+    scan(&s);
+    let done = folders.last_run_msg().unwrap();
+    let Msg::ScanDone { read, removed, .. } = done else {
+        panic!("{done:?}");
+    };
+    assert_eq!((read, removed), (0, 0), "nothing read again");
+    assert_eq!(game(&s, &styx)["playable"], true);
+    assert!(folders.last_run_failures().is_empty());
+}
+
+#[test]
+fn the_first_folder_away_with_the_others_there_keeps_its_games() {
+    let (folders, share, usb) = spread();
+    let s = start(&folders, &share, &usb);
+    let away = folders.tmp.path().join("library.away");
+    std::fs::rename(&folders.library, &away).unwrap();
+    let last = scan(&s);
+    assert_eq!(last["result"], "partial", "{last}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    let root_game = "Orbital Dread [010093801237C000][v65536].nsp";
+    assert_eq!(game(&s, root_game)["playable"], false);
+    // Every folder away: nothing changes, and the run says the library is unavailable.
+    let usb_away = folders.tmp.path().join("usb.away");
+    let share_away = folders.tmp.path().join("share.away");
+    std::fs::rename(&usb, &usb_away).unwrap();
+    std::fs::rename(&share, &share_away).unwrap();
+    let last = scan(&s);
+    assert_eq!(last["result"], "failed", "{last}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+}
+
+/// `serve` with `extra` after the harness's own folders; its exit status and what
+/// it printed, and whether the data folder holds a database afterwards.
+fn refused(data: &Path, library: &Path, extra: &[String]) -> (bool, String) {
+    let out = ludotheque()
+        .args(["--data", data.to_str().unwrap()])
+        .args(["--library", library.to_str().unwrap()])
+        .args(extra)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    (!out.status.success(), said)
+}
+
+#[test]
+fn a_clash_an_overlap_a_hidden_name_and_the_data_folder_inside_are_refused() {
+    let folders = Folders::new();
+    demo(&folders);
+    let tmp = folders.tmp.path();
+    let other = tmp.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    // The demo's title data is in the database: a refused start leaves it as it was.
+    let data = folders.data.clone();
+    let db = || std::fs::read(data.join("ludotheque.db")).unwrap();
+    let before = db();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![format!("Indies={}", other.display())], "Indies"),
+        (
+            vec![format!(
+                "inside={}",
+                folders.library.join("Studio").display()
+            )],
+            "inside",
+        ),
+        (vec![format!("up={}", tmp.display())], "up"),
+        (vec![format!(".hidden={}", other.display())], ".hidden"),
+        (vec![format!("a/b={}", other.display())], "a/b"),
+        (
+            vec![
+                format!("one={}", other.display()),
+                "--library".into(),
+                format!("two={}", other.display()),
+            ],
+            "two",
+        ),
+        (
+            vec![
+                format!("one={}", other.display()),
+                "--library".into(),
+                format!("one={}", tmp.join("elsewhere").display()),
+            ],
+            "one",
+        ),
+    ];
+    for (extra, name) in cases {
+        let mut args = vec!["--library".to_string()];
+        args.extend(extra);
+        let (failed, said) = refused(&data, &folders.library, &args);
+        assert!(failed, "{args:?} was not refused");
+        assert!(said.contains(&format!("« {name} »")), "{args:?}: {said}");
+        assert!(db() == before, "{args:?} changed the database");
+    }
+    // The data folder inside a further folder; inside the first it may be.
+    let holder = tmp.join("holder");
+    std::fs::create_dir_all(holder.join("data")).unwrap();
+    let args = vec![
+        "--library".to_string(),
+        format!("holder={}", holder.display()),
+    ];
+    let (failed, said) = refused(&holder.join("data"), &folders.library, &args);
+    assert!(failed && said.contains("« holder »"), "{said}");
+}
+
+#[test]
+fn organize_and_dedupe_keep_each_file_on_its_own_folder() {
+    let (folders, share, usb) = spread();
+    // A copy on the share of a game of the first folder, and one the other way.
+    let orbital = "Orbital Dread [010093801237C000][v65536].nsp";
+    std::fs::copy(folders.library.join(orbital), share.join(orbital)).unwrap();
+    let s = start(&folders, &share, &usb);
+    let on_share = files_under(&share).len();
+    assert_eq!(s.post("/api/dedupe").status, 202);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+    assert_eq!(last["done"], 1, "{last}");
+    let item = &s.get("/api/v1/trash").json()["items"][0];
+    let key = item["key"].as_str().unwrap();
+    // The copy dropped went to its own folder's trash.
+    let (dir, trash) = match key.strip_prefix("nas/") {
+        Some(inner) => (inner, share.join(".ludotheque-trash")),
+        None => (key, folders.library.join(".ludotheque-trash")),
+    };
+    assert!(
+        files_under(&trash).iter().any(|p| p.ends_with(dir)),
+        "{key}"
+    );
+    assert_eq!(files_under(&share).len(), on_share, "nothing crossed over");
+
+    assert_eq!(s.post("/api/organize").status, 202);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "ok", "{last}");
+    let moved = folders.last_run_msg().unwrap();
+    assert!(
+        matches!(moved, Msg::OrganizeDone { moved, .. } if moved > 0),
+        "{moved:?}"
+    );
+    // Every file stayed on its folder, at the key the API gives it.
+    assert_eq!(files_under(&share).len(), on_share);
+    for g in games(&s) {
+        let key = g["key"].as_str().unwrap();
+        let path = match (key.strip_prefix("nas/"), key.strip_prefix("usb/")) {
+            (Some(inner), _) => share.join(inner),
+            (_, Some(inner)) => usb.join(inner),
+            _ => folders.library.join(key),
+        };
+        assert!(path.is_file(), "{key} is not at {}", path.display());
+    }
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+}
