@@ -44,6 +44,9 @@ pub struct Config {
     pub compress_min_gain: u32,
     /// `compress` purges each original once verified instead of trashing it.
     pub compress_delete_originals: bool,
+    /// Where convert and compress write while they work (`--work-dir`, made at start
+    /// and canonical); none: beside each output.
+    pub work_dir: Option<PathBuf>,
     /// Test aid: every task waits this long before its body runs (unit tests set it).
     pub task_delay: Duration,
 }
@@ -58,8 +61,7 @@ impl Config {
         crate::store::db::make_private(&data)
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
         let first = make_dir(&global.library[0], "library")?;
-        let folders = crate::tree::folders::given(first, &global.library[1..], &data)?;
-        let library = crate::tree::folders::Shared::new(folders);
+        let library = crate::tree::folders::Shared::new(folders(global, first, &data)?);
         let workers = serve.workers.unwrap_or_else(default_workers);
         check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
@@ -90,6 +92,10 @@ impl Config {
             compress_solid: false,
             compress_min_gain: 2,
             compress_delete_originals: false,
+            work_dir: match &global.work_dir {
+                Some(dir) => Some(make_dir(dir, "work")?),
+                None => None,
+            },
             task_delay: Duration::from_millis(serve.task_delay_ms),
             serve: serve.clone(),
         })
@@ -99,6 +105,11 @@ impl Config {
     /// works on that list, whatever is added or removed meanwhile.
     pub fn folders(&self) -> std::sync::Arc<crate::tree::folders::Folders> {
         self.library.now()
+    }
+
+    /// A folder added or removed while the service runs (`jobs::folders`).
+    pub fn replace_folders(&self, folders: crate::tree::Folders) {
+        self.library.replace(folders);
     }
 
     /// Days a file put in the trash now is kept: `--trash-retention-days` when given,
@@ -366,6 +377,21 @@ fn default_workers() -> usize {
         .map(|n| n.get())
         .unwrap_or(2);
     (cores * 2).max(4)
+}
+
+/// The library's folders: the first (`first`, made and canonical), the further ones
+/// `--library` gives, and those an admin added (kept in the database, when it has
+/// them: a database not yet migrated has none).
+pub fn folders(
+    global: &GlobalArgs,
+    first: PathBuf,
+    data: &Path,
+) -> Result<crate::tree::Folders, Error> {
+    let added = crate::store::db::open(data)
+        .ok()
+        .and_then(|db| crate::store::library_folders::list(&db).ok())
+        .unwrap_or_default();
+    crate::tree::folders::given(first, &global.library[1..], added, data)
 }
 
 fn make_dir(path: &Path, what: &str) -> Result<PathBuf, Error> {

@@ -67,6 +67,9 @@ impl Service {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
         convert::clean_leftover(&conn, &config.folders())?;
+        if let Some(work) = &config.work_dir {
+            convert::clean_work(work);
+        }
         crate::saves::clean_incoming(&config.data);
         crate::titles::clean_incoming(&config.data);
         jobs::organize::recover(&conn, &config.folders())?;

@@ -151,25 +151,7 @@ fn source(mode: WatchMode, dir: &Path, state: State) -> Source {
 /// NFS, SMB/CIFS, and FUSE (sshfs, rclone…): inotify hears nothing their server
 /// changes.
 fn is_network_mount(root: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    const NETWORK: [u32; 7] = [
-        0x6969,     // NFS
-        0x517B,     // SMB
-        0xFF534D42, // CIFS
-        0xFE534D42, // SMB2
-        0x65735546, // FUSE
-        0x01021997, // 9P
-        0x73757245, // Coda
-    ];
-    let Ok(path) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
-    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::statfs(path.as_ptr(), &mut fs) } == 0;
-    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
-    // systems, where CIFS's magic number would read negative).
-    ok && NETWORK.contains(&(fs.f_type as u32))
+    crate::library::safe::filesystem(root).is_some_and(|(_, heard)| !heard)
 }
 
 /// Where changed paths come from.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::open_store;
 use super::out::{colon, lang, number, tell, word};
-use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
+use crate::args::{DeviceCommand, GlobalArgs, LibraryCommand, PushCommand, TrashCommand};
 use crate::error::i18n::M;
 use crate::error::{Error, Line, Msg};
 use crate::store;
@@ -68,6 +68,66 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
         }
     }
     Ok(())
+}
+
+/// `ludotheque library`: list the folders, or add or remove one as a task (through
+/// the running service when there is one: it takes effect there at once).
+pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<(), Error> {
+    match command {
+        LibraryCommand::List => {
+            let conn = open_store(global)?;
+            let lib = super::folders(global)?;
+            for row in crate::library::folder_rows::rows(&conn, &lib)? {
+                tell(&folder_line(&row));
+            }
+            Ok(())
+        }
+        LibraryCommand::Add { folder } => {
+            // Made absolute here: a service started elsewhere reads it as given.
+            let added = crate::tree::folders::Folder::given(folder, false);
+            let given = format!("{}={}", added.name, added.dir.display());
+            super::task::foreground_on(global, crate::jobs::Task::FolderAdd, &[given])
+        }
+        LibraryCommand::Remove { name } => {
+            let only = [name.clone()];
+            super::task::foreground_on(global, crate::jobs::Task::FolderRemove, &only)
+        }
+    }
+}
+
+fn folder_line(row: &crate::library::folder_rows::FolderRow) -> Line {
+    use crate::tree::folders::State;
+    let state = match row.state {
+        State::Online => M::FolderOnline,
+        State::Offline => M::FolderOffline,
+        State::Unreadable => M::FolderUnreadable,
+    };
+    let filesystem = match row.filesystem {
+        Some((name, heard)) => {
+            let watch = word(if heard {
+                M::FolderHeard
+            } else {
+                M::FolderPolled
+            });
+            format!("{name} ({watch})")
+        }
+        None => "?".into(),
+    };
+    let kind = if row.folder.fixed {
+        M::FolderGivenAtStart
+    } else {
+        M::FolderAddedHere
+    };
+    Line::FolderListed {
+        name: row.folder.name.clone(),
+        state: word(state).into(),
+        files: row.files,
+        bytes: row.bytes,
+        free: row.free,
+        filesystem,
+        kind: word(kind).into(),
+        dir: row.folder.dir.display().to_string(),
+    }
 }
 
 pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {

@@ -261,6 +261,7 @@ pub fn run(mut args: Args) -> Result<(), Error> {
         Some(Command::Titles { command }) => titles::titles_command(global, command),
         Some(Command::Missing { kind }) => titles::missing(global, *kind),
         Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
+        Some(Command::Library { command }) => library::library_command(global, command),
     }
 }
 
@@ -307,6 +308,7 @@ fn uses_library(command: &Option<Command>) -> bool {
         | Command::Compress { .. }
         | Command::Organize { .. }
         | Command::Dedupe { .. } => true,
+        Command::Library { .. } => true,
         Command::Trash { command } => match command {
             TrashCommand::Restore { .. } | TrashCommand::Purge { .. } => true,
             TrashCommand::List => false,
@@ -410,7 +412,7 @@ fn folders(global: &GlobalArgs) -> Result<crate::tree::Folders, Error> {
     let first = global.library[0]
         .canonicalize()
         .map_err(|e| unusable().with_cause(e))?;
-    crate::tree::folders::given(first, &global.library[1..], &global.data)
+    crate::config::folders(global, first, &global.data)
 }
 
 /// Open the database of the data folder for a command (creating and migrating it).
@@ -435,9 +437,11 @@ fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {
 /// `--library` uses them (see [`prepare`]).
 fn remember_library(config: &Config) -> Result<(), Error> {
     let folders = config.folders();
+    // The folders `--library` gave: those an admin added are in their own table.
     let further: Vec<String> = folders
         .further()
         .iter()
+        .filter(|f| f.fixed)
         .map(|f| format!("{}={}", f.name, f.dir.display()))
         .collect();
     let utf8 = folders.all().iter().all(|f| f.dir.to_str().is_some());

@@ -31,6 +31,8 @@ pub struct Options<'a> {
     /// instead of keeping it in the trash for `retention_days`.
     pub delete_originals: bool,
     pub keys: &'a ProdKeys,
+    /// Where the output is written while it is made (`--work-dir`).
+    pub work: Option<&'a std::path::Path>,
 }
 
 /// How one file came out.
@@ -79,6 +81,7 @@ pub fn compress_one(
         retention_days: opts.retention_days,
         purge: opts.delete_originals,
         keys: Some(opts.keys),
+        work: opts.work,
     };
     let made = replace_via_part(db, lib, &swap, |input, part| {
         write_and_verify(input, format, part, opts, on_work)

@@ -29,6 +29,7 @@ use crate::library::safe::{start_writeback, WRITEBACK_EVERY};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::words::{Container, TrashReason};
+pub use replace::clean_work;
 use replace::{replace_via_part, PartFail, Swap};
 
 const BUFFER: usize = 1 << 20;
@@ -40,6 +41,8 @@ pub struct Options {
     pub accept_unverified: bool,
     /// The console keys the output is identified with, as a scan would.
     pub keys: Option<std::sync::Arc<crate::library::switchfs::prodkeys::Loaded>>,
+    /// Where the output is written while it is made (`--work-dir`).
+    pub work: Option<std::path::PathBuf>,
 }
 
 /// One file of the output container and where its bytes come from. An NCZ's
@@ -293,6 +296,7 @@ pub fn convert(
         retention_days: opts.retention_days,
         purge: false,
         keys: opts.keys.as_ref().map(|loaded| &loaded.keys),
+        work: opts.work.as_deref(),
     };
     let made = replace_via_part(db, lib, &swap, |input, part| {
         write_part(key, input, part, opts, on_write)
@@ -580,6 +584,7 @@ mod tests {
             retention_days: 30,
             accept_unverified: false,
             keys: None,
+            work: None,
         };
         let key = LibraryKey::parse(name).unwrap();
         let mut input = File::open(dir.path().join(name)).unwrap();

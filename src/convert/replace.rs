@@ -9,6 +9,11 @@
 //! asked), the new file is indexed, and what was kept of the old key follows the new
 //! one (the push list, the shop's downloads), as organize moves a key. On any failure,
 //! a cancel or a full disk, the part file is removed and the original stays whole.
+//!
+//! With a work folder (`--work-dir`, a faster disk), the new file is written there
+//! first, then copied to `target.part` beside the original (fsynced, and read back:
+//! its SHA-256 must be the work file's), and linked to its name as above: the
+//! library's disk only takes the finished file, one long write.
 
 use crate::tree::Folders;
 use std::fs::File;
@@ -72,6 +77,9 @@ pub struct Swap<'a> {
     pub purge: bool,
     /// The console keys the new file is identified with, as a scan would.
     pub keys: Option<&'a ProdKeys>,
+    /// Where the new file is written while it is made (`--work-dir`); none: beside
+    /// the original.
+    pub work: Option<&'a Path>,
 }
 
 impl Swap<'_> {
@@ -114,9 +122,28 @@ pub fn replace_via_part<T>(
     let part_key = swap.out_key.with_suffix(".part");
     settings::CONVERT_PART.set(db, &part_key)?;
     let part = lib.locate(&part_key).path();
-    let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
+    let work = swap.work.map(work_file);
+    if work.is_some() {
+        log::debug!(
+            "{}: {} is made in the work folder",
+            swap.reason,
+            swap.out_key
+        );
+    }
+    let written = containers::guard(|| {
+        write_via_part(&part, &target, |p| match &work {
+            Some(work) => {
+                let made = write(&mut input, work)?;
+                copy_checked(work, p).map(|()| made)
+            }
+            None => write(&mut input, p),
+        })
+    });
     // A reader's panic skipped `write_via_part`'s own cleanup.
     let _ = std::fs::remove_file(&part);
+    if let Some(work) = &work {
+        let _ = std::fs::remove_file(work);
+    }
     settings::CONVERT_PART.set(db, "")?;
     let made = match written.unwrap_or_else(|e| Err(e.into())) {
         Ok(made) => made,
@@ -181,6 +208,59 @@ fn write_reason(e: &std::io::Error) -> Reason {
         StorageFull => Reason::DiskFull,
         FileTooLarge => Reason::FileSizeLimit,
         _ => Reason::WriteFailed,
+    }
+}
+
+/// The file a conversion writes in the work folder `dir` (one at a time per process;
+/// `clean_work` removes what a kill left).
+fn work_file(dir: &Path) -> std::path::PathBuf {
+    dir.join(format!("{WORK_PREFIX}{}.part", std::process::id()))
+}
+
+/// The work folder's files are named so, hidden.
+const WORK_PREFIX: &str = ".ludotheque-work-";
+
+/// Remove what a killed conversion left in the work folder `dir`.
+pub fn clean_work(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(WORK_PREFIX) {
+            log::warn!(
+                "convert: removing {name:?}, left in the work folder by an interrupted conversion"
+            );
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Copy the finished `work` file to `part` (on the library's disk), fsynced, then read
+/// back: its SHA-256 must be what was copied, or the copy fails (a disk that returns
+/// other bytes than it took never replaces an original).
+fn copy_checked(work: &Path, part: &Path) -> Result<(), PartFail> {
+    use sha2::{Digest, Sha256};
+    use std::io::{Read, Write};
+    fn digest(mut from: impl Read, mut to: impl Write) -> std::io::Result<[u8; 32]> {
+        let (mut hash, mut buf) = (Sha256::new(), vec![0u8; 1 << 20]);
+        loop {
+            let n = from.read(&mut buf)?;
+            if n == 0 {
+                return Ok(hash.finalize().into());
+            }
+            hash.update(&buf[..n]);
+            to.write_all(&buf[..n])?;
+        }
+    }
+    let mut out = File::create_new(part).map_err(PartFail::Write)?;
+    let copied = digest(File::open(work).map_err(PartFail::Write)?, &mut out);
+    let copied = copied
+        .and_then(|d| out.sync_all().map(|()| d))
+        .map_err(PartFail::Write)?;
+    let back = File::open(part).and_then(|f| digest(f, std::io::sink()));
+    match back.map_err(PartFail::Write)? == copied {
+        true => Ok(()),
+        false => Err(PartFail::Write(std::io::Error::other(
+            "the copy reads back other bytes",
+        ))),
     }
 }
 

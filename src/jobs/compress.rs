@@ -95,7 +95,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             )
         })
         .collect();
-    super::check_room("compress", &lib, &needed, |needed, free| {
+    let largest = sizes.iter().map(|&size| in_flight(size)).max().unwrap_or(0);
+    let work = ctx.config.work_dir.as_deref().map(|dir| (dir, largest));
+    super::check_room("compress", (&lib, work), &needed, |needed, free| {
         Msg::NoRoomToCompress { needed, free }
     })?;
     ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
@@ -110,6 +112,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         // The flag for one run, or the setting (Settings, off by default) for all.
         delete_originals: ctx.config.compress_delete_originals || delete_originals(ctx.db)?,
         keys: &loaded.keys,
+        work: ctx.config.work_dir.as_deref(),
     };
     let mut tally = Tally::default();
     let result = targets
@@ -236,7 +239,13 @@ fn compress(
         Err(e) => {
             warn!("compress: {e}");
             tally.failed += 1;
-            ctx.progress.fail(Some(key), e.msg.clone());
+            // A folder gone offline meanwhile is named, not the file's fault.
+            let why = ctx
+                .config
+                .folders()
+                .away(key)
+                .unwrap_or_else(|| e.msg.clone());
+            ctx.progress.fail(Some(key), why);
         }
     }
     Ok(())

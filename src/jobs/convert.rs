@@ -32,12 +32,15 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     }
     // A file whose headers declare what no real file could is flagged here, before
     // the free-space check adds its size in.
-    let mut needed = vec![0u64; lib.all().len()];
+    let (mut needed, mut largest) = (vec![0u64; lib.all().len()], 0);
     for key in &keys {
+        let planned = convert::planned_or_flagged(ctx.db, lib, key);
         let bytes = &mut needed[lib.index_of(key)];
-        *bytes = bytes.saturating_add(convert::planned_or_flagged(ctx.db, lib, key));
+        *bytes = bytes.saturating_add(planned);
+        largest = largest.max(planned);
     }
-    super::check_room("convert", lib, &needed, |needed, free| {
+    let work = ctx.config.work_dir.as_deref().map(|dir| (dir, largest));
+    super::check_room("convert", (lib, work), &needed, |needed, free| {
         Msg::NoRoomToConvert { needed, free }
     })?;
     ctx.progress
@@ -46,6 +49,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         retention_days: ctx.config.retention_days(ctx.db),
         accept_unverified: ctx.config.serve.convert_accept_unverified,
         keys: ctx.prod_keys.current(),
+        work: ctx.config.work_dir.clone(),
     };
     let (mut converted, mut failed) = (0, 0);
     for key in &keys {
@@ -55,7 +59,9 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             Err(_) if ctx.progress.is_cancelled() => return Err(Error::cancelled()),
             Err(e) => {
                 warn!("convert: {e}");
-                ctx.progress.fail(Some(&key[..]), e.msg.clone());
+                // A folder gone offline meanwhile is named, not the file's fault.
+                let why = lib.away(key).unwrap_or_else(|| e.msg.clone());
+                ctx.progress.fail(Some(&key[..]), why);
                 failed += 1;
             }
         }

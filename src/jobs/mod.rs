@@ -5,6 +5,7 @@
 pub mod compress;
 pub mod convert;
 pub mod dedupe;
+pub mod folders;
 pub mod organize;
 pub mod push;
 pub mod runner;
@@ -58,25 +59,33 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::OrganizeUndo => organize::run_undo(ctx),
         Task::Verify => verify::run(ctx),
         Task::Compress => compress::run(ctx),
+        Task::FolderAdd => folders::add(ctx),
+        Task::FolderRemove => folders::remove(ctx),
     }
 }
 
 /// Refuse to start `task` when what it needs does not fit: `needed` gives the bytes
-/// for each library folder (in the order of `lib.all()`), which add up by disk (two
-/// folders on one disk share its room).
+/// for each library folder (in the order of `lib.all()`), and `work` those of the
+/// work folder (`--work-dir`: the largest file made there, one at a time); they add
+/// up by disk (two folders on one disk share its room).
 fn check_room(
     task: &str,
-    lib: &crate::tree::Folders,
+    (lib, work): (&crate::tree::Folders, Option<(&std::path::Path, u64)>),
     needed: &[u64],
     msg: fn(u64, u64) -> crate::error::Msg,
 ) -> Result<(), Error> {
     use std::os::unix::fs::MetadataExt;
+    let dirs = lib
+        .all()
+        .iter()
+        .map(|f| f.dir.as_path())
+        .zip(needed.iter().copied());
     let mut disks: Vec<(Option<u64>, &std::path::Path, u64)> = Vec::new();
-    for (folder, &bytes) in lib.all().iter().zip(needed).filter(|(_, b)| **b > 0) {
-        let dev = std::fs::metadata(&folder.dir).ok().map(|m| m.dev());
+    for (dir, bytes) in dirs.chain(work).filter(|(_, b)| *b > 0) {
+        let dev = std::fs::metadata(dir).ok().map(|m| m.dev());
         match disks.iter_mut().find(|d| d.0.is_some() && d.0 == dev) {
             Some(disk) => disk.2 = disk.2.saturating_add(bytes),
-            None => disks.push((dev, &folder.dir, bytes)),
+            None => disks.push((dev, dir, bytes)),
         }
     }
     for (_, dir, needed) in disks {

@@ -129,6 +129,12 @@ fn verify_one(ctx: &TaskCtx, keys: &ProdKeys, t: &Target, tally: &mut Tally) -> 
     let verdict = verify::file(&ctx.config.folders(), &t.key, &t.format, keys, &mut on_read)
         .map_err(|_| Error::cancelled())?;
     ctx.progress.advance(t.work - done, &t.key);
+    // A read cut short by a folder gone offline says nothing of the file: never
+    // marked damaged for it.
+    let verdict = match ctx.config.folders().away(&t.key) {
+        Some(away) => Verdict::NotVerifiable(away),
+        None => verdict,
+    };
     match verdict {
         Verdict::Sound => {
             tally.sound += 1;

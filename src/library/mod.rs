@@ -5,6 +5,7 @@ pub mod bytes;
 pub mod containers;
 pub mod copies;
 pub mod demo;
+pub mod folder_rows;
 pub mod identify;
 pub mod name_index;
 pub mod probe;

@@ -153,6 +153,21 @@ pub fn open_key(folders: &crate::tree::Folders, key: &LibraryKey) -> Result<File
     open(place.dir(), &place.key)
 }
 
+/// [`open_key`] for a client: a refusal says why in words it may see, naming what
+/// is in the game's place, or its library folder when that is offline (503, a share
+/// that may come back), else that the file is gone (404).
+pub fn open_for_client(
+    folders: &crate::tree::Folders,
+    key: &LibraryKey,
+) -> std::result::Result<File, crate::error::Error> {
+    use crate::error::{Error as Refused, Kind, Msg};
+    open_key(folders, key).map_err(|e| match (not_a_file(&e), folders.away(key)) {
+        (Some(what), _) => Refused::not_found(what.msg(key)).with_cause(e),
+        (None, Some(away)) => Refused::new(Kind::Unavailable, away).with_cause(e),
+        (None, None) => Refused::not_found(Msg::FileGone).with_cause(e),
+    })
+}
+
 pub fn open(root: &Path, key: &LibraryKey) -> Result<File> {
     Opener::new(root).open(key)
 }
@@ -467,6 +482,42 @@ pub fn space(path: &Path) -> Result<(u64, u64)> {
         (st.f_bavail as u64).saturating_mul(block),
         (st.f_blocks as u64).saturating_mul(block),
     ))
+}
+
+/// The filesystem `path` lies on, by the name people know it by (`ext4`, `nfs`,
+/// `smb`…), and whether inotify hears what its server changes (not on a network or
+/// FUSE filesystem: the watch polls those). `None` when it cannot be asked.
+pub fn filesystem(path: &Path) -> Option<(&'static str, bool)> {
+    use std::os::unix::ffi::OsStrExt;
+    const KNOWN: [(u32, &str, bool); 16] = [
+        (0xEF53, "ext4", true),
+        (0x9123_683E, "btrfs", true),
+        (0x5846_5342, "xfs", true),
+        (0x2FC1_2FC1, "zfs", true),
+        (0x0102_1994, "tmpfs", true),
+        (0x4D44, "vfat", true),
+        (0x2011_BAB0, "exfat", true),
+        (0x5346_544E, "ntfs", true),
+        (0x794C_7630, "overlay", true),
+        (0xF2F5_2010, "f2fs", true),
+        (0x6969, "nfs", false),
+        (0x517B, "smb", false),
+        (0xFF53_4D42, "cifs", false),
+        (0xFE53_4D42, "smb2", false),
+        (0x6573_5546, "fuse", false),
+        (0x0102_1997, "9p", false),
+    ];
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut fs) } != 0 {
+        return None;
+    }
+    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
+    // systems, where CIFS's magic number would read negative).
+    let kind = fs.f_type as u32;
+    let known = KNOWN.iter().find(|(magic, ..)| *magic == kind);
+    Some(known.map_or(("other", true), |(_, name, heard)| (*name, *heard)))
 }
 
 #[cfg(test)]

@@ -157,6 +157,40 @@ pub fn mark_offline(
     Ok(changed)
 }
 
+/// Forget every game whose key starts with `prefix` (a library folder's `NAME/`,
+/// removed from the library); how many.
+pub fn delete_under(conn: &Connection, prefix: &str) -> Result<usize, Error> {
+    let end = format!("{}0", prefix.trim_end_matches('/'));
+    let sql = "DELETE FROM games WHERE key >= ?1 AND key < ?2";
+    Ok(conn.execute(sql, params![prefix, end])?)
+}
+
+/// The games and bytes of each library folder: the first's, then one for each
+/// further folder's key prefix (`NAME/`).
+pub fn count_by_folder(conn: &Connection, prefixes: &[String]) -> Result<Vec<(u64, u64)>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM games WHERE key >= ?1 AND key < ?2",
+    )?;
+    let mut further = Vec::new();
+    for prefix in prefixes {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let (n, bytes): (i64, i64) =
+            stmt.query_row(params![prefix, end], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        further.push((n as u64, bytes as u64));
+    }
+    let (n, bytes): (i64, i64) = conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM games",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let first = further
+        .iter()
+        .fold((n as u64, bytes as u64), |(n, b), (fn_, fb)| {
+            (n.saturating_sub(*fn_), b.saturating_sub(*fb))
+        });
+    Ok(std::iter::once(first).chain(further).collect())
+}
+
 /// The keys of the games marked offline (`mark_offline`).
 pub fn marked_offline(conn: &Connection) -> Result<std::collections::HashSet<String>, Error> {
     let mut stmt = conn.prepare("SELECT key FROM games WHERE offline = 1")?;

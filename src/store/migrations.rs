@@ -401,6 +401,12 @@ const MIGRATIONS: &[&str] = &[
     // 27: the game's library folder was offline at the last scan (`tree::folders`):
     // kept, not playable.
     "ALTER TABLE games ADD COLUMN offline INTEGER NOT NULL DEFAULT 0;",
+    // 28: the library folders an admin added (`store::library_folders`).
+    "CREATE TABLE library_folders (
+         name     TEXT PRIMARY KEY,
+         dir      TEXT NOT NULL,
+         added_at INTEGER NOT NULL
+     );",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

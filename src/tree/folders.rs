@@ -140,6 +140,21 @@ impl Folders {
         Ok(())
     }
 
+    /// The same folders and `folder` (checked already).
+    pub fn with(&self, folder: Folder) -> Folders {
+        let mut list = self.list.clone();
+        list.push(folder);
+        Folders { list }
+    }
+
+    /// The same folders but the further one named `name`.
+    pub fn without(&self, name: &str) -> Folders {
+        let mut list = self.list.clone();
+        let mut first = true;
+        list.retain(|f| std::mem::take(&mut first) || f.name != name);
+        Folders { list }
+    }
+
     pub fn root(&self) -> &Path {
         &self.list[0].dir
     }
@@ -171,6 +186,15 @@ impl Folders {
                 .unwrap_or_else(|| key.clone()),
             first: i == 0,
         }
+    }
+
+    /// When the folder of `key` is not online now: why its file cannot be had, naming
+    /// the folder (a share unmounted while a task or a download ran).
+    pub fn away(&self, key: &str) -> Option<Msg> {
+        let folder = &self.list[self.index_of(key)];
+        (State::of(&folder.dir) != State::Online).then(|| Msg::FolderAway {
+            name: folder.name.clone(),
+        })
     }
 
     /// The index in [`all`](Self::all) of the folder that holds `key`.
@@ -212,24 +236,44 @@ impl Shared {
     pub fn now(&self) -> Arc<Folders> {
         Arc::clone(&self.0.read().unwrap_or_else(|e| e.into_inner()))
     }
+
+    pub fn replace(&self, folders: Folders) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(folders);
+    }
 }
 
-/// The folders `--library` gives: the first (`first`, canonical), then each further
-/// one as `[NAME=]DIR`, fixed.
-pub fn given(first: PathBuf, further: &[PathBuf], data: &Path) -> Result<Folders, Error> {
-    let further = further
+impl Folder {
+    /// A further folder as given, `[NAME=]DIR` (a relative folder taken from the
+    /// current one; canonical when it is there).
+    pub fn given(given: &str, fixed: bool) -> Folder {
+        let (name, dir) = parse_named(given);
+        let dir = std::path::absolute(&dir).unwrap_or(dir);
+        Folder {
+            name,
+            dir: dir.canonicalize().unwrap_or(dir),
+            fixed,
+        }
+    }
+}
+
+/// The library's folders: the first (`first`, canonical), each further one
+/// `--library` gives as `[NAME=]DIR` (fixed), then those an admin added (name,
+/// folder), held to the rules of this module's doc.
+pub fn given(
+    first: PathBuf,
+    further: &[PathBuf],
+    added: Vec<(String, PathBuf)>,
+    data: &Path,
+) -> Result<Folders, Error> {
+    let fixed = further
         .iter()
-        .map(|given| {
-            let (name, dir) = parse_named(&given.to_string_lossy());
-            let dir = std::path::absolute(&dir).unwrap_or(dir);
-            Folder {
-                name,
-                dir: dir.canonicalize().unwrap_or(dir),
-                fixed: true,
-            }
-        })
-        .collect();
-    Folders::new(first, further, data)
+        .map(|given| Folder::given(&given.to_string_lossy(), true));
+    let added = added.into_iter().map(|(name, dir)| Folder {
+        name,
+        dir,
+        fixed: false,
+    });
+    Folders::new(first, fixed.chain(added).collect(), data)
 }
 
 /// `[NAME=]DIR` as given to `--library` after the first: split at the first `=`, the

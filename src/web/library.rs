@@ -265,8 +265,11 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         .into_iter()
         .find(|p| p.slug == g.platform)
         .map_or_else(|| g.platform.clone(), |p| p.name);
+    // Looked at now, not at the last scan: a share may come back at any moment.
+    let away = c.app.config.folders().away(&g.item.key);
     let body = html! {
         @if let Some(base) = g.item.base_title_id { (super::titles::header_icon(c, base)) }
+        @if let Some(away) = &away { p.warn #folder-away { (v.msg(away)) } }
         @if let Some(why) = &g.damage {
             p.warn #damaged { strong { (v.t(M::Damaged)) } (v.colon()) (v.say(why)) }
         }

@@ -332,3 +332,251 @@ fn organize_and_dedupe_keep_each_file_on_its_own_folder() {
     }
     assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
 }
+
+#[test]
+fn folders_are_added_and_removed_from_the_command_line_in_a_running_service() {
+    let (folders, share, _usb) = spread();
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 14);
+    let (status, out, err) = folders.cli(&["library", "add", &format!("nas={}", share.display())]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(
+        s.get("/api/v1/stats").json()["total"],
+        45,
+        "added to the service at once"
+    );
+    assert_eq!(game(&s, &format!("nas/{STYX}"))["playable"], true);
+    let (status, out, _) = folders.cli(&["library", "list"]);
+    assert!(status.success(), "{out}");
+    assert!(out.contains("nas : en ligne, 31 fichiers"), "{out}");
+    assert!(out.contains("library : en ligne, 14 fichiers"), "{out}");
+    assert!(
+        out.contains("ajouté") && out.contains("donné par --library"),
+        "{out}"
+    );
+    // The same folder, or the first one, cannot go in or out that way.
+    let (status, _, err) = folders.cli(&["library", "add", &format!("again={}", share.display())]);
+    assert!(!status.success() && err.contains("« again »"), "{err}");
+    let (status, _, err) = folders.cli(&["library", "remove", "library"]);
+    assert!(!status.success() && err.contains("--library"), "{err}");
+
+    // Remembered across a restart.
+    drop(s);
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 45);
+    let (status, out, err) = folders.cli(&["library", "remove", "nas"]);
+    assert!(status.success(), "{out}{err}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 14);
+    assert!(share.join(STYX).is_file(), "nothing on disk is touched");
+    drop(s);
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 14);
+}
+
+#[test]
+fn the_settings_page_lists_adds_and_removes_folders() {
+    let (folders, share, usb) = spread();
+    let first = folders.library.display().to_string();
+    let s = TestServer::start_on(
+        Arc::clone(&folders),
+        &["--library", &first, "--library", usb.to_str().unwrap()],
+    );
+    s.wait_idle();
+    let page = s.get("/settings").body;
+    let table = &page[page.find("id=\"library-folders\"").unwrap()..];
+    assert!(
+        table.contains("data-folder=\"usb\" data-state=\"online\""),
+        "{table}"
+    );
+    assert!(!table.contains("data-folder=\"nas\""));
+    let json = [("Content-Type", "application/json")];
+    let add = |body: String| {
+        s.send(
+            "POST",
+            "/api/library/folders",
+            &json,
+            Some(body.into_bytes()),
+        )
+    };
+    // Refused at once, saying why: relative, missing, a clash.
+    let says = |r: crate::harness::Resp, m: Msg| {
+        assert_eq!(
+            (r.status, r.json()["message"].as_str()),
+            (400, Some(&*m.english())),
+            "{}",
+            r.body
+        );
+        r
+    };
+    says(
+        add(r#"{"dir":"share","name":""}"#.into()),
+        Msg::FolderNotAbsolute,
+    );
+    let missing = folders.tmp.path().join("nowhere");
+    let r = add(format!(r#"{{"dir":"{}","name":""}}"#, missing.display()));
+    says(r, Msg::FolderNotThere);
+    let r = add(format!(
+        r#"{{"dir":"{}","name":"Sans nom"}}"#,
+        share.display()
+    ));
+    let taken = Msg::FolderNameTaken {
+        name: "Sans nom".into(),
+    };
+    let r = says(r, taken);
+    assert_no_server_path(&s, &r.body);
+
+    let r = add(format!(r#"{{"dir":"{}","name":"nas"}}"#, share.display()));
+    assert_eq!(r.status, 202, "{}", r.body);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["label"], "folder_add", "{last}");
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_eq!(game(&s, &format!("nas/{STYX}"))["playable"], true);
+    let page = s.get("/settings").body;
+    assert!(
+        page.contains("data-folder=\"nas\" data-state=\"online\""),
+        "{page}"
+    );
+    // Given at start: stays.
+    let r = s.send("DELETE", "/api/library/folders/usb", &[], None);
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        r.json()["message"],
+        Msg::FolderFixed { name: "usb".into() }.english()
+    );
+    let r = s.send("DELETE", "/api/library/folders/nas", &[], None);
+    assert_eq!(r.status, 202, "{}", r.body);
+    s.wait_idle();
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 14 + 15);
+    assert_eq!(
+        s.send("DELETE", "/api/library/folders/nas", &[], None)
+            .status,
+        404
+    );
+}
+
+/// A small tmpfs, unmounted when dropped: another filesystem than the library's,
+/// whose room a test chooses.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: PathBuf, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mounting a tmpfs needs root (as CI runs)");
+        Tmpfs(dir)
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn convert_and_compress_work_in_a_work_folder_on_another_filesystem() {
+    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let folders = Folders::new();
+    let keys = TestKeys::new(392);
+    let path = folders.data.join("prod.keys");
+    std::fs::write(&path, keys.prod_keys_file(KeysFile::Full)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let usb = folders.tmp.path().join("usb");
+    std::fs::create_dir_all(&usb).unwrap();
+    let game = Title {
+        program_size: 0x30_0000 + 0x777,
+        ..Title::application(0x0100_0000_0050_0000)
+    };
+    let original = keyed::nsp(&keys, &[game]);
+    std::fs::write(usb.join("game.nsp"), &original).unwrap();
+    std::fs::write(
+        folders.library.join("keep.txt"),
+        b"the first folder is not empty",
+    )
+    .unwrap();
+    let work = Tmpfs::mount(folders.tmp.path().join("work"), "64m");
+    let dev = |p: &Path| std::fs::metadata(p).unwrap().dev();
+    assert_ne!(dev(&work.0), dev(&usb), "another filesystem");
+    let first = folders.library.display().to_string();
+    let args = [
+        "--library",
+        &first,
+        "--library",
+        usb.to_str().unwrap(),
+        "--work-dir",
+        work.0.to_str().unwrap(),
+    ];
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
+
+    let run = |route: &str| {
+        assert_eq!(s.post(route).status, 202);
+        s.wait_idle()["last"].clone()
+    };
+    let last = run("/api/v1/compress");
+    assert_eq!(
+        (last["result"].as_str(), last["errors"].as_u64()),
+        (Some("ok"), Some(0)),
+        "{last}"
+    );
+    assert!(usb.join("game.nsz").is_file() && !usb.join("game.nsp").exists());
+    s.wait_for_log("usb/game.nsz is made in the work folder");
+    let last = run("/api/v1/convert");
+    assert_eq!(last["result"], "ok", "{last}");
+    assert_eq!(
+        std::fs::read(usb.join("game.nsp")).unwrap(),
+        original,
+        "back whole"
+    );
+    s.wait_for_log("usb/game.nsp is made in the work folder");
+    // Nothing left in the work folder, no part file beside the games, the originals
+    // in the trash of their own folder.
+    assert!(
+        files_under(&work.0).is_empty(),
+        "{:?}",
+        files_under(&work.0)
+    );
+    assert!(files_under(&usb)
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".part")));
+    let trashed = files_under(&usb.join(".ludotheque-trash"));
+    assert_eq!(trashed.len(), 2, "{trashed:?}");
+    drop(s);
+
+    // A work folder without room for the file: refused at once, nothing converted.
+    let small = Tmpfs::mount(folders.tmp.path().join("small"), "1m");
+    let args = [
+        "--library",
+        &first,
+        "--library",
+        usb.to_str().unwrap(),
+        "--work-dir",
+        small.0.to_str().unwrap(),
+    ];
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
+    let last = run_on(&s, "/api/v1/compress");
+    assert_eq!(last["result"], "failed", "{last}");
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Compressing needs"),
+        "{last}"
+    );
+    assert_eq!(std::fs::read(usb.join("game.nsp")).unwrap(), original);
+    assert!(!usb.join("game.nsz").exists());
+}
+
+fn run_on(s: &TestServer, route: &str) -> Value {
+    assert_eq!(s.post(route).status, 202);
+    s.wait_idle()["last"].clone()
+}
