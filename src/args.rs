@@ -150,7 +150,7 @@ pub struct GlobalArgs {
     pub data: PathBuf,
     /// Library folder: the game files (created when missing). Given again, each further
     /// folder joins the library as its top-level folder NAME (NAME=DIR; by default the
-    /// folder's own name), its files' keys NAME/…; see ludotheque-library(7). Not
+    /// folder's own name), its files' keys NAME/…; see ludotheque-library(1). Not
     /// given, a command uses the folders the service last ran with, and says which.
     #[arg(
         long,
