@@ -580,3 +580,89 @@ fn run_on(s: &TestServer, route: &str) -> Value {
     assert_eq!(s.post(route).status, 202);
     s.wait_idle()["last"].clone()
 }
+
+/// Wait (30 s at most) until `check` holds.
+fn eventually(what: &str, s: &TestServer, mut check: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !check() {
+        assert!(
+            std::time::Instant::now() < until,
+            "never happened: {what}\n{}",
+            s.output()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_watch_follows_every_folder_and_sees_one_go_away_and_come_back() {
+    let (folders, share, usb) = spread();
+    let args = args(&folders.library, &share, &usb);
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.extend(["--watch", "auto"]);
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
+    s.wait_for_log("watch: inotify");
+    // A new file on the share: read by itself, under its folder's name.
+    std::fs::copy(
+        share.join(STYX),
+        share.join("New [0100535012974000][v0].nsp"),
+    )
+    .unwrap();
+    let new = "nas/New [0100535012974000][v0].nsp";
+    let found = || s.get(&format!("/api/v1/library/{}", enc(new))).status == 200;
+    eventually("the new file on the share", &s, found);
+    // The share goes away: its games stay, not playable; back, they are playable again.
+    let away = folders.tmp.path().join("share.away");
+    std::fs::rename(&share, &away).unwrap();
+    let styx = format!("nas/{STYX}");
+    eventually("the share offline", &s, || {
+        game(&s, &styx)["playable"] == false
+    });
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 61);
+    std::fs::rename(&away, &share).unwrap();
+    eventually("the share back", &s, || game(&s, &styx)["playable"] == true);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 61);
+    let page = s.get(&format!("/game/{}", key_path(&styx))).body;
+    assert!(!page.contains("id=\"folder-away\""));
+}
+
+#[test]
+fn an_offline_folder_is_said_on_its_games_page_and_its_downloads_name_it() {
+    let (folders, share, usb) = spread();
+    let s = start(&folders, &share, &usb);
+    let styx = format!("nas/{STYX}");
+    std::fs::rename(&share, folders.tmp.path().join("share.away")).unwrap();
+    let page = s.get(&format!("/game/{}", key_path(&styx))).body;
+    let away = Msg::FolderAway { name: "nas".into() };
+    assert!(page.contains("id=\"folder-away\""), "{page}");
+    assert!(
+        page.contains(&crate::harness::said_fr(away.clone())),
+        "{page}"
+    );
+    let r = s.get(&format!("/download/{}", key_path(&styx)));
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert_no_server_path(&s, &r.body);
+    // The trash keeps the folder's entries for its return: restoring one says why not.
+    let usb_game = "usb/Studio/Pôtions Épée [0100ABF008968800][v393216].nsp";
+    let r = s.send(
+        "DELETE",
+        &format!("/api/library/{}", enc(usb_game)),
+        &[],
+        None,
+    );
+    assert_eq!(r.status, 200);
+    let id = s.get("/api/v1/trash").json()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    std::fs::rename(&usb, folders.tmp.path().join("usb.away")).unwrap();
+    let r = s.post(&format!("/api/trash/{id}/restore"));
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 1, "the entry stays");
+    // Expired meanwhile: its purge waits for the folder too (its file is there).
+    let db = rusqlite::Connection::open(folders.data.join("ludotheque.db")).unwrap();
+    db.execute("UPDATE trash SET expires_at = 1", []).unwrap();
+    assert_eq!(s.post("/api/trash/purge").json()["purged"], 0);
+    std::fs::rename(folders.tmp.path().join("usb.away"), &usb).unwrap();
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+}
