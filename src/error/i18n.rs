@@ -507,6 +507,7 @@ messages! {
     LibraryFolders => "Dossiers de la bibliothèque", "Library folders";
     LibraryFoldersNote => "Chaque dossier après le premier apparaît dans la bibliothèque comme un dossier à son nom. Un dossier hors ligne (absent, ou vide : un disque ou un partage qui n'est pas monté) garde ses jeux, injouables jusqu'à son retour ; ceux que --library donne au démarrage restent.", "Each folder after the first appears in the library as a folder of its name. An offline folder (missing, or empty: a disk or share that is not mounted) keeps its games, not playable until it is back; those --library gives at start stay.";
     FreeSpace => "Libre", "Free";
+    LibraryFolderLabel => "Dossier de la bibliothèque", "Library folder";
     Filesystem => "Système de fichiers", "Filesystem";
     FolderPath => "Dossier sur le serveur (chemin complet)", "Folder on the server (full path)";
     FolderNameOptional => "Nom (facultatif : celui du dossier)", "Name (optional: the folder's own)";

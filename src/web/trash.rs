@@ -42,6 +42,9 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                             tr data-entry=(r.id) {
                                 td {
                                     (r.name) br; small { code { (r.key) } }
+                                    @if let Some(name) = folder_of(&folders, r) {
+                                        br; small.folder data-folder=(name) { (v.t(M::LibraryFolderLabel)) (v.colon()) (name) }
+                                    }
                                     // Under the name, not in a column of their own: a
                                     // phone has no room for one.
                                     @if v.admin { (entry_actions(&v, &folders, r)) }
@@ -58,6 +61,12 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
         }
     };
     page(&v, v.t(M::Trash), "/trash", body)
+}
+
+/// The further library folder whose trash holds a game's entry (none in the first).
+fn folder_of<'a>(folders: &'a crate::tree::Folders, r: &TrashRow) -> Option<&'a str> {
+    let i = folders.index_of(&r.key);
+    (r.reason != TrashReason::Save && i > 0).then(|| folders.all()[i].name.as_str())
 }
 
 /// An entry's buttons, and its "restore under another name" form: shown at once
