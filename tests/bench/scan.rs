@@ -245,7 +245,10 @@ fn folder_rows(n: usize, rounds: usize) {
     println!("4 folders against one: {:.2}× (goal: ≤ 1.1×)", c4.over(&c1));
     row("3 folders", &c3, &three);
     row("3 folders and one offline", &c3o, &offline);
-    println!("one folder offline costs: {:.2}× the 3 folders alone", c3o.over(&c3));
+    println!(
+        "one folder offline costs: {:.2}× the 3 folders alone",
+        c3o.over(&c3)
+    );
 }
 
 /// The one-minute load average, as `/proc/loadavg` says it.

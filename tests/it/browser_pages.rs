@@ -220,7 +220,10 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
         if narrow {
             fits_the_screen(&tab, "settings-library-folders");
         }
-        shot(&tab, &format!("pages/settings-library-folders-{width}-{lang}"));
+        shot(
+            &tab,
+            &format!("pages/settings-library-folders-{width}-{lang}"),
+        );
         // Title data files uploaded from Settings: the page's own script sends them,
         // then lists what each gave in the reader's language.
         open(&tab, &format!("{base}/settings"));

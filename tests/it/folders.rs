@@ -125,7 +125,10 @@ fn three_folders_read_as_one_tree_and_each_file_stays_on_its_own() {
     let item = &s.get("/api/v1/trash").json()["items"][0];
     assert_eq!(item["key"], styx.as_str());
     let page = s.get("/trash").body;
-    assert!(page.contains("data-folder=\"nas\""), "the trash page names the folder");
+    assert!(
+        page.contains("data-folder=\"nas\""),
+        "the trash page names the folder"
+    );
     let id = item["id"].as_i64().unwrap();
     assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
     assert!(share.join(STYX).is_file());
