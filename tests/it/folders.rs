@@ -32,6 +32,13 @@ fn spread() -> (Arc<Folders>, PathBuf, PathBuf) {
 
 /// Every `--library` at one place (after `serve`: given there, a flag of every
 /// command replaces the same flag given before the command).
+/// A second share, for a start whose fixed folders differ from the last one's.
+fn share_two(folders: &Folders) -> PathBuf {
+    let two = folders.tmp.path().join("share two");
+    std::fs::create_dir_all(two.join("More")).unwrap();
+    two
+}
+
 fn args(first: &Path, share: &Path, usb: &Path) -> Vec<String> {
     vec![
         "--library".into(),
@@ -366,6 +373,22 @@ fn folders_are_added_and_removed_from_the_command_line_in_a_running_service() {
     let (status, _, err) = folders.cli(&["library", "remove", "library"]);
     assert!(!status.success() && err.contains("--library"), "{err}");
 
+    // A command given no --library uses the service's folders, given and added.
+    drop(s);
+    let (first, two) = (folders.library.display().to_string(), share_two(&folders));
+    let two = format!("nas2={}", two.display());
+    let usb = folders.tmp.path().join("usb").display().to_string();
+    let args = ["--library", &first, "--library", &two, "--library", &usb];
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
+    let out = ludotheque()
+        .args(["--data", folders.data.to_str().unwrap(), "library", "list"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    for name in ["library :", "nas2 :", "usb :", "nas :"] {
+        assert!(listed.contains(name), "{name} not in {listed}");
+    }
     // Remembered across a restart.
     drop(s);
     let s = TestServer::start_on(Arc::clone(&folders), &[]);
