@@ -104,6 +104,20 @@ fn check_dir(root: &Path) -> Result<(), Error> {
     }
 }
 
+/// An id no entry of the table nor any entry folder of `root`'s trash has: a folder
+/// taken out of the library keeps its trashed files (and their ids) on its disk, and
+/// a new entry must never share a folder with one of them.
+fn next_id(db: &Connection, root: &Path) -> Result<i64, Error> {
+    let on_disk = std::fs::read_dir(dir(root))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i64>().ok()))
+        .max()
+        .unwrap_or(0);
+    Ok(store::max_id(db)?.max(on_disk) + 1)
+}
+
 /// A library folder that is away (missing or empty) keeps its trash entries: their
 /// files are there when it is back. The error names the folder.
 fn offline(folders: &Folders, reason: TrashReason, key: &LibraryKey) -> Result<(), Error> {
@@ -169,7 +183,7 @@ pub fn move_in(
         expires_at: now + retention_days as i64 * DAY_S,
     };
     let tx = db.unchecked_transaction()?;
-    row.id = store::insert(&tx, None, &row)?;
+    row.id = store::insert(&tx, Some(next_id(&tx, root)?), &row)?;
     let dst = entry_file(root, row.id, &inner);
     // The entry's folder and those below it are made without following a link: one
     // planted there beforehand (pointing out of the library) fails the move.
@@ -219,7 +233,7 @@ pub fn move_save_in(
         expires_at: now + retention_days as i64 * DAY_S,
     };
     let tx = db.unchecked_transaction()?;
-    row.id = store::insert(&tx, None, &row)?;
+    row.id = store::insert(&tx, Some(next_id(&tx, data)?), &row)?;
     if let Some(save) = save {
         saves::set_trash(&tx, save.id, Some(row.id))?;
     }
@@ -484,7 +498,11 @@ pub fn follow(
 pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
     let root = match LibraryKey::parse(&row.key) {
-        Some(key) => places.spot(row.reason, &key).0,
+        Some(key) => {
+            // Its file cannot be deleted while its folder is away: it waits.
+            offline(&places.folders, row.reason, &key)?;
+            places.spot(row.reason, &key).0
+        }
         None => places.folders.root(),
     };
     check_dir(root)?;
@@ -504,14 +522,19 @@ pub fn purge_game(db: &Connection, folders: &Folders, id: i64) -> Result<TrashRo
     purge(db, &Places { folders, data }, id)
 }
 
-/// Purge every entry `pick` chooses; returns how many, and the bytes they held.
+/// The entry's library folder is away: its file is there, not to be had now.
+fn away(places: &Places, row: &TrashRow) -> bool {
+    LibraryKey::parse(&row.key).is_some_and(|k| offline(&places.folders, row.reason, &k).is_err())
+}
+
+/// Purge every entry `pick` chooses (those of a folder that is away wait for it); returns how many, and the bytes they held.
 pub fn purge_where(
     db: &Connection,
     places: &Places,
     pick: impl Fn(&TrashRow) -> bool,
 ) -> Result<(usize, u64), Error> {
     let (mut purged, mut bytes) = (0, 0);
-    for row in store::list(db)?.iter().filter(|r| pick(r)) {
+    for row in store::list(db)?.iter().filter(|r| pick(r) && !away(places, r)) {
         purge(db, places, row.id)?;
         purged += 1;
         bytes += row.size;
@@ -523,9 +546,7 @@ pub fn purge_where(
 pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize, Error> {
     let mut expired = store::expired(db, now)?;
     // An offline folder's entries wait for it: their files cannot be deleted now.
-    expired.retain(|row| {
-        LibraryKey::parse(&row.key).is_none_or(|k| offline(&places.folders, row.reason, &k).is_ok())
-    });
+    expired.retain(|row| !away(places, row));
     for row in &expired {
         purge(db, places, row.id)?;
     }
@@ -606,10 +627,10 @@ pub fn recover(
     let mut adopted = 0;
     for (i, root) in library.enumerate() {
         let prefix = places.folders.prefix(i);
-        adopted += adopt_in(db, (root, &prefix), TrashReason::Recovered, retention_days)?;
+        adopted += adopt_in(db, places, (root, &prefix), TrashReason::Recovered, retention_days)?;
     }
     if !places.folders.all().iter().any(|f| f.dir == places.data) {
-        adopted += adopt_in(db, (&places.data, ""), TrashReason::Save, retention_days)?;
+        adopted += adopt_in(db, places, (&places.data, ""), TrashReason::Save, retention_days)?;
     }
     Ok((adopted, dropped))
 }
@@ -618,6 +639,7 @@ pub fn recover(
 /// `prefix` (a further library folder's `NAME/`); how many.
 fn adopt_in(
     db: &Connection,
+    places: &Places,
     (root, prefix): (&Path, &str),
     reason: TrashReason,
     retention_days: u32,
@@ -639,10 +661,10 @@ fn adopt_in(
             warn!("trash: {id} is not a folder (a link?); left alone");
             continue;
         }
-        if store::get(db, id)?.is_some() {
+        let Some((id, path)) = own_id(db, places, root, (id, entry.path()))? else {
             continue;
-        }
-        match first_file(&entry.path()) {
+        };
+        match first_file(&path) {
             Some((key, size)) if LibraryKey::parse(&key).is_some() => {
                 let key = format!("{prefix}{key}");
                 adopt(db, id, (key, size), reason, retention_days)?;
@@ -650,12 +672,49 @@ fn adopt_in(
             }
             // An empty folder left by a crash before the rename.
             None => {
-                let _ = std::fs::remove_dir_all(entry.path());
+                let _ = std::fs::remove_dir_all(&path);
             }
             Some(_) => warn!("trash: folder {id} holds a file with an unusable name; left alone"),
         }
     }
     Ok(adopted)
+}
+
+/// The id under which the entry folder `id` of `root`'s trash is adopted: its own;
+/// none when its row is there (nothing to adopt); a new one, its folder renamed,
+/// when another folder's entry holds that id (a library folder taken out and added
+/// again keeps its trashed files, whose ids the table gave others meanwhile).
+fn own_id(
+    db: &Connection,
+    places: &Places,
+    root: &Path,
+    (id, path): (i64, PathBuf),
+) -> Result<Option<(i64, PathBuf)>, Error> {
+    let Some(row) = store::get(db, id)? else {
+        return Ok(Some((id, path)));
+    };
+    let theirs = LibraryKey::parse(&row.key).map(|k| places.spot(row.reason, &k).0);
+    if theirs.is_none_or(|theirs| theirs == root) {
+        return Ok(None);
+    }
+    let new = next_id(db, root)?;
+    let moved = entry_dir(root, new);
+    std::fs::rename(&path, &moved)?;
+    warn!("trash: entry folder {id} of a library folder added again is now {new}");
+    Ok(Some((new, moved)))
+}
+
+/// Adopt the trash of the library folder `i` of `places`, as at start: a folder
+/// added again finds its trashed files.
+pub fn adopt_folder(
+    db: &Connection,
+    places: &Places,
+    i: usize,
+    retention_days: u32,
+) -> Result<usize, Error> {
+    let root = &places.folders.all()[i].dir;
+    let prefix = places.folders.prefix(i);
+    adopt_in(db, places, (root, &prefix), TrashReason::Recovered, retention_days)
 }
 
 /// The first file below `dir`, as a key relative to it, with its size.

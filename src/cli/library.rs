@@ -79,6 +79,9 @@ pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<
             let lib = super::folders(global)?;
             for row in crate::library::folder_rows::rows(&conn, &lib)? {
                 tell(&folder_line(&row));
+                if let Some(why) = &row.refused {
+                    super::out::tell_msg(why);
+                }
             }
             Ok(())
         }
@@ -97,10 +100,11 @@ pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<
 
 fn folder_line(row: &crate::library::folder_rows::FolderRow) -> Line {
     use crate::tree::folders::State;
-    let state = match row.state {
-        State::Online => M::FolderOnline,
-        State::Offline => M::FolderOffline,
-        State::Unreadable => M::FolderUnreadable,
+    let state = match (&row.refused, row.state) {
+        (Some(_), _) => M::FolderRefusedAtStart,
+        (None, State::Online) => M::FolderOnline,
+        (None, State::Offline) => M::FolderOffline,
+        (None, State::Unreadable) => M::FolderUnreadable,
     };
     let filesystem = match row.filesystem {
         Some((name, heard)) => {

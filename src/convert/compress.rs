@@ -780,6 +780,7 @@ mod tests {
             accept_unverified: false,
             keys: None,
             work: None,
+            stop: None,
         };
         let key = LibraryKey::parse(out_name).unwrap();
         let mut input = File::open(dir.path().join(out_name)).unwrap();

@@ -33,6 +33,8 @@ pub struct Options<'a> {
     pub keys: &'a ProdKeys,
     /// Where the output is written while it is made (`--work-dir`).
     pub work: Option<&'a std::path::Path>,
+    /// Set to stop (the task's cancel), looked at where `on_work` is not called.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// How one file came out.
@@ -82,6 +84,7 @@ pub fn compress_one(
         purge: opts.delete_originals,
         keys: Some(opts.keys),
         work: opts.work,
+        stop: opts.stop,
     };
     let made = replace_via_part(db, lib, &swap, |input, part| {
         write_and_verify(input, format, part, opts, on_work)

@@ -43,6 +43,8 @@ pub struct Options {
     pub keys: Option<std::sync::Arc<crate::library::switchfs::prodkeys::Loaded>>,
     /// Where the output is written while it is made (`--work-dir`).
     pub work: Option<std::path::PathBuf>,
+    /// Set to stop (the task's cancel), looked at where `on_write` is not called.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// One file of the output container and where its bytes come from. An NCZ's
@@ -297,6 +299,7 @@ pub fn convert(
         purge: false,
         keys: opts.keys.as_ref().map(|loaded| &loaded.keys),
         work: opts.work.as_deref(),
+        stop: opts.stop.as_deref(),
     };
     let made = replace_via_part(db, lib, &swap, |input, part| {
         write_part(key, input, part, opts, on_write)
@@ -585,6 +588,7 @@ mod tests {
             accept_unverified: false,
             keys: None,
             work: None,
+            stop: None,
         };
         let key = LibraryKey::parse(name).unwrap();
         let mut input = File::open(dir.path().join(name)).unwrap();

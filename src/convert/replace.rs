@@ -18,6 +18,7 @@
 use crate::tree::Folders;
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use rusqlite::Connection;
 
@@ -80,6 +81,8 @@ pub struct Swap<'a> {
     /// Where the new file is written while it is made (`--work-dir`); none: beside
     /// the original.
     pub work: Option<&'a Path>,
+    /// Set to stop (a cancel): looked at while the work file is copied into place.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl Swap<'_> {
@@ -134,7 +137,7 @@ pub fn replace_via_part<T>(
         write_via_part(&part, &target, |p| match &work {
             Some(work) => {
                 let made = write(&mut input, work)?;
-                copy_checked(work, p).map(|()| made)
+                copy_checked(work, p, swap.stop).map(|()| made)
             }
             None => write(&mut input, p),
         })
@@ -233,34 +236,47 @@ pub fn clean_work(dir: &Path) {
     }
 }
 
-/// Copy the finished `work` file to `part` (on the library's disk), fsynced, then read
-/// back: its SHA-256 must be what was copied, or the copy fails (a disk that returns
-/// other bytes than it took never replaces an original).
-fn copy_checked(work: &Path, part: &Path) -> Result<(), PartFail> {
-    use sha2::{Digest, Sha256};
-    use std::io::{Read, Write};
-    fn digest(mut from: impl Read, mut to: impl Write) -> std::io::Result<[u8; 32]> {
-        let (mut hash, mut buf) = (Sha256::new(), vec![0u8; 1 << 20]);
-        loop {
-            let n = from.read(&mut buf)?;
-            if n == 0 {
-                return Ok(hash.finalize().into());
-            }
-            hash.update(&buf[..n]);
-            to.write_all(&buf[..n])?;
-        }
-    }
+/// Copy the finished `work` file to `part` (on the library's disk), fsynced, its pages
+/// dropped from the cache, then read back from the disk: its SHA-256 must be what was
+/// copied, or the copy fails (a disk that returns other bytes than it took never
+/// replaces an original). `stop` set: `Interrupted`, a cancel.
+fn copy_checked(work: &Path, part: &Path, stop: Option<&AtomicBool>) -> Result<(), PartFail> {
+    use std::os::fd::AsRawFd;
     let mut out = File::create_new(part).map_err(PartFail::Write)?;
-    let copied = digest(File::open(work).map_err(PartFail::Write)?, &mut out);
+    let copied = digest(File::open(work).map_err(PartFail::Write)?, &mut out, stop);
     let copied = copied
         .and_then(|d| out.sync_all().map(|()| d))
         .map_err(PartFail::Write)?;
-    let back = File::open(part).and_then(|f| digest(f, std::io::sink()));
+    // SAFETY: advice on a descriptor this function holds; no memory is touched.
+    unsafe { libc::posix_fadvise(out.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let back = File::open(part).and_then(|f| digest(f, &mut std::io::sink(), stop));
     match back.map_err(PartFail::Write)? == copied {
         true => Ok(()),
         false => Err(PartFail::Write(std::io::Error::other(
             "the copy reads back other bytes",
         ))),
+    }
+}
+
+/// The SHA-256 of what `from` holds, written to `to` on the way.
+fn digest(
+    mut from: File,
+    to: &mut dyn std::io::Write,
+    stop: Option<&AtomicBool>,
+) -> std::io::Result<[u8; 32]> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let (mut hash, mut buf) = (Sha256::new(), vec![0u8; 1 << 20]);
+    loop {
+        if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst)) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            return Ok(hash.finalize().into());
+        }
+        hash.update(&buf[..n]);
+        to.write_all(&buf[..n])?;
     }
 }
 

@@ -514,6 +514,7 @@ messages! {
     AddFolder => "Ajouter le dossier", "Add the folder";
     RemoveFolder => "Retirer de la bibliothèque", "Take out of the library";
     FolderOnline => "en ligne", "online";
+    FolderRefusedAtStart => "refusé au démarrage, non monté", "refused at start, not mounted";
     FolderOffline => "hors ligne", "offline";
     FolderUnreadable => "illisible", "not readable";
     FolderGivenAtStart => "donné par --library", "given by --library";

@@ -65,10 +65,14 @@ catalogue! {
         "indiquez un dossier à ajouter : [NOM=]DOSSIER.";
     FolderFixed { name: String } => format!("The library folder “{name}” is given by --library when the service starts: remove the flag to take it out."),
         format!("le dossier de la bibliothèque « {name} » est donné par --library au démarrage du service : retirez l'option pour l'enlever.");
+    FolderIsRoot { name: String } => format!("“{name}” is the library's first folder, its root: it stays."),
+        format!("« {name} » est le premier dossier de la bibliothèque, sa racine : il reste.");
     NoSuchFolder { name: String } => format!("The library has no folder named “{name}”."),
         format!("la bibliothèque n'a pas de dossier nommé « {name} ».");
     FolderRemoved { name: String, files: u64 } => format!("The folder “{name}” left the library with its {}; nothing on disk was touched", files_en(*files)),
         format!("le dossier « {name} » a quitté la bibliothèque avec ses {} ; rien n'a été touché sur le disque", files_fr(*files));
+    FolderNotMounted { name: String, kept: u64 } => format!("The library folder “{name}” is not given to this run (a --library left out, or an added folder refused at start): {} kept as they were.", EN.count(*kept, "file", "files")),
+        format!("le dossier de la bibliothèque « {name} » n'est pas donné à cette exécution (un --library omis, ou un dossier ajouté refusé au démarrage) : {} tels quels.", FR.count(*kept, "fichier gardé", "fichiers gardés"));
     FolderAway { name: String } => format!("The library folder “{name}” is offline (missing, unreadable or empty): check that its disk or share is mounted."),
         format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : vérifiez que son disque ou son partage est monté.");
     LibraryUnavailable => "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.",
@@ -463,10 +467,10 @@ catalogue! {
         "le dossier de données ne peut pas être rendu privé";
     FolderUnusable { what: String } => format!("the {what} folder cannot be created or opened"),
         format!("le dossier {} ne peut être ni créé ni ouvert", match what.as_str() { "data" => "de données", "work" => "de travail", _ => "de la bibliothèque" });
-    FolderNameBad { name: String } => format!("“{name}” cannot name a library folder: a name is not empty, '.' or '..', does not start with '.' and holds no '/' and no control character (name a folder whose path holds '=' with --library NAME=DIR)."),
-        format!("« {name} » ne peut pas nommer un dossier de la bibliothèque : un nom n'est ni vide, ni « . », ni « .. », ne commence pas par « . » et ne contient ni « / » ni caractère de contrôle (nommez un dossier dont le chemin contient « = » avec --library NOM=DOSSIER).");
-    FolderNameTaken { name: String } => format!("“{name}” is already the name of another library folder, or of a file or folder at the top of the first one: give this folder another name (--library OTHER=DIR)."),
-        format!("« {name} » est déjà le nom d'un autre dossier de la bibliothèque, ou d'un fichier ou dossier à la racine du premier : donnez un autre nom à ce dossier (--library AUTRE=DOSSIER).");
+    FolderNameBad { name: String } => format!("“{name}” cannot name a library folder: a name is not empty, '.' or '..', does not start with '.' and holds no '/', no '=' and no control character (name a folder whose path holds '=' with NAME=DIR)."),
+        format!("« {name} » ne peut pas nommer un dossier de la bibliothèque : un nom n'est ni vide, ni « . », ni « .. », ne commence pas par « . » et ne contient ni « / », ni « = », ni caractère de contrôle (nommez un dossier dont le chemin contient « = » avec NOM=DOSSIER).");
+    FolderNameTaken { name: String } => format!("“{name}” is already the name of another library folder, or of a file or folder at the top of the first one: give this folder another name."),
+        format!("« {name} » est déjà le nom d'un autre dossier de la bibliothèque, ou d'un fichier ou dossier à la racine du premier : donnez un autre nom à ce dossier.");
     FoldersOverlap { name: String, other: String } => format!("The library folder “{name}” overlaps “{other}”: one lies inside the other, or they are the same folder."),
         format!("le dossier de la bibliothèque « {name} » chevauche « {other} » : l'un est dans l'autre, ou c'est le même dossier.");
     DataInsideFolder { name: String } => format!("The data folder lies inside the library folder “{name}”: only the first library folder may hold it."),

@@ -101,6 +101,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         Msg::NoRoomToCompress { needed, free }
     })?;
     ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
+    let stop = ctx.progress.cancel_flag();
     let opts = Options {
         settings: Settings {
             level: ctx.config.compress_level,
@@ -113,6 +114,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         delete_originals: ctx.config.compress_delete_originals || delete_originals(ctx.db)?,
         keys: &loaded.keys,
         work: ctx.config.work_dir.as_deref(),
+        stop: Some(&stop),
     };
     let mut tally = Tally::default();
     let result = targets

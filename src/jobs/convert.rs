@@ -50,6 +50,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         accept_unverified: ctx.config.serve.convert_accept_unverified,
         keys: ctx.prod_keys.current(),
         work: ctx.config.work_dir.clone(),
+        stop: Some(ctx.progress.cancel_flag()),
     };
     let (mut converted, mut failed) = (0, 0);
     for key in &keys {

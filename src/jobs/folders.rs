@@ -11,6 +11,7 @@ use super::{Outcome, TaskCtx};
 use crate::error::{Error, Msg};
 use crate::store::{games, library_folders, push_list};
 use crate::tree::folders::Folder;
+use crate::tree::Folders;
 
 /// What the task was started on: one folder, as given.
 fn given(ctx: &TaskCtx) -> Result<String, Error> {
@@ -34,19 +35,37 @@ pub fn add(ctx: &TaskCtx) -> Result<Outcome, Error> {
     library_folders::insert(ctx.db, &folder.name, dir)?;
     info!("library: the folder {:?} is added", folder.name);
     ctx.config.replace_folders(lib.with(folder));
+    // Added again: what it had trashed is listed again.
+    let places = crate::trash::Places::of(ctx.config);
+    let last = places.folders.all().len() - 1;
+    let days = ctx.config.retention_days(ctx.db);
+    let adopted = crate::trash::adopt_folder(ctx.db, &places, last, days)?;
+    if adopted > 0 {
+        info!("library: {adopted} trashed file(s) of the folder listed again");
+    }
     super::scan::run(ctx)
+}
+
+/// Whether the folder `name` may be taken out: one added, mounted or refused at start.
+pub fn removable(lib: &Folders, name: &str) -> Result<(), Error> {
+    let refused = lib.refused().iter().map(|(f, _)| f);
+    let Some(folder) = lib.further().iter().chain(refused).find(|f| f.name == name) else {
+        let name = name.to_string();
+        return Err(match lib.all()[0].name == name {
+            true => Error::conflict(Msg::FolderIsRoot { name }),
+            false => Error::not_found(Msg::NoSuchFolder { name }),
+        });
+    };
+    match folder.fixed {
+        true => Err(Error::conflict(Msg::FolderFixed { name: name.into() })),
+        false => Ok(()),
+    }
 }
 
 pub fn remove(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let name = given(ctx)?;
     let lib = ctx.config.folders();
-    let Some(folder) = lib.all().iter().find(|f| f.name == name) else {
-        return Err(Error::not_found(Msg::NoSuchFolder { name }));
-    };
-    // The first folder is the library's root: `--library` always gives it.
-    if folder.fixed {
-        return Err(Error::conflict(Msg::FolderFixed { name }));
-    }
+    removable(&lib, &name)?;
     let prefix = format!("{name}/");
     let tx = crate::store::db::write_transaction(ctx.db)?;
     let files = games::delete_under(&tx, &prefix)? as u64;

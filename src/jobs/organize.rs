@@ -466,6 +466,11 @@ pub fn recover(db: &Connection, lib: &Folders) -> Result<(), Error> {
     };
     for row in organize_moves::unfinished(db)? {
         let (from, to) = (row.from_key.as_str(), row.to_key.as_str());
+        // With its folder away neither name is there: settled once it is back.
+        if lib.away(from).is_some() {
+            warn!("organize: the move of {from} waits for its library folder");
+            continue;
+        }
         let (state, src, dst, done) = match row.state {
             MoveState::Moving => (row.state, from, to, MoveState::Moved),
             _ => (row.state, to, from, MoveState::Undone),

@@ -47,15 +47,17 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let folders = ctx.config.folders();
     let started = Instant::now();
     let mut known = games::fingerprints(ctx.db)?;
-    let online = online(ctx, &folders, &mut known)?;
+    let mut mounts = mounts(ctx, &folders, &mut known)?;
     let keyed_before = games::count_keyed(ctx.db)?;
-    let (walked, read) = read_changed(ctx, (&folders, &online), known)?;
+    let (mut walked, read) = read_changed(ctx, (&folders, &mounts.online), known)?;
     let read_time = started.elapsed();
+    // A share unmounted while the walk went on looks empty: what it held stays.
+    mounts.recheck(ctx, &folders, &mut walked.known);
     // What is left of the known files was not found: forget it, unless part of the
     // library could not be read (they may be there) or the walk was cut short.
     let whole = !walked.walk.incomplete && !walked.walk.stopped;
     let removed = if whole { walked.known.len() } else { 0 };
-    let offline = (&*folders, online.as_slice());
+    let offline = (&*folders, &mounts);
     finish(ctx, &read, whole.then_some(&walked.known), offline).inspect_err(|_| {
         if read.bulk {
             let _ = games::ensure_indexes(ctx.db);
@@ -77,46 +79,119 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     Ok(said(walked.files, &read, kept, removed as u64, identified).into())
 }
 
+/// The scan's view of the library's folders: which it walks, and the folders whose
+/// games it keeps as they are, marked offline.
+struct Mounts {
+    /// One flag per folder of `folders.all()`.
+    online: Vec<bool>,
+    /// `NAME/` of the folders the library knows (given at the service's last start,
+    /// or added) that this run does not mount: a command given fewer `--library`, or
+    /// an added folder refused at start. Their games are kept, not forgotten.
+    unmounted: Vec<String>,
+}
+
 /// Which folders the scan walks. A folder on a disk that is unplugged looks like an
 /// empty folder, or none: that must not make the scan forget its games. So a folder
 /// that is missing or unreadable, or empty (the first one: empty while it has games),
 /// is offline: its games are taken out of `known` (kept), and the run says so. With
-/// every folder offline, nothing is changed at all.
-fn online(
+/// every folder offline, the games are marked offline and nothing else changes.
+fn mounts(
     ctx: &TaskCtx,
     folders: &Folders,
     known: &mut HashMap<String, (u64, i64)>,
-) -> Result<Vec<bool>, Error> {
+) -> Result<Mounts, Error> {
+    let unmounted = unmounted(ctx, folders)?;
+    let not_here = |key: &str| unmounted.iter().any(|p| key.starts_with(p.as_str()));
     let mut held = vec![0u64; folders.all().len()];
-    for key in known.keys() {
+    for key in known.keys().filter(|k| !not_here(k)) {
         held[folders.index_of(key)] += 1;
     }
-    let online: Vec<bool> = folders
-        .all()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| match State::of(&f.dir) {
-            State::Offline if i == 0 => f.dir.is_dir() && held[0] == 0,
-            state => state == State::Online,
-        })
+    let online: Vec<bool> = (0..held.len())
+        .map(|i| is_online(folders, i, held[0]))
         .collect();
-    if !online.contains(&true) {
+    let mounts = Mounts { unmounted, online };
+    if !mounts.online.contains(&true) {
+        let tx = crate::store::db::write_transaction(ctx.db)?;
+        if mounts.mark(&tx, folders)? {
+            games::refresh_playable(&tx)?;
+        }
+        tx.commit()?;
         return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
             .with_cause("every library folder is missing, unreadable or empty"));
     }
-    for (i, folder) in folders
-        .all()
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !online[*i])
-    {
-        warn!("scan: the library folder {:?} is offline", folder.name);
-        let (name, kept) = (folder.name.clone(), held[i]);
-        ctx.progress
-            .fail_first(None, Msg::FolderOffline { name, kept });
+    for (i, folder) in folders.all().iter().enumerate() {
+        if !mounts.online[i] {
+            warn!("scan: the library folder {:?} is offline", folder.name);
+            let (name, kept) = (folder.name.clone(), held[i]);
+            ctx.progress
+                .fail_first(None, Msg::FolderOffline { name, kept });
+        }
     }
-    known.retain(|key, _| online[folders.index_of(key)]);
-    Ok(online)
+    for prefix in &mounts.unmounted {
+        let kept = known.keys().filter(|k| k.starts_with(prefix.as_str())).count() as u64;
+        known.retain(|k, _| !k.starts_with(prefix.as_str()));
+        if kept > 0 {
+            let name = prefix.trim_end_matches('/').to_string();
+            warn!("scan: the library folder {name:?} is not given to this run");
+            ctx.progress
+                .fail_first(None, Msg::FolderNotMounted { name, kept });
+        }
+    }
+    known.retain(|key, _| mounts.online[folders.index_of(key)]);
+    Ok(mounts)
+}
+
+/// Folder `i` is there to walk: online, or the first folder empty while it holds no
+/// game (`first_held`).
+fn is_online(folders: &Folders, i: usize, first_held: u64) -> bool {
+    let dir = &folders.all()[i].dir;
+    match State::of(dir) {
+        State::Offline if i == 0 => dir.is_dir() && first_held == 0,
+        state => state == State::Online,
+    }
+}
+
+/// The further folders the library knows but `folders` does not mount, as `NAME/`.
+fn unmounted(ctx: &TaskCtx, folders: &Folders) -> Result<Vec<String>, Error> {
+    let remembered = settings::LIBRARY_FURTHER.get(ctx.db)?.unwrap_or_default();
+    let given = remembered.lines().filter_map(|l| l.split_once('=').map(|(n, _)| n.to_string()));
+    let added = crate::store::library_folders::list(ctx.db)?.into_iter().map(|(n, _)| n);
+    let mut names: Vec<String> = given
+        .chain(added)
+        .filter(|n| !n.is_empty() && !folders.is_mounted(n))
+        .map(|n| format!("{n}/"))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+impl Mounts {
+    /// Mark the games of the folders offline now (and of those not mounted) offline,
+    /// the others online; whether any row changed.
+    fn mark(&self, tx: &rusqlite::Connection, folders: &Folders) -> Result<bool, Error> {
+        let further = (1..self.online.len()).map(|i| (folders.prefix(i), !self.online[i]));
+        let unmounted = self.unmounted.iter().map(|p| (p.clone(), true));
+        let further: Vec<(String, bool)> = further.chain(unmounted).collect();
+        Ok(games::mark_offline(tx, &further, !self.online[0])? > 0)
+    }
+
+    /// After the walk: a folder that went offline meanwhile (a share unmounted during
+    /// a long walk reads as an empty folder) keeps what was not found in it.
+    fn recheck(&mut self, ctx: &TaskCtx, folders: &Folders, gone: &mut HashMap<String, (u64, i64)>) {
+        for (i, folder) in folders.all().iter().enumerate() {
+            if !self.online[i] || is_online(folders, i, 0) {
+                continue;
+            }
+            self.online[i] = false;
+            let kept = gone.keys().filter(|k| folders.index_of(k) == i).count() as u64;
+            gone.retain(|k, _| folders.index_of(k) != i);
+            warn!("scan: the library folder {:?} went offline during the scan", folder.name);
+            let name = folder.name.clone();
+            ctx.progress
+                .fail_first(None, Msg::FolderOffline { name, kept });
+        }
+    }
 }
 
 /// How a scan ended: part of the library unreadable (`kept`: the files not found but
@@ -163,7 +238,7 @@ fn finish(
     ctx: &TaskCtx,
     read: &Read,
     gone: Option<&HashMap<String, (u64, i64)>>,
-    (folders, online): (&Folders, &[bool]),
+    (folders, mounts): (&Folders, &Mounts),
 ) -> Result<(), Error> {
     let mut lap = Lap::start();
     let tx = crate::store::db::write_transaction(ctx.db)?;
@@ -177,10 +252,7 @@ fn finish(
         games::ensure_indexes(&tx)?;
     }
     lap.mark("indexes");
-    let further: Vec<(String, bool)> = (1..online.len())
-        .map(|i| (folders.prefix(i), !online[i]))
-        .collect();
-    let moved = games::mark_offline(&tx, &further, !online[0])? > 0;
+    let moved = mounts.mark(&tx, folders)?;
     let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty()) || moved;
     if changed {
         games::refresh_playable(&tx)?;

@@ -23,17 +23,21 @@ pub struct FolderRow {
     pub free: Option<u64>,
     /// Its filesystem's name (`ext4`, `nfs`…) and whether the watch polls it.
     pub filesystem: Option<(&'static str, bool)>,
+    /// An added folder not mounted at start, and why (`Folders::refused`).
+    pub refused: Option<crate::error::Msg>,
 }
 
 pub fn rows(db: &Connection, lib: &Folders) -> Result<Vec<FolderRow>, Error> {
-    let prefixes: Vec<String> = (1..lib.all().len()).map(|i| lib.prefix(i)).collect();
+    let refused = lib.refused().iter().map(|(f, _)| format!("{}/", f.name));
+    let prefixes: Vec<String> = (1..lib.all().len()).map(|i| lib.prefix(i)).chain(refused).collect();
     let counts = games::count_by_folder(db, &prefixes)?;
-    Ok(lib
-        .all()
-        .iter()
+    let folders = lib.all().iter().map(|f| (f, None));
+    let refused = lib.refused().iter().map(|(f, why)| (f, Some(why.clone())));
+    Ok(folders
+        .chain(refused)
         .zip(counts)
         .enumerate()
-        .map(|(i, (folder, (files, bytes)))| {
+        .map(|(i, ((folder, refused), (files, bytes)))| {
             let state = State::of(&folder.dir);
             let online = state == State::Online;
             FolderRow {
@@ -48,6 +52,7 @@ pub fn rows(db: &Connection, lib: &Folders) -> Result<Vec<FolderRow>, Error> {
                 filesystem: online
                     .then(|| super::safe::filesystem(&folder.dir))
                     .flatten(),
+                refused,
             }
         })
         .collect())

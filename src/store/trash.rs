@@ -33,6 +33,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<TrashRow> {
 }
 
 /// Insert an entry; `id` None lets SQLite choose (a recovered entry keeps its folder's).
+/// The highest id an entry has had that is still in the table (0: none).
+pub fn max_id(conn: &Connection) -> Result<i64, Error> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM trash", [], |r| r.get(0))?)
+}
+
 pub fn insert(conn: &Connection, id: Option<i64>, row: &TrashRow) -> Result<i64, Error> {
     conn.execute(
         "INSERT INTO trash (id, key, name, type, size, reason, deleted_at, expires_at)

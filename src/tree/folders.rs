@@ -45,9 +45,18 @@ pub enum State {
 }
 
 impl State {
-    /// Looked at now: a folder that is missing or holds nothing is offline.
+    /// Looked at now: a folder that is missing or holds nothing the scan would see
+    /// (nothing, or only hidden names: a mount point's `.not-mounted` mark) is
+    /// offline; one that became a link is not read (mounted canonical, a link there
+    /// was swapped in since).
     pub fn of(dir: &Path) -> State {
-        match std::fs::read_dir(dir).map(|mut entries| entries.next().is_some()) {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return State::Unreadable;
+        }
+        let visible = |mut entries: std::fs::ReadDir| {
+            entries.any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))
+        };
+        match std::fs::read_dir(dir).map(visible) {
             Ok(true) => State::Online,
             Ok(false) => State::Offline,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => State::Offline,
@@ -60,6 +69,9 @@ impl State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Folders {
     list: Vec<Folder>,
+    /// Added folders that no longer pass the rules at start (the same folder given
+    /// by `--library` since, say): not mounted, shown with why, and removable.
+    refused: Vec<(Folder, Msg)>,
 }
 
 /// Where a file of the library lies: its folder, and its key inside that folder.
@@ -94,6 +106,7 @@ impl Folders {
     /// The library of `first` alone.
     pub fn one(first: PathBuf) -> Folders {
         Folders {
+            refused: Vec::new(),
             list: vec![Folder {
                 name: own_name(&first),
                 dir: first,
@@ -116,13 +129,21 @@ impl Folders {
 
     /// Whether `folder` may join the library as it is: its name, and where it lies.
     pub fn check(&self, folder: &Folder, data: &Path) -> Result<(), Error> {
+        self.check_with(folder, data, true)
+    }
+
+    /// [`check`](Self::check); `entries`: a name that is a top-level entry of the
+    /// first folder is refused too (not when an added folder is mounted again at
+    /// start: the entry that took its name since is hidden by it).
+    fn check_with(&self, folder: &Folder, data: &Path, entries: bool) -> Result<(), Error> {
         let name = &folder.name;
         let refused = |msg: Msg| Err(Error::invalid(msg));
         if !valid_name(name) {
             return refused(Msg::FolderNameBad { name: name.clone() });
         }
         let taken = self.list[1..].iter().any(|f| &f.name == name);
-        if taken || std::fs::symlink_metadata(self.root().join(name)).is_ok() {
+        let entry = entries && std::fs::symlink_metadata(self.root().join(name)).is_ok();
+        if taken || entry {
             return refused(Msg::FolderNameTaken { name: name.clone() });
         }
         for other in &self.list {
@@ -142,17 +163,23 @@ impl Folders {
 
     /// The same folders and `folder` (checked already).
     pub fn with(&self, folder: Folder) -> Folders {
-        let mut list = self.list.clone();
-        list.push(folder);
-        Folders { list }
+        let mut folders = self.clone();
+        folders.list.push(folder);
+        folders
     }
 
     /// The same folders but the further one named `name`.
     pub fn without(&self, name: &str) -> Folders {
-        let mut list = self.list.clone();
+        let mut folders = self.clone();
         let mut first = true;
-        list.retain(|f| std::mem::take(&mut first) || f.name != name);
-        Folders { list }
+        folders.list.retain(|f| std::mem::take(&mut first) || f.name != name);
+        folders.refused.retain(|(f, _)| f.name != name);
+        folders
+    }
+
+    /// The added folders not mounted, and why.
+    pub fn refused(&self) -> &[(Folder, Msg)] {
+        &self.refused
     }
 
     pub fn root(&self) -> &Path {
@@ -268,12 +295,22 @@ pub fn given(
     let fixed = further
         .iter()
         .map(|given| Folder::given(&given.to_string_lossy(), true));
-    let added = added.into_iter().map(|(name, dir)| Folder {
-        name,
-        dir,
-        fixed: false,
-    });
-    Folders::new(first, fixed.chain(added).collect(), data)
+    let mut folders = Folders::new(first, fixed.collect(), data)?;
+    for (name, dir) in added {
+        let folder = Folder {
+            name,
+            dir,
+            fixed: false,
+        };
+        match folders.check_with(&folder, data, false) {
+            Ok(()) => folders.list.push(folder),
+            Err(e) => {
+                log::warn!("library: the added folder {:?} is not mounted: {}", folder.name, e.msg.english());
+                folders.refused.push((folder, e.msg));
+            }
+        }
+    }
+    Ok(folders)
 }
 
 /// `[NAME=]DIR` as given to `--library` after the first: split at the first `=`, the
@@ -286,7 +323,7 @@ pub fn parse_named(given: &str) -> (String, PathBuf) {
 }
 
 /// A folder's own name (its last component), or `library` for `/`.
-fn own_name(dir: &Path) -> String {
+pub fn own_name(dir: &Path) -> String {
     dir.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "library".into())
@@ -298,6 +335,7 @@ fn valid_name(name: &str) -> bool {
     LibraryKey::parse(name).is_some()
         && !name.contains('/')
         && !name.starts_with('.')
+        && !name.contains('=')
         && !name.chars().any(char::is_control)
         && name.len() <= 255
 }
@@ -352,7 +390,7 @@ mod tests {
         let data = tmp.path().join("data");
         let other = tmp.path().join("other");
         let refused = |f: Folder| Folders::new(first.clone(), vec![f], &data).is_err();
-        for bad in ["", ".", "..", ".hidden", "a/b", "tab\there", "taken"] {
+        for bad in ["", ".", "..", ".hidden", "a/b", "tab\there", "taken", "a=b"] {
             assert!(refused(folder(bad, &other)), "{bad:?}");
         }
         assert!(refused(folder("inside", &first.join("sub"))));
@@ -385,7 +423,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         assert_eq!(State::of(tmp.path()), State::Offline);
         assert_eq!(State::of(&tmp.path().join("gone")), State::Offline);
+        std::fs::write(tmp.path().join(".not-mounted"), b"").unwrap();
+        assert_eq!(State::of(tmp.path()), State::Offline, "only hidden names");
         std::fs::write(tmp.path().join("x"), b"").unwrap();
         assert_eq!(State::of(tmp.path()), State::Online);
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(tmp.path(), &link).unwrap();
+        assert_eq!(State::of(&link), State::Unreadable, "a link is not followed");
     }
 }

@@ -36,10 +36,11 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 }
 
 fn folder_row(v: &Viewer, row: &FolderRow) -> Markup {
-    let (state, why) = match row.state {
-        State::Online => ("online", M::FolderOnline),
-        State::Offline => ("offline", M::FolderOffline),
-        State::Unreadable => ("unreadable", M::FolderUnreadable),
+    let (state, why) = match (&row.refused, row.state) {
+        (Some(_), _) => ("refused", M::FolderRefusedAtStart),
+        (None, State::Online) => ("online", M::FolderOnline),
+        (None, State::Offline) => ("offline", M::FolderOffline),
+        (None, State::Unreadable) => ("unreadable", M::FolderUnreadable),
     };
     let kind = if row.folder.fixed {
         M::FolderGivenAtStart
@@ -52,6 +53,7 @@ fn folder_row(v: &Viewer, row: &FolderRow) -> Markup {
             td {
                 strong { (name) @if !row.first { "/" } }
                 br; small { (v.t(kind)) }
+                @if let Some(why) = &row.refused { br; small.warn { (v.msg(why)) } }
                 @if v.admin { br; code.server-path { (row.folder.dir.display()) } }
                 @if v.admin && !row.folder.fixed {
                     div.actions {
@@ -101,10 +103,12 @@ pub fn add(c: &Ctx) -> Result<Reply, Error> {
     if !dir.starts_with('/') {
         return Err(Error::invalid(Msg::FolderNotAbsolute));
     }
-    let given = match form.name.trim() {
-        "" => dir.to_string(),
-        name => format!("{name}={dir}"),
+    // Always named, so that a folder whose path holds '=' is read whole.
+    let name = match form.name.trim() {
+        "" => crate::tree::folders::own_name(std::path::Path::new(dir)),
+        name => name.to_string(),
     };
+    let given = format!("{name}={dir}");
     let folder = Folder::given(&given, false);
     if !folder.dir.is_dir() {
         return Err(Error::invalid(Msg::FolderNotThere));
@@ -116,12 +120,6 @@ pub fn add(c: &Ctx) -> Result<Reply, Error> {
 /// `DELETE /api/library/folders/{name}`: an added folder leaves the library (202).
 pub fn remove(c: &Ctx) -> Result<Reply, Error> {
     let name = c.param(0).to_string();
-    let lib = c.app.config.folders();
-    let Some(folder) = lib.all().iter().find(|f| f.name == name) else {
-        return Err(Error::not_found(Msg::NoSuchFolder { name }));
-    };
-    if folder.fixed {
-        return Err(Error::conflict(Msg::FolderFixed { name }));
-    }
+    crate::jobs::folders::removable(&c.app.config.folders(), &name)?;
     crate::api::v1::jobs::start_on(c, Task::FolderRemove, vec![name])
 }
