@@ -558,7 +558,7 @@ pub enum Command {
         /// Where to write it (created when missing).
         dir: PathBuf,
     },
-    /// List, add or remove the library's folders, in a running service too.
+    /// List, add or remove the library's folders
     Library {
         #[command(subcommand)]
         command: LibraryCommand,

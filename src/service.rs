@@ -60,7 +60,7 @@ impl Service {
         let conn = db::open_and_migrate(&config.data)?;
         let (adopted, dropped) = trash::recover(
             &conn,
-            &trash::Places::of(config),
+            &trash::Places::of(config, &conn)?,
             config.retention_days(&conn),
         )?;
         if adopted + dropped > 0 {
@@ -245,8 +245,10 @@ fn start_maintenance(
                     next_trim = Instant::now() + Duration::from_secs(10);
                 }
                 if Instant::now() >= next_purge {
-                    let places = trash::Places::of(&config);
-                    match trash::purge_expired(&conn, &places, crate::time::now()) {
+                    let purged = trash::Places::of(&config, &conn).and_then(|places| {
+                        trash::purge_expired(&conn, &places, crate::time::now())
+                    });
+                    match purged {
                         Ok(0) => {}
                         Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
                         Err(e) => error!("trash: purging expired entries failed: {e}"),

@@ -39,24 +39,45 @@ pub const FOLDER: &str = ".ludotheque-trash";
 pub struct Places {
     pub folders: std::sync::Arc<Folders>,
     pub data: PathBuf,
+    /// `NAME/` of the folders the library knows but does not mount now
+    /// (`library::unmounted`): their entries wait, never taken for vanished.
+    pub unmounted: Vec<String>,
 }
 
 impl Places {
     /// The service's, as they are now.
-    pub fn of(config: &crate::config::Config) -> Places {
-        Places {
-            folders: config.folders(),
+    pub fn of(config: &crate::config::Config, db: &Connection) -> Result<Places, Error> {
+        let folders = config.folders();
+        Ok(Places {
+            unmounted: library::unmounted(db, &folders)?,
+            folders,
             data: config.data.clone(),
-        }
+        })
     }
 
-    /// The folder whose trash folder holds an entry of `reason` and `key`, and the
-    /// key relative to it.
-    fn spot(&self, reason: TrashReason, key: &LibraryKey) -> (&Path, LibraryKey) {
-        match reason {
-            TrashReason::Save => (&self.data, key.clone()),
-            _ => spot(&self.folders, key),
+    /// The folder whose trash folder holds the entry `id` of `reason` and `key`, and
+    /// the key relative to it: where the folders say, or, when its file is not there,
+    /// the library folder whose trash has it (an entry of the first folder whose key
+    /// a further folder added since took for its name).
+    fn spot(&self, reason: TrashReason, key: &LibraryKey, id: i64) -> (&Path, LibraryKey) {
+        if reason == TrashReason::Save {
+            return (&self.data, key.clone());
         }
+        let here = spot(&self.folders, key);
+        if std::fs::symlink_metadata(entry_file(here.0, id, &here.1)).is_ok() {
+            return here;
+        }
+        let elsewhere = self.folders.all().iter().enumerate().find_map(|(i, f)| {
+            let inner = match i {
+                0 => Some(key.clone()),
+                _ => key
+                    .strip_prefix(&self.folders.prefix(i))
+                    .and_then(LibraryKey::parse),
+            }?;
+            let there = std::fs::symlink_metadata(entry_file(&f.dir, id, &inner)).is_ok();
+            there.then_some((f.dir.as_path(), inner))
+        });
+        elsewhere.unwrap_or(here)
     }
 }
 
@@ -120,17 +141,20 @@ fn next_id(db: &Connection, root: &Path) -> Result<i64, Error> {
 
 /// A library folder that is away (missing or empty) keeps its trash entries: their
 /// files are there when it is back. The error names the folder.
-fn offline(folders: &Folders, reason: TrashReason, key: &LibraryKey) -> Result<(), Error> {
-    let folder = folders.locate(key).folder;
-    if reason == TrashReason::Save || State::of(&folder.dir) == State::Online {
-        return Ok(());
-    }
-    Err(Error::new(
-        crate::error::Kind::Unavailable,
-        Msg::FolderAway {
-            name: folder.name.clone(),
-        },
-    ))
+fn offline(places: &Places, reason: TrashReason, key: &LibraryKey) -> Result<(), Error> {
+    let folder = places.folders.locate(key).folder;
+    let unmounted = places
+        .unmounted
+        .iter()
+        .find(|p| key.starts_with(p.as_str()));
+    let name = match unmounted {
+        Some(prefix) => prefix.trim_end_matches('/').to_string(),
+        None if reason == TrashReason::Save => return Ok(()),
+        None if State::of(&folder.dir) == State::Online => return Ok(()),
+        None => folder.name.clone(),
+    };
+    let away = Msg::FolderAway { name };
+    Err(Error::new(crate::error::Kind::Unavailable, away))
 }
 
 /// Move the file at `key` into the trash, for `reason`.
@@ -144,6 +168,9 @@ pub fn movable(
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
     let game = games::get(db, key)?.ok_or_else(|| no_such_game(key))?;
+    if let Some(away) = folders.away(key) {
+        return Err(Error::new(crate::error::Kind::Unavailable, away));
+    }
     let (root, inner) = spot(folders, key);
     library::safe::check_folders(root, &inner).map_err(|e| no_such_game(key).with_cause(e))?;
     let src = inner.under(root);
@@ -293,7 +320,9 @@ fn extension(name: &str) -> String {
 pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Error> {
     let ext = extension(original.file_name());
     let bad = || Error::invalid(Msg::BadRestoreName { ext: ext.clone() });
+    // A hidden name is one the scan never looks at: the file would be lost to it.
     let fits = !name.is_empty()
+        && !name.starts_with('.')
         && name.len() <= 255
         && !name.contains('/')
         && !name.chars().any(char::is_control)
@@ -357,10 +386,17 @@ pub fn restore_as(
         Some(name) => renamed_key(&key, name)?,
         None => key.clone(),
     };
-    // Renamed, it stays in its folder, so in the same library folder.
-    let (_, target_inner) = places.spot(row.reason, &target);
-    let dst = target_inner.under(root);
+    // Back into the library folder whose trash holds it (renamed, it stays in its
+    // folder): a key that another library folder took meanwhile is no place for it.
+    let (target_root, target_inner) = match row.reason {
+        TrashReason::Save => (places.data.as_path(), target.clone()),
+        _ => spot(&places.folders, &target),
+    };
     let occupied = || Error::conflict(Msg::KeyOccupied);
+    if target_root != root {
+        return Err(occupied());
+    }
+    let dst = target_inner.under(root);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
@@ -394,12 +430,12 @@ fn entry_source<'p>(
         store::delete(db, id)?;
         return Err(Error::not_found(Msg::TrashEntryVanished));
     };
-    let (root, inner) = places.spot(row.reason, &key);
+    let (root, inner) = places.spot(row.reason, &key, row.id);
     check_dir(root)?;
     let src = entry_file(root, id, &inner);
     if std::fs::symlink_metadata(&src).is_err() {
         // A library folder that is away keeps its entries until it is back.
-        offline(&places.folders, row.reason, &key)?;
+        offline(places, row.reason, &key)?;
         warn!("trash: the file of entry {id} has vanished; dropping the entry");
         store::delete(db, id)?;
         return Err(Error::not_found(Msg::TrashEntryVanished));
@@ -500,8 +536,8 @@ pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Erro
     let root = match LibraryKey::parse(&row.key) {
         Some(key) => {
             // Its file cannot be deleted while its folder is away: it waits.
-            offline(&places.folders, row.reason, &key)?;
-            places.spot(row.reason, &key).0
+            offline(places, row.reason, &key)?;
+            places.spot(row.reason, &key, row.id).0
         }
         None => places.folders.root(),
     };
@@ -519,12 +555,21 @@ pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Erro
 /// [`purge`] an entry a task just made for a game of the library.
 pub fn purge_game(db: &Connection, folders: &Folders, id: i64) -> Result<TrashRow, Error> {
     let (folders, data) = (std::sync::Arc::new(folders.clone()), folders.root().into());
-    purge(db, &Places { folders, data }, id)
+    let unmounted = Vec::new();
+    purge(
+        db,
+        &Places {
+            folders,
+            data,
+            unmounted,
+        },
+        id,
+    )
 }
 
 /// The entry's library folder is away: its file is there, not to be had now.
 fn away(places: &Places, row: &TrashRow) -> bool {
-    LibraryKey::parse(&row.key).is_some_and(|k| offline(&places.folders, row.reason, &k).is_err())
+    LibraryKey::parse(&row.key).is_some_and(|k| offline(places, row.reason, &k).is_err())
 }
 
 /// Purge every entry `pick` chooses (those of a folder that is away wait for it); returns how many, and the bytes they held.
@@ -534,7 +579,10 @@ pub fn purge_where(
     pick: impl Fn(&TrashRow) -> bool,
 ) -> Result<(usize, u64), Error> {
     let (mut purged, mut bytes) = (0, 0);
-    for row in store::list(db)?.iter().filter(|r| pick(r) && !away(places, r)) {
+    for row in store::list(db)?
+        .iter()
+        .filter(|r| pick(r) && !away(places, r))
+    {
         purge(db, places, row.id)?;
         purged += 1;
         bytes += row.size;
@@ -560,10 +608,10 @@ fn drop_vanished(db: &Connection, places: &Places) -> Result<usize, Error> {
         // A key that does not parse names no file of ours: the row is dropped.
         let key = LibraryKey::parse(&row.key);
         let file = key.as_ref().map(|key| {
-            let (root, inner) = places.spot(row.reason, key);
+            let (root, inner) = places.spot(row.reason, key, row.id);
             entry_file(root, row.id, &inner)
         });
-        let away = |key: &LibraryKey| offline(&places.folders, row.reason, key).is_err();
+        let away = |key: &LibraryKey| offline(places, row.reason, key).is_err();
         if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err())
             && !key.is_some_and(|k| away(&k))
         {
@@ -627,10 +675,22 @@ pub fn recover(
     let mut adopted = 0;
     for (i, root) in library.enumerate() {
         let prefix = places.folders.prefix(i);
-        adopted += adopt_in(db, places, (root, &prefix), TrashReason::Recovered, retention_days)?;
+        adopted += adopt_in(
+            db,
+            places,
+            (root, &prefix),
+            TrashReason::Recovered,
+            retention_days,
+        )?;
     }
     if !places.folders.all().iter().any(|f| f.dir == places.data) {
-        adopted += adopt_in(db, places, (&places.data, ""), TrashReason::Save, retention_days)?;
+        adopted += adopt_in(
+            db,
+            places,
+            (&places.data, ""),
+            TrashReason::Save,
+            retention_days,
+        )?;
     }
     Ok((adopted, dropped))
 }
@@ -693,7 +753,7 @@ fn own_id(
     let Some(row) = store::get(db, id)? else {
         return Ok(Some((id, path)));
     };
-    let theirs = LibraryKey::parse(&row.key).map(|k| places.spot(row.reason, &k).0);
+    let theirs = LibraryKey::parse(&row.key).map(|k| places.spot(row.reason, &k, row.id).0);
     if theirs.is_none_or(|theirs| theirs == root) {
         return Ok(None);
     }
@@ -714,7 +774,13 @@ pub fn adopt_folder(
 ) -> Result<usize, Error> {
     let root = &places.folders.all()[i].dir;
     let prefix = places.folders.prefix(i);
-    adopt_in(db, places, (root, &prefix), TrashReason::Recovered, retention_days)
+    adopt_in(
+        db,
+        places,
+        (root, &prefix),
+        TrashReason::Recovered,
+        retention_days,
+    )
 }
 
 /// The first file below `dir`, as a key relative to it, with its size.

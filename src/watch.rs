@@ -89,6 +89,9 @@ pub fn start(
 struct Watched {
     folders: Arc<Folders>,
     states: Vec<State>,
+    /// Each folder's device and inode: a folder swapped for another (a remount, a
+    /// placeholder replaced) is watched again.
+    ids: Vec<Option<(u64, u64)>>,
     sources: Vec<Source>,
     next_look: Instant,
 }
@@ -97,6 +100,7 @@ impl Watched {
     fn set_up(config: &Config) -> Watched {
         let folders = config.folders();
         let states: Vec<State> = folders.all().iter().map(|f| State::of(&f.dir)).collect();
+        let ids = folders.all().iter().map(|f| id_of(&f.dir)).collect();
         let sources = folders
             .all()
             .iter()
@@ -106,6 +110,7 @@ impl Watched {
         Watched {
             folders,
             states,
+            ids,
             sources,
             next_look: Instant::now() + LOOK_EVERY,
         }
@@ -122,9 +127,15 @@ impl Watched {
             || now
                 .all()
                 .iter()
-                .zip(&self.states)
-                .any(|(f, s)| State::of(&f.dir) != *s)
+                .zip(self.states.iter().zip(&self.ids))
+                .any(|(f, (s, id))| State::of(&f.dir) != *s || id_of(&f.dir) != *id)
     }
+}
+
+/// A folder's device and inode, when it is there.
+fn id_of(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// How often the folders' states are looked at.

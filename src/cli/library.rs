@@ -138,8 +138,10 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
     let conn = open_store(global)?;
     // The list is the database's: only restore and purge need the library itself.
     let places = || {
+        let folders = super::folders(global)?;
         Ok::<_, Error>(trash::Places {
-            folders: std::sync::Arc::new(super::folders(global)?),
+            unmounted: crate::library::unmounted(&conn, &folders)?,
+            folders: std::sync::Arc::new(folders),
             data: global.data.clone(),
         })
     };

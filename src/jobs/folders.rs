@@ -36,7 +36,7 @@ pub fn add(ctx: &TaskCtx) -> Result<Outcome, Error> {
     info!("library: the folder {:?} is added", folder.name);
     ctx.config.replace_folders(lib.with(folder));
     // Added again: what it had trashed is listed again.
-    let places = crate::trash::Places::of(ctx.config);
+    let places = crate::trash::Places::of(ctx.config, ctx.db)?;
     let last = places.folders.all().len() - 1;
     let days = ctx.config.retention_days(ctx.db);
     let adopted = crate::trash::adopt_folder(ctx.db, &places, last, days)?;
@@ -75,7 +75,12 @@ pub fn remove(ctx: &TaskCtx) -> Result<Outcome, Error> {
     games::refresh_playable(&tx)?;
     tx.commit()?;
     crate::titles::model::refresh_after_change(ctx.db);
+    // What is left was scanned if the whole was: the library stays ready.
+    let ready = crate::library::is_ready(ctx.db, ctx.config)?;
     ctx.config.replace_folders(lib.without(&name));
+    if ready {
+        crate::library::mark_ready(ctx.db, ctx.config)?;
+    }
     info!("library: the folder {name:?} is removed ({files} games)");
     Ok(Msg::FolderRemoved { name, files }.into())
 }

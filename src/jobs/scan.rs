@@ -100,7 +100,7 @@ fn mounts(
     folders: &Folders,
     known: &mut HashMap<String, (u64, i64)>,
 ) -> Result<Mounts, Error> {
-    let unmounted = unmounted(ctx, folders)?;
+    let unmounted = library::unmounted(ctx.db, folders)?;
     let not_here = |key: &str| unmounted.iter().any(|p| key.starts_with(p.as_str()));
     let mut held = vec![0u64; folders.all().len()];
     for key in known.keys().filter(|k| !not_here(k)) {
@@ -128,7 +128,10 @@ fn mounts(
         }
     }
     for prefix in &mounts.unmounted {
-        let kept = known.keys().filter(|k| k.starts_with(prefix.as_str())).count() as u64;
+        let kept = known
+            .keys()
+            .filter(|k| k.starts_with(prefix.as_str()))
+            .count() as u64;
         known.retain(|k, _| !k.starts_with(prefix.as_str()));
         if kept > 0 {
             let name = prefix.trim_end_matches('/').to_string();
@@ -151,21 +154,6 @@ fn is_online(folders: &Folders, i: usize, first_held: u64) -> bool {
     }
 }
 
-/// The further folders the library knows but `folders` does not mount, as `NAME/`.
-fn unmounted(ctx: &TaskCtx, folders: &Folders) -> Result<Vec<String>, Error> {
-    let remembered = settings::LIBRARY_FURTHER.get(ctx.db)?.unwrap_or_default();
-    let given = remembered.lines().filter_map(|l| l.split_once('=').map(|(n, _)| n.to_string()));
-    let added = crate::store::library_folders::list(ctx.db)?.into_iter().map(|(n, _)| n);
-    let mut names: Vec<String> = given
-        .chain(added)
-        .filter(|n| !n.is_empty() && !folders.is_mounted(n))
-        .map(|n| format!("{n}/"))
-        .collect();
-    names.sort();
-    names.dedup();
-    Ok(names)
-}
-
 impl Mounts {
     /// Mark the games of the folders offline now (and of those not mounted) offline,
     /// the others online; whether any row changed.
@@ -178,7 +166,12 @@ impl Mounts {
 
     /// After the walk: a folder that went offline meanwhile (a share unmounted during
     /// a long walk reads as an empty folder) keeps what was not found in it.
-    fn recheck(&mut self, ctx: &TaskCtx, folders: &Folders, gone: &mut HashMap<String, (u64, i64)>) {
+    fn recheck(
+        &mut self,
+        ctx: &TaskCtx,
+        folders: &Folders,
+        gone: &mut HashMap<String, (u64, i64)>,
+    ) {
         for (i, folder) in folders.all().iter().enumerate() {
             if !self.online[i] || is_online(folders, i, 0) {
                 continue;
@@ -186,7 +179,10 @@ impl Mounts {
             self.online[i] = false;
             let kept = gone.keys().filter(|k| folders.index_of(k) == i).count() as u64;
             gone.retain(|k, _| folders.index_of(k) != i);
-            warn!("scan: the library folder {:?} went offline during the scan", folder.name);
+            warn!(
+                "scan: the library folder {:?} went offline during the scan",
+                folder.name
+            );
             let name = folder.name.clone();
             ctx.progress
                 .fail_first(None, Msg::FolderOffline { name, kept });

@@ -29,8 +29,20 @@ pub struct FolderRow {
 
 pub fn rows(db: &Connection, lib: &Folders) -> Result<Vec<FolderRow>, Error> {
     let refused = lib.refused().iter().map(|(f, _)| format!("{}/", f.name));
-    let prefixes: Vec<String> = (1..lib.all().len()).map(|i| lib.prefix(i)).chain(refused).collect();
-    let counts = games::count_by_folder(db, &prefixes)?;
+    let prefixes: Vec<String> = (1..lib.all().len())
+        .map(|i| lib.prefix(i))
+        .chain(refused)
+        .collect();
+    // The games of folders this run does not mount are no first folder's.
+    let unmounted = super::unmounted(db, lib)?;
+    let n = prefixes.len() + 1;
+    let others: Vec<String> = unmounted
+        .into_iter()
+        .filter(|p| !prefixes.contains(p))
+        .collect();
+    let all: Vec<String> = prefixes.into_iter().chain(others).collect();
+    let mut counts = games::count_by_folder(db, &all)?;
+    counts.truncate(n);
     let folders = lib.all().iter().map(|f| (f, None));
     let refused = lib.refused().iter().map(|(f, why)| (f, Some(why.clone())));
     Ok(folders

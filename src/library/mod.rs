@@ -33,15 +33,48 @@ use walk::Found;
 
 pub use crate::tree::LibraryKey;
 
-/// True once a scan of *this* library root (its first folder) has completed (a
-/// service pointed at another folder starts not ready again).
+/// True once a scan of *this* library has completed: its folders, as mounted now (a
+/// service pointed at another folder, or given another further one, starts not ready
+/// again, and scans).
 pub fn is_ready(db: &Connection, config: &Config) -> Result<bool, Error> {
-    let root = config.folders().root().to_string_lossy().into_owned();
-    Ok(settings::LIBRARY_SCANNED.get(db)?.as_deref() == Some(&*root))
+    let scanned = settings::LIBRARY_SCANNED.get(db)?;
+    Ok(scanned.as_deref() == Some(&*signature(&config.folders())))
 }
 
 pub fn mark_ready(db: &Connection, config: &Config) -> Result<(), Error> {
-    settings::LIBRARY_SCANNED.set(db, &config.folders().root().to_string_lossy())
+    settings::LIBRARY_SCANNED.set(db, &signature(&config.folders()))
+}
+
+/// The library's folders in one line of text: the first's path alone (as before
+/// there were several), then each further one's `NAME=DIR`.
+fn signature(folders: &Folders) -> String {
+    let further = folders.further().iter();
+    let further = further.map(|f| format!("\n{}={}", f.name, f.dir.to_string_lossy()));
+    std::iter::once(folders.root().to_string_lossy().into_owned())
+        .chain(further)
+        .collect()
+}
+
+/// The further folders the library knows (given at the service's last start, or
+/// added) that `folders` does not mount, as `NAME/`: a command given fewer
+/// `--library`, or an added folder refused at start. Their games and trash entries
+/// are kept as they are, never taken for gone.
+pub fn unmounted(db: &Connection, folders: &Folders) -> Result<Vec<String>, Error> {
+    let remembered = settings::LIBRARY_FURTHER.get(db)?.unwrap_or_default();
+    let given = remembered
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(n, _)| n.to_string()));
+    let added = crate::store::library_folders::list(db)?
+        .into_iter()
+        .map(|(n, _)| n);
+    let mut names: Vec<String> = given
+        .chain(added)
+        .filter(|n| !n.is_empty() && !folders.is_mounted(n))
+        .map(|n| format!("{n}/"))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
 }
 
 /// The display name: an imported title name when the title database knows the ID,

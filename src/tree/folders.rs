@@ -141,6 +141,10 @@ impl Folders {
         if !valid_name(name) {
             return refused(Msg::FolderNameBad { name: name.clone() });
         }
+        // Not there is offline (a share not mounted yet); there, it must be a folder.
+        if folder.dir.exists() && !folder.dir.is_dir() {
+            return refused(Msg::FolderNotThere);
+        }
         let taken = self.list[1..].iter().any(|f| &f.name == name);
         let entry = entries && std::fs::symlink_metadata(self.root().join(name)).is_ok();
         if taken || entry {
@@ -172,7 +176,9 @@ impl Folders {
     pub fn without(&self, name: &str) -> Folders {
         let mut folders = self.clone();
         let mut first = true;
-        folders.list.retain(|f| std::mem::take(&mut first) || f.name != name);
+        folders
+            .list
+            .retain(|f| std::mem::take(&mut first) || f.name != name);
         folders.refused.retain(|(f, _)| f.name != name);
         folders
     }
@@ -305,7 +311,11 @@ pub fn given(
         match folders.check_with(&folder, data, false) {
             Ok(()) => folders.list.push(folder),
             Err(e) => {
-                log::warn!("library: the added folder {:?} is not mounted: {}", folder.name, e.msg.english());
+                log::warn!(
+                    "library: the added folder {:?} is not mounted: {}",
+                    folder.name,
+                    e.msg.english()
+                );
                 folders.refused.push((folder, e.msg));
             }
         }
@@ -336,8 +346,15 @@ fn valid_name(name: &str) -> bool {
         && !name.contains('/')
         && !name.starts_with('.')
         && !name.contains('=')
-        && !name.chars().any(char::is_control)
+        && !name.chars().any(|c| c.is_control() || invisible(c))
         && name.len() <= 255
+}
+
+/// A character that shows nothing or turns the text around (zero-width spaces and
+/// joiners, bidirectional marks and overrides, line and paragraph separators): a
+/// folder's name with one would look like another's.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{00AD}')
 }
 
 /// The path to compare: canonical when it exists (links resolved), else as given.
@@ -390,7 +407,17 @@ mod tests {
         let data = tmp.path().join("data");
         let other = tmp.path().join("other");
         let refused = |f: Folder| Folders::new(first.clone(), vec![f], &data).is_err();
-        for bad in ["", ".", "..", ".hidden", "a/b", "tab\there", "taken", "a=b"] {
+        for bad in [
+            "",
+            ".",
+            "..",
+            ".hidden",
+            "a/b",
+            "tab\there",
+            "taken",
+            "a=b",
+            "zero\u{200B}width",
+        ] {
             assert!(refused(folder(bad, &other)), "{bad:?}");
         }
         assert!(refused(folder("inside", &first.join("sub"))));
@@ -429,6 +456,10 @@ mod tests {
         assert_eq!(State::of(tmp.path()), State::Online);
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(tmp.path(), &link).unwrap();
-        assert_eq!(State::of(&link), State::Unreadable, "a link is not followed");
+        assert_eq!(
+            State::of(&link),
+            State::Unreadable,
+            "a link is not followed"
+        );
     }
 }

@@ -179,7 +179,7 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
     let keys = keys.as_ref().map(|loaded| &loaded.keys);
     let row = trash::restore_as(
         c.db,
-        &trash::Places::of(&c.app.config),
+        &trash::Places::of(&c.app.config, c.db)?,
         id(c)?,
         name.as_deref(),
         keys,
@@ -188,7 +188,7 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn purge(c: &Ctx) -> Result<Reply, Error> {
-    let row = trash::purge(c.db, &trash::Places::of(&c.app.config), id(c)?)?;
+    let row = trash::purge(c.db, &trash::Places::of(&c.app.config, c.db)?, id(c)?)?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 
@@ -198,7 +198,11 @@ struct Purged {
 }
 
 pub fn purge_expired(c: &Ctx) -> Result<Reply, Error> {
-    let purged = trash::purge_expired(c.db, &trash::Places::of(&c.app.config), crate::time::now())?;
+    let purged = trash::purge_expired(
+        c.db,
+        &trash::Places::of(&c.app.config, c.db)?,
+        crate::time::now(),
+    )?;
     Reply::json(200, &Purged { purged })
 }
 
@@ -210,16 +214,18 @@ struct Freed {
 
 /// `POST /api/trash/empty`: every entry, for good.
 pub fn empty(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |_| true)?;
+    let (purged, bytes) =
+        trash::purge_where(c.db, &trash::Places::of(&c.app.config, c.db)?, |_| true)?;
     Reply::json(200, &Freed { purged, bytes })
 }
 
 /// `POST /api/trash/purge-converted`: the originals a conversion replaced (their
 /// converted files stay in the library), for good.
 pub fn purge_converted(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |r| {
-        r.reason == TrashReason::Converted
-    })?;
+    let (purged, bytes) =
+        trash::purge_where(c.db, &trash::Places::of(&c.app.config, c.db)?, |r| {
+            r.reason == TrashReason::Converted
+        })?;
     Reply::json(200, &Freed { purged, bytes })
 }
 

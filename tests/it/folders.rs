@@ -371,7 +371,10 @@ fn folders_are_added_and_removed_from_the_command_line_in_a_running_service() {
     let (status, _, err) = folders.cli(&["library", "add", &format!("again={}", share.display())]);
     assert!(!status.success() && err.contains("« again »"), "{err}");
     let (status, _, err) = folders.cli(&["library", "remove", "library"]);
-    assert!(!status.success() && err.contains("--library"), "{err}");
+    let root = Msg::FolderIsRoot {
+        name: "library".into(),
+    };
+    assert!(!status.success() && err.contains(&root.french()), "{err}");
 
     // A command given no --library uses the service's folders, given and added.
     drop(s);
@@ -693,4 +696,174 @@ fn an_offline_folder_is_said_on_its_games_page_and_its_downloads_name_it() {
     assert_eq!(s.post("/api/trash/purge").json()["purged"], 0);
     std::fs::rename(folders.tmp.path().join("usb.away"), &usb).unwrap();
     assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_or_left_with_hidden_names_only_is_not_online() {
+    let (folders, share, usb) = spread();
+    let s = start(&folders, &share, &usb);
+    let styx = format!("nas/{STYX}");
+    let away = folders.tmp.path().join("share.away");
+    std::fs::rename(&share, &away).unwrap();
+    // A link to the first folder where the share was: never followed.
+    std::os::unix::fs::symlink(&folders.library, &share).unwrap();
+    scan(&s);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_eq!(game(&s, &styx)["playable"], false);
+    let root_game = "Orbital Dread [010093801237C000][v65536].nsp";
+    let through = format!("nas/{root_game}");
+    assert_eq!(
+        s.get(&format!("/api/v1/library/{}", enc(&through))).status,
+        404
+    );
+    assert_ne!(
+        s.get(&format!("/download/{}", key_path(&through))).status,
+        200
+    );
+    let r = s.send("DELETE", &format!("/api/library/{}", enc(&styx)), &[], None);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(folders.library.join(root_game).is_file());
+    // A mount point that holds only its hidden mark: offline too.
+    std::fs::remove_file(&share).unwrap();
+    std::fs::create_dir(&share).unwrap();
+    std::fs::write(share.join(".not-mounted"), b"").unwrap();
+    scan(&s);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_eq!(game(&s, &styx)["playable"], false);
+    // Every folder away: nothing forgotten, nothing playable.
+    for dir in [&folders.library, &usb, &share] {
+        let gone = dir.with_extension("gone");
+        std::fs::rename(dir, gone).unwrap();
+    }
+    scan(&s);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert!(games(&s).iter().all(|g| g["playable"] == false));
+}
+
+#[test]
+fn an_added_folder_refused_at_start_is_shown_and_removable_and_keeps_its_games() {
+    let (folders, share, usb) = spread();
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let (status, out, err) = folders.cli(&["library", "add", &format!("nas={}", share.display())]);
+    assert!(status.success(), "{out}{err}");
+    drop(s);
+    // The same folder given by a flag now, under another name: the added one is refused.
+    let first = folders.library.display().to_string();
+    let again = format!("share={}", share.display());
+    let args = [
+        "--library",
+        &first,
+        "--library",
+        &again,
+        "--library",
+        usb.to_str().unwrap(),
+    ];
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
+    let page = s.get("/settings").body;
+    assert!(
+        page.contains("data-folder=\"nas\" data-state=\"refused\""),
+        "{page}"
+    );
+    // Its games are the flag's folder's now; the old keys are kept, not forgotten.
+    assert_eq!(game(&s, &format!("share/{STYX}"))["playable"], true);
+    let kept = s.get(&format!("/api/v1/library/{}", enc(&format!("nas/{STYX}"))));
+    assert_eq!(kept.status, 200);
+    assert_eq!(kept.json()["playable"], false);
+    assert_eq!(
+        s.send("DELETE", "/api/library/folders/nas", &[], None)
+            .status,
+        202
+    );
+    s.wait_idle();
+    assert_eq!(
+        s.get(&format!("/api/v1/library/{}", enc(&format!("nas/{STYX}"))))
+            .status,
+        404
+    );
+    assert!(!s.get("/settings").body.contains("data-folder=\"nas\""));
+}
+
+#[test]
+fn a_command_given_fewer_folders_forgets_none_of_the_others() {
+    let (folders, share, usb) = spread();
+    drop(start(&folders, &share, &usb));
+    // The service stopped; a scan on the command line names only the first folder.
+    let (status, out, err) = folders.cli(&["scan"]);
+    assert!(
+        status.success() || out.contains("partiel") || err.contains("échoué"),
+        "{out}{err}"
+    );
+    let failures = folders.last_run_failures();
+    let kept = |name: &str, n: u64| Msg::FolderNotMounted {
+        name: name.into(),
+        kept: n,
+    };
+    assert!(failures.contains(&(None, kept("nas", 31))), "{failures:?}");
+    assert!(failures.contains(&(None, kept("usb", 15))), "{failures:?}");
+    let s = start(&folders, &share, &usb);
+    assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
+    assert_eq!(game(&s, &format!("nas/{STYX}"))["playable"], true);
+}
+
+#[test]
+fn a_folder_taken_out_and_added_again_finds_its_trash_and_loses_nothing() {
+    let (folders, share, _usb) = spread();
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    let add = || folders.cli(&["library", "add", &format!("nas={}", share.display())]);
+    assert!(add().0.success());
+    let styx = format!("nas/{STYX}");
+    let original = std::fs::read(share.join(STYX)).unwrap();
+    assert_eq!(
+        s.send("DELETE", &format!("/api/library/{}", enc(&styx)), &[], None)
+            .status,
+        200
+    );
+    assert!(folders.cli(&["library", "remove", "nas"]).0.success());
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 0);
+    // The same name trashed in the first folder meanwhile takes no folder of the share's.
+    let other = "Orbital Dread [010093801237C000][v65536].nsp";
+    assert_eq!(
+        s.send("DELETE", &format!("/api/library/{}", enc(other)), &[], None)
+            .status,
+        200
+    );
+    let base = share.join("Indies/Styx [0100535012974000][v0].nsp");
+    std::fs::copy(base, share.join(STYX)).unwrap();
+    let (status, out, err) = add();
+    assert!(status.success(), "{out}{err}");
+    let items = s.get("/api/v1/trash").json()["items"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(items.len(), 2, "{items:?}");
+    let back = items
+        .iter()
+        .find(|i| i["key"] == styx.as_str())
+        .expect("listed again");
+    // The new file goes to the trash too, beside the old one, overwriting nothing.
+    assert_eq!(
+        s.send("DELETE", &format!("/api/library/{}", enc(&styx)), &[], None)
+            .status,
+        200
+    );
+    let ids: Vec<i64> = s.get("/api/v1/trash").json()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 3, "{ids:?}");
+    let id = back["id"].as_i64().unwrap();
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+    assert_eq!(
+        std::fs::read(share.join(STYX)).unwrap(),
+        original,
+        "the old file, whole"
+    );
 }
