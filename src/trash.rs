@@ -31,7 +31,7 @@ use crate::tree::Folders;
 use crate::words::{Container, GameKind, TrashReason};
 
 /// The trash folder's name, at the library root (and the data folder's, for saves).
-pub const FOLDER: &str = ".ludotheque-trash";
+pub const FOLDER: &str = crate::tree::folders::TRASH_FOLDER;
 
 /// The folders whose files the trash holds: the library's games, each in its own
 /// folder's trash, and the consoles' save backups in the data folder.

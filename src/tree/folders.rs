@@ -34,6 +34,9 @@ pub struct Folder {
     pub fixed: bool,
 }
 
+/// The trash folder's name, at the root of each library folder (`trash`).
+pub const TRASH_FOLDER: &str = ".ludotheque-trash";
+
 /// What a folder is, as a scan or the Settings page sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -47,14 +50,19 @@ pub enum State {
 impl State {
     /// Looked at now: a folder that is missing or holds nothing the scan would see
     /// (nothing, or only hidden names: a mount point's `.not-mounted` mark) is
-    /// offline; one that became a link is not read (mounted canonical, a link there
+    /// offline, unless it holds the service's own trash folder, which is on the disk
+    /// itself; one that became a link is not read (mounted canonical, a link there
     /// was swapped in since).
     pub fn of(dir: &Path) -> State {
         if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
             return State::Unreadable;
         }
+        let seen = |name: &std::ffi::OsStr| {
+            let name = name.to_string_lossy();
+            !name.starts_with('.') || name == TRASH_FOLDER
+        };
         let visible = |mut entries: std::fs::ReadDir| {
-            entries.any(|e| e.is_ok_and(|e| !e.file_name().to_string_lossy().starts_with('.')))
+            entries.any(|e| e.is_ok_and(|e| seen(&e.file_name())))
         };
         match std::fs::read_dir(dir).map(visible) {
             Ok(true) => State::Online,
