@@ -321,18 +321,17 @@ impl KeysWatch {
     }
 }
 
-/// The library's folder and the disks' room, looked at every 5 s (a listing and two
-/// statvfs): a note when the folder goes away (again once it came back), and when a
-/// disk's free share falls under `--low-space` (again once it rose a point above).
+/// The library's folders and the disks' room, looked at every 5 s (a listing and a
+/// statvfs a disk): a note when a folder goes away (again once it came back), and
+/// when a disk's free share falls under `--low-space` (again once it rose a point
+/// above).
 #[derive(Default)]
 struct DiskWatch {
     next: Option<Instant>,
     offline: bool,
-    /// The library's disk, then the data folder's, is short of room.
-    low: [bool; 2],
-    /// The library's disk, as last seen (it stays the data folder's disk, or not,
-    /// while the library's folder is away).
-    library_dev: Option<u64>,
+    /// The disks told of as short of room, by device: each library folder's, and the
+    /// data folder's (told of once, as the library's, when it is one of theirs).
+    low: std::collections::HashSet<u64>,
 }
 
 impl DiskWatch {
@@ -366,27 +365,27 @@ impl DiskWatch {
         if threshold == 0 {
             return;
         }
-        // The data folder on the library's disk is told of once, as the library.
-        let device = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
-        self.library_dev = device(folders.root()).or(self.library_dev);
-        let same_disk = self.library_dev.is_some() && self.library_dev == device(&config.data);
-        for (i, folder) in [folders.root(), &config.data].into_iter().enumerate() {
-            if i == 1 && same_disk {
-                continue;
-            }
-            let Ok((free, total)) = crate::library::safe::space(folder) else {
+        // Each disk once: the library's folders' first, so that the data folder on
+        // one of them is told of as the library's.
+        let dirs = folders.all().iter().map(|f| (f.dir.as_path(), true));
+        let mut seen = std::collections::HashSet::new();
+        for (dir, library) in dirs.chain([(config.data.as_path(), false)]) {
+            let Some(dev) = std::fs::metadata(dir).map(|m| m.dev()).ok() else {
                 continue;
             };
+            let Ok((free, total)) = crate::library::safe::space(dir) else {
+                continue;
+            };
+            if !seen.insert(dev) {
+                continue;
+            }
             let percent = (free.saturating_mul(100)).checked_div(total).unwrap_or(100);
-            if percent < threshold && !self.low[i] {
-                warn!(
-                    "low disk space: {percent} % free on the disk of the {} folder",
-                    ["library", "data"][i]
-                );
-                notifier.low_space(conn, i == 0, percent, free);
-                self.low[i] = true;
+            if percent < threshold && self.low.insert(dev) {
+                let which = if library { "a library" } else { "the data" };
+                warn!("low disk space: {percent} % free on the disk of {which} folder");
+                notifier.low_space(conn, library, percent, free);
             } else if percent > threshold {
-                self.low[i] = false;
+                self.low.remove(&dev);
             }
         }
     }

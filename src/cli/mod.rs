@@ -409,8 +409,12 @@ fn folders(global: &GlobalArgs) -> Result<crate::tree::Folders, Error> {
             what: "library".into(),
         })
     };
-    let first = global.library[0]
+    // Not there (a disk away): as given, made absolute; its trash and list still work
+    // from the database.
+    let given = &global.library[0];
+    let first = given
         .canonicalize()
+        .or_else(|_| std::path::absolute(given))
         .map_err(|e| unusable().with_cause(e))?;
     crate::config::folders(global, first, &global.data)
 }
@@ -449,11 +453,13 @@ fn remember_library(config: &Config) -> Result<(), Error> {
         .root()
         .to_str()
         .filter(|_| utf8 && further.iter().all(|l| !l.contains('\n')));
+    let db = db::open(&config.data)?;
     let Some(path) = paths else {
         log::warn!("a library folder's path is not UTF-8 or holds a line break: commands will not find it by themselves");
+        // Never the folders of an earlier start in their place.
+        crate::store::settings::LIBRARY_FURTHER.set(&db, "")?;
         return Ok(());
     };
-    let db = db::open(&config.data)?;
     crate::store::settings::LIBRARY_PATH.set(&db, path)?;
     crate::store::settings::LIBRARY_FURTHER.set(&db, &further.join("\n"))
 }

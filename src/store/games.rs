@@ -376,12 +376,14 @@ pub struct GameDetail {
     pub damage: Option<crate::error::Msg>,
     /// The file name's tags when they disagree with what the file holds.
     pub name_conflict: Option<String>,
+    /// Its library folder was offline at the last scan (`mark_offline`).
+    pub offline: bool,
 }
 
 const DETAIL_COLUMNS: &str =
-    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict";
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict, offline";
 /// The index of the first column after `ITEM_COLUMNS, DETAIL_COLUMNS`.
-const AFTER_DETAIL: usize = 17;
+const AFTER_DETAIL: usize = 18;
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     let note = r.get::<_, Option<String>>(12)?.map(|n| Detail::read(&n));
@@ -401,6 +403,7 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
             (None, true) => None,
         },
         name_conflict: r.get(16)?,
+        offline: r.get(17)?,
     })
 }
 

@@ -265,8 +265,13 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         .into_iter()
         .find(|p| p.slug == g.platform)
         .map_or_else(|| g.platform.clone(), |p| p.name);
-    // Looked at now, not at the last scan: a share may come back at any moment.
-    let away = c.app.config.folders().away(&g.item.key);
+    // As the last scan (or the watch's) saw it: a dead network share is never asked
+    // again on every view.
+    let away = g.offline.then(|| {
+        let lib = c.app.config.folders();
+        let name = lib.all()[lib.index_of(&g.item.key)].name.clone();
+        Msg::FolderAway { name }
+    });
     let body = html! {
         @if let Some(base) = g.item.base_title_id { (super::titles::header_icon(c, base)) }
         @if let Some(away) = &away { p.warn #folder-away { (v.msg(away)) } }

@@ -664,6 +664,11 @@ fn an_offline_folder_is_said_on_its_games_page_and_its_downloads_name_it() {
     let s = start(&folders, &share, &usb);
     let styx = format!("nas/{STYX}");
     std::fs::rename(&share, folders.tmp.path().join("share.away")).unwrap();
+    // A download asks the disk, at once; the page says what the last scan saw.
+    let r = s.get(&format!("/download/{}", key_path(&styx)));
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(!s.get(&format!("/game/{}", key_path(&styx))).body.contains("folder-away"));
+    scan(&s);
     let page = s.get(&format!("/game/{}", key_path(&styx))).body;
     let away = Msg::FolderAway { name: "nas".into() };
     assert!(page.contains("id=\"folder-away\""), "{page}");
