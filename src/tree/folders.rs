@@ -61,9 +61,8 @@ impl State {
             let name = name.to_string_lossy();
             !name.starts_with('.') || name == TRASH_FOLDER
         };
-        let visible = |mut entries: std::fs::ReadDir| {
-            entries.any(|e| e.is_ok_and(|e| seen(&e.file_name())))
-        };
+        let visible =
+            |mut entries: std::fs::ReadDir| entries.any(|e| e.is_ok_and(|e| seen(&e.file_name())));
         match std::fs::read_dir(dir).map(visible) {
             Ok(true) => State::Online,
             Ok(false) => State::Offline,

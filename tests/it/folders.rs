@@ -94,7 +94,11 @@ fn scan(s: &TestServer) -> Value {
 #[test]
 fn three_folders_read_as_one_tree_and_each_file_stays_on_its_own() {
     let (folders, share, usb) = spread();
-    let s = start(&folders, &share, &usb);
+    let mut args = args(&folders.library, &share, &usb);
+    args.push("--shop-public".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let s = TestServer::start_on(Arc::clone(&folders), &args);
+    s.wait_idle();
     let all = games(&s);
     let keys: Vec<&str> = all.iter().map(|g| g["key"].as_str().unwrap()).collect();
     assert_eq!(all.len(), 60, "{keys:?}");
@@ -113,6 +117,24 @@ fn three_folders_read_as_one_tree_and_each_file_stays_on_its_own() {
     assert_no_server_path(&s, &s.get("/api/v1/library?per_page=500").body);
     let styx = format!("nas/{STYX}");
     assert_eq!(game(&s, &styx)["playable"], true);
+
+    // One shop listing for every installer, the share's files in it, served whole.
+    let index = s.get("/shop").json();
+    let files = index["files"].as_array().unwrap();
+    let url = files
+        .iter()
+        .map(|f| f["url"].as_str().unwrap())
+        .find(|u| u.contains("/Styx%20%5B0100535012974800%5D"))
+        .expect("the share's file in the shop");
+    let url = url.split('#').next().unwrap();
+    let url = match url.starts_with("http") {
+        true => url.to_string(),
+        false => format!("{}{url}", s.base),
+    };
+    let mut served = Vec::new();
+    let resp = s.agent.get(&url).call().unwrap();
+    std::io::Read::read_to_end(&mut resp.into_body().into_reader(), &mut served).unwrap();
+    assert_eq!(served, std::fs::read(share.join(STYX)).unwrap());
 
     // Downloaded from its own folder.
     let url = format!("{}/download/{}", s.base, key_path(&styx));
@@ -667,7 +689,10 @@ fn an_offline_folder_is_said_on_its_games_page_and_its_downloads_name_it() {
     // A download asks the disk, at once; the page says what the last scan saw.
     let r = s.get(&format!("/download/{}", key_path(&styx)));
     assert_eq!(r.status, 503, "{}", r.body);
-    assert!(!s.get(&format!("/game/{}", key_path(&styx))).body.contains("folder-away"));
+    assert!(!s
+        .get(&format!("/game/{}", key_path(&styx)))
+        .body
+        .contains("folder-away"));
     scan(&s);
     let page = s.get(&format!("/game/{}", key_path(&styx))).body;
     let away = Msg::FolderAway { name: "nas".into() };
