@@ -558,22 +558,16 @@ fn convert_and_compress_work_in_a_work_folder_on_another_filesystem() {
     let work = Tmpfs::mount(folders.tmp.path().join("work"), "64m");
     let dev = |p: &Path| std::fs::metadata(p).unwrap().dev();
     assert_ne!(dev(&work.0), dev(&usb), "another filesystem");
-    let first = folders.library.display().to_string();
-    let args = [
-        "--library",
-        &first,
-        "--library",
-        usb.to_str().unwrap(),
-        "--work-dir",
-        work.0.to_str().unwrap(),
-    ];
-    let s = TestServer::start_on(Arc::clone(&folders), &args);
-    s.wait_idle();
-
-    let run = |route: &str| {
-        assert_eq!(s.post(route).status, 202);
-        s.wait_idle()["last"].clone()
+    let with_work = |work: &Path| {
+        let first = folders.library.display().to_string();
+        let (usb, work) = (usb.display().to_string(), work.display().to_string());
+        let args = ["--library", &first, "--library", &usb, "--work-dir", &work];
+        let s = TestServer::start_on(Arc::clone(&folders), &args);
+        s.wait_idle();
+        s
     };
+    let s = with_work(&work.0);
+    let run = |route: &str| run_on(&s, route);
     let last = run("/api/v1/compress");
     assert_eq!(
         (last["result"].as_str(), last["errors"].as_u64()),
@@ -606,16 +600,7 @@ fn convert_and_compress_work_in_a_work_folder_on_another_filesystem() {
 
     // A work folder without room for the file: refused at once, nothing converted.
     let small = Tmpfs::mount(folders.tmp.path().join("small"), "1m");
-    let args = [
-        "--library",
-        &first,
-        "--library",
-        usb.to_str().unwrap(),
-        "--work-dir",
-        small.0.to_str().unwrap(),
-    ];
-    let s = TestServer::start_on(Arc::clone(&folders), &args);
-    s.wait_idle();
+    let s = with_work(&small.0);
     let last = run_on(&s, "/api/v1/compress");
     assert_eq!(last["result"], "failed", "{last}");
     assert!(
