@@ -148,15 +148,18 @@ pub struct GlobalArgs {
     /// Data folder: the database and the lock file.
     #[arg(long, global = true, env = "LUDOTHEQUE_DATA", default_value = "./data")]
     pub data: PathBuf,
-    /// Library root: the game files (created when missing). Not given, a command
-    /// uses the library the service last ran with, and says which.
+    /// Library folder: the game files (created when missing). Given again, each further
+    /// folder joins the library as its top-level folder NAME (NAME=DIR; by default the
+    /// folder's own name), its files' keys NAME/…; see ludotheque-library(1). Not
+    /// given, a command uses the folders the service last ran with, and says which.
     #[arg(
         long,
         global = true,
         env = "LUDOTHEQUE_LIBRARY",
-        default_value = "./library"
+        default_value = "./library",
+        value_name = "[NAME=]DIR"
     )]
-    pub library: PathBuf,
+    pub library: Vec<PathBuf>,
     /// Log level on standard error: error, warn, info, debug, trace or off.
     #[arg(
         long,
@@ -189,6 +192,11 @@ pub struct GlobalArgs {
     /// the file itself: a symbolic link there is refused unread].
     #[arg(long, global = true, env = "LUDOTHEQUE_KEYS", value_name = "FILE")]
     pub keys: Option<PathBuf>,
+    /// Where convert and compress write while they work (a faster disk); the finished
+    /// file is then copied beside its original, checked, and renamed into place
+    /// [default: beside each output].
+    #[arg(long, global = true, env = "LUDOTHEQUE_WORK_DIR", value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
     /// `--library` or its variable was given (not its default): set by `cli::parse`.
     /// Without it a command uses the library the service last ran with.
     #[arg(skip)]
@@ -550,6 +558,11 @@ pub enum Command {
         /// Where to write it (created when missing).
         dir: PathBuf,
     },
+    /// List, add or remove the library's folders
+    Library {
+        #[command(subcommand)]
+        command: LibraryCommand,
+    },
     /// List, restore or purge what is in the trash.
     Trash {
         #[command(subcommand)]
@@ -776,6 +789,35 @@ pub enum PushCommand {
     Remove {
         /// The game's key.
         key: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LibraryCommand {
+    /// List the library's folders.
+    ///
+    /// List each folder: its name (a further folder's files have keys NAME/…), state
+    /// (online; offline: missing or empty; not readable), files and size, free space
+    /// on its disk, filesystem (the watch polls network ones), whether --library gives
+    /// it or an admin added it, and where it is.
+    List,
+    /// Add a folder to the library, and scan it.
+    ///
+    /// Add a folder (an existing one) as the library's top-level folder NAME (by
+    /// default the folder's own name), remembered across restarts, and scan it.
+    /// Through the running service when there is one, at once, without a restart.
+    Add {
+        /// The folder, as NAME=DIR or DIR.
+        #[arg(value_name = "[NAME=]DIR")]
+        folder: String,
+    },
+    /// Take an added folder out of the library.
+    ///
+    /// Its games leave the library (and the push list and trash entries with them);
+    /// nothing on disk is touched. A folder --library gives stays: remove the flag.
+    Remove {
+        /// The folder's name, as `library list` shows it.
+        name: String,
     },
 }
 

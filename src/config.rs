@@ -14,8 +14,8 @@ use crate::error::{Error, Msg};
 pub struct Config {
     /// The data folder (database, lock file). Absolute.
     pub data: PathBuf,
-    /// The library root. Absolute and canonical.
-    pub library: PathBuf,
+    /// The library's folders (`folders()`), the first its root.
+    library: crate::tree::folders::Shared,
     /// The server's flags (`ludotheque serve --help`), their bounds checked.
     pub serve: ServeArgs,
     /// Request worker threads (`serve.workers`, else one per core and a few).
@@ -44,6 +44,9 @@ pub struct Config {
     pub compress_min_gain: u32,
     /// `compress` purges each original once verified instead of trashing it.
     pub compress_delete_originals: bool,
+    /// Where convert and compress write while they work (`--work-dir`, made at start
+    /// and canonical); none: beside each output.
+    pub work_dir: Option<PathBuf>,
     /// Test aid: every task waits this long before its body runs (unit tests set it).
     pub task_delay: Duration,
 }
@@ -57,7 +60,8 @@ impl Config {
         let data = make_dir(&global.data, "data")?;
         crate::store::db::make_private(&data)
             .map_err(|e| Error::invalid(Msg::DataFolderPrivate).with_cause(e))?;
-        let library = make_dir(&global.library, "library")?;
+        let first = make_dir(&global.library[0], "library")?;
+        let library = crate::tree::folders::Shared::new(folders(global, first, &data)?);
         let workers = serve.workers.unwrap_or_else(default_workers);
         check_bounds(serve, workers)?;
         let (webhook_url, webhook_secret) = webhook(serve)?;
@@ -88,9 +92,24 @@ impl Config {
             compress_solid: false,
             compress_min_gain: 2,
             compress_delete_originals: false,
+            work_dir: match &global.work_dir {
+                Some(dir) => Some(make_dir(dir, "work")?),
+                None => None,
+            },
             task_delay: Duration::from_millis(serve.task_delay_ms),
             serve: serve.clone(),
         })
+    }
+
+    /// The library's folders as they are now: a task or a request takes them once and
+    /// works on that list, whatever is added or removed meanwhile.
+    pub fn folders(&self) -> std::sync::Arc<crate::tree::folders::Folders> {
+        self.library.now()
+    }
+
+    /// A folder added or removed while the service runs (`jobs::folders`).
+    pub fn replace_folders(&self, folders: crate::tree::Folders) {
+        self.library.replace(folders);
     }
 
     /// Days a file put in the trash now is kept: `--trash-retention-days` when given,
@@ -358,6 +377,21 @@ fn default_workers() -> usize {
         .map(|n| n.get())
         .unwrap_or(2);
     (cores * 2).max(4)
+}
+
+/// The library's folders: the first (`first`, made and canonical), the further ones
+/// `--library` gives, and those an admin added (kept in the database, when it has
+/// them: a database not yet migrated has none).
+pub fn folders(
+    global: &GlobalArgs,
+    first: PathBuf,
+    data: &Path,
+) -> Result<crate::tree::Folders, Error> {
+    let added = crate::store::db::open(data)
+        .ok()
+        .and_then(|db| crate::store::library_folders::list(&db).ok())
+        .unwrap_or_default();
+    crate::tree::folders::given(first, &global.library[1..], added, data)
 }
 
 fn make_dir(path: &Path, what: &str) -> Result<PathBuf, Error> {

@@ -7,7 +7,7 @@
 //! which fails on an import that goes up, and on this quote when it differs):
 //!
 //! ```text
-//! numbers words error time memory metrics kept text naming args store config outbound
+//! numbers words error time memory metrics kept text naming tree args store config outbound
 //! library incoming titles accounts keys consoles shop device trash saves convert notify jobs
 //! watch views http api web routes service cli
 //! ```
@@ -53,6 +53,7 @@ mod text;
 mod time;
 mod titles;
 mod trash;
+mod tree;
 mod views;
 mod watch;
 mod web;

@@ -152,6 +152,8 @@ const ROUTES: &[Route] = &[
     route("GET", "/api/platforms", Private, v1::library::platforms),
     route("POST", "/api/platforms", Private, web::library::add_platform),
     route("DELETE", "/api/platforms/{slug}", Private, web::library::delete_platform),
+    route("POST", "/api/library/folders", Private, web::folders::add),
+    route("DELETE", "/api/library/folders/{name}", Private, web::folders::remove),
     route("GET", "/api/device", Private, v1::device::device),
     route("POST", "/api/titles/update", Private, web::titles::start_update),
     route("POST", "/api/titles/settings", Private, web::titles::set_settings),

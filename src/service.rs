@@ -6,6 +6,7 @@
 //! `.part` files, repair the search index, catch the signals, start the job thread
 //! and the maintenance thread. `http` only serves; the command line only shows.
 
+use crate::tree::folders::State;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,16 +60,19 @@ impl Service {
         let conn = db::open_and_migrate(&config.data)?;
         let (adopted, dropped) = trash::recover(
             &conn,
-            &trash::Places::of(config),
+            &trash::Places::of(config, &conn)?,
             config.retention_days(&conn),
         )?;
         if adopted + dropped > 0 {
             warn!("trash: {adopted} file(s) adopted, {dropped} entr(y/ies) dropped after a crash");
         }
-        convert::clean_leftover(&conn, &config.library)?;
+        convert::clean_leftover(&conn, &config.folders())?;
+        if let Some(work) = &config.work_dir {
+            convert::clean_work(work);
+        }
         crate::saves::clean_incoming(&config.data);
         crate::titles::clean_incoming(&config.data);
-        jobs::organize::recover(&conn, &config.library)?;
+        jobs::organize::recover(&conn, &config.folders())?;
         crate::store::games::ensure_indexes(&conn)?;
         // A new build may compute the titles' states differently (a migration added a
         // column), or a task was killed between its writes and its refresh.
@@ -124,7 +128,7 @@ impl Service {
         self.serving.store(true, Ordering::SeqCst);
         // Claimed before the address is printed, so that whoever waits for that line
         // sees the first scan already running.
-        if !library::is_ready(&conn, &self.config.library)? {
+        if !library::is_ready(&conn, &self.config)? {
             info!("this library was never scanned: starting a scan");
             let _ = self.jobs.try_start(Task::Scan, StartedBy::Startup);
         }
@@ -139,9 +143,14 @@ impl Service {
         );
         println!("listening on http://{addr}");
         std::io::stdout().flush()?;
+        let folders = self.config.folders();
+        let dirs: Vec<_> = folders.all().iter().map(|f| f.dir.display()).collect();
         info!(
             "listening on http://{addr}, library {}",
-            self.config.library.display()
+            dirs.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let app = Arc::new(App::new(
             self.config.clone(),
@@ -219,7 +228,7 @@ fn start_maintenance(
 ) -> Result<JoinHandle<()>, Error> {
     let conn = db::open(&config.data)?;
     let mut keys_watch = KeysWatch::default();
-    let (library, stop) = (config.library.clone(), Arc::clone(stop));
+    let stop = Arc::clone(stop);
     let config = config.clone();
     let mut refresh = config.titledb_refresh(&conn);
     let mut next_titles = refresh.map(|every| first_refresh(&conn, every));
@@ -236,8 +245,10 @@ fn start_maintenance(
                     next_trim = Instant::now() + Duration::from_secs(10);
                 }
                 if Instant::now() >= next_purge {
-                    let places = trash::Places::of(&config);
-                    match trash::purge_expired(&conn, &places, crate::time::now()) {
+                    let purged = trash::Places::of(&config, &conn).and_then(|places| {
+                        trash::purge_expired(&conn, &places, crate::time::now())
+                    });
+                    match purged {
                         Ok(0) => {}
                         Ok(n) => info!("trash: {n} expired entr(y/ies) purged"),
                         Err(e) => error!("trash: purging expired entries failed: {e}"),
@@ -262,7 +273,7 @@ fn start_maintenance(
                     }
                 }
                 if serving.load(Ordering::SeqCst) {
-                    keys_watch.check(&conn, &library, &prod_keys, &jobs);
+                    keys_watch.check(&conn, &config, &prod_keys, &jobs);
                     disks.check(&conn, &config, &jobs.notifier);
                 }
                 std::thread::sleep(Duration::from_millis(200));
@@ -285,7 +296,7 @@ impl KeysWatch {
     fn check(
         &mut self,
         conn: &rusqlite::Connection,
-        library: &std::path::Path,
+        config: &Config,
         keys: &KeysFile,
         jobs: &Jobs,
     ) {
@@ -300,7 +311,7 @@ impl KeysWatch {
             .get(conn)
             .ok()
             .flatten();
-        let ready = library::is_ready(conn, library).unwrap_or(false);
+        let ready = library::is_ready(conn, config).unwrap_or(false);
         let new = read_with.as_deref() != Some(&loaded.fingerprint)
             && self.started_for.as_deref() != Some(&loaded.fingerprint);
         if ready && new && jobs.try_start(Task::Scan, StartedBy::Keys).is_ok() {
@@ -310,18 +321,17 @@ impl KeysWatch {
     }
 }
 
-/// The library's folder and the disks' room, looked at every 5 s (a listing and two
-/// statvfs): a note when the folder goes away (again once it came back), and when a
-/// disk's free share falls under `--low-space` (again once it rose a point above).
+/// The library's folders and the disks' room, looked at every 5 s (a listing and a
+/// statvfs a disk): a note when a folder goes away (again once it came back), and
+/// when a disk's free share falls under `--low-space` (again once it rose a point
+/// above).
 #[derive(Default)]
 struct DiskWatch {
     next: Option<Instant>,
     offline: bool,
-    /// The library's disk, then the data folder's, is short of room.
-    low: [bool; 2],
-    /// The library's disk, as last seen (it stays the data folder's disk, or not,
-    /// while the library's folder is away).
-    library_dev: Option<u64>,
+    /// The disks told of as short of room, by device: each library folder's, and the
+    /// data folder's (told of once, as the library's, when it is one of theirs).
+    low: std::collections::HashSet<u64>,
 }
 
 impl DiskWatch {
@@ -337,16 +347,17 @@ impl DiskWatch {
         }
         self.next = Some(Instant::now() + Duration::from_secs(5));
         // As the scan sees it: a folder gone or unreadable, or empty while the library
-        // has games (the bare mount point of a disk that is not there).
-        let readable = match std::fs::read_dir(&config.library) {
-            Ok(mut entries) => {
-                entries.next().is_some()
-                    || crate::store::games::stats(conn).is_ok_and(|c| c.total == 0)
-            }
-            Err(_) => false,
-        };
+        // has games (the bare mount point of a disk that is not there); any of the
+        // library's folders.
+        let folders = config.folders();
+        let empty_library = || crate::store::games::stats(conn).is_ok_and(|c| c.total == 0);
+        let readable = folders.all().iter().all(|f| match State::of(&f.dir) {
+            State::Online => true,
+            State::Offline => f.dir.is_dir() && empty_library(),
+            State::Unreadable => false,
+        });
         if !readable && !self.offline {
-            warn!("the library's folder is missing or unreadable");
+            warn!("a library folder is missing or unreadable");
             notifier.library_offline(conn);
         }
         self.offline = !readable;
@@ -354,27 +365,27 @@ impl DiskWatch {
         if threshold == 0 {
             return;
         }
-        // The data folder on the library's disk is told of once, as the library.
-        let device = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.dev()).ok();
-        self.library_dev = device(&config.library).or(self.library_dev);
-        let same_disk = self.library_dev.is_some() && self.library_dev == device(&config.data);
-        for (i, folder) in [&config.library, &config.data].into_iter().enumerate() {
-            if i == 1 && same_disk {
-                continue;
-            }
-            let Ok((free, total)) = crate::library::safe::space(folder) else {
+        // Each disk once: the library's folders' first, so that the data folder on
+        // one of them is told of as the library's.
+        let dirs = folders.all().iter().map(|f| (f.dir.as_path(), true));
+        let mut seen = std::collections::HashSet::new();
+        for (dir, library) in dirs.chain([(config.data.as_path(), false)]) {
+            let Some(dev) = std::fs::metadata(dir).map(|m| m.dev()).ok() else {
                 continue;
             };
+            let Ok((free, total)) = crate::library::safe::space(dir) else {
+                continue;
+            };
+            if !seen.insert(dev) {
+                continue;
+            }
             let percent = (free.saturating_mul(100)).checked_div(total).unwrap_or(100);
-            if percent < threshold && !self.low[i] {
-                warn!(
-                    "low disk space: {percent} % free on the disk of the {} folder",
-                    ["library", "data"][i]
-                );
-                notifier.low_space(conn, i == 0, percent, free);
-                self.low[i] = true;
+            if percent < threshold && self.low.insert(dev) {
+                let which = if library { "a library" } else { "the data" };
+                warn!("low disk space: {percent} % free on the disk of {which} folder");
+                notifier.low_space(conn, library, percent, free);
             } else if percent > threshold {
-                self.low[i] = false;
+                self.low.remove(&dev);
             }
         }
     }

@@ -1,8 +1,9 @@
 //! The trash: nothing deleted is lost until its time is up.
 //!
 //! Deleting a game, and converting a file, move it into `.ludotheque-trash/<id>/<key>`
-//! at the library root: a rename on the same filesystem, instant. The folder keeps the
-//! original key in its path, so the files alone say where each goes back.
+//! at the root of its own library folder: a rename on the same filesystem, instant,
+//! never a copy across disks. The folder keeps the original key (inside that library
+//! folder) in its path, so the files alone say where each goes back.
 //!
 //! Order of work: the row is inserted in a transaction, the file is renamed, then the
 //! transaction commits. A process killed in between leaves a file in the trash without
@@ -25,34 +26,65 @@ use crate::store::games;
 use crate::store::saves;
 use crate::store::trash::{self as store, TrashRow};
 use crate::time;
+use crate::tree::folders::State;
+use crate::tree::Folders;
 use crate::words::{Container, GameKind, TrashReason};
 
 /// The trash folder's name, at the library root (and the data folder's, for saves).
-pub const FOLDER: &str = ".ludotheque-trash";
+pub const FOLDER: &str = crate::tree::folders::TRASH_FOLDER;
 
-/// The folders whose files the trash holds: the library's games, and the consoles'
-/// save backups in the data folder.
-#[derive(Clone, Copy)]
-pub struct Places<'a> {
-    pub library: &'a Path,
-    pub data: &'a Path,
+/// The folders whose files the trash holds: the library's games, each in its own
+/// folder's trash, and the consoles' save backups in the data folder.
+#[derive(Clone)]
+pub struct Places {
+    pub folders: std::sync::Arc<Folders>,
+    pub data: PathBuf,
+    /// `NAME/` of the folders the library knows but does not mount now
+    /// (`library::unmounted`): their entries wait, never taken for vanished.
+    pub unmounted: Vec<String>,
 }
 
-impl<'a> Places<'a> {
-    pub fn of(config: &'a crate::config::Config) -> Places<'a> {
-        Places {
-            library: &config.library,
-            data: &config.data,
-        }
+impl Places {
+    /// The service's, as they are now.
+    pub fn of(config: &crate::config::Config, db: &Connection) -> Result<Places, Error> {
+        let folders = config.folders();
+        Ok(Places {
+            unmounted: library::unmounted(db, &folders)?,
+            folders,
+            data: config.data.clone(),
+        })
     }
 
-    /// The folder an entry's key is relative to, and whose trash folder holds it.
-    fn root_of(&self, row: &TrashRow) -> &'a Path {
-        match row.reason {
-            TrashReason::Save => self.data,
-            _ => self.library,
+    /// The folder whose trash folder holds the entry `id` of `reason` and `key`, and
+    /// the key relative to it: where the folders say, or, when its file is not there,
+    /// the library folder whose trash has it (an entry of the first folder whose key
+    /// a further folder added since took for its name).
+    fn spot(&self, reason: TrashReason, key: &LibraryKey, id: i64) -> (&Path, LibraryKey) {
+        if reason == TrashReason::Save {
+            return (&self.data, key.clone());
         }
+        let here = spot(&self.folders, key);
+        if std::fs::symlink_metadata(entry_file(here.0, id, &here.1)).is_ok() {
+            return here;
+        }
+        let elsewhere = self.folders.all().iter().enumerate().find_map(|(i, f)| {
+            let inner = match i {
+                0 => Some(key.clone()),
+                _ => key
+                    .strip_prefix(&self.folders.prefix(i))
+                    .and_then(LibraryKey::parse),
+            }?;
+            let there = std::fs::symlink_metadata(entry_file(&f.dir, id, &inner)).is_ok();
+            there.then_some((f.dir.as_path(), inner))
+        });
+        elsewhere.unwrap_or(here)
     }
+}
+
+/// The library folder of `key`, whose trash holds it, and the key inside it.
+fn spot<'a>(folders: &'a Folders, key: &LibraryKey) -> (&'a Path, LibraryKey) {
+    let place = folders.locate(key);
+    (&place.folder.dir, place.key)
 }
 const DAY_S: i64 = 24 * 60 * 60;
 
@@ -93,19 +125,55 @@ fn check_dir(root: &Path) -> Result<(), Error> {
     }
 }
 
+/// An id no entry of the table nor any entry folder of `root`'s trash has: a folder
+/// taken out of the library keeps its trashed files (and their ids) on its disk, and
+/// a new entry must never share a folder with one of them.
+fn next_id(db: &Connection, root: &Path) -> Result<i64, Error> {
+    let on_disk = std::fs::read_dir(dir(root))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i64>().ok()))
+        .max()
+        .unwrap_or(0);
+    Ok(store::max_id(db)?.max(on_disk) + 1)
+}
+
+/// A library folder that is away (missing or empty) keeps its trash entries: their
+/// files are there when it is back. The error names the folder.
+fn offline(places: &Places, reason: TrashReason, key: &LibraryKey) -> Result<(), Error> {
+    let folder = places.folders.locate(key).folder;
+    let unmounted = places
+        .unmounted
+        .iter()
+        .find(|p| key.starts_with(p.as_str()));
+    let name = match unmounted {
+        Some(prefix) => prefix.trim_end_matches('/').to_string(),
+        None if reason == TrashReason::Save => return Ok(()),
+        None if State::of(&folder.dir) == State::Online => return Ok(()),
+        None => folder.name.clone(),
+    };
+    let away = Msg::FolderAway { name };
+    Err(Error::new(crate::error::Kind::Unavailable, away))
+}
+
 /// Move the file at `key` into the trash, for `reason`.
 /// Whether `key` can go to the trash: a game the library lists, a file reached
 /// through real folders. What a selection checks for every file before it moves any.
 pub fn movable(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
 ) -> Result<(games::GameDetail, std::fs::Metadata), Error> {
     // Only games the library lists, and only through real folders: a key that names
     // anything else (a file behind a symlinked folder, a folder) is no game.
     let game = games::get(db, key)?.ok_or_else(|| no_such_game(key))?;
-    library::safe::check_folders(root, key).map_err(|e| no_such_game(key).with_cause(e))?;
-    let src = key.under(root);
+    if let Some(away) = folders.away(key) {
+        return Err(Error::new(crate::error::Kind::Unavailable, away));
+    }
+    let (root, inner) = spot(folders, key);
+    library::safe::check_folders(root, &inner).map_err(|e| no_such_game(key).with_cause(e))?;
+    let src = inner.under(root);
     let meta = std::fs::symlink_metadata(&src).map_err(|e| no_such_game(key).with_cause(e))?;
     if meta.is_dir() {
         return Err(no_such_game(key));
@@ -120,14 +188,15 @@ pub fn movable(
 
 pub fn move_in(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
     reason: TrashReason,
     retention_days: u32,
 ) -> Result<TrashRow, Error> {
-    let (game, meta) = movable(db, root, key)?;
+    let (game, meta) = movable(db, folders, key)?;
+    let (root, inner) = spot(folders, key);
     check_dir(root)?;
-    let src = key.under(root);
+    let src = inner.under(root);
     let (name, kind) = (game.item.name, game.item.kind);
     let now = time::now();
     let mut row = TrashRow {
@@ -141,12 +210,12 @@ pub fn move_in(
         expires_at: now + retention_days as i64 * DAY_S,
     };
     let tx = db.unchecked_transaction()?;
-    row.id = store::insert(&tx, None, &row)?;
-    let dst = entry_file(root, row.id, key);
+    row.id = store::insert(&tx, Some(next_id(&tx, root)?), &row)?;
+    let dst = entry_file(root, row.id, &inner);
     // The entry's folder and those below it are made without following a link: one
     // planted there beforehand (pointing out of the library) fails the move.
     let moved = std::fs::create_dir_all(dir(root))
-        .and_then(|_| library::safe::make_folders(&dir(root), &key.inside(&entry_key(row.id))))
+        .and_then(|_| library::safe::make_folders(&dir(root), &inner.inside(&entry_key(row.id))))
         .and_then(|_| std::fs::rename(&src, &dst));
     if let Err(e) = moved {
         let _ = std::fs::remove_dir_all(entry_dir(root, row.id));
@@ -191,7 +260,7 @@ pub fn move_save_in(
         expires_at: now + retention_days as i64 * DAY_S,
     };
     let tx = db.unchecked_transaction()?;
-    row.id = store::insert(&tx, None, &row)?;
+    row.id = store::insert(&tx, Some(next_id(&tx, data)?), &row)?;
     if let Some(save) = save {
         saves::set_trash(&tx, save.id, Some(row.id))?;
     }
@@ -251,7 +320,9 @@ fn extension(name: &str) -> String {
 pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Error> {
     let ext = extension(original.file_name());
     let bad = || Error::invalid(Msg::BadRestoreName { ext: ext.clone() });
+    // A hidden name is one the scan never looks at: the file would be lost to it.
     let fits = !name.is_empty()
+        && !name.starts_with('.')
         && name.len() <= 255
         && !name.contains('/')
         && !name.chars().any(char::is_control)
@@ -270,12 +341,12 @@ pub fn renamed_key(original: &LibraryKey, name: &str) -> Result<LibraryKey, Erro
 /// Another name the entry could go back under beside its original place, taken by
 /// no file now: `Name (2).ext`, `Name (3).ext`… Never the original's: the page offers
 /// it when a file has just taken that place.
-pub fn free_name(root: &Path, original: &LibraryKey) -> String {
+pub fn free_name(folders: &Folders, original: &LibraryKey) -> String {
     let name = original.file_name();
     let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
     let taken = |candidate: &str| {
         renamed_key(original, candidate).map_or(true, |key| {
-            std::fs::symlink_metadata(key.under(root)).is_ok()
+            std::fs::symlink_metadata(folders.locate(&key).path()).is_ok()
         })
     };
     for n in 2..1000 {
@@ -310,34 +381,26 @@ pub fn restore_as(
     if row.reason == TrashReason::Save && name.is_some() {
         return Err(Error::invalid(Msg::SaveRestoreName));
     }
-    let root = places.root_of(&row);
-    check_dir(root)?;
-    let present = LibraryKey::parse(&row.key)
-        .map(|key| (entry_file(root, id, &key), key))
-        .filter(|(src, _)| std::fs::symlink_metadata(src).is_ok());
-    let Some((src, key)) = present else {
-        warn!("trash: the file of entry {id} has vanished; dropping the entry");
-        store::delete(db, id)?;
-        return Err(Error::not_found(Msg::TrashEntryVanished));
-    };
-    // The entry's folder and those below it are real folders; what comes back is a
-    // file, or a link the library had (a link out of the library is back as a link,
-    // which the scan does not follow and no operation opens).
-    let movable = library::safe::check_folders(&dir(root), &key.inside(&entry_key(id))).is_ok()
-        && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
-    if !movable {
-        return Err(Error::conflict(Msg::TrashEntryLink));
-    }
+    let (key, root, src) = entry_source(db, places, &row)?;
     let target = match name {
         Some(name) => renamed_key(&key, name)?,
         None => key.clone(),
     };
-    let dst = target.under(root);
+    // Back into the library folder whose trash holds it (renamed, it stays in its
+    // folder): a key that another library folder took meanwhile is no place for it.
+    let (target_root, target_inner) = match row.reason {
+        TrashReason::Save => (places.data.as_path(), target.clone()),
+        _ => spot(&places.folders, &target),
+    };
     let occupied = || Error::conflict(Msg::KeyOccupied);
+    if target_root != root {
+        return Err(occupied());
+    }
+    let dst = target_inner.under(root);
     if std::fs::symlink_metadata(&dst).is_ok() {
         return Err(occupied());
     }
-    library::safe::make_folders(root, &target).map_err(|e| match e.kind() {
+    library::safe::make_folders(root, &target_inner).map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => Error::conflict(Msg::LinkOnTheWay).with_cause(e),
         _ => Error::from(e),
     })?;
@@ -347,7 +410,7 @@ pub fn restore_as(
         moved => moved?,
     }
     let _ = std::fs::remove_dir_all(entry_dir(root, id));
-    back_in_place(db, &row, (root, &target), keys)?;
+    back_in_place(db, &row, (&places.folders, &target), keys)?;
     info!("trash: entry {id} restored to {target}");
     Ok(TrashRow {
         key: target.to_string(),
@@ -355,13 +418,46 @@ pub fn restore_as(
     })
 }
 
-/// An entry's file is back, at `target` under `root`: its row goes, and what knows
+/// The entry's key, the folder whose trash holds it, and its file, when it can go
+/// back: a row whose file has vanished is dropped.
+fn entry_source<'p>(
+    db: &Connection,
+    places: &'p Places,
+    row: &TrashRow,
+) -> Result<(LibraryKey, &'p Path, PathBuf), Error> {
+    let id = row.id;
+    let Some(key) = LibraryKey::parse(&row.key) else {
+        store::delete(db, id)?;
+        return Err(Error::not_found(Msg::TrashEntryVanished));
+    };
+    let (root, inner) = places.spot(row.reason, &key, row.id);
+    check_dir(root)?;
+    let src = entry_file(root, id, &inner);
+    if std::fs::symlink_metadata(&src).is_err() {
+        // A library folder that is away keeps its entries until it is back.
+        offline(places, row.reason, &key)?;
+        warn!("trash: the file of entry {id} has vanished; dropping the entry");
+        store::delete(db, id)?;
+        return Err(Error::not_found(Msg::TrashEntryVanished));
+    }
+    // The entry's folder and those below it are real folders; what comes back is a
+    // file, or a link the library had (a link out of the library is back as a link,
+    // which the scan does not follow and no operation opens).
+    let movable = library::safe::check_folders(&dir(root), &inner.inside(&entry_key(id))).is_ok()
+        && std::fs::symlink_metadata(&src).is_ok_and(|m| !m.is_dir());
+    if !movable {
+        return Err(Error::conflict(Msg::TrashEntryLink));
+    }
+    Ok((key, root, src))
+}
+
+/// An entry's file is back, at `target`: its row goes, and what knows
 /// the file learns it. A save's version is listed again, with its note and date; a
 /// game is indexed (with the console `keys` when there are) and the titles see it.
 fn back_in_place(
     db: &Connection,
     row: &TrashRow,
-    (root, target): (&Path, &LibraryKey),
+    (folders, target): (&Folders, &LibraryKey),
     keys: Option<&crate::library::switchfs::ProdKeys>,
 ) -> Result<(), Error> {
     if row.reason == TrashReason::Save {
@@ -371,7 +467,7 @@ fn back_in_place(
         return store::delete(db, row.id);
     }
     store::delete(db, row.id)?;
-    library::index_one(db, root, target, keys)?;
+    library::index_one(db, folders, target, keys)?;
     crate::titles::model::refresh_after_change(db);
     Ok(())
 }
@@ -382,7 +478,7 @@ fn back_in_place(
 /// An entry that cannot follow keeps its old key, and still restores there.
 pub fn follow(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     from: &LibraryKey,
     to: &LibraryKey,
 ) -> Result<usize, Error> {
@@ -397,7 +493,6 @@ pub fn follow(
     let (Some(old), Some(new)) = (stem(from), stem(to)) else {
         return Ok(0);
     };
-    check_dir(root)?;
     let mut followed = 0;
     for ext in Container::ALL {
         for row in store::with_key(db, &format!("{old}.{ext}"))? {
@@ -407,12 +502,15 @@ pub fn follow(
             ) else {
                 continue;
             };
+            // A move never crosses library folders (`organize`): both lie in one.
+            let ((root, was), (_, now_inner)) = (spot(folders, &was), spot(folders, &now));
+            check_dir(root)?;
             let entry = entry_key(row.id);
-            let moved =
-                library::safe::make_folders(&dir(root), &now.inside(&entry)).and_then(|_| {
+            let moved = library::safe::make_folders(&dir(root), &now_inner.inside(&entry))
+                .and_then(|_| {
                     library::safe::move_new(
                         &entry_file(root, row.id, &was),
-                        &entry_file(root, row.id, &now),
+                        &entry_file(root, row.id, &now_inner),
                     )
                 });
             match moved {
@@ -435,7 +533,14 @@ pub fn follow(
 /// Delete an entry's file for good.
 pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Error> {
     let row = store::get(db, id)?.ok_or_else(no_such_entry)?;
-    let root = places.root_of(&row);
+    let root = match LibraryKey::parse(&row.key) {
+        Some(key) => {
+            // Its file cannot be deleted while its folder is away: it waits.
+            offline(places, row.reason, &key)?;
+            places.spot(row.reason, &key, row.id).0
+        }
+        None => places.folders.root(),
+    };
     check_dir(root)?;
     match std::fs::remove_dir_all(entry_dir(root, id)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
@@ -447,26 +552,37 @@ pub fn purge(db: &Connection, places: &Places, id: i64) -> Result<TrashRow, Erro
     Ok(row)
 }
 
-/// [`purge`] an entry a task just made for a game of the library at `root`.
-pub fn purge_game(db: &Connection, root: &Path, id: i64) -> Result<TrashRow, Error> {
+/// [`purge`] an entry a task just made for a game of the library.
+pub fn purge_game(db: &Connection, folders: &Folders, id: i64) -> Result<TrashRow, Error> {
+    let (folders, data) = (std::sync::Arc::new(folders.clone()), folders.root().into());
+    let unmounted = Vec::new();
     purge(
         db,
         &Places {
-            library: root,
-            data: root,
+            folders,
+            data,
+            unmounted,
         },
         id,
     )
 }
 
-/// Purge every entry `pick` chooses; returns how many, and the bytes they held.
+/// The entry's library folder is away: its file is there, not to be had now.
+fn away(places: &Places, row: &TrashRow) -> bool {
+    LibraryKey::parse(&row.key).is_some_and(|k| offline(places, row.reason, &k).is_err())
+}
+
+/// Purge every entry `pick` chooses (those of a folder that is away wait for it); returns how many, and the bytes they held.
 pub fn purge_where(
     db: &Connection,
     places: &Places,
     pick: impl Fn(&TrashRow) -> bool,
 ) -> Result<(usize, u64), Error> {
     let (mut purged, mut bytes) = (0, 0);
-    for row in store::list(db)?.iter().filter(|r| pick(r)) {
+    for row in store::list(db)?
+        .iter()
+        .filter(|r| pick(r) && !away(places, r))
+    {
         purge(db, places, row.id)?;
         purged += 1;
         bytes += row.size;
@@ -476,7 +592,9 @@ pub fn purge_where(
 
 /// Purge every entry past its retention; returns how many.
 pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize, Error> {
-    let expired = store::expired(db, now)?;
+    let mut expired = store::expired(db, now)?;
+    // An offline folder's entries wait for it: their files cannot be deleted now.
+    expired.retain(|row| !away(places, row));
     for row in &expired {
         purge(db, places, row.id)?;
     }
@@ -487,10 +605,16 @@ pub fn purge_expired(db: &Connection, places: &Places, now: i64) -> Result<usize
 fn drop_vanished(db: &Connection, places: &Places) -> Result<usize, Error> {
     let mut dropped = 0;
     for row in store::list(db)? {
-        let root = places.root_of(&row);
         // A key that does not parse names no file of ours: the row is dropped.
-        let file = LibraryKey::parse(&row.key).map(|key| entry_file(root, row.id, &key));
-        if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err()) {
+        let key = LibraryKey::parse(&row.key);
+        let file = key.as_ref().map(|key| {
+            let (root, inner) = places.spot(row.reason, key, row.id);
+            entry_file(root, row.id, &inner)
+        });
+        let away = |key: &LibraryKey| offline(places, row.reason, key).is_err();
+        if file.is_none_or(|f| std::fs::symlink_metadata(f).is_err())
+            && !key.is_some_and(|k| away(&k))
+        {
             warn!(
                 "trash: entry {} ({}) has no file any more; dropping it",
                 row.id, row.key
@@ -540,24 +664,43 @@ pub fn recover(
     places: &Places,
     retention_days: u32,
 ) -> Result<(usize, usize), Error> {
-    for root in [places.library, places.data] {
+    let library = places.folders.all().iter().map(|f| f.dir.as_path());
+    for root in library.clone().chain([places.data.as_path()]) {
         if let Err(e) = check_dir(root) {
             warn!("trash: {e}; the trash is left alone");
             return Ok((0, 0));
         }
     }
     let dropped = drop_vanished(db, places)?;
-    let mut adopted = adopt_in(db, places.library, TrashReason::Recovered, retention_days)?;
-    if places.data != places.library {
-        adopted += adopt_in(db, places.data, TrashReason::Save, retention_days)?;
+    let mut adopted = 0;
+    for (i, root) in library.enumerate() {
+        let prefix = places.folders.prefix(i);
+        adopted += adopt_in(
+            db,
+            places,
+            (root, &prefix),
+            TrashReason::Recovered,
+            retention_days,
+        )?;
+    }
+    if !places.folders.all().iter().any(|f| f.dir == places.data) {
+        adopted += adopt_in(
+            db,
+            places,
+            (&places.data, ""),
+            TrashReason::Save,
+            retention_days,
+        )?;
     }
     Ok((adopted, dropped))
 }
 
-/// Adopt the files of `root`'s trash folder that have no row; how many.
+/// Adopt the files of `root`'s trash folder that have no row, their keys behind
+/// `prefix` (a further library folder's `NAME/`); how many.
 fn adopt_in(
     db: &Connection,
-    root: &Path,
+    places: &Places,
+    (root, prefix): (&Path, &str),
     reason: TrashReason,
     retention_days: u32,
 ) -> Result<usize, Error> {
@@ -578,22 +721,66 @@ fn adopt_in(
             warn!("trash: {id} is not a folder (a link?); left alone");
             continue;
         }
-        if store::get(db, id)?.is_some() {
+        let Some((id, path)) = own_id(db, places, root, (id, entry.path()))? else {
             continue;
-        }
-        match first_file(&entry.path()) {
+        };
+        match first_file(&path) {
             Some((key, size)) if LibraryKey::parse(&key).is_some() => {
+                let key = format!("{prefix}{key}");
                 adopt(db, id, (key, size), reason, retention_days)?;
                 adopted += 1;
             }
             // An empty folder left by a crash before the rename.
             None => {
-                let _ = std::fs::remove_dir_all(entry.path());
+                let _ = std::fs::remove_dir_all(&path);
             }
             Some(_) => warn!("trash: folder {id} holds a file with an unusable name; left alone"),
         }
     }
     Ok(adopted)
+}
+
+/// The id under which the entry folder `id` of `root`'s trash is adopted: its own;
+/// none when its row is there (nothing to adopt); a new one, its folder renamed,
+/// when another folder's entry holds that id (a library folder taken out and added
+/// again keeps its trashed files, whose ids the table gave others meanwhile).
+fn own_id(
+    db: &Connection,
+    places: &Places,
+    root: &Path,
+    (id, path): (i64, PathBuf),
+) -> Result<Option<(i64, PathBuf)>, Error> {
+    let Some(row) = store::get(db, id)? else {
+        return Ok(Some((id, path)));
+    };
+    let theirs = LibraryKey::parse(&row.key).map(|k| places.spot(row.reason, &k, row.id).0);
+    if theirs.is_none_or(|theirs| theirs == root) {
+        return Ok(None);
+    }
+    let new = next_id(db, root)?;
+    let moved = entry_dir(root, new);
+    std::fs::rename(&path, &moved)?;
+    warn!("trash: entry folder {id} of a library folder added again is now {new}");
+    Ok(Some((new, moved)))
+}
+
+/// Adopt the trash of the library folder `i` of `places`, as at start: a folder
+/// added again finds its trashed files.
+pub fn adopt_folder(
+    db: &Connection,
+    places: &Places,
+    i: usize,
+    retention_days: u32,
+) -> Result<usize, Error> {
+    let root = &places.folders.all()[i].dir;
+    let prefix = places.folders.prefix(i);
+    adopt_in(
+        db,
+        places,
+        (root, &prefix),
+        TrashReason::Recovered,
+        retention_days,
+    )
 }
 
 /// The first file below `dir`, as a key relative to it, with its size.
@@ -633,7 +820,8 @@ mod tests {
         )
         .unwrap();
         let key = LibraryKey::parse("a/x.nsp").unwrap();
-        assert!(move_in(&db, &root, &key, TrashReason::Deleted, 30).is_err());
+        let folders = Folders::one(root.clone());
+        assert!(move_in(&db, &folders, &key, TrashReason::Deleted, 30).is_err());
         assert_eq!(std::fs::read(root.join("a/x.nsp")).unwrap(), b"x");
         let left: Vec<_> = std::fs::read_dir(dir(&root))
             .map(|d| d.map(|e| e.unwrap().file_name()).collect())

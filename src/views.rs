@@ -7,8 +7,8 @@
 //! Each is served only at the generation it was computed at (`kept`), so a change of
 //! the library is seen by the next request.
 
+use crate::tree::Folders;
 use std::collections::HashMap;
-use std::path::Path;
 
 use rusqlite::Connection;
 
@@ -82,13 +82,13 @@ impl Views {
     /// The bytes converting every compressed file of the library would write
     /// (`convert::planned_or_flagged`: a file that declares what no real file could
     /// is flagged on the way).
-    pub fn convert_needed(&self, db: &Connection, root: &Path) -> Result<u64, Error> {
+    pub fn convert_needed(&self, db: &Connection, lib: &Folders) -> Result<u64, Error> {
         let generation = library_generation::current(db)?;
         let needed = self.convert_needed.get_or(generation, (), || {
             Ok(games::compressed(db)?
                 .iter()
                 .filter_map(|k| LibraryKey::parse(k))
-                .map(|k| crate::convert::planned_or_flagged(db, root, &k))
+                .map(|k| crate::convert::planned_or_flagged(db, lib, &k))
                 .fold(0, u64::saturating_add))
         })?;
         Ok(*needed)

@@ -21,6 +21,11 @@
 //! no platform's extensions are not even looked at, and links to folders are not
 //! followed. At start, and when events were lost, the whole library is compared with
 //! the rows (the walk of a scan, no file read) and what differs settles the same way.
+//!
+//! Each of the library's folders is watched on its own, by inotify or by polling as
+//! its filesystem allows. Every 5 s the folders' states are looked at (`State`): a
+//! folder that goes offline or comes back, or one added or removed, sets the watch up
+//! again and compares the whole library, which starts the scan that settles it.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -40,6 +45,8 @@ use crate::error::Error;
 use crate::jobs::{Jobs, Task};
 use crate::library::walk::mtime_ns;
 use crate::store::{db, games, platforms};
+use crate::tree::folders::State;
+use crate::tree::Folders;
 use crate::words::{StartedBy, WatchMode};
 
 /// How long a path's size and time must stay still before it is taken.
@@ -69,49 +76,93 @@ pub fn start(
     if config.serve.watch == WatchMode::Off {
         return Ok(None);
     }
-    let (root, mode) = (config.library.clone(), config.serve.watch);
+    let config = config.clone();
     let conn = db::open(&config.data)?;
     let thread = std::thread::Builder::new()
         .name("watch".into())
-        .spawn(move || {
-            let source = match mode {
-                WatchMode::Auto if is_network_mount(&root) => {
-                    info!("watch: the library is on a network filesystem; polling it");
-                    Source::poll(&root)
-                }
-                WatchMode::Auto => Source::events(&root).unwrap_or_else(|e| {
-                    warn!("watch: inotify cannot watch the library ({e}); polling it instead");
-                    Source::poll(&root)
-                }),
-                _ => Source::poll(&root),
-            };
-            watch(source, &conn, &root, &jobs, &stop)
-        })?;
+        .spawn(move || watch(&config, &conn, &jobs, &stop))?;
     Ok(Some(thread))
+}
+
+/// What is watched: the folders as they were when the watch was set up, their
+/// states then, and a source of changes for each.
+struct Watched {
+    folders: Arc<Folders>,
+    states: Vec<State>,
+    /// Each folder's device and inode: a folder swapped for another (a remount, a
+    /// placeholder replaced) is watched again.
+    ids: Vec<Option<(u64, u64)>>,
+    sources: Vec<Source>,
+    next_look: Instant,
+}
+
+impl Watched {
+    fn set_up(config: &Config) -> Watched {
+        let folders = config.folders();
+        let states: Vec<State> = folders.all().iter().map(|f| State::of(&f.dir)).collect();
+        let ids = folders.all().iter().map(|f| id_of(&f.dir)).collect();
+        let sources = folders
+            .all()
+            .iter()
+            .zip(&states)
+            .map(|(folder, state)| source(config.serve.watch, &folder.dir, *state))
+            .collect();
+        Watched {
+            folders,
+            states,
+            ids,
+            sources,
+            next_look: Instant::now() + LOOK_EVERY,
+        }
+    }
+
+    /// A folder added, removed, gone offline or back since the set-up.
+    fn outdated(&mut self, config: &Config) -> bool {
+        if Instant::now() < self.next_look {
+            return false;
+        }
+        self.next_look = Instant::now() + LOOK_EVERY;
+        let now = config.folders();
+        !Arc::ptr_eq(&now, &self.folders)
+            || now
+                .all()
+                .iter()
+                .zip(self.states.iter().zip(&self.ids))
+                .any(|(f, (s, id))| State::of(&f.dir) != *s || id_of(&f.dir) != *id)
+    }
+}
+
+/// A folder's device and inode, when it is there.
+fn id_of(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// How often the folders' states are looked at.
+const LOOK_EVERY: Duration = Duration::from_secs(5);
+
+/// The source of one library folder's changes: inotify, unless the folder is on a
+/// network filesystem, is not online (a mount point's own folder would be watched, not
+/// the disk mounted on it later), or `--watch=poll`.
+fn source(mode: WatchMode, dir: &Path, state: State) -> Source {
+    match mode {
+        WatchMode::Auto if state != State::Online => Source::poll(dir),
+        WatchMode::Auto if is_network_mount(dir) => {
+            info!("watch: a library folder is on a network filesystem; polling it");
+            Source::poll(dir)
+        }
+        WatchMode::Auto => Source::events(dir).unwrap_or_else(|e| {
+            warn!("watch: inotify cannot watch a library folder ({e}); polling it instead");
+            Source::poll(dir)
+        }),
+        _ => Source::poll(dir),
+    }
 }
 
 /// NFS, SMB/CIFS, and FUSE (sshfs, rclone…): inotify hears nothing their server
 /// changes.
 fn is_network_mount(root: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    const NETWORK: [u32; 7] = [
-        0x6969,     // NFS
-        0x517B,     // SMB
-        0xFF534D42, // CIFS
-        0xFE534D42, // SMB2
-        0x65735546, // FUSE
-        0x01021997, // 9P
-        0x73757245, // Coda
-    ];
-    let Ok(path) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
-    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::statfs(path.as_ptr(), &mut fs) } == 0;
-    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
-    // systems, where CIFS's magic number would read negative).
-    ok && NETWORK.contains(&(fs.f_type as u32))
+    crate::library::safe::filesystem(root).is_some_and(|(_, heard)| !heard)
 }
 
 /// Where changed paths come from.
@@ -176,7 +227,8 @@ impl Source {
 
 /// The watch thread: gather changes, let them settle, start a scan when the
 /// database disagrees with the disk.
-fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: &AtomicBool) {
+fn watch(config: &Config, conn: &Connection, jobs: &Jobs, stop: &AtomicBool) {
+    let mut watched = Watched::set_up(config);
     // Whatever changed while the service was stopped.
     let mut pending = Pending {
         whole: true,
@@ -185,9 +237,17 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
     let mut changed = Vec::new();
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(TICK);
-        pending.whole |= source.changes(&mut changed);
+        if watched.outdated(config) {
+            info!("watch: a library folder was added, removed, went offline or came back");
+            watched = Watched::set_up(config);
+            pending.whole = true;
+        }
+        for source in &mut watched.sources {
+            pending.whole |= source.changes(&mut changed);
+        }
+        let lib = &*watched.folders;
         for path in changed.drain(..) {
-            if relevant(root, &path) {
+            if key_of(lib, &path).is_some() {
                 pending.touch(path);
             }
         }
@@ -199,7 +259,7 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
             // What differs settles like any change: a download under way at start is
             // not read half-written either.
             pending.whole = false;
-            match library_changes(conn, root) {
+            match library_changes(conn, lib) {
                 Ok(changes) => changes.into_iter().for_each(|p| pending.touch(p)),
                 Err(e) => warn!("watch: {e}"),
             }
@@ -208,7 +268,7 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
         if !pending.settled() {
             continue;
         }
-        match differs(conn, root, pending.paths.keys()) {
+        match differs(conn, lib, pending.paths.keys()) {
             Ok(false) => pending = Pending::default(),
             // The slot may have been taken meanwhile: the changes wait for it.
             Ok(true) => {
@@ -220,6 +280,23 @@ fn watch(mut source: Source, conn: &Connection, root: &Path, jobs: &Jobs, stop: 
             Err(e) => warn!("watch: {e}"),
         }
     }
+}
+
+/// The library's key of a path below one of its folders, when the path is relevant
+/// there ([`relevant`]) and not hidden by a further folder of the same name (at the
+/// top of the first one).
+fn key_of(lib: &Folders, path: &Path) -> Option<String> {
+    let (i, folder) = lib
+        .all()
+        .iter()
+        .enumerate()
+        .find(|(_, f)| relevant(&f.dir, path))?;
+    let rel = path.strip_prefix(&folder.dir).ok()?.to_str()?;
+    let top = rel.split('/').next().unwrap_or(rel);
+    if i == 0 && lib.is_mounted(top) {
+        return None;
+    }
+    Some(format!("{}{rel}", lib.prefix(i)))
 }
 
 /// Below the root, and no hidden name on the way (the trash folder is one).
@@ -293,20 +370,49 @@ impl Pending {
 }
 
 /// The paths where the whole library disagrees with the rows (the walk of a scan,
-/// reading no file): new and changed game files, and rows whose file is gone.
-fn library_changes(conn: &Connection, root: &Path) -> Result<Vec<PathBuf>, Error> {
-    let walk = crate::library::walk::walk(root, &platforms::list(conn)?);
-    let mut known = games::fingerprints(conn)?;
-    let mut changed: Vec<PathBuf> = walk
-        .files
+/// reading no file): new and changed game files, rows whose file is gone, and the
+/// folders that went offline or came back.
+fn library_changes(conn: &Connection, lib: &Folders) -> Result<Vec<PathBuf>, Error> {
+    let online: Vec<bool> = lib
+        .all()
         .iter()
-        .filter(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)))
-        .map(|f| f.key.under(root))
+        .map(|f| State::of(&f.dir) == State::Online)
         .collect();
+    let mut all = crate::library::walk::Walk::default();
+    let walk = crate::library::walk::walk_each(lib, &online, &platforms::list(conn)?, &mut all);
+    let mut known = games::fingerprints(conn)?;
+    // A game whose folder's state differs from its mark: its folder is the path that
+    // differs (the scan marks it again).
+    let marked = games::marked_offline(conn)?;
+    let mut changed: Vec<PathBuf> = lib
+        .all()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            let mut held = known.keys().filter(|k| lib.index_of(k) == *i);
+            held.any(|k| marked.contains(k) == online[*i])
+        })
+        .map(|(_, folder)| folder.dir.clone())
+        .collect();
+    changed.extend(
+        all.files
+            .iter()
+            .filter(|f| known.remove(f.key.as_str()) != Some((f.size, f.mtime)))
+            .map(|f| lib.locate(&f.key).path()),
+    );
     if !walk.incomplete {
-        changed.extend(known.keys().map(|key| root.join(key)));
+        let gone = known.keys().filter(|k| online[lib.index_of(k)]);
+        changed.extend(gone.map(|key| path_of(lib, key)));
     }
     Ok(changed)
+}
+
+/// Where the file of a key (of a games row) lies.
+fn path_of(lib: &Folders, key: &str) -> PathBuf {
+    match crate::library::LibraryKey::parse(key) {
+        Some(key) => lib.locate(&key).path(),
+        None => lib.root().join(key),
+    }
 }
 
 /// Whether any of `paths` disagrees with the database: a game file (of a platform's
@@ -314,7 +420,7 @@ fn library_changes(conn: &Connection, root: &Path) -> Result<Vec<PathBuf>, Error
 /// below a folder; a row with no file any more.
 fn differs<'a>(
     conn: &Connection,
-    root: &Path,
+    lib: &Folders,
     paths: impl Iterator<Item = &'a PathBuf>,
 ) -> Result<bool, Error> {
     let exts: HashSet<String> = platforms::list(conn)?
@@ -322,12 +428,17 @@ fn differs<'a>(
         .flat_map(|p| p.extensions)
         .collect();
     for path in paths {
-        let Some(key) = path.strip_prefix(root).ok().and_then(Path::to_str) else {
+        let Some(key) = key_of(lib, path) else {
+            // A folder's own root: it came back or went away.
+            if lib.all().iter().any(|f| &f.dir == path) {
+                return Ok(true);
+            }
             continue;
         };
+        let key = key.as_str();
         let differ = match std::fs::symlink_metadata(path) {
             Err(_) => games::any_at_or_under(conn, key)?,
-            Ok(m) if m.is_dir() => folder_differs(conn, root, path, &exts)?,
+            Ok(m) if m.is_dir() => folder_differs(conn, lib, path, &exts)?,
             // A link counts as the file it leads to; a link to a folder is not walked.
             Ok(_) => match std::fs::metadata(path) {
                 Ok(m) if m.is_file() => file_differs(conn, key, &m, &exts)?,
@@ -359,7 +470,7 @@ fn file_differs(
 /// Links to folders are not followed, as the scan does not follow them.
 fn folder_differs(
     conn: &Connection,
-    root: &Path,
+    lib: &Folders,
     folder: &Path,
     exts: &HashSet<String>,
 ) -> Result<bool, Error> {
@@ -370,17 +481,13 @@ fn folder_differs(
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let key = path.strip_prefix(root).ok().and_then(Path::to_str);
-            let (Some(key), Ok(kind)) = (key, entry.file_type()) else {
+            let (Some(key), Ok(kind)) = (key_of(lib, &path), entry.file_type()) else {
                 continue;
             };
-            if !relevant(root, &path) {
-                continue;
-            }
             if kind.is_dir() {
                 stack.push(path);
             } else if let Some(m) = std::fs::metadata(&path).ok().filter(|m| m.is_file()) {
-                if file_differs(conn, key, &m, exts)? {
+                if file_differs(conn, &key, &m, exts)? {
                     return Ok(true);
                 }
             }

@@ -115,6 +115,10 @@ words! {
         /// `.nsp` → `.nsz` and `.xci` → `.xcz`, each verified before it replaces its
         /// original (`jobs::compress`).
         Compress = "compress",
+        /// Add a folder to the library, then scan (`jobs::folders`).
+        FolderAdd = "folder_add",
+        /// Take a folder out of the library (`jobs::folders`).
+        FolderRemove = "folder_remove",
     }
 }
 
@@ -151,9 +155,13 @@ words! {
 impl Task {
     pub fn unit(self) -> Unit {
         match self {
-            Task::Scan | Task::Titles | Task::Organize | Task::OrganizeUndo | Task::Dedupe => {
-                Unit::Files
-            }
+            Task::Scan
+            | Task::Titles
+            | Task::Organize
+            | Task::OrganizeUndo
+            | Task::Dedupe
+            | Task::FolderAdd
+            | Task::FolderRemove => Unit::Files,
             Task::Convert | Task::Push | Task::Verify | Task::Compress => Unit::Bytes,
         }
     }

@@ -49,10 +49,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
         return Ok(reply);
     }
     // Never through a link out of the library, even one put there since the scan.
-    let mut f = crate::library::safe::open(&c.app.config.library, &key).map_err(|e| {
-        let msg = crate::library::safe::not_a_file(&e).map_or(Msg::FileGone, |w| w.msg(&key));
-        Error::not_found(msg).with_cause(e)
-    })?;
+    let mut f = crate::library::safe::open_for_client(&c.app.config.folders(), &key)?;
     f.seek(SeekFrom::Start(plan.start))?;
     session.active += 1;
     drop(guard);

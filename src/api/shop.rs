@@ -19,9 +19,9 @@ use crate::error::{Error, Msg};
 use crate::http::auth::{basic_credentials, Principal};
 use crate::http::range;
 use crate::http::{App, Ctx, Reply, Req};
-use crate::library::key::LibraryKey;
 use crate::shop::{Folder, Form, Inputs};
 use crate::store::shop_downloads;
+use crate::tree::LibraryKey;
 use crate::words::TitleId;
 
 /// Is this request to `/` an installer's rather than a browser's? Browsers all send a
@@ -213,14 +213,8 @@ pub fn send(c: &Ctx, key: &str, who: String) -> Result<Reply, Error> {
 /// The file of an item, never through a link out of the library, with its size and
 /// time as they are now (the file may have changed since the scan).
 fn open(c: &Ctx, key: &str) -> Result<(std::fs::File, u64, std::time::SystemTime), Error> {
-    let gone = || Error::not_found(Msg::FileGone);
-    let key = LibraryKey::parse(key).ok_or_else(gone)?;
-    let file = crate::library::safe::open(&c.app.config.library, &key).map_err(|e| {
-        match crate::library::safe::not_a_file(&e) {
-            Some(what) => Error::not_found(what.msg(&key)).with_cause(e),
-            None => gone().with_cause(e),
-        }
-    })?;
+    let key = LibraryKey::parse(key).ok_or_else(|| Error::not_found(Msg::FileGone))?;
+    let file = crate::library::safe::open_for_client(&c.app.config.folders(), &key)?;
     let meta = file.metadata()?;
     Ok((file, meta.len(), meta.modified().unwrap_or(UNIX_EPOCH)))
 }

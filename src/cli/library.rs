@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::open_store;
 use super::out::{colon, lang, number, tell, word};
-use crate::args::{DeviceCommand, GlobalArgs, PushCommand, TrashCommand};
+use crate::args::{DeviceCommand, GlobalArgs, LibraryCommand, PushCommand, TrashCommand};
 use crate::error::i18n::M;
 use crate::error::{Error, Line, Msg};
 use crate::store;
@@ -70,20 +70,80 @@ pub fn push_command(global: &GlobalArgs, command: &PushCommand) -> Result<(), Er
     Ok(())
 }
 
+/// `ludotheque library`: list the folders, or add or remove one as a task (through
+/// the running service when there is one: it takes effect there at once).
+pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<(), Error> {
+    match command {
+        LibraryCommand::List => {
+            let conn = open_store(global)?;
+            let lib = super::folders(global)?;
+            for row in crate::library::folder_rows::rows(&conn, &lib)? {
+                tell(&folder_line(&row));
+                if let Some(why) = &row.refused {
+                    super::out::tell_msg(why);
+                }
+            }
+            Ok(())
+        }
+        LibraryCommand::Add { folder } => {
+            // Made absolute here: a service started elsewhere reads it as given.
+            let added = crate::tree::folders::Folder::given(folder, false);
+            let given = format!("{}={}", added.name, added.dir.display());
+            super::task::foreground_on(global, crate::jobs::Task::FolderAdd, &[given])
+        }
+        LibraryCommand::Remove { name } => {
+            let only = [name.clone()];
+            super::task::foreground_on(global, crate::jobs::Task::FolderRemove, &only)
+        }
+    }
+}
+
+fn folder_line(row: &crate::library::folder_rows::FolderRow) -> Line {
+    use crate::tree::folders::State;
+    let state = match (&row.refused, row.state) {
+        (Some(_), _) => M::FolderRefusedAtStart,
+        (None, State::Online) => M::FolderOnline,
+        (None, State::Offline) => M::FolderOffline,
+        (None, State::Unreadable) => M::FolderUnreadable,
+    };
+    let filesystem = match row.filesystem {
+        Some((name, heard)) => {
+            let watch = word(if heard {
+                M::FolderHeard
+            } else {
+                M::FolderPolled
+            });
+            format!("{name} ({watch})")
+        }
+        None => "?".into(),
+    };
+    let kind = if row.folder.fixed {
+        M::FolderGivenAtStart
+    } else {
+        M::FolderAddedHere
+    };
+    Line::FolderListed {
+        name: row.folder.name.clone(),
+        state: word(state).into(),
+        files: row.files,
+        bytes: row.bytes,
+        free: row.free,
+        filesystem,
+        kind: word(kind).into(),
+        dir: row.folder.dir.display().to_string(),
+    }
+}
+
 pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), Error> {
     let conn = open_store(global)?;
     // The list is the database's: only restore and purge need the library itself.
-    let root = || {
-        global.library.canonicalize().map_err(|e| {
-            Error::invalid(Msg::FolderUnusable {
-                what: "library".into(),
-            })
-            .with_cause(e)
+    let places = || {
+        let folders = super::folders(global)?;
+        Ok::<_, Error>(trash::Places {
+            unmounted: crate::library::unmounted(&conn, &folders)?,
+            folders: std::sync::Arc::new(folders),
+            data: global.data.clone(),
         })
-    };
-    let places = |root| trash::Places {
-        library: root,
-        data: &global.data,
     };
     match command {
         TrashCommand::List => list_trash(&store::trash::list(&conn)?),
@@ -94,23 +154,21 @@ pub fn trash_command(global: &GlobalArgs, command: &TrashCommand) -> Result<(), 
                 .ok()
                 .flatten();
             let keys = keys.as_ref().map(|loaded| &loaded.keys);
-            let root = root()?;
-            let places = places(&root);
-            let row = trash::restore_as(&conn, &places, *id, as_name.as_deref(), keys)?;
+            let row = trash::restore_as(&conn, &places()?, *id, as_name.as_deref(), keys)?;
             tell(&Line::Restored { key: row.key });
         }
         TrashCommand::Purge { id: Some(id), .. } => {
-            let row = trash::purge(&conn, &places(&root()?), *id)?;
+            let row = trash::purge(&conn, &places()?, *id)?;
             tell(&Line::PurgedOne { key: row.key });
         }
         TrashCommand::Purge { expired: true, .. } => {
-            let n = trash::purge_expired(&conn, &places(&root()?), time::now())?;
+            let n = trash::purge_expired(&conn, &places()?, time::now())?;
             tell(&Line::PurgedExpired { entries: n as u64 });
         }
         TrashCommand::Purge { .. } => {
-            let (rows, root) = (store::trash::list(&conn)?, root()?);
+            let (rows, places) = (store::trash::list(&conn)?, places()?);
             for r in &rows {
-                trash::purge(&conn, &places(&root), r.id)?;
+                trash::purge(&conn, &places, r.id)?;
             }
             tell(&Line::PurgedAll {
                 entries: rows.len() as u64,

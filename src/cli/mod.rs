@@ -261,6 +261,7 @@ pub fn run(mut args: Args) -> Result<(), Error> {
         Some(Command::Titles { command }) => titles::titles_command(global, command),
         Some(Command::Missing { kind }) => titles::missing(global, *kind),
         Some(Command::DemoLibrary { dir }) => demo_library(global, dir),
+        Some(Command::Library { command }) => library::library_command(global, command),
     }
 }
 
@@ -307,6 +308,7 @@ fn uses_library(command: &Option<Command>) -> bool {
         | Command::Compress { .. }
         | Command::Organize { .. }
         | Command::Dedupe { .. } => true,
+        Command::Library { .. } => true,
         Command::Trash { command } => match command {
             TrashCommand::Restore { .. } | TrashCommand::Purge { .. } => true,
             TrashCommand::List => false,
@@ -326,16 +328,26 @@ fn uses_library(command: &Option<Command>) -> bool {
     }
 }
 
-/// No `--library` given: the library the service last ran with, when it ran once,
+/// No `--library` given: the folders the service last ran with, when it ran once,
 /// said on standard error so that nobody wonders which one a scan read.
 fn remembered_library(global: &mut GlobalArgs) -> Result<(), Error> {
     let db = open_store(global)?;
     let Some(path) = crate::store::settings::LIBRARY_PATH.get(&db)? else {
         return Ok(());
     };
-    global.library = path.into();
+    let further = crate::store::settings::LIBRARY_FURTHER.get(&db)?;
+    let further = further.iter().flat_map(|lines| lines.lines());
+    global.library = std::iter::once(path.as_str())
+        .chain(further)
+        .map(Into::into)
+        .collect();
+    let shown: Vec<_> = global
+        .library
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let line = out::lang().line(&Line::RememberedLibrary {
-        library: global.library.display().to_string(),
+        library: shown.join(", "),
     });
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
@@ -389,6 +401,24 @@ fn demo_icons(data: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// The library's folders, as `--library` gives them (or the service last ran with),
+/// for a command that only reads or moves files already there (the first must exist).
+fn folders(global: &GlobalArgs) -> Result<crate::tree::Folders, Error> {
+    let unusable = || {
+        Error::invalid(Msg::FolderUnusable {
+            what: "library".into(),
+        })
+    };
+    // Not there (a disk away): as given, made absolute; its trash and list still work
+    // from the database.
+    let given = &global.library[0];
+    let first = given
+        .canonicalize()
+        .or_else(|_| std::path::absolute(given))
+        .map_err(|e| unusable().with_cause(e))?;
+    crate::config::folders(global, first, &global.data)
+}
+
 /// Open the database of the data folder for a command (creating and migrating it).
 fn open_store(global: &GlobalArgs) -> Result<Connection, Error> {
     db::make_private(&global.data)
@@ -407,13 +437,29 @@ fn serve(global: &GlobalArgs, serve: &ServeArgs) -> Result<(), Error> {
     service.serve()
 }
 
-/// The database keeps the library this service runs with: the next command given
-/// no `--library` uses it (see [`prepare`]).
+/// The database keeps the folders this service runs with: the next command given no
+/// `--library` uses them (see [`prepare`]).
 fn remember_library(config: &Config) -> Result<(), Error> {
-    let Some(path) = config.library.to_str() else {
-        log::warn!("the library's path is not UTF-8: commands will not find it by themselves");
+    let folders = config.folders();
+    // The folders `--library` gave: those an admin added are in their own table.
+    let further: Vec<String> = folders
+        .further()
+        .iter()
+        .filter(|f| f.fixed)
+        .map(|f| format!("{}={}", f.name, f.dir.display()))
+        .collect();
+    let utf8 = folders.all().iter().all(|f| f.dir.to_str().is_some());
+    let paths = folders
+        .root()
+        .to_str()
+        .filter(|_| utf8 && further.iter().all(|l| !l.contains('\n')));
+    let db = db::open(&config.data)?;
+    let Some(path) = paths else {
+        log::warn!("a library folder's path is not UTF-8 or holds a line break: commands will not find it by themselves");
+        // Never the folders of an earlier start in their place.
+        crate::store::settings::LIBRARY_FURTHER.set(&db, "")?;
         return Ok(());
     };
-    let db = db::open(&config.data)?;
-    crate::store::settings::LIBRARY_PATH.set(&db, path)
+    crate::store::settings::LIBRARY_PATH.set(&db, path)?;
+    crate::store::settings::LIBRARY_FURTHER.set(&db, &further.join("\n"))
 }

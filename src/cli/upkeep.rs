@@ -19,7 +19,7 @@ pub fn dedupe(global: &GlobalArgs, dry_run: bool) -> Result<(), Error> {
     }
     let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;
-    let drops = dedupe::plan(&db, &config.library, config.dedupe_keep)?;
+    let drops = dedupe::plan(&db, &config.folders(), config.dedupe_keep)?;
     let colon = colon();
     for d in &drops {
         let why = word(match d.reason {
@@ -59,7 +59,7 @@ pub fn organize(
     }
     let config = Config::new(global, &ServeArgs::from_env())?;
     let db = open_store(global)?;
-    let plan = organize::plan(&db, &config.library, &config.organize_template(&db))?;
+    let plan = organize::plan(&db, &config.folders(), &config.organize_template(&db))?;
     for m in &plan.moves {
         say!("{}", m.from);
         say!("  → {}", m.to);

@@ -779,6 +779,8 @@ mod tests {
             retention_days: 30,
             accept_unverified: false,
             keys: None,
+            work: None,
+            stop: None,
         };
         let key = LibraryKey::parse(out_name).unwrap();
         let mut input = File::open(dir.path().join(out_name)).unwrap();

@@ -7,6 +7,7 @@
 //! through `replace::replace_via_part` as a conversion does (reason `compressed` in
 //! the trash; purged at once when asked).
 
+use crate::tree::Folders;
 use std::fs::File;
 use std::path::Path;
 
@@ -30,6 +31,10 @@ pub struct Options<'a> {
     /// instead of keeping it in the trash for `retention_days`.
     pub delete_originals: bool,
     pub keys: &'a ProdKeys,
+    /// Where the output is written while it is made (`--work-dir`).
+    pub work: Option<&'a std::path::Path>,
+    /// Set to stop (the task's cancel), looked at where `on_work` is not called.
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// How one file came out.
@@ -62,7 +67,7 @@ fn target_of(key: &LibraryKey) -> Result<(&'static str, LibraryKey), Msg> {
 /// the work (cancel) by returning an error.
 pub fn compress_one(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     key: &LibraryKey,
     opts: &Options,
     on_work: &mut dyn FnMut(u64) -> std::io::Result<()>,
@@ -78,8 +83,10 @@ pub fn compress_one(
         retention_days: opts.retention_days,
         purge: opts.delete_originals,
         keys: Some(opts.keys),
+        work: opts.work,
+        stop: opts.stop,
     };
-    let made = replace_via_part(db, root, &swap, |input, part| {
+    let made = replace_via_part(db, lib, &swap, |input, part| {
         write_and_verify(input, format, part, opts, on_work)
     })?;
     Ok(match made {

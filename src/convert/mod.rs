@@ -15,6 +15,7 @@ pub mod ncz;
 mod replace;
 pub mod verify;
 
+use crate::tree::Folders;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -28,6 +29,7 @@ use crate::library::safe::{start_writeback, WRITEBACK_EVERY};
 use crate::library::{self, LibraryKey};
 use crate::store::settings;
 use crate::words::{Container, TrashReason};
+pub use replace::clean_work;
 use replace::{replace_via_part, PartFail, Swap};
 
 const BUFFER: usize = 1 << 20;
@@ -39,6 +41,10 @@ pub struct Options {
     pub accept_unverified: bool,
     /// The console keys the output is identified with, as a scan would.
     pub keys: Option<std::sync::Arc<crate::library::switchfs::prodkeys::Loaded>>,
+    /// Where the output is written while it is made (`--work-dir`).
+    pub work: Option<std::path::PathBuf>,
+    /// Set to stop (the task's cancel), looked at where `on_write` is not called.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// One file of the output container and where its bytes come from. An NCZ's
@@ -73,8 +79,8 @@ fn output_key(key: &LibraryKey) -> Option<LibraryKey> {
 /// 0 when the file cannot be opened (the conversion will say why); an `Err` when its
 /// headers are damaged or declare what no real file could, which the caller records
 /// ([`planned_or_flagged`]) so the file is never planned again.
-pub fn planned_size(root: &Path, key: &LibraryKey) -> Result<u64, FormatError> {
-    let Ok(mut f) = library::safe::open(root, key) else {
+pub fn planned_size(lib: &Folders, key: &LibraryKey) -> Result<u64, FormatError> {
+    let Ok(mut f) = library::safe::open_key(lib, key) else {
         return Ok(0);
     };
     let Ok(len) = f.metadata().map(|m| m.len()) else {
@@ -92,8 +98,8 @@ pub fn planned_size(root: &Path, key: &LibraryKey) -> Result<u64, FormatError> {
 
 /// [`planned_size`]; a file whose headers are damaged is flagged damaged with the
 /// reason (it then leaves the files to convert and verify) and counts 0.
-pub fn planned_or_flagged(db: &Connection, root: &Path, key: &LibraryKey) -> u64 {
-    match containers::guard(|| planned_size(root, key)).and_then(|planned| planned) {
+pub fn planned_or_flagged(db: &Connection, lib: &Folders, key: &LibraryKey) -> u64 {
+    match containers::guard(|| planned_size(lib, key)).and_then(|planned| planned) {
         Ok(size) => size,
         // A read that failed (a disk or a share's hiccup) says nothing of the file.
         Err(e) if e.is_read_failure() => 0,
@@ -249,15 +255,16 @@ impl Partition {
 }
 
 /// Remove the part file a killed conversion left, if any.
-pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
+pub fn clean_leftover(db: &Connection, lib: &Folders) -> Result<(), Error> {
     if let Some(raw) = settings::CONVERT_PART.get(db)? {
         // Only a plain file reached through real folders: never through a link.
         let plain = LibraryKey::parse(&raw).filter(|k| {
-            library::safe::check_folders(root, k).is_ok()
-                && std::fs::symlink_metadata(k.under(root)).is_ok_and(|m| m.is_file())
+            let place = lib.locate(k);
+            library::safe::check_folders(place.dir(), &place.key).is_ok()
+                && std::fs::symlink_metadata(place.path()).is_ok_and(|m| m.is_file())
         });
         if let Some(key) = plain {
-            match std::fs::remove_file(key.under(root)) {
+            match std::fs::remove_file(lib.locate(&key).path()) {
                 Ok(()) => log::warn!("convert: removed {key}, left by an interrupted conversion"),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e.into()),
@@ -273,7 +280,7 @@ pub fn clean_leftover(db: &Connection, root: &Path) -> Result<(), Error> {
 /// work (cancel) by returning an error.
 pub fn convert(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     key: &LibraryKey,
     opts: &Options,
     on_write: &mut dyn FnMut(u64) -> std::io::Result<()>,
@@ -291,8 +298,10 @@ pub fn convert(
         retention_days: opts.retention_days,
         purge: false,
         keys: opts.keys.as_ref().map(|loaded| &loaded.keys),
+        work: opts.work.as_deref(),
+        stop: opts.stop.as_deref(),
     };
-    let made = replace_via_part(db, root, &swap, |input, part| {
+    let made = replace_via_part(db, lib, &swap, |input, part| {
         write_part(key, input, part, opts, on_write)
     })?;
     // Converting never skips a file by choice.
@@ -578,6 +587,8 @@ mod tests {
             retention_days: 30,
             accept_unverified: false,
             keys: None,
+            work: None,
+            stop: None,
         };
         let key = LibraryKey::parse(name).unwrap();
         let mut input = File::open(dir.path().join(name)).unwrap();

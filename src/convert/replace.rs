@@ -9,9 +9,16 @@
 //! asked), the new file is indexed, and what was kept of the old key follows the new
 //! one (the push list, the shop's downloads), as organize moves a key. On any failure,
 //! a cancel or a full disk, the part file is removed and the original stays whole.
+//!
+//! With a work folder (`--work-dir`, a faster disk), the new file is written there
+//! first, then copied to `target.part` beside the original (fsynced, and read back:
+//! its SHA-256 must be the work file's), and linked to its name as above: the
+//! library's disk only takes the finished file, one long write.
 
+use crate::tree::Folders;
 use std::fs::File;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use rusqlite::Connection;
 
@@ -71,6 +78,11 @@ pub struct Swap<'a> {
     pub purge: bool,
     /// The console keys the new file is identified with, as a scan would.
     pub keys: Option<&'a ProdKeys>,
+    /// Where the new file is written while it is made (`--work-dir`); none: beside
+    /// the original.
+    pub work: Option<&'a Path>,
+    /// Set to stop (a cancel): looked at while the work file is copied into place.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl Swap<'_> {
@@ -97,32 +109,51 @@ impl Swap<'_> {
 /// never the task's end.
 pub fn replace_via_part<T>(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     swap: &Swap<'_>,
     write: impl FnOnce(&mut File, &Path) -> Result<T, PartFail>,
 ) -> Result<Result<T, Msg>, Error> {
-    let target = swap.out_key.under(root);
+    let target = lib.locate(swap.out_key).path();
     if std::fs::symlink_metadata(&target).is_ok() {
         return Err(swap.exists());
     }
     // Never through a link out of the library, even one put there since the scan.
-    let mut input = library::safe::open(root, swap.key).map_err(|e| {
+    let mut input = library::safe::open_key(lib, swap.key).map_err(|e| {
         let why = library::safe::not_a_file(&e).map(library::safe::NotAFile::detail);
         swap.failed(why.unwrap_or(Reason::OpenFailed))
     })?;
     let part_key = swap.out_key.with_suffix(".part");
     settings::CONVERT_PART.set(db, &part_key)?;
-    let part = part_key.under(root);
-    let written = containers::guard(|| write_via_part(&part, &target, |p| write(&mut input, p)));
+    let part = lib.locate(&part_key).path();
+    let work = swap.work.map(work_file);
+    if work.is_some() {
+        log::debug!(
+            "{}: {} is made in the work folder",
+            swap.reason,
+            swap.out_key
+        );
+    }
+    let written = containers::guard(|| {
+        write_via_part(&part, &target, |p| match &work {
+            Some(work) => {
+                let made = write(&mut input, work)?;
+                copy_checked(work, p, swap.stop).map(|()| made)
+            }
+            None => write(&mut input, p),
+        })
+    });
     // A reader's panic skipped `write_via_part`'s own cleanup.
     let _ = std::fs::remove_file(&part);
+    if let Some(work) = &work {
+        let _ = std::fs::remove_file(work);
+    }
     settings::CONVERT_PART.set(db, "")?;
     let made = match written.unwrap_or_else(|e| Err(e.into())) {
         Ok(made) => made,
         Err(PartFail::Skip(why)) => return Ok(Err(why)),
         Err(fail) => return Err(failure(db, swap, fail)),
     };
-    put_in_place(db, root, swap)?;
+    put_in_place(db, lib, swap)?;
     Ok(Ok(made))
 }
 
@@ -183,6 +214,72 @@ fn write_reason(e: &std::io::Error) -> Reason {
     }
 }
 
+/// The file a conversion writes in the work folder `dir` (one at a time per process;
+/// `clean_work` removes what a kill left).
+fn work_file(dir: &Path) -> std::path::PathBuf {
+    dir.join(format!("{WORK_PREFIX}{}.part", std::process::id()))
+}
+
+/// The work folder's files are named so, hidden.
+const WORK_PREFIX: &str = ".ludotheque-work-";
+
+/// Remove what a killed conversion left in the work folder `dir`.
+pub fn clean_work(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(WORK_PREFIX) {
+            log::warn!(
+                "convert: removing {name:?}, left in the work folder by an interrupted conversion"
+            );
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Copy the finished `work` file to `part` (on the library's disk), fsynced, its pages
+/// dropped from the cache, then read back from the disk: its SHA-256 must be what was
+/// copied, or the copy fails (a disk that returns other bytes than it took never
+/// replaces an original). `stop` set: `Interrupted`, a cancel.
+fn copy_checked(work: &Path, part: &Path, stop: Option<&AtomicBool>) -> Result<(), PartFail> {
+    use std::os::fd::AsRawFd;
+    let mut out = File::create_new(part).map_err(PartFail::Write)?;
+    let copied = digest(File::open(work).map_err(PartFail::Write)?, &mut out, stop);
+    let copied = copied
+        .and_then(|d| out.sync_all().map(|()| d))
+        .map_err(PartFail::Write)?;
+    // SAFETY: advice on a descriptor this function holds; no memory is touched.
+    unsafe { libc::posix_fadvise(out.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let back = File::open(part).and_then(|f| digest(f, &mut std::io::sink(), stop));
+    match back.map_err(PartFail::Write)? == copied {
+        true => Ok(()),
+        false => Err(PartFail::Write(std::io::Error::other(
+            "the copy reads back other bytes",
+        ))),
+    }
+}
+
+/// The SHA-256 of what `from` holds, written to `to` on the way.
+fn digest(
+    mut from: File,
+    to: &mut dyn std::io::Write,
+    stop: Option<&AtomicBool>,
+) -> std::io::Result<[u8; 32]> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let (mut hash, mut buf) = (Sha256::new(), vec![0u8; 1 << 20]);
+    loop {
+        if stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst)) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            return Ok(hash.finalize().into());
+        }
+        hash.update(&buf[..n]);
+        to.write_all(&buf[..n])?;
+    }
+}
+
 /// Give the part file its final name without ever replacing a file: a hard link fails
 /// when the name exists. Then make the new name durable.
 fn publish(part: &Path, target: &Path) -> Result<(), PartFail> {
@@ -203,13 +300,13 @@ fn publish(part: &Path, target: &Path) -> Result<(), PartFail> {
 
 /// The new file is down and sound: the original goes to the trash, the new file is
 /// indexed, and what was kept of the old key follows the new one.
-fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Error> {
+fn put_in_place(db: &Connection, lib: &Folders, swap: &Swap<'_>) -> Result<(), Error> {
     let (key, out_key) = (swap.key, swap.out_key);
-    let row = match trash::move_in(db, root, key, swap.reason, swap.retention_days) {
+    let row = match trash::move_in(db, lib, key, swap.reason, swap.retention_days) {
         Ok(row) => row,
         Err(e) => {
             // Both files would stay: take the new one back, the original is whole.
-            if let Err(back) = std::fs::remove_file(out_key.under(root)) {
+            if let Err(back) = std::fs::remove_file(lib.locate(out_key).path()) {
                 log::error!("{}: {out_key} stays beside {key}: {back}", swap.reason);
             }
             return Err(e);
@@ -218,9 +315,9 @@ fn put_in_place(db: &Connection, root: &Path, swap: &Swap<'_>) -> Result<(), Err
     if swap.purge {
         // Through the trash, so that a crash in between leaves an entry, never a
         // file nobody knows of.
-        trash::purge_game(db, root, row.id)?;
+        trash::purge_game(db, lib, row.id)?;
     }
-    library::index_one(db, root, out_key, swap.keys)?;
+    library::index_one(db, lib, out_key, swap.keys)?;
     let tx = db.unchecked_transaction()?;
     push_list::rekey(&tx, key, out_key)?;
     shop_downloads::rekey(&tx, key, out_key)?;

@@ -19,10 +19,10 @@
 //! sizes are compared before anything is read, no allocation follows a record's
 //! size, and a record that points nowhere is a missing NCA.
 
+use crate::tree::Folders;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io;
-use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -66,13 +66,13 @@ pub fn is_verifiable(format: &str) -> bool {
 /// `on_read` is told of the bytes hashed as they go (the NCA's bytes for an NCZ), and
 /// stops the work by returning an error.
 pub fn file(
-    root: &Path,
+    lib: &Folders,
     key: &LibraryKey,
     format: &str,
     keys: &ProdKeys,
     on_read: &mut dyn FnMut(u64) -> io::Result<()>,
 ) -> Result<Verdict, Interrupted> {
-    let mut f = match safe::open(root, key) {
+    let mut f = match safe::open_key(lib, key) {
         Ok(f) => f,
         Err(e) => {
             return Ok(Verdict::NotVerifiable(match safe::not_a_file(&e) {

@@ -39,6 +39,8 @@ impl M {
             Task::Dedupe => M::TaskDedupe,
             Task::Verify => M::TaskVerify,
             Task::Compress => M::TaskCompress,
+            Task::FolderAdd => M::TaskFolderAdd,
+            Task::FolderRemove => M::TaskFolderRemove,
         }
     }
 
@@ -501,6 +503,24 @@ messages! {
     ClearList => "Vider la liste", "Clear the list";
     // Trash.
     TrashEmpty => "La corbeille est vide.", "The trash is empty.";
+    // The library's folders (Settings, `ludotheque library list`).
+    LibraryFolders => "Dossiers de la bibliothèque", "Library folders";
+    LibraryFoldersNote => "Chaque dossier après le premier apparaît dans la bibliothèque comme un dossier à son nom. Un dossier hors ligne (absent, ou vide : un disque ou un partage qui n'est pas monté) garde ses jeux, injouables jusqu'à son retour ; ceux que --library donne au démarrage restent.", "Each folder after the first appears in the library as a folder of its name. An offline folder (missing, or empty: a disk or share that is not mounted) keeps its games, not playable until it is back; those --library gives at start stay.";
+    FreeSpace => "Libre", "Free";
+    LibraryFolderLabel => "Dossier de la bibliothèque", "Library folder";
+    Filesystem => "Système de fichiers", "Filesystem";
+    FolderPath => "Dossier sur le serveur (chemin complet)", "Folder on the server (full path)";
+    FolderNameOptional => "Nom (facultatif : celui du dossier)", "Name (optional: the folder's own)";
+    AddFolder => "Ajouter le dossier", "Add the folder";
+    RemoveFolder => "Retirer de la bibliothèque", "Take out of the library";
+    FolderOnline => "en ligne", "online";
+    FolderRefusedAtStart => "refusé au démarrage, non monté", "refused at start, not mounted";
+    FolderOffline => "hors ligne", "offline";
+    FolderUnreadable => "illisible", "not readable";
+    FolderGivenAtStart => "donné par --library", "given by --library";
+    FolderAddedHere => "ajouté", "added";
+    FolderPolled => "surveillé par scrutation", "polled by the watch";
+    FolderHeard => "surveillé par inotify", "watched by inotify";
     Reason => "Raison", "Reason";
     Deleted => "Supprimé", "Deleted";
     Expires => "Expire", "Expires";
@@ -604,6 +624,8 @@ messages! {
     TaskDedupe => "Doublons à la corbeille", "Duplicates to the trash";
     TaskVerify => "Vérification", "Verify";
     TaskCompress => "Compression", "Compress";
+    TaskFolderAdd => "Ajout d'un dossier", "Adding a folder";
+    TaskFolderRemove => "Retrait d'un dossier", "Removing a folder";
     // Nouns in French: they follow a task's name of either gender ("Rangement ·
     // succès", "Analyse · échec").
     ResultOk => "succès", "succeeded";

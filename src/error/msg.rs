@@ -55,6 +55,26 @@ catalogue! {
         "la base de données a été écrite par une version plus récente de ludotheque ; installez cette version ou une plus récente.";
     DataLocked => "Another ludotheque process is using this data folder.",
         "un serveur ludotheque utilise déjà ce dossier de données ; arrêtez-le d'abord, ou passez par l'API.";
+    FolderOffline { name: String, kept: u64 } => format!("The library folder “{name}” is offline (missing, unreadable or empty): {} kept as they were, not playable until it is back.", EN.count(*kept, "file", "files")),
+        format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : {} tels quels, injouables jusqu'à son retour.", FR.count(*kept, "fichier gardé", "fichiers gardés"));
+    FolderNotThere => "That folder does not exist or is not a folder: give a folder of the server (the disk or share mounted there).",
+        "ce dossier n'existe pas ou n'est pas un dossier : indiquez un dossier du serveur (le disque ou le partage qui y est monté).";
+    FolderNotAbsolute => "Give the folder's full path on the server, starting with /.",
+        "indiquez le chemin complet du dossier sur le serveur, commençant par /.";
+    FolderToAdd => "Give one folder to add: [NAME=]FOLDER.",
+        "indiquez un dossier à ajouter : [NOM=]DOSSIER.";
+    FolderFixed { name: String } => format!("The library folder “{name}” is given by --library when the service starts: remove the flag to take it out."),
+        format!("le dossier de la bibliothèque « {name} » est donné par --library au démarrage du service : retirez l'option pour l'enlever.");
+    FolderIsRoot { name: String } => format!("“{name}” is the library's first folder, its root: it stays."),
+        format!("« {name} » est le premier dossier de la bibliothèque, sa racine : il reste.");
+    NoSuchFolder { name: String } => format!("The library has no folder named “{name}”."),
+        format!("la bibliothèque n'a pas de dossier nommé « {name} ».");
+    FolderRemoved { name: String, files: u64 } => format!("The folder “{name}” left the library with its {}; nothing on disk was touched", files_en(*files)),
+        format!("le dossier « {name} » a quitté la bibliothèque avec ses {} ; rien n'a été touché sur le disque", files_fr(*files));
+    FolderNotMounted { name: String, kept: u64 } => format!("The library folder “{name}” is not given to this run (a --library left out, or an added folder refused at start): {} kept as they were.", EN.count(*kept, "file", "files")),
+        format!("le dossier de la bibliothèque « {name} » n'est pas donné à cette exécution (un --library omis, ou un dossier ajouté refusé au démarrage) : {} tels quels.", FR.count(*kept, "fichier gardé", "fichiers gardés"));
+    FolderAway { name: String } => format!("The library folder “{name}” is offline (missing, unreadable or empty): check that its disk or share is mounted."),
+        format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : vérifiez que son disque ou son partage est monté.");
     LibraryUnavailable => "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.",
         "le dossier de la bibliothèque est absent, illisible ou vide ; rien n'a été changé. Vérifiez que son disque est monté.";
     Busy => "A task is already running; retry when it has finished.",
@@ -446,7 +466,15 @@ catalogue! {
     DataFolderPrivate => "the data folder cannot be made private",
         "le dossier de données ne peut pas être rendu privé";
     FolderUnusable { what: String } => format!("the {what} folder cannot be created or opened"),
-        format!("le dossier {} ne peut être ni créé ni ouvert", if what == "data" { "de données" } else { "de la bibliothèque" });
+        format!("le dossier {} ne peut être ni créé ni ouvert", match what.as_str() { "data" => "de données", "work" => "de travail", _ => "de la bibliothèque" });
+    FolderNameBad { name: String } => format!("“{name}” cannot name a library folder: a name is not empty, '.' or '..', does not start with '.' and holds no '/', no '=' and no control character (name a folder whose path holds '=' with NAME=DIR)."),
+        format!("« {name} » ne peut pas nommer un dossier de la bibliothèque : un nom n'est ni vide, ni « . », ni « .. », ne commence pas par « . » et ne contient ni « / », ni « = », ni caractère de contrôle (nommez un dossier dont le chemin contient « = » avec NOM=DOSSIER).");
+    FolderNameTaken { name: String } => format!("“{name}” is already the name of another library folder, or of a file or folder at the top of the first one: give this folder another name."),
+        format!("« {name} » est déjà le nom d'un autre dossier de la bibliothèque, ou d'un fichier ou dossier à la racine du premier : donnez un autre nom à ce dossier.");
+    FoldersOverlap { name: String, other: String } => format!("The library folder “{name}” overlaps “{other}”: one lies inside the other, or they are the same folder."),
+        format!("le dossier de la bibliothèque « {name} » chevauche « {other} » : l'un est dans l'autre, ou c'est le même dossier.");
+    DataInsideFolder { name: String } => format!("The data folder lies inside the library folder “{name}”: only the first library folder may hold it."),
+        format!("le dossier de données est dans le dossier de la bibliothèque « {name} » : seul le premier dossier de la bibliothèque peut le contenir.");
     AtLeastOne => "--workers, --queue, --max-connections, --shop-downloads and --shop-downloads-total must be at least 1",
         "--workers, --queue, --max-connections, --shop-downloads et --shop-downloads-total valent au moins 1";
     TimeoutsAtLeastOne => "--idle-timeout-secs, --request-timeout-secs and --write-timeout-secs must be at least 1",
@@ -612,6 +640,8 @@ catalogue! {
         "seul un administrateur télécharge les sauvegardes d'une console";
     NameConflict { named: String, holds: String } => format!("Named {named}, holds {holds}: the contents win."),
         format!("Nommé {named}, contient {holds} : le contenu l'emporte.");
+    ConfirmRemoveFolder { name: String } => format!("Take the folder “{name}” out of the library? Its files stay on disk but leave the library."),
+        format!("Retirer le dossier « {name} » de la bibliothèque ? Ses fichiers restent sur le disque mais quittent la bibliothèque.");
     ConfirmRemovePlatform { name: String } => format!("Remove the platform “{name}”? Its files stay on disk but leave the library."),
         format!("Retirer la plateforme « {name} » ? Ses fichiers restent sur le disque mais quittent la bibliothèque.");
     ConfirmMakeViewer { name: String } => format!("Make “{name}” a viewer? The account will no longer change anything."),
@@ -783,6 +813,8 @@ catalogue! {
         format!("{} {} définitivement.", plural(*entries, "entrée", "entrées"), agree(*entries, "supprimée", "supprimées"));
     TrashDates { deleted: String, expires: String } => format!("deleted {deleted}  expires {expires}"),
         format!("supprimé le {deleted}  expire le {expires}");
+    FolderListed { name: String, state: String, files: u64, bytes: u64, free: Option<u64>, filesystem: String, kind: String, dir: String } => format!("{name}: {state}, {} ({}){}{filesystem}, {kind}. {dir}", files_en(*files), EN.size(*bytes), free.map(|f| format!(", {} free, ", EN.size(f))).unwrap_or_else(|| ", ".into())),
+        format!("{name} : {state}, {} ({}){}{filesystem}, {kind}. {dir}", files_fr(*files), FR.size(*bytes), free.map(|f| format!(", {} libres, ", FR.size(f))).unwrap_or_else(|| ", ".into()));
     TrashTotal { entries: u64, bytes: u64 } => format!("{}, {}.", EN.count(*entries, "entry", "entries"), EN.count(*bytes, "byte", "bytes")),
         format!("{}, {}.", plural(*entries, "entrée", "entrées"), plural(*bytes, "octet", "octets"));
     BackedUp { file: String } => format!("Database backed up to {file}."),

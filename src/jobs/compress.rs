@@ -79,20 +79,29 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .prod_keys
         .current()
         .ok_or_else(|| Error::invalid(Msg::CompressNeedsKeys))?;
-    let root = &ctx.config.library;
+    let lib = ctx.config.folders();
     let targets = targets(ctx)?;
     let sizes: Vec<u64> = targets.iter().map(|(_, size)| *size).collect();
-    super::check_room(
-        "compress",
-        root,
-        needed(
-            &sizes,
-            ctx.config.compress_min_gain,
-            ctx.config.compress_delete_originals,
-        ),
-        |needed, free| Msg::NoRoomToCompress { needed, free },
-    )?;
+    // Each folder's files are compressed beside them, on its own disk.
+    let needed: Vec<u64> = (0..lib.all().len())
+        .map(|i| {
+            let here = targets.iter().filter(|(key, _)| lib.index_of(key) == i);
+            let sizes: Vec<u64> = here.map(|(_, size)| *size).collect();
+            let config = ctx.config;
+            needed(
+                &sizes,
+                config.compress_min_gain,
+                config.compress_delete_originals,
+            )
+        })
+        .collect();
+    let largest = sizes.iter().map(|&size| in_flight(size)).max().unwrap_or(0);
+    let work = ctx.config.work_dir.as_deref().map(|dir| (dir, largest));
+    super::check_room("compress", (&lib, work), &needed, |needed, free| {
+        Msg::NoRoomToCompress { needed, free }
+    })?;
     ctx.progress.set_total(2 * sizes.iter().sum::<u64>());
+    let stop = ctx.progress.cancel_flag();
     let opts = Options {
         settings: Settings {
             level: ctx.config.compress_level,
@@ -104,6 +113,8 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
         // The flag for one run, or the setting (Settings, off by default) for all.
         delete_originals: ctx.config.compress_delete_originals || delete_originals(ctx.db)?,
         keys: &loaded.keys,
+        work: ctx.config.work_dir.as_deref(),
+        stop: Some(&stop),
     };
     let mut tally = Tally::default();
     let result = targets
@@ -209,8 +220,7 @@ fn compress(
             false => Ok(()),
         }
     };
-    let root = &ctx.config.library;
-    let result = compress_one::compress_one(ctx.db, root, key, opts, &mut on_work);
+    let result = compress_one::compress_one(ctx.db, &ctx.config.folders(), key, opts, &mut on_work);
     ctx.progress.advance(share - done, key);
     match result {
         Ok(Compressed::Done {
@@ -231,7 +241,13 @@ fn compress(
         Err(e) => {
             warn!("compress: {e}");
             tally.failed += 1;
-            ctx.progress.fail(Some(key), e.msg.clone());
+            // A folder gone offline meanwhile is named, not the file's fault.
+            let why = ctx
+                .config
+                .folders()
+                .away(key)
+                .unwrap_or_else(|| e.msg.clone());
+            ctx.progress.fail(Some(key), why);
         }
     }
     Ok(())

@@ -17,7 +17,7 @@ use crate::library::LibraryKey;
 use crate::store::games;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let root = &ctx.config.library;
+    let lib = &*ctx.config.folders();
     let mut keys = Vec::new();
     for raw in targets(ctx)? {
         match LibraryKey::parse(&raw) {
@@ -32,28 +32,37 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     }
     // A file whose headers declare what no real file could is flagged here, before
     // the free-space check adds its size in.
-    let needed = keys
-        .iter()
-        .map(|k| convert::planned_or_flagged(ctx.db, root, k))
-        .fold(0, u64::saturating_add);
-    super::check_room("convert", root, needed, |needed, free| {
+    let (mut needed, mut largest) = (vec![0u64; lib.all().len()], 0);
+    for key in &keys {
+        let planned = convert::planned_or_flagged(ctx.db, lib, key);
+        let bytes = &mut needed[lib.index_of(key)];
+        *bytes = bytes.saturating_add(planned);
+        largest = largest.max(planned);
+    }
+    let work = ctx.config.work_dir.as_deref().map(|dir| (dir, largest));
+    super::check_room("convert", (lib, work), &needed, |needed, free| {
         Msg::NoRoomToConvert { needed, free }
     })?;
-    ctx.progress.set_total(needed);
+    ctx.progress
+        .set_total(needed.into_iter().fold(0, u64::saturating_add));
     let opts = Options {
         retention_days: ctx.config.retention_days(ctx.db),
         accept_unverified: ctx.config.serve.convert_accept_unverified,
         keys: ctx.prod_keys.current(),
+        work: ctx.config.work_dir.clone(),
+        stop: Some(ctx.progress.cancel_flag()),
     };
     let (mut converted, mut failed) = (0, 0);
     for key in &keys {
         ctx.progress.check()?;
-        match convert_one(ctx, root, key, &opts) {
+        match convert_one(ctx, lib, key, &opts) {
             Ok(()) => converted += 1,
             Err(_) if ctx.progress.is_cancelled() => return Err(Error::cancelled()),
             Err(e) => {
                 warn!("convert: {e}");
-                ctx.progress.fail(Some(&key[..]), e.msg.clone());
+                // A folder gone offline meanwhile is named, not the file's fault.
+                let why = lib.away(key).unwrap_or_else(|| e.msg.clone());
+                ctx.progress.fail(Some(&key[..]), why);
                 failed += 1;
             }
         }
@@ -79,7 +88,7 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<String>, Error> {
 
 fn convert_one(
     ctx: &TaskCtx,
-    root: &std::path::Path,
+    lib: &crate::tree::Folders,
     key: &LibraryKey,
     opts: &Options,
 ) -> Result<(), Error> {
@@ -95,7 +104,7 @@ fn convert_one(
             Ok(())
         }
     };
-    let out = convert::convert(ctx.db, root, key, opts, &mut on_write)?;
+    let out = convert::convert(ctx.db, lib, key, opts, &mut on_write)?;
     info!("convert: {key} → {out}");
     Ok(())
 }

@@ -20,9 +20,9 @@
 //! confirm dialog showed (`Progress::only`), it trashes only those of them the plan
 //! still holds, never one the person did not see.
 
+use crate::tree::Folders;
 use std::cmp::Ordering;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 
 use log::warn;
 use rusqlite::Connection;
@@ -71,12 +71,12 @@ struct Copy {
 /// (the watch off, no scan since) is no copy to keep.
 /// Also returned: the games whose key holds no regular file but a FIFO, a socket, a
 /// device… (`safe::NotAFile`), which are no copy either and are reported.
-fn copies(db: &Connection, root: &Path) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
+fn copies(db: &Connection, folders: &Folders) -> Result<(Vec<Copy>, Vec<Stray>), Error> {
     let (mut out, mut strays) = (Vec::new(), Vec::new());
     for row in games::copies(db)? {
         let mut c = Copy::from(row);
-        let on_disk =
-            LibraryKey::parse(&c.key).and_then(|k| std::fs::symlink_metadata(k.under(root)).ok());
+        let path = LibraryKey::parse(&c.key).map(|k| folders.locate(&k).path());
+        let on_disk = path.and_then(|p| std::fs::symlink_metadata(p).ok());
         if let Some(what) = on_disk.as_ref().and_then(|m| NotAFile::of(m.file_type())) {
             strays.push((c.key, what));
             continue;
@@ -120,17 +120,17 @@ impl Copy {
 }
 
 /// Every file the rule would move to the trash, in title ID then key order.
-pub fn plan(db: &Connection, root: &Path, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
-    Ok(plan_and_strays(db, root, keep)?.0)
+pub fn plan(db: &Connection, folders: &Folders, keep: DedupeKeep) -> Result<Vec<Drop>, Error> {
+    Ok(plan_and_strays(db, folders, keep)?.0)
 }
 
 /// [`plan`], and the games that are no regular file (left alone, and reported).
 fn plan_and_strays(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     keep: DedupeKeep,
 ) -> Result<(Vec<Drop>, Vec<Stray>), Error> {
-    let (all, strays) = copies(db, root)?;
+    let (all, strays) = copies(db, folders)?;
     let mut drops = Vec::new();
     for group in all.chunk_by(|a, b| a.title_id == b.title_id) {
         let known: Vec<&Copy> = group.iter().filter(|c| c.version.is_some()).collect();
@@ -168,7 +168,8 @@ fn plan_and_strays(
 /// The task: move every file of the plan to the trash. A file that cannot be moved
 /// is counted as an error and logged; the others still go.
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let (mut drops, strays) = plan_and_strays(ctx.db, &ctx.config.library, ctx.config.dedupe_keep)?;
+    let folders = ctx.config.folders();
+    let (mut drops, strays) = plan_and_strays(ctx.db, &folders, ctx.config.dedupe_keep)?;
     let only: std::collections::HashSet<String> = ctx.progress.only().into_iter().collect();
     drops.retain(|d| only.is_empty() || only.contains(&d.key));
     for (key, what) in strays {
@@ -185,7 +186,7 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
                 .and_then(|key| {
                     crate::trash::move_in(
                         ctx.db,
-                        &ctx.config.library,
+                        &folders,
                         &key,
                         d.reason,
                         ctx.config.retention_days(ctx.db),

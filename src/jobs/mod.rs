@@ -5,6 +5,7 @@
 pub mod compress;
 pub mod convert;
 pub mod dedupe;
+pub mod folders;
 pub mod organize;
 pub mod push;
 pub mod runner;
@@ -58,24 +59,45 @@ pub fn run_task(task: Task, ctx: &TaskCtx, push: &Sessions) -> Result<Outcome, E
         Task::OrganizeUndo => organize::run_undo(ctx),
         Task::Verify => verify::run(ctx),
         Task::Compress => compress::run(ctx),
+        Task::FolderAdd => folders::add(ctx),
+        Task::FolderRemove => folders::remove(ctx),
     }
 }
 
-/// Refuse to start `task` when `needed` bytes do not fit on the library's disk.
+/// Refuse to start `task` when what it needs does not fit: `needed` gives the bytes
+/// for each library folder (in the order of `lib.all()`), and `work` those of the
+/// work folder (`--work-dir`: the largest file made there, one at a time); they add
+/// up by disk (two folders on one disk share its room).
 fn check_room(
     task: &str,
-    root: &std::path::Path,
-    needed: u64,
+    (lib, work): (&crate::tree::Folders, Option<(&std::path::Path, u64)>),
+    needed: &[u64],
     msg: fn(u64, u64) -> crate::error::Msg,
 ) -> Result<(), Error> {
-    match crate::library::safe::free_space(root) {
-        Ok(free) if free < needed => Err(Error::invalid(msg(needed, free))
-            .with_cause(format!("{needed} bytes needed, {free} free"))),
-        Ok(_) => Ok(()),
-        // A filesystem that cannot say: try, and let a full disk fail one file.
-        Err(e) => {
-            log::warn!("{task}: free space unknown: {e}");
-            Ok(())
+    use std::os::unix::fs::MetadataExt;
+    let dirs = lib
+        .all()
+        .iter()
+        .map(|f| f.dir.as_path())
+        .zip(needed.iter().copied());
+    let mut disks: Vec<(Option<u64>, &std::path::Path, u64)> = Vec::new();
+    for (dir, bytes) in dirs.chain(work).filter(|(_, b)| *b > 0) {
+        let dev = std::fs::metadata(dir).ok().map(|m| m.dev());
+        match disks.iter_mut().find(|d| d.0.is_some() && d.0 == dev) {
+            Some(disk) => disk.2 = disk.2.saturating_add(bytes),
+            None => disks.push((dev, dir, bytes)),
         }
     }
+    for (_, dir, needed) in disks {
+        match crate::library::safe::free_space(dir) {
+            Ok(free) if free < needed => {
+                return Err(Error::invalid(msg(needed, free))
+                    .with_cause(format!("{needed} bytes needed, {free} free")))
+            }
+            Ok(_) => {}
+            // A filesystem that cannot say: try, and let a full disk fail one file.
+            Err(e) => log::warn!("{task}: free space unknown: {e}"),
+        }
+    }
+    Ok(())
 }

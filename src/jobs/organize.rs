@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use log::{info, warn};
 use rusqlite::Connection;
@@ -31,6 +31,7 @@ use crate::error::{Error, Msg};
 use crate::library::{safe, LibraryKey};
 use crate::naming::{Fields, Template};
 use crate::store::{games, organize_moves, organize_runs, platforms, push_list, shop_downloads};
+use crate::tree::Folders;
 use crate::words::{GameKind, MoveState, StartedBy, TitleId};
 
 /// A file and the key the template gives it.
@@ -119,8 +120,22 @@ fn target(
     })
 }
 
+/// The template's key `to` for the file at `key`, in the file's own library folder:
+/// a move never crosses disks. A further folder's file goes below its name (the
+/// template's key is the whole library's); a key of the first folder the template
+/// would put into a further one is no place for it (`None`: left alone).
+fn in_own_folder(lib: &Folders, key: &LibraryKey, to: LibraryKey) -> Option<LibraryKey> {
+    let own = lib.locate(key);
+    let index = lib.index_of(key);
+    let to = match own.first || lib.index_of(&to) == index {
+        true => to,
+        false => own.library_key(&to),
+    };
+    (lib.index_of(&to) == index).then_some(to)
+}
+
 /// Every move the template asks for, checked against the disk (nothing is moved).
-pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, Error> {
+pub fn plan(db: &Connection, lib: &Folders, template: &Template) -> Result<Plan, Error> {
     let all = games::placed(db)?;
     let (folders, names) = (platform_folders(db)?, base_names(db, &all)?);
     let mut plan = Plan::default();
@@ -130,8 +145,8 @@ pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, E
             plan.left += 1;
             continue;
         };
-        let here = std::fs::symlink_metadata(key.under(root));
-        let to = target(g, template, &folders, &names);
+        let here = std::fs::symlink_metadata(lib.locate(&key).path());
+        let to = target(g, template, &folders, &names).and_then(|to| in_own_folder(lib, &key, to));
         let (Some(to), Ok(here)) = (to, here) else {
             plan.left += 1;
             continue;
@@ -144,7 +159,7 @@ pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, E
             plan.strays.push((g.key.clone(), what));
             continue;
         }
-        let there = std::fs::symlink_metadata(to.under(root));
+        let there = std::fs::symlink_metadata(lib.locate(&to).path());
         // The same file: already there, or a name that differs only in case on a
         // filesystem that ignores case.
         let same = there
@@ -166,13 +181,21 @@ pub fn plan(db: &Connection, root: &Path, template: &Template) -> Result<Plan, E
 }
 
 /// The folder below which a move never removes an emptied folder: the platform's.
-fn kept_folder(root: &Path, key: &str, folders: &HashMap<String, Option<LibraryKey>>) -> PathBuf {
+/// In a further library folder with a platform of the whole library, that folder.
+fn kept_folder(
+    lib: &Folders,
+    key: &LibraryKey,
+    folders: &HashMap<String, Option<LibraryKey>>,
+) -> PathBuf {
+    let place = lib.locate(key);
     folders
         .values()
         .flatten()
         .filter(|f| key.starts_with(&format!("{f}/")))
         .max_by_key(|f| f.as_str().len())
-        .map_or_else(|| root.to_path_buf(), |f| f.under(root))
+        .map(|f| lib.locate(f))
+        .filter(|f| std::ptr::eq(f.folder, place.folder))
+        .map_or_else(|| place.dir().to_path_buf(), |f| f.path())
 }
 
 /// After the rename: the key changes everywhere it is held, and the journal row
@@ -187,27 +210,33 @@ fn rekey(db: &Connection, id: i64, from: &str, to: &str, state: MoveState) -> Re
     Ok(())
 }
 
-/// Rename `from` to `to` (both keys below `root`), making `to`'s folders, never
-/// through a link and never onto an existing file.
-fn rename(root: &Path, from: &LibraryKey, to: &LibraryKey) -> std::io::Result<()> {
-    safe::check_folders(root, from)?;
-    safe::make_folders(root, to)?;
-    safe::move_new(&from.under(root), &to.under(root))
+/// Rename `from` to `to` (both keys of one library folder: a move never crosses
+/// disks), making `to`'s folders, never through a link and never onto an existing
+/// file.
+fn rename(lib: &Folders, from: &LibraryKey, to: &LibraryKey) -> std::io::Result<()> {
+    let (from, to) = (lib.locate(from), lib.locate(to));
+    if !std::ptr::eq(from.folder, to.folder) {
+        let why = "a move from one library folder to another";
+        return Err(std::io::Error::new(std::io::ErrorKind::CrossesDevices, why));
+    }
+    safe::check_folders(from.dir(), &from.key)?;
+    safe::make_folders(to.dir(), &to.key)?;
+    safe::move_new(&from.path(), &to.path())
 }
 
 /// One journaled move of the file at `from` to `to`, whose journal row `id` is
 /// already written (`moving` or `undoing`); `after` is its state once done.
 fn journaled(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     id: i64,
     (from, to): (&LibraryKey, &LibraryKey),
     after: MoveState,
 ) -> Result<(), Error> {
-    rename(root, from, to).map_err(|e| Error::internal(format!("moving {from} to {to}: {e}")))?;
+    rename(lib, from, to).map_err(|e| Error::internal(format!("moving {from} to {to}: {e}")))?;
     if let Err(e) = rekey(db, id, from.as_str(), to.as_str(), after) {
         // The database does not know the file moved: put it back.
-        if let Err(back) = safe::move_new(&to.under(root), &from.under(root)) {
+        if let Err(back) = safe::move_new(&lib.locate(to).path(), &lib.locate(from).path()) {
             log::error!(
                 "organize: {from} stays at {to}: the database did not take the move ({e}) \
                  and putting it back failed ({back}); the journal settles it at the next start"
@@ -216,7 +245,7 @@ fn journaled(
         return Err(e);
     }
     // Best effort: an entry that stays behind still restores where it was.
-    if let Err(e) = crate::trash::follow(db, root, from, to) {
+    if let Err(e) = crate::trash::follow(db, lib, from, to) {
         warn!("organize: the trash of {from} did not follow: {e}");
     }
     Ok(())
@@ -231,13 +260,13 @@ fn keys(m: &Move) -> Result<(LibraryKey, LibraryKey), Error> {
 }
 
 /// Make one move of run `run`.
-fn move_one(db: &Connection, root: &Path, run: i64, m: &Move) -> Result<(), Error> {
+fn move_one(db: &Connection, lib: &Folders, run: i64, m: &Move) -> Result<(), Error> {
     let (from, to) = keys(m)?;
     let id = organize_moves::insert(db, run, &m.from, &m.to)?;
-    journaled(db, root, id, (&from, &to), MoveState::Moved).inspect_err(|_| {
+    journaled(db, lib, id, (&from, &to), MoveState::Moved).inspect_err(|_| {
         // The journal row goes once the file is where it was; a file that stayed at
         // `to` keeps it, for `recover` to settle.
-        let back = std::fs::symlink_metadata(from.under(root)).is_ok();
+        let back = std::fs::symlink_metadata(lib.locate(&from).path()).is_ok();
         if let Err(e) = back.then(|| organize_moves::delete(db, id)).transpose() {
             log::error!("organize: forgetting the move of {from} that did not happen: {e}");
         }
@@ -246,10 +275,10 @@ fn move_one(db: &Connection, root: &Path, run: i64, m: &Move) -> Result<(), Erro
 
 /// The task.
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let (db, root) = (ctx.db, ctx.config.library.as_path());
-    recover(db, root)?;
+    let (db, lib) = (ctx.db, &*ctx.config.folders());
+    recover(db, lib)?;
     let template = ctx.config.organize_template(db);
-    let mut plan = plan(db, root, &template)?;
+    let mut plan = plan(db, lib, &template)?;
     // Started on the files a confirm dialog showed: only those of them still to move.
     let only: HashSet<String> = ctx.progress.only().into_iter().collect();
     plan.moves
@@ -271,11 +300,13 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
             result = Err(e);
             break;
         }
-        match move_one(db, root, run, m) {
+        match move_one(db, lib, run, m) {
             Ok(()) => {
                 moved += 1;
                 if let Some(from) = LibraryKey::parse(&m.from) {
-                    safe::remove_empty_folders(root, &from, &kept_folder(root, &m.from, &folders));
+                    let place = lib.locate(&from);
+                    let kept = kept_folder(lib, &from, &folders);
+                    safe::remove_empty_folders(place.dir(), &place.key, &kept);
                 }
             }
             Err(e) => {
@@ -316,11 +347,11 @@ pub struct Undone {
 /// stops the undo there, the files put back staying back).
 fn undo_each(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     run: i64,
     each: &mut dyn FnMut(&str) -> Result<(), Error>,
 ) -> Result<Undone, Error> {
-    recover(db, root)?;
+    recover(db, lib)?;
     organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
     let folders = platform_folders(db)?;
     let mut out = Undone::default();
@@ -329,13 +360,11 @@ fn undo_each(
             continue;
         }
         each(&row.to_key)?;
-        match back_one(db, root, &row) {
+        match back_one(db, lib, &row) {
             Ok(here) => {
-                safe::remove_empty_folders(
-                    root,
-                    &here,
-                    &kept_folder(root, here.as_str(), &folders),
-                );
+                let place = lib.locate(&here);
+                let kept = kept_folder(lib, &here, &folders);
+                safe::remove_empty_folders(place.dir(), &place.key, &kept);
                 out.moved_back += 1;
             }
             Err(why) => out.skipped.push((row.to_key.clone(), why?)),
@@ -355,7 +384,7 @@ fn undo_each(
 /// when the journal could not be written).
 fn back_one(
     db: &Connection,
-    root: &Path,
+    lib: &Folders,
     row: &organize_moves::MoveRow,
 ) -> Result<LibraryKey, Result<NotBack, Error>> {
     let m = Move {
@@ -363,14 +392,14 @@ fn back_one(
         to: row.from_key.clone(),
     };
     let (here, back) = keys(&m).map_err(Err)?;
-    if std::fs::symlink_metadata(here.under(root)).is_err() {
+    if std::fs::symlink_metadata(lib.locate(&here).path()).is_err() {
         return Err(Ok(NotBack::Gone));
     }
-    if std::fs::symlink_metadata(back.under(root)).is_ok() {
+    if std::fs::symlink_metadata(lib.locate(&back).path()).is_ok() {
         return Err(Ok(NotBack::Taken));
     }
     organize_moves::set_state(db, row.id, MoveState::Undoing).map_err(Err)?;
-    if let Err(e) = journaled(db, root, row.id, (&here, &back), MoveState::Undone) {
+    if let Err(e) = journaled(db, lib, row.id, (&here, &back), MoveState::Undone) {
         warn!("organize undo: {e}");
         organize_moves::set_state(db, row.id, MoveState::Moved).map_err(Err)?;
         return Err(Ok(NotBack::Failed));
@@ -402,7 +431,7 @@ pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
         .progress
         .organize_run()
         .ok_or_else(|| Error::internal("organize_undo started without a run"))?;
-    let (db, root) = (ctx.db, ctx.config.library.as_path());
+    let (db, lib) = (ctx.db, &*ctx.config.folders());
     // Checked again here: a command line running the undo itself comes this way only.
     let r = organize_runs::get(db, run)?.ok_or_else(|| Error::not_found(Msg::NoOrganizeRun))?;
     if r.undone_at.is_some() {
@@ -410,7 +439,7 @@ pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
     }
     ctx.progress
         .set_total(organize_moves::count(db, run, MoveState::Moved)?);
-    let undone = undo_each(db, root, run, &mut |key| {
+    let undone = undo_each(db, lib, run, &mut |key| {
         ctx.progress.check()?;
         ctx.progress.advance(1, key);
         Ok(())
@@ -429,14 +458,19 @@ pub fn run_undo(ctx: &TaskCtx) -> Result<Outcome, Error> {
 
 /// Settle the moves a kill left halfway: a file found where its move was going keeps
 /// the move (the keys follow it now); otherwise the move did not happen.
-pub fn recover(db: &Connection, root: &Path) -> Result<(), Error> {
+pub fn recover(db: &Connection, lib: &Folders) -> Result<(), Error> {
     let file = |key: &str| {
-        let path = LibraryKey::parse(key)?.under(root);
+        let path = lib.locate(&LibraryKey::parse(key)?).path();
         let meta = std::fs::symlink_metadata(&path).ok()?;
         Some((path, (meta.dev(), meta.ino())))
     };
     for row in organize_moves::unfinished(db)? {
         let (from, to) = (row.from_key.as_str(), row.to_key.as_str());
+        // With its folder away neither name is there: settled once it is back.
+        if lib.away(from).is_some() {
+            warn!("organize: the move of {from} waits for its library folder");
+            continue;
+        }
         let (state, src, dst, done) = match row.state {
             MoveState::Moving => (row.state, from, to, MoveState::Moved),
             _ => (row.state, to, from, MoveState::Undone),
@@ -494,13 +528,13 @@ mod tests {
     #[test]
     fn a_move_killed_after_its_rename_is_finished_at_the_next_start() {
         let (_dir, conn, root) = cut_short(true);
-        recover(&conn, &root).unwrap();
+        recover(&conn, &Folders::one(root.clone())).unwrap();
         assert_eq!(keys(&conn, "games"), ["b/x.nsp"]);
         assert_eq!(keys(&conn, "push_list"), ["b/x.nsp"]);
         let moves = organize_moves::of_run(&conn, 1).unwrap();
         assert_eq!(moves[0].state, MoveState::Moved);
         // And it can be undone like any other.
-        let undone = undo_each(&conn, &root, 1, &mut |_| Ok(())).unwrap();
+        let undone = undo_each(&conn, &Folders::one(root.clone()), 1, &mut |_| Ok(())).unwrap();
         assert_eq!(undone.moved_back, 1);
         assert!(root.join("a/x.nsp").exists());
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
@@ -510,7 +544,7 @@ mod tests {
     fn a_move_killed_between_its_link_and_its_unlink_keeps_one_name() {
         let (_dir, conn, root) = cut_short(false);
         std::fs::hard_link(root.join("a/x.nsp"), root.join("b/x.nsp")).unwrap();
-        recover(&conn, &root).unwrap();
+        recover(&conn, &Folders::one(root.clone())).unwrap();
         assert!(!root.join("a/x.nsp").exists());
         assert_eq!(std::fs::read(root.join("b/x.nsp")).unwrap(), b"x");
         assert_eq!(keys(&conn, "games"), ["b/x.nsp"]);
@@ -519,7 +553,7 @@ mod tests {
     #[test]
     fn a_move_killed_before_its_rename_is_forgotten() {
         let (_dir, conn, root) = cut_short(false);
-        recover(&conn, &root).unwrap();
+        recover(&conn, &Folders::one(root.clone())).unwrap();
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);
         assert!(organize_moves::of_run(&conn, 1).unwrap().is_empty());
     }
@@ -539,7 +573,7 @@ mod tests {
             from: "a/x.nsp".into(),
             to: "b/x.nsp".into(),
         };
-        assert!(move_one(&conn, &root, 1, &m).is_err());
+        assert!(move_one(&conn, &Folders::one(root.clone()), 1, &m).is_err());
         assert_eq!(std::fs::read(root.join("a/x.nsp")).unwrap(), b"x");
         assert!(!root.join("b/x.nsp").exists());
         assert_eq!(keys(&conn, "games"), ["a/x.nsp"]);

@@ -129,14 +129,14 @@ fn addresses(
 
 /// The games of the push list that are still in the library.
 fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
-    let mut files = Vec::new();
+    let (mut files, lib) = (Vec::new(), ctx.config.folders());
     for (raw, _) in push_list::list(ctx.db)? {
         let Some(key) = library::LibraryKey::parse(&raw) else {
             warn!("push: {raw:?} names no file of the library; skipped");
             continue;
         };
         // Checked again at each download: the file may be swapped for a link meanwhile.
-        let meta = library::safe::open(&ctx.config.library, &key).and_then(|f| f.metadata());
+        let meta = library::safe::open_for_client(&lib, &key).and_then(|f| Ok(f.metadata()?));
         match meta {
             Ok(meta) => files.push(PushFile {
                 name: key.file_name().to_string(),
@@ -144,15 +144,13 @@ fn pending_files(ctx: &TaskCtx) -> Result<Vec<PushFile>, Error> {
                 size: meta.len(),
                 served: device::Served::default(),
             }),
-            Err(e) => match library::safe::not_a_file(&e) {
-                // Named in the run's failures: it stays in the list until it is
-                // a game again or taken out.
-                Some(what) => {
-                    warn!("push: {key}: {what}; skipped");
-                    ctx.progress.fail(Some(&key), what.msg(&key));
-                }
-                None => warn!("push: {key} is no longer in the library; skipped"),
-            },
+            // Named in the run's failures (what is in its place, or its folder
+            // offline): it stays in the list until it is a game again or taken out.
+            Err(e) if e.msg != Msg::FileGone => {
+                warn!("push: {key}: {}; skipped", e.msg.english());
+                ctx.progress.fail(Some(&key), e.msg);
+            }
+            Err(_) => warn!("push: {key} is no longer in the library; skipped"),
         }
     }
     Ok(files)

@@ -65,7 +65,8 @@ struct Slot {
 /// What a task is started on besides its name (see [`Jobs::try_start_with`]).
 #[derive(Debug, Default)]
 pub struct Start {
-    /// Library keys; empty: the whole library.
+    /// Library keys; empty: the whole library. For `folder_add`, the one folder
+    /// to add as `[NAME=]DIR`; for `folder_remove`, the name of the one to remove.
     pub only: Vec<String>,
     /// `compress`'s flags from the command line, for this run.
     pub compress: Flags,

@@ -30,6 +30,7 @@ use crate::library::switchfs::ProdKeys;
 use crate::library::{self, walk};
 use crate::store::platforms::Platform;
 use crate::store::{games, platforms, settings};
+use crate::tree::folders::{Folders, State};
 
 /// Files written per transaction.
 const BATCH: usize = 512;
@@ -43,26 +44,21 @@ const CHUNK: usize = 64;
 const TELL: u64 = 1024;
 
 pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
-    let root = &ctx.config.library;
-    // A library on a disk that is unplugged looks like an empty folder, or none: that
-    // must not make the scan forget every game.
-    let root_entries = std::fs::read_dir(root)
-        .map_err(|e| Error::new(Kind::Unavailable, Msg::LibraryUnavailable).with_cause(e))?
-        .count();
+    let folders = ctx.config.folders();
     let started = Instant::now();
-    let known = games::fingerprints(ctx.db)?;
-    if root_entries == 0 && !known.is_empty() {
-        return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
-            .with_cause("the library folder is empty"));
-    }
+    let mut known = games::fingerprints(ctx.db)?;
+    let mut mounts = mounts(ctx, &folders, &mut known)?;
     let keyed_before = games::count_keyed(ctx.db)?;
-    let (walked, read) = read_changed(ctx, known)?;
+    let (mut walked, read) = read_changed(ctx, (&folders, &mounts.online), known)?;
     let read_time = started.elapsed();
+    // A share unmounted while the walk went on looks empty: what it held stays.
+    mounts.recheck(ctx, &folders, &mut walked.known);
     // What is left of the known files was not found: forget it, unless part of the
     // library could not be read (they may be there) or the walk was cut short.
     let whole = !walked.walk.incomplete && !walked.walk.stopped;
     let removed = if whole { walked.known.len() } else { 0 };
-    finish(ctx, &read, whole.then_some(&walked.known)).inspect_err(|_| {
+    let offline = (&*folders, &mounts);
+    finish(ctx, &read, whole.then_some(&walked.known), offline).inspect_err(|_| {
         if read.bulk {
             let _ = games::ensure_indexes(ctx.db);
         }
@@ -81,6 +77,117 @@ pub fn run(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let identified = games::count_keyed(ctx.db)?.saturating_sub(keyed_before);
     let kept = walked.walk.incomplete.then_some(walked.known.len() as u64);
     Ok(said(walked.files, &read, kept, removed as u64, identified).into())
+}
+
+/// The scan's view of the library's folders: which it walks, and the folders whose
+/// games it keeps as they are, marked offline.
+struct Mounts {
+    /// One flag per folder of `folders.all()`.
+    online: Vec<bool>,
+    /// `NAME/` of the folders the library knows (given at the service's last start,
+    /// or added) that this run does not mount: a command given fewer `--library`, or
+    /// an added folder refused at start. Their games are kept, not forgotten.
+    unmounted: Vec<String>,
+}
+
+/// Which folders the scan walks. A folder on a disk that is unplugged looks like an
+/// empty folder, or none: that must not make the scan forget its games. So a folder
+/// that is missing or unreadable, or empty (the first one: empty while it has games),
+/// is offline: its games are taken out of `known` (kept), and the run says so. With
+/// every folder offline, the games are marked offline and nothing else changes.
+fn mounts(
+    ctx: &TaskCtx,
+    folders: &Folders,
+    known: &mut HashMap<String, (u64, i64)>,
+) -> Result<Mounts, Error> {
+    let unmounted = library::unmounted(ctx.db, folders)?;
+    let not_here = |key: &str| unmounted.iter().any(|p| key.starts_with(p.as_str()));
+    let mut held = vec![0u64; folders.all().len()];
+    for key in known.keys().filter(|k| !not_here(k)) {
+        held[folders.index_of(key)] += 1;
+    }
+    let online: Vec<bool> = (0..held.len())
+        .map(|i| is_online(folders, i, held[0]))
+        .collect();
+    let mounts = Mounts { unmounted, online };
+    if !mounts.online.contains(&true) {
+        let tx = crate::store::db::write_transaction(ctx.db)?;
+        if mounts.mark(&tx, folders)? {
+            games::refresh_playable(&tx)?;
+        }
+        tx.commit()?;
+        return Err(Error::new(Kind::Unavailable, Msg::LibraryUnavailable)
+            .with_cause("every library folder is missing, unreadable or empty"));
+    }
+    for (i, folder) in folders.all().iter().enumerate() {
+        if !mounts.online[i] {
+            warn!("scan: the library folder {:?} is offline", folder.name);
+            let (name, kept) = (folder.name.clone(), held[i]);
+            ctx.progress
+                .fail_first(None, Msg::FolderOffline { name, kept });
+        }
+    }
+    for prefix in &mounts.unmounted {
+        let kept = known
+            .keys()
+            .filter(|k| k.starts_with(prefix.as_str()))
+            .count() as u64;
+        known.retain(|k, _| !k.starts_with(prefix.as_str()));
+        if kept > 0 {
+            let name = prefix.trim_end_matches('/').to_string();
+            warn!("scan: the library folder {name:?} is not given to this run");
+            ctx.progress
+                .fail_first(None, Msg::FolderNotMounted { name, kept });
+        }
+    }
+    known.retain(|key, _| mounts.online[folders.index_of(key)]);
+    Ok(mounts)
+}
+
+/// Folder `i` is there to walk: online, or the first folder empty while it holds no
+/// game (`first_held`).
+fn is_online(folders: &Folders, i: usize, first_held: u64) -> bool {
+    let dir = &folders.all()[i].dir;
+    match State::of(dir) {
+        State::Offline if i == 0 => dir.is_dir() && first_held == 0,
+        state => state == State::Online,
+    }
+}
+
+impl Mounts {
+    /// Mark the games of the folders offline now (and of those not mounted) offline,
+    /// the others online; whether any row changed.
+    fn mark(&self, tx: &rusqlite::Connection, folders: &Folders) -> Result<bool, Error> {
+        let further = (1..self.online.len()).map(|i| (folders.prefix(i), !self.online[i]));
+        let unmounted = self.unmounted.iter().map(|p| (p.clone(), true));
+        let further: Vec<(String, bool)> = further.chain(unmounted).collect();
+        Ok(games::mark_offline(tx, &further, !self.online[0])? > 0)
+    }
+
+    /// After the walk: a folder that went offline meanwhile (a share unmounted during
+    /// a long walk reads as an empty folder) keeps what was not found in it.
+    fn recheck(
+        &mut self,
+        ctx: &TaskCtx,
+        folders: &Folders,
+        gone: &mut HashMap<String, (u64, i64)>,
+    ) {
+        for (i, folder) in folders.all().iter().enumerate() {
+            if !self.online[i] || is_online(folders, i, 0) {
+                continue;
+            }
+            self.online[i] = false;
+            let kept = gone.keys().filter(|k| folders.index_of(k) == i).count() as u64;
+            gone.retain(|k, _| folders.index_of(k) != i);
+            warn!(
+                "scan: the library folder {:?} went offline during the scan",
+                folder.name
+            );
+            let name = folder.name.clone();
+            ctx.progress
+                .fail_first(None, Msg::FolderOffline { name, kept });
+        }
+    }
 }
 
 /// How a scan ended: part of the library unreadable (`kept`: the files not found but
@@ -127,6 +234,7 @@ fn finish(
     ctx: &TaskCtx,
     read: &Read,
     gone: Option<&HashMap<String, (u64, i64)>>,
+    (folders, mounts): (&Folders, &Mounts),
 ) -> Result<(), Error> {
     let mut lap = Lap::start();
     let tx = crate::store::db::write_transaction(ctx.db)?;
@@ -140,7 +248,8 @@ fn finish(
         games::ensure_indexes(&tx)?;
     }
     lap.mark("indexes");
-    let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty());
+    let moved = mounts.mark(&tx, folders)?;
+    let changed = read.read > 0 || gone.is_some_and(|gone| !gone.is_empty()) || moved;
     if changed {
         games::refresh_playable(&tx)?;
     }
@@ -149,7 +258,7 @@ fn finish(
         // After `playable`, whose writes the triggers would each have counted.
         games::resume_triggers(&tx)?;
     }
-    library::mark_ready(&tx, ctx.config.library.as_path())?;
+    library::mark_ready(&tx, ctx.config)?;
     if let Some(id) = read.keys_id.as_deref().filter(|_| !read.cancelled) {
         settings::KEYS_READ_WITH.set(&tx, id)?;
     }
@@ -199,6 +308,7 @@ struct Walked {
 /// and this one writes their rows.
 fn read_changed(
     ctx: &TaskCtx,
+    (folders, online): (&Folders, &[bool]),
     known: HashMap<String, (u64, i64)>,
 ) -> Result<(Walked, Read), Error> {
     let keys = current_keys(ctx);
@@ -216,10 +326,11 @@ fn read_changed(
     let first = known.is_empty();
     std::thread::scope(|s| {
         let sorter = Sorter::new(known, &again, progress, to_probe);
-        let walker = spawn(s, "walk", move || sorter.walk(&config.library, &platforms))?;
+        let walker = spawn(s, "walk", move || sorter.walk(folders, online, &platforms))?;
         for _ in 0..threads {
             let (todo, sender) = (todo.clone(), sender.clone());
-            spawn(s, "probe", move || probe_all(config, todo, keyring, sender))?;
+            let probe = move || probe_all(config, folders, todo, keyring, sender);
+            spawn(s, "probe", probe)?;
         }
         drop((sender, todo));
         // After an error or a cancel the writer drops its end of the channel: the
@@ -291,9 +402,9 @@ impl<'a> Sorter<'a> {
         }
     }
 
-    fn walk(mut self, root: &std::path::Path, platforms: &[Platform]) -> Walked {
+    fn walk(mut self, folders: &Folders, online: &[bool], platforms: &[Platform]) -> Walked {
         let started = Instant::now();
-        let mut walk = walk::walk_each(root, platforms, &mut self);
+        let mut walk = walk::walk_each(folders, online, platforms, &mut self);
         // The files found last: the total is whole.
         walk.stopped |= !self.hand_over();
         Walked {
@@ -348,6 +459,7 @@ impl walk::Sink for Sorter<'_> {
 /// the writer stopped: an error or a cancel), and send them probed.
 fn probe_all(
     config: &crate::config::Config,
+    folders: &Folders,
     todo: Receiver<Vec<walk::Found>>,
     keys: Option<&ProdKeys>,
     sender: Sender<Vec<(walk::Found, Probe)>>,
@@ -358,13 +470,19 @@ fn probe_all(
     // SAFETY: setpriority changes this thread's scheduling weight; nothing is shared.
     unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 5) };
     // Each folder opened once a thread, not once a file (files come in the walk's
-    // order, a folder's together).
-    let mut files = library::safe::Opener::new(&config.library);
+    // order, a folder's together); one opener for each library folder.
+    let mut openers: Vec<_> = folders
+        .all()
+        .iter()
+        .map(|f| library::safe::Opener::new(&f.dir))
+        .collect();
     for chunk in todo {
         let chunk: Vec<_> = chunk
             .into_iter()
             .map(|f| {
-                let mut probe = probe::probe(&mut files, &f.key, &f.format, keys);
+                let place = folders.locate(&f.key);
+                let files = &mut openers[folders.index_of(&f.key)];
+                let mut probe = probe::probe(files, &place.key, &f.format, keys);
                 cache_icons(&config.data, &f, &mut probe);
                 (f, probe)
             })

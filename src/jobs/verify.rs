@@ -92,7 +92,7 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<Target>, Error> {
         }
         rows
     };
-    let root = &ctx.config.library;
+    let lib = &*ctx.config.folders();
     Ok(rows
         .into_iter()
         .filter_map(|(raw, format, size)| {
@@ -103,7 +103,7 @@ fn targets(ctx: &TaskCtx) -> Result<Vec<Target>, Error> {
             };
             // An NCZ is hashed as the NCA it decompresses to.
             let work = match Container::of(&format).is_some_and(Container::is_compressed) {
-                true => crate::convert::planned_or_flagged(ctx.db, root, &key).max(size),
+                true => crate::convert::planned_or_flagged(ctx.db, lib, &key).max(size),
                 false => size,
             };
             Some(Target { key, format, work })
@@ -126,10 +126,15 @@ fn verify_one(ctx: &TaskCtx, keys: &ProdKeys, t: &Target, tally: &mut Tally) -> 
             false => Ok(()),
         }
     };
-    let root = &ctx.config.library;
-    let verdict = verify::file(root, &t.key, &t.format, keys, &mut on_read)
+    let verdict = verify::file(&ctx.config.folders(), &t.key, &t.format, keys, &mut on_read)
         .map_err(|_| Error::cancelled())?;
     ctx.progress.advance(t.work - done, &t.key);
+    // A read cut short by a folder gone offline says nothing of the file: never
+    // marked damaged for it.
+    let verdict = match ctx.config.folders().away(&t.key) {
+        Some(away) => Verdict::NotVerifiable(away),
+        None => verdict,
+    };
     match verdict {
         Verdict::Sound => {
             tally.sound += 1;

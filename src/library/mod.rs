@@ -5,8 +5,8 @@ pub mod bytes;
 pub mod containers;
 pub mod copies;
 pub mod demo;
+pub mod folder_rows;
 pub mod identify;
-pub mod key;
 pub mod name_index;
 pub mod probe;
 pub mod safe;
@@ -17,30 +17,64 @@ pub mod synth;
 pub mod walk;
 pub mod window;
 
-use std::path::Path;
-
 use rusqlite::Connection;
 
+use crate::config::Config;
 use crate::error::Error;
 use crate::store::contents::ContentRow;
 use crate::store::games::GameRow;
 use crate::store::title_control::{self, ControlRow};
 use crate::store::{games, settings, titles};
+use crate::tree::Folders;
 use crate::words::{GameKind, TitleId};
 use probe::Probe;
 use switchfs::{Content, MetaType};
 use walk::Found;
 
-pub use key::LibraryKey;
+pub use crate::tree::LibraryKey;
 
-/// True once a scan of *this* library root has completed (a service pointed at
-/// another folder starts not ready again).
-pub fn is_ready(db: &Connection, root: &Path) -> Result<bool, Error> {
-    Ok(settings::LIBRARY_SCANNED.get(db)?.as_deref() == Some(&*root.to_string_lossy()))
+/// True once a scan of *this* library has completed: its folders, as mounted now (a
+/// service pointed at another folder, or given another further one, starts not ready
+/// again, and scans).
+pub fn is_ready(db: &Connection, config: &Config) -> Result<bool, Error> {
+    let scanned = settings::LIBRARY_SCANNED.get(db)?;
+    Ok(scanned.as_deref() == Some(&*signature(&config.folders())))
 }
 
-pub fn mark_ready(db: &Connection, root: &Path) -> Result<(), Error> {
-    settings::LIBRARY_SCANNED.set(db, &root.to_string_lossy())
+pub fn mark_ready(db: &Connection, config: &Config) -> Result<(), Error> {
+    settings::LIBRARY_SCANNED.set(db, &signature(&config.folders()))
+}
+
+/// The library's folders in one line of text: the first's path alone (as before
+/// there were several), then each further one's `NAME=DIR`.
+fn signature(folders: &Folders) -> String {
+    let further = folders.further().iter();
+    let further = further.map(|f| format!("\n{}={}", f.name, f.dir.to_string_lossy()));
+    std::iter::once(folders.root().to_string_lossy().into_owned())
+        .chain(further)
+        .collect()
+}
+
+/// The further folders the library knows (given at the service's last start, or
+/// added) that `folders` does not mount, as `NAME/`: a command given fewer
+/// `--library`, or an added folder refused at start. Their games and trash entries
+/// are kept as they are, never taken for gone.
+pub fn unmounted(db: &Connection, folders: &Folders) -> Result<Vec<String>, Error> {
+    let remembered = settings::LIBRARY_FURTHER.get(db)?.unwrap_or_default();
+    let given = remembered
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(n, _)| n.to_string()));
+    let added = crate::store::library_folders::list(db)?
+        .into_iter()
+        .map(|(n, _)| n);
+    let mut names: Vec<String> = given
+        .chain(added)
+        .filter(|n| !n.is_empty() && !folders.is_mounted(n))
+        .map(|n| format!("{n}/"))
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
 }
 
 /// The display name: an imported title name when the title database knows the ID,
@@ -223,14 +257,16 @@ pub fn find(db: &Connection, raw: &str) -> Result<Option<crate::store::games::Ga
 /// that first read the file did).
 pub fn index_one(
     db: &Connection,
-    root: &Path,
+    folders: &Folders,
     key: &LibraryKey,
     keys: Option<&switchfs::ProdKeys>,
 ) -> Result<(), Error> {
-    let Some(found) = walk::found(root, key, &crate::store::platforms::list(db)?) else {
+    let Some(found) = walk::found(folders, key, &crate::store::platforms::list(db)?) else {
         return Ok(()); // not a game file of any platform: the scan would skip it too
     };
-    let probe = probe::probe(&mut safe::Opener::new(root), key, &found.format, keys);
+    let place = folders.locate(key);
+    let mut files = safe::Opener::new(place.dir());
+    let probe = probe::probe(&mut files, &place.key, &found.format, keys);
     write(db, &found, probe)?;
     games::refresh_playable(db)
 }

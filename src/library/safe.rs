@@ -39,8 +39,19 @@ fn refused(why: &str) -> Error {
     Error::new(ErrorKind::PermissionDenied, why.to_string())
 }
 
-/// Every folder between `root` and the file at `key` is a real folder, not a symlink.
+/// The library folder `root` itself is a real folder: one swapped for a link since it
+/// was mounted (a remount gone wrong, a hostile share) leads elsewhere, and is refused.
+fn check_root(root: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(root)?.file_type().is_symlink() {
+        true => Err(refused("the library folder is a link")),
+        false => Ok(()),
+    }
+}
+
+/// `root` and every folder between it and the file at `key` are real folders, not
+/// symlinks.
 pub fn check_folders(root: &Path, key: &LibraryKey) -> Result<()> {
+    check_root(root)?;
     for path in key.folders_under(root) {
         let meta = std::fs::symlink_metadata(&path)?;
         if !meta.is_dir() {
@@ -143,6 +154,27 @@ pub fn not_a_file(e: &Error) -> Option<NotAFile> {
     e.get_ref()?.downcast_ref::<NotAFile>().copied()
 }
 
+/// The file of the library's `key`, in whichever of its folders holds it ([`open`]).
+pub fn open_key(folders: &crate::tree::Folders, key: &LibraryKey) -> Result<File> {
+    let place = folders.locate(key);
+    open(place.dir(), &place.key)
+}
+
+/// [`open_key`] for a client: a refusal says why in words it may see, naming what
+/// is in the game's place, or its library folder when that is offline (503, a share
+/// that may come back), else that the file is gone (404).
+pub fn open_for_client(
+    folders: &crate::tree::Folders,
+    key: &LibraryKey,
+) -> std::result::Result<File, crate::error::Error> {
+    use crate::error::{Error as Refused, Kind, Msg};
+    open_key(folders, key).map_err(|e| match (not_a_file(&e), folders.away(key)) {
+        (Some(what), _) => Refused::not_found(what.msg(key)).with_cause(e),
+        (None, Some(away)) => Refused::new(Kind::Unavailable, away).with_cause(e),
+        (None, None) => Refused::not_found(Msg::FileGone).with_cause(e),
+    })
+}
+
 /// Open the game file at `key` for reading, under the rules above. The result is a
 /// regular file, opened in blocking mode; anything else is refused with a
 /// [`NotAFile`] before a byte is read, and without waiting (a FIFO, a socket, a
@@ -198,10 +230,16 @@ impl<'a> Opener<'a> {
 /// The handle of the folder `folder` (a key's folders, `/`-separated; `""` for the
 /// root), opened one segment at a time without following a link.
 fn open_folder(root: &Path, folder: &str) -> Result<std::os::fd::OwnedFd> {
+    // The library folder itself is not followed either (mounted canonical: a link
+    // there now was swapped in since).
     let mut fd: std::os::fd::OwnedFd = File::options()
         .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(root)?
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW)
+        .open(root)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP | libc::ENOTDIR) => refused("the library folder is a link"),
+            _ => e,
+        })?
         .into();
     for segment in folder.split('/').filter(|s| !s.is_empty()) {
         use std::os::fd::AsFd;
@@ -324,6 +362,7 @@ pub fn start_writeback(file: &File, offset: u64, len: u64) {
 /// Make the folders that lead to `key` below `root`, one at a time, never through a
 /// symlink: a missing folder is created, an existing one must be a real folder.
 pub fn make_folders(root: &Path, key: &LibraryKey) -> Result<()> {
+    check_root(root)?;
     for path in key.folders_under(root) {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => {}
@@ -400,6 +439,26 @@ pub fn remove_empty_folders(root: &Path, key: &LibraryKey, keep: &Path) {
     }
 }
 
+/// The free space of every disk the library's folders lie on, each disk once
+/// (`u64::MAX` when none can say).
+pub fn free_on_disks(lib: &crate::tree::Folders) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen = Vec::new();
+    let mut free = None::<u64>;
+    for folder in lib.all() {
+        let Ok(dev) = std::fs::metadata(&folder.dir).map(|m| m.dev()) else {
+            continue;
+        };
+        if !seen.contains(&dev) {
+            seen.push(dev);
+            if let Ok(n) = free_space(&folder.dir) {
+                free = Some(free.unwrap_or(0).saturating_add(n));
+            }
+        }
+    }
+    free.unwrap_or(u64::MAX)
+}
+
 /// A folder the scan may walk: every component below `root` a real folder (or not
 /// there yet), none hidden. Platform folders are held to it when added and scanned.
 pub fn walkable_folder(root: &Path, folder: &str) -> bool {
@@ -441,6 +500,43 @@ pub fn space(path: &Path) -> Result<(u64, u64)> {
         (st.f_bavail as u64).saturating_mul(block),
         (st.f_blocks as u64).saturating_mul(block),
     ))
+}
+
+/// The filesystem `path` lies on, by the name people know it by (`ext4`, `nfs`,
+/// `smb`…), and whether inotify hears what its server changes (not on a network or
+/// FUSE filesystem: the watch polls those). `None` when it cannot be asked.
+pub fn filesystem(path: &Path) -> Option<(&'static str, bool)> {
+    use std::os::unix::ffi::OsStrExt;
+    const KNOWN: [(u32, &str, bool); 17] = [
+        (0xEF53, "ext4", true),
+        (0x9123_683E, "btrfs", true),
+        (0x5846_5342, "xfs", true),
+        (0x2FC1_2FC1, "zfs", true),
+        (0x0102_1994, "tmpfs", true),
+        (0x4D44, "vfat", true),
+        (0x2011_BAB0, "exfat", true),
+        (0x5346_544E, "ntfs", true),
+        (0x794C_7630, "overlay", true),
+        (0xF2F5_2010, "f2fs", true),
+        (0x6969, "nfs", false),
+        (0x517B, "smb", false),
+        (0xFF53_4D42, "cifs", false),
+        (0xFE53_4D42, "smb2", false),
+        (0x6573_5546, "fuse", false),
+        (0x0102_1997, "9p", false),
+        (0x7375_7245, "coda", false),
+    ];
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: a valid path, and a zeroed statfs for the kernel to fill.
+    let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut fs) } != 0 {
+        return None;
+    }
+    // The type is 32 bits wide whatever the width of the field (signed on 32-bit
+    // systems, where CIFS's magic number would read negative).
+    let kind = fs.f_type as u32;
+    let known = KNOWN.iter().find(|(magic, ..)| *magic == kind);
+    Some(known.map_or(("other", true), |(_, name, heard)| (*name, *heard)))
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! Walking the library root: which files are games, and their keys.
+//! Walking the library's folders: which files are games, and their keys (a further
+//! folder's prefixed with its name, `tree::folders`).
 //!
 //! Hidden entries (names starting with `.`) are skipped at every depth, which also
 //! skips the trash folder `.ludotheque-trash/`. A symlink to a file is followed only
-//! when its target lies inside the root; symlinks to folders are not followed at all
-//! (no loops, no escape from the root). Nothing here reads file contents. A game
-//! file's name on a FIFO, a socket or a device is reported among the problems (the
+//! when its target lies inside its own folder of the library; symlinks to folders are
+//! not followed at all (no loops, no escape from the folder). Nothing here reads file
+//! contents. A game file's name on a FIFO, a socket or a device is reported among the problems (the
 //! scan's failures), never opened.
 
 use std::collections::HashSet;
@@ -16,6 +17,7 @@ use log::debug;
 use super::LibraryKey;
 use crate::error::{Failure, Msg};
 use crate::store::platforms::Platform;
+use crate::tree::Folders;
 
 /// A game file found by the walk.
 #[derive(Debug, Clone)]
@@ -41,17 +43,6 @@ pub struct Walk {
     pub stopped: bool,
 }
 
-/// Walk every platform's folder. A file belongs to the most specific platform whose
-/// folder holds it and whose extensions match.
-pub fn walk(root: &Path, platforms: &[Platform]) -> Walk {
-    let mut all = Walk::default();
-    let out = walk_each(root, platforms, &mut all);
-    Walk {
-        incomplete: out.incomplete,
-        ..all
-    }
-}
-
 /// Where a walk hands what it finds, as it finds it (a scan reads files while the walk
 /// goes on, and says what could not be walked at once).
 pub trait Sink {
@@ -61,7 +52,7 @@ pub trait Sink {
     fn problem(&mut self, failure: Failure);
 }
 
-/// The walk that keeps everything: [`walk`].
+/// The walk that keeps everything.
 impl Sink for Walk {
     fn file(&mut self, found: Found) -> bool {
         self.files.push(found);
@@ -73,43 +64,122 @@ impl Sink for Walk {
     }
 }
 
-/// The walk, handing what it finds to `sink` (the `Walk` returned says only whether it
-/// is incomplete or was stopped).
-pub fn walk_each(root: &Path, platforms: &[Platform], sink: &mut dyn Sink) -> Walk {
+/// Walk every platform's folder in the library's folders: a file belongs to the most
+/// specific platform whose folder holds it and whose extensions match. Only the
+/// folders `online` says are walked (one flag per folder, in the order of
+/// `folders.all()`), handing what it finds to `sink` (the `Walk` returned says only
+/// whether it is incomplete or was stopped).
+pub fn walk_each(
+    folders: &Folders,
+    online: &[bool],
+    platforms: &[Platform],
+    sink: &mut dyn Sink,
+) -> Walk {
     let mut ordered: Vec<&Platform> = platforms.iter().collect();
     ordered.sort_by_key(|p| std::cmp::Reverse(p.folder.len()));
     let mut out = Walk::default();
     let mut seen = HashSet::new();
     for platform in ordered {
         // A platform folder is held to the rules of a key (a row that says `/srv` or
-        // `..` is walked nowhere); one that is a link or hidden (the trash among them)
-        // is never walked, even if it became one after it was added.
-        let start = match LibraryKey::parse(&platform.folder) {
-            _ if platform.folder.is_empty() => Some(root.to_path_buf()),
-            Some(folder) => Some(folder.under(root)),
-            None => None,
-        };
-        let walkable = super::safe::walkable_folder(root, &platform.folder);
-        let Some(start) = start.filter(|_| walkable) else {
-            debug!(
-                "platform folder {:?} is a link, hidden or no key",
-                platform.folder
-            );
-            sink.problem(Failure {
-                key: None,
-                msg: Msg::PlatformFolderRefused,
-            });
+        // `..` is walked nowhere).
+        if !platform.folder.is_empty() && LibraryKey::parse(&platform.folder).is_none() {
+            refused(platform, sink);
             continue;
-        };
-        if start.is_dir() && !out.stopped {
-            walk_dir(root, &start, platform, &mut seen, &mut out, sink);
+        }
+        for (i, folder) in folders.all().iter().enumerate() {
+            let tree = Tree::of(folders, i);
+            let Some(inner) = tree.platform_folder(&platform.folder) else {
+                continue;
+            };
+            // One that is a link or hidden (the trash among them) is never walked, even
+            // if it became one after it was added.
+            if !super::safe::walkable_folder(&folder.dir, inner) {
+                refused(platform, sink);
+                break;
+            }
+            let start = folder.dir.join(inner);
+            if online[i] && start.is_dir() && !out.stopped {
+                walk_dir(&tree, &start, platform, &mut seen, &mut out, sink);
+            }
         }
     }
     out
 }
 
+fn refused(platform: &Platform, sink: &mut dyn Sink) {
+    debug!(
+        "platform folder {:?} is a link, hidden or no key",
+        platform.folder
+    );
+    sink.problem(Failure {
+        key: None,
+        msg: Msg::PlatformFolderRefused,
+    });
+}
+
+/// One folder of the library as the walk sees it: where it lies, the prefix of its
+/// keys, and for the first folder the top-level names further folders hide.
+struct Tree<'a> {
+    root: &'a Path,
+    prefix: String,
+    hidden: Vec<&'a str>,
+}
+
+impl<'a> Tree<'a> {
+    fn of(folders: &'a Folders, i: usize) -> Tree<'a> {
+        let folder = &folders.all()[i];
+        let (prefix, hidden) = match i {
+            0 => (
+                String::new(),
+                folders.further().iter().map(|f| f.name.as_str()).collect(),
+            ),
+            _ => (format!("{}/", folder.name), Vec::new()),
+        };
+        Tree {
+            root: &folder.dir,
+            prefix,
+            hidden,
+        }
+    }
+
+    /// Where a platform's folder (a key of the library, or `""`) lies inside this
+    /// folder: `""` for its whole; `None` when it lies in another folder.
+    fn platform_folder<'p>(&self, folder: &'p str) -> Option<&'p str> {
+        if folder.is_empty() {
+            return Some("");
+        }
+        match self.prefix.strip_suffix('/') {
+            Some(name) if folder == name => Some(""),
+            Some(_) => folder.strip_prefix(self.prefix.as_str()),
+            None => {
+                let top = folder.split('/').next().unwrap_or(folder);
+                (!self.hidden.contains(&top)).then_some(folder)
+            }
+        }
+    }
+
+    /// A name at the top of the first folder that a further folder hides.
+    fn hides(&self, dir: &Path, name: &str) -> bool {
+        dir == self.root && self.hidden.contains(&name)
+    }
+
+    /// The key of a file found on disk; `None` for a name that is not UTF-8.
+    fn key_of(&self, path: &Path) -> Option<LibraryKey> {
+        let rel = path.strip_prefix(self.root).ok()?;
+        let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+        LibraryKey::parse(&format!("{}{}", self.prefix, parts?.join("/")))
+    }
+
+    /// A path under the library as people see it there: relative, never the server's
+    /// absolute path.
+    fn relative(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(self.root).map(|p| p.to_string_lossy());
+        format!("{}{}", self.prefix, rel.unwrap_or_default())
+    }
+}
+
 fn walk_dir(
-    root: &Path,
+    tree: &Tree,
     start: &Path,
     platform: &Platform,
     seen: &mut HashSet<LibraryKey>,
@@ -122,7 +192,7 @@ fn walk_dir(
             Ok(e) => e,
             Err(e) => {
                 debug!("cannot read folder {}: {e}", dir.display());
-                let folder = relative(root, &dir);
+                let folder = tree.relative(&dir);
                 sink.problem(Failure {
                     key: Some(folder.clone()),
                     msg: Msg::FolderUnreadable { folder },
@@ -136,12 +206,12 @@ fn walk_dir(
             let Some(name) = name.to_str() else {
                 debug!("skipping a name that is not UTF-8 in {}", dir.display());
                 sink.problem(Failure {
-                    key: Some(relative(root, &dir)),
+                    key: Some(tree.relative(&dir)),
                     msg: Msg::NameNotUtf8,
                 });
                 continue;
             };
-            if name.starts_with('.') {
+            if name.starts_with('.') || tree.hides(&dir, name) {
                 continue;
             }
             let Ok(file_type) = entry.file_type() else {
@@ -152,7 +222,7 @@ fn walk_dir(
                 continue;
             }
             let link = file_type.is_symlink();
-            let found = game_file(root, &entry, name, link, platform, (out, sink));
+            let found = game_file(tree, &entry, name, link, platform, (out, sink));
             if let Some(found) = found.filter(|f| seen.insert(f.key.clone())) {
                 if !sink.file(found) {
                     out.stopped = true;
@@ -166,7 +236,7 @@ fn walk_dir(
 /// The file of `entry` (named `name`), if it is a game file of `platform` whose
 /// content lies inside the library.
 fn game_file(
-    root: &Path,
+    tree: &Tree,
     entry: &std::fs::DirEntry,
     name: &str,
     is_link: bool,
@@ -175,7 +245,7 @@ fn game_file(
 ) -> Option<Found> {
     let format = extension(name).filter(|e| platform.extensions.contains(e))?;
     let path = entry.path();
-    if is_link && !inside(root, &path) {
+    if is_link && !inside(tree.root, &path) {
         debug!("not following {} out of the library", path.display());
         return None;
     }
@@ -187,7 +257,7 @@ fn game_file(
     };
     let Ok(meta) = meta else {
         sink.problem(Failure {
-            key: Some(relative(root, &path)),
+            key: Some(tree.relative(&path)),
             msg: Msg::FileUnexaminable,
         });
         out.incomplete = true;
@@ -196,7 +266,7 @@ fn game_file(
     if let Some(what) = super::safe::NotAFile::of(meta.file_type()) {
         // A FIFO, a socket or a device in a game's place is no game, and is said so:
         // its row, if it had one, goes (the file is not found), and nothing opens it.
-        let key = relative(root, &path);
+        let key = tree.relative(&path);
         debug!("{} is {what}", path.display());
         sink.problem(Failure {
             msg: what.msg(&key),
@@ -205,7 +275,7 @@ fn game_file(
         return None;
     }
     Some(Found {
-        key: key_of(root, &path)?,
+        key: tree.key_of(&path)?,
         size: meta.len(),
         mtime: mtime_ns(&meta),
         platform: platform.slug.clone(),
@@ -214,8 +284,9 @@ fn game_file(
 }
 
 /// The one file at `key`, if it is a game file of a platform (the most specific).
-pub fn found(root: &Path, key: &LibraryKey, platforms: &[Platform]) -> Option<Found> {
-    let path = key.under(root);
+pub fn found(folders: &Folders, key: &LibraryKey, platforms: &[Platform]) -> Option<Found> {
+    let place = folders.locate(key);
+    let (root, path) = (place.dir(), place.path());
     // As the scan: a link is followed only when its target lies inside the library.
     let is_link = std::fs::symlink_metadata(&path)
         .ok()?
@@ -253,13 +324,6 @@ fn inside(root: &Path, path: &Path) -> bool {
         .is_ok_and(|target| target.starts_with(root))
 }
 
-/// The key of a file found on disk; `None` for a name that is not UTF-8.
-fn key_of(root: &Path, path: &Path) -> Option<LibraryKey> {
-    let rel = path.strip_prefix(root).ok()?;
-    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
-    LibraryKey::parse(&parts?.join("/"))
-}
-
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
         .ok()
@@ -268,17 +332,15 @@ pub fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
         .unwrap_or(0)
 }
 
-/// A path under the library as people see it there: relative, never the server's
-/// absolute path.
-fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn walk(folders: &Folders, platforms: &[Platform]) -> Walk {
+        let mut all = Walk::default();
+        walk_each(folders, &[true], platforms, &mut all);
+        all
+    }
 
     fn platform(folder: &str) -> Platform {
         Platform {
@@ -300,7 +362,7 @@ mod tests {
         std::fs::write(outside.join("x.nsp"), b"x").unwrap();
         std::fs::write(root.join("games/a.nsp"), b"a").unwrap();
         std::os::unix::fs::symlink(outside.join("x.nsp"), root.join("games/out.nsp")).unwrap();
-        let root = root.canonicalize().unwrap();
+        let root = Folders::one(root.canonicalize().unwrap());
         for folder in ["..", "../out", outside.to_str().unwrap()] {
             let w = walk(&root, &[platform(folder)]);
             assert!(w.files.is_empty() && !w.problems.is_empty(), "{folder}");

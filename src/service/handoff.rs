@@ -51,7 +51,9 @@ fn may_be_handed(task: Task) -> bool {
         | Task::Compress
         | Task::Dedupe
         | Task::Organize
-        | Task::OrganizeUndo => true,
+        | Task::OrganizeUndo
+        | Task::FolderAdd
+        | Task::FolderRemove => true,
         // No command runs these through the slot.
         Task::Push | Task::Titles => false,
     }

@@ -105,16 +105,16 @@ pub fn delete(conn: &Connection, key: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Recompute `playable`: the header parsed, no task found the file damaged, the type
-/// is known, and an update or DLC has its base game in the library. Only rows whose
-/// value changes are written.
+/// Recompute `playable`: the file's folder is online, the header parsed, no task found
+/// the file damaged, the type is known, and an update or DLC has its base game in the
+/// library. Only rows whose value changes are written.
 /// The index is named: without statistics the planner may pick the type index,
 /// which makes this quadratic.
 pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
     conn.execute_batch(
         "UPDATE games SET playable = NOT playable
          WHERE playable <> (CASE WHEN header_ok = 0 OR damage IS NOT NULL
-                                      OR type = 'INCONNU' THEN 0
+                                      OR type = 'INCONNU' OR offline = 1 THEN 0
                                  WHEN type = 'BASE' THEN 1
                                  WHEN EXISTS (SELECT 1 FROM games b INDEXED BY games_by_title
                                               WHERE b.title_id = games.base_title_id
@@ -122,6 +122,80 @@ pub fn refresh_playable(conn: &Connection) -> Result<(), Error> {
                                  ELSE 0 END)",
     )?;
     Ok(())
+}
+
+/// Say which games lie in an offline folder: `further` is each further folder's key
+/// prefix (`NAME/`) and whether it is offline; the first folder's games are the rest.
+/// Returns how many rows changed (then `refresh_playable` is due).
+pub fn mark_offline(
+    conn: &Connection,
+    further: &[(String, bool)],
+    first_offline: bool,
+) -> Result<usize, Error> {
+    let mut changed = 0;
+    let range = "key >= ?1 AND key < ?2";
+    for (prefix, offline) in further {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        changed += conn
+            .prepare_cached(&format!(
+                "UPDATE games SET offline = ?3 WHERE {range} AND offline <> ?3"
+            ))?
+            .execute(rusqlite::params![prefix, end, offline])?;
+    }
+    // The first folder's games: in none of the others' ranges.
+    let mut sql = "UPDATE games SET offline = ?1 WHERE offline <> ?1".to_string();
+    let mut bounds: Vec<String> = Vec::new();
+    for (prefix, _) in further {
+        let n = bounds.len();
+        sql += &format!(" AND NOT (key >= ?{} AND key < ?{})", n + 2, n + 3);
+        bounds.push(prefix.clone());
+        bounds.push(format!("{}0", prefix.trim_end_matches('/')));
+    }
+    let mut values: Vec<&dyn rusqlite::ToSql> = vec![&first_offline];
+    values.extend(bounds.iter().map(|b| b as &dyn rusqlite::ToSql));
+    changed += conn.execute(&sql, values.as_slice())?;
+    Ok(changed)
+}
+
+/// Forget every game whose key starts with `prefix` (a library folder's `NAME/`,
+/// removed from the library); how many.
+pub fn delete_under(conn: &Connection, prefix: &str) -> Result<usize, Error> {
+    let end = format!("{}0", prefix.trim_end_matches('/'));
+    let sql = "DELETE FROM games WHERE key >= ?1 AND key < ?2";
+    Ok(conn.execute(sql, params![prefix, end])?)
+}
+
+/// The games and bytes of each library folder: the first's, then one for each
+/// further folder's key prefix (`NAME/`).
+pub fn count_by_folder(conn: &Connection, prefixes: &[String]) -> Result<Vec<(u64, u64)>, Error> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM games WHERE key >= ?1 AND key < ?2",
+    )?;
+    let mut further = Vec::new();
+    for prefix in prefixes {
+        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let (n, bytes): (i64, i64) =
+            stmt.query_row(params![prefix, end], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        further.push((n as u64, bytes as u64));
+    }
+    let (n, bytes): (i64, i64) = conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM games",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let first = further
+        .iter()
+        .fold((n as u64, bytes as u64), |(n, b), (fn_, fb)| {
+            (n.saturating_sub(*fn_), b.saturating_sub(*fb))
+        });
+    Ok(std::iter::once(first).chain(further).collect())
+}
+
+/// The keys of the games marked offline (`mark_offline`).
+pub fn marked_offline(conn: &Connection) -> Result<std::collections::HashSet<String>, Error> {
+    let mut stmt = conn.prepare("SELECT key FROM games WHERE offline = 1")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// A game's key, title ID, name from its file name, and current display name.
@@ -302,12 +376,14 @@ pub struct GameDetail {
     pub damage: Option<crate::error::Msg>,
     /// The file name's tags when they disagree with what the file holds.
     pub name_conflict: Option<String>,
+    /// Its library folder was offline at the last scan (`mark_offline`).
+    pub offline: bool,
 }
 
 const DETAIL_COLUMNS: &str =
-    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict";
+    "format, platform, mtime, identified_by, note, subtype, damage, header_ok, name_conflict, offline";
 /// The index of the first column after `ITEM_COLUMNS, DETAIL_COLUMNS`.
-const AFTER_DETAIL: usize = 17;
+const AFTER_DETAIL: usize = 18;
 
 fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
     let note = r.get::<_, Option<String>>(12)?.map(|n| Detail::read(&n));
@@ -327,6 +403,7 @@ fn detail(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameDetail> {
             (None, true) => None,
         },
         name_conflict: r.get(16)?,
+        offline: r.get(17)?,
     })
 }
 

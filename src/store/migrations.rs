@@ -398,6 +398,15 @@ const MIGRATIONS: &[&str] = &[
     // 26: whether the title data's version files list a title (`unknown` when not):
     // 0 until the titles are computed again, which the model's new version asks.
     "ALTER TABLE title_state ADD COLUMN known INTEGER NOT NULL DEFAULT 0;",
+    // 27: the game's library folder was offline at the last scan (`tree::folders`):
+    // kept, not playable.
+    "ALTER TABLE games ADD COLUMN offline INTEGER NOT NULL DEFAULT 0;",
+    // 28: the library folders an admin added (`store::library_folders`).
+    "CREATE TABLE library_folders (
+         name     TEXT PRIMARY KEY,
+         dir      TEXT NOT NULL,
+         added_at INTEGER NOT NULL
+     );",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

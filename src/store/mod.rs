@@ -20,6 +20,7 @@ pub mod device;
 pub mod games;
 pub mod job_failures;
 pub mod job_runs;
+pub mod library_folders;
 pub mod library_generation;
 pub mod migrations;
 pub mod missing;

@@ -61,6 +61,16 @@ pub fn remove(conn: &Connection, key: &str) -> Result<bool, Error> {
     Ok(conn.execute("DELETE FROM push_list WHERE key = ?1", [key])? == 1)
 }
 
+/// Take off the list every key starting with `prefix` (a removed library folder's).
+pub fn remove_under(conn: &Connection, prefix: &str) -> Result<(), Error> {
+    let end = format!("{}0", prefix.trim_end_matches('/'));
+    conn.execute(
+        "DELETE FROM push_list WHERE key >= ?1 AND key < ?2",
+        params![prefix, end],
+    )?;
+    Ok(())
+}
+
 pub fn clear(conn: &Connection) -> Result<(), Error> {
     conn.execute("DELETE FROM push_list", [])?;
     Ok(())

@@ -11,6 +11,8 @@ use crate::error::Error;
 /// a command given no `--library` uses it, so that one run in another folder never
 /// meets an empty `./library`.
 pub const LIBRARY_PATH: Text = Text("library_path");
+/// The further library folders it ran with, one `NAME=DIR` a line (absolute).
+pub const LIBRARY_FURTHER: Text = Text("library_further");
 /// The library root whose scan last completed (`library::is_ready`).
 pub const LIBRARY_SCANNED: Text = Text("library_scanned");
 /// The fingerprint of the console keys the last complete scan read with: when the

@@ -33,6 +33,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<TrashRow> {
 }
 
 /// Insert an entry; `id` None lets SQLite choose (a recovered entry keeps its folder's).
+/// The highest id an entry has had that is still in the table (0: none).
+pub fn max_id(conn: &Connection) -> Result<i64, Error> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM trash", [], |r| r.get(0))?)
+}
+
 pub fn insert(conn: &Connection, id: Option<i64>, row: &TrashRow) -> Result<i64, Error> {
     conn.execute(
         "INSERT INTO trash (id, key, name, type, size, reason, deleted_at, expires_at)
@@ -73,6 +78,17 @@ pub fn expired(conn: &Connection, now: i64) -> Result<Vec<TrashRow>, Error> {
 
 pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
     conn.execute("DELETE FROM trash WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Forget the entries whose key starts with `prefix` (a removed library folder's:
+/// their files stay in that folder's trash, adopted again if it comes back).
+pub fn delete_under(conn: &Connection, prefix: &str) -> Result<(), Error> {
+    let end = format!("{}0", prefix.trim_end_matches('/'));
+    conn.execute(
+        "DELETE FROM trash WHERE reason <> 'save' AND key >= ?1 AND key < ?2",
+        rusqlite::params![prefix, end],
+    )?;
     Ok(())
 }
 

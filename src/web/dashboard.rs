@@ -21,7 +21,7 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
     let s = c.app.views.stats(c.db)?;
     let no_account = matches!(c.principal, auth::Principal::Local) && users::count(c.db)? == 0;
     // Scanned and empty: where games go, rather than a wall of zeros.
-    let empty = s.total == 0 && crate::library::is_ready(c.db, &c.app.config.library)?;
+    let empty = s.total == 0 && crate::library::is_ready(c.db, &c.app.config)?;
     let body = html! {
         @if no_account {
             p.note { a href="/setup" { (v.t(M::NoAccountCreateOne)) } }
@@ -43,7 +43,8 @@ pub fn dashboard(c: &Ctx) -> Result<Reply, Error> {
 fn empty_library(c: &Ctx, v: &Viewer) -> Markup {
     let config = &c.app.config;
     let folder = config
-        .library
+        .folders()
+        .root()
         .file_name()
         .map(|n| n.to_string_lossy().into_owned());
     let watched = config.serve.watch != crate::words::WatchMode::Off;

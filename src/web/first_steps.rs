@@ -119,8 +119,8 @@ pub fn server_folder(c: &Ctx, v: &Viewer, which: Folder) -> Option<String> {
     }
     let cfg = &c.app.config;
     let path = match which {
-        Folder::Library => &cfg.library,
-        Folder::Data => &cfg.data,
+        Folder::Library => cfg.folders().root().to_path_buf(),
+        Folder::Data => cfg.data.clone(),
     };
     Some(path.display().to_string())
 }

@@ -111,7 +111,7 @@ fn title_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
 fn file_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
     let files = c.app.views.stats(c.db)?;
     let config = &c.app.config;
-    let drops = dedupe::plan(c.db, &config.library, config.dedupe_keep)?;
+    let drops = dedupe::plan(c.db, &config.folders(), config.dedupe_keep)?;
     let dropped: u64 = drops.iter().map(|d| d.size).sum();
     Ok(vec![
         Item {

@@ -265,8 +265,16 @@ pub fn game(c: &Ctx) -> Result<Reply, Error> {
         .into_iter()
         .find(|p| p.slug == g.platform)
         .map_or_else(|| g.platform.clone(), |p| p.name);
+    // As the last scan (or the watch's) saw it: a dead network share is never asked
+    // again on every view.
+    let away = g.offline.then(|| {
+        let lib = c.app.config.folders();
+        let name = lib.all()[lib.index_of(&g.item.key)].name.clone();
+        Msg::FolderAway { name }
+    });
     let body = html! {
         @if let Some(base) = g.item.base_title_id { (super::titles::header_icon(c, base)) }
+        @if let Some(away) = &away { p.warn #folder-away { (v.msg(away)) } }
         @if let Some(why) = &g.damage {
             p.warn #damaged { strong { (v.t(M::Damaged)) } (v.colon()) (v.say(why)) }
         }
@@ -539,11 +547,14 @@ pub fn add_platform(c: &Ctx) -> Result<Reply, Error> {
     let name = crate::text::name("A platform's name", form.name.trim())?;
     // Relative to the library: a leading '/' would mean a server path, so it is refused.
     let folder = form.folder.trim().trim_end_matches('/');
-    if library::LibraryKey::parse(folder).is_none() {
+    let Some(key) = library::LibraryKey::parse(folder) else {
         return Err(Error::invalid(Msg::BadFolder));
-    }
-    // The scan walks neither links nor hidden folders (the trash is one).
-    if !library::safe::walkable_folder(&c.app.config.library, folder) {
+    };
+    // The scan walks neither links nor hidden folders (the trash is one), in
+    // whichever library folder the folder lies.
+    let lib = c.app.config.folders();
+    let place = lib.locate(&key);
+    if !lib.is_mounted(folder) && !library::safe::walkable_folder(place.dir(), &place.key) {
         return Err(Error::invalid(Msg::FolderRefused));
     }
     let words: Vec<String> = match &form.extensions {

@@ -14,6 +14,7 @@ pub mod consoles;
 pub mod dashboard;
 pub mod device;
 pub mod first_steps;
+pub mod folders;
 pub mod health;
 pub mod library;
 pub mod listen;

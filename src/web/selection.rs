@@ -119,14 +119,15 @@ pub fn trash(c: &Ctx) -> Result<Reply, Error> {
         .collect::<Result<Vec<_>, Error>>()?;
     // Every file is checked on disk before any moves (a FIFO or a file gone since the
     // scan refuses the whole selection); only a failing disk can stop it halfway.
+    let folders = cfg.folders();
     for key in &keys {
-        crate::trash::movable(c.db, &cfg.library, key)?;
+        crate::trash::movable(c.db, &folders, key)?;
     }
     let (mut files, mut bytes) = (0, 0);
     for (g, key) in games.iter().zip(&keys) {
         let moved = crate::trash::move_in(
             c.db,
-            &cfg.library,
+            &folders,
             key,
             TrashReason::Deleted,
             cfg.retention_days(c.db),

@@ -59,7 +59,7 @@ pub fn sub_nav(v: &Viewer) -> Markup {
 pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let cfg = &c.app.config;
-    let ready = library::is_ready(c.db, &cfg.library)?;
+    let ready = library::is_ready(c.db, cfg)?;
     let limits = [
         (M::KeyRate, cfg.serve.key_rate.to_string(), "--key-rate"),
         (M::KeyBurst, cfg.serve.key_burst.to_string(), "--key-burst"),
@@ -86,12 +86,12 @@ pub fn settings_page(c: &Ctx) -> Result<Reply, Error> {
         dl.facts {
             // The folders are server paths: an admin's to see, no one else's
             // (`first_steps::server_folder`).
-            dt { (v.t(M::LibraryFolder)) } dd #library-folder { (folder(c, &v, Folder::Library, M::LibraryFolderNote)) }
             dt { (v.t(M::DataFolder)) } dd #data-folder { (folder(c, &v, Folder::Data, M::DataFolderNote)) }
             dt { (v.t(M::Ready)) } dd { (v.t(if ready { M::Yes } else { M::No })) }
             dt { (v.t(M::Retention)) } dd #retention { (super::trash::retention_setting(c, &v)) }
             dt { (v.t(M::OrganizeTemplateLabel)) } dd #organize-template { (super::upkeep::template_setting(c, &v)) }
         }
+        (super::folders::section(c, &v)?)
         (super::titles::settings_section(c, &v)?)
         (super::console_keys::section(c, &v)?)
         (super::compress::settings_section(c, &v)?)

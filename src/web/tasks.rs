@@ -24,7 +24,7 @@ pub fn first_scan_note(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let job = c.app.jobs.snapshot();
     let first = job.running
         && job.task == Some(Task::Scan)
-        && !crate::library::is_ready(c.db, &c.app.config.library)?;
+        && !crate::library::is_ready(c.db, &c.app.config)?;
     Ok(html! {
         @if first {
             p.note #first-scan data-follow-job { (phrases::first_scan(v, job.done, job.total)) }
@@ -284,9 +284,9 @@ struct Room {
 /// The free space is asked each time (other programs write to the disk); the size
 /// needed is kept until the library changes.
 fn convert_room(c: &Ctx) -> Result<Room, Error> {
-    let root = &c.app.config.library;
-    let needed = c.app.views.convert_needed(c.db, root)?;
-    let free = crate::library::safe::free_space(root).unwrap_or(u64::MAX);
+    let lib = c.app.config.folders();
+    let needed = c.app.views.convert_needed(c.db, &lib)?;
+    let free = crate::library::safe::free_on_disks(&lib);
     Ok(Room { needed, free })
 }
 

@@ -22,7 +22,7 @@ use crate::words::TrashReason;
 pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let rows = trash_store::list(c.db)?;
-    let root = &c.app.config.library;
+    let folders = c.app.config.folders();
     let body = html! {
         (freed(c, &v))
         @if rows.is_empty() {
@@ -42,9 +42,12 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                             tr data-entry=(r.id) {
                                 td {
                                     (r.name) br; small { code { (r.key) } }
+                                    @if let Some(name) = folder_of(&folders, r) {
+                                        br; small.folder data-folder=(name) { (v.t(M::LibraryFolderLabel)) (v.colon()) (name) }
+                                    }
                                     // Under the name, not in a column of their own: a
                                     // phone has no room for one.
-                                    @if v.admin { (entry_actions(&v, root, r)) }
+                                    @if v.admin { (entry_actions(&v, &folders, r)) }
                                 }
                                 td.num { (size(&v, r.size)) }
                                 td.wide { (view::reason_word(&v, r.reason)) }
@@ -60,16 +63,22 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
     page(&v, v.t(M::Trash), "/trash", body)
 }
 
+/// The further library folder whose trash holds a game's entry (none in the first).
+fn folder_of<'a>(folders: &'a crate::tree::Folders, r: &TrashRow) -> Option<&'a str> {
+    let i = folders.index_of(&r.key);
+    (r.reason != TrashReason::Save && i > 0).then(|| folders.all()[i].name.as_str())
+}
+
 /// An entry's buttons, and its "restore under another name" form: shown at once
 /// when a file already holds the entry's place, hidden otherwise (the script shows
 /// it when a restore meets a file that appeared since). Its name is one free now.
-fn entry_actions(v: &Viewer, root: &std::path::Path, r: &TrashRow) -> Markup {
+fn entry_actions(v: &Viewer, folders: &crate::tree::Folders, r: &TrashRow) -> Markup {
     let restore = format!("/api/trash/{}/restore", r.id);
     let key = LibraryKey::parse(&r.key);
     let occupied = key
         .as_ref()
-        .is_some_and(|k| std::fs::symlink_metadata(k.under(root)).is_ok());
-    let free = key.as_ref().map(|k| trash::free_name(root, k));
+        .is_some_and(|k| std::fs::symlink_metadata(folders.locate(k).path()).is_ok());
+    let free = key.as_ref().map(|k| trash::free_name(folders, k));
     html! {
         div.actions {
             button type="button" data-api=(restore) hidden[occupied] { (v.t(M::Restore)) }
@@ -145,7 +154,7 @@ pub fn delete_game(c: &Ctx) -> Result<Reply, Error> {
         LibraryKey::parse(raw).ok_or_else(|| Error::not_found(Msg::NoGame { key: raw.into() }))?;
     let row = trash::move_in(
         c.db,
-        &cfg.library,
+        &cfg.folders(),
         &key,
         TrashReason::Deleted,
         cfg.retention_days(c.db),
@@ -170,7 +179,7 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
     let keys = keys.as_ref().map(|loaded| &loaded.keys);
     let row = trash::restore_as(
         c.db,
-        &trash::Places::of(&c.app.config),
+        &trash::Places::of(&c.app.config, c.db)?,
         id(c)?,
         name.as_deref(),
         keys,
@@ -179,7 +188,7 @@ pub fn restore(c: &Ctx) -> Result<Reply, Error> {
 }
 
 pub fn purge(c: &Ctx) -> Result<Reply, Error> {
-    let row = trash::purge(c.db, &trash::Places::of(&c.app.config), id(c)?)?;
+    let row = trash::purge(c.db, &trash::Places::of(&c.app.config, c.db)?, id(c)?)?;
     Reply::json(200, &TrashEntry::from(&row))
 }
 
@@ -189,7 +198,11 @@ struct Purged {
 }
 
 pub fn purge_expired(c: &Ctx) -> Result<Reply, Error> {
-    let purged = trash::purge_expired(c.db, &trash::Places::of(&c.app.config), crate::time::now())?;
+    let purged = trash::purge_expired(
+        c.db,
+        &trash::Places::of(&c.app.config, c.db)?,
+        crate::time::now(),
+    )?;
     Reply::json(200, &Purged { purged })
 }
 
@@ -201,16 +214,18 @@ struct Freed {
 
 /// `POST /api/trash/empty`: every entry, for good.
 pub fn empty(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |_| true)?;
+    let (purged, bytes) =
+        trash::purge_where(c.db, &trash::Places::of(&c.app.config, c.db)?, |_| true)?;
     Reply::json(200, &Freed { purged, bytes })
 }
 
 /// `POST /api/trash/purge-converted`: the originals a conversion replaced (their
 /// converted files stay in the library), for good.
 pub fn purge_converted(c: &Ctx) -> Result<Reply, Error> {
-    let (purged, bytes) = trash::purge_where(c.db, &trash::Places::of(&c.app.config), |r| {
-        r.reason == TrashReason::Converted
-    })?;
+    let (purged, bytes) =
+        trash::purge_where(c.db, &trash::Places::of(&c.app.config, c.db)?, |r| {
+            r.reason == TrashReason::Converted
+        })?;
     Reply::json(200, &Freed { purged, bytes })
 }
 

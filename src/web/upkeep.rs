@@ -42,7 +42,7 @@ pub fn upkeep_page(c: &Ctx) -> Result<Reply, Error> {
 }
 
 fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
-    let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
+    let drops = dedupe::plan(c.db, &c.app.config.folders(), c.app.config.dedupe_keep)?;
     let bytes = drops.iter().map(|d| d.size).sum();
     Ok(html! {
         section.panel #dedupe {
@@ -86,7 +86,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 fn organize_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let cfg = &c.app.config;
     let template = cfg.organize_template(c.db);
-    let plan = organize::plan(c.db, &cfg.library, &template)?;
+    let plan = organize::plan(c.db, &cfg.folders(), &template)?;
     let runs = organize_runs::list(c.db, 10)?;
     Ok(html! {
         section.panel #organize {
@@ -219,7 +219,7 @@ struct DropJson {
 /// the copy that stays, and the dialog's words.
 pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
-    let drops = dedupe::plan(c.db, &c.app.config.library, c.app.config.dedupe_keep)?;
+    let drops = dedupe::plan(c.db, &c.app.config.folders(), c.app.config.dedupe_keep)?;
     let bytes: u64 = drops.iter().map(|d| d.size).sum();
     let (files, days) = (drops.len() as u64, c.app.config.retention_days(c.db));
     let rows = drops.iter().map(|d| {
@@ -298,7 +298,7 @@ pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
             .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
         None => cfg.organize_template(c.db),
     };
-    let plan = organize::plan(c.db, &cfg.library, &template)?;
+    let plan = organize::plan(c.db, &cfg.folders(), &template)?;
     let json = |m: &organize::Move| MoveJson {
         from: m.from.clone(),
         to: m.to.clone(),

@@ -9,6 +9,13 @@
 //!     BENCH_BEFORE=path/to/older/ludotheque cargo test --release --test bench_scan -- [N]
 //!     cargo test --release --test bench_scan -- keys [N]   # N defaults to 10000
 //!
+//!     cargo test --release --test bench_scan -- folders [N] [ROUNDS]
+//!
+//! `folders`: the same N files in one folder, then spread over 4 library folders (hard
+//! links, so the same inodes), cold-scanned in turns; and 3 of those folders with a
+//! fourth offline (a folder that is not there) beside the 3 alone: what an offline
+//! folder costs.
+//!
 //! `keys`: synthetic NSPs under made-up console keys, cold-scanned without a keys
 //! file, with one, and with a Control NCA and an icon in each (the icons' own cost),
 //! each by a fresh server with its private memory (RssAnon) beside.
@@ -35,6 +42,9 @@ fn main() {
         return keys_rows(n);
     }
     let rounds = nums.get(1).copied().unwrap_or(3);
+    if std::env::args().any(|a| a == "folders") {
+        return folder_rows(n, rounds);
+    }
     let tmp = tempfile::tempdir().unwrap();
     let lib = tmp.path().join("library");
     let t = Instant::now();
@@ -97,6 +107,9 @@ struct Service<'a> {
     lib: &'a std::path::Path,
     template: &'a std::path::Path,
     binary: Option<std::path::PathBuf>,
+    /// More flags of `serve` (several `--library`, given after the command, where they
+    /// replace the one given before it).
+    flags: Vec<String>,
     warm: Vec<f64>,
     cold_anon: Vec<f64>,
     warm_anon: Vec<f64>,
@@ -114,6 +127,7 @@ impl<'a> Service<'a> {
             lib,
             template,
             binary,
+            flags: Vec::new(),
             warm: vec![],
             cold_anon: vec![],
             warm_anon: vec![],
@@ -131,7 +145,9 @@ impl<'a> Service<'a> {
         }
         let started = Instant::now();
         // The watch off: the first scan alone, as the issue measures it.
-        let (child, base) = gen::start_server_with(&data, self.lib, &["--watch", "off"]);
+        let mut flags = vec!["--watch", "off"];
+        flags.extend(self.flags.iter().map(String::as_str));
+        let (child, base) = gen::start_server_with(&data, self.lib, &flags);
         let peak = gen::AnonPeak::start(child.id());
         let agent: ureq::Agent = gen::agent();
         // The first scan starts by itself; the library is ready when it ends.
@@ -165,6 +181,74 @@ impl<'a> Service<'a> {
             gen::Spread::of(&self.warm_anon).show(1)
         );
     }
+}
+
+/// The library in one folder against the same files over 4 folders, and 3 folders with
+/// a fourth offline against the 3 alone (issue #50's row).
+fn folder_rows(n: usize, rounds: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("library");
+    gen::generate(&lib, n);
+    let template = tmp.path().join("data-template");
+    let versions = gen::title_data(tmp.path(), n);
+    gen::cli(&template, &["titles", "import", versions.to_str().unwrap()]);
+    // The same files, hard-linked, a quarter of the folders in each of 4.
+    let quarters: Vec<std::path::PathBuf> =
+        (0..4).map(|i| tmp.path().join(format!("q{i}"))).collect();
+    for (i, entry) in std::fs::read_dir(&lib).unwrap().enumerate() {
+        let to = &quarters[i % 4];
+        std::fs::create_dir_all(to).unwrap();
+        let status = std::process::Command::new("cp")
+            .arg("-al")
+            .arg(entry.unwrap().path())
+            .arg(to)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let library = |folders: &[&std::path::Path]| -> Vec<String> {
+        let mut flags = vec!["--library".to_string(), folders[0].display().to_string()];
+        for f in &folders[1..] {
+            flags.extend(["--library".to_string(), f.display().to_string()]);
+        }
+        flags
+    };
+    let q: Vec<&std::path::Path> = quarters.iter().map(|p| p.as_path()).collect();
+    let gone = tmp.path().join("gone");
+    let mut one = Service::new(&tmp, &lib, &template, None);
+    let mut four = Service::new(&tmp, &lib, &template, None);
+    four.flags = library(&q);
+    let mut three = Service::new(&tmp, &lib, &template, None);
+    three.flags = library(&q[..3]);
+    let mut offline = Service::new(&tmp, &lib, &template, None);
+    offline.flags = library(&[q[0], q[1], q[2], &gone]);
+    let [c1, c4, c3, c3o] = gen::alternate(
+        rounds,
+        [
+            &mut || one.cold(),
+            &mut || four.cold(),
+            &mut || three.cold(),
+            &mut || offline.cold(),
+        ],
+    );
+    println!("{n} files, median (lowest–highest) of {rounds} runs, in turns:");
+    let row = |label: &str, cold: &gen::Spread, s: &Service| {
+        println!(
+            "{label}: cold scan {} s, rescan {} s, RssAnon at its peak {} MiB",
+            cold.show(2),
+            gen::Spread::of(&s.warm).show(2),
+            gen::Spread::of(&s.cold_anon).show(1)
+        );
+    };
+    row("one folder", &c1, &one);
+    row("4 folders", &c4, &four);
+    println!("4 folders against one: {:.2}× (goal: ≤ 1.1×)", c4.over(&c1));
+    row("3 folders", &c3, &three);
+    row("3 folders and one offline", &c3o, &offline);
+    println!(
+        "one folder offline costs: {:.2}× the 3 folders alone",
+        c3o.over(&c3)
+    );
 }
 
 /// The one-minute load average, as `/proc/loadavg` says it.

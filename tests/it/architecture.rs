@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 /// it, never one after it. `ARCHITECTURE.md` and `src/lib.rs` quote it (a test below
 /// holds them to it).
 const LAYERS: &[&str] = &[
-    "numbers", "words", "error", "time", "memory", "metrics", "kept", "text", "naming", "args",
-    "store", "config", "outbound", "library", "incoming", "titles", "accounts", "keys", "consoles",
-    "shop", "device", "trash", "saves", "convert", "notify", "jobs", "watch", "views", "http",
-    "api", "web", "routes", "service", "cli",
+    "numbers", "words", "error", "time", "memory", "metrics", "kept", "text", "naming", "tree",
+    "args", "store", "config", "outbound", "library", "incoming", "titles", "accounts", "keys",
+    "consoles", "shop", "device", "trash", "saves", "convert", "notify", "jobs", "watch", "views",
+    "http", "api", "web", "routes", "service", "cli",
 ];
 
 /// The domain: none of it may know it is served over HTTP.

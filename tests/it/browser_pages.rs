@@ -66,10 +66,23 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
     .unwrap();
     keyed_file(&folders);
     add_user(&folders, "admin", "admin password", true);
+    // Settings lists a second library folder with a game, and a third that is offline.
+    let nas = folders.tmp.path().join("nas");
+    std::fs::create_dir_all(&nas).unwrap();
+    std::fs::write(nas.join("On the share [0100000000FF0000][v0].nsp"), b"x").unwrap();
+    let first = folders.library.display().to_string();
+    let (nas, usb) = (nas.display().to_string(), folders.tmp.path().join("usb"));
+    let usb = format!("usb={}", usb.display());
     // Two notification targets (nothing listens: none is sent to in this test).
     let s = TestServer::start_on(
         folders.clone(),
         &[
+            "--library",
+            &first,
+            "--library",
+            &nas,
+            "--library",
+            &usb,
             "--no-local-access",
             "--notify",
             "ntfys://ntfy.example.net/ludotheque-games",
@@ -197,6 +210,20 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
             "{said}"
         );
         shot(&tab, &format!("pages/files-selection-{width}-{lang}"));
+        // The library's folders: the first, the share with its game, the one offline.
+        open(&tab, &format!("{base}/settings"));
+        let states = js(
+            &tab,
+            "(() => { document.getElementById('library-folders-title').scrollIntoView({block: 'start'}); return [...document.querySelectorAll('#library-folders tr[data-folder]')].map(r => r.dataset.folder + ':' + r.dataset.state).join(' '); })()",
+        );
+        assert_eq!(states, "library:online nas:online usb:offline", "{lang}");
+        if narrow {
+            fits_the_screen(&tab, "settings-library-folders");
+        }
+        shot(
+            &tab,
+            &format!("pages/settings-library-folders-{width}-{lang}"),
+        );
         // Title data files uploaded from Settings: the page's own script sends them,
         // then lists what each gave in the reader's language.
         open(&tab, &format!("{base}/settings"));

@@ -22,6 +22,7 @@ mod dav;
 mod dedupe;
 mod first_hour;
 mod first_run;
+mod folders;
 mod foundation;
 mod handoff;
 mod hardening;

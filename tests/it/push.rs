@@ -663,3 +663,34 @@ fn a_file_swapped_for_a_link_out_of_the_library_is_never_served() {
     socket.write_all(&[1]).unwrap();
     finish(&s);
 }
+
+#[test]
+fn a_push_delivers_a_file_of_a_further_library_folder() {
+    let console = Console::new();
+    let folders = Folders::new();
+    demo(&folders);
+    let share = folders.tmp.path().join("share");
+    std::fs::create_dir_all(&share).unwrap();
+    std::fs::rename(folders.library.join("Indies"), share.join("Indies")).unwrap();
+    let first = folders.library.display().to_string();
+    let nas = format!("nas={}", share.display());
+    let s = TestServer::start_on(folders.clone(), &["--library", &first, "--library", &nas]);
+    s.wait_idle();
+    let port = console.port().to_string();
+    let set = ["device", "set", "--host", "127.0.0.1", "--port", &port];
+    let (st, out, err) = folders.cli(&set);
+    assert!(st.success(), "{out}{err}");
+    let key = format!("nas/{A}");
+    let (st, out, err) = folders.cli(&["push", "add", &key]);
+    assert!(st.success(), "{out}{err}");
+    assert_eq!(s.post("/api/v1/push").status, 202);
+    let (mut socket, urls) = console.offer();
+    assert_eq!(urls.len(), 1, "{urls:?}");
+    let want = std::fs::read(share.join(A)).unwrap();
+    let (status, got) = bytes(&urls[0], &format!("bytes=0-{}", want.len() - 1));
+    assert_eq!(status, 206);
+    assert!(got == want, "the share's file, whole");
+    socket.write_all(&[1]).unwrap();
+    ended_with(&s, (1, 0, 0));
+    assert!(pending(&s).is_empty());
+}

@@ -351,6 +351,13 @@ fn internal_routes() -> Vec<(&'static str, String, Option<Value>)> {
             Some(json!({"slug": "gba", "name": "GBA", "folder": "gba", "extensions": "gba"})),
         ),
         ("DELETE", "/api/platforms/nothing".into(), None),
+        // Refused for what they name (no such folder), never for who sends them.
+        (
+            "POST",
+            "/api/library/folders".into(),
+            Some(json!({"dir": "/nowhere/at/all", "name": ""})),
+        ),
+        ("DELETE", "/api/library/folders/nothing".into(), None),
         ("GET", "/api/device".into(), None),
         (
             "POST",

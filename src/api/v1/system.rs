@@ -33,7 +33,7 @@ pub fn system(c: &Ctx) -> Result<Reply, Error> {
             api: "v1",
             uptime_s: c.app.started.elapsed().as_secs(),
             licence: env!("CARGO_PKG_LICENSE"),
-            library_ready: library::is_ready(c.db, &c.app.config.library)?,
+            library_ready: library::is_ready(c.db, &c.app.config)?,
         },
     )
 }
