@@ -152,7 +152,11 @@ impl Folders {
         if folder.dir.exists() && !folder.dir.is_dir() {
             return refused(Msg::FolderNotThere);
         }
-        let taken = self.list[1..].iter().any(|f| &f.name == name);
+        let not_mounted = self.refused.iter().map(|(f, _)| f);
+        let taken = self.list[1..]
+            .iter()
+            .chain(not_mounted)
+            .any(|f| &f.name == name);
         let entry = entries && std::fs::symlink_metadata(self.root().join(name)).is_ok();
         if taken || entry {
             return refused(Msg::FolderNameTaken { name: name.clone() });
