@@ -786,6 +786,11 @@ fn an_added_folder_refused_at_start_is_shown_and_removable_and_keeps_its_games()
     let kept = s.get(&format!("/api/v1/library/{}", enc(&format!("nas/{STYX}"))));
     assert_eq!(kept.status, 200);
     assert_eq!(kept.json()["playable"], false);
+    // Its name is still its own: another folder cannot take it meanwhile.
+    let other = folders.tmp.path().join("other");
+    std::fs::create_dir_all(other.join("x")).unwrap();
+    let (status, _, err) = folders.cli(&["library", "add", &format!("nas={}", other.display())]);
+    assert!(!status.success() && err.contains("« nas »"), "{err}");
     assert_eq!(
         s.send("DELETE", "/api/library/folders/nas", &[], None)
             .status,
