@@ -33,7 +33,7 @@ pub struct Views {
     by_platform: Kept<(), HashMap<String, Counts>>,
     /// The decompressed size of the files to convert: it reads a header of each, too
     /// slow for every render of the tasks panel.
-    convert_needed: Kept<(), u64>,
+    convert_needed: Kept<(), Vec<u64>>,
     /// The files a compress of the whole library would take, and their bytes.
     compressible: Kept<(), (u64, u64)>,
 }
@@ -46,7 +46,7 @@ impl Default for Views {
             titles: TitleLists::default(),
             counts: Kept::new(usize::MAX, |_| 0),
             by_platform: Kept::new(usize::MAX, |_| 0),
-            convert_needed: Kept::new(usize::MAX, |_| 8),
+            convert_needed: Kept::new(usize::MAX, |v| 8 * v.len()),
             compressible: Kept::new(usize::MAX, |_| 16),
         }
     }
@@ -79,18 +79,23 @@ impl Views {
         Ok(*found)
     }
 
-    /// The bytes converting every compressed file of the library would write
-    /// (`convert::planned_or_flagged`: a file that declares what no real file could
-    /// is flagged on the way).
-    pub fn convert_needed(&self, db: &Connection, lib: &Folders) -> Result<u64, Error> {
+    /// The bytes converting every compressed file of the library would write, for
+    /// each of its folders (`convert::planned_or_flagged`: a file that declares what
+    /// no real file could is flagged on the way).
+    pub fn convert_needed(&self, db: &Connection, lib: &Folders) -> Result<Vec<u64>, Error> {
         let generation = library_generation::current(db)?;
         let needed = self.convert_needed.get_or(generation, (), || {
-            Ok(games::compressed(db)?
+            let mut needed = vec![0u64; lib.all().len()];
+            for key in games::compressed(db)?
                 .iter()
                 .filter_map(|k| LibraryKey::parse(k))
-                .map(|k| crate::convert::planned_or_flagged(db, lib, &k))
-                .fold(0, u64::saturating_add))
+            {
+                let bytes = crate::convert::planned_or_flagged(db, lib, &key);
+                let here = &mut needed[lib.index_of(&key)];
+                *here = here.saturating_add(bytes);
+            }
+            Ok(needed)
         })?;
-        Ok(*needed)
+        Ok(needed.to_vec())
     }
 }

@@ -439,24 +439,33 @@ pub fn remove_empty_folders(root: &Path, key: &LibraryKey, keep: &Path) {
     }
 }
 
-/// The free space of every disk the library's folders lie on, each disk once
-/// (`u64::MAX` when none can say).
-pub fn free_on_disks(lib: &crate::tree::Folders) -> u64 {
+/// What the library's folders need (`needed`, in the order of `lib.all()`) against
+/// their disks' free space, each disk once: the first disk that lacks room, its need
+/// and its free space; else the whole need and the free space of the disks needed.
+pub fn room(lib: &crate::tree::Folders, needed: &[u64]) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
-    let mut seen = Vec::new();
-    let mut free = None::<u64>;
-    for folder in lib.all() {
+    let mut disks: Vec<(u64, &Path, u64)> = Vec::new();
+    for (folder, &bytes) in lib.all().iter().zip(needed).filter(|(_, b)| **b > 0) {
         let Ok(dev) = std::fs::metadata(&folder.dir).map(|m| m.dev()) else {
             continue;
         };
-        if !seen.contains(&dev) {
-            seen.push(dev);
-            if let Ok(n) = free_space(&folder.dir) {
-                free = Some(free.unwrap_or(0).saturating_add(n));
-            }
+        match disks.iter_mut().find(|d| d.0 == dev) {
+            Some(disk) => disk.2 = disk.2.saturating_add(bytes),
+            None => disks.push((dev, &folder.dir, bytes)),
         }
     }
-    free.unwrap_or(u64::MAX)
+    let (mut total, mut free) = (0u64, 0u64);
+    for (_, dir, need) in disks {
+        let has = free_space(dir).unwrap_or(u64::MAX);
+        if need > has {
+            return (need, has);
+        }
+        (total, free) = (total.saturating_add(need), free.saturating_add(has));
+    }
+    match total {
+        0 => (0, free_space(lib.root()).unwrap_or(u64::MAX)),
+        _ => (total, free),
+    }
 }
 
 /// A folder the scan may walk: every component below `root` a real folder (or not

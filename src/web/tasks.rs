@@ -282,11 +282,12 @@ struct Room {
 }
 
 /// The free space is asked each time (other programs write to the disk); the size
-/// needed is kept until the library changes.
+/// needed is kept until the library changes. Each disk is held to what its own
+/// folders need: one that lacks room is the one said.
 fn convert_room(c: &Ctx) -> Result<Room, Error> {
     let lib = c.app.config.folders();
     let needed = c.app.views.convert_needed(c.db, &lib)?;
-    let free = crate::library::safe::free_on_disks(&lib);
+    let (needed, free) = crate::library::safe::room(&lib, &needed);
     Ok(Room { needed, free })
 }
 

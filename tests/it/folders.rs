@@ -887,3 +887,46 @@ fn a_folder_taken_out_and_added_again_finds_its_trash_and_loses_nothing() {
         "the old file, whole"
     );
 }
+
+#[test]
+fn each_disk_is_held_to_what_its_own_folder_needs_to_decompress() {
+    let folders = Folders::new();
+    demo(&folders);
+    // The share: a tiny filesystem with a compressed game and hardly any room left.
+    let share = Tmpfs::mount(folders.tmp.path().join("share"), "1m");
+    let nsz = "Pôtions Épée [0100ABF008968000][v0].nsz";
+    std::fs::copy(folders.library.join("Studio").join(nsz), share.0.join(nsz)).unwrap();
+    let free = |dir: &Path| {
+        let out = std::process::Command::new("df")
+            .args(["-B1", "--output=avail"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let fill = free(&share.0).saturating_sub(8 * 1024);
+    std::fs::write(share.0.join(".filler"), vec![0u8; fill as usize]).unwrap();
+    let first = folders.library.display().to_string();
+    let nas = format!("nas={}", share.0.display());
+    let s = TestServer::start_on(
+        Arc::clone(&folders),
+        &["--library", &first, "--library", &nas],
+    );
+    s.wait_idle();
+    // The first folder's disk has room for all; the share's has not: said, and refused.
+    let page = s.get("/tasks").body;
+    assert!(
+        page.contains("id=\"convert-room\" data-fits=\"false\""),
+        "{page}"
+    );
+    assert_eq!(s.post("/api/v1/convert").status, 202);
+    let last = s.wait_idle()["last"].clone();
+    assert_eq!(last["result"], "failed", "{last}");
+    assert!(share.0.join(nsz).is_file());
+}
