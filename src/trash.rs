@@ -394,7 +394,8 @@ pub fn restore_as(
     };
     let occupied = || Error::conflict(Msg::KeyOccupied);
     if target_root != root {
-        return Err(occupied());
+        let name = places.folders.locate(&target).folder.name.clone();
+        return Err(Error::conflict(Msg::KeyInOtherFolder { name }));
     }
     let dst = target_inner.under(root);
     if std::fs::symlink_metadata(&dst).is_ok() {
@@ -762,6 +763,27 @@ fn own_id(
     std::fs::rename(&path, &moved)?;
     warn!("trash: entry folder {id} of a library folder added again is now {new}");
     Ok(Some((new, moved)))
+}
+
+/// The ids of the entries whose file lies in the trash of the further folder `name`
+/// (mounted, or refused at start: where it is).
+pub fn entries_of(db: &Connection, places: &Places, name: &str) -> Result<Vec<i64>, Error> {
+    let refused = places.folders.refused().iter().map(|(f, _)| f);
+    let further = places.folders.further().iter().chain(refused);
+    let Some(folder) = further.into_iter().find(|f| f.name == name) else {
+        return Ok(Vec::new());
+    };
+    let prefix = format!("{name}/");
+    // A folder that is away shows no entry: then every entry under its name goes.
+    let away = State::of(&folder.dir) != State::Online;
+    let rows = store::list(db)?
+        .into_iter()
+        .filter(|r| r.reason != TrashReason::Save);
+    Ok(rows
+        .filter(|r| r.key.starts_with(&prefix))
+        .filter(|r| away || entry_dir(&folder.dir, r.id).is_dir())
+        .map(|r| r.id)
+        .collect())
 }
 
 /// Adopt the trash of the library folder `i` of `places`, as at start: a folder

@@ -77,11 +77,22 @@ pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<
         LibraryCommand::List => {
             let conn = open_store(global)?;
             let lib = super::folders(global)?;
-            for row in crate::library::folder_rows::rows(&conn, &lib)? {
-                tell(&folder_line(&row));
+            let rows = crate::library::folder_rows::rows(&conn, &lib)?;
+            for row in &rows {
+                tell(&folder_line(row));
                 if let Some(why) = &row.refused {
                     super::out::tell_msg(why);
                 }
+            }
+            // The folders the service ran with that this command was not given.
+            let listed = |p: &String| rows.iter().any(|r| format!("{}/", r.folder.name) == *p);
+            for prefix in crate::library::unmounted(&conn, &lib)?
+                .iter()
+                .filter(|p| !listed(p))
+            {
+                let kept = store::games::count_by_folder(&conn, std::slice::from_ref(prefix))?[1].0;
+                let name = prefix.trim_end_matches('/').to_string();
+                super::out::tell_msg(&Msg::FolderNotMounted { name, kept });
             }
             Ok(())
         }

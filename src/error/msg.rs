@@ -73,6 +73,8 @@ catalogue! {
         format!("le dossier « {name} » a quitté la bibliothèque avec ses {} ; rien n'a été touché sur le disque", files_fr(*files));
     FolderNotMounted { name: String, kept: u64 } => format!("The library folder “{name}” is not given to this run (a --library left out, or an added folder refused at start): {} kept as they were.", EN.count(*kept, "file", "files")),
         format!("le dossier de la bibliothèque « {name} » n'est pas donné à cette exécution (un --library omis, ou un dossier ajouté refusé au démarrage) : {} tels quels.", FR.count(*kept, "fichier gardé", "fichiers gardés"));
+    KeyInOtherFolder { name: String } => format!("That place now lies in the library folder “{name}”, added since: the file cannot go back there from its own folder's trash (take that folder out of the library to restore it)."),
+        format!("cette place est désormais dans le dossier de la bibliothèque « {name} », ajouté depuis : le fichier ne peut pas y revenir depuis la corbeille de son propre dossier (retirez ce dossier de la bibliothèque pour le restaurer).");
     FolderAway { name: String } => format!("The library folder “{name}” is offline (missing, unreadable or empty): check that its disk or share is mounted."),
         format!("le dossier de la bibliothèque « {name} » est hors ligne (absent, illisible ou vide) : vérifiez que son disque ou son partage est monté.");
     LibraryUnavailable => "The library folder is missing, unreadable or empty; nothing was changed. Check that its disk is mounted.",

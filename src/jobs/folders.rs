@@ -67,10 +67,16 @@ pub fn remove(ctx: &TaskCtx) -> Result<Outcome, Error> {
     let lib = ctx.config.folders();
     removable(&lib, &name)?;
     let prefix = format!("{name}/");
+    // Its trash entries leave with it; one of another folder whose key starts the
+    // same way (the first folder's `NAME/…`, trashed before) stays.
+    let places = crate::trash::Places::of(ctx.config, ctx.db)?;
+    let leaving = crate::trash::entries_of(ctx.db, &places, &name)?;
     let tx = crate::store::db::write_transaction(ctx.db)?;
     let files = games::delete_under(&tx, &prefix)? as u64;
     push_list::remove_under(&tx, &prefix)?;
-    crate::store::trash::delete_under(&tx, &prefix)?;
+    for id in leaving {
+        crate::store::trash::delete(&tx, id)?;
+    }
     library_folders::delete(&tx, &name)?;
     games::refresh_playable(&tx)?;
     tx.commit()?;

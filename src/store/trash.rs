@@ -81,17 +81,6 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
     Ok(())
 }
 
-/// Forget the entries whose key starts with `prefix` (a removed library folder's:
-/// their files stay in that folder's trash, adopted again if it comes back).
-pub fn delete_under(conn: &Connection, prefix: &str) -> Result<(), Error> {
-    let end = format!("{}0", prefix.trim_end_matches('/'));
-    conn.execute(
-        "DELETE FROM trash WHERE reason <> 'save' AND key >= ?1 AND key < ?2",
-        rusqlite::params![prefix, end],
-    )?;
-    Ok(())
-}
-
 /// The entries that go back to `key`.
 pub fn with_key(conn: &Connection, key: &str) -> Result<Vec<TrashRow>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM trash WHERE key = ?1 ORDER BY id");

@@ -291,6 +291,11 @@ impl Folder {
     /// current one; canonical when it is there).
     pub fn given(given: &str, fixed: bool) -> Folder {
         let (name, dir) = parse_named(given);
+        Folder::at(name, dir, fixed)
+    }
+
+    /// The folder `dir` named `name` (made absolute; canonical when it is there).
+    pub fn at(name: String, dir: PathBuf, fixed: bool) -> Folder {
         let dir = std::path::absolute(&dir).unwrap_or(dir);
         Folder {
             name,

@@ -18,6 +18,7 @@ use crate::tree::folders::{Folder, State};
 /// The section of the Settings page.
 pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
     let rows = folder_rows::rows(c.db, &c.app.config.folders())?;
+    let watched = c.app.config.serve.watch != crate::words::WatchMode::Off;
     Ok(html! {
         h2 #library-folders-title { (v.t(M::LibraryFolders)) }
         p.note { (v.t(M::LibraryFoldersNote)) }
@@ -28,14 +29,14 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                     th.num.wide { (v.t(M::Size)) } th.num.wide { (v.t(M::FreeSpace)) }
                     th.wide { (v.t(M::Filesystem)) }
                 } }
-                tbody { @for row in &rows { (folder_row(v, row)) } }
+                tbody { @for row in &rows { (folder_row(v, row, watched)) } }
             }
         }
         @if v.admin { (add_form(v)) }
     })
 }
 
-fn folder_row(v: &Viewer, row: &FolderRow) -> Markup {
+fn folder_row(v: &Viewer, row: &FolderRow, watched: bool) -> Markup {
     let (state, why) = match (&row.refused, row.state) {
         (Some(_), _) => ("refused", M::FolderRefusedAtStart),
         (None, State::Online) => ("online", M::FolderOnline),
@@ -69,7 +70,8 @@ fn folder_row(v: &Viewer, row: &FolderRow) -> Markup {
             td.num.wide { @if let Some(free) = row.free { (size(v, free)) } @else { "—" } }
             td.wide {
                 @if let Some((fs, heard)) = row.filesystem {
-                    (fs) br; small { (v.t(if heard { M::FolderHeard } else { M::FolderPolled })) }
+                    (fs)
+                    @if watched { br; small { (v.t(if heard { M::FolderHeard } else { M::FolderPolled })) } }
                 } @else { "—" }
             }
         }
@@ -103,17 +105,19 @@ pub fn add(c: &Ctx) -> Result<Reply, Error> {
     if !dir.starts_with('/') {
         return Err(Error::invalid(Msg::FolderNotAbsolute));
     }
-    // Always named, so that a folder whose path holds '=' is read whole.
+    // The name and the folder apart: a path that holds '=' is read whole, and a
+    // name with '=' is refused for what it is.
     let name = match form.name.trim() {
         "" => crate::tree::folders::own_name(std::path::Path::new(dir)),
         name => name.to_string(),
     };
-    let given = format!("{name}={dir}");
-    let folder = Folder::given(&given, false);
+    let folder = Folder::at(name, dir.into(), false);
+    c.app.config.folders().check(&folder, &c.app.config.data)?;
     if !folder.dir.is_dir() {
         return Err(Error::invalid(Msg::FolderNotThere));
     }
-    c.app.config.folders().check(&folder, &c.app.config.data)?;
+    // Split again at the first '=' by the task: the name holds none.
+    let given = format!("{}={}", folder.name, folder.dir.display());
     crate::api::v1::jobs::start_on(c, Task::FolderAdd, vec![given])
 }
 

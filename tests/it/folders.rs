@@ -481,6 +481,23 @@ fn the_settings_page_lists_adds_and_removes_folders() {
     let r = says(r, taken);
     assert_no_server_path(&s, &r.body);
 
+    // A folder whose own name holds '=' is to be named; one whose path does elsewhere
+    // is read whole.
+    let eq = folders.tmp.path().join("a=b");
+    std::fs::create_dir_all(eq.join("games")).unwrap();
+    std::fs::write(eq.join("games/x.txt"), b"x").unwrap();
+    let r = add(format!(r#"{{"dir":"{}","name":""}}"#, eq.display()));
+    says(r, Msg::FolderNameBad { name: "a=b".into() });
+    let r = add(format!(
+        r#"{{"dir":"{}","name":""}}"#,
+        eq.join("games").display()
+    ));
+    assert_eq!(r.status, 202, "{}", r.body);
+    s.wait_idle();
+    assert!(s
+        .get("/settings")
+        .body
+        .contains("data-folder=\"games\" data-state=\"online\""));
     let r = add(format!(r#"{{"dir":"{}","name":"nas"}}"#, share.display()));
     assert_eq!(r.status, 202, "{}", r.body);
     let last = s.wait_idle()["last"].clone();
@@ -822,6 +839,13 @@ fn a_command_given_fewer_folders_forgets_none_of_the_others() {
     };
     assert!(failures.contains(&(None, kept("nas", 31))), "{failures:?}");
     assert!(failures.contains(&(None, kept("usb", 15))), "{failures:?}");
+    let (status, out, _) = folders.cli(&["library", "list"]);
+    assert!(status.success(), "{out}");
+    let not_given = Msg::FolderNotMounted {
+        name: "nas".into(),
+        kept: 31,
+    };
+    assert!(out.contains(&not_given.french()), "{out}");
     let s = start(&folders, &share, &usb);
     assert_eq!(s.get("/api/v1/stats").json()["total"], 60);
     assert_eq!(game(&s, &format!("nas/{STYX}"))["playable"], true);
@@ -929,4 +953,40 @@ fn each_disk_is_held_to_what_its_own_folder_needs_to_decompress() {
     let last = s.wait_idle()["last"].clone();
     assert_eq!(last["result"], "failed", "{last}");
     assert!(share.0.join(nsz).is_file());
+}
+
+#[test]
+fn a_first_folder_entry_under_a_name_a_folder_takes_later_is_kept_and_restored() {
+    let folders = Folders::new();
+    demo(&folders);
+    let s = TestServer::start_on(Arc::clone(&folders), &[]);
+    s.wait_idle();
+    // "homebrew/…" of the first folder, trashed; its folder gone; then a folder named so.
+    let key = "homebrew/Some Homebrew Tool.nsp";
+    let bytes = std::fs::read(folders.library.join(key)).unwrap();
+    assert_eq!(
+        s.send("DELETE", &format!("/api/library/{}", enc(key)), &[], None)
+            .status,
+        200
+    );
+    let id = s.get("/api/v1/trash").json()["items"][0]["id"]
+        .as_i64()
+        .unwrap();
+    std::fs::remove_dir_all(folders.library.join("homebrew")).unwrap();
+    let other = folders.tmp.path().join("other");
+    std::fs::create_dir_all(other.join("x")).unwrap();
+    let (status, out, err) =
+        folders.cli(&["library", "add", &format!("homebrew={}", other.display())]);
+    assert!(status.success(), "{out}{err}");
+    let r = s.post(&format!("/api/trash/{id}/restore"));
+    assert_eq!(r.status, 409, "{}", r.body);
+    let taken = Msg::KeyInOtherFolder {
+        name: "homebrew".into(),
+    };
+    assert_eq!(r.json()["message"], taken.english());
+    // Taken out again: the first folder's entry stays, and goes back whole.
+    assert!(folders.cli(&["library", "remove", "homebrew"]).0.success());
+    assert_eq!(s.get("/api/v1/trash").json()["total"], 1);
+    assert_eq!(s.post(&format!("/api/trash/{id}/restore")).status, 200);
+    assert_eq!(std::fs::read(folders.library.join(key)).unwrap(), bytes);
 }
