@@ -135,12 +135,12 @@ pub fn mark_offline(
     let mut changed = 0;
     let range = "key >= ?1 AND key < ?2";
     for (prefix, offline) in further {
-        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let (start, end) = super::under(prefix);
         changed += conn
             .prepare_cached(&format!(
                 "UPDATE games SET offline = ?3 WHERE {range} AND offline <> ?3"
             ))?
-            .execute(rusqlite::params![prefix, end, offline])?;
+            .execute(rusqlite::params![start, end, offline])?;
     }
     // The first folder's games: in none of the others' ranges.
     let mut sql = "UPDATE games SET offline = ?1 WHERE offline <> ?1".to_string();
@@ -148,8 +148,9 @@ pub fn mark_offline(
     for (prefix, _) in further {
         let n = bounds.len();
         sql += &format!(" AND NOT (key >= ?{} AND key < ?{})", n + 2, n + 3);
-        bounds.push(prefix.clone());
-        bounds.push(format!("{}0", prefix.trim_end_matches('/')));
+        let (start, end) = super::under(prefix);
+        bounds.push(start.to_string());
+        bounds.push(end);
     }
     let mut values: Vec<&dyn rusqlite::ToSql> = vec![&first_offline];
     values.extend(bounds.iter().map(|b| b as &dyn rusqlite::ToSql));
@@ -160,9 +161,9 @@ pub fn mark_offline(
 /// Forget every game whose key starts with `prefix` (a library folder's `NAME/`,
 /// removed from the library); how many.
 pub fn delete_under(conn: &Connection, prefix: &str) -> Result<usize, Error> {
-    let end = format!("{}0", prefix.trim_end_matches('/'));
+    let (start, end) = super::under(prefix);
     let sql = "DELETE FROM games WHERE key >= ?1 AND key < ?2";
-    Ok(conn.execute(sql, params![prefix, end])?)
+    Ok(conn.execute(sql, params![start, end])?)
 }
 
 /// The games and bytes of each library folder: the first's, then one for each
@@ -173,9 +174,9 @@ pub fn count_by_folder(conn: &Connection, prefixes: &[String]) -> Result<Vec<(u6
     )?;
     let mut further = Vec::new();
     for prefix in prefixes {
-        let end = format!("{}0", prefix.trim_end_matches('/'));
+        let (start, end) = super::under(prefix);
         let (n, bytes): (i64, i64) =
-            stmt.query_row(params![prefix, end], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            stmt.query_row(params![start, end], |r| Ok((r.get(0)?, r.get(1)?)))?;
         further.push((n as u64, bytes as u64));
     }
     let (n, bytes): (i64, i64) = conn.query_row(

@@ -45,3 +45,10 @@ pub mod trash;
 pub mod users;
 
 pub use rusqlite::Connection;
+
+/// The keys below a library folder's prefix `NAME/`, as a range of the key column:
+/// from `NAME/` to `NAME0` (`0` follows `/`, and no key holds anything between), so
+/// that the primary key's index answers.
+fn under(prefix: &str) -> (&str, String) {
+    (prefix, format!("{}0", prefix.trim_end_matches('/')))
+}

@@ -63,10 +63,10 @@ pub fn remove(conn: &Connection, key: &str) -> Result<bool, Error> {
 
 /// Take off the list every key starting with `prefix` (a removed library folder's).
 pub fn remove_under(conn: &Connection, prefix: &str) -> Result<(), Error> {
-    let end = format!("{}0", prefix.trim_end_matches('/'));
+    let (start, end) = super::under(prefix);
     conn.execute(
         "DELETE FROM push_list WHERE key >= ?1 AND key < ?2",
-        params![prefix, end],
+        params![start, end],
     )?;
     Ok(())
 }
