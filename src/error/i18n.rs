@@ -505,7 +505,7 @@ messages! {
     TrashEmpty => "La corbeille est vide.", "The trash is empty.";
     // The library's folders (Settings, `ludotheque library list`).
     LibraryFolders => "Dossiers de la bibliothèque", "Library folders";
-    LibraryFoldersNote => "Chaque dossier après le premier apparaît dans la bibliothèque comme un dossier à son nom. Un dossier hors ligne (absent, ou vide : un disque ou un partage qui n'est pas monté) garde ses jeux, injouables jusqu'à son retour ; ceux que --library donne au démarrage restent.", "Each folder after the first appears in the library as a folder of its name. An offline folder (missing, or empty: a disk or share that is not mounted) keeps its games, not playable until it is back; those --library gives at start stay.";
+    LibraryFoldersNote => "Chaque dossier après le premier apparaît dans la bibliothèque comme un dossier à son nom. Un dossier hors ligne (absent, ou vide : un disque ou un partage qui n'est pas monté) garde ses jeux, injouables jusqu'à son retour. Ceux que donne la ligne de commande au démarrage du service restent.", "Each folder after the first appears in the library as a folder of its name. An offline folder (missing, or empty: a disk or share that is not mounted) keeps its games, not playable until it is back. Those the command line gives when the service starts stay.";
     FreeSpace => "Libre", "Free";
     LibraryFolderLabel => "Dossier de la bibliothèque", "Library folder";
     Filesystem => "Système de fichiers", "Filesystem";
