@@ -12,7 +12,7 @@ mod bktr;
 pub mod compress;
 pub mod compress_one;
 pub mod ncz;
-mod replace;
+pub(crate) mod replace;
 pub mod verify;
 
 use crate::tree::Folders;
@@ -309,7 +309,7 @@ pub fn convert(
     Ok(out_key)
 }
 
-fn write_part(
+pub fn write_part(
     key: &LibraryKey,
     input: &mut File,
     part: &Path,

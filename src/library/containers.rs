@@ -636,67 +636,6 @@ mod fuzz {
         }
     }
 
-    /// Product shapes: many entries pointing at one region, nested counts. Each is
-    /// refused with its reason, having read each table once at most.
-    #[test]
-    fn product_shapes_are_refused_with_their_reason() {
-        use synth::bombs;
-        let read = |xci: &[u8]| read_xci(&mut Cursor::new(xci), xci.len() as u64, &Budget::file());
-        let shared = |kind: &str| format!("two files inside the {kind} share the same bytes");
-        for (partitions, files) in [(200, 200), (2, 200), (4, 16_000)] {
-            let e = read(&bombs::xci_product(partitions, files)).unwrap_err();
-            assert_eq!(e.to_string(), shared("HFS0"), "{partitions} × {files}");
-        }
-        let five: Vec<_> = ["update", "normal", "secure", "logo", "fifth"]
-            .into_iter()
-            .map(|name| (name, vec![("a.nca".to_string(), vec![1; 16])]))
-            .collect();
-        let e = read(&synth::xci(&five)).unwrap_err();
-        assert_eq!(e, Reason::TooManyPartitions.into());
-        let nsz = bombs::nsz_product(400, 64, 1024);
-        let budget = &Budget::file();
-        let e = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, budget).unwrap_err();
-        assert_eq!(e.to_string(), shared("PFS0"));
-        // One NCZ of the product, alone: it reads, and costs its own tables once.
-        let one = bombs::nsz_product(1, 64, 1024);
-        let fs = read_pfs0(&mut Cursor::new(&one), 0, one.len() as u64, budget).unwrap();
-        let e = &fs.entries[0];
-        read_ncz(&mut Cursor::new(&one), e.offset, e.end(), budget).unwrap();
-    }
-
-    /// A file's budget counts across its tables: what one table may hold, a file may
-    /// not hold many times over.
-    #[test]
-    fn the_budget_is_one_per_file() {
-        let one = synth::bombs::nsz_product(1, 16_383, 262_143);
-        let fs = read_pfs0(&mut Cursor::new(&one), 0, one.len() as u64, &Budget::file()).unwrap();
-        let e = &fs.entries[0];
-        let budget = Budget::file();
-        let mut reads = 0;
-        let refused = loop {
-            match read_ncz(&mut Cursor::new(&one), e.offset, e.end(), &budget) {
-                Ok(_) => reads += 1,
-                Err(e) => break e,
-            }
-        };
-        assert!((1..=32).contains(&reads), "{reads}: {refused}");
-        assert!(
-            refused.to_string().starts_with("the file's headers"),
-            "{refused}"
-        );
-    }
-
-    /// Declared sizes that would wrap a sum, or that no compressed data could hold.
-    #[test]
-    fn sizes_no_real_file_has_are_refused() {
-        let nsz = synth::bombs::nsz_wrapping();
-        let fs = read_pfs0(&mut Cursor::new(&nsz), 0, nsz.len() as u64, &Budget::file()).unwrap();
-        for e in &fs.entries {
-            let refused = read_ncz(&mut Cursor::new(&nsz), e.offset, e.end(), &Budget::file());
-            assert_eq!(refused.unwrap_err(), Reason::NczImplausible.into());
-        }
-    }
-
     /// Every entry of a real container cut to 0 to 8 bytes: errors, never panics.
     #[test]
     fn every_entry_cut_short_never_panics() {

@@ -1,7 +1,7 @@
 //! Compress benchmark (not a test): an `.nsp` whose Program NCA holds N MiB (default
 //! 512) of this machine's program files (what it has under `/usr`, so that it
 //! compresses like game code, not like random bytes), encrypted under made-up keys
-//! (`synth::keyed`), compressed at level 18 in block and in solid mode by the real
+//! (`kit::keyed`), compressed at level 18 in block and in solid mode by the real
 //! binary (`ludotheque compress` on a data folder holding the made-up keys: written,
 //! fsynced, verified, put in the original's place). Beside it, in the same run:
 //!
@@ -28,9 +28,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+use kit::keyed::nca::{self, Crypto, NcaSpec};
+use kit::keyed::{content, KeysFile, TestKeys, Title};
 use ludotheque::testkit::compress::{self, Settings};
-use ludotheque::testkit::synth::keyed::nca::{self, Crypto, NcaSpec};
-use ludotheque::testkit::synth::keyed::{content, KeysFile, TestKeys, Title};
 use ludotheque::testkit::synth::{self};
 use ludotheque::testkit::verify::{self, Verdict};
 use rand::rngs::StdRng;
@@ -38,6 +38,8 @@ use rand::SeedableRng;
 
 #[path = "gen.rs"]
 mod gen;
+#[path = "../kit/mod.rs"]
+mod kit;
 
 const GAME: u64 = 0x0100_0000_0039_B000;
 const LEVEL: i32 = 18;

@@ -25,6 +25,8 @@
 
 #[path = "gen.rs"]
 mod gen;
+#[path = "../kit/mod.rs"]
+mod kit;
 
 use std::time::Instant;
 
@@ -272,7 +274,7 @@ fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
 /// keys file, then with one, then of NSPs that also carry a Control NCA with an icon,
 /// each by a fresh server on a fresh data folder, with its private memory.
 fn keys_rows(n: usize) {
-    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
     let tmp = tempfile::tempdir().unwrap();
     let keys = TestKeys::new(1);
     let write = |dir: &std::path::Path, control: bool| {

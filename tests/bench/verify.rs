@@ -1,5 +1,5 @@
 //! Verify benchmark (not a test): a synthetic keyed NSP whose Program NCA is N MiB
-//! (default 1024), made under made-up console keys (`synth::keyed`), and the same
+//! (default 1024), made under made-up console keys (`kit::keyed`), and the same
 //! title as an NSZ (its Program NCA a solid-mode NCZ), verified by the real service
 //! (`POST /api/verify/{key}`, the web interface's button).
 //!
@@ -29,10 +29,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use kit::keyed::{self, KeysFile, TestKeys, Title};
 
 #[path = "gen.rs"]
 mod gen;
+#[path = "../kit/mod.rs"]
+mod kit;
 
 fn main() {
     let mib: usize = std::env::args()

@@ -1,7 +1,7 @@
 //! Hostile files through the real binary (#48): the product bombs (an XCI whose root
 //! lists one partition thousands of times, an NSZ whose entries all point at one
 //! NCZ), an NSZ whose declared sizes wrap a sum, and a keyed NSP with a ticket cut
-//! to a few bytes. Each is made by `library::synth::bombs` at the size. What
+//! to a few bytes. Each is made by `kit::bombs` at the size. What
 //! must hold: the scan, the Tasks page, convert, verify, compress and the shop read
 //! each within 64 MiB of private memory above idle and within 5 s, the file ends
 //! flagged damaged with its reason, and the service answers throughout.
@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ludotheque::testkit::synth::{self, bombs};
+use crate::kit::bombs;
+use ludotheque::testkit::synth;
 use serde_json::Value;
 
 use crate::harness::{Folders, TestServer};
@@ -89,7 +90,7 @@ impl Watch {
 
 /// Made-up console keys in the data folder.
 fn write_keys(folders: &Folders, seed: u64) {
-    use ludotheque::testkit::synth::keyed::{KeysFile, TestKeys};
+    use crate::kit::keyed::{KeysFile, TestKeys};
     let path = folders.data.join("prod.keys");
     std::fs::write(&path, TestKeys::new(seed).prod_keys_file(KeysFile::Full)).unwrap();
     std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
@@ -201,7 +202,7 @@ fn product_bombs_and_wrapping_sizes_are_damaged_files_not_a_fallen_service() {
 /// verify and compress go through it too.
 #[test]
 fn a_ticket_of_a_few_bytes_fails_no_task() {
-    use ludotheque::testkit::synth::keyed::{self, TestKeys, Title};
+    use crate::kit::keyed::{self, TestKeys, Title};
     let folders = Folders::new();
     let keys = TestKeys::new(48);
     write_keys(&folders, 48);

@@ -254,7 +254,7 @@ fn every_page_at_both_widths_in(lang: &str, accept: &str) {
 
 /// A file whose name lies about what it holds, and made-up console keys to read it.
 fn keyed_file(folders: &Folders) {
-    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
     let keys = TestKeys::new(7);
     std::fs::create_dir_all(&folders.data).unwrap();
     let path = folders.data.join("prod.keys");

@@ -1,15 +1,15 @@
 //! Compression (issue 39) read back by another implementation: nsz 5.0.0 decompresses
 //! the `.nsz` and `.xcz` the service writes (`convert::compress`) to the original
 //! bytes, and verifies them (`-V`: every NCA's SHA-256 against its CNMT record). Files
-//! are made under made-up keys (`synth::keyed`), with titlekey crypto; nsz is driven as
+//! are made under made-up keys (`kit::keyed`), with titlekey crypto; nsz is driven as
 //! in `keys_conformance` (skipped without nsz unless `LUDOTHEQUE_REQUIRE_NSZ=1`).
 
 use std::fs::File;
 use std::path::Path;
 
+use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 use ludotheque::testkit::compress::{self, Settings};
 use ludotheque::testkit::containers::NczSection;
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use ludotheque::testkit::Msg;
 
 use crate::keys_conformance::{errors, succeeded, Nsz};

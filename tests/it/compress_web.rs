@@ -2,11 +2,11 @@
 //! apart, the buttons on a title's page and on a selection of the file list with the
 //! estimated saving before and the real one after, and the setting that deletes the
 //! originals once verified. Through the real binary, with files made under made-up
-//! keys (`synth::keyed`).
+//! keys (`kit::keyed`).
 
 use std::os::unix::fs::PermissionsExt;
 
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 use ludotheque::testkit::Msg;
 
 use crate::harness::{said_en, said_fr, Folders, TestServer};

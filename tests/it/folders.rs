@@ -552,7 +552,7 @@ impl Drop for Tmpfs {
 
 #[test]
 fn convert_and_compress_work_in_a_work_folder_on_another_filesystem() {
-    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let folders = Folders::new();
     let keys = TestKeys::new(392);

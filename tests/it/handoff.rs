@@ -339,7 +339,7 @@ fn connect_as_nobody(path: &std::path::Path, request: &[u8]) -> Option<i32> {
 /// the server's settings.
 #[test]
 fn compress_flags_apply_to_the_handed_run() {
-    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
     let folders = Folders::new();
     let keys = TestKeys::new(401);
     std::fs::create_dir_all(&folders.data).unwrap();

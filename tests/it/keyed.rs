@@ -1,11 +1,11 @@
 //! Identification with the console keys, through the real binary: synthetic files
-//! made under made-up keys (`library::synth::keyed`), a `prod.keys` in the data
+//! made under made-up keys (`kit::keyed`), a `prod.keys` in the data
 //! folder, and what the API, the pages and the database then say.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 use serde_json::Value;
 
 use crate::harness::{said_en, said_fr, Folders, TestServer};

@@ -1,4 +1,4 @@
-//! The synthetic keyed files (`synth::keyed`) read by another implementation: nsz
+//! The synthetic keyed files (`kit::keyed`) read by another implementation: nsz
 //! 5.0.0, which opens NCA headers with `header_key`, derives the key-area keys and
 //! title keks from the master keys and sources itself, reads the CNMTs and checks every
 //! NCA's SHA-256 against them (`-V`), and decrypts sections to compress them (`-C`).
@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 use serde_json::Value;
 
 const BASE: u64 = 0x0100_0000_0042_0000;

@@ -1,4 +1,9 @@
-//! The one integration test binary: every test runs the real `ludotheque` binary.
+//! The one integration test binary. Nearly every test runs the real `ludotheque` binary;
+//! `readers`, `compress_file` and `keyed_generators` test the format code and the
+//! fixtures of `tests/kit/` directly, through `ludotheque::testkit`.
+
+#[path = "../kit/mod.rs"]
+mod kit;
 
 mod access;
 mod admin_browser;
@@ -14,6 +19,7 @@ mod browser_tasks;
 mod browser_upkeep;
 mod cli;
 mod compress;
+mod compress_file;
 mod compress_web;
 mod console_keys;
 mod console_page;
@@ -29,6 +35,7 @@ mod hardening;
 mod harness;
 mod health;
 mod keyed;
+mod keyed_generators;
 mod keys_conformance;
 mod library;
 mod listen;
@@ -41,6 +48,7 @@ mod organize;
 mod outbound;
 mod proxy;
 mod push;
+mod readers;
 mod release;
 mod reliability;
 mod saves;

@@ -4,8 +4,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 use ludotheque::testkit::synth;
-use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::Value;

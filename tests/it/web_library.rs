@@ -395,7 +395,7 @@ fn the_library_is_covers_or_a_table_and_keeps_the_choice() {
 /// An update of Moonlit Odyssey newer than the demo's title data knows (v393216),
 /// read with made-up console keys: its Control NCA says "1.6.1".
 fn newer_update(folders: &Folders) {
-    use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+    use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
     let keys = TestKeys::new(40);
     std::fs::create_dir_all(&folders.data).unwrap();
     let path = folders.data.join("prod.keys");

@@ -3,13 +3,8 @@
 //! block mode, and the PFS0, HFS0 and XCI containers around them. No game data and no
 //! console keys. Used by `demo-library`, the tests and the benchmarks.
 //!
-//! `keyed` builds the same kinds of files as a console has them, readable with a set of
-//! made-up console keys: encrypted NCA headers, CNMTs, Control NCAs, tickets.
-
-#[cfg(any(test, feature = "testkit"))]
-pub mod bombs;
-#[cfg(any(test, feature = "testkit"))]
-pub mod keyed;
+//! The generators of files readable with made-up console keys, and of hostile files,
+//! are test fixtures: they live in `tests/kit/`, out of the product.
 
 use crate::library::switchfs::nca::NcaCtr;
 use aes::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};

@@ -13,8 +13,8 @@ use aes::Aes128;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::library::switchfs::prodkeys::REVISIONS;
-use crate::library::switchfs::ProdKeys;
+use ludotheque::testkit::switchfs::ProdKeys;
+use ludotheque::testkit::REVISIONS;
 
 /// Revisions a default [`TestKeys`] has: `_00` to `_12`, as a console on a recent
 /// firmware.
@@ -25,7 +25,7 @@ pub const MALFORMED_LINE: usize = 3;
 
 /// nsz 5.0.0's public CRC32 table (`nut/Keys.py`): checksums, not keys; the one the
 /// service checks keys files against.
-use crate::library::switchfs::prodkeys::CHECKSUMS as NSZ_CRC32;
+use ludotheque::testkit::CHECKSUMS as NSZ_CRC32;
 
 /// Key-area key kinds, in key-area index order (0 application, 1 ocean, 2 system).
 pub const KEY_AREA_KINDS: [&str; 3] = ["application", "ocean", "system"];
@@ -298,69 +298,4 @@ fn forge_crc32(rng: &mut impl Rng, target: u32) -> [u8; 16] {
     }
     key[12..].copy_from_slice(&(back ^ reg).to_le_bytes());
     key
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn forged_keys_have_nsz_checksums() {
-        let keys = TestKeys::new(1);
-        assert_eq!(crc32fast::hash(&keys.titlekek_source), 3510501772);
-        assert_eq!(crc32fast::hash(&keys.master_keys[0x0a]), 2012895168);
-        assert_eq!(crc32fast::hash(&keys.key_area_sources[2]), 4024798875);
-        let plain = TestKeys::without_checksums(1);
-        assert_ne!(crc32fast::hash(&plain.titlekek_source), 3510501772);
-    }
-
-    #[test]
-    fn derivation_follows_the_recipe() {
-        let keys = TestKeys::new(2);
-        let r = 5;
-        let kek = ecb_decrypt(&keys.master_keys[r], &keys.aes_kek_generation_source);
-        let src = ecb_decrypt(&kek, &keys.key_area_sources[0]);
-        let expected = ecb_decrypt(&src, &keys.aes_key_generation_source);
-        assert_eq!(keys.key_area[r][0], expected);
-        let titlekek = ecb_decrypt(&keys.master_keys[r], &keys.titlekek_source);
-        assert_eq!(keys.titlekek[r], titlekek);
-        let pk = keys.prod_keys();
-        assert_eq!(pk.key_area_key(0, r as u8), Some(expected));
-        assert_eq!(pk.titlekek(r as u8), Some(titlekek));
-        assert_eq!(pk.key_area_key(0, DEFAULT_REVISIONS), None);
-        assert_eq!(keys.truncated(3).prod_keys().titlekek(3), None);
-    }
-
-    #[test]
-    fn files_of_each_shape() {
-        let keys = TestKeys::new(3);
-        let names = |shape| -> Vec<String> {
-            keys.prod_keys_file(shape)
-                .lines()
-                .filter_map(|l| l.split('=').next())
-                .map(|n| n.trim().to_string())
-                .collect()
-        };
-        let full = names(KeysFile::Full);
-        assert!(full.contains(&"master_key_12".to_string()));
-        assert!(full.contains(&"key_area_key_system_00".to_string()));
-        assert_eq!(names(KeysFile::HeaderOnly), vec!["header_key"]);
-        let derived = names(KeysFile::Derived);
-        assert!(derived.contains(&"titlekek_05".to_string()));
-        assert!(!derived.iter().any(|n| n.starts_with("master_key")));
-        assert!(!derived.iter().any(|n| n.ends_with("_source")));
-        let master = names(KeysFile::MasterAndSources);
-        assert!(master.contains(&"master_key_00".to_string()));
-        assert!(!master.iter().any(|n| n.starts_with("titlekek_0")));
-        assert!(!master
-            .iter()
-            .any(|n| n.starts_with("key_area_key_application_0")));
-        let bad = keys.prod_keys_file(KeysFile::Malformed);
-        let line = bad.lines().nth(MALFORMED_LINE - 1).unwrap_or_default();
-        assert!(line.contains("xyz"));
-        assert!(keys
-            .prod_keys_file(KeysFile::Commented)
-            .contains("# a comment"));
-        assert!(format!("{keys:?}").len() < 40);
-    }
 }

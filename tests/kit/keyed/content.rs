@@ -51,7 +51,7 @@ pub fn cnmt(
 }
 
 /// NACP languages, in entry order.
-pub use crate::library::switchfs::nacp::LANGUAGES;
+pub use ludotheque::testkit::LANGUAGES;
 
 /// `control.nacp` (0x4000 bytes): for each (language index, name) an entry of name
 /// (0x200) and publisher (0x100) at 0x300 × index, the supported-language bits at

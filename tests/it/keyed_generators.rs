@@ -1,13 +1,16 @@
-//! Round trips: the files are opened here with the `aes`/`xts-mode` crates directly,
-//! by a reader of a few lines that shares nothing with the builders but the formats.
+//! The generators of `tests/kit/keyed`, checked on their own. Round trips: the files
+//! are opened here with the `aes`/`xts-mode` crates directly, by a reader of a few
+//! lines that shares nothing with the builders but the formats.
 
 use aes::cipher::{BlockDecrypt, KeyInit};
 use aes::Aes128;
 use sha2::{Digest, Sha256};
 use xts_mode::Xts128;
 
-use super::*;
-use crate::library::switchfs::ProdKeys;
+use crate::kit::keyed::keys::{ecb_decrypt, DEFAULT_REVISIONS};
+use crate::kit::keyed::{self, *};
+use ludotheque::testkit::switchfs::ProdKeys;
+use ludotheque::testkit::synth;
 
 fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
@@ -85,7 +88,7 @@ fn open_section(
         counter[j] = fs[0x147 - j];
     }
     let mut data = nca[start..end].to_vec();
-    crate::library::synth::ctr_apply(&key, &counter, start as u64, &mut data);
+    synth::ctr_apply(&key, &counter, start as u64, &mut data);
     (fs, data)
 }
 
@@ -354,11 +357,11 @@ fn containers_and_damage() {
     );
     for e in entries(&nsp).iter().filter(|e| e.name.ends_with(".nca")) {
         let bytes = &nsp[e.offset..e.offset + e.size];
-        assert_eq!(e.name[..32], crate::library::synth::content_id(bytes));
+        assert_eq!(e.name[..32], synth::content_id(bytes));
     }
     assert_eq!(
         nsp,
-        super::nsp(&keys, &[base.clone(), dlc.clone()]),
+        keyed::nsp(&keys, &[base.clone(), dlc.clone()]),
         "deterministic"
     );
 
@@ -413,7 +416,7 @@ fn cartridges_and_damage() {
     let at = flip_byte(&mut damaged, &program.name).unwrap();
     assert!(at > program.offset + 0xC00 && at < program.offset + program.size);
     assert_ne!(
-        crate::library::synth::content_id(&damaged[program.offset..program.offset + program.size]),
+        synth::content_id(&damaged[program.offset..program.offset + program.size]),
         program.name[..32]
     );
     assert_eq!(flip_byte(&mut damaged, "nothing.nca"), None);
@@ -442,4 +445,64 @@ fn the_header_key_is_checked_by_the_magic() {
     let mut h = nca.nca.bytes[..0x400].to_vec();
     xts.decrypt_area(&mut h, 0x200, 0, |n: u128| n.to_be_bytes());
     assert_ne!(&h[0x200..0x204], b"NCA3");
+}
+
+#[test]
+fn forged_keys_have_nsz_checksums() {
+    let keys = TestKeys::new(1);
+    assert_eq!(crc32fast::hash(&keys.titlekek_source), 3510501772);
+    assert_eq!(crc32fast::hash(&keys.master_keys[0x0a]), 2012895168);
+    assert_eq!(crc32fast::hash(&keys.key_area_sources[2]), 4024798875);
+    let plain = TestKeys::without_checksums(1);
+    assert_ne!(crc32fast::hash(&plain.titlekek_source), 3510501772);
+}
+
+#[test]
+fn derivation_follows_the_recipe() {
+    let keys = TestKeys::new(2);
+    let r = 5;
+    let kek = ecb_decrypt(&keys.master_keys[r], &keys.aes_kek_generation_source);
+    let src = ecb_decrypt(&kek, &keys.key_area_sources[0]);
+    let expected = ecb_decrypt(&src, &keys.aes_key_generation_source);
+    assert_eq!(keys.key_area[r][0], expected);
+    let titlekek = ecb_decrypt(&keys.master_keys[r], &keys.titlekek_source);
+    assert_eq!(keys.titlekek[r], titlekek);
+    let pk = keys.prod_keys();
+    assert_eq!(pk.key_area_key(0, r as u8), Some(expected));
+    assert_eq!(pk.titlekek(r as u8), Some(titlekek));
+    assert_eq!(pk.key_area_key(0, DEFAULT_REVISIONS), None);
+    assert_eq!(keys.truncated(3).prod_keys().titlekek(3), None);
+}
+
+#[test]
+fn files_of_each_shape() {
+    let keys = TestKeys::new(3);
+    let names = |shape| -> Vec<String> {
+        keys.prod_keys_file(shape)
+            .lines()
+            .filter_map(|l| l.split('=').next())
+            .map(|n| n.trim().to_string())
+            .collect()
+    };
+    let full = names(KeysFile::Full);
+    assert!(full.contains(&"master_key_12".to_string()));
+    assert!(full.contains(&"key_area_key_system_00".to_string()));
+    assert_eq!(names(KeysFile::HeaderOnly), vec!["header_key"]);
+    let derived = names(KeysFile::Derived);
+    assert!(derived.contains(&"titlekek_05".to_string()));
+    assert!(!derived.iter().any(|n| n.starts_with("master_key")));
+    assert!(!derived.iter().any(|n| n.ends_with("_source")));
+    let master = names(KeysFile::MasterAndSources);
+    assert!(master.contains(&"master_key_00".to_string()));
+    assert!(!master.iter().any(|n| n.starts_with("titlekek_0")));
+    assert!(!master
+        .iter()
+        .any(|n| n.starts_with("key_area_key_application_0")));
+    let bad = keys.prod_keys_file(KeysFile::Malformed);
+    let line = bad.lines().nth(MALFORMED_LINE - 1).unwrap_or_default();
+    assert!(line.contains("xyz"));
+    assert!(keys
+        .prod_keys_file(KeysFile::Commented)
+        .contains("# a comment"));
+    assert!(format!("{keys:?}").len() < 40);
 }

@@ -12,7 +12,7 @@ use aes::cipher::KeyInit;
 use aes::Aes128;
 
 use super::keys::{ecb_encrypt, TestKeys};
-use crate::library::synth::{self, File, SectionSpec};
+use ludotheque::testkit::synth::{self, File, SectionSpec};
 
 /// Media unit: section offsets in the header count these.
 pub const MEDIA: usize = 0x200;

@@ -7,8 +7,8 @@
 //! the service's readers (`switchfs`), so that each checks the other; the
 //! `keys_conformance` integration test has nsz 5.0.0 read these files too.
 //!
-//! ```
-//! use ludotheque::testkit::synth::keyed::{self, KeysFile, TestKeys, Title};
+//! ```text
+//! use crate::kit::keyed::{self, KeysFile, TestKeys, Title};
 //!
 //! let keys = TestKeys::new(7);
 //! let base = Title { name: "Synthetic Quest".into(), ..Title::application(0x0100_0000_000A_0000) };
@@ -17,7 +17,6 @@
 //! let nsp: Vec<u8> = keyed::nsp(&keys, &[base.clone(), dlc]);
 //! let xci: Vec<u8> = keyed::xci(&keys, &[base, update]);
 //! let text: String = keys.prod_keys_file(KeysFile::Derived);
-//! # assert!(nsp.starts_with(b"PFS0") && xci.len() > 0xF000 && text.contains("header_key"));
 //! ```
 //!
 //! - Keys: [`TestKeys::new`], [`TestKeys::prod_keys`] (a `ProdKeys`, no parsing),
@@ -40,9 +39,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
-use super::{File, Nca};
 use content::TicketKind;
 pub use keys::{KeysFile, TestKeys, MALFORMED_LINE};
+use ludotheque::testkit::synth::{self, File, Nca};
 use nca::{Crypto, NcaSpec};
 
 /// What a title is.
@@ -212,7 +211,7 @@ pub enum Distribution {
 /// The Program NCA of a game (a PFS0 section), or the PublicData NCA of a DLC (a
 /// RomFS section), from `base` (its other fields), with its CNMT record type.
 fn main_nca(title: &Title, rng: &mut StdRng, base: NcaSpec) -> (NcaSpec, u8) {
-    let payload = super::filler(rng, title.program_size.max(0x4000));
+    let payload = synth::filler(rng, title.program_size.max(0x4000));
     if title.kind == Kind::AddOn {
         let section = nca::romfs_section(&[("data.bin".into(), payload)]);
         let spec = NcaSpec {
@@ -343,7 +342,7 @@ fn push(
     record: u8,
     meta: bool,
 ) {
-    let id = super::content_id(&nca.bytes);
+    let id = synth::content_id(&nca.bytes);
     if !meta {
         records.push(content::content_record(&nca.bytes, record));
     }
@@ -422,7 +421,7 @@ pub fn nsp_files(keys: &TestKeys, titles: &[Title]) -> Vec<File> {
 
 /// An NSP (PFS0) holding these titles.
 pub fn nsp(keys: &TestKeys, titles: &[Title]) -> Vec<u8> {
-    super::pfs0(&nsp_files(keys, titles))
+    synth::pfs0(&nsp_files(keys, titles))
 }
 
 /// The entries of an NSZ: as [`nsp_files`], the Program and PublicData NCAs as
@@ -440,7 +439,7 @@ pub fn nsz_files(keys: &TestKeys, titles: &[Title]) -> Vec<File> {
 
 /// An NSZ holding these titles.
 pub fn nsz(keys: &TestKeys, titles: &[Title]) -> Vec<u8> {
-    super::pfs0(&nsz_files(keys, titles))
+    synth::pfs0(&nsz_files(keys, titles))
 }
 
 /// The `secure` partition of an XCI holding these titles: gamecard NCAs, no tickets.
@@ -474,7 +473,7 @@ pub fn xcz(keys: &TestKeys, titles: &[Title]) -> Vec<u8> {
 }
 
 fn cartridge(secure: Vec<File>) -> Vec<u8> {
-    super::xci(&[("update", vec![]), ("normal", vec![]), ("secure", secure)])
+    synth::xci(&[("update", vec![]), ("normal", vec![]), ("secure", secure)])
 }
 
 fn compressed(nf: NcaFile, block: Option<u8>) -> File {
@@ -482,8 +481,8 @@ fn compressed(nf: NcaFile, block: Option<u8>) -> File {
         return (nf.name, nf.nca.bytes);
     }
     let body = match block {
-        Some(exponent) => super::ncz_block(&nf.nca, exponent),
-        None => super::ncz_solid(&nf.nca),
+        Some(exponent) => synth::ncz_block(&nf.nca, exponent),
+        None => synth::ncz_solid(&nf.nca),
     };
     (nf.name.replace(".nca", ".ncz"), body)
 }
@@ -572,6 +571,3 @@ pub fn flip_byte(container: &mut [u8], name: &str) -> Option<usize> {
     *container.get_mut(at)? ^= 0xFF;
     Some(at)
 }
-
-#[cfg(test)]
-mod tests;
