@@ -94,7 +94,7 @@ const ROUTES: &[Route] = &[
     route("GET", "/", Page, web::dashboard::dashboard),
     route("GET", "/library", Page, web::titles::library_page),
     route("GET", "/title/{title_id}", Page, web::titles::title_page),
-    route("GET", "/icon/{title_id}", Page, web::titles::icon_file),
+    route("GET", "/icon/{title_id}", Page, shop::icon),
     route("GET", "/files", Page, web::library::files_page),
     route("GET", "/game/{key*}", Page, web::library::game),
     route("GET", "/download/{key*}", Page, web::library::download_file),

@@ -18,14 +18,8 @@ pub fn metrics(c: &Ctx) -> Result<Reply, Error> {
     library(c, &mut out)?;
     metrics::render(&mut out);
     process(&mut out);
-    Ok(Reply {
-        status: 200,
-        content_type: "text/plain; version=0.0.4; charset=utf-8",
-        headers: vec![("Cache-Control", "no-store".into())],
-        body: out.into_bytes(),
-        stream: None,
-        after: None,
-    })
+    let content_type = "text/plain; version=0.0.4; charset=utf-8";
+    Ok(Reply::new(200, content_type, out.into_bytes()).with("Cache-Control", "no-store"))
 }
 
 fn library(c: &Ctx, out: &mut String) -> Result<(), Error> {

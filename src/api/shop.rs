@@ -116,19 +116,17 @@ pub fn files(c: &Ctx) -> Result<Reply, Error> {
     download(c, path)
 }
 
-/// `GET /api/shop/icon/{title_id}`: a cached icon (see `titles::icons`).
+/// `GET /api/shop/icon/{title_id}` and the pages' `/icon/{title_id}`: a cached icon,
+/// when icons are on or the icon came from the user's own files (read with the
+/// console keys: the opt-in governs fetching from a third-party host, not the
+/// library's own files). Only a title ID names a file, and only bytes that are an
+/// image are served (`titles::icons`).
 pub fn icon(c: &Ctx) -> Result<Reply, Error> {
     let not_found = || Error::not_found(Msg::NoSuchFile);
     let id = TitleId::parse(c.param(0)).ok_or_else(not_found)?;
     let (bytes, content_type) =
         crate::titles::icons::read_cached(&c.app.config.data, id).ok_or_else(not_found)?;
-    let mut reply = range::empty(200);
-    reply.content_type = content_type;
-    reply.body = bytes;
-    reply
-        .headers
-        .push(("Cache-Control", "private, max-age=86400".into()));
-    Ok(reply)
+    Ok(Reply::new(200, content_type, bytes).with("Cache-Control", "private, max-age=86400"))
 }
 
 fn form(c: &Ctx, form: Form) -> Result<Reply, Error> {

@@ -100,10 +100,9 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
             let password = read_password()?;
             let role = if *admin { Role::Admin } else { Role::Viewer };
             accounts::add_in(&conn, name, &password, role, lang())?;
-            let role = word(if *admin { M::RoleAdmin } else { M::RoleViewer });
             tell(&Line::AccountCreated {
                 name: name.clone(),
-                role: role.to_string(),
+                role: word(M::of_role(role)).to_string(),
             });
         }
         UserCommand::Passwd { name } => {
@@ -137,10 +136,7 @@ pub fn user_command(global: &GlobalArgs, command: &UserCommand) -> Result<(), Er
                 say!(
                     "{:<24} {:<14} {:<8} {}",
                     u.name,
-                    word(match u.role {
-                        Role::Admin => M::RoleAdmin,
-                        Role::Viewer => M::RoleViewer,
-                    }),
+                    word(M::of_role(u.role)),
                     u.lang.as_str(),
                     time::local(u.created_at)
                 );

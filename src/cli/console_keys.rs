@@ -78,11 +78,7 @@ fn status(global: &GlobalArgs) -> Result<(), Error> {
 }
 
 fn origin_word(origin: Origin) -> &'static str {
-    word(match origin {
-        Origin::Present => M::KeyPresent,
-        Origin::Derived => M::KeyDerived,
-        Origin::Missing => M::KeyMissing,
-    })
+    word(origin.word())
 }
 
 fn print_status(status: &Status) {

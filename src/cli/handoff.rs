@@ -139,15 +139,7 @@ fn finished(task: Task, ended: Ended) -> (JobRun, Vec<Failure>) {
         message: ended.message,
         msg: ended.msg,
     };
-    let failures = ended
-        .failures
-        .into_iter()
-        .map(|f| Failure {
-            key: f.key,
-            msg: f.msg,
-        })
-        .collect();
-    (run, failures)
+    (run, ended.failures)
 }
 
 /// SIGINT and SIGTERM set the flag (the command then cancels its task); a second one

@@ -110,13 +110,7 @@ pub fn library_command(global: &GlobalArgs, command: &LibraryCommand) -> Result<
 }
 
 fn folder_line(row: &crate::library::folder_rows::FolderRow) -> Line {
-    use crate::tree::folders::State;
-    let state = match (&row.refused, row.state) {
-        (Some(_), _) => M::FolderRefusedAtStart,
-        (None, State::Online) => M::FolderOnline,
-        (None, State::Offline) => M::FolderOffline,
-        (None, State::Unreadable) => M::FolderUnreadable,
-    };
+    let (_, state, kind) = row.words();
     let filesystem = match row.filesystem {
         Some((name, heard)) => {
             let watch = word(if heard {
@@ -127,11 +121,6 @@ fn folder_line(row: &crate::library::folder_rows::FolderRow) -> Line {
             format!("{name} ({watch})")
         }
         None => "?".into(),
-    };
-    let kind = if row.folder.fixed {
-        M::FolderGivenAtStart
-    } else {
-        M::FolderAddedHere
     };
     Line::FolderListed {
         name: row.folder.name.clone(),

@@ -150,7 +150,7 @@ pub fn init_logging(args: &Args) {
         .set_thread_level(LevelFilter::Off)
         .build();
     let level = args.global.log_level;
-    let inner = simplelog::WriteLogger::new(level, config, progress::LogWriter::new());
+    let inner = simplelog::WriteLogger::new(level, config, progress::LogWriter::default());
     if log::set_boxed_logger(Box::new(OneLine(inner))).is_ok() {
         log::set_max_level(level);
     }

@@ -26,22 +26,9 @@ pub fn finish() {
 }
 
 /// The log's writer: standard error, a whole line at a time, each above the bar.
+#[derive(Default)]
 pub struct LogWriter {
     pending: Vec<u8>,
-}
-
-impl LogWriter {
-    pub fn new() -> LogWriter {
-        LogWriter {
-            pending: Vec::new(),
-        }
-    }
-}
-
-impl Default for LogWriter {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl Write for LogWriter {

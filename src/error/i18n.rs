@@ -10,7 +10,7 @@ use crate::error::counts::Grammar;
 use crate::error::{Line, Msg};
 
 pub use crate::words::Lang;
-use crate::words::{NoticeEvent, Task, TaskResult, TrashReason};
+use crate::words::{NoticeEvent, Role, Task, TaskResult, TrashReason};
 
 /// What the interface needs of a language beside its code (`words::Lang`).
 impl M {
@@ -41,6 +41,14 @@ impl M {
             Task::Compress => M::TaskCompress,
             Task::FolderAdd => M::TaskFolderAdd,
             Task::FolderRemove => M::TaskFolderRemove,
+        }
+    }
+
+    /// An account's role, for people.
+    pub fn of_role(role: Role) -> M {
+        match role {
+            Role::Admin => M::RoleAdmin,
+            Role::Viewer => M::RoleViewer,
         }
     }
 

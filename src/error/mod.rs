@@ -24,8 +24,9 @@ use std::fmt;
 pub use msg::{KeysLine, Line, Msg, NcaFault, NotBack, VerifyGap};
 pub use reason::{Detail, Reason, Why};
 
-/// One item a task could not handle, and why: it makes the run `partial`.
-#[derive(Debug, Clone, PartialEq)]
+/// One item a task could not handle, and why: it makes the run `partial`. A command
+/// handed to the running service reads its run's failures in this shape.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// The library key of the file or folder, when there is one.
     pub key: Option<String>,

@@ -114,14 +114,7 @@ pub fn file(
 
 /// A reply without a body: the headers of a HEAD, a 416.
 pub fn empty(status: u16) -> super::Reply {
-    super::Reply {
-        status,
-        content_type: "application/octet-stream",
-        headers: Vec::new(),
-        body: Vec::new(),
-        stream: None,
-        after: None,
-    }
+    super::Reply::new(status, "application/octet-stream", Vec::new())
 }
 
 #[cfg(test)]

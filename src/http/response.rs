@@ -42,20 +42,29 @@ struct ErrorBody<'a> {
 }
 
 impl Reply {
-    pub fn json<T: Serialize + ?Sized>(status: u16, value: &T) -> Result<Reply, Error> {
-        Ok(Reply {
+    /// A reply of `status` whose body is `body`, with no header yet.
+    pub fn new(status: u16, content_type: &'static str, body: Vec<u8>) -> Reply {
+        Reply {
             status,
-            content_type: "application/json",
+            content_type,
             headers: Vec::new(),
-            body: {
-                // A library page is a few KiB: start there rather than grow by doubling.
-                let mut body = Vec::with_capacity(8 * 1024);
-                serde_json::to_writer(&mut body, value)?;
-                body
-            },
+            body,
             stream: None,
             after: None,
-        })
+        }
+    }
+
+    /// The same reply with one header more.
+    pub fn with(mut self, name: &'static str, value: impl Into<String>) -> Reply {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    pub fn json<T: Serialize + ?Sized>(status: u16, value: &T) -> Result<Reply, Error> {
+        // A library page is a few KiB: start there rather than grow by doubling.
+        let mut body = Vec::with_capacity(8 * 1024);
+        serde_json::to_writer(&mut body, value)?;
+        Ok(Reply::new(status, "application/json", body))
     }
 
     /// A 200 whose JSON body is already rendered and shared.
@@ -72,14 +81,9 @@ impl Reply {
         B: AsRef<[u8]> + Send + Sync + ?Sized + 'static,
     {
         let len = (*body).as_ref().len() as u64;
-        Reply {
-            status: 200,
-            content_type,
-            headers: Vec::new(),
-            body: Vec::new(),
-            stream: Some((Box::new(Cursor::new(SharedBody(body))), len)),
-            after: None,
-        }
+        let mut reply = Reply::new(200, content_type, Vec::new());
+        reply.stream = Some((Box::new(Cursor::new(SharedBody(body))), len));
+        reply
     }
 
     /// `{error, message}` with the error's status and headers. Only the safe message
@@ -108,12 +112,8 @@ impl Reply {
             _ => Vec::new(),
         };
         Reply {
-            status,
-            content_type: "application/json",
             headers,
-            body,
-            stream: None,
-            after: None,
+            ..Reply::new(status, "application/json", body)
         }
     }
 

@@ -17,8 +17,6 @@
 //! is in place, so only the file in flight counts. When it cannot fit, the task fails
 //! at once and compresses nothing.
 
-use std::io;
-
 use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
@@ -212,13 +210,9 @@ fn compress(
     let mut on_work = |n: u64| {
         let step = n.min(share - done);
         done += step;
-        ctx.progress.advance(step, key);
-        match ctx.progress.is_cancelled() {
-            // Never `Interrupted` from a writer (`write_all` retries it): the
-            // compressor carries it through as another kind, and restores it.
-            true => Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled")),
-            false => Ok(()),
-        }
+        // `Interrupted` from a writer (`write_all` would retry it): the compressor
+        // carries it through as another kind, and restores it.
+        ctx.progress.advance_io(step, key)
     };
     let result = compress_one::compress_one(ctx.db, &ctx.config.folders(), key, opts, &mut on_work);
     ctx.progress.advance(share - done, key);

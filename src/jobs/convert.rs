@@ -93,17 +93,7 @@ fn convert_one(
     opts: &Options,
 ) -> Result<(), Error> {
     ctx.progress.advance(0, key);
-    let mut on_write = |n: u64| {
-        ctx.progress.advance(n, key);
-        if ctx.progress.is_cancelled() {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "cancelled",
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    let mut on_write = |n: u64| ctx.progress.advance_io(n, key);
     let out = convert::convert(ctx.db, lib, key, opts, &mut on_write)?;
     info!("convert: {key} → {out}");
     Ok(())

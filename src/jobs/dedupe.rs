@@ -35,10 +35,12 @@ use crate::library::LibraryKey;
 use crate::store::games;
 use crate::words::{DedupeKeep, GameKind, TitleId, TrashReason};
 
-/// A file the task moves to the trash, and the copy that stays in its place.
-#[derive(Debug, Clone)]
+/// A file the task moves to the trash, and the copy that stays in its place (as the
+/// dedupe preview sends it, but its name).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Drop {
     pub key: String,
+    #[serde(skip)]
     pub name: String,
     pub title_id: TitleId,
     pub version: u32,

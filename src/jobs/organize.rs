@@ -34,8 +34,8 @@ use crate::store::{games, organize_moves, organize_runs, platforms, push_list, s
 use crate::tree::Folders;
 use crate::words::{GameKind, MoveState, StartedBy, TitleId};
 
-/// A file and the key the template gives it.
-#[derive(Debug, Clone)]
+/// A file and the key the template gives it (as the organize preview sends it).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Move {
     pub from: String,
     pub to: String,
@@ -420,7 +420,11 @@ pub fn start_undo(
     if r.undone_at.is_some() {
         return Err(Error::conflict(Msg::OrganizeRunUndone { run }));
     }
-    jobs.try_start_undo(run, by)
+    let start = crate::jobs::Start {
+        organize_run: Some(run),
+        ..Default::default()
+    };
+    jobs.try_start_with(crate::words::Task::OrganizeUndo, by, start)
 }
 
 /// The `organize_undo` task: put back the files of the run it was started on, each

@@ -153,36 +153,12 @@ impl Jobs {
     /// Claim the slot for `task`, or fail with `busy` when a task runs. `by` says who
     /// asks (see [`Snapshot::started_by`]).
     pub fn try_start(&self, task: Task, by: StartedBy) -> Result<Snapshot, Error> {
-        self.try_start_on(task, by, Vec::new())
+        self.try_start_with(task, by, Start::default())
     }
 
-    /// [`Jobs::try_start`] for a task limited to the files at `only` (library keys;
-    /// empty: the whole library). Handed over under the slot's lock, with the claim,
-    /// so that no other request can change what the task it claimed works on.
-    pub fn try_start_on(
-        &self,
-        task: Task,
-        by: StartedBy,
-        only: Vec<String>,
-    ) -> Result<Snapshot, Error> {
-        let start = Start {
-            only,
-            ..Start::default()
-        };
-        self.try_start_with(task, by, start)
-    }
-
-    /// [`Jobs::try_start`] for `organize_undo`, which puts back the files of the
-    /// organize run `run` (`jobs::organize::start_undo` checks the run first).
-    pub fn try_start_undo(&self, run: i64, by: StartedBy) -> Result<Snapshot, Error> {
-        let start = Start {
-            organize_run: Some(run),
-            ..Start::default()
-        };
-        self.try_start_with(Task::OrganizeUndo, by, start)
-    }
-
-    /// [`Jobs::try_start_on`] with everything a task may be started on.
+    /// [`Jobs::try_start`] with what the task is started on (the files, the organize
+    /// run to undo...). Handed over under the slot's lock, with the claim, so that no
+    /// other request can change what the task it claimed works on.
     pub fn try_start_with(
         &self,
         task: Task,
@@ -351,7 +327,20 @@ impl Progress<'_> {
         self.jobs.cancel.load(Ordering::SeqCst)
     }
 
-    /// The library keys the task was started on (`Jobs::try_start_on`); empty: the
+    /// [`Progress::advance`], then `Interrupted` once the task is cancelled: what a
+    /// file's reader or writer is told after each piece, to stop the work.
+    pub fn advance_io(&self, n: u64, detail: &str) -> std::io::Result<()> {
+        self.advance(n, detail);
+        match self.is_cancelled() {
+            true => Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "cancelled",
+            )),
+            false => Ok(()),
+        }
+    }
+
+    /// The library keys the task was started on (`Start::only`); empty: the
     /// whole library.
     pub fn only(&self) -> Vec<String> {
         self.jobs.slot().only.clone()

@@ -15,8 +15,6 @@
 //! `label`, whose set of values the API leaves open, and in the VALUES of
 //! ludotheque-api(7).
 
-use std::io;
-
 use log::{info, warn};
 
 use super::{Outcome, TaskCtx};
@@ -120,11 +118,7 @@ fn verify_one(ctx: &TaskCtx, keys: &ProdKeys, t: &Target, tally: &mut Tally) -> 
         // Never past this file's share of the total.
         let step = n.min(t.work - done);
         done += step;
-        ctx.progress.advance(step, &t.key);
-        match ctx.progress.is_cancelled() {
-            true => Err(io::Error::new(io::ErrorKind::Interrupted, "cancelled")),
-            false => Ok(()),
-        }
+        ctx.progress.advance_io(step, &t.key)
     };
     let verdict = verify::file(&ctx.config.folders(), &t.key, &t.format, keys, &mut on_read)
         .map_err(|_| Error::cancelled())?;

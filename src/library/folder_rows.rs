@@ -4,6 +4,7 @@
 
 use rusqlite::Connection;
 
+use crate::error::i18n::M;
 use crate::error::Error;
 use crate::store::games;
 use crate::tree::folders::{Folder, State};
@@ -25,6 +26,24 @@ pub struct FolderRow {
     pub filesystem: Option<(&'static str, bool)>,
     /// An added folder not mounted at start, and why (`Folders::refused`).
     pub refused: Option<crate::error::Msg>,
+}
+
+impl FolderRow {
+    /// Its state (the slug the page's `data-state` carries, and its word), and whether
+    /// it was given on the command line or added while the service ran.
+    pub fn words(&self) -> (&'static str, M, M) {
+        let (slug, state) = match (&self.refused, self.state) {
+            (Some(_), _) => ("refused", M::FolderRefusedAtStart),
+            (None, State::Online) => ("online", M::FolderOnline),
+            (None, State::Offline) => ("offline", M::FolderOffline),
+            (None, State::Unreadable) => ("unreadable", M::FolderUnreadable),
+        };
+        let kind = match self.folder.fixed {
+            true => M::FolderGivenAtStart,
+            false => M::FolderAddedHere,
+        };
+        (slug, state, kind)
+    }
 }
 
 pub fn rows(db: &Connection, lib: &Folders) -> Result<Vec<FolderRow>, Error> {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use log::{info, warn};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Kind, Msg};
+use crate::error::{Error, Failure, Kind, Msg};
 use crate::jobs::compress::Flags;
 use crate::jobs::{Jobs, Snapshot, Start, Task};
 use crate::store::job_runs::JobRun;
@@ -108,14 +108,8 @@ pub struct Ended {
     pub errors: u64,
     pub message: String,
     pub msg: Option<Msg>,
-    pub failures: Vec<Failed>,
-}
-
-/// One file the run failed on, or left as it was.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Failed {
-    pub key: Option<String>,
-    pub msg: Msg,
+    /// The files the run failed on, or left as they were.
+    pub failures: Vec<Failure>,
 }
 
 /// Bind the socket and serve commands on a thread until `stop`; the thread removes
@@ -376,14 +370,7 @@ fn finished(run: &JobRun, snap: &Snapshot) -> HandoffLine {
         errors: run.errors,
         message: run.message.clone(),
         msg: run.msg.clone(),
-        failures: snap
-            .last_failures
-            .iter()
-            .map(|f| Failed {
-                key: f.key.clone(),
-                msg: f.msg.clone(),
-            })
-            .collect(),
+        failures: snap.last_failures.clone(),
     })
 }
 

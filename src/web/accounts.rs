@@ -25,13 +25,6 @@ fn lang_name(lang: Lang) -> &'static str {
     }
 }
 
-fn role_word(v: &Viewer, role: Role) -> &'static str {
-    v.t(match role {
-        Role::Admin => M::RoleAdmin,
-        Role::Viewer => M::RoleViewer,
-    })
-}
-
 /// The signed-in account's id (none under the loopback rule).
 fn me(c: &Ctx) -> Option<i64> {
     match &c.principal {
@@ -61,7 +54,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                                 @if me == Some(u.id) { " · " small { (v.t(M::You)) } }
                                 @else { (actions(v, u)) }
                             }
-                            td data-role=(u.role.as_str()) { (role_word(v, u.role)) }
+                            td data-role=(u.role.as_str()) { (v.t(M::of_role(u.role))) }
                             td.wide data-lang=(u.lang.as_str()) { (lang_name(u.lang)) }
                         }
                     }

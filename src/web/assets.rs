@@ -14,15 +14,6 @@ pub fn asset(c: &Ctx) -> Result<Reply, Error> {
         "app.js" => ("text/javascript; charset=utf-8", JS),
         _ => return Err(Error::not_found(Msg::NoSuchFile)),
     };
-    Ok(Reply {
-        status: 200,
-        content_type,
-        headers: vec![
-            ("Cache-Control", "public, max-age=86400".to_string()),
-            ("X-Content-Type-Options", "nosniff".to_string()),
-        ],
-        body: text.as_bytes().to_vec(),
-        stream: None,
-        after: None,
-    })
+    Ok(Reply::new(200, content_type, text.as_bytes().to_vec())
+        .with("Cache-Control", "public, max-age=86400"))
 }

@@ -110,16 +110,12 @@ fn status_view(c: &Ctx, v: &Viewer, seen: &Seen) -> Result<StatusView, Error> {
     })
 }
 
-fn no_store(mut reply: Reply) -> Reply {
-    reply.headers.push(("Cache-Control", "no-store".into()));
-    reply
-}
-
 /// `GET /api/console-keys`: the status, no value.
 pub fn status(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let view = status_view(c, &v, &c.app.prod_keys.seen())?;
-    Ok(no_store(Reply::json(200, &view)?))
+    // No cache keeps it: `http::server` says no-store for every /api/ answer.
+    Reply::json(200, &view)
 }
 
 #[derive(Deserialize)]
@@ -147,29 +143,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
 }
 
 fn origin_word(v: &Viewer, origin: Origin) -> &'static str {
-    v.t(match origin {
-        Origin::Present => M::KeyPresent,
-        Origin::Derived => M::KeyDerived,
-        Origin::Missing => M::KeyMissing,
-    })
-}
-
-/// "3 files need key revision 0x12: add master_key_12 or key_area_key_application_12".
-fn need_sentence(v: &Viewer, m: &Missing) -> String {
-    v.msg(&Msg::KeysNeedRevision {
-        files: m.files,
-        revision: m.revision.clone(),
-    })
-}
-
-fn wrong_sentence(v: &Viewer, n: u64) -> String {
-    v.msg(&Msg::KeysWrongHeader { files: n })
-}
-
-fn suspect_sentence(v: &Viewer, names: &[String]) -> String {
-    v.msg(&Msg::KeysSuspect {
-        names: names.join(", "),
-    })
+    v.t(origin.word())
 }
 
 fn keys_table(v: &Viewer, status: &Status) -> Markup {
@@ -199,7 +173,7 @@ fn keys_table(v: &Viewer, status: &Status) -> Markup {
             }
         }
         @if !status.suspect.is_empty() {
-            p.warn #console-keys-suspect { (suspect_sentence(v, &status.suspect)) }
+            p.warn #console-keys-suspect { (v.msg(&Msg::KeysSuspect { names: status.suspect.join(", ") })) }
         }
     }
 }
@@ -233,8 +207,9 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                     p #console-keys-would-add { (v.t(M::ConsoleKeysWouldAdd)) }
                 }
             }
-            @for m in &needs.missing { p.warn { (need_sentence(v, m)) } }
-            @if needs.wrong_keys > 0 { p.warn { (wrong_sentence(v, needs.wrong_keys)) } }
+            // "3 files need key revision 0x12: add master_key_12 or key_area_key_application_12".
+            @for m in &needs.missing { p.warn { (v.msg(&Msg::KeysNeedRevision { files: m.files, revision: m.revision.clone() })) } }
+            @if needs.wrong_keys > 0 { p.warn { (v.msg(&Msg::KeysWrongHeader { files: needs.wrong_keys })) } }
             p.note { (v.t(M::ConsoleKeysWhere)) }
         }
         @if v.admin {

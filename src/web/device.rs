@@ -2,9 +2,6 @@
 //! from; and the push page, for the console games are sent to: what to do on it
 //! before a push, its settings and a connection test, the push list by game name, and
 //! what the last push did.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use std::time::Duration;
 
@@ -75,7 +72,7 @@ pub fn push_page(c: &Ctx) -> Result<Reply, Error> {
 /// How the last push ended, in the reader's words (the store keeps the API's).
 fn last_result<'a>(v: &Viewer, stored: Option<&'a str>) -> &'a str {
     match stored {
-        Some(r) => crate::words::TaskResult::parse(r).map_or(r, |t| super::view::result_word(v, t)),
+        Some(r) => crate::words::TaskResult::parse(r).map_or(r, |t| v.t(M::of_result(t))),
         None => "—",
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Msg};
 use crate::http::{Ctx, Reply};
 use crate::jobs::Task;
 use crate::library::folder_rows::{self, FolderRow};
-use crate::tree::folders::{Folder, State};
+use crate::tree::folders::Folder;
 
 /// The section of the Settings page.
 pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
@@ -37,17 +37,7 @@ pub fn section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
 }
 
 fn folder_row(v: &Viewer, row: &FolderRow, watched: bool) -> Markup {
-    let (state, why) = match (&row.refused, row.state) {
-        (Some(_), _) => ("refused", M::FolderRefusedAtStart),
-        (None, State::Online) => ("online", M::FolderOnline),
-        (None, State::Offline) => ("offline", M::FolderOffline),
-        (None, State::Unreadable) => ("unreadable", M::FolderUnreadable),
-    };
-    let kind = if row.folder.fixed {
-        M::FolderGivenAtStart
-    } else {
-        M::FolderAddedHere
-    };
+    let (state, why, kind) = row.words();
     let name = &row.folder.name;
     html! {
         tr data-folder=(name) data-state=(state) {

@@ -1,9 +1,6 @@
 //! The library's files: the list of every file with its search and filters, a
 //! game's page, and the platforms (the folders the scan reads). The title-centred
 //! list is `titles`.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use maud::{html, Markup};
 use serde::Deserialize;

@@ -1,8 +1,10 @@
 //! The web interface: pages rendered on the server, one file per area (`titles`,
 //! `library`, `tasks`, `device` with `shop`, `trash`, `upkeep`, `settings` with
-//! `accounts`, `sign_in`, `first_steps` (where the first run ends), and `missing`, the 404 page), each holding its pages and
-//! the internal JSON routes under `/api/` its page script calls. Those routes are not
-//! part of the public contract, may change, and an API key never reaches them. The
+//! `accounts`, `sign_in`, `first_steps` (where the first run ends), and `missing`,
+//! the 404 page), each holding its pages and the internal JSON routes under `/api/`
+//! its page script calls. The pages only read: every change goes through those
+//! routes. They are not part of the public contract, may change, and an API key never
+//! reaches them. The
 //! page shell is `view`, the pager of long lists `pager`, the two static files
 //! `assets`; the words are the catalogue's (`error::i18n`).
 

@@ -1,8 +1,5 @@
 //! The signed-in account's settings (language, password), the API keys and, for an
 //! admin, the accounts.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use maud::{html, Markup};
 use serde::{Deserialize, Serialize};

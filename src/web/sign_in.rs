@@ -1,7 +1,4 @@
 //! Signing in and out, and the first-run page that creates the first admin.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use maud::html;
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,5 @@
 //! The tasks: the running task with its progress, the buttons that start one, the
 //! history of runs, and cancelling. The dashboard (`web::dashboard`) shows its panel.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use maud::{html, Markup};
 use serde::Serialize;
@@ -110,15 +107,15 @@ fn live(v: &Viewer, job: &Snapshot) -> Live {
         }
         format!(
             "{} · {} · {said}",
-            view::task_word(v, r.task),
-            view::result_word(v, r.result)
+            v.t(M::of_task(r.task)),
+            v.t(M::of_result(r.result))
         )
     });
     let (line, count, busy) = match job.task {
         Some(task) => {
             let by = job.started_by.as_ref().unwrap_or(&StartedBy::Local);
             let who = phrases::started_by(v, by);
-            let mut line = format!("{}, {who}", view::task_word(v, task));
+            let mut line = format!("{}, {who}", v.t(M::of_task(task)));
             if !job.detail.is_empty() {
                 line = format!("{line} · {}", job.detail);
             }
@@ -127,7 +124,7 @@ fn live(v: &Viewer, job: &Snapshot) -> Live {
                 .map_or(0, |t| (time::now() - t).max(0) as u64);
             let bytes = job.unit == Unit::Bytes;
             let count = phrases::progress(v, bytes, job.done, job.total, elapsed);
-            let busy = format!("{} {}", v.t(M::BusyBecause), view::task_word(v, task));
+            let busy = format!("{} {}", v.t(M::BusyBecause), v.t(M::of_task(task)));
             (line, count, busy)
         }
         None => (v.t(M::NoTask).to_string(), String::new(), String::new()),
@@ -320,7 +317,7 @@ fn failures_table(c: &Ctx, v: &Viewer, run: &JobRun, failures: &[Failure]) -> Ma
     let more = run.errors.saturating_sub(failures.len() as u64);
     html! {
         section #failures {
-            h2 { (v.t(M::FailedFiles)) " (" (view::task_word(v, run.task)) ", " (date(v, run.finished_at)) ")" }
+            h2 { (v.t(M::FailedFiles)) " (" (v.t(M::of_task(run.task))) ", " (date(v, run.finished_at)) ")" }
             div.scroll {
                 table {
                     thead { tr { th { (v.t(M::Name)) } th { (v.t(M::Reason)) } } }
@@ -373,10 +370,10 @@ pub fn tasks_page(c: &Ctx) -> Result<Reply, Error> {
                 tbody {
                     @for r in &runs {
                         tr {
-                            td { (view::task_word(&v, r.task)) }
+                            td { (v.t(M::of_task(r.task))) }
                             td {
-                                @if r.errors > 0 { a href={ "/tasks/" (r.id) } { (view::result_word(&v, r.result)) } }
-                                @else { (view::result_word(&v, r.result)) }
+                                @if r.errors > 0 { a href={ "/tasks/" (r.id) } { (v.t(M::of_result(r.result))) } }
+                                @else { (v.t(M::of_result(r.result))) }
                             }
                             td { (date(&v, Some(r.started_at))) }
                             td.wide { (date(&v, r.finished_at)) }
@@ -405,12 +402,12 @@ pub fn run_page(c: &Ctx) -> Result<Reply, Error> {
     let failures = crate::store::job_failures::of_run(c.db, run.id)?;
     let said = run.msg.as_ref().map_or(run.message.clone(), |m| v.say(m));
     let body = html! {
-        p { (view::task_word(&v, run.task)) " · " (view::result_word(&v, run.result)) " · " (said) }
+        p { (v.t(M::of_task(run.task))) " · " (v.t(M::of_result(run.result))) " · " (said) }
         @if failures.is_empty() { p.empty { (v.t(M::NoFailure)) } }
         @else { (failures_table(c, &v, &run, &failures)) }
         p { a href="/tasks" { (v.t(M::Tasks)) } }
     };
-    page(&v, view::task_word(&v, run.task), "/tasks", body)
+    page(&v, v.t(M::of_task(run.task)), "/tasks", body)
 }
 
 /// `POST /api/verify`: start the verify task on the whole library (409 while a task

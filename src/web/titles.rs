@@ -855,24 +855,3 @@ pub fn set_settings(c: &Ctx) -> Result<Reply, Error> {
 pub fn start_update(c: &Ctx) -> Result<Reply, Error> {
     crate::api::v1::jobs::start(c, Task::Titles)
 }
-
-/// `GET /icon/{title_id}`: a cached icon, when icons are on or the icon came from
-/// the user's own files (read with the console keys: the opt-in governs fetching from
-/// a third-party host, not the library's own files). Only a title ID names a file,
-/// and only bytes that are an image are served.
-pub fn icon_file(c: &Ctx) -> Result<Reply, Error> {
-    let not_found = || Error::not_found(Msg::NoSuchFile);
-    let id = TitleId::parse(c.param(0)).ok_or_else(not_found)?;
-    let (bytes, content_type) = icons::read_cached(&c.app.config.data, id).ok_or_else(not_found)?;
-    Ok(Reply {
-        status: 200,
-        content_type,
-        headers: vec![
-            ("Cache-Control", "private, max-age=86400".into()),
-            ("X-Content-Type-Options", "nosniff".into()),
-        ],
-        body: bytes,
-        stream: None,
-        after: None,
-    })
-}

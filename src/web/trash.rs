@@ -1,13 +1,10 @@
 //! The trash: moving a game into it, and the page that restores or purges entries.
-//!
-//! Its pages only read; every change goes through its internal `/api/` routes
-//! (not part of the public contract), called by the page script.
 
 use maud::{html, Markup};
 use serde::{Deserialize, Serialize};
 
 use super::body;
-use super::view::{self, count, date, page, size, Viewer};
+use super::view::{count, date, page, size, Viewer};
 use crate::api::v1::types::TrashEntry;
 use crate::error::i18n::M;
 use crate::error::{Error, Msg};
@@ -50,7 +47,7 @@ pub fn trash_page(c: &Ctx) -> Result<Reply, Error> {
                                     @if v.admin { (entry_actions(&v, &folders, r)) }
                                 }
                                 td.num { (size(&v, r.size)) }
-                                td.wide { (view::reason_word(&v, r.reason)) }
+                                td.wide { (v.t(M::of_reason(r.reason))) }
                                 td.wide { (date(&v, Some(r.deleted_at))) }
                                 td { (date(&v, Some(r.expires_at))) }
                             }

@@ -70,7 +70,7 @@ fn dedupe_section(c: &Ctx, v: &Viewer) -> Result<Markup, Error> {
                                 tr {
                                     td { (d.name) " · " (view::version(None, Some(d.version))) br; small { code { (d.key) } } }
                                     td.num { (size(v, d.size)) }
-                                    td { (view::reason_word(v, d.reason)) }
+                                    td { (v.t(M::of_reason(d.reason))) }
                                     td.wide { small { code { (d.kept) } } }
                                 }
                             }
@@ -202,17 +202,7 @@ fn shown(v: &Viewer, mut rows: Vec<Row>) -> Vec<Row> {
 struct DedupePlan {
     files: u64,
     bytes: u64,
-    drops: Vec<DropJson>,
-}
-
-#[derive(Serialize)]
-struct DropJson {
-    key: String,
-    title_id: crate::words::TitleId,
-    version: u32,
-    size: u64,
-    reason: crate::words::TrashReason,
-    kept: String,
+    drops: Vec<dedupe::Drop>,
 }
 
 /// `GET /api/dedupe/preview`: what `dedupe` would move to the trash now, each with
@@ -223,7 +213,7 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
     let bytes: u64 = drops.iter().map(|d| d.size).sum();
     let (files, days) = (drops.len() as u64, c.app.config.retention_days(c.db));
     let rows = drops.iter().map(|d| {
-        let reason = view::reason_word(&v, d.reason);
+        let reason = v.t(M::of_reason(d.reason));
         let what = format!(
             "{} · {} · {reason} · {}",
             d.name,
@@ -253,17 +243,7 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
         plan: DedupePlan {
             files: drops.len() as u64,
             bytes,
-            drops: drops
-                .into_iter()
-                .map(|d| DropJson {
-                    key: d.key,
-                    title_id: d.title_id,
-                    version: d.version,
-                    size: d.size,
-                    reason: d.reason,
-                    kept: d.kept,
-                })
-                .collect(),
+            drops,
         },
     };
     Reply::json(200, &preview)
@@ -271,19 +251,13 @@ pub fn dedupe_preview(c: &Ctx) -> Result<Reply, Error> {
 
 #[derive(Serialize)]
 struct OrganizePlan {
-    moves: Vec<MoveJson>,
-    taken: Vec<MoveJson>,
+    moves: Vec<organize::Move>,
+    taken: Vec<organize::Move>,
     in_place: u64,
     left: u64,
     /// The counts in words, for Settings' live preview (the dialog's sentence adds
     /// how to undo, which is the Upkeep page's to say).
     counts: String,
-}
-
-#[derive(Serialize)]
-struct MoveJson {
-    from: String,
-    to: String,
 }
 
 /// `GET /api/organize/preview[?template=T]`: where `organize` would move each file
@@ -299,10 +273,6 @@ pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
         None => cfg.organize_template(c.db),
     };
     let plan = organize::plan(c.db, &cfg.folders(), &template)?;
-    let json = |m: &organize::Move| MoveJson {
-        from: m.from.clone(),
-        to: m.to.clone(),
-    };
     let row = |m: &organize::Move, flag: bool| Row {
         text: m.from.clone(),
         note: match flag {
@@ -329,8 +299,8 @@ pub fn organize_preview(c: &Ctx) -> Result<Reply, Error> {
             keys: plan.moves.iter().map(|m| m.from.clone()).collect(),
         },
         plan: OrganizePlan {
-            moves: plan.moves.iter().map(json).collect(),
-            taken: plan.taken.iter().map(json).collect(),
+            moves: plan.moves.clone(),
+            taken: plan.taken.clone(),
             in_place: plan.in_place as u64,
             left: plan.left as u64,
             counts: organize_counts(&v, &plan),

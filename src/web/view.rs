@@ -7,7 +7,7 @@ use crate::error::i18n::{Lang, M};
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
 use crate::http::{Ctx, Reply, Req};
-use crate::words::{GameKind, IdSource, Task, TaskResult, TrashReason};
+use crate::words::{GameKind, IdSource};
 
 /// A game key as a URL path (its segments escaped, the slashes kept), and a value
 /// for a query string, as the pages write them.
@@ -15,13 +15,12 @@ pub use crate::text::{encode_segment as query_value, key_path};
 
 /// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
 /// of pages that show private data.
-const PAGE_HEADERS: [(&str, &str); 5] = [
+const PAGE_HEADERS: [(&str, &str); 4] = [
     (
         "Content-Security-Policy",
         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     ),
     ("X-Frame-Options", "DENY"),
-    ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "same-origin"),
     ("Cache-Control", "no-store"),
 ];
@@ -256,32 +255,21 @@ pub fn bare_page(lang: Lang, title: &str, body: Markup) -> Reply {
 }
 
 pub fn html_reply(status: u16, markup: Markup) -> Reply {
+    let body = markup.into_string().into_bytes();
     Reply {
-        status,
-        content_type: "text/html; charset=utf-8",
         headers: PAGE_HEADERS
             .iter()
             .map(|(k, v)| (*k, v.to_string()))
             .collect(),
-        body: markup.into_string().into_bytes(),
-        stream: None,
-        after: None,
+        ..Reply::new(status, "text/html; charset=utf-8", body)
     }
 }
 
 /// A 303 to a page of this service.
 pub fn redirect(to: &str) -> Reply {
-    Reply {
-        status: 303,
-        content_type: "text/plain; charset=utf-8",
-        headers: vec![
-            ("Location", to.to_string()),
-            ("Cache-Control", "no-store".into()),
-        ],
-        body: Vec::new(),
-        stream: None,
-        after: None,
-    }
+    Reply::new(303, "text/plain; charset=utf-8", Vec::new())
+        .with("Location", to)
+        .with("Cache-Control", "no-store")
 }
 
 pub fn role(v: &Viewer) -> &'static str {
@@ -416,21 +404,6 @@ pub fn age(v: &Viewer, unix_s: i64) -> String {
         3600..=172_799 => format!("{} h", secs / 3600),
         _ => format!("{} {}", secs / 86_400, v.t(M::DaysShort)),
     }
-}
-
-/// A task's name for people.
-pub fn task_word(v: &Viewer, task: Task) -> &'static str {
-    v.t(M::of_task(task))
-}
-
-/// How a task run ended, for people.
-pub fn result_word(v: &Viewer, result: TaskResult) -> &'static str {
-    v.t(M::of_result(result))
-}
-
-/// Why a file is in the trash, for people.
-pub fn reason_word(v: &Viewer, reason: TrashReason) -> &'static str {
-    v.t(M::of_reason(reason))
 }
 
 /// The name of a game type, as the library shows it.

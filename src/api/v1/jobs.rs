@@ -18,7 +18,11 @@ pub fn start(c: &Ctx, task: Task) -> Result<Reply, Error> {
 
 /// [`start`] on the files at `only` (library keys; empty: the whole library).
 pub fn start_on(c: &Ctx, task: Task, only: Vec<String>) -> Result<Reply, Error> {
-    let snapshot = c.app.jobs.try_start_on(task, starter(c), only)?;
+    let start = crate::jobs::Start {
+        only,
+        ..Default::default()
+    };
+    let snapshot = c.app.jobs.try_start_with(task, starter(c), start)?;
     Reply::json(202, &JobStatus::from(&snapshot))
 }
 

@@ -9,14 +9,11 @@ use crate::library;
 pub const OPENAPI: &str = include_str!("openapi.json");
 
 pub fn openapi(_: &Ctx) -> Result<Reply, Error> {
-    Ok(Reply {
-        status: 200,
-        content_type: "application/json",
-        headers: Vec::new(),
-        body: OPENAPI.as_bytes().to_vec(),
-        stream: None,
-        after: None,
-    })
+    Ok(Reply::new(
+        200,
+        "application/json",
+        OPENAPI.as_bytes().to_vec(),
+    ))
 }
 
 /// Liveness: 200 when the database answers.

@@ -133,15 +133,7 @@ fn wanted_csv(c: &Ctx, kind: Option<MissingKind>) -> Result<Reply, Error> {
     let body = out
         .into_inner()
         .map_err(|e| failed(e.into_error().into()))?;
-    let reply = Reply {
-        status: 200,
-        content_type: "text/csv; charset=utf-8",
-        headers: Vec::new(),
-        body,
-        stream: None,
-        after: None,
-    };
-    Ok(reply.attachment("ludotheque-wanted.csv"))
+    Ok(Reply::new(200, "text/csv; charset=utf-8", body).attachment("ludotheque-wanted.csv"))
 }
 
 /// A field a spreadsheet shows as text, never runs.

@@ -27,6 +27,7 @@ use aes::cipher::{generic_array::GenericArray, BlockDecrypt, KeyInit};
 use aes::Aes128;
 use sha2::{Digest, Sha256};
 
+use crate::error::i18n::M;
 use crate::error::{Error, KeysLine, Msg};
 
 /// Key revisions (`_00` … `_1f`) a keys file may name.
@@ -107,6 +108,15 @@ impl Origin {
             Origin::Present => "present",
             Origin::Derived => "derived",
             Origin::Missing => "missing",
+        }
+    }
+
+    /// The word a person reads, on the page and on the command line.
+    pub fn word(self) -> M {
+        match self {
+            Origin::Present => M::KeyPresent,
+            Origin::Derived => M::KeyDerived,
+            Origin::Missing => M::KeyMissing,
         }
     }
 }
