@@ -6,23 +6,11 @@
 use serde_json::{json, Value};
 
 use crate::error::{Error, Msg};
-use crate::http::auth::Principal;
 use crate::http::router::Ctx;
 use crate::http::{range, Reply};
 use crate::saves::{self, Upload};
 use crate::store::saves::{self as store, SaveRow};
 use crate::words::TitleId;
-
-/// The console that called (the route's access guarantees one).
-fn console<'c>(c: &'c Ctx) -> Result<&'c str, Error> {
-    match &c.principal {
-        Principal::Console(name) => Ok(name),
-        _ => Err(Error::new(
-            crate::error::Kind::Unauthorized,
-            Msg::ConsoleCredentialsRequired,
-        )),
-    }
-}
 
 fn title(c: &Ctx) -> Result<TitleId, Error> {
     saves::title_id(c.param(0)).ok_or_else(|| Error::invalid(Msg::NotTitleId))
@@ -69,7 +57,7 @@ fn title_name(c: &Ctx, id: TitleId) -> String {
 
 /// `GET /api/saves/list`: the console's versions, by title, the latest first.
 pub fn list(c: &Ctx) -> Result<Reply, Error> {
-    let rows = store::of_console(c.db, console(c)?)?;
+    let rows = store::of_console(c.db, c.principal.console()?)?;
     let mut saves = Vec::with_capacity(rows.len());
     let mut named: Option<(TitleId, String)> = None;
     for row in &rows {
@@ -85,7 +73,7 @@ pub fn list(c: &Ctx) -> Result<Reply, Error> {
 /// `POST /api/saves/upload/{title_id}`: a multipart form, the zip in `file`, the note
 /// in `note` (or `save_note`, `saveNote`).
 pub fn upload(c: &Ctx) -> Result<Reply, Error> {
-    let console = console(c)?;
+    let console = c.principal.console()?;
     let title_id = title(c)?;
     let mut form = c.multipart()?;
     let (mut file, mut note) = (None, String::new());
@@ -123,7 +111,7 @@ pub fn upload(c: &Ctx) -> Result<Reply, Error> {
 /// `GET /api/saves/download/{title_id}[/{save_id}][.zip]`: the version (the latest
 /// without a save ID), as a zip attachment, with ranges.
 pub fn download(c: &Ctx) -> Result<Reply, Error> {
-    let console = console(c)?;
+    let console = c.principal.console()?;
     let title_id = title(c)?;
     let save_id = save_id(c)?;
     let row = store::find(c.db, console, title_id, save_id.as_deref())?
@@ -144,7 +132,7 @@ pub fn download(c: &Ctx) -> Result<Reply, Error> {
 /// `DELETE` or `POST /api/saves/delete/{title_id}[/{save_id}][.zip]`: the version (the
 /// latest without a save ID) to the trash.
 pub fn delete(c: &Ctx) -> Result<Reply, Error> {
-    let console = console(c)?;
+    let console = c.principal.console()?;
     let title_id = title(c)?;
     let save_id = save_id(c)?;
     let row = saves::delete(

@@ -56,6 +56,18 @@ pub enum Principal {
 }
 
 impl Principal {
+    /// The console that called; a route whose access lets only consoles in never
+    /// meets anyone else, and says so if it does.
+    pub fn console(&self) -> Result<&str, Error> {
+        match self {
+            Principal::Console(name) => Ok(name),
+            _ => Err(Error::new(
+                crate::error::Kind::Unauthorized,
+                Msg::ConsoleCredentialsRequired,
+            )),
+        }
+    }
+
     /// May this caller change things outside the key regime (the web interface)?
     pub fn is_admin(&self) -> bool {
         match self {
@@ -245,14 +257,7 @@ pub fn basic_credentials(req: &Req) -> Option<(String, String)> {
 
 /// The session token of the request's cookie, if it carries one.
 pub fn session_cookie(req: &Req) -> Option<&str> {
-    req.headers
-        .iter()
-        .filter(|(name, _)| name == "cookie")
-        .flat_map(|(_, value)| value.split(';'))
-        .find_map(|pair| {
-            let (name, value) = pair.trim().split_once('=')?;
-            (name == accounts::COOKIE).then_some(value)
-        })
+    req.cookie(accounts::COOKIE)
 }
 
 /// The account of the request's session cookie, if it is live. A stale or forged
@@ -415,12 +420,7 @@ fn proxy_user(app: &App, db: &Connection, req: &Req) -> Result<Option<User>, Err
     let Some(name) = req.header(&header).map(str::trim).filter(|n| !n.is_empty()) else {
         return Ok(None);
     };
-    let lang = if req.prefers_french() {
-        crate::words::Lang::Fr
-    } else {
-        crate::words::Lang::En
-    };
-    accounts::proxy_user(db, name, app.config.serve.auth_header_create, lang)
+    accounts::proxy_user(db, name, app.config.serve.auth_header_create, req.lang())
 }
 
 /// Does this keyless request get local access: the loopback rule, on (`--local-access`),

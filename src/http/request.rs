@@ -81,9 +81,25 @@ impl Req {
     /// The browser's first choice between French and English, French by default: of
     /// the `Accept-Language` entries for either (`fr`, `fr-CA`, `en-GB`…), the one of
     /// highest quality (`q`, 1 when absent), the earlier among equals; `q=0` refuses a
-    /// language.
-    pub fn prefers_french(&self) -> bool {
-        prefers_french(self.header("accept-language").unwrap_or(""))
+    /// language. The language of a caller without an account (the sign-in page, the
+    /// loopback rule, a new account the proxy signs in).
+    pub fn lang(&self) -> crate::words::Lang {
+        match prefers_french(self.header("accept-language").unwrap_or("")) {
+            true => crate::words::Lang::Fr,
+            false => crate::words::Lang::En,
+        }
+    }
+
+    /// The value of the first cookie of that name the request carries.
+    pub fn cookie(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .filter(|(header, _)| header == "cookie")
+            .flat_map(|(_, value)| value.split(';'))
+            .find_map(|pair| {
+                let (n, value) = pair.trim().split_once('=')?;
+                (n == name).then_some(value)
+            })
     }
 
     /// The first query parameter of that name, decoded.

@@ -355,13 +355,8 @@ pub fn run<'a>(
 pub fn reader_is_french(c: &Ctx) -> bool {
     match &c.principal {
         Principal::User(u) => u.lang != crate::words::Lang::En,
-        _ => browser_prefers_french(c.req),
+        _ => c.req.lang() == crate::words::Lang::Fr,
     }
-}
-
-/// The browser's first choice between French and English (`Req::prefers_french`).
-pub fn browser_prefers_french(req: &Req) -> bool {
-    req.prefers_french()
 }
 
 #[cfg(test)]

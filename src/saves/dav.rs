@@ -113,7 +113,18 @@ pub struct Space<'a> {
     pub quota: u64,
 }
 
-impl Space<'_> {
+impl<'a> Space<'a> {
+    /// The space of `console`, under the service's data folder, retention and quota.
+    pub fn of(db: &'a Connection, config: &'a crate::config::Config, console: &'a str) -> Self {
+        Space {
+            db,
+            data: &config.data,
+            console,
+            retention_days: config.retention_days(db),
+            quota: config.serve.save_quota,
+        }
+    }
+
     fn key(&self, p: &DavPath) -> LibraryKey {
         let mut raw = format!("{FOLDER}/{}", console_folder(self.console));
         for name in p.names() {

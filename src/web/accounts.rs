@@ -196,21 +196,11 @@ pub fn set_role(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &AccountView::from(&user))
 }
 
-#[derive(Serialize)]
-struct Reset {
-    sessions_ended: usize,
-}
-
 /// `POST /api/users/{name}/password` `{password, password2?}`: the account is
 /// signed out everywhere.
 pub fn reset_password(c: &Ctx) -> Result<Reply, Error> {
     admin_only(c)?;
     let form: NewPassword = body(c, "password and password2")?;
     let ended = accounts::reset_password(c.db, c.param(0), form.checked()?, me(c))?;
-    Reply::json(
-        200,
-        &Reset {
-            sessions_ended: ended,
-        },
-    )
+    Reply::json(200, &serde_json::json!({ "sessions_ended": ended }))
 }

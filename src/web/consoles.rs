@@ -5,7 +5,6 @@
 //! the `webdav.json` JKSV reads.
 
 use maud::{html, Markup};
-use serde::Serialize;
 
 use super::view::{date, moment, page, size, Viewer};
 use crate::error::i18n::M;
@@ -34,13 +33,7 @@ fn console(c: &Ctx) -> Result<Console, Error> {
 }
 
 fn space<'c>(c: &'c Ctx, console: &'c Console) -> Space<'c> {
-    Space {
-        db: c.db,
-        data: &c.app.config.data,
-        console: &console.name,
-        retention_days: c.app.config.retention_days(c.db),
-        quota: c.app.config.serve.save_quota,
-    }
+    Space::of(c.db, &c.app.config, &console.name)
 }
 
 /// The console's last request in one line, in the reader's words.
@@ -226,22 +219,15 @@ fn downloads(c: &Ctx, v: &Viewer, con: &Console) -> Result<Markup, Error> {
     })
 }
 
-#[derive(Serialize)]
-struct Status {
-    connected: bool,
-    line: String,
-}
-
 /// `GET /api/consoles/{name}`: the page's live status line.
 pub fn status(c: &Ctx) -> Result<Reply, Error> {
     let v = Viewer::of(c);
     let con = console(c)?;
+    let line = status_line(&v, &con);
+    let connected = con.last_used_at.is_some();
     Reply::json(
         200,
-        &Status {
-            connected: con.last_used_at.is_some(),
-            line: status_line(&v, &con),
-        },
+        &serde_json::json!({ "connected": connected, "line": line }),
     )
 }
 

@@ -181,7 +181,7 @@ pub fn me(c: &Ctx) -> Result<Reply, Error> {
             } else {
                 Role::Viewer
             },
-            lang: crate::web::view::browser_lang(c.req),
+            lang: c.req.lang(),
         },
     };
     Reply::json(200, &me)
@@ -264,15 +264,10 @@ impl From<&ApiKey> for KeyView {
     }
 }
 
-#[derive(Serialize)]
-struct KeyList {
-    items: Vec<KeyView>,
-}
-
 /// `GET /api/keys`.
 pub fn list_keys(c: &Ctx) -> Result<Reply, Error> {
-    let items = api_keys::list(c.db)?.iter().map(KeyView::from).collect();
-    Reply::json(200, &KeyList { items })
+    let items: Vec<KeyView> = api_keys::list(c.db)?.iter().map(KeyView::from).collect();
+    Reply::json(200, &serde_json::json!({ "items": items }))
 }
 
 #[derive(Deserialize)]
@@ -325,17 +320,12 @@ struct UserView {
     created_at: String,
 }
 
-#[derive(Serialize)]
-struct UserList {
-    items: Vec<UserView>,
-}
-
 /// `GET /api/users`: the accounts (admins only: names are not for viewers).
 pub fn list_users(c: &Ctx) -> Result<Reply, Error> {
     if !c.principal.is_admin() {
         return Err(Error::forbidden(Msg::AdminOnly));
     }
-    let items = users::list(c.db)?
+    let items: Vec<UserView> = users::list(c.db)?
         .into_iter()
         .map(|u| UserView {
             name: u.name,
@@ -344,5 +334,5 @@ pub fn list_users(c: &Ctx) -> Result<Reply, Error> {
             created_at: time::rfc3339(u.created_at),
         })
         .collect();
-    Reply::json(200, &UserList { items })
+    Reply::json(200, &serde_json::json!({ "items": items }))
 }

@@ -6,7 +6,7 @@
 use std::net::{IpAddr, SocketAddr};
 
 use maud::{html, Markup};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::body;
 use super::view::{date, size, Viewer};
@@ -198,22 +198,13 @@ struct NewConsole {
     name: String,
 }
 
-#[derive(Serialize)]
-struct CreatedConsole {
-    name: String,
-    password: String,
-}
-
 /// `POST /api/consoles` `{name}`: the password, once.
 pub fn add_console(c: &Ctx) -> Result<Reply, Error> {
     let form: NewConsole = body(c, "name")?;
     let (console, password) = crate::consoles::add(c.db, &form.name)?;
     Reply::json(
         201,
-        &CreatedConsole {
-            name: console.name,
-            password,
-        },
+        &serde_json::json!({ "name": console.name, "password": password }),
     )
 }
 
@@ -223,10 +214,7 @@ pub fn new_console_password(c: &Ctx) -> Result<Reply, Error> {
     let (console, password) = crate::consoles::reset_password(c.db, c.param(0))?;
     Reply::json(
         200,
-        &CreatedConsole {
-            name: console.name,
-            password,
-        },
+        &serde_json::json!({ "name": console.name, "password": password }),
     )
 }
 

@@ -40,7 +40,7 @@ pub fn login_page(c: &Ctx) -> Result<Reply, Error> {
         let location = percent_encoding::utf8_percent_encode(next, percent_encoding::CONTROLS);
         return Ok(view::redirect(&location.to_string()));
     }
-    let lang = view::browser_lang(c.req);
+    let lang = c.req.lang();
     let t = |m: M| m.get(lang);
     let no_account = users::count(c.db)? == 0;
     let body = html! {
@@ -64,7 +64,7 @@ pub fn setup_page(c: &Ctx) -> Result<Reply, Error> {
         return Ok(view::redirect("/login"));
     }
     let needs_code = !setup_is_local(c);
-    let lang = view::browser_lang(c.req);
+    let lang = c.req.lang();
     let t = |m: M| m.get(lang);
     let body = html! {
         p { (t(M::FirstRunIntro)) }
@@ -206,7 +206,7 @@ pub fn setup(c: &Ctx) -> Result<Reply, Error> {
     }
     let lang = match &form.lang {
         Some(lang) => accounts::parse_lang(lang)?,
-        None => view::browser_lang(c.req),
+        None => c.req.lang(),
     };
     accounts::add_first(c.db, &form.name, &form.password, lang)?;
     // The code has done its work: it never opens anything again.

@@ -437,18 +437,11 @@ fn start_on_one(c: &Ctx, task: Task) -> Result<Reply, Error> {
     crate::api::v1::jobs::start_on(c, task, vec![g.item.key])
 }
 
-#[derive(Serialize)]
-struct Cancelled {
-    cancelled: bool,
-}
-
 /// `POST /api/job/cancel`: ask the running task to stop at its next safe point.
 pub fn cancel_job(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(
         200,
-        &Cancelled {
-            cancelled: c.app.jobs.cancel(),
-        },
+        &serde_json::json!({ "cancelled": c.app.jobs.cancel() }),
     )
 }
 
@@ -465,14 +458,9 @@ struct Run {
     message: String,
 }
 
-#[derive(Serialize)]
-struct Runs {
-    items: Vec<Run>,
-}
-
 /// `GET /api/tasks`: the last 50 task runs, newest first.
 pub fn task_history(c: &Ctx) -> Result<Reply, Error> {
-    let items = job_runs::recent(c.db, 50)?
+    let items: Vec<Run> = job_runs::recent(c.db, 50)?
         .into_iter()
         .map(|r| Run {
             id: r.id,
@@ -486,5 +474,5 @@ pub fn task_history(c: &Ctx) -> Result<Reply, Error> {
             message: r.message,
         })
         .collect();
-    Reply::json(200, &Runs { items })
+    Reply::json(200, &serde_json::json!({ "items": items }))
 }

@@ -168,13 +168,7 @@ impl ViewChoice {
             Some("table") => Some(false),
             _ => None,
         };
-        let kept = req
-            .headers
-            .iter()
-            .filter(|(name, _)| name == "cookie")
-            .flat_map(|(_, value)| value.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .any(|(name, value)| name == VIEW_COOKIE && value == "grid");
+        let kept = req.cookie(VIEW_COOKIE) == Some("grid");
         ViewChoice {
             grid: asked.unwrap_or(kept),
             asked,

@@ -189,18 +189,13 @@ pub fn purge(c: &Ctx) -> Result<Reply, Error> {
     Reply::json(200, &TrashEntry::from(&row))
 }
 
-#[derive(Serialize)]
-struct Purged {
-    purged: usize,
-}
-
 pub fn purge_expired(c: &Ctx) -> Result<Reply, Error> {
     let purged = trash::purge_expired(
         c.db,
         &trash::Places::of(&c.app.config, c.db)?,
         crate::time::now(),
     )?;
-    Reply::json(200, &Purged { purged })
+    Reply::json(200, &serde_json::json!({ "purged": purged }))
 }
 
 #[derive(Serialize)]

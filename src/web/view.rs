@@ -6,7 +6,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use crate::error::i18n::{Lang, M};
 use crate::error::{Error, Msg};
 use crate::http::auth::Principal;
-use crate::http::{Ctx, Reply, Req};
+use crate::http::{Ctx, Reply};
 use crate::words::{GameKind, IdSource};
 
 /// A game key as a URL path (its segments escaped, the slashes kept), and a value
@@ -33,16 +33,6 @@ pub struct Viewer {
     pub admin: bool,
 }
 
-/// The language of a caller without an account (the sign-in page, the loopback rule):
-/// the browser's first choice between French and English, French by default.
-pub fn browser_lang(req: &Req) -> Lang {
-    if crate::http::router::browser_prefers_french(req) {
-        Lang::Fr
-    } else {
-        Lang::En
-    }
-}
-
 impl Viewer {
     pub fn of(c: &Ctx) -> Viewer {
         match &c.principal {
@@ -52,7 +42,7 @@ impl Viewer {
                 admin: u.is_admin(),
             },
             p => Viewer {
-                lang: browser_lang(c.req),
+                lang: c.req.lang(),
                 name: None,
                 admin: p.is_admin(),
             },

@@ -6,7 +6,6 @@
 mod xml;
 
 use crate::error::{Error, Kind, Msg};
-use crate::http::auth::Principal;
 use crate::http::router::Ctx;
 use crate::http::{range, Reply};
 use crate::saves::dav::{DavPath, Node, Space};
@@ -28,19 +27,7 @@ const MAX_PROPS: usize = 256;
 const MAX_PROPS_BYTES: usize = 256 * 1024;
 
 fn space<'c>(c: &'c Ctx) -> Result<Space<'c>, Error> {
-    let Principal::Console(console) = &c.principal else {
-        return Err(Error::new(
-            Kind::Unauthorized,
-            Msg::ConsoleCredentialsRequired,
-        ));
-    };
-    let space = Space {
-        db: c.db,
-        data: &c.app.config.data,
-        console,
-        retention_days: c.app.config.retention_days(c.db),
-        quota: c.app.config.serve.save_quota,
-    };
+    let space = Space::of(c.db, &c.app.config, c.principal.console()?);
     space.open()?;
     Ok(space)
 }
