@@ -9,6 +9,7 @@
 //! nor starts with a dot (the scan skips hidden names), and each is kept under 255
 //! bytes by shortening the game's name first.
 
+use crate::text::floor_char;
 use crate::words::TitleId;
 
 /// The default: one folder per game, holding its base game, updates and DLC, each
@@ -176,14 +177,6 @@ fn segment(stem: &str, ext: &str) -> String {
         stem.push('_');
     }
     format!("{stem}{ext}")
-}
-
-/// The largest char boundary of `s` at most `at`.
-fn floor_char(s: &str, at: usize) -> usize {
-    (0..=at.min(s.len()))
-        .rev()
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

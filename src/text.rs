@@ -115,6 +115,14 @@ pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// The largest char boundary of `s` at most `at`.
+pub fn floor_char(s: &str, at: usize) -> usize {
+    (0..=at.min(s.len()))
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
 /// Everything but unreserved characters is escaped inside one path segment.
 const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'-')

@@ -352,10 +352,7 @@ pub fn free_name(folders: &Folders, original: &LibraryKey) -> String {
     for n in 2..1000 {
         let tail = format!(" ({n}).{ext}");
         // Within 255 bytes: the stem gives way, on a character boundary.
-        let mut cut = stem.len().min(255usize.saturating_sub(tail.len()));
-        while !stem.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = crate::text::floor_char(stem, 255usize.saturating_sub(tail.len()));
         let candidate = format!("{}{tail}", &stem[..cut]);
         if !taken(&candidate) {
             return candidate;
@@ -674,15 +671,8 @@ pub fn recover(
     }
     let dropped = drop_vanished(db, places)?;
     let mut adopted = 0;
-    for (i, root) in library.enumerate() {
-        let prefix = places.folders.prefix(i);
-        adopted += adopt_in(
-            db,
-            places,
-            (root, &prefix),
-            TrashReason::Recovered,
-            retention_days,
-        )?;
+    for i in 0..places.folders.all().len() {
+        adopted += adopt_folder(db, places, i, retention_days)?;
     }
     if !places.folders.all().iter().any(|f| f.dir == places.data) {
         adopted += adopt_in(

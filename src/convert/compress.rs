@@ -234,26 +234,14 @@ fn nsp<R: Read + Seek + Send, W: Write>(
     settings: &Settings,
     out: &mut Out<W>,
 ) -> Result<Outcome, PartFail> {
-    let parts = |sizes: &[u64]| -> Vec<Part> {
-        fs.entries
-            .iter()
-            .zip(sizes)
-            .map(|(e, &size)| Part {
-                name: e.name.clone(),
-                size,
-                src: e.clone(),
-                compressed: false,
-            })
-            .collect()
-    };
-    let sizes: Vec<u64> = fs.entries.iter().map(|e| e.size).collect();
-    let layout = NspLayout::new(fs, parts(&sizes))?;
-    out.zeros(layout.first)?;
+    let as_is: Vec<(String, u64)> = fs
+        .entries
+        .iter()
+        .map(|e| (e.name.clone(), e.size))
+        .collect();
+    out.zeros(NspLayout::new(fs, written_parts(&fs.entries, &as_is))?.first)?;
     let (files, outcome) = files(input, &fs.entries, keys, settings, out)?;
-    let mut layout = NspLayout::new(fs, parts(&files.iter().map(|f| f.1).collect::<Vec<_>>()))?;
-    for (p, (name, _)) in layout.parts.iter_mut().zip(files) {
-        p.name = name;
-    }
+    let layout = NspLayout::new(fs, written_parts(&fs.entries, &files))?;
     out.later.push((0, layout.header()));
     Ok(Outcome {
         size: out.pos,
@@ -295,13 +283,10 @@ fn xcz<R: Read + Seek + Send, W: Write>(
             files(input, wanted, keys, settings, out)?
         };
         outcome.compressed.extend(done.compressed);
-        let parts = written_parts(wanted, &files);
-        let strtab = super::hfs0_strings(parts.iter().map(|p| p.name.as_str()));
         let partition = Partition {
             name: entry.name.clone(),
             size: out.pos - start,
-            parts,
-            strtab,
+            parts: written_parts(wanted, &files),
             hlen,
         };
         out.later.push((start, partition.header()));

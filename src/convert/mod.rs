@@ -172,7 +172,6 @@ impl NspLayout {
 struct Partition {
     name: String,
     parts: Vec<Part>,
-    strtab: Vec<u8>,
     hlen: u64,
     size: u64,
 }
@@ -212,7 +211,6 @@ impl XciLayout {
             partitions.push(Partition {
                 name: entry.name.clone(),
                 parts,
-                strtab,
                 hlen,
                 size,
             });
@@ -226,31 +224,13 @@ impl XciLayout {
     }
 
     fn root_header(&self) -> Vec<u8> {
-        let strtab = hfs0_strings(self.partitions.iter().map(|p| p.name.as_str()));
-        let hlen = 0x10 + 0x40 * self.partitions.len() as u64 + strtab.len() as u64;
-        let mut root = hfs0_header(self.partitions.len(), &strtab);
-        let (mut cursor, mut name_at) = (0x8000u64, 0u32);
-        for p in &self.partitions {
-            hfs0_entry(&mut root, cursor - hlen, p.size, name_at);
-            name_at += p.name.len() as u32 + 1;
-            cursor += p.size;
-        }
-        root.extend_from_slice(&strtab);
-        root
+        hfs0(self.partitions.iter().map(|p| (p.name.as_str(), p.size)))
     }
 }
 
 impl Partition {
     fn header(&self) -> Vec<u8> {
-        let mut header = hfs0_header(self.parts.len(), &self.strtab);
-        let (mut at, mut name_at) = (0x8000 - self.hlen, 0u32);
-        for p in &self.parts {
-            hfs0_entry(&mut header, at, p.size, name_at);
-            at += p.size;
-            name_at += p.name.len() as u32 + 1;
-        }
-        header.extend_from_slice(&self.strtab);
-        header
+        hfs0(self.parts.iter().map(|p| (p.name.as_str(), p.size)))
     }
 }
 
@@ -553,19 +533,28 @@ fn hfs0_strings<'a>(names: impl Iterator<Item = &'a str>) -> Vec<u8> {
     out
 }
 
-fn hfs0_header(count: usize, strtab: &[u8]) -> Vec<u8> {
+/// An HFS0 header whose files (name, size) lie back to back from 0x8000 after its start.
+fn hfs0<'a>(files: impl Iterator<Item = (&'a str, u64)> + Clone) -> Vec<u8> {
+    let (count, strtab) = (
+        files.clone().count(),
+        hfs0_strings(files.clone().map(|f| f.0)),
+    );
     let mut h = b"HFS0".to_vec();
     h.extend_from_slice(&(count as u32).to_le_bytes());
     h.extend_from_slice(&(strtab.len() as u32).to_le_bytes());
     h.extend_from_slice(&[0; 4]);
+    let mut at = 0x8000 - (0x10 + 0x40 * count as u64 + strtab.len() as u64);
+    let mut name_at = 0u32;
+    for (name, size) in files {
+        h.extend_from_slice(&at.to_le_bytes());
+        h.extend_from_slice(&size.to_le_bytes());
+        h.extend_from_slice(&name_at.to_le_bytes());
+        h.extend_from_slice(&[0; 4 + 8 + 32]);
+        at += size;
+        name_at += name.len() as u32 + 1;
+    }
+    h.extend_from_slice(&strtab);
     h
-}
-
-fn hfs0_entry(h: &mut Vec<u8>, offset: u64, size: u64, name_at: u32) {
-    h.extend_from_slice(&offset.to_le_bytes());
-    h.extend_from_slice(&size.to_le_bytes());
-    h.extend_from_slice(&name_at.to_le_bytes());
-    h.extend_from_slice(&[0; 4 + 8 + 32]);
 }
 
 /// The content ID a file's name claims: 32 hex digits before the first dot of an NCA.

@@ -207,17 +207,9 @@ fn ncas_of(
     len: u64,
     budget: &Budget,
 ) -> Result<Vec<StoredNca>, FormatError> {
-    let fs = if Container::of(format).is_some_and(Container::is_pfs0) {
-        containers::read_pfs0(f, 0, len, budget)?
-    } else {
-        let xci = containers::read_xci(f, len, budget)?;
-        match xci.partition("secure") {
-            Some(secure) => secure.clone(),
-            None => return Ok(Vec::new()),
-        }
-    };
-    let mut ncas: Vec<StoredNca> = fs
-        .entries
+    let files = containers::game_files(f, len, format, budget)?;
+    let mut ncas: Vec<StoredNca> = files
+        .unwrap_or_default()
         .into_iter()
         .filter_map(|entry| {
             let lower = entry.name.to_ascii_lowercase();

@@ -406,7 +406,6 @@ messages! {
         "Ludothèque tells these targets (ntfy, Gotify, Discord, Telegram, JSON) what happens to the library. A target given at start gets everything until you choose here.";
     NoTargets => "Aucun destinataire.", "No targets.";
     TargetsAdminOnly => "Seul un administrateur voit et change les destinataires.", "Only an admin sees and changes the targets.";
-    Target => "Destinataire", "Target";
     TargetEvents => "Évènements", "Events";
     GivenAtStart => "donné au démarrage", "given at start";
     AddedHere => "ajouté ici", "added here";
@@ -496,7 +495,6 @@ messages! {
     Sent => "Envoyé", "Sent";
     Duration => "Durée", "Duration";
     When => "Quand", "When";
-    Push => "Envoyer à une console", "Push to a console";
     // Device and push.
     Host => "Adresse IP", "Host (IP)";
     Port => "Port", "Port";
@@ -546,8 +544,6 @@ messages! {
     Delete => "Supprimer", "Delete";
     // Settings.
     LibrarySettings => "Bibliothèque", "Library";
-    LibraryFolder => "Dossier de la bibliothèque", "Library folder";
-    LibraryFolderNote => "choisi au lancement avec --library", "chosen at start with --library";
     Ready => "Première analyse faite", "First scan done";
     Retention => "Conservation de la corbeille", "Trash retention";
     Days => "jours", "days";
@@ -713,8 +709,6 @@ messages! {
     OrderLargest => "plus gros d'abord", "largest first";
     OrderSmallest => "plus petits d'abord", "smallest first";
     SortedHint => "Trier selon cette colonne", "Sort by this column";
-    GameOne => "jeu", "game";
-    GamesMany => "jeux", "games";
     PushBefore => "Avant d'envoyer", "Before pushing";
     PushStepInstaller => "Sur la console, ouvrez un installateur qui reçoit les envois par le réseau : Awoo Installer, CyberFoil ou TinWoo (menu « Install over LAN or internet »), ou le mode d'installation réseau de Tinfoil.",
         "On the console, open an installer that takes network pushes: Awoo Installer, CyberFoil or TinWoo (the “Install over LAN or internet” menu), or Tinfoil's network install mode.";

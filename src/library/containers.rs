@@ -295,6 +295,24 @@ pub fn read_xci<R: Read + Seek>(r: &mut R, len: u64, budget: &Budget) -> Result<
     read_xci_with(r, len, false, budget)
 }
 
+/// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
+/// when it has none); `Err` for a damaged container.
+pub fn game_files<R: Read + Seek>(
+    r: &mut R,
+    len: u64,
+    format: &str,
+    budget: &Budget,
+) -> Result<Option<Vec<ContainerFile>>, FormatError> {
+    Ok(
+        match Container::of(format).is_some_and(Container::is_pfs0) {
+            true => Some(read_pfs0(r, 0, len, budget)?.entries),
+            false => read_xci(r, len, budget)?
+                .partition("secure")
+                .map(|p| p.entries.clone()),
+        },
+    )
+}
+
 /// The partitions of a real cartridge's root: `update`, `normal`, `secure`, `logo`.
 pub const MAX_PARTITIONS: usize = 4;
 

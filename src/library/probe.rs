@@ -111,7 +111,7 @@ fn probe_file(
         Ok(None) => Ok(None),
         Ok(Some((file, len))) => {
             let mut file = super::window::Window::new(file, len);
-            let listed = list(&mut file, len, format, budget);
+            let listed = containers::game_files(&mut file, len, format, budget);
             let entries = listed.as_ref().map(|e| e.as_deref().unwrap_or_default());
             let hints = entries
                 .map_err(Clone::clone)
@@ -209,22 +209,6 @@ fn open(
         .map_err(|_| FormatError::from(Reason::ReadFailed))?
         .len();
     Ok(Some((file, len)))
-}
-
-/// The files of the container: the PFS0's, or the XCI's `secure` partition's (`None`
-/// when it has none); `Err` for a damaged container.
-fn list(
-    file: &mut Window,
-    len: u64,
-    format: &str,
-    budget: &Budget,
-) -> Result<Option<Vec<ContainerFile>>, FormatError> {
-    Ok(if Container::of(format).is_some_and(Container::is_pfs0) {
-        Some(containers::read_pfs0(file, 0, len, budget)?.entries)
-    } else {
-        let xci = containers::read_xci(file, len, budget)?;
-        xci.partition("secure").map(|p| p.entries.clone())
-    })
 }
 
 /// The keyless hints among the container's files.

@@ -89,10 +89,7 @@ pub fn console_folder(name: &str) -> String {
     }
     if out.len() > 200 {
         use sha2::{Digest, Sha256};
-        let mut cut = 180;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = crate::text::floor_char(&out, 180);
         let digest = hex::encode(&Sha256::digest(name.as_bytes())[..8]);
         out = format!("{}~{digest}", &out[..cut]);
     }

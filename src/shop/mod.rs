@@ -291,13 +291,7 @@ pub fn safe_name(name: &str) -> String {
         })
         .collect();
     let mut out = replaced.split_whitespace().collect::<Vec<_>>().join(" ");
-    if out.len() > MAX_NAME_BYTES {
-        let mut cut = MAX_NAME_BYTES;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
-    }
+    out.truncate(crate::text::floor_char(&out, MAX_NAME_BYTES));
     let out = out.trim_matches(|c: char| c == ' ' || c == '.').to_string();
     if out.is_empty() {
         "Untitled".into()

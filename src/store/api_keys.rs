@@ -55,8 +55,7 @@ pub fn find_by_hash(conn: &Connection, hash: &[u8]) -> Result<Option<ApiKey>, Er
 pub fn list(conn: &Connection) -> Result<Vec<ApiKey>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM api_keys ORDER BY id");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], from_row)
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<ApiKey>, Error> {

@@ -57,8 +57,7 @@ pub fn by_name(conn: &Connection, name: &str) -> Result<Option<(Console, Vec<u8>
 pub fn list(conn: &Connection) -> Result<Vec<Console>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM consoles ORDER BY name");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], from_row)
 }
 
 /// Remove a console; false when there was none.

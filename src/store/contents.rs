@@ -45,7 +45,7 @@ pub fn of(conn: &Connection, key: &str) -> Result<Vec<ContentRow>, Error> {
         "SELECT title_id, type, subtype, base_title_id, version FROM contents
          WHERE key = ?1 ORDER BY seq",
     )?;
-    let rows = stmt.query_map([key], |r| {
+    super::all(&mut stmt, [key], |r| {
         Ok(ContentRow {
             title_id: r.get(0)?,
             kind: r.get(1)?,
@@ -53,6 +53,5 @@ pub fn of(conn: &Connection, key: &str) -> Result<Vec<ContentRow>, Error> {
             base_title_id: r.get(3)?,
             version: r.get(4)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }

@@ -20,14 +20,13 @@ pub fn of(conn: &Connection, console: &str, path: &str) -> Result<Vec<Prop>, Err
         "SELECT ns, name, value FROM dav_props WHERE console = ?1 AND path = ?2
          ORDER BY ns, name",
     )?;
-    let rows = stmt.query_map(params![console, path], |r| {
+    super::all(&mut stmt, params![console, path], |r| {
         Ok(Prop {
             ns: r.get(0)?,
             name: r.get(1)?,
             value: r.get(2)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// The bytes of a console's dead properties' values (its quota counts them).

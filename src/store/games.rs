@@ -44,13 +44,12 @@ pub fn count_keyed(conn: &Connection) -> Result<u64, Error> {
 /// Size and modification time of every known file: what a rescan compares against.
 pub fn fingerprints(conn: &Connection) -> Result<HashMap<String, (u64, i64)>, Error> {
     let mut stmt = conn.prepare("SELECT key, size, mtime FROM games")?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok((
             r.get::<_, String>(0)?,
             (r.get::<_, i64>(1)? as u64, r.get(2)?),
         ))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// Write a game's row. A damage mark a task set stays while the file keeps its size
@@ -195,8 +194,7 @@ pub fn count_by_folder(conn: &Connection, prefixes: &[String]) -> Result<Vec<(u6
 /// The keys of the games marked offline (`mark_offline`).
 pub fn marked_offline(conn: &Connection) -> Result<std::collections::HashSet<String>, Error> {
     let mut stmt = conn.prepare("SELECT key FROM games WHERE offline = 1")?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| r.get(0))
 }
 
 /// A game's key, title ID, name from its file name, and current display name.
@@ -206,8 +204,9 @@ pub type Names = (String, Option<TitleId>, String, String);
 /// Every game's names, for renaming after a title import.
 pub fn names(conn: &Connection) -> Result<Vec<Names>, Error> {
     let mut stmt = conn.prepare("SELECT key, title_id, file_name_name, name FROM games")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })
 }
 
 pub fn rename(conn: &Connection, key: &str, name: &str, folded: &str) -> Result<(), Error> {
@@ -432,8 +431,7 @@ pub fn related(
                        SELECT key FROM contents WHERE base_title_id = ?1 AND type = ?2)
          ORDER BY folded, key",
     )?;
-    let rows = stmt.query_map(params![base_title_id, kind], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, params![base_title_id, kind], |r| r.get(0))
 }
 
 /// Counts of a set of games.
@@ -494,10 +492,9 @@ pub fn verifiable(conn: &Connection) -> Result<Vec<(String, String, u64)>, Error
         "SELECT key, format, size FROM games
          WHERE format IN ('nsp', 'nsz', 'xci', 'xcz') ORDER BY key",
     )?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// An identified game as dedupe weighs it against the other copies of its title ID.
@@ -525,7 +522,7 @@ pub fn copies(conn: &Connection) -> Result<Vec<Copy>, Error> {
          WHERE title_id IS NOT NULL AND type IN ('BASE', 'UPDATE', 'DLC')
          ORDER BY title_id, key"
     ))?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok(Copy {
             key: r.get(0)?,
             name: r.get(1)?,
@@ -537,8 +534,7 @@ pub fn copies(conn: &Connection) -> Result<Vec<Copy>, Error> {
             sound: r.get(7)?,
             bundle: r.get(8)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 fn counts(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Counts> {
@@ -565,8 +561,7 @@ pub fn stats(conn: &Connection) -> Result<Counts, Error> {
 pub fn stats_by_platform(conn: &Connection) -> Result<HashMap<String, Counts>, Error> {
     let sql = format!("SELECT platform, {COUNT_COLUMNS} FROM games GROUP BY platform");
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, counts(r, 1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| Ok((r.get(0)?, counts(r, 1)?)))
 }
 
 /// Files, bytes and damaged files per type and container (`/metrics`), in that
@@ -590,8 +585,7 @@ pub fn compressed(conn: &Connection) -> Result<Vec<String>, Error> {
     let mut stmt = conn.prepare(&format!(
         "SELECT key FROM games WHERE format IN ('nsz', 'xcz') AND {SOUND} ORDER BY key"
     ))?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| r.get(0))
 }
 
 /// The `.nsp` and `.xci` files compress may replace, with their sizes: those not
@@ -600,8 +594,9 @@ pub fn compressible(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
     let mut stmt = conn.prepare(&format!(
         "SELECT key, size FROM games WHERE format IN ('nsp', 'xci') AND {SOUND} ORDER BY key"
     ))?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| {
+        Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+    })
 }
 
 /// How many files `compressible` lists, and their bytes, without listing them.
@@ -628,8 +623,7 @@ pub fn title_family(conn: &Connection, base_title_id: TitleId) -> Result<Vec<Str
          SELECT key FROM games INDEXED BY games_by_base
          WHERE base_title_id = ?1 AND type = 'DLC'",
     )?;
-    let rows = stmt.query_map([base_title_id], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [base_title_id], |r| r.get(0))
 }
 
 /// A file as the titles' model sees it.
@@ -777,7 +771,7 @@ pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
            AND title_id IS NOT NULL AND base_title_id IS NOT NULL
          ORDER BY folded, key",
     )?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok(ShopFile {
             key: r.get(0)?,
             name: r.get(1)?,
@@ -789,8 +783,7 @@ pub fn shop_files(conn: &Connection) -> Result<Vec<ShopFile>, Error> {
             size: r.get::<_, i64>(7)? as u64,
             mtime: r.get(8)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// The file at `from` now lives at `to` (`organize`).
@@ -819,7 +812,7 @@ pub fn placed(conn: &Connection) -> Result<Vec<Placed>, Error> {
         "SELECT key, platform, name, type, title_id, base_title_id, version, format
          FROM games ORDER BY key",
     )?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok(Placed {
             key: r.get(0)?,
             platform: r.get(1)?,
@@ -830,8 +823,7 @@ pub fn placed(conn: &Connection) -> Result<Vec<Placed>, Error> {
             version: r.get(6)?,
             format: r.get(7)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 /// The size and time the database holds for the file at `key`.
@@ -862,8 +854,9 @@ pub fn missing_key_revisions(conn: &Connection) -> Result<Vec<(u8, u64)>, Error>
          WHERE keys_state = 'missing_key' AND key_revision IS NOT NULL
          GROUP BY key_revision ORDER BY key_revision",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, u8>(0)?, r.get::<_, i64>(1)? as u64)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| {
+        Ok((r.get::<_, u8>(0)?, r.get::<_, i64>(1)? as u64))
+    })
 }
 
 /// How many files are in each `keys_state` (`read`, `partial`, `missing_key`,
@@ -873,8 +866,9 @@ pub fn keys_states(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
         "SELECT keys_state, count(*) FROM games WHERE keys_state IS NOT NULL
          GROUP BY keys_state ORDER BY keys_state",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| {
+        Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+    })
 }
 
 /// The files a scan with console keys must read though they did not change: those
@@ -886,8 +880,7 @@ pub fn to_read_with_keys(conn: &Connection, other_keys: bool) -> Result<Vec<Stri
            AND (keys_state IS NULL
                 OR (?1 AND keys_state IN ('partial', 'missing_key', 'wrong_keys')))",
     )?;
-    let rows = stmt.query_map([other_keys], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [other_keys], |r| r.get(0))
 }
 
 /// One identified game at `key`, of one byte, on a platform `p` made with it: the

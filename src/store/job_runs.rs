@@ -112,6 +112,5 @@ pub fn last(conn: &Connection) -> Result<Option<JobRun>, Error> {
 pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<JobRun>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM job_runs ORDER BY id DESC LIMIT ?1 + 0");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([limit], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [limit], from_row)
 }

@@ -11,10 +11,9 @@ use crate::error::Error;
 /// The added folders, in the order they were added: (name, folder).
 pub fn list(conn: &Connection) -> Result<Vec<(String, PathBuf)>, Error> {
     let mut stmt = conn.prepare("SELECT name, dir FROM library_folders ORDER BY rowid")?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok((r.get(0)?, PathBuf::from(r.get::<_, String>(1)?)))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 pub fn insert(conn: &Connection, name: &str, dir: &str) -> Result<(), Error> {

@@ -407,6 +407,15 @@ const MIGRATIONS: &[&str] = &[
          dir      TEXT NOT NULL,
          added_at INTEGER NOT NULL
      );",
+    // 29: the lists of titles are numbered in memory (`titles::listing`): the columns
+    // that numbered them in SQLite stay NULL, and their indexes go.
+    "DROP INDEX title_state_by_size;
+     DROP INDEX title_state_by_added;
+     DROP INDEX title_state_by_incomplete;
+     DROP INDEX title_state_by_update;
+     DROP INDEX title_state_by_dlc;
+     DROP INDEX title_state_by_base;
+     DROP INDEX title_state_by_complete;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

@@ -52,3 +52,12 @@ pub use rusqlite::Connection;
 fn under(prefix: &str) -> (&str, String) {
     (prefix, format!("{}0", prefix.trim_end_matches('/')))
 }
+
+/// Every row a prepared statement gives with `params`, each read by `row`.
+fn all<T, C: FromIterator<T>>(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: impl rusqlite::Params,
+    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<C, crate::error::Error> {
+    Ok(stmt.query_map(params, row)?.collect::<Result<_, _>>()?)
+}

@@ -51,8 +51,7 @@ pub fn of_run(conn: &Connection, run: i64) -> Result<Vec<MoveRow>, Error> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM organize_moves WHERE run = ?1 ORDER BY id DESC"
     ))?;
-    let rows = stmt.query_map([run], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [run], from_row)
 }
 
 /// Moves a kill left halfway (`moving` or `undoing`).
@@ -60,8 +59,7 @@ pub fn unfinished(conn: &Connection) -> Result<Vec<MoveRow>, Error> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM organize_moves WHERE state IN ('moving', 'undoing') ORDER BY id"
     ))?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], from_row)
 }
 
 /// How many moves a run has in a state.

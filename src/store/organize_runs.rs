@@ -56,8 +56,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OrganizeRun> {
 /// The runs, newest first.
 pub fn list(conn: &Connection, limit: u32) -> Result<Vec<OrganizeRun>, Error> {
     let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY r.id DESC LIMIT ?1 + 0"))?;
-    let rows = stmt.query_map([limit], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [limit], from_row)
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<OrganizeRun>, Error> {

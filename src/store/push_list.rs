@@ -11,8 +11,9 @@ pub fn list(conn: &Connection) -> Result<Vec<(String, u64)>, Error> {
         "SELECT p.key, coalesce(g.size, 0) FROM push_list p LEFT JOIN games g ON g.key = p.key
          ORDER BY p.rowid",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| {
+        Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+    })
 }
 
 /// A pending game as the console page shows it: what the library knows of it
@@ -35,7 +36,7 @@ pub fn entries(conn: &Connection) -> Result<Vec<PendingGame>, Error> {
                 coalesce(NOT (g.header_ok AND g.damage IS NULL), 0)
          FROM push_list p LEFT JOIN games g ON g.key = p.key ORDER BY p.rowid",
     )?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok(PendingGame {
             key: r.get(0)?,
             size: r.get::<_, i64>(1)? as u64,
@@ -44,8 +45,7 @@ pub fn entries(conn: &Connection) -> Result<Vec<PendingGame>, Error> {
             version: r.get(4)?,
             damaged: r.get(5)?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 pub fn add(conn: &Connection, key: &str, now: i64) -> Result<(), Error> {

@@ -56,8 +56,7 @@ pub fn of_console(conn: &Connection, console: &str) -> Result<Vec<SaveRow>, Erro
          ORDER BY title_id, id DESC"
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([console], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [console], from_row)
 }
 
 /// One kept version: the one with `save_id`, or the latest when it is `None`.
@@ -107,8 +106,7 @@ pub fn beyond(
          ORDER BY id DESC LIMIT -1 OFFSET ?3"
     );
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params![console, title_id, keep], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, params![console, title_id, keep], from_row)
 }
 
 /// The version is in the trash as entry `trash` (`None`: back out of it).

@@ -74,8 +74,7 @@ pub fn of_console(conn: &Connection, console: &str, limit: u32) -> Result<Vec<Do
         "SELECT console, key, bytes, last_at, duration_ms
          FROM shop_downloads WHERE console = ?1 ORDER BY last_at DESC, id DESC LIMIT ?2 + 0",
     )?;
-    let rows = stmt.query_map(params![console, limit], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, params![console, limit], from_row)
 }
 
 /// The most recent downloads, newest first.
@@ -84,8 +83,7 @@ pub fn recent(conn: &Connection, limit: u32) -> Result<Vec<Download>, Error> {
         "SELECT console, key, bytes, last_at, duration_ms
          FROM shop_downloads ORDER BY last_at DESC, id DESC LIMIT ?1 + 0",
     )?;
-    let rows = stmt.query_map([limit], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [limit], from_row)
 }
 
 /// The file at `from` now lives at `to` (`organize`).

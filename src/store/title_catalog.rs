@@ -37,7 +37,7 @@ pub struct Known {
 /// The whole catalogue, by ID (tens of thousands of short rows: a few MB).
 pub fn all(conn: &Connection) -> Result<HashMap<TitleId, Known>, Error> {
     let mut stmt = conn.prepare("SELECT id, base_id, kind, version FROM title_catalog")?;
-    let rows = stmt.query_map([], |r| {
+    super::all(&mut stmt, [], |r| {
         Ok((
             r.get(0)?,
             Known {
@@ -46,8 +46,7 @@ pub fn all(conn: &Connection) -> Result<HashMap<TitleId, Known>, Error> {
                 version: r.get(3)?,
             },
         ))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })
 }
 
 pub fn count(conn: &Connection) -> Result<u64, Error> {
@@ -74,8 +73,7 @@ pub fn of_library(conn: &Connection) -> Result<Vec<(TitleId, Option<u32>)>, Erro
          WHERE base_id IN (SELECT base_title_id FROM games WHERE base_title_id IS NOT NULL)
          ORDER BY id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// Every title ID the title data knows, and every ID of a game the shop offers, with
@@ -92,6 +90,5 @@ pub fn every_latest(conn: &Connection) -> Result<Vec<(TitleId, Option<u32>)>, Er
                AND title_id IS NOT NULL
          ) GROUP BY id ORDER BY id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| Ok((r.get(0)?, r.get(1)?)))
 }

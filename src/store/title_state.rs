@@ -111,27 +111,23 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
     })
 }
 
-/// Replace every row, whole or not at all, each with its position in
-/// every list (see [`LISTS`]), so that a page of any of them is a seek on its column.
-/// The positions are counted here, in one sort a list, rather than by an `UPDATE` a
-/// list: those rewrote every row seven times, two thirds of a cold scan's end.
+/// Replace every row, whole or not at all. The columns that once numbered each list
+/// (`size_rank`…) stay `NULL`: the lists are numbered in memory (`titles::listing`).
 pub fn replace_all(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
     crate::store::db::refill(conn, "title_state", || insert(conn, states))
 }
 
 fn insert(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
-    let columns = LISTS.map(|list| list.column).join(", ");
     let mut stmt = conn.prepare_cached(&format!(
-        "INSERT INTO title_state ({COLUMNS}, {columns})
+        "INSERT INTO title_state ({COLUMNS})
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)"
+                 ?19)"
     ))?;
-    let positions = positions_of(states);
     // In the primary key's order, so that each row is appended to the table's tree.
     let mut order: Vec<usize> = (0..states.len()).collect();
     order.sort_unstable_by_key(|&i| states[i].base_id);
     for i in order {
-        let (t, p) = (&states[i], &positions[i]);
+        let t = &states[i];
         stmt.execute(params![
             t.base_id,
             t.name,
@@ -152,148 +148,9 @@ fn insert(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
             t.base_missing,
             t.damaged_files as i64,
             t.known,
-            p[0],
-            p[1],
-            p[2],
-            p[3],
-            p[4],
-            p[5],
-            p[6],
         ])?;
     }
     Ok(())
-}
-
-/// A list a page can ask for: the column holding a title's position in it (`NULL`
-/// when the title is not in it), which titles it holds, and the order it shows them
-/// in, after which the library's own order (`rank`) decides.
-struct List {
-    column: &'static str,
-    holds: fn(&TitleState) -> bool,
-    order: Order,
-}
-
-enum Order {
-    Rank,
-    LargestFirst,
-    NewestFirst,
-}
-
-const LISTS: [List; 7] = [
-    List {
-        column: "size_rank",
-        holds: |_| true,
-        order: Order::LargestFirst,
-    },
-    List {
-        column: "added_rank",
-        holds: |_| true,
-        order: Order::NewestFirst,
-    },
-    List {
-        column: "incomplete_rank",
-        holds: TitleState::incomplete,
-        order: Order::Rank,
-    },
-    List {
-        column: "update_rank",
-        holds: |t| t.update_available,
-        order: Order::Rank,
-    },
-    List {
-        column: "dlc_rank",
-        holds: |t| t.dlc_missing,
-        order: Order::Rank,
-    },
-    List {
-        column: "base_rank",
-        holds: |t| t.has(TitleStatus::BaseMissing),
-        order: Order::Rank,
-    },
-    List {
-        column: "complete_rank",
-        holds: |t| t.has(TitleStatus::Complete),
-        order: Order::Rank,
-    },
-];
-
-/// Each title's dense position (0, 1, 2…) in each list of [`LISTS`].
-fn positions_of(states: &[TitleState]) -> Vec<[Option<i64>; 7]> {
-    let mut positions = vec![[None; 7]; states.len()];
-    for (l, list) in LISTS.iter().enumerate() {
-        let mut held: Vec<usize> = (0..states.len())
-            .filter(|&i| (list.holds)(&states[i]))
-            .collect();
-        held.sort_unstable_by_key(|&i| {
-            let t = &states[i];
-            let first = match list.order {
-                Order::Rank => 0,
-                Order::LargestFirst => -(t.size as i128),
-                Order::NewestFirst => -(t.added as i128),
-            };
-            (first, t.rank)
-        });
-        for (n, i) in held.into_iter().enumerate() {
-            positions[i][l] = Some(n as i64);
-        }
-    }
-    positions
-}
-
-/// How a list without a search is read off the numbered columns: the column that
-/// numbers the titles it holds (`None`: every title) and the one that numbers its
-/// order. `None` for a search, or for a combination no page offers.
-fn positions(filter: &Filter, sort: Sort) -> Option<(Option<&'static str>, &'static str)> {
-    if filter.named.is_some() || filter.id_prefix.is_some() {
-        return None;
-    }
-    let holds = match (filter.incomplete, filter.status) {
-        (false, None) => None,
-        (true, None) => Some("incomplete_rank"),
-        (false, Some(TitleStatus::UpdateAvailable)) => Some("update_rank"),
-        (false, Some(TitleStatus::DlcMissing)) => Some("dlc_rank"),
-        (false, Some(TitleStatus::BaseMissing)) => Some("base_rank"),
-        (false, Some(TitleStatus::Complete)) => Some("complete_rank"),
-        // Rare lists, which no column numbers: a search finds them.
-        (_, Some(TitleStatus::BaseDamaged | TitleStatus::Unknown)) => return None,
-        (true, Some(_)) => return None,
-    };
-    let order = match sort {
-        Sort::Name => "rank",
-        Sort::Size => "size_rank",
-        Sort::Added => "added_rank",
-    };
-    Some((holds, order))
-}
-
-/// A page of a numbered list. How many it holds is its highest position plus one,
-/// read off the index. The page is a seek on the column that numbers the list when
-/// one does (every title in any order, or a status by name); otherwise a walk down
-/// the order's index that keeps the titles the list holds.
-fn seek(
-    conn: &Connection,
-    (holds, order): (Option<&str>, &str),
-    limit: u64,
-    offset: u64,
-) -> Result<(u64, Vec<TitleState>), Error> {
-    let counted = holds.unwrap_or(order);
-    let last: Option<i64> = conn
-        .prepare_cached(&format!("SELECT max({counted}) FROM title_state"))?
-        .query_row([], |r| r.get(0))?;
-    let sql = match holds {
-        Some(holds) if order != "rank" => format!(
-            "SELECT {COLUMNS} FROM title_state INDEXED BY title_state_by_{}
-             WHERE {holds} IS NOT NULL AND {order} IS NOT NULL ORDER BY {order} LIMIT ?2 + 0 OFFSET ?1",
-            order.trim_end_matches("_rank")
-        ),
-        _ => format!(
-            "SELECT {COLUMNS} FROM title_state WHERE {counted} >= ?1 ORDER BY {counted} LIMIT ?2 + 0"
-        ),
-    };
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![clamp(offset), clamp(limit)], row)?;
-    let total = last.map_or(0, |n| n as u64 + 1);
-    Ok((total, rows.collect::<Result<_, _>>()?))
 }
 
 fn clamp(n: u64) -> i64 {
@@ -341,24 +198,6 @@ pub enum Sort {
     Size,
 }
 
-/// One page of titles, and how many match. A list without a search is a seek on its
-/// numbered column (pages read them from memory, see `titles::listing`); a search
-/// keeps the titles among `filter.named` (the base IDs the in-memory search index
-/// found: a title matches when one of its files' names does) or in a range of title
-/// IDs (the base's, or one of its files').
-pub fn page(
-    conn: &Connection,
-    filter: &Filter,
-    sort: Sort,
-    limit: u64,
-    offset: u64,
-) -> Result<(u64, Vec<TitleState>), Error> {
-    match positions(filter, sort) {
-        Some(columns) => seek(conn, columns, limit, offset),
-        None => search(conn, filter, sort, limit, offset),
-    }
-}
-
 /// The `WHERE` clause of a search over `title_state`, and its arguments.
 fn search_clause(filter: &Filter) -> (String, Vec<String>) {
     let mut wheres = vec![condition(filter.status).to_string()];
@@ -390,8 +229,12 @@ fn search_clause(filter: &Filter) -> (String, Vec<String>) {
     (wheres.join(" AND "), args)
 }
 
-/// A page of a search, or of a combination no numbered list serves.
-fn search(
+/// One page of titles, and how many match: what the lists in memory do not serve
+/// (`titles::listing`), a search by title ID or a combination no page offers. A
+/// search keeps the titles among `filter.named` (the base IDs the in-memory search
+/// index found: a title matches when one of its files' names does) or in a range of
+/// title IDs (the base's, or one of its files').
+pub fn page(
     conn: &Connection,
     filter: &Filter,
     sort: Sort,
@@ -475,10 +318,10 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// Every numbered list, paged by its seek, holds the titles a plain filter and
-    /// sort of the rows gives, in that order, with the same count.
+    /// Every status, incomplete or not, in every order, pages the titles a plain
+    /// filter and sort of the rows gives, in that order, with the same count.
     #[test]
-    fn every_numbered_list_pages_like_a_filter_and_a_sort() {
+    fn every_list_pages_like_a_filter_and_a_sort() {
         let dir = tempfile::tempdir().unwrap();
         let conn = crate::store::db::open_and_migrate(dir.path()).unwrap();
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);

@@ -19,8 +19,7 @@ pub fn insert(conn: &Connection, id: TitleId, version: u32, released: &str) -> R
 /// Every dated version, by (ID, version).
 pub fn all(conn: &Connection) -> Result<HashMap<(TitleId, u32), String>, Error> {
     let mut stmt = conn.prepare("SELECT id, version, released FROM title_versions")?;
-    let rows = stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?)))
 }
 
 /// One ID's history, oldest first.
@@ -28,6 +27,5 @@ pub fn of(conn: &Connection, id: TitleId) -> Result<Vec<(u32, String)>, Error> {
     let mut stmt = conn.prepare_cached(
         "SELECT version, released FROM title_versions WHERE id = ?1 ORDER BY version",
     )?;
-    let rows = stmt.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [id], |r| Ok((r.get(0)?, r.get(1)?)))
 }

@@ -74,8 +74,7 @@ pub fn of_library(conn: &Connection) -> Result<Vec<Facts>, Error> {
          WHERE id IN (SELECT title_id FROM games WHERE title_id IS NOT NULL)
          ORDER BY id",
     )?;
-    let rows = stmt.query_map([], facts)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], facts)
 }
 
 /// The icon URL (an `http…` one) of each title of the library (`title_state`), by
@@ -85,6 +84,5 @@ pub fn library_icons(conn: &Connection) -> Result<Vec<(TitleId, String)>, Error>
         "SELECT s.base_id, t.icon_url FROM title_state s JOIN titles t ON t.id = s.base_id
          WHERE t.icon_url LIKE 'http%' ORDER BY s.rank",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], |r| Ok((r.get(0)?, r.get(1)?)))
 }

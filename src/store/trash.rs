@@ -65,15 +65,13 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<TrashRow>, Error> {
 pub fn list(conn: &Connection) -> Result<Vec<TrashRow>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM trash ORDER BY deleted_at DESC, id DESC");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], from_row)
 }
 
 pub fn expired(conn: &Connection, now: i64) -> Result<Vec<TrashRow>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM trash WHERE expires_at <= ?1 ORDER BY id");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([now], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [now], from_row)
 }
 
 pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
@@ -85,8 +83,7 @@ pub fn delete(conn: &Connection, id: i64) -> Result<(), Error> {
 pub fn with_key(conn: &Connection, key: &str) -> Result<Vec<TrashRow>, Error> {
     let sql = format!("SELECT {COLUMNS} FROM trash WHERE key = ?1 ORDER BY id");
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([key], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [key], from_row)
 }
 
 /// An entry now goes back to `key` (its file moved with it: `trash::follow`).

@@ -78,8 +78,7 @@ pub fn insert_first(
 
 pub fn list(conn: &Connection) -> Result<Vec<User>, Error> {
     let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM users ORDER BY name"))?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    super::all(&mut stmt, [], from_row)
 }
 
 /// The account and its password hash, by name: the one of that name (without ASCII

@@ -141,14 +141,11 @@ pub fn read<R: Read + Seek>(
     want: Want,
     budget: &Budget,
 ) -> Result<Inside, FormatError> {
-    let entries = match Container::of(format) {
-        Some(c) if c.is_pfs0() => containers::read_pfs0(file, 0, len, budget)?.entries,
-        Some(_) => containers::read_xci(file, len, budget)?
-            .partition("secure")
-            .map(|p| p.entries.clone())
-            .ok_or_else(|| FormatError::from(Reason::NoSecure))?,
-        None => return Ok(Inside::default()),
-    };
+    if Container::of(format).is_none() {
+        return Ok(Inside::default());
+    }
+    let entries = containers::game_files(file, len, format, budget)?;
+    let entries = entries.ok_or_else(|| FormatError::from(Reason::NoSecure))?;
     Ok(read_entries(file, &entries, keys, want, budget))
 }
 
@@ -220,7 +217,7 @@ fn headers<R: Read + Seek>(
         let raw = match raw {
             Ok(raw) => raw,
             Err(e) => {
-                inside.problems.push(Problem::Malformed { nca, why: e.0 });
+                inside.problems.push(malformed(&nca, e.0));
                 continue;
             }
         };
@@ -241,13 +238,16 @@ fn headers<R: Read + Seek>(
                 return Vec::new();
             }
             Err(HeaderError::WrongKeys) => inside.problems.push(Problem::WrongKeys { nca }),
-            Err(HeaderError::Malformed(why)) => inside.problems.push(Problem::Malformed {
-                nca,
-                why: why.into(),
-            }),
+            Err(HeaderError::Malformed(why)) => inside.problems.push(malformed(&nca, why)),
         }
     }
     out
+}
+
+/// The NCA `nca` or a structure inside it is malformed.
+fn malformed(nca: &str, why: impl Into<Why>) -> Problem {
+    let (nca, why) = (nca.to_string(), why.into());
+    Problem::Malformed { nca, why }
 }
 
 /// The container's tickets, found by rights ID, and the file's budget their reads
@@ -286,10 +286,7 @@ pub(crate) fn section_key<R: Read + Seek>(
     match section.crypto() {
         1 => return Ok(None),
         3 | 4 => {}
-        _ => {
-            let why = Reason::Encryption.into();
-            return Err(Problem::Malformed { nca, why });
-        }
+        _ => return Err(malformed(&nca, Reason::Encryption)),
     }
     if !header.uses_title_key() {
         return header.key_area_ctr_key(keys).map(Some).ok_or(missing);
@@ -302,10 +299,7 @@ pub(crate) fn section_key<R: Read + Seek>(
         Some(budget) => budget.read(file, ticket.offset, len),
         None => read_at(file, ticket.offset, len),
     };
-    let bytes = bytes.map_err(|e| Problem::Malformed {
-        nca: nca.clone(),
-        why: e.0,
-    })?;
+    let bytes = bytes.map_err(|e| malformed(&nca, e.0))?;
     match nca::title_key(&bytes, header.key_revision, keys) {
         TitleKey::Key(key) => Ok(Some(key)),
         TitleKey::Personalized => Err(Problem::PersonalizedTicket { nca }),
@@ -313,10 +307,7 @@ pub(crate) fn section_key<R: Read + Seek>(
             nca,
             revision: header.key_revision,
         }),
-        TitleKey::Malformed => Err(Problem::Malformed {
-            nca,
-            why: Reason::TicketMalformed.into(),
-        }),
+        TitleKey::Malformed => Err(malformed(&nca, Reason::TicketMalformed)),
     }
 }
 
@@ -324,22 +315,15 @@ pub(crate) fn section_key<R: Read + Seek>(
 /// NCZ keeps its NCA's first 0x4000 bytes as they were: a section past them is
 /// compressed.
 fn first_section<'h>(entry: &ContainerFile, header: &'h Header) -> Result<&'h NcaSection, Problem> {
-    let nca = entry.name.clone();
-    let section = header.sections.iter().flatten().next().ok_or_else(|| {
-        let why = Reason::NoSection.into();
-        Problem::Malformed {
-            nca: nca.clone(),
-            why,
-        }
-    })?;
+    let nca = &entry.name;
+    let section = header.sections.iter().flatten().next();
+    let section = section.ok_or_else(|| malformed(nca, Reason::NoSection))?;
     let compressed = entry.name.ends_with(".ncz");
     if compressed && section.end > 0x4000 {
-        let why = Reason::SectionCompressed.into();
-        return Err(Problem::Malformed { nca, why });
+        return Err(malformed(nca, Reason::SectionCompressed));
     }
     if !compressed && section.end > entry.size {
-        let why = Reason::SectionPastEnd.into();
-        return Err(Problem::Malformed { nca, why });
+        return Err(malformed(nca, Reason::SectionPastEnd));
     }
     Ok(section)
 }
@@ -353,10 +337,7 @@ fn meta<R: Read + Seek>(
     tickets: &Tickets<'_>,
     budget: &Budget,
 ) -> Result<Content, Problem> {
-    let malformed = |why: Why| Problem::Malformed {
-        nca: entry.name.clone(),
-        why,
-    };
+    let malformed = |why: Why| malformed(&entry.name, why);
     let section = first_section(entry, header)?;
     if section.fs_type() != 1 || section.hash_type() != 2 {
         return Err(malformed(Reason::SectionNotA("PFS0".into()).into()));
@@ -415,10 +396,7 @@ fn control<R: Read + Seek>(
     want: Want,
     budget: &Budget,
 ) -> Result<ControlData, Problem> {
-    let malformed = |why: Why| Problem::Malformed {
-        nca: entry.name.clone(),
-        why,
-    };
+    let malformed = |why: Why| malformed(&entry.name, why);
     let section = first_section(entry, header)?;
     if section.fs_type() != 0
         || section.hash_type() != 3
