@@ -10,7 +10,7 @@
 //! interface (`is_installer`). What each installer sends, from its source, is in
 //! docs/installers.md.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, UNIX_EPOCH};
@@ -174,29 +174,20 @@ fn download(c: &Ctx, path: &str) -> Result<Reply, Error> {
 /// are noted in the shop's downloads under `who`. The shop's downloads and the web
 /// interface's (`web::library::download_file`) both go through here.
 pub fn send(c: &Ctx, key: &str, who: String) -> Result<Reply, Error> {
-    let (mut file, size, modified) = open(c, key)?;
-    let plan = match range::plan(c.req.header("range"), size) {
-        Ok(plan) => plan,
-        Err(refused) => return Ok(refused),
-    };
-    let mut reply = range::empty(plan.status);
-    reply.headers = plan.headers;
-    reply
-        .headers
-        .push(("Last-Modified", httpdate::fmt_http_date(modified)));
-    if c.req.method == "HEAD" {
-        reply.status = 200;
-        reply.headers.retain(|(n, _)| *n != "Content-Range");
-        reply.stream = Some((Box::new(std::io::empty()), size));
+    let (file, size, modified) = open(c, key)?;
+    let mut reply = range::file(c.req, file, size)?;
+    if reply.status == 416 {
         return Ok(reply);
     }
-    file.seek(SeekFrom::Start(plan.start))?;
-    let sent = Arc::new(AtomicU64::new(0));
-    let reader = Counted {
-        inner: file.take(plan.len),
-        sent: Arc::clone(&sent),
+    let modified = httpdate::fmt_http_date(modified);
+    reply.headers.push(("Last-Modified", modified));
+    // A HEAD's stream is empty: nothing to count, nothing to note.
+    let Some((inner, len)) = reply.stream.take_if(|_| c.req.method != "HEAD") else {
+        return Ok(reply);
     };
-    reply.stream = Some((Box::new(reader), plan.len));
+    let sent = Arc::new(AtomicU64::new(0));
+    let sent_too = Arc::clone(&sent);
+    reply.stream = Some((Box::new(Counted { inner, sent: sent_too }), len));
     let (key, started) = (key.to_string(), Instant::now());
     reply.after = Some(Box::new(move |db| {
         let bytes = sent.load(Ordering::Relaxed);
