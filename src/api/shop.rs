@@ -187,7 +187,13 @@ pub fn send(c: &Ctx, key: &str, who: String) -> Result<Reply, Error> {
     };
     let sent = Arc::new(AtomicU64::new(0));
     let sent_too = Arc::clone(&sent);
-    reply.stream = Some((Box::new(Counted { inner, sent: sent_too }), len));
+    reply.stream = Some((
+        Box::new(Counted {
+            inner,
+            sent: sent_too,
+        }),
+        len,
+    ));
     let (key, started) = (key.to_string(), Instant::now());
     reply.after = Some(Box::new(move |db| {
         let bytes = sent.load(Ordering::Relaxed);

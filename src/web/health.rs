@@ -43,11 +43,7 @@ pub fn health_page(c: &Ctx) -> Result<Reply, Error> {
                 }
             }
         }
-        p #wanted-list {
-            (v.t(M::WantedListDownload)) " "
-            a href="/api/v1/missing?format=csv" download { "CSV" } " · "
-            a href="/api/v1/missing?format=json" download { "JSON" }
-        }
+        p #wanted-list { (super::titles::wanted_download(&v, "")) }
         p { a href="/upkeep" { (v.t(M::UpkeepLink)) } }
     };
     page(&v, v.t(M::Health), "/health", body)
@@ -67,7 +63,7 @@ fn show(status: TitleStatus) -> String {
 fn title_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
     let titles = c.app.views.titles.counts(c.db)?;
     let lacking = |kind| Ok::<_, Error>(missing::page(c.db, Some(kind), None, 0, 0)?.0);
-    let wanted = |kind: &str| wanted(v, kind);
+    let wanted = |kind: &str| super::titles::wanted_download(v, kind);
     Ok(vec![
         Item {
             name: "updates",
@@ -136,15 +132,6 @@ fn file_items(c: &Ctx, v: &Viewer) -> Result<Vec<Item>, Error> {
             fix: html! { (v.t(M::HealthFixUnknown)) " " a href="/settings#console-keys" { (v.t(M::ImportKeys)) } },
         },
     ])
-}
-
-/// The wanted list of one kind, to download.
-fn wanted(v: &Viewer, kind: &str) -> Markup {
-    html! {
-        (v.t(M::WantedKindDownload)) " "
-        a href={ "/api/v1/missing?format=csv&kind=" (kind) } download { "CSV" } " · "
-        a href={ "/api/v1/missing?format=json&kind=" (kind) } download { "JSON" }
-    }
 }
 
 /// What dedupe frees, and for an admin its button: the dialog lists every file

@@ -136,18 +136,25 @@ fn finds(c: &Ctx, filter: &Filter, sort: Sort, words: &[String]) -> Result<bool,
 /// Under a list of what lacks something: the whole wanted list to download (the public
 /// API's, which a signed-in reader may read), of the kind the list shows.
 fn wanted_links(v: &Viewer, show: &str) -> Markup {
-    let (kind, words) = match show {
-        "incomplete" => ("", M::WantedListDownload),
-        "update_available" => ("&kind=update", M::WantedKindDownload),
-        "dlc_missing" => ("&kind=dlc", M::WantedKindDownload),
+    let kind = match show {
+        "incomplete" => "",
+        "update_available" => "update",
+        "dlc_missing" => "dlc",
         _ => return html! {},
     };
+    html! { p #wanted-list { (wanted_download(v, kind)) } }
+}
+
+/// The links to the wanted list as CSV and JSON: of one `kind`, or of both ("").
+pub(super) fn wanted_download(v: &Viewer, kind: &str) -> Markup {
+    let (words, kind) = match kind {
+        "" => (M::WantedListDownload, String::new()),
+        kind => (M::WantedKindDownload, format!("&kind={kind}")),
+    };
     html! {
-        p #wanted-list {
-            (v.t(words)) " "
-            a href={ "/api/v1/missing?format=csv" (kind) } download { "CSV" } " · "
-            a href={ "/api/v1/missing?format=json" (kind) } download { "JSON" }
-        }
+        (v.t(words)) " "
+        a href={ "/api/v1/missing?format=csv" (kind) } download { "CSV" } " · "
+        a href={ "/api/v1/missing?format=json" (kind) } download { "JSON" }
     }
 }
 
