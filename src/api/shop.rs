@@ -186,14 +186,11 @@ pub fn send(c: &Ctx, key: &str, who: String) -> Result<Reply, Error> {
         return Ok(reply);
     };
     let sent = Arc::new(AtomicU64::new(0));
-    let sent_too = Arc::clone(&sent);
-    reply.stream = Some((
-        Box::new(Counted {
-            inner,
-            sent: sent_too,
-        }),
-        len,
-    ));
+    let counted = Counted {
+        inner,
+        sent: Arc::clone(&sent),
+    };
+    reply.stream = Some((Box::new(counted), len));
     let (key, started) = (key.to_string(), Instant::now());
     reply.after = Some(Box::new(move |db| {
         let bytes = sent.load(Ordering::Relaxed);
