@@ -4,8 +4,8 @@
 //! integration tests (`tests/it/main.rs`), the stress test and the benchmarks take
 //! this folder in with `#[path = "../kit/mod.rs"] mod kit;`; what they need from the
 //! crate's inside comes through `ludotheque::testkit`.
-// Each test crate uses a part of the kit; what one does not use is not dead.
-#![allow(dead_code)]
+// Each test crate uses a part of the kit: what one does not use is not dead there.
+#![allow(dead_code, unused_imports)]
 
 pub mod bombs;
 pub mod keyed;
