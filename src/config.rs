@@ -79,23 +79,19 @@ impl Config {
             webhook_url,
             webhook_secret,
             notify,
-            organize_flag: match &global.organize_template {
-                Some(text) => Some(
-                    crate::naming::Template::parse(text)
-                        .ok_or_else(|| Error::invalid(Msg::BadOrganizeTemplate))?,
-                ),
-                None => None,
-            },
+            organize_flag: (global.organize_template.as_deref())
+                .map(|text| crate::naming::Template::parse(text).ok_or(Msg::BadOrganizeTemplate))
+                .transpose()
+                .map_err(Error::invalid)?,
             dedupe_keep: global.dedupe_keep,
             prod_keys: prod_keys_path(global),
             compress_level: 18,
             compress_solid: false,
             compress_min_gain: 2,
             compress_delete_originals: false,
-            work_dir: match &global.work_dir {
-                Some(dir) => Some(make_dir(dir, "work")?),
-                None => None,
-            },
+            work_dir: (global.work_dir.as_ref())
+                .map(|dir| make_dir(dir, "work"))
+                .transpose()?,
             task_delay: Duration::from_millis(serve.task_delay_ms),
             serve: serve.clone(),
         })
