@@ -14,7 +14,7 @@ use crate::words::{GameKind, IdSource};
 pub use crate::text::{encode_segment as query_value, key_path};
 
 /// Headers of every HTML page: no framing, no foreign scripts or styles, no caching
-/// of pages that show private data.
+/// of pages that show private data (`nosniff` is on every answer: `Reply::into_tiny`).
 const PAGE_HEADERS: [(&str, &str); 4] = [
     (
         "Content-Security-Policy",
