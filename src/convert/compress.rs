@@ -337,7 +337,9 @@ fn files<R: Read + Seek + Send, W: Write>(
             Some(plan) => {
                 write_ncz(input, e, &plan, settings, out)?;
                 outcome.compressed.push(e.name.clone());
-                format!("{}.ncz", e.name.trim_end_matches(".nca"))
+                // Only the last `.nca` (nsz too): the name keeps its length.
+                let stem = e.name.strip_suffix(".nca").unwrap_or(&e.name);
+                format!("{stem}.ncz")
             }
             None => {
                 copy(input, e, out)?;

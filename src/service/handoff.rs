@@ -453,6 +453,38 @@ mod tests {
         assert!(allowed(0, 0));
     }
 
+    /// A run's end as the line says it: what a command of another version of the
+    /// program reads, so its shape never changes with the types it is made from.
+    #[test]
+    fn a_finished_run_is_said_in_one_fixed_shape() {
+        let failure = Failure {
+            key: Some("a.nsp".into()),
+            msg: Msg::NoGame {
+                key: "a.nsp".into(),
+            },
+        };
+        let ended = Ended {
+            result: "partial".into(),
+            done: 2,
+            total: 3,
+            errors: 1,
+            message: "m".into(),
+            msg: None,
+            failures: vec![
+                failure,
+                Failure {
+                    key: None,
+                    msg: Msg::NoSuchFile,
+                },
+            ],
+        };
+        let line = serde_json::to_string(&HandoffLine::Finished(ended)).unwrap();
+        let want = r#"{"finished":{"result":"partial","done":2,"total":3,"errors":1,"message":"m","msg":null,"failures":[{"key":"a.nsp","msg":{"slug":"no_game","key":"a.nsp"}},{"key":null,"msg":{"slug":"no_such_file"}}]}}"#;
+        assert_eq!(line, want);
+        let back: HandoffLine = serde_json::from_str(want).unwrap();
+        assert!(matches!(back, HandoffLine::Finished(e) if e.failures.len() == 2));
+    }
+
     #[test]
     fn a_line_cut_by_the_timeout_is_kept_whole() {
         let (a, mut b) = UnixStream::pair().unwrap();

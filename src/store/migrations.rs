@@ -408,14 +408,15 @@ const MIGRATIONS: &[&str] = &[
          added_at INTEGER NOT NULL
      );",
     // 29: the lists of titles are numbered in memory (`titles::listing`): the columns
-    // that numbered them in SQLite stay NULL, and their indexes go.
-    "DROP INDEX title_state_by_size;
-     DROP INDEX title_state_by_added;
-     DROP INDEX title_state_by_incomplete;
-     DROP INDEX title_state_by_update;
-     DROP INDEX title_state_by_dlc;
-     DROP INDEX title_state_by_base;
-     DROP INDEX title_state_by_complete;",
+    // that numbered them in SQLite are no longer written (NULL from the next refresh)
+    // nor read, and their indexes go.
+    "DROP INDEX IF EXISTS title_state_by_size;
+     DROP INDEX IF EXISTS title_state_by_added;
+     DROP INDEX IF EXISTS title_state_by_incomplete;
+     DROP INDEX IF EXISTS title_state_by_update;
+     DROP INDEX IF EXISTS title_state_by_dlc;
+     DROP INDEX IF EXISTS title_state_by_base;
+     DROP INDEX IF EXISTS title_state_by_complete;",
 ];
 
 /// The migration after which notes are slugs: [`notes_to_slugs`] runs with it.

@@ -112,7 +112,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TitleState> {
 }
 
 /// Replace every row, whole or not at all. The columns that once numbered each list
-/// (`size_rank`…) stay `NULL`: the lists are numbered in memory (`titles::listing`).
+/// (`size_rank`…) are left `NULL`: the lists are numbered in memory (`titles::listing`).
 pub fn replace_all(conn: &Connection, states: &[TitleState]) -> Result<(), Error> {
     crate::store::db::refill(conn, "title_state", || insert(conn, states))
 }

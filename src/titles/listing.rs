@@ -263,12 +263,11 @@ mod tests {
             .collect()
     }
 
-    /// Every list, in every order, page by page, is what SQLite's numbered columns
-    /// give; a search and an unserved combination go to SQLite.
+    /// Every list, in every order, page by page, is what SQLite's search of the same
+    /// filter gives; a search by ID and an unserved combination go to SQLite.
     #[test]
-    fn every_list_from_memory_is_the_list_sqlite_numbers() {
-        // Lists and searches by words: memory against SQLite's numbered lists and
-        // its search.
+    fn every_list_from_memory_is_the_list_sqlite_searches() {
+        // Lists and searches by words: memory against SQLite's search.
         let mut rng = StdRng::seed_from_u64(5);
         for n in [0, 1, 7, 300] {
             let dir = tempfile::tempdir().unwrap();

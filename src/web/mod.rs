@@ -4,9 +4,8 @@
 //! the 404 page), each holding its pages and the internal JSON routes under `/api/`
 //! its page script calls. The pages only read: every change goes through those
 //! routes. They are not part of the public contract, may change, and an API key never
-//! reaches them. The
-//! page shell is `view`, the pager of long lists `pager`, the two static files
-//! `assets`; the words are the catalogue's (`error::i18n`).
+//! reaches them. The page shell is `view`, the pager of long lists `pager`, the two
+//! static files `assets`; the words are the catalogue's (`error::i18n`).
 
 pub mod accounts;
 pub mod assets;

@@ -138,6 +138,31 @@ fn an_nsp_in_one_stream_converts_back_byte_for_byte() {
     assert!(back == nsp, "the NSP differs");
 }
 
+/// An NCA whose name ends in `.nca` twice becomes `NAME.nca.ncz`, as nsz names it
+/// (its last `.nca` made `.ncz`), and comes back under its own name: the names keep
+/// their lengths, which the container's header is sized by.
+#[test]
+fn a_name_ending_in_nca_twice_loses_only_its_last() {
+    let keys = TestKeys::new(46);
+    let mut files = keyed::nsp_files(&keys, &titles());
+    let program = files.iter_mut().max_by_key(|f| f.1.len()).unwrap();
+    program.0.push_str(".nca");
+    let doubled = program.0.clone();
+    let nsp = ludotheque::testkit::synth::pfs0(&files);
+    let settings = Settings {
+        level: 3,
+        ..Settings::default()
+    };
+    let (nsz, outcome, back) = round_trip(&nsp, "nsp", &keys.prod_keys(), &settings);
+    assert!(outcome.compressed.contains(&doubled), "{outcome:?}");
+    let names: Vec<String> = entries(&nsz, "nsp").into_iter().map(|e| e.name).collect();
+    assert!(
+        names.contains(&format!("{}.ncz", &doubled[..doubled.len() - 4])),
+        "{names:?}"
+    );
+    assert!(back == nsp, "the NSP differs");
+}
+
 #[test]
 fn an_xci_converts_back_to_its_secure_files() {
     let keys = TestKeys::new(41);

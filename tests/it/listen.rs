@@ -144,11 +144,7 @@ fn the_listening_address_moves_at_once_and_is_kept() {
     assert!(!reachable(SocketAddr::from(([127, 0, 0, 1], port))));
     s.base = format!("http://{free}");
     assert_eq!(get_as(&s, &admin, "/api/v1/stats").status, 200);
-    let log = s.output();
-    assert!(
-        log.contains(&format!("listening on http://{free}")),
-        "{log}"
-    );
+    s.wait_for_log(&format!("listening on http://{free}"));
 }
 
 #[test]
@@ -198,9 +194,6 @@ fn a_saved_address_the_machine_lost_falls_back_to_this_machine_only() {
     seed_listen(&folders, "192.0.2.1:18080");
     let s = TestServer::start_unflagged(folders, &["--no-local-access"]);
     assert_eq!(s.addr, "127.0.0.1:8080");
-    let log = s.output();
-    assert!(
-        log.contains("cannot listen on 192.0.2.1:18080, set in the web"),
-        "{log}"
-    );
+    // The log is read on its own thread: wait for the line, never race it.
+    s.wait_for_log("cannot listen on 192.0.2.1:18080, set in the web");
 }
