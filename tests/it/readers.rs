@@ -15,7 +15,7 @@ use xts_mode::Xts128;
 use crate::kit::bombs;
 use crate::kit::keyed::{self, TestKeys, Title};
 use aes::cipher::KeyInit;
-use ludotheque::testkit::containers::{read_ncz, read_pfs0, read_xci, Budget};
+use ludotheque::testkit::containers::{game_files, read_ncz, read_pfs0, read_xci, Budget};
 use ludotheque::testkit::switchfs::{cnmt, nacp, nca, read, romfs, Problem, ProdKeys, Want};
 use ludotheque::testkit::{synth, Reason};
 
@@ -141,6 +141,55 @@ fn mutated_keyed_containers_never_panic() {
         }
         read_all(&bytes, format, &prod);
     }
+}
+
+/// `game_files`, the one reader of a container's game files (the probe, switchfs and
+/// verify go through it), fed mutated and cut NSPs and XCIs: never a panic, and
+/// what it lists is always the PFS0's files or the XCI's `secure` partition's.
+#[test]
+fn the_game_files_of_a_mutated_container_are_its_readers_own() {
+    let keys = TestKeys::new(7);
+    let mut rng = StdRng::seed_from_u64(41);
+    let seeds: Vec<(Vec<u8>, &str)> = titles()
+        .iter()
+        .flat_map(|t| [(keyed::nsp(&keys, t), "nsp"), (keyed::xci(&keys, t), "xci")])
+        .collect();
+    let mut listed = 0;
+    for i in 0..1500 {
+        let (seed, format) = &seeds[i % seeds.len()];
+        let mut bytes = seed.clone();
+        if i >= seeds.len() {
+            mutate(&mut rng, &mut bytes);
+        }
+        if rng.random_bool(0.2) {
+            bytes.truncate(rng.random_range(0..bytes.len()));
+        }
+        let (len, budget) = (bytes.len() as u64, Budget::file());
+        let got = game_files(&mut Cursor::new(&bytes), len, format, &budget);
+        let want = match *format {
+            "nsp" => read_pfs0(&mut Cursor::new(&bytes), 0, len, &Budget::file())
+                .map(|fs| Some(fs.entries)),
+            _ => read_xci(&mut Cursor::new(&bytes), len, &Budget::file())
+                .map(|x| x.partition("secure").map(|p| p.entries.clone())),
+        };
+        let names =
+            |r: &Result<Option<Vec<_>>, _>| match r {
+                Ok(files) => Ok(files.as_ref().map(
+                    |f: &Vec<ludotheque::testkit::containers::ContainerFile>| {
+                        f.iter()
+                            .map(|e| (e.name.clone(), e.offset, e.size))
+                            .collect::<Vec<_>>()
+                    },
+                )),
+                Err(e) => Err(format!("{e}")),
+            };
+        assert_eq!(names(&got), names(&want), "{format} {i}");
+        listed += usize::from(matches!(got, Ok(Some(ref f)) if !f.is_empty()));
+    }
+    assert!(
+        listed >= seeds.len(),
+        "the unmutated seeds list their files: {listed}"
+    );
 }
 
 /// The clear header of every NCA in a container, mutated, then encrypted again:
